@@ -1,0 +1,182 @@
+"""The `cardbench` command: parses arguments and dispatches; nothing heavy at import.
+
+    cardbench                         the workbench (Textual)
+    cardbench run WORKLOAD [ARGS...]  one workload, streamed to the terminal (--json: result as JSON)
+    cardbench devices [--json]        one snapshot of every device and the host
+    cardbench doctor [--json]         checks that the driver, the compatibility layer and torch see the card
+    cardbench export --run DIR...     a report bundle from runs already on disk
+    cardbench --export-report         the headless suite and report bundle, for plain SSH
+
+A bad argument is one line on stderr and exit code 2; no command prints a
+traceback for a failure the user can act on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from typing import NoReturn, Sequence
+
+from tui import __version__
+from workloads import WORKLOADS
+
+EXIT_BAD_INPUT = 2
+
+
+class CliError(Exception):
+    """A failure to report as one line, with an exit code."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        raise CliError(f"{self.prog}: {message} (see `{self.prog} --help`)", EXIT_BAD_INPUT)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="cardbench",
+                     description="Check, benchmark and report on a rented GPU from the terminal.")
+    parser.add_argument("--version", action="version", version=f"cardbench {__version__}")
+    parser.add_argument("--runs-dir", metavar="DIR",
+                        help="where runs are kept (default: $CARDBENCH_RUNS_DIR or ./cardbench-runs)")
+    parser.add_argument("--export-report", action="store_true",
+                        help="run the headless suite (doctor, ResNet-50, token generation) and write the report bundle")
+    parser.add_argument("-o", "--output", metavar="DIR", help="with --export-report: where the bundle goes")
+    parser.add_argument("--suite", choices=("quick", "standard"), default="quick",
+                        help="with --export-report: quick (short timed runs) or standard (--epochs 3 --batch-size 128)")
+    parser.add_argument("--workloads", nargs="+", metavar="NAME", choices=sorted(WORKLOADS),
+                        help="with --export-report: which workloads to run (default: all)")
+    parser.add_argument("--price-per-hour", type=float, metavar="PRICE",
+                        help="instance price, for cost per epoch and per million tokens in the report")
+    parser.add_argument("--currency", default="USD", help="currency of --price-per-hour (default USD)")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="language of report.md")
+    parser.add_argument("--device", metavar="DEV", help="torch device for the workloads (default: first accelerator)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run one workload and stream its progress",
+                         description="Run one workload; every option after the workload name goes to it "
+                                     "(`cardbench run resnet50 --help` lists them).")
+    run.add_argument("workload", help=f"one of: {', '.join(sorted(WORKLOADS))}")
+    run.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
+
+    devices = sub.add_parser("devices", help="print one snapshot of every device and the host")
+    devices.add_argument("--json", action="store_true", help="as JSON")
+
+    doctor = sub.add_parser("doctor", help="check the driver, management CLI, PyTorch and the device")
+    doctor.add_argument("--json", action="store_true", help="as JSON")
+
+    export = sub.add_parser("export", help="build a report bundle from runs already on disk")
+    export.add_argument("--run", dest="runs", action="append", metavar="DIR", required=True,
+                        help="a run directory (repeatable)")
+    export.add_argument("-o", "--output", metavar="DIR", help="where the bundle goes (default: .)")
+    return parser
+
+
+# options of `cardbench run` itself; everything else is the workload's
+_RUN_OWN = {"--json": 0, "--runs-dir": 1}
+
+
+def _split_run_args(rest: Sequence[str]) -> tuple[list[str], list[str]]:
+    own: list[str] = []
+    forwarded: list[str] = []
+    items = list(rest)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        key = item.split("=", 1)[0]
+        if key in _RUN_OWN:
+            take = 0 if "=" in item else _RUN_OWN[key]
+            own.extend(items[i:i + 1 + take])
+            i += 1 + take
+            continue
+        forwarded.append(item)
+        i += 1
+    return own, forwarded
+
+
+def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
+    if args.workload not in WORKLOADS:
+        raise CliError(f"cardbench run: unknown workload {args.workload!r} "
+                       f"(choose from {', '.join(sorted(WORKLOADS))})", EXIT_BAD_INPUT)
+    if any(a in ("-h", "--help") for a in workload_args):
+        import subprocess
+
+        return subprocess.call([sys.executable, "-m", f"workloads.{args.workload}", "--help"])
+    from tui.run_command import run_workload
+
+    return asyncio.run(run_workload(args.workload, workload_args, runs_dir=args.runs_dir, as_json=args.json))
+
+
+_TAKES_VALUE = {"--runs-dir", "-o", "--output", "--suite", "--price-per-hour", "--currency", "--lang", "--device"}
+
+
+def _command_index(argv: list[str], command: str) -> int | None:
+    for i, item in enumerate(argv):
+        if item == command and (i == 0 or argv[i - 1] not in _TAKES_VALUE):
+            return i
+        if not item.startswith("-") and (i == 0 or argv[i - 1] not in _TAKES_VALUE):
+            return None  # another command came first
+    return None
+
+
+def dispatch(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    argv = list(argv)
+    workload_args: list[str] = []
+    at = _command_index(argv, "run")
+    if at is not None:
+        # everything after the workload name belongs to the workload, except our own options
+        head, tail = argv[:at + 2], argv[at + 2:]
+        own, workload_args = _split_run_args(tail)
+        argv = head + own
+    args = parser.parse_args(argv)
+
+    if args.export_report:
+        if args.command:
+            raise CliError("cardbench: --export-report takes no command", EXIT_BAD_INPUT)
+        from tui.headless import export_report
+
+        return export_report(args)
+    if args.command == "run":
+        return _cmd_run(args, workload_args)
+    if args.command == "devices":
+        from tui.telemetry.once import main as devices_main
+
+        return devices_main(args.json)
+    if args.command == "doctor":
+        from tui.doctor import main as doctor_main
+
+        return doctor_main(args.json)
+    if args.command == "export":
+        from tui.headless import export_runs
+
+        return export_runs(args)
+    from tui.app import main as app_main
+
+    return app_main(runs_dir=args.runs_dir)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return dispatch(sys.argv[1:] if argv is None else argv)
+    except CliError as exc:
+        print(f"{exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print("cardbench: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except BrokenPipeError:
+        return 1
+
+
+def console_main() -> NoReturn:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    console_main()

@@ -1,0 +1,74 @@
+"""`cardbench run WORKLOAD ...`: one workload in a child, its progress on the terminal.
+
+Progress lines go to stdout, or to stderr with ``--json``, where stdout holds
+only the final result as one JSON object. The run is recorded in the run store
+like any other. Ctrl+C, SIGTERM and SIGHUP (a closed SSH session) stop the child
+cleanly, and the run directory keeps what it reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+
+from tui.cli import CliError
+from tui.runs import RunStore, RunStoreError
+from workloads import protocol
+from workloads.runner import Runner
+
+
+def _start_telemetry(run):
+    """Sample devices into the run while it is active, when the telemetry package is present."""
+    try:
+        from tui.telemetry import Sampler
+    except ImportError:
+        return None
+    sampler = Sampler(on_sample=lambda sample: run.append_telemetry(sample.to_dict()))
+    sampler.start()
+    return sampler
+
+
+async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_json: bool) -> int:
+    try:
+        run = RunStore(runs_dir).create(name, args)
+    except RunStoreError as exc:
+        raise CliError(f"cardbench run: {exc}") from None
+    progress = sys.stderr if as_json else sys.stdout
+    print(f"cardbench: run {run.id} -> {run.path}", file=progress, flush=True)
+    runner = Runner.for_workload(name, args, run=run)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, lambda: asyncio.ensure_future(runner.stop()))
+    sampler = _start_telemetry(run)
+    result: protocol.Result | None = None
+    error: protocol.Error | None = None
+    end: protocol.End | None = None
+    try:
+        async for event in runner.events():
+            if isinstance(event, protocol.Result):
+                result = event
+            elif isinstance(event, protocol.Error):
+                error = event
+            elif isinstance(event, protocol.End):
+                end = event
+            print(event.describe(), file=progress, flush=True)
+    finally:
+        if sampler is not None:
+            sampler.stop()
+        run.close()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.remove_signal_handler(sig)
+    status = end.status if end else "failed"
+    if as_json and result is not None:
+        print(json.dumps({"workload": name, "run": str(run.path), "status": status, **result.metrics}))
+    if status == "ok":
+        return 0
+    if error is not None:
+        hint = f" (hint: {error.hint})" if error.hint else ""
+        print(f"cardbench: error: {error.message}{hint}", file=sys.stderr)
+    if status == "stopped":
+        return 130
+    # a workload's bad-input exit (2) stays 2, so scripts can tell it from a crash
+    return 2 if end is not None and end.exit_code == 2 else 1

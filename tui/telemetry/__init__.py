@@ -1,0 +1,36 @@
+"""Device and host telemetry, UI-free: sources -> merged `Sample` snapshots.
+
+    from tui.telemetry import collect_once, Sampler
+    sample = collect_once()                 # every source, merged, once
+    sampler = Sampler(interval=1.0, callback=on_sample)   # background thread
+    sampler.start(); sampler.set_run_dir(run_dir); ...; sampler.stop()
+
+Importing this package loads neither torch nor textual (nor pynvml, psutil:
+they are imported when a source is first built).
+"""
+
+from __future__ import annotations
+
+from tui.telemetry.sample import NA, DeviceProcess, DeviceSample, HostSample, Sample, fmt, fmt_bytes
+
+__all__ = ["NA", "DeviceProcess", "DeviceSample", "HostSample", "Sample", "Sampler", "collect_once",
+           "fmt", "fmt_bytes"]
+
+
+def collect_once(torch: bool = False, torch_timeout: float = 30.0) -> Sample:
+    """One snapshot from every source, merged. ``torch=True`` waits for the torch probe child too."""
+    from tui.telemetry.collect import Collector
+
+    collector = Collector(torch_probe=torch)
+    try:
+        return collector.collect(wait_for_torch=torch_timeout if torch else 0.0)
+    finally:
+        collector.close()
+
+
+def __getattr__(name: str):
+    if name == "Sampler":  # lazy, so `import tui.telemetry` does not start importing threads' deps
+        from tui.telemetry.sampler import Sampler
+
+        return Sampler
+    raise AttributeError(name)

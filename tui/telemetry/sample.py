@@ -1,0 +1,221 @@
+"""Immutable telemetry snapshots: one `DeviceSample` per device, one `HostSample`, one `Sample` per tick.
+
+Every field is Optional and None means "not available" (shown as N/A): a
+missing reading is never a zero. Each type round-trips through
+``to_dict()``/``from_dict()`` so samples can be written as JSON lines
+(``telemetry.jsonl``) and read back by the report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
+
+NA = "N/A"
+
+
+class DeviceProcess(NamedTuple):
+    """A compute process on a device (`nvidia-smi --query-compute-apps=pid,process_name,used_memory`).
+
+    A tuple, so ``pid, name, used = p`` works as well as ``p.pid``.
+    """
+
+    pid: int | None
+    name: str | None
+    used_bytes: int | None
+
+
+@dataclass(frozen=True)
+class DeviceSample:
+    """One device at one instant. Units are in the field names; None = N/A."""
+
+    index: int | None = None
+    name: str | None = None
+    bus_id: str | None = None          # "0000:3B:00.0"
+    pci_vendor: str | None = None      # the real maker, from sysfs ("NVIDIA", "AMD", "Iluvatar"...)
+    pci_vendor_id: str | None = None   # "0x10de"
+    uuid: str | None = None
+    driver_version: str | None = None
+    runtime_version: str | None = None  # CUDA / ROCm / vendor runtime the driver offers
+    util_gpu_pct: float | None = None
+    util_mem_pct: float | None = None  # memory-bandwidth (controller) utilisation, not capacity
+    mem_used_bytes: int | None = None
+    mem_total_bytes: int | None = None
+    mem_reserved_bytes: int | None = None
+    temperature_c: float | None = None
+    power_w: float | None = None
+    power_limit_w: float | None = None
+    sm_clock_mhz: float | None = None
+    sm_clock_max_mhz: float | None = None
+    mem_clock_mhz: float | None = None
+    mem_clock_max_mhz: float | None = None
+    fan_pct: float | None = None
+    pstate: str | None = None          # "P0"
+    throttle_reasons: tuple[str, ...] | None = None  # () = read and none active; None = unknown
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    pcie_tx_kbps: float | None = None  # KB/s, as NVML reports it
+    pcie_rx_kbps: float | None = None
+    ecc_corrected: int | None = None    # volatile
+    ecc_uncorrected: int | None = None  # volatile
+    retired_pages: int | None = None
+    remapped_rows: int | None = None
+    processes: tuple[DeviceProcess, ...] | None = None
+    source: str | None = None          # which source(s) supplied this device, "nvml+nvidia-smi"
+
+    @property
+    def mem_used_pct(self) -> float | None:
+        if self.mem_used_bytes is None or not self.mem_total_bytes:
+            return None
+        return 100.0 * self.mem_used_bytes / self.mem_total_bytes
+
+    @property
+    def key(self) -> str:
+        """What identifies the device across sources: the bus id when known, else the index."""
+        if self.bus_id:
+            return normalize_bus_id(self.bus_id)
+        return f"index:{self.index}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue  # absent is smaller on disk and reads back as None
+            if f.name == "processes":
+                value = [[p.pid, p.name, p.used_bytes] for p in value]
+            elif f.name == "throttle_reasons":
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DeviceSample:
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        if kwargs.get("processes") is not None:
+            kwargs["processes"] = tuple(DeviceProcess(*p) for p in kwargs["processes"])
+        if kwargs.get("throttle_reasons") is not None:
+            kwargs["throttle_reasons"] = tuple(kwargs["throttle_reasons"])
+        return cls(**kwargs)
+
+    def replace(self, **changes: Any) -> DeviceSample:
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class HostSample:
+    """The host at one instant. Rates are per second over the previous tick (None on the first)."""
+
+    hostname: str | None = None
+    cpu_count: int | None = None
+    cpu_pct: float | None = None
+    per_core_pct: tuple[float, ...] | None = None
+    mem_used_bytes: int | None = None
+    mem_total_bytes: int | None = None
+    swap_used_bytes: int | None = None
+    swap_total_bytes: int | None = None
+    disk_path: str | None = None
+    disk_used_bytes: int | None = None
+    disk_total_bytes: int | None = None
+    disk_free_bytes: int | None = None
+    disk_read_bps: float | None = None
+    disk_write_bps: float | None = None
+    net_sent_bps: float | None = None
+    net_recv_bps: float | None = None
+    load1: float | None = None
+    load5: float | None = None
+    load15: float | None = None
+    uptime_s: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HostSample:
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        if kwargs.get("per_core_pct") is not None:
+            kwargs["per_core_pct"] = tuple(kwargs["per_core_pct"])
+        return cls(**kwargs)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Everything seen at one tick. ``errors``: one line per source that failed or timed out."""
+
+    t: float                                   # wall-clock time.time() of the tick
+    devices: tuple[DeviceSample, ...] = ()
+    host: HostSample = field(default_factory=HostSample)
+    errors: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()              # sources that answered this tick
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "t": self.t,
+            "devices": [d.to_dict() for d in self.devices],
+            "host": self.host.to_dict(),
+            "errors": list(self.errors),
+            "sources": list(self.sources),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Sample:
+        return cls(
+            t=float(data["t"]),
+            devices=tuple(DeviceSample.from_dict(d) for d in data.get("devices", ())),
+            host=HostSample.from_dict(data.get("host") or {}),
+            errors=tuple(data.get("errors", ())),
+            sources=tuple(data.get("sources", ())),
+        )
+
+
+def normalize_bus_id(bus_id: str) -> str:
+    """'00000000:3B:00.0' (NVML, 8-digit domain) and '0000:3b:00.0' (sysfs) -> '0000:3b:00.0'."""
+    text = bus_id.strip().lower()
+    parts = text.split(":")
+    if len(parts) == 3:
+        domain = parts[0][-4:].rjust(4, "0")
+        return f"{domain}:{parts[1]}:{parts[2]}"
+    if len(parts) == 2:  # "3b:00.0" without a domain
+        return f"0000:{text}"
+    return text
+
+
+def fmt(value: Any, unit: str = "", digits: int = 0) -> str:
+    """Render a reading for people: None (or NaN) -> 'N/A'; numbers with ``digits`` decimals and ``unit``."""
+    if value is None:
+        return NA
+    if isinstance(value, float) and math.isnan(value):
+        return NA
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        text = f"{value:.{digits}f}" if isinstance(value, float) or digits else str(value)
+    elif isinstance(value, (tuple, list)):
+        text = ", ".join(str(v) for v in value) if value else "none"
+    else:
+        text = str(value)
+    return f"{text} {unit}".rstrip() if unit and unit != "%" else f"{text}{unit}"
+
+
+def fmt_bytes(value: int | float | None) -> str:
+    """Bytes in binary units (MiB/GiB, as nvidia-smi prints memory); None -> 'N/A'."""
+    if value is None:
+        return NA
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{size:.0f} {unit}" if unit in ("B", "KiB", "MiB") else f"{size:.1f} {unit}"
+        size /= 1024
+    return NA  # unreachable

@@ -1,0 +1,134 @@
+"""Device selection, synchronisation, memory and autocast support per torch device type.
+
+Imported only inside workload children (it imports torch). Device types other
+than cuda (a compatibility layer also appears as cuda) are found by name on the
+``torch`` module (``torch.xpu``, ``torch.mps``, ``torch.npu``/``torch.musa``/
+``torch.mlu`` when a vendor extension registered them), so a new accelerator
+works when its torch module follows the ``torch.cuda`` shape.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from typing import Any
+
+import torch
+
+from workloads.harness import WorkloadError
+
+_TYPES_TO_PROBE = ("cuda", "xpu", "mps", "npu", "musa", "mlu", "hpu")
+
+
+def _backend(device_type: str) -> Any | None:
+    return getattr(torch, device_type, None)
+
+
+def available_types() -> list[str]:
+    """Device types that are present, 'cpu' always last."""
+    found = []
+    for name in _TYPES_TO_PROBE:
+        module = _backend(name)
+        try:
+            if module is not None and module.is_available():
+                found.append(name)
+        except Exception:  # noqa: BLE001 - a broken backend is simply absent
+            continue
+    return found + ["cpu"]
+
+
+def resolve(name: str | None) -> torch.device:
+    """Turn ``--device`` into a torch.device; 'auto'/None picks the first accelerator."""
+    if name in (None, "", "auto"):
+        return torch.device(available_types()[0])
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise WorkloadError(f"unknown device {name!r}",
+                            hint=f"use one of: {', '.join(available_types())} (optionally with :N)") from None
+    if device.type == "cpu":
+        return device
+    module = _backend(device.type)
+    try:
+        present = module is not None and module.is_available()
+    except Exception:  # noqa: BLE001
+        present = False
+    if not present:
+        raise WorkloadError(f"device {name!r} is not available on this machine",
+                            hint=f"available: {', '.join(available_types())}; run `cardbench doctor`")
+    if device.index is not None and hasattr(module, "device_count") and device.index >= module.device_count():
+        raise WorkloadError(f"device {name!r} does not exist ({module.device_count()} {device.type} device(s))",
+                            hint="device indices start at 0")
+    return device
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for queued work, so a clock read after it measures the device."""
+    if device.type == "cpu":
+        return
+    module = _backend(device.type)
+    if module is not None and hasattr(module, "synchronize"):
+        module.synchronize(device)
+
+
+def now(device: torch.device) -> float:
+    """A clock read after synchronising the device."""
+    synchronize(device)
+    return time.perf_counter()
+
+
+def reset_peak_memory(device: torch.device) -> None:
+    module = _backend(device.type)
+    if device.type != "cpu" and module is not None and hasattr(module, "reset_peak_memory_stats"):
+        module.reset_peak_memory_stats(device)
+
+
+def peak_memory(device: torch.device) -> tuple[int | None, int | None]:
+    """(peak allocated, peak reserved) bytes; on the CPU the process's peak RSS."""
+    module = _backend(device.type)
+    if device.type != "cpu" and module is not None and hasattr(module, "max_memory_allocated"):
+        reserved = module.max_memory_reserved(device) if hasattr(module, "max_memory_reserved") else None
+        return int(module.max_memory_allocated(device)), (int(reserved) if reserved is not None else None)
+    try:
+        import resource
+
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+        return int(rss), None
+    except Exception:  # noqa: BLE001
+        return None, None
+
+
+def name(device: torch.device) -> str:
+    module = _backend(device.type)
+    if device.type != "cpu" and module is not None and hasattr(module, "get_device_name"):
+        try:
+            return f"{device} ({module.get_device_name(device)})"
+        except Exception:  # noqa: BLE001
+            pass
+    if device.type == "cpu":
+        return f"cpu ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)"
+    return str(device)
+
+
+def autocast_dtype(precision: str) -> torch.dtype | None:
+    return {"off": None, "fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16}[precision]
+
+
+def versions() -> dict[str, Any]:
+    out: dict[str, Any] = {"python": platform.python_version(), "torch": torch.__version__}
+    if torch.version.cuda:
+        out["cuda"] = torch.version.cuda
+    if getattr(torch.version, "hip", None):
+        out["hip"] = torch.version.hip
+    try:
+        if torch.backends.cudnn.is_available():
+            out["cudnn"] = torch.backends.cudnn.version()
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        import torchvision
+
+        out["torchvision"] = torchvision.__version__
+    except Exception:  # noqa: BLE001
+        pass
+    return out

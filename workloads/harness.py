@@ -1,0 +1,160 @@
+"""What every workload child uses to talk to the workbench.
+
+- :class:`Emitter` writes protocol events, one JSON line each, flushed at once.
+  It takes the real stdout for itself and points file descriptor 1 at stderr, so
+  a stray ``print`` from a library lands in the run log instead of corrupting the
+  event stream.
+- :class:`WorkloadError` is bad input or a known failure: it becomes an ``error``
+  event with a hint and exit code 2 (bad input) or 1, never a traceback.
+- :func:`run_main` wraps a workload's ``main``: argument errors, ``WorkloadError``,
+  SIGTERM (-> ``end(stopped)``) and unexpected exceptions all end with an
+  ``end`` event; the traceback goes to stderr, which the runner puts in run.log.
+- :class:`ArgumentParser` reports a bad argument as an ``error`` event and exit 2.
+
+Nothing here imports torch: workloads import it themselves, after parsing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import signal
+import sys
+import traceback
+from typing import Any, Callable, NoReturn, Sequence, TextIO
+
+from workloads import protocol
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_STOPPED = 143  # the conventional code for "ended by SIGTERM"
+
+
+class WorkloadError(Exception):
+    """A failure the user can act on: printed as one line with a hint, no traceback."""
+
+    def __init__(self, message: str, hint: str | None = None, *, bad_input: bool = True):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.exit_code = EXIT_BAD_INPUT if bad_input else EXIT_FAILED
+
+
+class Stopped(BaseException):
+    """Raised in the workload's main thread when SIGTERM arrives."""
+
+
+class Emitter:
+    """Writes protocol events to the stream the runner reads."""
+
+    def __init__(self, stream: TextIO | None = None):
+        self._stream = stream if stream is not None else _claim_stdout()
+        self.ended = False
+
+    def emit(self, event: protocol.Event) -> None:
+        if isinstance(event, protocol.End):
+            if self.ended:
+                return
+            self.ended = True
+        self._stream.write(event.to_json() + "\n")
+        self._stream.flush()
+
+    def start(self, workload: str, config: dict[str, Any], device: str, versions: dict[str, Any]) -> None:
+        self.emit(protocol.Start(workload=workload, config=config, device=device, versions=versions))
+
+    def step(self, step: int, **fields: Any) -> None:
+        known, extra = _split(protocol.Step, fields)
+        self.emit(protocol.Step(step=step, extra=extra, **known))
+
+    def warning(self, message: str, code: str | None = None, **extra: Any) -> None:
+        self.emit(protocol.WorkloadWarning(message=message, code=code, extra=extra))
+
+    def fallback(self, error: str, action: str, layer: str | None = None, op: str | None = None, **extra: Any) -> None:
+        self.emit(protocol.Fallback(error=error, action=action, layer=layer, op=op, extra=extra))
+
+    def result(self, metrics: dict[str, Any]) -> None:
+        self.emit(protocol.Result(metrics=metrics))
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        self.emit(protocol.Error(message=message, hint=hint))
+
+    def end(self, status: str, exit_code: int | None = None) -> None:
+        self.emit(protocol.End(status=status, exit_code=exit_code))
+
+
+def _split(cls: type[protocol.Event], values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    names = set(cls.__dataclass_fields__) - {"extra"}
+    known = {k: v for k, v in values.items() if k in names}
+    extra = {k: v for k, v in values.items() if k not in names}
+    return known, extra
+
+
+def _claim_stdout() -> TextIO:
+    """Keep the real stdout for events; send fd 1 (and sys.stdout) to stderr."""
+    sys.stdout.flush()
+    events_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return io.TextIOWrapper(os.fdopen(events_fd, "wb", buffering=0), encoding="utf-8", line_buffering=True)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports a bad argument as an ``error`` event, exit 2."""
+
+    emitter: Emitter | None = None
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        raise WorkloadError(f"{self.prog}: {message}", hint=f"see `{self.prog} --help`")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Stopped()
+
+
+def run_main(main: Callable[[Emitter, Sequence[str]], int | None], argv: Sequence[str] | None = None,
+             emitter: Emitter | None = None) -> int:
+    """Run a workload's ``main(emitter, argv)`` and turn every ending into an ``end`` event.
+
+    Returns the process exit code; a workload module does ``sys.exit(run_main(main))``.
+    """
+    em = emitter or Emitter()
+    if argv is None:
+        argv = sys.argv[1:]
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        code = main(em, list(argv)) or EXIT_OK
+        em.end("ok" if code == EXIT_OK else "failed", exit_code=code)
+        return code
+    except WorkloadError as exc:
+        em.error(exc.message, exc.hint)
+        em.end("failed", exit_code=exc.exit_code)
+        return exc.exit_code
+    except SystemExit as exc:  # --help, or a library calling sys.exit
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_FAILED)
+        em.end("ok" if code == 0 else "failed", exit_code=code)
+        return code
+    except (Stopped, KeyboardInterrupt):
+        em.end("stopped", exit_code=EXIT_STOPPED)
+        return EXIT_STOPPED
+    except Exception as exc:  # noqa: BLE001 - the boundary: everything becomes an event
+        traceback.print_exc(file=sys.stderr)
+        from workloads.hints import hint_for  # local: keeps start-up light
+
+        message = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
+        em.error(message, hint_for(str(exc)))
+        em.end("failed", exit_code=EXIT_FAILED)
+        return EXIT_FAILED
+    finally:
+        signal.signal(signal.SIGTERM, previous)

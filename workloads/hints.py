@@ -1,0 +1,53 @@
+"""Known device failure texts and what the user should do about them.
+
+Shared by the workloads (error events), the runner (a crash whose stderr names
+a device error) and the doctor. Patterns are matched case-insensitively against
+the error text; the first match wins, so specific patterns come first.
+"""
+
+from __future__ import annotations
+
+import re
+
+HINTS: list[tuple[str, str]] = [
+    (r"device kernel image is invalid|no kernel image is available",
+     "the PyTorch build lacks code for this device, or an op is missing under mixed precision: "
+     "run with --amp off and let the ResNet-50 workload name the layer"),
+    (r"not implemented for '?(Half|BFloat16|Float8)",
+     "an op is missing for that dtype on this device: use --amp off (or --dtype fp32)"),
+    (r"not implemented for",
+     "an op is missing for this dtype or device: try another --dtype/--amp, or --device cpu to compare"),
+    (r"out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED",
+     "the device ran out of memory: lower --batch-size (or use --find-batch-size)"),
+    (r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient",
+     "this PyTorch does not match the driver: was it reinstalled over the image's build? use the image's PyTorch"),
+    (r"Torch not compiled with CUDA enabled",
+     "this PyTorch is a CPU-only build: reinstall the image's (vendor) PyTorch, not the one from PyPI"),
+    (r"CUDA error: an illegal memory access|illegal instruction|unspecified launch failure",
+     "the device faulted: check `dmesg` for Xid errors and rerun; if it repeats, report it to the platform"),
+    (r"NCCL (error|WARN)|ProcessGroupNCCL",
+     "a collective failed: check NCCL_* variables and that every GPU is visible (CUDA_VISIBLE_DEVICES)"),
+    (r"No module named 'torch'",
+     "PyTorch is not installed in this Python: use the image's PyTorch, or pip install 'cardbench[torch]'"),
+    (r"No module named 'torchvision'",
+     "torchvision is missing: pip install the torchvision that matches this PyTorch"),
+    (r"CUDA error|HIP error|MUSA error|device-side assert",
+     "a device error: rerun with CUDA_LAUNCH_BLOCKING=1 to locate it, and run `cardbench doctor`"),
+]
+
+_COMPILED = [(re.compile(pattern, re.IGNORECASE), hint) for pattern, hint in HINTS]
+
+# stderr lines that name a device fault, for the runner's crash report
+DEVICE_ERROR = re.compile(
+    r"(CUDA error|HIP error|MUSA error|out of memory|kernel image|not implemented for|"
+    r"RuntimeError|OutOfMemoryError|device-side assert|Segmentation fault|Xid)",
+    re.IGNORECASE,
+)
+
+
+def hint_for(text: str) -> str | None:
+    """The hint for a known failure text, or None."""
+    for pattern, hint in _COMPILED:
+        if pattern.search(text or ""):
+            return hint
+    return None
