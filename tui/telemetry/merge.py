@@ -83,10 +83,8 @@ def _with_pci(devices: list[DeviceSample], pci: Sequence[PciDevice]) -> list[Dev
                for d in out]
     if all(d.bus_id for d in out):
         # a card on the bus that no source reports: show it, so "driver missing" is visible
-        next_index = len(out)
         for p in pci:
             if p.bus_id not in seen:
                 out.append(DeviceSample(index=None, bus_id=p.bus_id, pci_vendor=p.vendor,
                                         pci_vendor_id=p.vendor_id, source="pci"))
-                next_index += 1
     return out

@@ -39,6 +39,7 @@ class DeviceSample:
     uuid: str | None = None
     driver_version: str | None = None
     runtime_version: str | None = None  # CUDA / ROCm / vendor runtime the driver offers
+    compute_capability: str | None = None  # "9.0" (torch's view), or a gfx target ("gfx90a")
     util_gpu_pct: float | None = None
     util_mem_pct: float | None = None  # memory-bandwidth (controller) utilisation, not capacity
     mem_used_bytes: int | None = None

@@ -1,0 +1,151 @@
+"""The background sampler: one thread, one poll at a time, one immutable `Sample` per tick.
+
+Polls never overlap: the next one is scheduled after the previous one ends, so
+a slow CLI stretches a tick instead of piling threads up. The callback runs on
+the sampler thread; a UI hands the sample to its own thread (Textual's
+``call_from_thread``/``post_message``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from typing import Any, Callable
+
+from tui.telemetry.sample import Sample
+
+TELEMETRY_FILE = "telemetry.jsonl"
+
+
+class Sampler:
+    """Samples every ``interval`` seconds on a daemon thread; ``latest`` is the newest `Sample`.
+
+    ``set_run_dir(path)`` starts appending each sample as one JSON line to
+    ``path/telemetry.jsonl`` (flushed per line, so a killed session loses
+    nothing already seen); ``set_run_dir(None)`` stops it.
+    """
+
+    def __init__(self, interval: float = 1.0, callback: Callable[[Sample], Any] | None = None,
+                 run_dir: str | os.PathLike[str] | None = None, collector: Any = None) -> None:
+        if interval <= 0:
+            raise ValueError(f"interval must be positive, not {interval!r}")
+        self.interval = float(interval)
+        self.callback = callback
+        self._collector = collector
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._file: Any = None
+        self._run_dir: str | None = None
+        self._sink: Callable[[dict[str, Any]], Any] | None = None
+        self.latest: Sample | None = None
+        self.ticks = 0
+        self.errors: list[str] = []  # problems of the sampler itself (callback, file), newest last
+        if run_dir is not None:
+            self.set_run_dir(run_dir)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> Sampler:
+        if self.running:
+            return self
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="cardbench-telemetry", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._thread = None
+        self.set_run_dir(None)
+        if self._collector is not None:
+            self._collector.close()
+            self._collector = None
+
+    def set_run_dir(self, run_dir: str | os.PathLike[str] | None) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            self._run_dir = None
+            if run_dir is not None:
+                os.makedirs(run_dir, exist_ok=True)
+                self._file = open(os.path.join(run_dir, TELEMETRY_FILE), "a", encoding="utf-8")
+                self._run_dir = os.fspath(run_dir)
+
+    def set_sink(self, sink: Callable[[dict[str, Any]], Any] | None) -> None:
+        """Hand each sample's dict to ``sink`` (e.g. ``tui.runs.Run.append_telemetry``) instead of a file.
+
+        Use either this or ``set_run_dir`` for one run, not both: two writers on one file interleave.
+        """
+        with self._lock:
+            self._sink = sink
+
+    @property
+    def run_dir(self) -> str | None:
+        return self._run_dir
+
+    def poll(self) -> Sample:
+        """One tick, on the calling thread (the loop calls this; tests and the benchmark may too)."""
+        if self._collector is None:
+            from tui.telemetry.collect import Collector
+
+            self._collector = Collector()
+        sample = self._collector.collect()
+        self.latest = sample
+        self.ticks += 1
+        with self._lock:
+            if self._file is not None:
+                try:
+                    self._file.write(json.dumps(sample.to_dict(), separators=(",", ":")) + "\n")
+                    self._file.flush()
+                except (OSError, ValueError) as exc:
+                    self._note(f"telemetry.jsonl: {exc}")
+            if self._sink is not None:
+                try:
+                    self._sink(sample.to_dict())
+                except Exception as exc:  # noqa: BLE001 - a closed run must not stop the sampling
+                    self._note(f"sink: {type(exc).__name__}: {exc}")
+        if self.callback is not None:
+            try:
+                self.callback(sample)
+            except Exception as exc:  # noqa: BLE001 - a UI bug must not stop the sampling
+                self._note(f"callback: {type(exc).__name__}: {exc}")
+        return sample
+
+    def _note(self, text: str) -> None:
+        self.errors = (self.errors + [text])[-20:]
+
+    def _loop(self) -> None:
+        next_at = time.monotonic()
+        while not self._stop.is_set():
+            try:
+                self.poll()
+            except Exception as exc:  # noqa: BLE001
+                self._note(f"poll: {type(exc).__name__}: {exc}")
+            next_at += self.interval
+            now = time.monotonic()
+            if next_at < now:  # a poll overran: skip the missed ticks rather than bursting
+                next_at = now + self.interval
+            self._stop.wait(next_at - now)
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[Sample]:
+    """Samples from a telemetry.jsonl; a torn last line (killed mid-write) is skipped."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                out.append(Sample.from_dict(json.loads(line)))
+            except (ValueError, KeyError, TypeError):
+                continue
+    return out
