@@ -1,0 +1,166 @@
+"""Data-parallel runs: ``--gpus N|all`` relaunches the workload under torchrun, one process per device.
+
+The process the runner started becomes a thin launcher: it starts
+``python -m torch.distributed.run`` with the same arguments, reads the event
+lines rank 0 writes on the shared stdout pipe and passes them on, and ends the
+run itself when the workers die without doing so. Ranks other than 0 emit no
+events (their errors go to stderr, so run.log keeps them).
+
+torchrun and its workers stay in the launcher's process group, so the runner's
+stop (a signal to the group) reaches all of them; on its own SIGTERM the
+launcher also stops torchrun and waits for it, so no worker outlives the run.
+
+Nothing here imports torch at module level: the launcher never needs it unless
+``--gpus all`` has to count devices.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from typing import Any, Sequence
+
+from workloads import protocol
+from workloads.harness import EXIT_FAILED, Emitter, WorkloadError
+
+WORKER_ENV = "CARDBENCH_DDP_WORKER"
+
+
+def in_worker() -> bool:
+    """True inside a process torchrun started (ours, or the user's own torchrun)."""
+    return all(name in os.environ for name in ("LOCAL_RANK", "RANK", "WORLD_SIZE"))
+
+
+def rank() -> int:
+    return int(os.environ.get("RANK", "0"))
+
+
+def local_rank() -> int:
+    return int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def world_size() -> int:
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+class RankEmitter(Emitter):
+    """The emitter of a rank other than 0: events are dropped, problems go to stderr for the log."""
+
+    def __init__(self, rank_number: int):
+        sys.stdout.flush()
+        os.dup2(2, 1)  # a stray print must not reach the event pipe rank 0 writes to
+        sys.stdout = sys.stderr
+        super().__init__(stream=open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
+        self.rank = rank_number
+
+    def emit(self, event: protocol.Event) -> None:
+        if isinstance(event, (protocol.Error, protocol.Fallback, protocol.WorkloadWarning)):
+            sys.stderr.write(f"[rank {self.rank}] {event.describe()}\n")
+            sys.stderr.flush()
+        super().emit(event)
+
+
+def emitter_for_this_process() -> Emitter:
+    if in_worker() and rank() != 0:
+        return RankEmitter(rank())
+    return Emitter()
+
+
+def process_count(gpus: str, device_name: str | None) -> int:
+    """How many processes ``--gpus`` asks for; 'all' counts the devices of the chosen type."""
+    if gpus != "all":
+        try:
+            count = int(gpus)
+        except ValueError:
+            raise WorkloadError(f"--gpus takes a number or 'all', got {gpus!r}") from None
+        if count <= 0:
+            raise WorkloadError(f"--gpus must be at least 1, got {count}")
+        return count
+    device_type = (device_name or "auto").split(":")[0]
+    if device_type == "cpu":
+        raise WorkloadError("--gpus all needs an accelerator", hint="on the CPU give a process count: --gpus 2")
+    import torch
+
+    for name in ([device_type] if device_type != "auto" else ["cuda", "xpu", "npu", "musa", "mlu", "hpu"]):
+        module = getattr(torch, name, None)
+        try:
+            if module is not None and module.is_available() and module.device_count() > 0:
+                return int(module.device_count())
+        except Exception:  # noqa: BLE001 - a broken backend counts as absent
+            continue
+    raise WorkloadError("--gpus all found no accelerator", hint="run `cardbench doctor`, or use --device cpu --gpus N")
+
+
+def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int) -> int:
+    """Run ``python -m module argv`` under torchrun with ``nproc`` workers; relay rank 0's events."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
+               f"--nproc-per-node={nproc}", "--max-restarts=0", "-m", module, *argv]
+    env = dict(os.environ, **{WORKER_ENV: "1"})
+    sys.stderr.write(f"launching {nproc} processes: {' '.join(command)}\n")
+    sys.stderr.flush()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, env=env)
+    worker_end: protocol.End | None = None
+    try:
+        assert proc.stdout is not None
+        for raw in proc.stdout:
+            try:
+                event = protocol.parse_line(raw)
+            except protocol.MalformedLine:
+                sys.stderr.write(raw.decode("utf-8", errors="replace"))
+                sys.stderr.flush()
+                continue
+            if isinstance(event, protocol.End):
+                worker_end = event  # the launcher decides how the run ends, once torchrun is done
+                continue
+            emitter.emit(event)
+        code = proc.wait()
+    finally:
+        _stop(proc)
+    return _ending(emitter, worker_end, code)
+
+
+def _ending(emitter: Emitter, worker_end: protocol.End | None, torchrun_code: int) -> int:
+    if torchrun_code == 0 and worker_end is not None:
+        emitter.emit(worker_end)
+        return worker_end.exit_code or 0
+    if worker_end is not None and worker_end.status == "failed":
+        emitter.emit(worker_end)  # rank 0 already said why, in an error event
+        return worker_end.exit_code or EXIT_FAILED
+    emitter.error(f"a worker process failed (torchrun exit code {torchrun_code})",
+                  hint="the run log holds each rank's traceback")
+    emitter.end("failed", exit_code=EXIT_FAILED)
+    return EXIT_FAILED
+
+
+def _stop(proc: subprocess.Popen[Any]) -> None:
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)  # torchrun passes it to its workers and waits for them
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def init_process_group(device: Any) -> None:
+    import torch.distributed as dist
+
+    backend = None
+    if hasattr(dist, "get_default_backend_for_device"):
+        try:
+            backend = dist.get_default_backend_for_device(device)
+        except Exception:  # noqa: BLE001 - unknown device type: fall through
+            backend = None
+    if backend is None:
+        backend = "nccl" if device.type == "cuda" else "gloo"
+    dist.init_process_group(backend=backend)
+
+
+def shutdown() -> None:
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
