@@ -1,0 +1,64 @@
+"""Fakes for the workbench tests: telemetry samples, a frozen clock, a runner factory for test children."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tui.telemetry.sample import DeviceSample, HostSample, Sample
+from workloads.runner import Runner
+
+CHILDREN = Path(__file__).resolve().parent / "children"
+FROZEN_T = 1_767_225_600.0  # 2026-01-01 00:00:00 UTC
+
+
+def frozen_clock() -> float:
+    return FROZEN_T
+
+
+def fake_sample(i: int = 0, t0: float = FROZEN_T, devices: int = 1) -> Sample:
+    """A deterministic tick: one GPU warming up under load, and a busy host."""
+    gib = 2**30
+    devs = tuple(
+        DeviceSample(index=d, name="NVIDIA H100 80GB HBM3", bus_id=f"0000:{0x3b + d:02x}:00.0",
+                     util_gpu_pct=float(min(99, 40 + 3 * i)), mem_used_bytes=(20 + i) * gib,
+                     mem_total_bytes=80 * gib, temperature_c=float(45 + i), power_w=float(150 + 10 * i),
+                     power_limit_w=700.0, sm_clock_mhz=1980.0, throttle_reasons=())
+        for d in range(devices))
+    host = HostSample(hostname="trial-box", cpu_count=16, cpu_pct=float(30 + i % 20), mem_used_bytes=24 * gib,
+                      mem_total_bytes=128 * gib, disk_free_bytes=40 * gib, disk_used_bytes=24 * gib,
+                      disk_total_bytes=64 * gib, load1=1.5, load5=1.25, load15=1.0)
+    return Sample(t=t0 + i, devices=devs, host=host, sources=("fake",))
+
+
+class FakeTelemetry:
+    """A telemetry source the test drives: ``tick()`` calls the app's callback like the sampler thread."""
+
+    def __init__(self, callback):
+        self.callback = callback
+        self.started = self.stopped = False
+        self.i = 0
+
+    def start(self):
+        self.started = True
+        return self
+
+    def stop(self, timeout: float = 0.0):
+        self.stopped = True
+
+    def tick(self):
+        self.callback(fake_sample(self.i))
+        self.i += 1
+
+
+def child_factory(script: str, *args: str):
+    """A runner factory that starts tests/children/<script> instead of the real workload."""
+    made: list[Runner] = []
+
+    def factory(name, workload_args, run):
+        runner = Runner([sys.executable, "-u", str(CHILDREN / script), *args], run=run, cwd=str(CHILDREN))
+        made.append(runner)
+        return runner
+
+    factory.made = made
+    return factory

@@ -1,0 +1,496 @@
+"""The workbench: a Textual app over the run store, the runner and the telemetry sampler.
+
+    app = build_app(runs_dir)          # the CLI and the tests build it the same way
+    app.run()
+
+Workloads run as children through `workloads.runner.Runner`; an asyncio worker
+reads their events, records them in the run directory (the runner does) and
+posts small messages; the panes redraw from reactives. Telemetry is sampled on
+the sampler's own thread and posted here (thread-safe `post_message`). The app
+never imports torch and never waits on a child.
+
+:func:`render_screenshot_svg` renders the same screen off-screen from runs on
+disk, for the headless report.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingsMap
+from textual.containers import Horizontal
+from textual.widgets import Button, Footer, Input, TabbedContent, Tabs
+
+from tui.history import History
+from tui.launch import BadValue, build_args, total_steps
+from tui.panes.confirm import Confirm
+from tui.panes.device import DevicePane
+from tui.panes.doctor import DoctorScreen
+from tui.panes.launcher import LauncherPane, RunState
+from tui.panes.log import LogPane
+from tui.panes.messages import StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
+from tui.panes.plots import PlotsPane
+from tui.runs import RunStore, RunStoreError
+from workloads import WORKLOADS, protocol
+from workloads.runner import Runner
+
+PLOT_REFRESH_S = 0.5   # plots repaint at most this often, however fast steps arrive
+STOP_GRACE_S = 5.0
+
+RunnerFactory = Callable[[str, list, Any], Runner]
+TelemetrySource = Callable[[Callable[[Any], None]], Any]
+
+
+def default_runner_factory(name: str, args: list, run: Any) -> Runner:
+    return Runner.for_workload(name, args, run=run)
+
+
+def default_telemetry_source(callback: Callable[[Any], None]) -> Any:
+    """The real sampler (1 Hz, its own thread); None when the telemetry package is absent."""
+    try:
+        from tui.telemetry import Sampler
+    except ImportError:
+        return None
+    try:
+        return Sampler(interval=1.0, callback=callback)
+    except TypeError:  # an older sampler named the callback differently
+        return Sampler(on_sample=callback)
+
+
+class _RunTap:
+    """The runner's event sink: writes to the run directory and shows stderr lines in the log pane."""
+
+    def __init__(self, run: Any, app: "Workbench"):
+        self.run = run
+        self.app = app
+
+    def append(self, event: protocol.Event) -> None:
+        self.run.append(event)
+
+    def log(self, line: str) -> None:
+        self.run.log(line)
+        self.app.post_message(WorkloadLog(self.run.id, line))
+
+
+def _short_title(name: str) -> str:
+    return WORKLOADS.get(name, (name,))[0].split(" ")[0]
+
+
+class Workbench(App):
+    """cardbench's face: devices, launcher, plots and log on one screen."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "cardbench"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+
+    BINDINGS = [
+        Binding("s", "start_stop", "start/stop"),
+        Binding("e", "export", "export"),
+        Binding("d", "doctor", "doctor"),
+        Binding("p", "cycle_plots", "plots"),
+        Binding("q", "quit", "quit"),
+        Binding("escape", "leave_field", "leave field", show=False),
+    ]
+
+    def __init__(self, runs_dir: str | os.PathLike[str] | None = None, *,
+                 telemetry_source: TelemetrySource | None = None, start_sampler: bool = True,
+                 clock: Callable[[], float] | None = None, runner_factory: RunnerFactory | None = None,
+                 workloads: Sequence[str] | None = None, run_checks: Callable[[], Iterable[Any]] | None = None,
+                 export_dir: str | os.PathLike[str] | None = None, stop_grace_s: float = STOP_GRACE_S):
+        super().__init__()
+        self.store = RunStore(runs_dir)
+        self.clock = clock or time.time
+        self.telemetry_source = telemetry_source or default_telemetry_source
+        self.start_sampler = start_sampler
+        self.runner_factory = runner_factory or default_runner_factory
+        self.workload_names = list(workloads or WORKLOADS)
+        self.run_checks = run_checks
+        self.export_dir = Path(export_dir) if export_dir else None
+        self.stop_grace_s = stop_grace_s
+        self.history = History()
+        self.session_runs: list[Path] = []
+        self.loaded_runs: list[Path] = []
+        self.runner: Runner | None = None
+        self.active_run: Any = None
+        self.sampler: Any = None
+        self.latest_sample: Any = None
+        self.state = RunState()
+        self._run_lock = threading.Lock()   # the sampler thread appends to the active run's telemetry
+        self._step_marks: tuple[float, int] | None = None  # (t, step) of the first step seen, for the ETA
+        self._stopping = False
+        # number keys first in the footer, so a narrow terminal still shows them
+        bindings = BindingsMap()
+        for i, name in enumerate(self.workload_names[:9], start=1):
+            bindings.bind(str(i), f"select_workload({i - 1})", _short_title(name))
+        for key, keyed in self._bindings.key_to_bindings.items():
+            bindings.key_to_bindings.setdefault(key, []).extend(keyed)
+        self._bindings = bindings
+
+    # layout -----------------------------------------------------------------------------
+    def compose(self):
+        # kept as attributes: `query_one` on the app searches the top screen, which may be a modal
+        self.devices = DevicePane(id="devices")
+        self.launcher = LauncherPane(self.workload_names, id="launcher")
+        self.plots = PlotsPane(self.history, id="plots")
+        self.log_pane = LogPane(clock=self.clock, id="log")
+        yield self.devices
+        with Horizontal(id="middle"):
+            yield self.launcher
+            yield self.plots
+        yield self.log_pane
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.launcher.query_one(Tabs).focus()
+        self.set_interval(PLOT_REFRESH_S, self._tick)
+        self.log_pane.say(f"runs are kept in {self.store.root}; 1-{len(self.workload_names)} choose a workload, "
+                          "s starts it, d runs the doctor, e exports, q quits")
+        if self.start_sampler:
+            self.call_after_refresh(self._start_sampler)
+
+    def _start_sampler(self) -> None:
+        sampler = self.telemetry_source(self.post_sample)
+        if sampler is None:
+            self.log_pane.say("telemetry is not available in this build: device readings show N/A", "yellow")
+            return
+        self.sampler = sampler
+        sampler.start()
+
+    def _tick(self) -> None:
+        self.plots.refresh_plots()
+
+    # telemetry --------------------------------------------------------------------------
+    def post_sample(self, sample: Any) -> None:
+        """Hand a telemetry `Sample` to the app; safe from any thread (the sampler calls it)."""
+        with self._run_lock:
+            if self.active_run is not None:
+                try:
+                    self.active_run.append_telemetry(sample.to_dict())
+                except (OSError, ValueError):
+                    pass  # the run was closed between the check and the write
+        self.post_message(TelemetryArrived(sample))
+
+    def on_telemetry_arrived(self, message: TelemetryArrived) -> None:
+        self.latest_sample = message.sample
+        self.history.add_sample(message.sample)
+        self.devices.sample = message.sample
+
+    # workload selection and start/stop ---------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.runner is not None
+
+    @property
+    def selected_workload(self) -> str:
+        return self.launcher.selected
+
+    def action_select_workload(self, index: int) -> None:
+        if 0 <= index < len(self.workload_names):
+            self.launcher.select(self.workload_names[index])
+
+    def action_leave_field(self) -> None:
+        self.launcher.query_one(Tabs).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.launcher.query_one(Tabs).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start-stop":
+            self.action_start_stop()
+
+    def action_start_stop(self) -> None:
+        if self.runner is not None:
+            self.stop_workload()
+        else:
+            self.start_workload()
+
+    def start_workload(self, name: str | None = None) -> bool:
+        name = name or self.selected_workload
+        log = self.log_pane
+        try:
+            args = build_args(name, self.launcher.values(name))
+        except BadValue as exc:
+            log.say(f"cannot start {name}: {exc}", "bold red")
+            self.notify(str(exc), title="bad value", severity="error")
+            return False
+        try:
+            run = self.store.create(name, args, source="workbench")
+        except RunStoreError as exc:
+            log.say(f"cannot start {name}: {exc}", "bold red")
+            self.notify(str(exc), severity="error")
+            return False
+        runner = self.runner_factory(name, args, _RunTap(run, self))
+        runner.grace_s = self.stop_grace_s
+        with self._run_lock:
+            self.active_run = run
+        self.runner = runner
+        self.session_runs.append(run.path)
+        self.history.drop_runs()
+        self.history.run(run.id, label=name, unit=WORKLOADS.get(name, ("", None))[1])
+        self._step_marks = None
+        self.state = RunState(workload=name, run_id=run.id, status="starting",
+                              total_steps=total_steps(args), unit=WORKLOADS.get(name, ("", None))[1])
+        self._show_state()
+        log.say(f"starting {name} {' '.join(args)}  (run {run.path})", "bold")
+        self._consume(runner, run, name)
+        return True
+
+    def stop_workload(self) -> None:
+        if self.runner is None or self._stopping:
+            return
+        self._stopping = True
+        self.log_pane.say(f"stopping {self.state.workload} (SIGTERM, SIGKILL after {self.stop_grace_s:.0f} s)...",
+                          "yellow")
+        self._stop_runner(self.runner)
+
+    @work(exclusive=False, exit_on_error=False, group="stop", description="stop the workload child")
+    async def _stop_runner(self, runner: Runner) -> None:
+        await runner.stop()
+
+    @work(exclusive=False, exit_on_error=False, group="workload", description="workload events")
+    async def _consume(self, runner: Runner, run: Any, name: str) -> None:
+        events = runner.events()
+        try:
+            async for event in events:
+                if isinstance(event, protocol.Step):
+                    self.history.add_step(run.id, event)
+                    self.post_message(StepsArrived(run.id, event))
+                else:
+                    self.post_message(WorkloadEvent(run.id, event))
+        finally:
+            # cancelled (the app is closing) or finished: no child may outlive this worker
+            await events.aclose()
+            if runner.running:
+                await runner.stop(grace_s=1.0)
+            with self._run_lock:
+                if self.active_run is run:
+                    self.active_run = None
+                run.close()
+            if self.runner is runner:
+                self.runner = None
+            self._stopping = False
+
+    def on_steps_arrived(self, message: StepsArrived) -> None:
+        if message.run_id != self.state.run_id:
+            return
+        step = message.step
+        state = self.state
+        state.status = "running"
+        state.step = step.step
+        if step.epoch is not None:
+            state.epoch = step.epoch
+        if step.throughput is not None:
+            state.throughput = step.throughput
+            state.unit = step.unit or state.unit
+        if step.loss is not None:
+            state.loss = step.loss
+        if self._step_marks is None:
+            self._step_marks = (step.t, step.step)
+        t0, s0 = self._step_marks
+        if state.total_steps and step.step > s0 and step.t > t0:
+            rate = (step.step - s0) / (step.t - t0)
+            state.eta_s = max(0.0, (state.total_steps - step.step) / rate)
+        self._show_state()
+
+    def on_workload_event(self, message: WorkloadEvent) -> None:
+        event = message.event
+        self.log_pane.event(event)
+        if message.run_id != self.state.run_id:
+            return
+        state = self.state
+        if isinstance(event, protocol.Start):
+            state.status = "running"
+            state.total_steps = total_steps([], event.config) or state.total_steps
+        elif isinstance(event, protocol.Fallback):
+            state.fallbacks.append(f"{event.error[:60]} -> {event.action}")
+        elif isinstance(event, protocol.WorkloadWarning):
+            state.warnings.append(event.message)
+        elif isinstance(event, protocol.Result):
+            state.result = dict(event.metrics)
+        elif isinstance(event, protocol.Error):
+            self.notify(event.message[:200], title="workload error", severity="error")
+        elif isinstance(event, protocol.End):
+            state.status = event.status
+            state.eta_s = None
+            run_path = self.session_runs[-1] if self.session_runs else None
+            self.log_pane.say(f"run {message.run_id} {event.status}; everything is in {run_path}", "dim")
+        self._show_state()
+
+    def on_workload_log(self, message: WorkloadLog) -> None:
+        self.log_pane.say(message.line, "dim")
+
+    def _show_state(self) -> None:
+        launcher = self.launcher
+        launcher.state = self.state
+        button = launcher.query_one("#start-stop", Button)
+        active = self.state.status in ("starting", "running")
+        button.label = "stop (s)" if active else "start (s)"
+        button.variant = "error" if active else "success"
+
+    # plots, export, doctor ---------------------------------------------------------------
+    def action_cycle_plots(self) -> None:
+        self.plots.cycle()
+
+    def report_run_dirs(self) -> list[Path]:
+        """The runs of this session, else those loaded, else the newest run of each workload on disk."""
+        if self.session_runs or self.loaded_runs:
+            return list(self.session_runs or self.loaded_runs)
+        newest: dict[str, Path] = {}
+        for path in self.store.list():
+            newest[path.name.split("-", 2)[-1].rsplit("-", 1)[0]] = path
+        return list(newest.values())
+
+    def action_export(self) -> None:
+        svg = self.export_screenshot()
+        try:
+            from tui.report import export_bundle
+        except ImportError:
+            export_bundle = None
+        log = self.log_pane
+        if export_bundle is None:
+            folder = self.export_dir or self.store.root
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                path = self.save_screenshot(path=str(folder))
+            except OSError as exc:
+                log.say(f"cannot save the screenshot: {exc}", "bold red")
+                return
+            log.say(f"the report bundle is not available in this build; screenshot saved to {path}", "bold")
+            self.notify(path, title="screenshot saved")
+            return
+        log.say("exporting the report bundle...", "bold")
+        self._export(export_bundle, svg, self.report_run_dirs(), self.export_dir or Path.cwd())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export", description="export the report bundle")
+    def _export(self, export_bundle: Callable[..., Path], svg: str, run_dirs: list[Path], output_dir: Path) -> None:
+        def progress(text: Any) -> None:
+            self.call_from_thread(self.log_pane.say, f"export: {text}", "dim")
+
+        try:
+            path = export_bundle(run_dirs, output_dir, screenshot_svg=svg, progress=progress)
+        except Exception as exc:  # noqa: BLE001 - a failed export is reported, the workbench stays up
+            self.call_from_thread(self.log_pane.say, f"export failed: {type(exc).__name__}: {exc}", "bold red")
+            return
+        self.call_from_thread(self._exported, path)
+
+    def _exported(self, path: Path) -> None:
+        self.log_pane.say(f"report bundle written to {path}", "bold green")
+        self.notify(str(path), title="report exported")
+
+    def action_doctor(self) -> None:
+        self.push_screen(DoctorScreen(self.run_checks))
+
+    # records (headless screenshot, reopened runs) ----------------------------------------
+    def load_records(self, records: Sequence[Any]) -> None:
+        """Show runs from disk: their steps and telemetry in the plots, their outcome in the log."""
+        for record in records:
+            self.history.add_record(record)
+            self.loaded_runs.append(record.path)
+            for event in record.events:
+                if not isinstance(event, (protocol.Step, protocol.Start)):
+                    self.log_pane.event(event)
+        if not records:
+            return
+        last = records[-1]
+        steps = last.steps
+        step = steps[-1] if steps else None
+        losses = [s.loss for s in steps if s.loss is not None]
+        rates = [s.throughput for s in steps if s.throughput is not None]
+        self.state = RunState(
+            workload=last.workload, run_id=last.id, status=last.status,
+            step=step.step if step else None, epoch=step.epoch if step else None,
+            throughput=rates[-1] if rates else None, unit=next((s.unit for s in steps if s.unit), None),
+            loss=losses[-1] if losses else None,
+            fallbacks=[f"{f.error[:60]} -> {f.action}" for f in last.of(protocol.Fallback)],
+            warnings=[w.message for w in last.of(protocol.WorkloadWarning)],
+            result=dict(last.result.metrics) if last.result else {})
+        if last.workload in self.workload_names:
+            self.launcher.select(last.workload)
+        self._show_state()
+        self.plots.refresh_plots()
+
+    # quitting -----------------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        if self.runner is None:
+            await self._shutdown_children()
+            self.exit()
+            return
+
+        async def answered(yes: bool | None) -> None:
+            if yes:
+                await self._shutdown_children()
+                self.exit()
+
+        self.push_screen(Confirm(f"{self.state.workload} is running. Stop it and quit?", "Stop and quit", "Stay"),
+                         answered)
+
+    async def _shutdown_children(self) -> None:
+        runner = self.runner
+        if runner is not None and runner.running:
+            self.log_pane.say("stopping the workload before quitting...", "yellow")
+            await runner.stop()
+        if self.sampler is not None:
+            sampler, self.sampler = self.sampler, None
+            # the sampler may be mid-poll (a slow CLI): join it off the UI thread
+            threading.Thread(target=sampler.stop, name="cardbench-sampler-stop", daemon=True).start()
+
+    async def on_unmount(self) -> None:
+        runner = self.runner
+        if runner is not None and runner.running:
+            await runner.stop(grace_s=1.0)
+        if self.sampler is not None:
+            self.sampler.stop(timeout=1.0)
+            self.sampler = None
+
+    def get_system_commands(self, screen):
+        yield from super().get_system_commands(screen)
+        for i, name in enumerate(self.workload_names[:9]):
+            title = WORKLOADS.get(name, (name,))[0]
+            yield SystemCommand(f"Select {title}", f"key {i + 1}", lambda i=i: self.action_select_workload(i))
+        yield SystemCommand("Start or stop the workload", "key s", self.action_start_stop)
+        yield SystemCommand("Export the report bundle", "key e (a screenshot when the report is absent)",
+                            self.action_export)
+        yield SystemCommand("Doctor", "key d: check the driver, management CLI, PyTorch and the device",
+                            self.action_doctor)
+        yield SystemCommand("Cycle the plots", "key p: all plots, or one at a time", self.action_cycle_plots)
+
+
+def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_source: TelemetrySource | None = None,
+              start_sampler: bool = True, clock: Callable[[], float] | None = None,
+              runner_factory: RunnerFactory | None = None, **options: Any) -> Workbench:
+    """The workbench, for the CLI and the tests alike.
+
+    ``telemetry_source(callback)`` returns an object with ``start()``/``stop()`` that calls
+    ``callback(sample)`` from its own thread (default: the real 1 Hz sampler); with
+    ``start_sampler=False`` nothing samples and tests post fakes with ``app.post_sample``.
+    ``runner_factory(name, args, sink)`` returns a `Runner` (tests start small scripts).
+    """
+    return Workbench(runs_dir, telemetry_source=telemetry_source, start_sampler=start_sampler, clock=clock,
+                     runner_factory=runner_factory, **options)
+
+
+async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size: tuple[int, int] = (120, 36),
+                                *, clock: Callable[[], float] | None = None) -> str:
+    """The workbench's main screen as SVG, off-screen, showing the given runs (for the headless report)."""
+    app = build_app(start_sampler=False, clock=clock)
+    async with app.run_test(size=size) as pilot:
+        app.load_records(list(records))
+        if sample is not None:
+            app.post_sample(sample)
+        await pilot.pause()
+        app.plots.refresh_plots()
+        await pilot.pause()
+        return app.export_screenshot()
+
+
+def main(runs_dir: str | os.PathLike[str] | None = None) -> int:
+    app = build_app(runs_dir)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,98 @@
+"""What the launcher offers, UI-free: each workload's main parameters and the argv they make.
+
+The launcher shows these as editable fields; :func:`build_args` turns the
+field values into the arguments of ``python -m workloads.<name>``, or says in
+one line which value is wrong. A blank field is left out, so the workload's own
+default applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Param:
+    """One launcher field: ``flag`` is the workload's option, ``choices`` makes it a pick-list."""
+
+    key: str
+    label: str
+    flag: str
+    default: str = ""
+    kind: str = "text"                 # "int" (positive), "text" or "choice"
+    choices: tuple[str, ...] = ()
+    placeholder: str = ""
+    omit: tuple[str, ...] = ()         # values that mean "the workload's default": not passed
+
+
+PARAMS: dict[str, tuple[Param, ...]] = {
+    "resnet50": (
+        Param("batch_size", "batch size", "--batch-size", "64", "int"),
+        Param("epochs", "epochs", "--epochs", "1", "int"),
+        Param("steps", "steps (cap)", "--steps", "200", "int", placeholder="no cap"),
+        Param("image_size", "image size", "--image-size", "224", "int"),
+        Param("amp", "AMP", "--amp", "off", "choice", ("off", "fp16", "bf16")),
+        Param("data", "data", "--data", "synthetic", placeholder="synthetic | fake | DIR",
+              omit=("synthetic",)),
+        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+    ),
+    "generate": (
+        Param("tokens", "tokens", "--tokens", "256", "int"),
+        Param("batch_size", "batch size", "--batch-size", "1", "int"),
+        Param("dtype", "dtype", "--dtype", "fp32", "choice", ("fp32", "fp16", "bf16")),
+        Param("model_size", "model size", "--model-size", "124M", "choice", ("124M", "355M", "774M", "1.5B")),
+        Param("prompt_len", "prompt length", "--prompt-len", "32", "int"),
+        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+    ),
+}
+
+
+class BadValue(ValueError):
+    """A launcher field holds a value the workload would refuse; the message is one line."""
+
+
+def params_for(workload: str) -> tuple[Param, ...]:
+    """The fields of a workload; one with no entry here (added later) starts with no options."""
+    return PARAMS.get(workload, ())
+
+
+def defaults(workload: str) -> dict[str, str]:
+    return {p.key: p.default for p in params_for(workload)}
+
+
+def build_args(workload: str, values: dict[str, str]) -> list[str]:
+    """Arguments for the workload from field values; raise `BadValue` on the first bad one."""
+    args: list[str] = []
+    for param in params_for(workload):
+        value = str(values.get(param.key, param.default) or "").strip()
+        if not value or value in param.omit:
+            continue
+        if param.kind == "int":
+            try:
+                number = int(value)
+            except ValueError:
+                raise BadValue(f"{param.label}: {value!r} is not a whole number") from None
+            if number <= 0:
+                raise BadValue(f"{param.label}: must be positive, not {number}")
+            value = str(number)
+        elif param.kind == "choice" and value not in param.choices:
+            raise BadValue(f"{param.label}: {value!r} is not one of {', '.join(param.choices)}")
+        args += [param.flag, value]
+    return args
+
+
+def total_steps(args: list[str], config: dict | None = None) -> int | None:
+    """How many steps the run will take, when it can be known (for the ETA); None otherwise."""
+    config = config or {}
+    for key in ("total_steps", "steps", "tokens"):
+        value = config.get(key)
+        if isinstance(value, int) and value > 0:
+            return value
+    for flag in ("--steps", "--tokens"):
+        if flag in args:
+            at = args.index(flag)
+            try:
+                return int(args[at + 1])
+            except (IndexError, ValueError):
+                return None
+    return None

@@ -1,0 +1,33 @@
+"""A yes/no question in a modal; y/Enter says yes, n/Escape says no."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label
+
+
+class Confirm(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "yes"),
+        Binding("n,escape", "answer(False)", "no"),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
+        super().__init__()
+        self.question = question
+        self.yes, self.no = yes, no
+
+    def compose(self):
+        with Vertical(id="dialog"):
+            yield Label(self.question, id="question")
+            with Horizontal(id="buttons"):
+                yield Button(f"{self.yes} (y)", variant="error", id="yes", compact=True)
+                yield Button(f"{self.no} (n)", id="no", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)

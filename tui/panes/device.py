@@ -1,0 +1,140 @@
+"""The device pane: one line per device and one for the host, from the newest telemetry `Sample`."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from tui.telemetry.sample import NA, Sample, fmt, fmt_bytes
+
+BAR_WIDTH = 10
+# (warn, alarm) thresholds; the "!" marks an alarm when there is no colour
+TEMP_C = (75.0, 85.0)
+MEM_PCT = (90.0, 97.0)
+POWER_PCT = (90.0, 98.0)
+
+
+def _level(value: float | None, limits: tuple[float, float]) -> str:
+    if value is None:
+        return ""
+    if value >= limits[1]:
+        return "alarm"
+    if value >= limits[0]:
+        return "warn"
+    return "ok"
+
+
+_STYLE = {"ok": "green", "warn": "yellow", "alarm": "bold red", "": "dim"}
+
+
+def _cell(text: str, level: str) -> Text:
+    return Text(text + ("!" if level == "alarm" else ""), style=_STYLE[level])
+
+
+def bar(pct: float | None, width: int = BAR_WIDTH) -> str:
+    if pct is None:
+        return "?" * width
+    filled = max(0, min(width, round(width * pct / 100.0)))
+    return "█" * filled + "░" * (width - filled)
+
+
+def _util(pct: float | None) -> Text:
+    # low utilisation while a run is active is the thing to notice: it is not an alarm by itself
+    return Text(fmt(pct, "%"), style="dim" if pct is None else "")
+
+
+def _memory(used: int | None, total: int | None, pct: float | None) -> Text:
+    level = _level(pct, MEM_PCT)
+    text = Text(bar(pct) + " ", style=_STYLE[level] if pct is not None else "dim")
+    sizes = f"{fmt_bytes(used)}/{fmt_bytes(total)}" if total is not None else fmt_bytes(used)
+    text.append(sizes + ("!" if level == "alarm" else ""), style="" if used is not None else "dim")
+    return text
+
+
+def _power(power: float | None, limit: float | None) -> Text:
+    if power is None:
+        return Text(NA, style="dim")
+    pct = 100.0 * power / limit if limit else None
+    body = f"{power:.0f}/{limit:.0f} W" if limit else f"{power:.0f} W"
+    return _cell(body, _level(pct, POWER_PCT) or "ok")
+
+
+def _throttle(reasons: tuple[str, ...] | None) -> Text:
+    if reasons is None:
+        return Text("throttle " + NA, style="dim")
+    if not reasons:
+        return Text("no throttle", style="green")
+    return Text("THROTTLE " + ",".join(reasons), style="bold yellow")
+
+
+def device_table(sample: Sample | None) -> Table:
+    table = Table.grid(padding=(0, 1), expand=True)
+    table.add_column("dev", no_wrap=True)
+    table.add_column("name", ratio=1, no_wrap=True, overflow="ellipsis", min_width=8)
+    table.add_column("util", no_wrap=True, justify="right")
+    table.add_column("memory", no_wrap=True)
+    table.add_column("temp", no_wrap=True, justify="right")
+    table.add_column("power", no_wrap=True, justify="right")
+    table.add_column("clock", no_wrap=True, justify="right")
+    table.add_column("throttle", no_wrap=True, overflow="ellipsis")
+    if sample is None:
+        table.add_row("", Text("waiting for the first telemetry sample...", style="dim"))
+        return table
+    if not sample.devices:
+        table.add_row(Text("GPU", style="bold"), Text("no device seen (N/A)", style="dim"))
+    for i, dev in enumerate(sample.devices):
+        index = dev.index if dev.index is not None else i
+        temp = dev.temperature_c
+        clock = f"{dev.sm_clock_mhz:.0f} MHz" if dev.sm_clock_mhz is not None else NA
+        table.add_row(
+            Text(f"GPU{index}", style="bold"),
+            Text(dev.name or NA),
+            _util(dev.util_gpu_pct),
+            _memory(dev.mem_used_bytes, dev.mem_total_bytes, dev.mem_used_pct),
+            _cell(fmt(temp, "°C"), _level(temp, TEMP_C)),
+            _power(dev.power_w, dev.power_limit_w),
+            Text(clock, style="dim" if dev.sm_clock_mhz is None else ""),
+            _throttle(dev.throttle_reasons),
+        )
+    return table
+
+
+def host_line(sample: Sample | None) -> Text:
+    if sample is None:
+        return Text("")
+    host = sample.host
+    ram_pct = 100.0 * host.mem_used_bytes / host.mem_total_bytes if (
+        host.mem_used_bytes is not None and host.mem_total_bytes) else None
+    load = " ".join(fmt(v, digits=2) for v in (host.load1, host.load5, host.load15))
+    text = Text()
+    text.append("host ", style="bold")
+    cores = f" of {host.cpu_count}" if host.cpu_count else ""
+    text.append(f"CPU {fmt(host.cpu_pct, '%')}{cores}  ")
+    text.append("RAM ")
+    text.append_text(_memory(host.mem_used_bytes, host.mem_total_bytes, ram_pct))
+    disk_pct = 100.0 * host.disk_used_bytes / host.disk_total_bytes if (
+        host.disk_used_bytes is not None and host.disk_total_bytes) else None
+    text.append("  disk ")
+    text.append(f"{fmt_bytes(host.disk_free_bytes)} free", style=_STYLE[_level(disk_pct, (90.0, 98.0))])
+    text.append(f"  load {load}")
+    return text
+
+
+class DevicePane(Static):
+    """Devices and host at a glance; N/A where a reading is missing."""
+
+    sample: reactive[Sample | None] = reactive(None, always_update=True)
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self.border_title = "devices"
+
+    def watch_sample(self, sample: Sample | None) -> None:
+        from rich.console import Group
+
+        parts = [device_table(sample), host_line(sample)]
+        if sample is not None and sample.errors:
+            parts.append(Text("; ".join(sample.errors[:2]), style="dim", overflow="ellipsis", no_wrap=True))
+        self.update(Group(*parts))

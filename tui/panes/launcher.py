@@ -1,0 +1,165 @@
+"""The launcher: one tab per workload with its main parameters editable in place, and the run's state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Button, Input, Label, Select, Static, TabbedContent, TabPane
+
+from tui.launch import Param, defaults, params_for
+from workloads import WORKLOADS
+
+
+def _field_id(workload: str, key: str) -> str:
+    return f"param-{workload}-{key}"
+
+
+class ParamRow(Horizontal):
+    DEFAULT_CSS = """
+    ParamRow { height: 1; }
+    ParamRow > Label { width: 14; }
+    ParamRow > Input, ParamRow > Select { width: 1fr; }
+    """
+
+
+def _widget_for(workload: str, param: Param):
+    wid = _field_id(workload, param.key)
+    if param.kind == "choice":
+        return Select([(c, c) for c in param.choices], value=param.default, allow_blank=False, compact=True,
+                      id=wid)
+    restrict = r"[0-9]*" if param.kind == "int" else None
+    return Input(param.default, placeholder=param.placeholder, restrict=restrict, compact=True, id=wid,
+                 select_on_focus=False)
+
+
+class WorkloadForm(VerticalScroll):
+    """The fields of one workload."""
+
+    DEFAULT_CSS = """
+    WorkloadForm { height: auto; max-height: 100%; }
+    """
+
+    def __init__(self, workload: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.workload = workload
+
+    def compose(self):
+        params = params_for(self.workload)
+        if not params:
+            yield Label("no options: runs with the workload's defaults")
+        for param in params:
+            with ParamRow():
+                yield Label(param.label)
+                yield _widget_for(self.workload, param)
+
+    def values(self) -> dict[str, str]:
+        out = defaults(self.workload)
+        for param in params_for(self.workload):
+            widget = self.query_one(f"#{_field_id(self.workload, param.key)}")
+            value = widget.value
+            out[param.key] = "" if value is None or value is Select.BLANK else str(value)
+        return out
+
+
+@dataclass
+class RunState:
+    """What the launcher shows about the current (or last) run."""
+
+    workload: str = ""
+    run_id: str = ""
+    status: str = "idle"          # idle / starting / running / ok / failed / stopped
+    step: int | None = None
+    epoch: int | None = None
+    total_steps: int | None = None
+    eta_s: float | None = None
+    throughput: float | None = None
+    unit: str | None = None
+    loss: float | None = None
+    fallbacks: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    result: dict = field(default_factory=dict)
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "N/A" if value is None else f"{value:,.{digits}f}"
+
+
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "N/A"
+    seconds = int(seconds)
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
+
+
+_STATUS_STYLE = {"running": "bold green", "starting": "yellow", "ok": "green", "failed": "bold red",
+                 "stopped": "yellow", "idle": "dim"}
+
+
+def render_state(state: RunState) -> Text:
+    text = Text()
+    title = WORKLOADS.get(state.workload, (state.workload or "no run yet",))[0]
+    text.append(f"{state.status.upper()}", style=_STATUS_STYLE.get(state.status, ""))
+    text.append(f" {title}\n")
+    step = "N/A" if state.step is None else str(state.step)
+    if state.total_steps:
+        step += f"/{state.total_steps}"
+    epoch = "" if state.epoch is None else f"  epoch {state.epoch}"
+    text.append(f"step {step}{epoch}  ETA {_eta(state.eta_s)}\n")
+    text.append(f"{_num(state.throughput)} {state.unit or ''}  loss {_num(state.loss, 4)}\n")
+    fallbacks = len(state.fallbacks)
+    warnings = len(state.warnings)
+    text.append(f"fallbacks {fallbacks}", style="bold yellow" if fallbacks else "")
+    text.append(f"  warnings {warnings}", style="yellow" if warnings else "")
+    if state.fallbacks:
+        text.append(f"\n{state.fallbacks[-1]}", style="yellow")
+    if state.result:
+        body = "  ".join(f"{k}={_short(v)}" for k, v in list(state.result.items())[:4])
+        text.append(f"\n{body}", style="bold")
+    return text
+
+
+def _short(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+class LauncherPane(VerticalScroll):
+    """Workload tabs (number keys switch), their fields, and the current run's state."""
+
+    state: reactive[RunState] = reactive(RunState, always_update=True)
+
+    def __init__(self, workloads: list[str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.workloads = workloads
+        self.border_title = "launcher"
+
+    def compose(self):
+        with TabbedContent(id="workload-tabs"):
+            for i, name in enumerate(self.workloads, start=1):
+                title = WORKLOADS.get(name, (name,))[0].split(" ")[0]
+                with TabPane(f"{i} {title}", id=f"tab-{name}"):
+                    yield WorkloadForm(name, id=f"form-{name}")
+        yield Button("start (s)", variant="success", compact=True, id="start-stop")
+        yield Static(render_state(RunState()), id="run-state")
+
+    @property
+    def selected(self) -> str:
+        active = self.query_one(TabbedContent).active
+        return active.removeprefix("tab-") if active else self.workloads[0]
+
+    def select(self, name: str) -> None:
+        self.query_one(TabbedContent).active = f"tab-{name}"
+
+    def values(self, name: str | None = None) -> dict[str, str]:
+        name = name or self.selected
+        return self.query_one(f"#form-{name}", WorkloadForm).values()
+
+    def watch_state(self, state: RunState) -> None:
+        if self.is_mounted:
+            self.query_one("#run-state", Static).update(render_state(state))

@@ -1,0 +1,57 @@
+"""The log pane: the run's events, its stderr, warnings and errors with their hints."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+from workloads import protocol
+
+MAX_LINES = 5000
+
+
+def event_text(event: protocol.Event) -> Text | None:
+    """How an event reads in the log; steps are left to the plots (None)."""
+    if isinstance(event, protocol.Step):
+        return None
+    if isinstance(event, protocol.Error):
+        text = Text(f"ERROR: {event.message}", style="bold red")
+        if event.hint:
+            text.append(f"\n  hint: {event.hint}", style="yellow")
+        return text
+    if isinstance(event, protocol.Fallback):
+        return Text(event.describe(), style="bold yellow")
+    if isinstance(event, protocol.WorkloadWarning):
+        return Text(event.describe(), style="yellow")
+    if isinstance(event, protocol.Result):
+        return Text(event.describe(), style="bold green")
+    if isinstance(event, protocol.End):
+        style = {"ok": "green", "failed": "bold red", "stopped": "yellow"}.get(event.status, "")
+        return Text(event.describe(), style=style)
+    return Text(event.describe())
+
+
+class LogPane(RichLog):
+    """Newest line last; holds the last MAX_LINES lines (run.log keeps everything)."""
+
+    def __init__(self, clock=time.time, **kwargs) -> None:
+        super().__init__(max_lines=MAX_LINES, wrap=True, markup=False, highlight=False, **kwargs)
+        self.clock = clock
+        self.border_title = "log"
+        self.lines_text: list[str] = []  # plain text of what was written, newest last (tests, export)
+
+    def say(self, text: str | Text, style: str = "") -> None:
+        if isinstance(text, str):
+            text = Text(text, style=style)
+        stamp = time.strftime("%H:%M:%S", time.localtime(self.clock()))
+        line = Text(f"{stamp} ", style="dim") + text
+        self.lines_text.append(line.plain)
+        del self.lines_text[:-MAX_LINES]
+        self.write(line)
+
+    def event(self, event: protocol.Event) -> None:
+        text = event_text(event)
+        if text is not None:
+            self.say(text)
