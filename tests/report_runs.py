@@ -1,0 +1,72 @@
+"""Run directories built by hand (fake events and telemetry), so report tests need no torch."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from tui.runs import RunStore
+from workloads import protocol
+
+T0 = 1_790_000_000.0
+
+
+def _device(i: int, t: int, util: float) -> dict:
+    return {"index": 0, "name": "Fake GPU 80GB", "bus_id": "0000:3b:00.0", "pci_vendor": "NVIDIA",
+            "util_gpu_pct": util, "mem_used_bytes": (20 + t) * 2**30, "mem_total_bytes": 80 * 2**30,
+            "temperature_c": 60.0 + t, "power_w": 300.0 + 10 * t, "power_limit_w": 700.0,
+            "sm_clock_mhz": 1980.0 - (15 if t > 5 else 0), "throttle_reasons": ["sw_power_cap"] if t == 7 else [],
+            "ecc_corrected": 3, "ecc_uncorrected": 0}
+
+
+def _sample(t: int, util: float, with_device: bool = True) -> dict:
+    return {"t": T0 + t, "devices": [_device(0, t, util)] if with_device else [],
+            "host": {"hostname": "testhost", "cpu_count": 8, "cpu_pct": 40.0 + t,
+                     "mem_used_bytes": 8 * 2**30, "mem_total_bytes": 64 * 2**30},
+            "errors": [], "sources": ["nvml"] if with_device else []}
+
+
+def resnet_run(store: RunStore, args=("--steps", "10", "--batch-size", "32"), *, fallback=True, status="ok",
+               with_device=True) -> Path:
+    run = store.create("resnet50", list(args))
+    run.append(protocol.Start(t=T0, workload="resnet50", device="Fake GPU 80GB",
+                              config={"batch_size": 32, "image_size": 224, "amp": "bf16", "epoch_size": 12800},
+                              versions={"torch": "2.14.1"}))
+    if fallback:
+        run.append(protocol.Fallback(t=T0 + 1, error="CUDA error: device kernel image is invalid",
+                                     action="autocast off for BatchNorm2d", layer="layer1.0.bn1", op="BatchNorm2d"))
+        run.append(protocol.WorkloadWarning(t=T0 + 1, message="op aten::foo fell back to the CPU", code="cpu_fallback"))
+    for i in range(1, 11):
+        run.append(protocol.Step(t=T0 + i, step=i, epoch=1, loss=6.9 * math.exp(-i / 8), throughput=900.0 + 10 * i,
+                                 unit="images/s", step_s=0.035, data_wait_s=0.001, compute_s=0.034,
+                                 memory_allocated_bytes=30 * 2**30))
+        run.append_telemetry(_sample(i, 90.0 + (i % 3), with_device))
+    if status == "ok":
+        run.append(protocol.Result(t=T0 + 11, metrics={
+            "images_per_s": 950.0, "images_per_s_compute": 960.0, "total_s": 10.0, "final_loss": 1.97,
+            "precision": "bf16", "peak_memory_bytes": 30 * 2**30, "batch_size": 32, "image_size": 224, "steps": 10,
+            "published_images_per_s": {"A100-80GB, AMP (NVIDIA DeepLearningExamples)": 2470.0},
+            "achieved_tflops": 23.3, "peak_tflops": 989.0, "flop_utilisation": 0.0235}))
+        run.append(protocol.End(t=T0 + 12, status="ok", exit_code=0))
+    else:
+        run.append(protocol.Error(t=T0 + 11, message="CUDA out of memory", hint="lower --batch-size"))
+        run.append(protocol.End(t=T0 + 12, status="failed", exit_code=1))
+    run.log("resnet50: training on Fake GPU 80GB")
+    run.close()
+    return run.path
+
+
+def generate_run(store: RunStore, args=("--tokens", "64")) -> Path:
+    run = store.create("generate", list(args))
+    run.append(protocol.Start(t=T0 + 20, workload="generate", device="Fake GPU 80GB",
+                              config={"dtype": "bf16", "batch_size": 1, "tokens": 64}))
+    for i in range(1, 5):
+        run.append(protocol.Step(t=T0 + 20 + i, step=16 * i, throughput=120.0 + i, unit="tokens/s", step_s=0.008))
+        run.append_telemetry(_sample(20 + i, 60.0))
+    run.append(protocol.Result(t=T0 + 25, metrics={
+        "tokens_per_s": 121.5, "aggregate_tokens_per_s": 121.5, "bound_tokens_per_s": 900.0, "ttft_s": 0.012,
+        "latency_p50_s": 0.0082, "latency_p99_s": 0.0101, "bandwidth_fraction": 0.135, "device_read_gbps": 3000.0,
+        "dtype": "bf16", "peak_memory_bytes": 600 * 2**20, "batch_size": 1, "tokens": 64, "model_size": "124M"}))
+    run.append(protocol.End(t=T0 + 26, status="ok", exit_code=0))
+    run.close()
+    return run.path

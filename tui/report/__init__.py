@@ -1,0 +1,188 @@
+"""The report bundle, UI-free: the workbench's `e` key and the headless export both call `export_bundle`.
+
+    path = export_bundle([run_dir, ...], output_dir, screenshot_svg=svg, progress=print)
+
+Layout of ``cardbench-report-<host>-<UTC time>.zip`` (one top folder of the same name)::
+
+    report.md, report.html      what the reviewer reads (English, or Chinese with lang="zh")
+    screenshot.svg/.png         the workbench screen
+    nvidia-smi.txt/.png         the management CLI's output (or cardbench's device table, said so)
+    logs/<run>/run.log, events.jsonl, config.json
+    metrics/summary.json, steps.csv, telemetry.csv
+    charts/<run>-loss.png, -throughput.png, -utilisation.png
+    env.json, env.txt           collect_env, device detection, doctor, CUDA init time, allow-listed env
+    SHA256SUMS                  `sha256sum -c SHA256SUMS` inside the folder
+
+Every text is redacted (see ``tui.report.redact``) before it is written. Nothing
+here imports torch or textual (the workbench's screen is rendered by
+``tui.report.screen`` only when no screenshot is given).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from tui.report.bundle import BundleError, check_output_dir
+
+__all__ = ["BundleError", "check_output_dir", "export_bundle"]
+
+
+def _say(progress: Callable[[str], Any] | None, message: str) -> None:
+    if progress is None:
+        return
+    try:
+        progress(message)
+    except Exception:  # noqa: BLE001 - a broken progress display must not cost the report
+        pass
+
+
+def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | os.PathLike[str], *,
+                  screenshot_svg: str | None = None, progress: Callable[[str], Any] | None = None,
+                  price_per_hour: float | None = None, currency: str = "USD", lang: str = "en",
+                  doctor_checks: Sequence[Any] | None = None, doctor_note: str | None = None,
+                  notes: Sequence[str] = (), sample: Any = None, environ: Mapping[str, str] | None = None,
+                  screenshot_note: str | None = None) -> Path:
+    """Write the bundle for these runs into ``output_dir``; return the zip's path.
+
+    ``progress(message)`` is called before each stage. ``doctor_checks`` (DoctorCheck
+    objects or dicts): when None the doctor runs now. ``notes``: export-level facts the
+    report must state (a scaled-down suite, a skipped workload...). Raises
+    :class:`BundleError` (one line) when the output directory cannot be written or a run
+    directory cannot be read; the runs on disk are never touched.
+    """
+    from tui.report import charts as charts_mod
+    from tui.report import contents, envinfo, html, markdown, png, screen, smi, summary, xid
+    from tui.report.bundle import Bundle, bundle_stem
+    from tui.report.redact import Redactor
+    from tui.runs import RunStoreError, load_run
+
+    started = time.time()
+    out_dir = check_output_dir(Path(output_dir))
+    notes = list(notes)
+
+    _say(progress, "reading the runs")
+    records = []
+    for path in run_dirs:
+        try:
+            records.append(load_run(path))
+        except RunStoreError as exc:
+            raise BundleError(str(exc)) from None
+
+    redactor = Redactor(environ)
+    for record in records:
+        redactor.learn_from_obj(record.config)
+        if record.start is not None:
+            redactor.learn_from_obj(record.start.config)
+
+    if doctor_checks is None:
+        _say(progress, "running the doctor")
+        try:
+            from tui.doctor import run_checks
+
+            doctor_checks = run_checks()
+            doctor_note = doctor_note or "The doctor ran at export time."
+        except Exception as exc:  # noqa: BLE001 - the report is written without it, and says so
+            doctor_checks = []
+            doctor_note = f"The doctor could not run: {type(exc).__name__}: {exc}"
+
+    _say(progress, "device detection")
+    if sample is None:
+        try:
+            from tui.telemetry import collect_once
+
+            sample = collect_once()
+        except Exception as exc:  # noqa: BLE001
+            notes.append(f"device detection failed: {type(exc).__name__}: {exc}")
+
+    _say(progress, "collecting the environment (python -m torch.utils.collect_env)")
+    env = envinfo.gather(doctor_checks, redactor.environment(environ), sample=sample, doctor_note=doctor_note)
+
+    _say(progress, "management CLI output")
+    smi_out = smi.run_management_cli(sample=sample)
+
+    bundle = Bundle(redactor)
+    host = (sample.host.hostname if sample is not None and sample.host.hostname else None) or envinfo.hostname()
+    stem = bundle_stem(host, started)
+
+    smi_png_error = None
+    smi_header = f"$ {smi_out.command}\n" if smi_out.tool else ""
+    bundle.add_text("nvidia-smi.txt", smi_header + smi_out.text + "\n" + (f"\n# note: {smi_out.note}\n" if smi_out.note else ""))
+    try:
+        bundle.add_binary("nvidia-smi.png", png.text_to_png(redactor.text(smi_header + smi_out.text),
+                                                            smi_out.command))
+    except png.PngError as exc:
+        smi_png_error = str(exc)
+        notes.append(f"nvidia-smi.png was not drawn: {exc}")
+
+    _say(progress, "screenshot")
+    if screenshot_svg is None:
+        screenshot_svg, why = screen.app_screenshot(records, sample)
+        if screenshot_svg is None:
+            screenshot_note = screenshot_note or (f"{why}; the screenshot is a plain text rendering of the same "
+                                                  "devices and runs.")
+            screenshot_svg = png.terminal_svg(screen.text_screen(records, sample), "cardbench", width=screen.WIDTH)
+    screenshot_svg = redactor.text(screenshot_svg)
+    bundle.add_text("screenshot.svg", screenshot_svg)
+    screenshot_png_error = None
+    try:
+        bundle.add_binary("screenshot.png", png.svg_to_png(screenshot_svg))
+    except png.PngError as exc:
+        screenshot_png_error = str(exc)
+        notes.append(f"screenshot.png was not drawn ({exc}); screenshot.svg is in the bundle")
+
+    _say(progress, "charts")
+    chart_files: dict[str, list[tuple[str, str]]] = {}
+    for record in records:
+        for chart in charts_mod.charts_for(record):
+            name = f"charts/{chart.name}.png"
+            try:
+                bundle.add_binary(name, png.svg_to_png(chart.svg))
+            except png.PngError as exc:
+                name = f"charts/{chart.name}.svg"
+                bundle.add_text(name, chart.svg)
+                notes.append(f"{chart.name}: PNG not drawn ({exc}); the SVG is kept")
+            chart_files.setdefault(record.id, []).append((chart.title, name))
+
+    _say(progress, "metrics and logs")
+    summaries = [summary.summarize(r) for r in records]
+    stability = summary.stability(records)
+    bundle.add_json("metrics/summary.json", {
+        "generated": started, "host": host, "cardbench": env.cardbench,
+        "runs": [s.to_dict() for s in summaries],
+        "stability": [d.to_dict() for d in stability], "host_peaks": summary.host_peaks(records),
+        "cost": ({"price_per_hour": price_per_hour, "currency": currency,
+                  "runs": {s.run_id: summary.cost(s, price_per_hour) for s in summaries}}
+                 if price_per_hour is not None else None),
+    })
+    bundle.add_text("metrics/steps.csv", summary.steps_csv(records))
+    bundle.add_text("metrics/telemetry.csv", summary.telemetry_csv(records))
+    for record in records:
+        bundle.add_text(f"logs/{record.id}/run.log", record.log_text)
+        events = record.path / "events.jsonl"
+        bundle.add_jsonl(f"logs/{record.id}/events.jsonl",
+                         events.read_text(encoding="utf-8", errors="replace") if events.exists() else "")
+        bundle.add_json(f"logs/{record.id}/config.json", record.config)
+
+    bundle.add_json("env.json", env.to_dict())
+    bundle.add_text("env.txt", envinfo.env_text(env))
+
+    _say(progress, "writing the report")
+    if env.collect_env.note:
+        notes.append(f"collect_env: {env.collect_env.note}")
+    xids = xid.read_kernel_log()
+    data = contents.ReportData(
+        generated=started, host=host, lang=lang, summaries=summaries, env=env, smi=smi_out,
+        smi_png_error=smi_png_error, screenshot_png_error=screenshot_png_error, screenshot_note=screenshot_note,
+        charts=chart_files, stability=stability, host_peaks=summary.host_peaks(records), xid=xids,
+        price_per_hour=price_per_hour, currency=currency, notes=notes,
+        files=sorted([*bundle.files, "report.md", "report.html", "SHA256SUMS"]))
+    blocks = contents.build(data)
+    bundle.add_text("report.md", markdown.render(blocks))
+    title = "cardbench 测试报告" if lang == "zh" else "cardbench test report"
+    bundle.add_text("report.html", html.render(blocks, title=f"{title} - {host}", lang=lang))
+
+    _say(progress, "writing the zip")
+    return bundle.write_zip(out_dir, stem, started)

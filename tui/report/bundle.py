@@ -1,0 +1,138 @@
+"""The bundle's files, gathered in memory, every text redacted, then one zip written atomically.
+
+Atomic: the zip is written to a hidden temporary name in the output directory,
+flushed and fsynced, then renamed over the final name. An export interrupted at
+any point (Ctrl+C, a full disk, a crash) leaves no file under the final name; a
+temporary file left by a killed process starts with a dot and ends in
+``.partial``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from tui.report.redact import Redactor
+
+SUMS = "SHA256SUMS"
+PARTIAL_SUFFIX = ".partial"
+
+
+class BundleError(Exception):
+    """The bundle cannot be written; the message is one line for the user."""
+
+
+def bundle_stem(host: str, t: float) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", host).strip("-.") or "host"
+    return f"cardbench-report-{safe}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(t))}"
+
+
+def check_output_dir(path: Path) -> Path:
+    """Create the output directory if needed and prove it writable now, before minutes of work."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise BundleError(f"cannot write the report to {path}: it exists and is not a directory") from None
+    except OSError as exc:
+        raise BundleError(f"cannot write the report to {path}: {exc.strerror or exc}") from None
+    probe = path / f".cardbench-write-test-{os.getpid()}"
+    try:
+        with open(probe, "wb") as fh:
+            fh.write(b"ok")
+    except OSError as exc:
+        raise BundleError(f"cannot write the report to {path}: {exc.strerror or exc}") from None
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+    return path
+
+
+class Bundle:
+    """Files by path inside the bundle; every text goes through the redactor on its way in."""
+
+    def __init__(self, redactor: Redactor):
+        self.redactor = redactor
+        self.files: dict[str, bytes] = {}
+
+    def add_text(self, name: str, text: str) -> None:
+        self.files[name] = self.redactor.text(text).encode("utf-8")
+
+    def add_json(self, name: str, obj: Any) -> None:
+        text = json.dumps(self.redactor.obj(obj), indent=2, ensure_ascii=False, default=str) + "\n"
+        self.add_text(name, text)
+
+    def add_jsonl(self, name: str, text: str) -> None:
+        """JSON lines redacted object by object (keys and option lists), then as text."""
+        out = []
+        for line in text.splitlines():
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                out.append(line)  # a torn line is kept as it is (and still scrubbed as text)
+                continue
+            out.append(json.dumps(self.redactor.obj(obj), separators=(",", ":"), ensure_ascii=False))
+        self.add_text(name, "\n".join(out) + ("\n" if out else ""))
+
+    def add_binary(self, name: str, data: bytes) -> None:
+        """Rendered images only: their text was redacted before rendering."""
+        self.files[name] = bytes(data)
+
+    def sha256sums(self) -> str:
+        lines = [f"{hashlib.sha256(data).hexdigest()}  {name}" for name, data in sorted(self.files.items())]
+        return "\n".join(lines) + "\n"
+
+    def write_zip(self, output_dir: Path, stem: str, t: float | None = None) -> Path:
+        """``output_dir/stem.zip`` holding ``stem/<files>`` and ``stem/SHA256SUMS``, written atomically."""
+        files = dict(self.files)
+        files[SUMS] = self.sha256sums().encode("utf-8")
+        final = Path(output_dir) / f"{stem}.zip"
+        temp = Path(output_dir) / f".{stem}.zip.{os.getpid()}{PARTIAL_SUFFIX}"
+        stamp = time.gmtime(t if t is not None else time.time())[:6]
+        try:
+            with open(temp, "wb") as fh:
+                with zipfile.ZipFile(fh, "w") as zf:
+                    for name, data in sorted(files.items()):
+                        info = zipfile.ZipInfo(f"{stem}/{name}", date_time=stamp)
+                        info.external_attr = 0o644 << 16
+                        info.compress_type = zipfile.ZIP_STORED if name.endswith(".png") else zipfile.ZIP_DEFLATED
+                        zf.writestr(info, data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(temp, final)
+        except OSError as exc:
+            _unlink(temp)
+            raise BundleError(f"cannot write the report to {output_dir}: {exc.strerror or exc}") from None
+        except BaseException:
+            _unlink(temp)
+            raise
+        _fsync_dir(Path(output_dir))
+        return final
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,202 @@
+"""Line charts as SVG (no plotting library), rendered to PNG by ``png.svg_to_png``.
+
+A gap in a series (a None) breaks its line instead of being drawn as a zero.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+from xml.sax.saxutils import escape
+
+WIDTH, HEIGHT = 900, 380
+_LEFT, _RIGHT, _TOP, _BOTTOM = 78, 24, 46, 56
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+
+
+@dataclass
+class Series:
+    label: str
+    xs: Sequence[float]
+    ys: Sequence[float | None]
+    color: str | None = None
+
+
+def _nice_step(span: float, ticks: int = 5) -> float:
+    raw = span / max(ticks, 1)
+    if raw <= 0 or not math.isfinite(raw):
+        return 1.0
+    magnitude = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * magnitude:
+            return m * magnitude
+    return 10 * magnitude
+
+
+def _ticks(lo: float, hi: float) -> list[float]:
+    step = _nice_step(hi - lo)
+    start = math.ceil(lo / step) * step
+    out = []
+    v = start
+    while v <= hi + step * 1e-9 and len(out) < 12:
+        out.append(v)
+        v += step
+    return out
+
+
+def _label(v: float) -> str:
+    a = abs(v)
+    if a >= 1e9:
+        return f"{v / 1e9:.3g}G"
+    if a >= 1e6:
+        return f"{v / 1e6:.3g}M"
+    if a >= 1e4:
+        return f"{v / 1e3:.3g}k"
+    if a == 0 or a >= 1:
+        return f"{v:.4g}"
+    return f"{v:.3g}"
+
+
+def _bounds(values: list[float], fixed: tuple[float, float] | None) -> tuple[float, float]:
+    if fixed is not None:
+        return fixed
+    lo, hi = min(values), max(values)
+    if hi == lo:
+        pad = abs(hi) * 0.1 or 1.0
+        return lo - pad, hi + pad
+    pad = (hi - lo) * 0.05
+    return lo - pad, hi + pad
+
+
+def line_chart(title: str, series: Sequence[Series], *, x_label: str, y_label: str,
+               y_range: tuple[float, float] | None = None) -> str | None:
+    """An SVG line chart; None when no series has a single finite point."""
+    points = [(x, y) for s in series for x, y in zip(s.xs, s.ys)
+              if y is not None and x is not None and math.isfinite(y) and math.isfinite(x)]
+    if not points:
+        return None
+    x0, x1 = _bounds([p[0] for p in points], None)
+    if min(p[0] for p in points) >= 0:
+        x0 = max(x0, 0.0) if min(p[0] for p in points) - x0 < (x1 - x0) * 0.2 else x0
+    y0, y1 = _bounds([p[1] for p in points], y_range)
+    pw, ph = WIDTH - _LEFT - _RIGHT, HEIGHT - _TOP - _BOTTOM
+
+    def sx(x: float) -> float:
+        return _LEFT + (x - x0) / (x1 - x0) * pw
+
+    def sy(y: float) -> float:
+        return _TOP + ph - (y - y0) / (y1 - y0) * ph
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+           f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="monospace">',
+           f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
+           f'<text x="{WIDTH / 2}" y="26" font-size="17" text-anchor="middle" fill="#222">{escape(title)}</text>']
+    for v in _ticks(y0, y1):
+        y = sy(v)
+        out.append(f'<line x1="{_LEFT}" y1="{y:.1f}" x2="{WIDTH - _RIGHT}" y2="{y:.1f}" stroke="#e5e5e5"/>')
+        out.append(f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" font-size="12" text-anchor="end" fill="#444">'
+                   f'{escape(_label(v))}</text>')
+    for v in _ticks(x0, x1):
+        x = sx(v)
+        out.append(f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{_TOP + ph}" stroke="#f0f0f0"/>')
+        out.append(f'<text x="{x:.1f}" y="{_TOP + ph + 18}" font-size="12" text-anchor="middle" fill="#444">'
+                   f'{escape(_label(v))}</text>')
+    out.append(f'<rect x="{_LEFT}" y="{_TOP}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>')
+    out.append(f'<text x="{_LEFT + pw / 2}" y="{HEIGHT - 12}" font-size="13" text-anchor="middle" fill="#222">'
+               f'{escape(x_label)}</text>')
+    out.append(f'<text x="16" y="{_TOP + ph / 2}" font-size="13" text-anchor="middle" fill="#222" '
+               f'transform="rotate(-90 16 {_TOP + ph / 2})">{escape(y_label)}</text>')
+    for i, s in enumerate(series):
+        color = s.color or COLORS[i % len(COLORS)]
+        runs: list[list[tuple[float, float]]] = [[]]
+        for x, y in zip(s.xs, s.ys):
+            if y is None or x is None or not math.isfinite(y) or not math.isfinite(x):
+                if runs[-1]:
+                    runs.append([])
+                continue
+            runs[-1].append((sx(x), sy(min(max(y, y0), y1))))
+        for run in runs:
+            if len(run) == 1:
+                out.append(f'<circle cx="{run[0][0]:.1f}" cy="{run[0][1]:.1f}" r="3.5" fill="{color}"/>')
+            elif run:
+                pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in run)
+                out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2" '
+                           f'stroke-linejoin="round"/>')
+        # legend, top right inside the plot
+        ly = _TOP + 16 + 18 * i
+        out.append(f'<line x1="{WIDTH - _RIGHT - 230}" y1="{ly - 4}" x2="{WIDTH - _RIGHT - 206}" y2="{ly - 4}" '
+                   f'stroke="{color}" stroke-width="3"/>')
+        out.append(f'<text x="{WIDTH - _RIGHT - 200}" y="{ly}" font-size="12" fill="#222">{escape(s.label)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+@dataclass
+class Chart:
+    name: str      # file stem, e.g. "<run id>-loss"
+    title: str
+    svg: str
+
+
+def charts_for(record) -> list[Chart]:
+    """Loss, throughput, and utilisation + memory over time, for one run (those with data)."""
+    from tui.report.summary import throughput_stats
+
+    out: list[Chart] = []
+    steps = record.steps
+    label = record.workload or "run"
+    xs = [float(s.step) for s in steps]
+    loss = line_chart(f"{label}: loss per step", [Series("loss", xs, [s.loss for s in steps])],
+                      x_label="step", y_label="loss")
+    if loss:
+        out.append(Chart(f"{record.id}-loss", "loss", loss))
+    unit = throughput_stats(record).unit or "items/s"
+    tput = line_chart(f"{label}: throughput per step", [Series(unit, xs, [s.throughput for s in steps])],
+                      x_label="step", y_label=unit)
+    if tput:
+        out.append(Chart(f"{record.id}-throughput", "throughput", tput))
+    util = _utilisation_chart(record, label)
+    if util:
+        out.append(Chart(f"{record.id}-utilisation", "utilisation and memory", util))
+    return out
+
+
+def _utilisation_chart(record, label: str) -> str | None:
+    samples = sorted((s for s in record.telemetry if isinstance(s.get("t"), (int, float))), key=lambda s: s["t"])
+    if not samples:
+        return None
+    t0 = samples[0]["t"]
+    start = record.start
+    if start is not None and start.t <= t0:
+        t0 = start.t
+    devices: dict[str, list[tuple[float, dict]]] = {}
+    for s in samples:
+        for d in s.get("devices") or []:
+            if isinstance(d, dict):
+                devices.setdefault(str(d.get("bus_id") or d.get("index")), []).append((s["t"] - t0, d))
+    series: list[Series] = []
+    if devices:
+        for key, points in devices.items():
+            name = points[0][1].get("name") or key
+            tag = f"#{points[0][1].get('index')}" if len(devices) > 1 else ""
+            series.append(Series(f"util % {tag}".strip(), [p[0] for p in points],
+                                 [p[1].get("util_gpu_pct") for p in points]))
+            series.append(Series(f"memory % {tag}".strip(), [p[0] for p in points],
+                                 [_pct(p[1].get("mem_used_bytes"), p[1].get("mem_total_bytes")) for p in points]))
+        title = f"{label}: device utilisation and memory ({name})" if len(devices) == 1 else \
+            f"{label}: device utilisation and memory"
+    else:
+        xs = [s["t"] - t0 for s in samples]
+        hosts = [s.get("host") or {} for s in samples]
+        series.append(Series("host CPU %", xs, [h.get("cpu_pct") for h in hosts]))
+        series.append(Series("host memory %", xs, [_pct(h.get("mem_used_bytes"), h.get("mem_total_bytes"))
+                                                   for h in hosts]))
+        title = f"{label}: host CPU and memory (no accelerator telemetry)"
+    return line_chart(title, series, x_label="seconds since start", y_label="%", y_range=(0.0, 100.0))
+
+
+def _pct(used, total) -> float | None:
+    if not isinstance(used, (int, float)) or not isinstance(total, (int, float)) or not total:
+        return None
+    return 100.0 * used / total

@@ -1,0 +1,351 @@
+"""What report.md and report.html say, as blocks, from the gathered data."""
+
+from __future__ import annotations
+
+import math
+import shlex
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui import __version__
+from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
+from tui.report.envinfo import EnvInfo
+from tui.report.i18n import Words
+from tui.report.smi import SmiOutput
+from tui.report.summary import DeviceStability, WorkloadSummary, cost
+from tui.report.xid import MEANING, XidReport
+from tui.telemetry.sample import fmt_bytes
+
+NA = "N/A"
+
+
+@dataclass
+class ReportData:
+    generated: float
+    host: str
+    lang: str
+    summaries: list[WorkloadSummary]
+    env: EnvInfo
+    smi: SmiOutput
+    smi_png_error: str | None
+    screenshot_png_error: str | None
+    screenshot_note: str | None
+    charts: dict[str, list[tuple[str, str]]]        # run id -> [(title, path in bundle)]
+    stability: list[DeviceStability]
+    host_peaks: dict[str, Any]
+    xid: XidReport
+    price_per_hour: float | None
+    currency: str
+    notes: list[str] = field(default_factory=list)  # export-level problems and choices (scaled suite...)
+    files: list[str] = field(default_factory=list)
+
+
+def num(value: Any, digits: int = 4) -> str:
+    if value is None or isinstance(value, bool):
+        return NA if value is None else str(value)
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            return NA
+        if isinstance(value, int) or float(value).is_integer() and abs(value) >= 1000:
+            return f"{int(value):,}"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def seconds(value: Any) -> str:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return NA
+    if value < 1:
+        return f"{value * 1000:.1f} ms"
+    if value < 120:
+        return f"{value:.1f} s"
+    return f"{int(value // 60)} min {value % 60:.0f} s"
+
+
+def pct(value: Any) -> str:
+    return f"{100 * value:.1f} %" if isinstance(value, (int, float)) and not isinstance(value, bool) else NA
+
+
+def _command(s: WorkloadSummary) -> str:
+    return "cardbench run " + " ".join(shlex.quote(a) for a in [s.workload, *s.args])
+
+
+def _read_against(s: WorkloadSummary, w: Words) -> str:
+    """The bound or baseline a reader needs beside the headline number."""
+    m = s.metrics
+    parts = []
+    tp = s.throughput
+    if tp.median is not None:
+        parts.append(w("median_of_steps", n=tp.n, median=num(tp.median), mean=num(tp.mean), p90=num(tp.p90),
+                       skipped=tp.skipped))
+    if m.get("bandwidth_fraction") is not None:
+        parts.append(w("bw_bound", fraction=pct(m.get("bandwidth_fraction")), read=num(m.get("device_read_gbps"), 3),
+                       bound=num(m.get("bound_tokens_per_s"), 3)))
+    if m.get("achieved_tflops") is not None:
+        parts.append(w("flop_bound", achieved=num(m.get("achieved_tflops"), 3), peak=num(m.get("peak_tflops"), 3),
+                       util=pct(m.get("flop_utilisation"))))
+    published = m.get("published_images_per_s")
+    if isinstance(published, dict) and published:
+        refs = ", ".join(f"{k} {num(v)}" for k, v in published.items())
+        size = m.get("image_size")
+        if size not in (None, 224):
+            refs += f" (224 px; this run {size} px)"
+        parts.append(w("published", refs=refs))
+    return "; ".join(parts) or NA
+
+
+def _headline(s: WorkloadSummary) -> str:
+    value = s.headline
+    return f"{num(value)} {s.throughput.unit or ''}".strip() if value is not None else NA
+
+
+def build(data: ReportData) -> list[Block]:
+    w = Words(data.lang)
+    out: list[Block] = [
+        Heading(1, w("title")),
+        Para(w("generated", time=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(data.generated)), host=data.host,
+               version=__version__)),
+    ]
+    out += _summary(data, w)
+    out += _device_software(data, w)
+    out += _doctor(data, w)
+    out += _workloads(data, w)
+    out += _problems(data, w)
+    out += _stability(data, w)
+    out += _cost(data, w)
+    out += [Heading(2, w("screenshot"))]
+    if data.screenshot_note:
+        out.append(Para(data.screenshot_note))
+    if data.screenshot_png_error:
+        out.append(Para(w("png_missing", why=data.screenshot_png_error) + " (`screenshot.svg`)"))
+    else:
+        out += [Para(w("screenshot_of")), Image("screenshot.png", "workbench screenshot")]
+    out += [Heading(2, w("files")), Para(w("files_intro")), Bullets([f"`{f}`" for f in data.files])]
+    return out
+
+
+def _summary(data: ReportData, w: Words) -> list[Block]:
+    blocks: list[Block] = [Heading(2, w("summary"))]
+    if not data.summaries:
+        return blocks + [Para(w("no_runs"))]
+    rows = [[s.title, s.status, _headline(s), _read_against(s, w), s.precision or NA, num(s.batch_size),
+             s.device or NA] for s in data.summaries]
+    blocks.append(Table([w("workload"), w("status"), w("result"), w("read_against"), w("precision"), w("batch"),
+                         w("device")], rows))
+    return blocks
+
+
+def _device_software(data: ReportData, w: Words) -> list[Block]:
+    env = data.env
+    f = env.collect_env.fields
+    devices = (env.devices or {}).get("devices") or []
+    names = "; ".join(f"#{d.get('index', '?')} {d.get('name') or NA} ({d.get('pci_vendor') or NA}, "
+                      f"{fmt_bytes(d.get('mem_total_bytes'))}, driver {d.get('driver_version') or NA}, "
+                      f"runtime {d.get('runtime_version') or NA})" for d in devices) or w("no_accelerator")
+    host = (env.devices or {}).get("host") or {}
+    versions = next((s.versions for s in data.summaries if s.versions), {})
+    rows = [
+        [w("accelerators"), names],
+        ["GPU models (collect_env)", f.get("GPU models and configuration", NA)],
+        ["driver (collect_env)", f.get("Nvidia driver version", NA)],
+        ["PyTorch", f.get("PyTorch version") or versions.get("torch") or NA],
+        ["CUDA / ROCm used to build PyTorch", f"{f.get('CUDA used to build PyTorch', NA)} / "
+                                             f"{f.get('ROCM used to build PyTorch', NA)}"],
+        ["CUDA runtime", f.get("CUDA runtime version", NA)],
+        ["cuDNN", f.get("cuDNN version", NA)],
+        ["CUDA initialisation", f"{seconds(env.cuda_init.get('seconds'))} ({env.cuda_init.get('evidence') or NA})"],
+        ["OS", f.get("OS", env.platform)],
+        ["CPU", _cpu(f, host)],
+        [w("host"), f"{host.get('hostname') or data.host}, {fmt_bytes(host.get('mem_total_bytes'))} RAM"],
+        ["Python", f.get("Python version", env.python)],
+        ["cardbench", env.cardbench],
+    ]
+    blocks: list[Block] = [Heading(2, w("device_software")), Table([w("item"), w("value")], rows)]
+    if env.collect_env.note:
+        blocks.append(Para(f"collect_env: {env.collect_env.note}"))
+    blocks.append(Heading(3, w("management_cli")))
+    if data.smi.tool:
+        blocks.append(Para(w("smi_real", command=data.smi.command)))
+    else:
+        blocks.append(Para(w("smi_fallback", note=data.smi.note or "")))
+    if data.smi_png_error:
+        blocks.append(Para(w("png_missing", why=data.smi_png_error)))
+        blocks.append(Code(data.smi.text))
+    else:
+        blocks.append(Image("nvidia-smi.png", "management CLI output"))
+    return blocks
+
+
+def _cpu(f: dict[str, Any], host: dict[str, Any]) -> str:
+    cpu = f.get("CPU")
+    model = None
+    if isinstance(cpu, list):
+        model = next((line.split(":", 1)[1].strip() for line in cpu if line.startswith("Model name")), None)
+    count = host.get("cpu_count")
+    return f"{model or NA}, {count if count is not None else NA} logical CPUs"
+
+
+def _doctor(data: ReportData, w: Words) -> list[Block]:
+    blocks: list[Block] = [Heading(2, w("doctor"))]
+    if data.env.doctor_note:
+        blocks.append(Para(data.env.doctor_note))
+    if not data.env.doctor:
+        return blocks + [Para(w("doctor_none"))]
+    rows = [[c["status"], c["name"], c["evidence"], c["hint"] or ""] for c in data.env.doctor]
+    return blocks + [Table([w("status"), w("check"), w("evidence"), w("hint")], rows)]
+
+
+_MAIN_METRICS = {
+    "resnet50": ["images_per_s", "images_per_s_compute", "data_wait_fraction", "precision", "batch_size",
+                 "image_size", "steps", "total_s"],
+    "generate": ["tokens_per_s", "aggregate_tokens_per_s", "bound_tokens_per_s", "bandwidth_fraction", "ttft_s",
+                 "latency_p50_s", "latency_p99_s", "precision", "batch_size", "tokens", "model_size"],
+}
+
+
+def _metric_value(key: str, s: WorkloadSummary) -> str:
+    m = s.metrics
+    if key == "precision":
+        return s.precision or NA
+    if key == "batch_size":
+        return num(s.batch_size)
+    value = m.get(key)
+    if key.endswith("_s") and not key.endswith("per_s"):
+        return seconds(value)
+    if key.endswith("fraction"):
+        return pct(value)
+    return num(value)
+
+
+def _workloads(data: ReportData, w: Words) -> list[Block]:
+    blocks: list[Block] = [Heading(2, w("workloads"))]
+    if not data.summaries:
+        return blocks + [Para(w("no_runs"))]
+    for s in data.summaries:
+        blocks.append(Heading(3, f"{s.title} ({s.run_id})"))
+        blocks.append(Para(w("command", command=_command(s))))
+        blocks.append(Para(w("run_dir", run=s.run_id, status=s.status, device=s.device or NA,
+                             duration=seconds(s.duration_s))))
+        rows = [[w.metric(k), _metric_value(k, s)] for k in _MAIN_METRICS.get(s.workload, ["precision", "batch_size"])
+                if k in s.metrics or k in ("precision", "batch_size")]
+        tp = s.throughput
+        if tp.median is not None:
+            rows.append([w.metric("step_throughput"),
+                         f"median {num(tp.median)}, mean {num(tp.mean)}, p90 {num(tp.p90)} {tp.unit or ''} "
+                         f"({w('steps_fmt', n=tp.n)}, {tp.skipped} warm-up left out)"])
+        if s.first_loss is not None or s.last_loss is not None:
+            rows.append([w.metric("loss"), f"{num(s.first_loss)} -> {num(s.last_loss)}"])
+        rows.append([w.metric("peak_memory_bytes"), fmt_bytes(s.peak_memory_bytes)])
+        rows.append([w.metric("fallbacks"), str(len(s.fallbacks))])
+        rows.append([w.metric("warnings"), str(len(s.warnings))])
+        blocks.append(Table([w("metric"), w("value")], rows))
+        for e in s.errors:
+            hint = f" (hint: {e.get('hint')})" if e.get("hint") else ""
+            blocks.append(Para(w("error_was", message=f"{e.get('message', '')}{hint}")))
+        charts = data.charts.get(s.run_id) or []
+        blocks.append(Heading(4, w("charts")))
+        if charts:
+            blocks += [Image(path, title) for title, path in charts]
+        else:
+            blocks.append(Para(w("no_chart_data")))
+        if s.metrics:
+            shown = {k: v for k, v in s.metrics.items() if not isinstance(v, (dict, list)) or len(str(v)) < 200}
+            blocks.append(Heading(4, w("other_metrics")))
+            blocks.append(Code("\n".join(f"{k} = {v}" for k, v in shown.items())))
+    return blocks
+
+
+def _problems(data: ReportData, w: Words) -> list[Block]:
+    items: list[str] = []
+    for s in data.summaries:
+        run = f"{s.workload} ({s.run_id})"
+        for fb in s.fallbacks:
+            where = ""
+            if fb.get("layer") or fb.get("op"):
+                where = f" (layer {fb.get('layer') or '?'}, op {fb.get('op') or '?'})"
+            items.append(w("fallback_item", run=run, error=fb.get("error", ""), where=where,
+                           action=fb.get("action", "")))
+        for warn in s.warnings:
+            items.append(w("warning_item", run=run, message=warn.get("message", "")))
+        for err in s.errors:
+            hint = f" (hint: {err['hint']})" if err.get("hint") else ""
+            items.append(w("error_item", run=run, message=err.get("message", ""), hint=hint))
+        if s.status != "ok":
+            items.append(w("status_item", run=run, status=s.status))
+        if s.skipped_lines:
+            items.append(w("skipped_item", run=run, n=s.skipped_lines))
+    blocks: list[Block] = [Heading(2, w("problems"))]
+    blocks.append(Bullets(items) if items else Para(w("problems_none")))
+    if data.notes:
+        blocks += [Heading(3, w("notes")), Bullets(data.notes)]
+    return blocks
+
+
+def _span(pair: tuple[int, int] | None, w: Words) -> str:
+    if pair is None:
+        return NA
+    first, last = pair
+    return f"{first} -> {last}" + (" (!)" if last > first else "")
+
+
+def _stability(data: ReportData, w: Words) -> list[Block]:
+    blocks: list[Block] = [Heading(2, w("stability"))]
+    if data.stability:
+        rows = []
+        for d in data.stability:
+            if d.throttle_known:
+                throttle = ", ".join(f"{k} ({n})" for k, n in sorted(d.throttle.items())) or w("none_seen")
+            else:
+                throttle = w("not_reported")
+            rows.append([d.name or d.key, str(d.samples),
+                         f"{num(d.peak_temperature_c, 3)} C" if d.peak_temperature_c is not None else NA,
+                         f"{num(d.peak_power_w, 4)} W / {num(d.power_limit_w, 4)} W" if d.peak_power_w is not None else NA,
+                         f"{num(d.min_sm_clock_mhz)} - {num(d.max_sm_clock_mhz)} MHz" if d.max_sm_clock_mhz else NA,
+                         throttle,
+                         f"{_span(d.ecc_corrected, w)} / {_span(d.ecc_uncorrected, w)}",
+                         f"{_span(d.retired_pages, w)} / {_span(d.remapped_rows, w)}"])
+        blocks.append(Table([w("device"), w("samples"), w("peak_temp"), w("peak_power"), w("sm_clock"), w("throttle"),
+                             w("ecc"), w("pages")], rows))
+    else:
+        peaks = data.host_peaks
+        cpu = f"{num(peaks.get('peak_cpu_pct'), 3)} %" if peaks.get("peak_cpu_pct") is not None else NA
+        blocks.append(Para(w("no_device_telemetry", cpu=cpu, mem=fmt_bytes(peaks.get("peak_mem_used_bytes")))))
+    x = data.xid
+    if not x.readable:
+        blocks.append(Para(w("xid_unreadable", note=x.note)))
+    elif not x.events:
+        blocks.append(Para(w("xid_none", note=x.note)))
+    else:
+        counts = ", ".join(f"Xid {code} x{n} ({MEANING.get(code, 'see NVIDIA Xid catalogue')})"
+                           for code, n in sorted(x.counts.items()))
+        blocks.append(Para(w("xid_some", note=x.note, counts=counts)))
+        blocks.append(Code("\n".join(line for _c, line in x.events[-20:])))
+    return blocks
+
+
+def _cost(data: ReportData, w: Words) -> list[Block]:
+    blocks: list[Block] = [Heading(2, w("cost"))]
+    if data.price_per_hour is None:
+        return blocks + [Para(w("cost_none"))]
+    cur = data.currency
+    blocks.append(Para(w("cost_intro", price=num(data.price_per_hour), currency=cur)))
+    rows = []
+    for s in data.summaries:
+        c = cost(s, data.price_per_hour)
+        rate = _headline(s)
+
+        def money(v: Any) -> str:
+            return f"{v:.4f} {cur}" if isinstance(v, (int, float)) else NA
+        if "cost_per_imagenet_epoch" in c:
+            if c.get("run_epoch_images"):
+                rows.append([s.title, rate, w("cost_epoch", images=num(c["run_epoch_images"])),
+                             money(c.get("cost_per_run_epoch"))])
+            rows.append([s.title, rate, w("cost_imagenet"), money(c.get("cost_per_imagenet_epoch"))])
+        if "cost_per_million_tokens" in c:
+            rows.append([s.title, f"{num(c.get('tokens_per_s_priced'))} tokens/s", w("cost_mtok"),
+                         money(c.get("cost_per_million_tokens"))])
+        if c.get("cost_of_run") is not None:
+            rows.append([s.title, seconds(s.duration_s), w("cost_run"), money(c.get("cost_of_run"))])
+    blocks.append(Table([w("workload"), w("rate"), "", w("cost")], rows))
+    return blocks

@@ -1,0 +1,198 @@
+"""env.json / env.txt: what software and hardware the numbers were measured on.
+
+``python -m torch.utils.collect_env`` runs in a child with a timeout (it shells
+out to pip, conda, nvidia-smi and lscpu, and a broken driver can stall it);
+when it is missing, fails or is slow, the report says so and carries on.
+torch is never imported in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from tui import __version__
+
+COLLECT_ENV_TIMEOUT_S = 90.0
+_INIT_CHECK = "CUDA initialisation time"
+
+
+@dataclass
+class CollectEnv:
+    text: str | None            # the tool's own output, verbatim
+    fields: dict[str, Any]      # "Key: value" lines, and multi-line sections as lists
+    seconds: float | None
+    note: str | None = None     # why it is missing or partial
+
+
+def parse_collect_env(text: str) -> dict[str, Any]:
+    """'PyTorch version: 2.4.0' lines -> a dict; the CPU block and library lists -> lists of lines."""
+    out: dict[str, Any] = {}
+    section: str | None = None
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if not line.strip():
+            section = None
+            continue
+        if line.startswith("Collecting environment information"):
+            continue
+        if section is not None:
+            out[section].append(line.strip())
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip() or key.startswith((" ", "[")):
+            out.setdefault("other", []).append(line.strip())
+            continue
+        key = key.strip()
+        if value.strip():
+            out[key] = value.strip()
+        else:  # "CPU:" or "Versions of relevant libraries:" opens a block that runs to the next blank line
+            section = key
+            out[key] = []
+    return out
+
+
+def run_collect_env(python: str = sys.executable, timeout: float = COLLECT_ENV_TIMEOUT_S) -> CollectEnv:
+    started = time.monotonic()
+    try:
+        done = subprocess.run([python, "-W", "ignore", "-m", "torch.utils.collect_env"], capture_output=True,
+                              text=True, errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        partial = exc.stdout.decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        return CollectEnv(partial or None, parse_collect_env(partial), None,
+                          f"`python -m torch.utils.collect_env` did not finish within {timeout:.0f} s"
+                          + (" (partial output kept)" if partial else ""))
+    except OSError as exc:
+        return CollectEnv(None, {}, None, f"could not run collect_env: {exc.strerror or exc}")
+    seconds = time.monotonic() - started
+    text = done.stdout.strip("\n")
+    if done.returncode != 0 or not text:
+        err = (done.stderr or "").strip().splitlines()
+        why = err[-1] if err else f"exit code {done.returncode}"
+        return CollectEnv(text or None, parse_collect_env(text), seconds,
+                          f"`python -m torch.utils.collect_env` failed: {why[:300]}")
+    return CollectEnv(text, parse_collect_env(text), seconds)
+
+
+@dataclass
+class EnvInfo:
+    collect_env: CollectEnv
+    devices: dict[str, Any] | None          # one telemetry snapshot: cardbench's device detection
+    devices_note: str | None
+    doctor: list[dict[str, str]]
+    doctor_note: str | None
+    cuda_init: dict[str, Any]
+    environment: dict[str, str]             # allow-listed and redacted
+    python: str = field(default_factory=lambda: sys.version.split()[0])
+    platform: str = field(default_factory=platform.platform)
+    cardbench: str = __version__
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cardbench": self.cardbench, "python": self.python, "platform": self.platform,
+            "collect_env": {"fields": self.collect_env.fields, "seconds": self.collect_env.seconds,
+                            "note": self.collect_env.note, "text": self.collect_env.text},
+            "device_detection": self.devices, "device_detection_note": self.devices_note,
+            "doctor": self.doctor, "doctor_note": self.doctor_note,
+            "cuda_initialisation": self.cuda_init,
+            "environment": self.environment,
+        }
+
+
+def normalize_checks(checks: Sequence[Any] | None) -> list[dict[str, str]]:
+    """DoctorCheck objects, dicts or anything with name/status/evidence/hint -> plain dicts."""
+    out = []
+    for c in checks or ():
+        if isinstance(c, dict):
+            get = c.get
+        else:
+            def get(key: str, default: Any = None, c: Any = c) -> Any:
+                return getattr(c, key, default)
+        out.append({"name": str(get("name", "") or ""), "status": str(get("status", "") or ""),
+                    "evidence": str(get("evidence", "") or ""), "hint": str(get("hint", "") or "")})
+    return out
+
+
+def cuda_init_from(checks: list[dict[str, str]]) -> dict[str, Any]:
+    """The doctor measures the CUDA initialisation time in its torch probe child; take its word."""
+    for c in checks:
+        if c["name"] == _INIT_CHECK or "initialisation" in c["name"].lower():
+            m = re.search(r"([0-9]+(?:\.[0-9]+)?) s to the first tensor", c["evidence"])
+            return {"status": c["status"], "seconds": float(m.group(1)) if m else None, "evidence": c["evidence"]}
+    return {"status": None, "seconds": None, "evidence": "the doctor did not run, so it was not measured"}
+
+
+def gather(doctor_checks: Sequence[Any] | None, environment: dict[str, str], sample: Any = None,
+           doctor_note: str | None = None, collect_env_timeout: float = COLLECT_ENV_TIMEOUT_S) -> EnvInfo:
+    collect = run_collect_env(timeout=collect_env_timeout)
+    devices_note = None
+    if sample is None:
+        try:
+            from tui.telemetry import collect_once
+
+            sample = collect_once()
+        except Exception as exc:  # noqa: BLE001 - the rest of the report is still worth writing
+            devices_note = f"device detection failed: {type(exc).__name__}: {exc}"
+    checks = normalize_checks(doctor_checks)
+    return EnvInfo(collect_env=collect, devices=sample.to_dict() if sample is not None else None,
+                   devices_note=devices_note, doctor=checks, doctor_note=doctor_note,
+                   cuda_init=cuda_init_from(checks), environment=environment)
+
+
+def env_text(info: EnvInfo) -> str:
+    """env.txt: the same facts for a person."""
+    from tui.telemetry.sample import fmt, fmt_bytes
+
+    lines = [f"cardbench {info.cardbench}   Python {info.python}   {info.platform}", ""]
+    lines.append("== python -m torch.utils.collect_env ==")
+    if info.collect_env.note:
+        lines.append(f"note: {info.collect_env.note}")
+    lines.append(info.collect_env.text or "(no output)")
+    lines += ["", "== cardbench device detection =="]
+    if info.devices_note:
+        lines.append(info.devices_note)
+    devices = (info.devices or {}).get("devices") or []
+    if not devices:
+        lines.append("no accelerator detected (sources answering: "
+                     + (", ".join((info.devices or {}).get("sources") or []) or "none") + ")")
+    for d in devices:
+        lines.append(f"#{fmt(d.get('index'))} {fmt(d.get('name'))}  vendor {fmt(d.get('pci_vendor'))} "
+                     f"({fmt(d.get('pci_vendor_id'))})  bus {fmt(d.get('bus_id'))}  memory {fmt_bytes(d.get('mem_total_bytes'))}"
+                     f"  driver {fmt(d.get('driver_version'))}  runtime {fmt(d.get('runtime_version'))}"
+                     f"  via {fmt(d.get('source'))}")
+    host = (info.devices or {}).get("host") or {}
+    if host:
+        lines.append(f"host {fmt(host.get('hostname'))}: {fmt(host.get('cpu_count'))} CPUs, "
+                     f"memory {fmt_bytes(host.get('mem_total_bytes'))}")
+    for err in (info.devices or {}).get("errors") or []:
+        lines.append(f"source error: {err}")
+    lines += ["", "== doctor =="]
+    if info.doctor_note:
+        lines.append(f"note: {info.doctor_note}")
+    for c in info.doctor:
+        lines.append(f"{c['status']:<4}  {c['name']}: {c['evidence']}" + (f"  (hint: {c['hint']})" if c["hint"] else ""))
+    if not info.doctor:
+        lines.append("(not run)")
+    lines += ["", "== CUDA initialisation ==",
+              f"{fmt(info.cuda_init.get('seconds'), 's', 2)}  ({info.cuda_init.get('evidence')})", "",
+              "== environment variables (allow-list only; secret-looking values redacted) =="]
+    lines += [f"{k}={v}" for k, v in info.environment.items()] or ["(none of the allow-listed variables is set)"]
+    return "\n".join(lines) + "\n"
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def hostname() -> str:
+    try:
+        return os.uname().nodename or platform.node() or "host"
+    except AttributeError:  # pragma: no cover - not POSIX
+        return platform.node() or "host"

@@ -1,0 +1,53 @@
+"""report.html from the report's blocks: one self-contained page (images are the bundle's PNGs)."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Sequence
+
+from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
+
+_STYLE = """
+body { font-family: system-ui, "Noto Sans CJK SC", "Microsoft YaHei", sans-serif; max-width: 1000px;
+       margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.5; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+code { background: #f3f3f3; padding: 0 0.2em; }
+img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0; }
+td.PASS { color: #1a7f37; } td.WARN { color: #9a6700; } td.FAIL { color: #cf222e; font-weight: bold; }
+"""
+
+
+def _inline(text: str) -> str:
+    escaped = html.escape(str(text))
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+
+
+def render(blocks: Sequence[Block], title: str, lang: str = "en") -> str:
+    body: list[str] = []
+    for b in blocks:
+        if isinstance(b, Heading):
+            body.append(f"<h{b.level}>{_inline(b.text)}</h{b.level}>")
+        elif isinstance(b, Para):
+            body.append(f"<p>{_inline(b.text)}</p>")
+        elif isinstance(b, Bullets):
+            body.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in b.items) + "</ul>")
+        elif isinstance(b, Table):
+            head = "".join(f"<th>{_inline(h)}</th>" for h in b.headers)
+            rows = "".join(
+                "<tr>" + "".join(f'<td class="{html.escape(str(c))}">{_inline(c)}</td>'
+                                 if str(c) in ("PASS", "WARN", "FAIL", "SKIP") else f"<td>{_inline(c)}</td>"
+                                 for c in row) + "</tr>"
+                for row in b.rows)
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+        elif isinstance(b, Image):
+            body.append(f'<p><img src="{html.escape(b.path, quote=True)}" alt="{html.escape(b.alt, quote=True)}"></p>')
+        elif isinstance(b, Code):
+            body.append(f"<pre>{html.escape(b.text)}</pre>")
+    html_lang = "zh-CN" if lang == "zh" else "en"
+    return (f'<!DOCTYPE html>\n<html lang="{html_lang}">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")

@@ -1,0 +1,253 @@
+"""Keep the user's secrets out of the report bundle.
+
+The bundle is handed to strangers (a campaign's reviewers), and it carries the
+environment, the runs' arguments and their logs. Three layers, so one missed
+case in a layer does not leak:
+
+1. the environment is written only through an allow-list of names, and an
+   allowed name that looks secret has its value replaced;
+2. every value that is known to be secret (environment variables whose names
+   look secret, values given to secret-looking options or keys in a run's
+   arguments, URL passwords) is learned before anything is written;
+3. :meth:`Redactor.text` runs over EVERY text written to the bundle as the last
+   line of defence: it removes the learned values wherever they appear, masks
+   credentials inside URLs, and blanks the values of ``NAME=value``,
+   ``"name": "value"`` and ``--name value`` forms whose name looks secret, and
+   well-known token shapes (``hf_...``, ``ghp_...``, ``sk-...``, AWS key ids, JWTs).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Iterable, Mapping
+
+REDACTED = "<redacted>"
+
+# a name part ends with one of these -> the value is secret ("HF_TOKEN", "apikey", "db-password")
+_SECRET_ENDINGS = ("key", "token", "secret", "pass", "password", "passwd", "pwd", "auth", "credential",
+                   "credentials", "cookie", "signature", "passphrase", "authorization", "sessionid", "dsn")
+_SECRET_STARTS = ("secret", "passw", "credential", "cookie", "authoriz", "privatekey")
+# environment names that look secret by the rule above but hold nothing of the kind
+_NOT_SECRET_NAMES = {"pwd", "oldpwd", "keymap", "xauthority"}
+
+# names (prefixes or exact) the environment section may show: device selection and the libraries' tuning
+ENV_ALLOW_PREFIXES = (
+    "CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "TORCHINDUCTOR_", "OMP_", "MKL_", "KMP_", "OPENBLAS_",
+    "NVIDIA_", "HIP_", "HSA_", "ROCR_", "ROCM_", "MIOPEN_", "HCCL_", "ASCEND_", "MLU_", "CNCL_", "CNRT_",
+    "MUSA_", "MCCL_", "MACA_", "MX_", "IX_", "COREX_", "XPU_", "ZE_", "ONEAPI_", "NEURON_", "HABANA_",
+    "TPU_", "XLA_", "DTK_", "TOPS_", "ECCL_", "BIREN_", "CARDBENCH_",
+)
+ENV_ALLOW_EXACT = {"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_DEFAULT_ENV",
+                   "CONDA_PREFIX", "LANG", "LC_ALL", "TZ", "GPU_DEVICE_ORDINAL", "SHELL", "TERM"}
+
+# values shorter than this are blanked only where they stand beside a secret name, not everywhere
+MIN_LEARNED = 4
+_HARMLESS_VALUES = {"true", "false", "none", "null", "yes", "no", "on", "off", "0", "1"}
+
+_TOKEN_SHAPES = re.compile(
+    r"\bhf_[A-Za-z0-9]{8,}"                     # Hugging Face
+    r"|\bgh[pousr]_[A-Za-z0-9]{16,}"            # GitHub
+    r"|\bgithub_pat_[A-Za-z0-9_]{16,}"
+    r"|\bglpat-[A-Za-z0-9_-]{16,}"              # GitLab
+    r"|\bsk-[A-Za-z0-9_-]{16,}"                 # OpenAI, Anthropic...
+    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"           # AWS access key id
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"          # Slack
+    r"|\bAIza[0-9A-Za-z_-]{30,}"                # Google API key
+    r"|\bnpm_[A-Za-z0-9]{30,}"
+    r"|\bpypi-[A-Za-z0-9_-]{40,}"
+    r"|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"  # a JWT
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"
+)
+# scheme://user:password@host or scheme://token@host
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@:\"'<>]+(?::[^/\s@\"'<>]*)?)@")
+_BEARER = re.compile(r"(?i)\b(bearer|basic)(\s+|&#160;)[A-Za-z0-9._~+/=-]{6,}")
+# space as the SVG screenshot writes it too, so a screenshot of `--hf-token xyz` is caught
+_SP = r"(?:[ \t]|&#160;|&nbsp;)"
+_KEY_VALUE = re.compile(
+    r"(?P<q>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=q)(?P<sep>" + _SP + r"*[:=]" + _SP + r"*)"
+    r"(?P<val>\"[^\"\n]*\"|'[^'\n]*'|&quot;.*?&quot;|[^\s,;}\]\)&\"'<]+)")
+_OPTION_VALUE = re.compile(
+    r"(?P<opt>(?<![A-Za-z0-9_-])--?[A-Za-z][A-Za-z0-9_-]*)(?P<sep>" + _SP + r"+|=|\"," + _SP + r"*\"|'," + _SP
+    + r"*')(?P<val>[^\s\"'<&]+)")
+
+
+def _parts(name: str) -> list[str]:
+    # camelCase -> camel_Case, so "hfToken" and "apiKey" split like "hf_token"
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [p for p in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if p]
+
+
+def is_secret_name(name: str) -> bool:
+    """Does a variable, key or option name look like it holds a secret? ("tokens_per_s" does not.)"""
+    bare = name.lstrip("-").lower()
+    if bare in _NOT_SECRET_NAMES:
+        return False
+    parts = _parts(name.lstrip("-"))
+    whole = "".join(parts)
+    if any(whole.endswith(e) for e in ("apikey", "accesskey", "privatekey", "secretkey")):
+        return True
+    return any(p.endswith(_SECRET_ENDINGS) or p.startswith(_SECRET_STARTS) for p in parts)
+
+
+def env_allowed(name: str) -> bool:
+    return name in ENV_ALLOW_EXACT or name.startswith(ENV_ALLOW_PREFIXES)
+
+
+class Redactor:
+    """Learns the secrets first, then scrubs every text and object written to the bundle."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None):
+        self._secrets: set[str] = set()
+        self._pattern: re.Pattern[str] | None = None
+        self.learn_environment(os.environ if environ is None else environ)
+
+    # -- learning -------------------------------------------------------------------------
+
+    def learn(self, value: Any) -> None:
+        if not isinstance(value, str):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = str(value)
+            else:
+                return
+        value = value.strip().strip("\"'")
+        if len(value) < MIN_LEARNED or value.lower() in _HARMLESS_VALUES:
+            return
+        if value not in self._secrets:
+            self._secrets.add(value)
+            self._pattern = None
+
+    def learn_environment(self, environ: Mapping[str, str]) -> None:
+        for name, value in environ.items():
+            if is_secret_name(name):
+                self.learn(value)
+            self.learn_from_text(value)
+
+    def learn_from_text(self, text: str) -> None:
+        """URL passwords and token shapes inside any value (a DATABASE_URL, a proxy setting)."""
+        for match in _URL_USERINFO.finditer(text):
+            userinfo = match.group("userinfo")
+            user, _, password = userinfo.partition(":")
+            self.learn(password if password else user)
+        for match in _TOKEN_SHAPES.finditer(text):
+            self.learn(match.group(0))
+
+    def learn_from_args(self, args: Iterable[Any]) -> None:
+        """``--hf-token xyz`` and ``--hf-token=xyz`` in a run's arguments."""
+        items = [str(a) for a in args]
+        for i, item in enumerate(items):
+            if item.startswith("-"):
+                name, eq, value = item.partition("=")
+                if is_secret_name(name):
+                    if eq:
+                        self.learn(value)
+                    elif i + 1 < len(items):
+                        self.learn(items[i + 1])
+            self.learn_from_text(item)
+
+    def learn_from_obj(self, obj: Any) -> None:
+        """Values under secret-looking keys, anywhere in a JSON-like object; option lists too."""
+        if isinstance(obj, Mapping):
+            for key, value in obj.items():
+                if is_secret_name(str(key)):
+                    if isinstance(value, (str, int, float)):
+                        self.learn(value)
+                    else:
+                        for leaf in _leaves(value):
+                            self.learn(leaf)
+                self.learn_from_obj(value)
+        elif isinstance(obj, (list, tuple)):
+            self.learn_from_args(obj)
+            for value in obj:
+                self.learn_from_obj(value)
+        elif isinstance(obj, str):
+            self.learn_from_text(obj)
+
+    # -- scrubbing ------------------------------------------------------------------------
+
+    def _secret_pattern(self) -> re.Pattern[str] | None:
+        if self._pattern is None and self._secrets:
+            # longest first, so a secret containing another is removed whole
+            alternatives = sorted(self._secrets, key=len, reverse=True)
+            self._pattern = re.compile("|".join(re.escape(s) for s in alternatives))
+        return self._pattern
+
+    def text(self, text: str) -> str:
+        pattern = self._secret_pattern()
+        if pattern is not None:
+            text = pattern.sub(REDACTED, text)
+        text = _TOKEN_SHAPES.sub(REDACTED, text)
+        text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+        text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+        text = _KEY_VALUE.sub(_blank_key_value, text)
+        text = _OPTION_VALUE.sub(_blank_option_value, text)
+        return text
+
+    def obj(self, obj: Any) -> Any:
+        """A JSON-like object with secret-keyed values and secret option arguments blanked, strings scrubbed."""
+        if isinstance(obj, Mapping):
+            return {str(k): (REDACTED if is_secret_name(str(k)) and v not in (None, "") else self.obj(v))
+                    for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            out: list[Any] = []
+            blank_next = False
+            for item in obj:
+                if blank_next:
+                    out.append(REDACTED)
+                    blank_next = False
+                    continue
+                if isinstance(item, str) and item.startswith("-"):
+                    name, eq, _value = item.partition("=")
+                    if is_secret_name(name):
+                        if eq:
+                            out.append(f"{name}={REDACTED}")
+                        else:
+                            out.append(item)
+                            blank_next = True
+                        continue
+                out.append(self.obj(item))
+            return out
+        if isinstance(obj, str):
+            return self.text(obj)
+        return obj
+
+    def environment(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The allow-listed variables only, secret-looking values replaced, URLs masked."""
+        environ = os.environ if environ is None else environ
+        out: dict[str, str] = {}
+        for name in sorted(environ):
+            if not env_allowed(name):
+                continue
+            out[name] = REDACTED if is_secret_name(name) else self.text(environ[name])
+        return out
+
+
+def _leaves(obj: Any) -> Iterable[Any]:
+    if isinstance(obj, Mapping):
+        for value in obj.values():
+            yield from _leaves(value)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            yield from _leaves(value)
+    else:
+        yield obj
+
+
+def _blank_key_value(match: re.Match[str]) -> str:
+    if not is_secret_name(match.group("name")):
+        return match.group(0)
+    value = match.group("val")
+    if value.startswith("&quot;"):
+        replacement = f"&quot;{REDACTED}&quot;"
+    elif value[:1] in "\"'":
+        replacement = f"{value[0]}{REDACTED}{value[0]}"
+    else:
+        replacement = REDACTED
+    q = match.group("q")
+    return f"{q}{match.group('name')}{q}{match.group('sep')}{replacement}"
+
+
+def _blank_option_value(match: re.Match[str]) -> str:
+    if not is_secret_name(match.group("opt")) or match.group("val") == REDACTED:
+        return match.group(0)
+    return f"{match.group('opt')}{match.group('sep')}{REDACTED}"

@@ -1,0 +1,102 @@
+"""The management CLI's own output, as the campaigns ask for ("a screenshot of nvidia-smi").
+
+The first management CLI found on PATH is run (with a timeout) and its output
+kept verbatim. Where there is none, or none answers, cardbench's own device
+table stands in, with a note saying so: the report never pretends.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+# tool, arguments that print its nvidia-smi-like overview; nvidia-smi first (compatibility layers ship one too)
+TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("nvidia-smi", ()),
+    ("ixsmi", ()),                 # Iluvatar CoreX
+    ("mx-smi", ()),                # MetaX
+    ("mthreads-gmi", ()),          # Moore Threads
+    ("hy-smi", ()),                # Hygon DCU
+    ("amd-smi", ("monitor",)),     # AMD, ROCm 6+
+    ("rocm-smi", ()),              # AMD, older ROCm
+    ("npu-smi", ("info",)),        # Huawei Ascend
+    ("cnmon", ()),                 # Cambricon
+)
+TIMEOUT_S = 20.0
+
+
+@dataclass
+class SmiOutput:
+    tool: str | None          # None: cardbench's own table stands in
+    command: str
+    text: str
+    note: str | None = None   # why the output is not (only) the real CLI's
+    tried: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "command": self.command, "note": self.note, "tried": list(self.tried)}
+
+
+def run_management_cli(tools: Sequence[tuple[str, Sequence[str]]] = TOOLS, timeout: float = TIMEOUT_S,
+                       sample: Any = None) -> SmiOutput:
+    tried: list[str] = []
+    for tool, args in tools:
+        path = shutil.which(tool)
+        if path is None:
+            continue
+        command = " ".join([tool, *args])
+        try:
+            done = subprocess.run([path, *args], capture_output=True, text=True, errors="replace",
+                                  timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            tried.append(f"`{command}` did not answer within {timeout:.0f} s")
+            continue
+        except OSError as exc:
+            tried.append(f"`{command}` could not start: {exc.strerror or exc}")
+            continue
+        text = done.stdout.rstrip("\n")
+        if done.returncode != 0 or not text.strip():
+            why = (done.stderr or done.stdout).strip().splitlines()
+            tried.append(f"`{command}` exited with code {done.returncode}"
+                         + (f": {why[-1][:200]}" if why else ""))
+            continue
+        return SmiOutput(tool=tool, command=command, text=text, note=None if not tried else
+                         "other tools failed first: " + "; ".join(tried), tried=tuple(tried))
+    note = ("no management CLI (nvidia-smi or a vendor equivalent) answered on this machine"
+            + (": " + "; ".join(tried) if tried else " (none found on PATH)")
+            + "; this is cardbench's own device table instead")
+    return SmiOutput(tool=None, command="cardbench devices", text=device_table(sample), note=note,
+                     tried=tuple(tried))
+
+
+def device_table(sample: Any = None) -> str:
+    """cardbench's device table, laid out like a management CLI's, from one telemetry snapshot."""
+    from tui.telemetry.sample import fmt, fmt_bytes
+
+    if sample is None:
+        try:
+            from tui.telemetry import collect_once
+
+            sample = collect_once()
+        except Exception as exc:  # noqa: BLE001 - the table is a fallback itself; say what failed
+            return f"cardbench devices: telemetry failed: {type(exc).__name__}: {exc}"
+    lines = ["cardbench devices (no management CLI answered; values from cardbench's own sources)", ""]
+    if sample.devices:
+        header = f"{'#':>2}  {'name':<28} {'vendor':<10} {'util':>5} {'memory used / total':>24} {'temp':>6} {'power':>14}"
+        lines += [header, "-" * len(header)]
+        for d in sample.devices:
+            mem = f"{fmt_bytes(d.mem_used_bytes)} / {fmt_bytes(d.mem_total_bytes)}"
+            power = f"{fmt(d.power_w, 'W')} / {fmt(d.power_limit_w, 'W')}"
+            lines.append(f"{fmt(d.index):>2}  {fmt(d.name)[:28]:<28} {fmt(d.pci_vendor)[:10]:<10} "
+                         f"{fmt(d.util_gpu_pct, '%'):>5} {mem:>24} {fmt(d.temperature_c, 'C'):>6} {power:>14}")
+    else:
+        lines.append("no accelerator found (sources tried: " + (", ".join(sample.sources) or "none answered") + ")")
+    h = sample.host
+    lines += ["", f"host {fmt(h.hostname)}: {fmt(h.cpu_count)} CPUs at {fmt(h.cpu_pct, '%')}, "
+              f"memory {fmt_bytes(h.mem_used_bytes)} / {fmt_bytes(h.mem_total_bytes)}, "
+              f"load {fmt(h.load1, digits=2)}"]
+    for err in sample.errors:
+        lines.append(f"note: {err}")
+    return "\n".join(lines)

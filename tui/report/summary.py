@@ -1,0 +1,346 @@
+"""The bundle's performance data: summary.json, steps.csv and telemetry.csv, from RunRecords.
+
+Missing data stays missing: a metric a run never reported is ``null`` in JSON
+and an empty cell in CSV, never a zero.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from tui.runs import RunRecord
+from workloads import WORKLOADS, protocol
+
+# ImageNet-1k's training set: the epoch a reader has in mind when comparing images/s across cards
+IMAGENET_TRAIN_IMAGES = 1_281_167
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Linear-interpolated percentile (numpy's default); None for no values."""
+    data = sorted(v for v in values if v is not None and math.isfinite(v))
+    if not data:
+        return None
+    if len(data) == 1:
+        return data[0]
+    pos = (len(data) - 1) * q / 100.0
+    low = math.floor(pos)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (pos - low)
+
+
+def warmup_steps(n: int) -> int:
+    """Steps left out of the throughput statistics: the first ones pay for allocation and autotuning."""
+    if n < 3:
+        return 0
+    return min(max(1, n // 10), 10)
+
+
+@dataclass
+class ThroughputStats:
+    unit: str | None
+    n: int
+    skipped: int
+    median: float | None
+    mean: float | None
+    p90: float | None
+    min: float | None
+    max: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def throughput_stats(record: RunRecord) -> ThroughputStats:
+    steps = [s for s in record.steps if s.throughput is not None and math.isfinite(s.throughput)]
+    unit = next((s.unit for s in steps if s.unit), None) or WORKLOADS.get(record.workload, ("", None))[1]
+    skip = warmup_steps(len(steps))
+    values = [s.throughput for s in steps[skip:]]
+    return ThroughputStats(
+        unit=unit, n=len(values), skipped=skip,
+        median=statistics.median(values) if values else None,
+        mean=statistics.fmean(values) if values else None,
+        p90=percentile(values, 90),
+        min=min(values) if values else None,
+        max=max(values) if values else None,
+    )
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+@dataclass
+class WorkloadSummary:
+    """One run, reduced to what the report states."""
+
+    run_id: str
+    workload: str
+    title: str
+    status: str
+    device: str | None
+    args: list[str]
+    config: dict[str, Any]
+    versions: dict[str, Any]
+    precision: str | None
+    batch_size: int | None
+    throughput: ThroughputStats
+    metrics: dict[str, Any]
+    ttft_s: float | None
+    peak_memory_bytes: int | None
+    first_loss: float | None
+    last_loss: float | None
+    steps: int
+    epochs: int | None
+    started: float | None
+    ended: float | None
+    fallbacks: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    skipped_lines: int = 0
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started is None or self.ended is None:
+            return None
+        return max(0.0, self.ended - self.started)
+
+    @property
+    def headline(self) -> float | None:
+        """The number the campaigns quote: images/s or tokens/s from the result, else the step median."""
+        m = self.metrics
+        return _first(m.get("images_per_s"), m.get("tokens_per_s"), self.throughput.median)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "workload": self.workload, "title": self.title, "status": self.status,
+            "device": self.device, "args": self.args, "config": self.config, "versions": self.versions,
+            "precision": self.precision, "batch_size": self.batch_size,
+            "throughput": self.throughput.to_dict(), "headline": self.headline,
+            "ttft_s": self.ttft_s, "peak_memory_bytes": self.peak_memory_bytes,
+            "first_loss": self.first_loss, "last_loss": self.last_loss,
+            "steps": self.steps, "epochs": self.epochs, "duration_s": self.duration_s,
+            "started": self.started, "ended": self.ended,
+            "fallbacks": self.fallbacks, "warnings": self.warnings, "errors": self.errors,
+            "skipped_event_lines": self.skipped_lines, "result": self.metrics,
+        }
+
+
+def _event_dict(event: protocol.Event) -> dict[str, Any]:
+    data = event.to_dict()
+    data.pop("event", None)
+    return data
+
+
+def summarize(record: RunRecord) -> WorkloadSummary:
+    start = record.start
+    result = record.result
+    metrics = dict(result.metrics) if result else {}
+    config = dict(start.config) if start else {}
+    steps = record.steps
+    losses = [s.loss for s in steps if s.loss is not None and math.isfinite(s.loss)]
+    peak_from_steps = max((s.memory_allocated_bytes for s in steps if s.memory_allocated_bytes is not None),
+                          default=None)
+    epochs = [s.epoch for s in steps if s.epoch is not None]
+    times = [e.t for e in record.events]
+    end = record.end
+    title = WORKLOADS.get(record.workload, (record.workload or "unknown workload", None))[0]
+    return WorkloadSummary(
+        run_id=record.id,
+        workload=record.workload,
+        title=title,
+        status=record.status,
+        device=(start.device if start else None) or None,
+        args=[str(a) for a in record.config.get("args", [])],
+        config=config,
+        versions=dict(start.versions) if start else {},
+        precision=_first(metrics.get("precision"), metrics.get("dtype"), config.get("precision"),
+                         config.get("amp"), config.get("dtype")),
+        batch_size=_first(metrics.get("batch_size"), config.get("batch_size")),
+        throughput=throughput_stats(record),
+        metrics=metrics,
+        ttft_s=metrics.get("ttft_s"),
+        peak_memory_bytes=_first(metrics.get("peak_memory_bytes"), peak_from_steps),
+        first_loss=losses[0] if losses else None,
+        last_loss=_first(metrics.get("final_loss"), losses[-1] if losses else None),
+        steps=len(steps),
+        epochs=(max(epochs) - min(epochs) + 1) if epochs else metrics.get("epochs"),
+        started=_first(start.t if start else None, record.config.get("created"), times[0] if times else None),
+        ended=_first(end.t if end else None, times[-1] if times else None),
+        fallbacks=[_event_dict(e) for e in record.of(protocol.Fallback)],
+        warnings=[_event_dict(e) for e in record.of(protocol.WorkloadWarning)],
+        errors=[_event_dict(e) for e in record.of(protocol.Error)],
+        skipped_lines=record.skipped_lines,
+    )
+
+
+# -- CSV ----------------------------------------------------------------------------------
+
+STEP_COLUMNS = ["run_id", "workload", "t", "step", "epoch", "loss", "throughput", "unit", "step_s",
+                "data_wait_s", "compute_s", "memory_allocated_bytes", "memory_reserved_bytes"]
+
+TELEMETRY_COLUMNS = ["run_id", "t", "device_index", "device_name", "util_gpu_pct", "util_mem_pct",
+                     "mem_used_bytes", "mem_total_bytes", "mem_used_pct", "temperature_c", "power_w",
+                     "power_limit_w", "sm_clock_mhz", "mem_clock_mhz", "pstate", "throttle_reasons",
+                     "ecc_corrected", "ecc_uncorrected", "host_cpu_pct", "host_mem_used_bytes",
+                     "host_mem_total_bytes"]
+
+
+def _cell(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ";".join(str(v) for v in value)
+    return value
+
+
+def _csv(columns: list[str], rows: Iterable[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(row.get(k)) for k in columns})
+    return out.getvalue()
+
+
+def steps_csv(records: Sequence[RunRecord]) -> str:
+    def rows() -> Iterable[dict[str, Any]]:
+        for record in records:
+            for step in record.steps:
+                yield {"run_id": record.id, "workload": record.workload, **step.to_dict()}
+    return _csv(STEP_COLUMNS, rows())
+
+
+def telemetry_rows(record: RunRecord) -> Iterable[dict[str, Any]]:
+    """One row per device per sample; a sample with no device gives one host-only row."""
+    for sample in record.telemetry:
+        host = sample.get("host") or {}
+        base = {"run_id": record.id, "t": sample.get("t"), "host_cpu_pct": host.get("cpu_pct"),
+                "host_mem_used_bytes": host.get("mem_used_bytes"),
+                "host_mem_total_bytes": host.get("mem_total_bytes")}
+        devices = [d for d in sample.get("devices") or [] if isinstance(d, dict)]
+        if not devices:
+            yield {**base, "device_name": "host"}
+            continue
+        for d in devices:
+            used, total = d.get("mem_used_bytes"), d.get("mem_total_bytes")
+            yield {**base, **d, "device_index": d.get("index"), "device_name": d.get("name"),
+                   "mem_used_pct": 100.0 * used / total if used is not None and total else None}
+
+
+def telemetry_csv(records: Sequence[RunRecord]) -> str:
+    return _csv(TELEMETRY_COLUMNS, (row for record in records for row in telemetry_rows(record)))
+
+
+# -- stability ----------------------------------------------------------------------------
+
+@dataclass
+class DeviceStability:
+    key: str
+    name: str | None
+    samples: int = 0
+    peak_temperature_c: float | None = None
+    peak_power_w: float | None = None
+    power_limit_w: float | None = None
+    min_sm_clock_mhz: float | None = None
+    max_sm_clock_mhz: float | None = None
+    throttle: dict[str, int] = field(default_factory=dict)  # reason -> samples in which it was active
+    throttle_known: bool = False
+    ecc_corrected: tuple[int, int] | None = None     # (first, last) volatile count
+    ecc_uncorrected: tuple[int, int] | None = None
+    retired_pages: tuple[int, int] | None = None
+    remapped_rows: tuple[int, int] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _maxn(a: float | None, b: Any) -> float | None:
+    if not isinstance(b, (int, float)):
+        return a
+    return b if a is None else max(a, b)
+
+
+def _minn(a: float | None, b: Any) -> float | None:
+    if not isinstance(b, (int, float)):
+        return a
+    return b if a is None else min(a, b)
+
+
+def _span(prev: tuple[int, int] | None, value: Any) -> tuple[int, int] | None:
+    if not isinstance(value, (int, float)):
+        return prev
+    return (int(value), int(value)) if prev is None else (prev[0], int(value))
+
+
+def stability(records: Sequence[RunRecord]) -> list[DeviceStability]:
+    """Per device over every run's telemetry: peaks, throttle reasons seen, ECC and page counters."""
+    by_key: dict[str, DeviceStability] = {}
+    samples = sorted((s for r in records for s in r.telemetry if isinstance(s.get("t"), (int, float))),
+                     key=lambda s: s["t"])
+    for sample in samples:
+        for d in sample.get("devices") or []:
+            if not isinstance(d, dict):
+                continue
+            key = str(d.get("bus_id") or f"index:{d.get('index')}")
+            st = by_key.setdefault(key, DeviceStability(key=key, name=d.get("name")))
+            st.samples += 1
+            st.name = st.name or d.get("name")
+            st.peak_temperature_c = _maxn(st.peak_temperature_c, d.get("temperature_c"))
+            st.peak_power_w = _maxn(st.peak_power_w, d.get("power_w"))
+            st.power_limit_w = _maxn(st.power_limit_w, d.get("power_limit_w"))
+            st.min_sm_clock_mhz = _minn(st.min_sm_clock_mhz, d.get("sm_clock_mhz"))
+            st.max_sm_clock_mhz = _maxn(st.max_sm_clock_mhz, d.get("sm_clock_mhz"))
+            reasons = d.get("throttle_reasons")
+            if isinstance(reasons, list):
+                st.throttle_known = True
+                for reason in reasons:
+                    st.throttle[str(reason)] = st.throttle.get(str(reason), 0) + 1
+            st.ecc_corrected = _span(st.ecc_corrected, d.get("ecc_corrected"))
+            st.ecc_uncorrected = _span(st.ecc_uncorrected, d.get("ecc_uncorrected"))
+            st.retired_pages = _span(st.retired_pages, d.get("retired_pages"))
+            st.remapped_rows = _span(st.remapped_rows, d.get("remapped_rows"))
+    return list(by_key.values())
+
+
+def host_peaks(records: Sequence[RunRecord]) -> dict[str, float | None]:
+    cpu: float | None = None
+    mem: float | None = None
+    for record in records:
+        for sample in record.telemetry:
+            host = sample.get("host") or {}
+            cpu = _maxn(cpu, host.get("cpu_pct"))
+            mem = _maxn(mem, host.get("mem_used_bytes"))
+    return {"peak_cpu_pct": cpu, "peak_mem_used_bytes": mem}
+
+
+# -- cost -----------------------------------------------------------------------------------
+
+def cost(summary: WorkloadSummary, price_per_hour: float) -> dict[str, float | None]:
+    """What the measured rate costs at the user's price: per epoch and per million tokens."""
+    out: dict[str, float | None] = {}
+    per_s = price_per_hour / 3600.0
+    m = summary.metrics
+    if summary.workload == "resnet50" or (summary.throughput.unit or "").startswith("images"):
+        rate = summary.headline
+        images = _first(m.get("images_per_epoch"), m.get("epoch_size"), summary.config.get("epoch_size"),
+                        m.get("dataset_size"), summary.config.get("dataset_size"))
+        epoch_s = m.get("epoch_s")
+        if epoch_s is None and images and rate:
+            epoch_s = images / rate
+        out["run_epoch_images"] = images
+        out["run_epoch_s"] = epoch_s
+        out["cost_per_run_epoch"] = epoch_s * per_s if epoch_s else None
+        out["imagenet_epoch_s"] = IMAGENET_TRAIN_IMAGES / rate if rate else None
+        out["cost_per_imagenet_epoch"] = IMAGENET_TRAIN_IMAGES / rate * per_s if rate else None
+    if summary.workload == "generate" or (summary.throughput.unit or "").startswith("tokens"):
+        rate = _first(m.get("aggregate_tokens_per_s"), m.get("tokens_per_s"), summary.throughput.median)
+        out["tokens_per_s_priced"] = rate
+        out["cost_per_million_tokens"] = 1e6 / rate * per_s if rate else None
+    if summary.duration_s is not None:
+        out["cost_of_run"] = summary.duration_s * per_s
+    return out
