@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import threading
 from dataclasses import asdict, dataclass, field
@@ -85,31 +84,19 @@ class Facts:
 
 # ---------------------------------------------------------------- gathering
 
-def _run(argv: list[str], timeout: float) -> tuple[int | None, str, str | None]:
-    """(exit code, output, problem); a hang is killed after ``timeout``."""
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return None, "", f"{os.path.basename(argv[0])} did not answer within {timeout:g} s (timed out)"
-    except OSError as exc:
-        return None, "", f"{os.path.basename(argv[0])}: {exc}"
-    text = (done.stdout or "") + (("\n" + done.stderr) if done.stderr and done.returncode else "")
-    return done.returncode, text, None
-
-
 def gather_cli(facts: Facts, timeout: float = CLI_TIMEOUT_S) -> None:
+    from tui.telemetry.cli_tool import run_bounded
+
     for exe, args in MANAGEMENT_CLIS:
         path = shutil.which(exe)
         if path is None:
             continue
         facts.cli_name = exe
-        code, out, problem = _run([path] + args, timeout)
-        facts.cli_output = out
-        if problem:
-            facts.cli_ok, facts.cli_error = False, problem
-        elif code != 0:
-            first = next((line.strip() for line in out.splitlines() if line.strip()), "no output")
-            facts.cli_ok, facts.cli_error = False, f"{exe} exit {code}: {first}"
+        done = run_bounded([path] + args, timeout)
+        facts.cli_output = done.stdout
+        out = done.stdout
+        if done.problem:
+            facts.cli_ok, facts.cli_error = False, done.problem
         else:
             facts.cli_ok = True
             if args == ["-L"]:

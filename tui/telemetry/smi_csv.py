@@ -14,9 +14,9 @@ import csv
 import io
 import re
 import shutil
-import subprocess
-from typing import Any, Callable
+from typing import Any
 
+from tui.telemetry.cli_tool import Runner, run_bounded
 from tui.telemetry.sample import DeviceProcess, DeviceSample, normalize_bus_id
 
 # names tried in order; the first one on PATH is used
@@ -149,18 +149,11 @@ def parse_compute_apps(text: str) -> dict[str, list[DeviceProcess]]:
     return out
 
 
-Runner = Callable[[list[str], float], "subprocess.CompletedProcess[str]"]
-
-
-def run_cli(argv: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-
-
 class SmiCsvSource:
     """The first nvidia-smi-compatible CLI on PATH. ``which`` is looked up once, not on every tick."""
 
     def __init__(self, names: tuple[str, ...] = CLI_NAMES, timeout: float = TIMEOUT_S,
-                 runner: Runner = run_cli, processes: bool = True) -> None:
+                 runner: Runner = run_bounded, processes: bool = True) -> None:
         self.names = names
         self.timeout = timeout
         self._run = runner
@@ -195,17 +188,8 @@ class SmiCsvSource:
 
     def _call(self, args: list[str]) -> tuple[str | None, str | None]:
         """(stdout, None) or (None, one-line problem)."""
-        argv = [self._path or self.name] + args
-        try:
-            done = self._run(argv, self.timeout)
-        except subprocess.TimeoutExpired:
-            return None, f"{self.name}: no answer within {self.timeout:g} s (timed out)"
-        except OSError as exc:
-            return None, f"{self.name}: {exc}"
-        if done.returncode != 0:
-            detail = (done.stderr or done.stdout or "").strip().splitlines()
-            return None, f"{self.name}: exit {done.returncode}: {detail[0] if detail else 'no output'}"
-        return done.stdout, None
+        done = self._run([self._path or self.name] + args, self.timeout)
+        return (None, done.problem) if done.problem else (done.stdout, None)
 
     def read(self) -> tuple[list[DeviceSample], list[str]]:
         if not self.available():

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+from tui.telemetry.cli_tool import run_bounded
 from tui.telemetry.sample import DeviceSample, normalize_bus_id
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -33,37 +32,18 @@ def probe_env() -> dict[str, str]:
 def run_probe(args: list[str] | tuple[str, ...] = (), timeout: float = PROBE_TIMEOUT_S,
               python: str | None = None, module: str = "workloads.probe") -> tuple[dict[str, Any] | None, str | None]:
     """Run the probe child; (its JSON, None) or (None, one-line reason). Never waits past ``timeout``."""
-    argv = [python or sys.executable, "-m", module, *args]
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                text=True, env=probe_env(), cwd=str(REPO_ROOT), start_new_session=True)
-    except OSError as exc:
-        return None, f"torch probe: cannot start {argv[0]}: {exc}"
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        proc.communicate()
-        return None, f"torch probe: no answer within {timeout:g} s (timed out, killed)"
-    for line in reversed(out.splitlines()):
+    done = run_bounded([python or sys.executable, "-m", module, *args], timeout, env=probe_env(), cwd=str(REPO_ROOT))
+    for line in reversed(done.stdout.splitlines()):
         line = line.strip()
         if line.startswith("{"):
             try:
                 return json.loads(line), None
             except ValueError:
                 break
-    tail = (err or out or "").strip().splitlines()
-    return None, f"torch probe: exit {proc.returncode}: {tail[-1] if tail else 'no output'}"
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
+    if done.problem and done.returncode is None:
+        return None, f"torch probe: {done.problem}"
+    tail = [line for line in (done.stderr or done.stdout).strip().splitlines() if line.strip()]
+    return None, f"torch probe: exit {done.returncode}: {tail[-1].strip() if tail else 'no output'}"
 
 
 def devices_from_probe(result: dict[str, Any]) -> list[DeviceSample]:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import time
-from typing import Any, Callable
+from typing import Any
 
+from tui.telemetry.cli_tool import Runner, run_bounded
 from tui.telemetry.sample import DeviceSample, normalize_bus_id
 
 TIMEOUT_S = 3.0
@@ -127,7 +127,8 @@ def parse_rocm_style(text: str, source: str) -> list[DeviceSample]:
         c = _Card(value)
         mem_total = _memory(c, used=False)
         mem_used = _memory(c, used=True)
-        gen, width = _pcie(c.get(r"pcie clock level", r"pcie clock speed"))
+        speed = _pcie(c.get(r"pcie clock speed"))  # hy-smi; rocm-smi puts the rate in the level text
+        gen, width = speed if speed[0] is not None else _pcie(c.get(r"pcie clock level"))
         bus = _text(c.get(r"pci bus"))
         devices.append(DeviceSample(
             index=int(m.group(1)),
@@ -230,18 +231,11 @@ def parse_amd_smi(metric_text: str, static_text: str | None = None, source: str 
     return devices
 
 
-Runner = Callable[[list[str], float], "subprocess.CompletedProcess[str]"]
-
-
-def run_cli(argv: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-
-
 class VendorJsonSource:
     """The first vendor JSON tool on PATH (looked up once)."""
 
     def __init__(self, tools: list[tuple[str, list[str], list[str] | None]] | None = None,
-                 timeout: float = TIMEOUT_S, runner: Runner = run_cli, static_ttl: float = 300.0) -> None:
+                 timeout: float = TIMEOUT_S, runner: Runner = run_bounded, static_ttl: float = 300.0) -> None:
         self.tools = tools if tools is not None else TOOLS
         self.timeout = timeout
         self._run = runner
@@ -275,16 +269,8 @@ class VendorJsonSource:
 
     def _call(self, args: list[str]) -> tuple[str | None, str | None]:
         assert self._tool is not None
-        try:
-            done = self._run([self._tool[1]] + args, self.timeout)
-        except subprocess.TimeoutExpired:
-            return None, f"{self.name}: no answer within {self.timeout:g} s (timed out)"
-        except OSError as exc:
-            return None, f"{self.name}: {exc}"
-        if done.returncode != 0:
-            detail = (done.stderr or done.stdout or "").strip().splitlines()
-            return None, f"{self.name}: exit {done.returncode}: {detail[0] if detail else 'no output'}"
-        return done.stdout, None
+        done = self._run([self._tool[1]] + args, self.timeout)
+        return (None, done.problem) if done.problem else (done.stdout, None)
 
     def read(self) -> tuple[list[DeviceSample], list[str]]:
         if not self.available():

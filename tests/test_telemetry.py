@@ -1,0 +1,356 @@
+"""Snapshots, merging, PCI makers, the collector, the sampler, `cardbench devices` and the torch probe."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from fake_nvml import FakeNvml, NVMLError_LibraryNotFound, NVMLError_NotSupported, h100
+from tui.telemetry import collect_once
+from tui.telemetry import once
+from tui.telemetry.collect import Collector
+from tui.telemetry.merge import merge
+from tui.telemetry.nvml import NvmlSource
+from tui.telemetry.pci import PciDevice, scan
+from tui.telemetry.sample import DeviceProcess, DeviceSample, HostSample, Sample, fmt, fmt_bytes, normalize_bus_id
+from tui.telemetry.sampler import Sampler, read_jsonl
+from tui.telemetry.torch_probe import TorchProbe, describe_probe, devices_from_probe, run_probe
+
+
+# ---------------------------------------------------------------- snapshots
+
+def test_sample_round_trips_through_json_with_none_kept_as_none():
+    d = DeviceSample(index=0, name="X", util_gpu_pct=0.0, throttle_reasons=(), processes=(DeviceProcess(1, "p", None),))
+    s = Sample(t=1.5, devices=(d,), host=HostSample(cpu_pct=3.0, per_core_pct=(1.0, 5.0)), errors=("e",))
+    back = Sample.from_dict(json.loads(json.dumps(s.to_dict())))
+    assert back == s
+    assert back.devices[0].util_gpu_pct == 0.0 and back.devices[0].temperature_c is None
+    assert back.devices[0].processes[0].used_bytes is None
+    assert "temperature_c" not in s.to_dict()["devices"][0]  # absent, not 0
+
+
+def test_fmt_renders_none_as_na():
+    assert fmt(None) == "N/A" and fmt(float("nan")) == "N/A"
+    assert fmt(0.0, "%") == "0%" and fmt(61.0, "C") == "61 C" and fmt(3) == "3"
+    assert fmt(()) == "none" and fmt(("power cap",)) == "power cap"
+    assert fmt_bytes(None) == "N/A" and fmt_bytes(512 * 2**20) == "512 MiB" and fmt_bytes(80 * 2**30) == "80.0 GiB"
+
+
+def test_snapshots_are_immutable():
+    d = DeviceSample(index=0)
+    with pytest.raises(AttributeError):
+        d.index = 1  # type: ignore[misc]
+
+
+def test_bus_ids_normalise():
+    assert normalize_bus_id("00000000:3B:00.0") == "0000:3b:00.0"
+    assert normalize_bus_id("0000:3b:00.0") == "0000:3b:00.0"
+    assert normalize_bus_id("3b:00.0") == "0000:3b:00.0"
+
+
+# ---------------------------------------------------------------- merging and PCI
+
+def test_merge_fills_fields_in_priority_order_and_names_the_sources():
+    nvml = [DeviceSample(index=0, bus_id="0000:18:00.0", name="NVIDIA H100", util_gpu_pct=50.0, source="nvml")]
+    cli = [DeviceSample(index=0, bus_id="0000:18:00.0", name="other", util_gpu_pct=99.0, fan_pct=30.0,
+                        source="nvidia-smi")]
+    torch = [DeviceSample(index=0, bus_id="0000:18:00.0", compute_capability="9.0", source="torch")]
+    (d,) = merge([nvml, cli, torch])
+    assert d.name == "NVIDIA H100" and d.util_gpu_pct == 50.0  # NVML wins where it has a value
+    assert d.fan_pct == 30.0 and d.compute_capability == "9.0"  # lower sources fill the gaps
+    assert d.source == "nvml+nvidia-smi+torch"
+
+
+def test_merge_keeps_different_bus_ids_apart_even_with_equal_indices():
+    a = [DeviceSample(index=0, bus_id="0000:18:00.0", source="nvml")]
+    b = [DeviceSample(index=0, bus_id="0000:83:00.0", source="rocm-smi")]
+    assert len(merge([a, b])) == 2
+
+
+def test_torch_devices_without_bus_ids_match_by_index():
+    cli = [DeviceSample(index=0, bus_id="0000:18:00.0", name="A", source="ixsmi")]
+    torch = [DeviceSample(index=0, mem_total_bytes=1, source="torch")]
+    (d,) = merge([cli, torch])
+    assert d.mem_total_bytes == 1
+
+
+def test_pci_maker_names_the_device_behind_a_compatibility_layer():
+    cli = [DeviceSample(index=0, bus_id="0000:13:00.0", name="Iluvatar BI-V150", source="ixsmi")]
+    pci = [PciDevice("0000:13:00.0", "0x1e3e", "0x0000", "0x030200"),
+           PciDevice("0000:16:00.0", "0x1e3e", "0x0000", "0x030200")]
+    devices = merge([cli], pci)
+    assert devices[0].pci_vendor == "Iluvatar CoreX" and devices[0].pci_vendor_id == "0x1e3e"
+    # a card on the bus that no source reports is shown, so a missing driver is visible
+    assert devices[1].bus_id == "0000:16:00.0" and devices[1].source == "pci" and devices[1].name is None
+
+
+def _fake_sysfs(root, entries):
+    for bus, vendor, cls in entries:
+        d = root / bus
+        d.mkdir(parents=True)
+        (d / "vendor").write_text(vendor + "\n")
+        (d / "class").write_text(cls + "\n")
+        (d / "device").write_text("0x2330\n")
+
+
+def test_pci_scan_keeps_accelerators_and_drops_bmc_displays_and_nics(tmp_path):
+    _fake_sysfs(tmp_path, [
+        ("0000:18:00.0", "0x10de", "0x030200"),   # NVIDIA 3D controller
+        ("0000:03:00.0", "0x1a03", "0x030000"),   # ASPEED BMC VGA
+        ("0000:41:00.0", "0x15b3", "0x020000"),   # Mellanox NIC
+        ("0000:9a:00.0", "0x1da3", "0x120000"),   # Habana: processing accelerator class
+    ])
+    found = scan(str(tmp_path))
+    assert [(p.bus_id, p.vendor) for p in found] == [("0000:18:00.0", "NVIDIA"), ("0000:9a:00.0", "Habana Labs")]
+    assert scan(str(tmp_path / "missing")) == []
+
+
+# ---------------------------------------------------------------- collector
+
+class _Source:
+    def __init__(self, name, devices, errors=()):
+        self.name, self.devices, self.errors, self.reads = name, devices, list(errors), 0
+
+    def available(self):
+        return True
+
+    def read(self):
+        self.reads += 1
+        return list(self.devices), list(self.errors)
+
+    def close(self):
+        pass
+
+
+class _Host:
+    def read(self):
+        return HostSample(cpu_pct=1.0)
+
+
+def test_cpu_only_machine_has_no_devices_and_a_full_host(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no CLI anywhere
+    nvml = NvmlSource(module=FakeNvml([], init_error=NVMLError_LibraryNotFound))
+    from tui.telemetry.smi_csv import SmiCsvSource
+    from tui.telemetry.vendor_json import VendorJsonSource
+
+    collector = Collector(sources=[nvml, SmiCsvSource(), VendorJsonSource()], torch_probe=None,
+                          pci_root=str(tmp_path / "no-sysfs"))
+    collector.collect()
+    time.sleep(0.05)
+    sample = collector.collect()
+    assert sample.devices == () and sample.errors == () and sample.sources == ()
+    h = sample.host
+    for field in ("cpu_pct", "per_core_pct", "mem_used_bytes", "mem_total_bytes", "swap_total_bytes",
+                  "disk_used_bytes", "disk_total_bytes", "load1", "uptime_s", "net_sent_bps", "disk_read_bps"):
+        assert getattr(h, field) is not None, field
+
+
+def test_a_lower_source_that_adds_nothing_is_read_rarely():
+    top = _Source("nvml", [DeviceSample(index=0, bus_id="0000:18:00.0", name="A", fan_pct=1.0, source="nvml")])
+    low = _Source("nvidia-smi", [DeviceSample(index=0, bus_id="0000:18:00.0", name="B", source="nvidia-smi")])
+    collector = Collector(sources=[top, low], host=_Host(), torch_probe=None, pci_root="/nonexistent",
+                          fallback_interval=60)
+    for _ in range(5):
+        collector.collect()
+    assert top.reads == 5 and low.reads == 1
+
+
+def test_a_lower_source_that_fills_gaps_is_read_every_tick():
+    top = _Source("nvml", [DeviceSample(index=0, bus_id="0000:18:00.0", name="A", source="nvml")])
+    low = _Source("nvidia-smi", [DeviceSample(index=0, bus_id="0000:18:00.0", fan_pct=40.0, source="nvidia-smi")])
+    collector = Collector(sources=[top, low], host=_Host(), torch_probe=None, pci_root="/nonexistent",
+                          fallback_interval=60)
+    for _ in range(3):
+        sample = collector.collect()
+    assert low.reads == 3 and sample.devices[0].fan_pct == 40.0
+
+
+def test_a_source_that_raises_is_reported_not_fatal():
+    class Broken(_Source):
+        def read(self):
+            raise RuntimeError("boom")
+
+    collector = Collector(sources=[Broken("nvml", [])], host=_Host(), torch_probe=None, pci_root="/nonexistent")
+    sample = collector.collect()
+    assert sample.errors == ("nvml: RuntimeError: boom",)
+
+
+def test_nvml_with_a_not_supported_field_end_to_end():
+    fake = FakeNvml([h100(0), h100(1)], errors={1: {"nvmlDeviceGetFanSpeed": NVMLError_NotSupported}})
+    collector = Collector(sources=[NvmlSource(module=fake)], host=_Host(), torch_probe=None, pci_root="/nonexistent")
+    sample = collector.collect()
+    assert [d.fan_pct for d in sample.devices] == [0.0, None]
+    assert sample.sources == ("nvml",)
+
+
+def test_collect_once_on_this_machine_has_the_host():
+    sample = collect_once()
+    assert sample.host.mem_total_bytes and sample.host.cpu_count
+
+
+# ---------------------------------------------------------------- sampler
+
+class _SlowCollector:
+    def __init__(self, delay=0.0):
+        self.delay, self.active, self.max_active, self.calls = delay, 0, 0, 0
+        self.lock = threading.Lock()
+
+    def collect(self):
+        with self.lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        time.sleep(self.delay)
+        with self.lock:
+            self.active -= 1
+            self.calls += 1
+        return Sample(t=time.time(), devices=(DeviceSample(index=0, util_gpu_pct=float(self.calls)),),
+                      host=HostSample(cpu_pct=1.0))
+
+    def close(self):
+        pass
+
+
+def test_sampler_calls_back_and_appends_jsonl_to_the_run_dir(tmp_path):
+    got = []
+    sampler = Sampler(interval=0.02, callback=got.append, collector=_SlowCollector())
+    sampler.set_run_dir(tmp_path / "run")
+    sampler.start()
+    deadline = time.monotonic() + 5
+    while len(got) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    sampler.set_run_dir(None)
+    n_written = len(read_jsonl(tmp_path / "run" / "telemetry.jsonl"))
+    time.sleep(0.1)
+    sampler.stop()
+    assert len(got) >= 4 and isinstance(got[0], Sample)
+    samples = read_jsonl(tmp_path / "run" / "telemetry.jsonl")
+    assert len(samples) == n_written >= 4           # nothing appended after set_run_dir(None)
+    assert samples[0].devices[0].util_gpu_pct is not None
+    assert not sampler.running
+
+
+def test_sampler_polls_never_overlap_when_a_poll_overruns():
+    collector = _SlowCollector(delay=0.05)
+    sampler = Sampler(interval=0.01, collector=collector).start()
+    time.sleep(0.4)
+    sampler.stop()
+    assert collector.max_active == 1 and collector.calls >= 3
+
+
+def test_a_failing_callback_does_not_stop_sampling():
+    def bad(_sample):
+        raise ValueError("widget gone")
+
+    sampler = Sampler(interval=0.01, callback=bad, collector=_SlowCollector()).start()
+    time.sleep(0.15)
+    sampler.stop()
+    assert sampler.ticks >= 3 and "widget gone" in sampler.errors[-1]
+
+
+def test_sampler_feeds_a_sink_such_as_the_run_store():
+    rows = []
+    sampler = Sampler(interval=1.0, collector=_SlowCollector())
+    sampler.set_sink(rows.append)
+    sampler.poll()
+    assert rows and rows[0]["devices"][0]["util_gpu_pct"] == 1.0
+
+
+def test_read_jsonl_skips_a_torn_last_line(tmp_path):
+    path = tmp_path / "telemetry.jsonl"
+    path.write_text(json.dumps(Sample(t=1.0).to_dict()) + "\n" + '{"t": 2.0, "devi')
+    assert [s.t for s in read_jsonl(path)] == [1.0]
+
+
+def test_bad_interval_is_refused():
+    with pytest.raises(ValueError):
+        Sampler(interval=0)
+
+
+# ---------------------------------------------------------------- `cardbench devices`
+
+def test_devices_json_on_this_machine_parses(capsys):
+    import io
+
+    out = io.StringIO()
+    assert once.main(as_json=True, out=out, torch=False) == 0
+    data = json.loads(out.getvalue())
+    assert data["host"]["mem_total_bytes"] > 0
+    assert set(data["source_status"]) >= {"nvml"}
+    Sample.from_dict(data)  # the JSON is a Sample
+
+
+def test_devices_text_shows_na_for_missing_fields():
+    d = DeviceSample(index=0, name="NVIDIA H100", bus_id="0000:18:00.0", pci_vendor="NVIDIA", util_gpu_pct=0.0,
+                     processes=(DeviceProcess(4242, "python", 2**30),), source="nvml")
+    text = once.render(Sample(t=0.0, devices=(d,), host=HostSample(cpu_pct=2.0), errors=("nvidia-smi timed out",)),
+                       {"nvml": "NVML loaded"})
+    assert "[0] NVIDIA H100" in text and "util 0%" in text and "temp N/A" in text
+    assert "process 4242 python  1.0 GiB" in text
+    assert "problem: nvidia-smi timed out" in text and "nvml: NVML loaded" in text
+
+
+def test_devices_text_without_a_gpu_lists_the_sources():
+    text = once.render(Sample(t=0.0, host=HostSample(hostname="box")), {"nvml": "NVML not loaded (x)"})
+    assert "No accelerator found" in text and "Host box" in text and "NVML not loaded" in text
+
+
+# ---------------------------------------------------------------- the torch probe child
+
+def test_probe_child_on_this_machine():
+    result, error = run_probe(timeout=60)
+    assert error is None and result["torch"]
+    assert "cuda" in result["device_types"] or result["devices"] == []
+    assert describe_probe(result, None).startswith("torch ")
+
+
+def _fake_probe_module(tmp_path, monkeypatch, name, body):
+    (tmp_path / f"{name}.py").write_text(body)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    return name
+
+
+def test_probe_answer_becomes_device_samples(tmp_path, monkeypatch):
+    payload = {"torch": "2.5.0", "cuda": "12.4", "device_types": {"cuda": {"available": True, "count": 1}},
+               "devices": [{"type": "cuda", "index": 0, "name": "NVIDIA H100", "total_memory": 85e9,
+                            "capability": "9.0", "bus_id": "0000:18:00.0"}]}
+    module = _fake_probe_module(tmp_path, monkeypatch, "fakeprobe_ok",
+                                f"print('noise from a vendor library')\nimport json\nprint(json.dumps({payload!r}))\n")
+    probe = TorchProbe(module=module, timeout=30)
+    assert probe.read() == ([], [])  # the first read never waits for the child
+    assert probe.wait(30)
+    (d,), errors = probe.read()
+    assert errors == [] and d.name == "NVIDIA H100" and d.compute_capability == "9.0"
+    assert d.bus_id == "0000:18:00.0" and d.mem_total_bytes == 85_000_000_000 and d.source == "torch"
+    assert "sees cuda: 1 device(s)" in probe.describe()
+
+
+def test_a_hung_probe_is_killed_and_reported(tmp_path, monkeypatch):
+    module = _fake_probe_module(tmp_path, monkeypatch, "fakeprobe_hang", "import time\ntime.sleep(60)\n")
+    start = time.monotonic()
+    result, error = run_probe(timeout=0.5, module=module)
+    assert time.monotonic() - start < 5
+    assert result is None and "timed out" in error
+
+
+def test_a_crashing_probe_is_reported_with_its_last_line(tmp_path, monkeypatch):
+    module = _fake_probe_module(tmp_path, monkeypatch, "fakeprobe_crash",
+                                "import sys\nsys.stderr.write('Segmentation fault\\n')\nsys.exit(139)\n")
+    result, error = run_probe(timeout=30, module=module)
+    assert result is None and error == "torch probe: exit 139: Segmentation fault"
+
+
+def test_devices_from_a_rocm_probe_use_the_gfx_target():
+    (d,) = devices_from_probe({"devices": [{"type": "cuda", "index": 0, "name": "AMD Instinct MI210",
+                                            "capability": "9.0", "arch": "gfx90a"}]})
+    assert d.compute_capability == "gfx90a"
+
+
+def test_importing_telemetry_and_doctor_loads_no_torch_textual_or_pynvml():
+    code = ("import sys, tui.telemetry, tui.telemetry.once, tui.telemetry.sampler, tui.doctor;"
+            "print([m for m in ('torch', 'textual', 'pynvml') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,51 @@
+"""Run a management CLI with a hard time limit, and say in one line why it gave no answer.
+
+The CLI runs in its own process group and the whole group is killed on
+timeout: a wrapper script's children (or a vendor tool's helpers) would
+otherwise keep the output pipes open and the wait would last as long as they do.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class CliResult:
+    returncode: int | None   # None when it did not finish (timeout) or did not start
+    stdout: str
+    stderr: str
+    problem: str | None      # one line when there is no usable answer
+
+
+def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = None,
+                cwd: str | None = None) -> CliResult:
+    label = os.path.basename(argv[0])
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                text=True, errors="replace", start_new_session=True, env=env, cwd=cwd)
+    except OSError as exc:
+        return CliResult(None, "", "", f"{label}: cannot start: {exc}")
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+        try:
+            out, err = proc.communicate(timeout=2.0)
+        except subprocess.TimeoutExpired:  # a child that left the group still holds the pipes
+            out, err = "", ""
+        return CliResult(None, out or "", err or "", f"{label} did not answer within {timeout:g} s (timed out, killed)")
+    if proc.returncode != 0:
+        lines = [line.strip() for line in ((err or "") + "\n" + (out or "")).splitlines() if line.strip()]
+        return CliResult(proc.returncode, out, err, f"{label} exit {proc.returncode}: {lines[0] if lines else 'no output'}")
+    return CliResult(0, out, err, None)
+
+
+Runner = Callable[[list[str], float], CliResult]
