@@ -354,3 +354,16 @@ def test_importing_telemetry_and_doctor_loads_no_torch_textual_or_pynvml():
             "print([m for m in ('torch', 'textual', 'pynvml') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_poll_of_eight_fake_devices_costs_under_10_ms_of_cpu():
+    """The issue's budget: at 1 Hz under 1 % of one core. bench/telemetry_overhead.py prints the figure."""
+    fake = FakeNvml([h100(i) for i in range(8)])
+    collector = Collector(sources=[NvmlSource(module=fake)], torch_probe=None)
+    collector.collect()
+    start = sum(os.times()[:2])
+    for _ in range(30):
+        sample = collector.collect()
+    per_poll = (sum(os.times()[:2]) - start) / 30
+    assert len(sample.devices) == 8
+    assert per_poll < 0.010, f"{per_poll * 1000:.2f} ms CPU per poll (bound 10 ms)"

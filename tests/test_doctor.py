@@ -1,0 +1,263 @@
+"""The doctor: verdicts and hints from facts (no GPU needed), fake CLIs, and a real run on this machine."""
+
+import io
+import json
+import time
+
+import pytest
+
+from fake_cli import only_on_path, write_cli
+from fake_nvml import FakeNvml, NVMLError_LibraryNotFound, h100
+from tui import doctor
+from tui.doctor import FAIL, PASS, SKIP, WARN, DoctorCheck, Facts, checks_from
+from workloads.hints import hint_for
+
+CPU_ONLY_PROBE = {"torch": "2.14.1+cu130", "cuda": "13.0", "hip": None, "import_s": 1.7, "extensions": {},
+                  "device_types": {"cuda": {"available": False,
+                                            "error": "RuntimeError: Found no NVIDIA driver on your system."}},
+                  "devices": [], "checks": {}}
+
+
+def gpu_probe(**checks):
+    base = {"init": {"ok": True, "seconds": 1.25}, "kernel": {"ok": True, "max_abs_err": 1e-6},
+            "autocast_fp16": {"ok": True, "dtype": "torch.float16"},
+            "autocast_bf16": {"ok": True, "dtype": "torch.bfloat16"}}
+    base.update(checks)
+    return {"torch": "2.5.1+cu124", "cuda": "12.4", "import_s": 1.9, "extensions": {},
+            "device_types": {"cuda": {"available": True, "count": 1}},
+            "devices": [{"type": "cuda", "index": 0, "name": "NVIDIA H100 80GB HBM3", "capability": "9.0"}],
+            "arch_list": {"cuda": ["sm_80", "sm_86", "sm_90"]}, "checks": base}
+
+
+def healthy(**changes):
+    facts = Facts(cli_name="nvidia-smi", cli_ok=True, cli_output="GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)",
+                  cli_gpu_count=1, nvml_ok=True, nvml_count=1, nvml_driver="550.90.07", pci_vendors=["NVIDIA"],
+                  probe=gpu_probe(), disk_free_bytes=100 * 2**30, disk_total_bytes=500 * 2**30)
+    for k, v in changes.items():
+        setattr(facts, k, v)
+    return facts
+
+
+def by_name(checks):
+    return {c.name: c for c in checks}
+
+
+def test_a_healthy_gpu_machine_passes_everything_but_optional_tensorflow():
+    checks = checks_from(healthy())
+    assert all(isinstance(c, DoctorCheck) for c in checks)
+    statuses = {c.name: c.status for c in checks}
+    assert statuses.pop("TensorFlow sees the device") == SKIP
+    assert set(statuses.values()) == {PASS}, statuses
+    c = by_name(checks)
+    assert "1.25 s" in c["CUDA initialisation time"].evidence
+    assert "sm_90" in c["build's arch list covers the device"].evidence
+    assert "NVIDIA H100" in c["torch sees the accelerator"].evidence
+
+
+def test_cpu_only_machine_skips_and_warns_where_a_gpu_would_be():
+    facts = Facts(cli_name=None, nvml_ok=False, nvml_error="NVMLError_LibraryNotFound: NVML Shared Library Not Found",
+                  probe=CPU_ONLY_PROBE, disk_free_bytes=50 * 2**30, disk_total_bytes=100 * 2**30)
+    c = by_name(checks_from(facts))
+    assert c["management CLI answers"].status == SKIP
+    assert c["NVML library loads"].status == SKIP
+    assert c["accelerators on the PCI bus"].status == WARN
+    assert c["torch imports"].status == PASS and "CUDA 13.0" in c["torch imports"].evidence
+    assert c["torch sees the accelerator"].status == SKIP
+    for name in ("CUDA initialisation time", "a small kernel returns the right numbers", "fp16 autocast runs on the device"):
+        assert c[name].status == SKIP
+    assert not any(x.status == FAIL for x in c.values())
+
+
+def test_cli_lists_gpus_but_torch_sees_none_means_a_mismatched_pytorch():
+    c = by_name(checks_from(healthy(probe=CPU_ONLY_PROBE)))["torch sees the accelerator"]
+    assert c.status == FAIL
+    assert "torch sees none" in c.evidence and "Found no NVIDIA driver" in c.evidence
+    assert c.hint == ("this PyTorch does not match the driver: was it reinstalled over the image's build? "
+                      "use the image's PyTorch")
+
+
+def test_a_cpu_only_torch_build_on_a_gpu_machine():
+    probe = dict(CPU_ONLY_PROBE, cuda=None, torch="2.5.1+cpu", device_types={"cuda": {"available": False}})
+    c = by_name(checks_from(healthy(probe=probe)))["torch sees the accelerator"]
+    assert c.status == FAIL and "CPU-only build" in c.evidence
+    assert c.hint == hint_for("Torch not compiled with CUDA enabled") and "CPU-only build" in c.hint
+
+
+def test_kernel_image_error_maps_to_the_build_hint():
+    err = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
+    c = by_name(checks_from(healthy(probe=gpu_probe(kernel={"ok": False, "error": err}))))
+    check = c["a small kernel returns the right numbers"]
+    assert check.status == FAIL and check.evidence == err
+    assert check.hint.startswith("the PyTorch build lacks code for this device") and "--amp off" in check.hint
+
+
+def test_device_kernel_image_invalid_under_autocast():
+    err = "RuntimeError: CUDA error: device kernel image is invalid"
+    check = by_name(checks_from(healthy(probe=gpu_probe(autocast_bf16={"ok": False, "error": err}))))[
+        "bf16 autocast runs on the device"]
+    assert check.status == FAIL and "--amp off" in check.hint
+
+
+def test_not_implemented_for_a_dtype_maps_to_the_dtype_hint():
+    err = "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'"
+    check = by_name(checks_from(healthy(probe=gpu_probe(autocast_fp16={"ok": False, "error": err}))))[
+        "fp16 autocast runs on the device"]
+    assert check.status == FAIL
+    assert check.hint.startswith("an op is missing for that dtype")
+
+
+def test_wrong_numbers_from_the_kernel():
+    check = by_name(checks_from(healthy(probe=gpu_probe(kernel={"ok": False, "max_abs_err": 3.0}))))[
+        "a small kernel returns the right numbers"]
+    assert check.status == FAIL and "wrong numbers" in check.hint
+
+
+def test_arch_list_without_the_device_capability():
+    probe = gpu_probe()
+    probe["arch_list"] = {"cuda": ["sm_50", "sm_60", "sm_70"]}
+    check = by_name(checks_from(healthy(probe=probe)))["build's arch list covers the device"]
+    assert check.status == FAIL and "9.0" in check.evidence and "sm_70" in check.evidence
+    assert "lacks code for this device" in check.hint
+
+
+@pytest.mark.parametrize("cap, archs, ok", [
+    ("9.0", ["sm_80", "sm_90"], True),
+    ("8.9", ["sm_80", "sm_86"], True),        # same major: sm_86 code runs on 8.9
+    ("9.0", ["sm_80", "compute_80"], True),   # PTX JIT-compiles forward
+    ("12.0", ["sm_80", "sm_90"], False),      # Blackwell on an old build
+    ("9.0", ["sm_90a"], True),
+    ("8.0", ["sm_86"], False),
+    ("gfx90a", ["gfx908", "gfx90a"], True),
+    ("gfx942", ["gfx908", "gfx90a"], False),
+])
+def test_arch_coverage(cap, archs, ok):
+    assert doctor._arch_ok(cap, archs) is ok
+
+
+def test_slow_cuda_init_warns():
+    check = by_name(checks_from(healthy(probe=gpu_probe(init={"ok": True, "seconds": 45.0}))))[
+        "CUDA initialisation time"]
+    assert check.status == WARN and "persistence mode" in check.hint and "45.00 s" in check.evidence
+
+
+def test_failed_init_fails_and_skips_the_device_checks():
+    err = "RuntimeError: CUDA error: out of memory"
+    c = by_name(checks_from(healthy(probe=gpu_probe(init={"ok": False, "seconds": 0.4, "error": err}))))
+    assert c["CUDA initialisation time"].status == FAIL
+    assert c["CUDA initialisation time"].hint == hint_for(err)
+    assert c["a small kernel returns the right numbers"].status == SKIP
+
+
+def test_hidden_devices_warn():
+    check = by_name(checks_from(healthy(env={"CUDA_VISIBLE_DEVICES": ""})))["visible-devices variables"]
+    assert check.status == WARN and "CUDA_VISIBLE_DEVICES=''" in check.evidence
+    assert check.hint.startswith("no device is visible to this process")
+    ok = by_name(checks_from(healthy(env={"CUDA_VISIBLE_DEVICES": "0,1"})))["visible-devices variables"]
+    assert ok.status == PASS and "'0,1'" in ok.evidence
+
+
+def test_nvml_missing_on_an_nvidia_machine():
+    check = by_name(checks_from(healthy(nvml_ok=False, nvml_error="NVMLError_LibraryNotFound: NVML Shared Library Not Found")))[
+        "NVML library loads"]
+    assert check.status == FAIL and "libnvidia-ml.so is missing" in check.hint
+
+
+def test_nvml_version_mismatch_hint():
+    check = by_name(checks_from(healthy(nvml_ok=False, nvml_error="NVMLError_LibRmVersionMismatch: Driver/library version mismatch")))[
+        "NVML library loads"]
+    assert check.status == FAIL and "reboot" in check.hint
+
+
+def test_nvml_absent_on_an_amd_machine_is_expected():
+    check = by_name(checks_from(healthy(cli_name="rocm-smi", pci_vendors=["AMD"], nvml_ok=False,
+                                        nvml_error="NVMLError_LibraryNotFound: x")))["NVML library loads"]
+    assert check.status == SKIP and "AMD" in check.evidence
+
+
+def test_hung_and_failing_cli_hints():
+    hung = by_name(checks_from(healthy(cli_ok=False, cli_error="nvidia-smi did not answer within 5 s (timed out, killed)")))
+    assert hung["management CLI answers"].status == FAIL and "wedged" in hung["management CLI answers"].hint
+    msg = "nvidia-smi exit 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+    failing = by_name(checks_from(healthy(cli_ok=False, cli_error=msg)))["management CLI answers"]
+    assert failing.status == FAIL and "kernel driver is not loaded" in failing.hint
+
+
+def test_no_cli_but_a_card_on_the_bus_warns():
+    check = by_name(checks_from(healthy(cli_name=None, pci_vendors=["Moore Threads"])))["management CLI answers"]
+    assert check.status == WARN and "Moore Threads" in check.evidence
+
+
+def test_torch_missing():
+    check = by_name(checks_from(healthy(probe={"torch_error": "ModuleNotFoundError: No module named 'torch'"})))[
+        "torch imports"]
+    assert check.status == FAIL and "PyTorch is not installed" in check.hint
+
+
+def test_broken_vendor_extension_warns():
+    probe = gpu_probe()
+    probe["extensions"] = {"torch_musa": "ImportError: undefined symbol: _ZN3c104impl"}
+    check = by_name(checks_from(healthy(probe=probe)))["torch imports"]
+    assert check.status == WARN and "does not match this torch build" in check.hint
+
+
+def test_probe_timeout_fails_torch_import_with_a_hint():
+    check = by_name(checks_from(healthy(probe=None, probe_error="torch probe: python did not answer within 120 s (timed out, killed)")))[
+        "torch imports"]
+    assert check.status == FAIL and "wedged" in check.hint
+
+
+def test_disk_space_bounds():
+    low = by_name(checks_from(healthy(disk_free_bytes=5 * 2**30)))["free disk space"]
+    assert low.status == WARN and "warn below 20 GiB" in low.evidence
+    full = by_name(checks_from(healthy(disk_free_bytes=2**29)))["free disk space"]
+    assert full.status == FAIL and full.hint
+
+
+def test_tensorflow_outcomes():
+    c = lambda **kw: by_name(checks_from(healthy(tf_installed=True, **kw)))["TensorFlow sees the device"]
+    assert c(tf={"tensorflow": "2.17.0", "tensorflow_gpus": ["/physical_device:GPU:0"]}).status == PASS
+    assert c(tf={"tensorflow": "2.17.0", "tensorflow_gpus": []}).status == WARN
+    assert c(tf={"tensorflow_error": "ImportError: libcudart.so.12: cannot open"}).status == WARN
+
+
+def test_gather_cli_counts_gpus_from_a_fake_nvidia_smi(tmp_path, monkeypatch):
+    write_cli(tmp_path, "nvidia-smi", {"gpus": [{"name": "NVIDIA H100"}, {"name": "NVIDIA H100"}]})
+    only_on_path(monkeypatch, tmp_path)
+    facts = Facts()
+    doctor.gather_cli(facts)
+    assert facts.cli_ok and facts.cli_gpu_count == 2
+    assert by_name(checks_from(facts))["management CLI answers"].status == PASS
+
+
+def test_gather_cli_times_out_a_hung_cli(tmp_path, monkeypatch):
+    write_cli(tmp_path, "nvidia-smi", {"hang": True, "gpus": []})
+    only_on_path(monkeypatch, tmp_path)
+    facts = Facts()
+    start = time.monotonic()
+    doctor.gather_cli(facts, timeout=0.5)
+    assert time.monotonic() - start < 5
+    assert facts.cli_ok is False and "timed out" in facts.cli_error
+
+
+def test_gather_nvml_with_a_fake_library():
+    facts = Facts()
+    doctor.gather_nvml(facts, module=FakeNvml([h100(0), h100(1)]))
+    assert facts.nvml_ok and facts.nvml_count == 2 and facts.nvml_driver == "550.90.07"
+    facts = Facts()
+    doctor.gather_nvml(facts, module=FakeNvml([], init_error=NVMLError_LibraryNotFound))
+    assert facts.nvml_ok is False and "Library Not Found" in facts.nvml_error
+
+
+def test_doctor_on_this_machine_exits_0_and_json_parses():
+    out = io.StringIO()
+    code = doctor.main(as_json=True, out=out)
+    rows = json.loads(out.getvalue())
+    names = [r["name"] for r in rows]
+    assert "torch imports" in names and "CUDA initialisation time" in names
+    assert all(r["status"] in (PASS, WARN, FAIL, SKIP) for r in rows)
+    assert code == (1 if any(r["status"] == FAIL for r in rows) else 0)
+
+
+def test_render_puts_hints_under_their_check():
+    text = doctor.render([DoctorCheck("a", PASS, "fine"), DoctorCheck("bb", FAIL, "broken", "do this")])
+    assert "FAIL  bb  broken" in text and "hint: do this" in text and "1 PASS  0 WARN  1 FAIL  0 SKIP" in text
