@@ -16,13 +16,15 @@ def frozen_clock() -> float:
     return FROZEN_T
 
 
-def fake_sample(i: int = 0, t0: float = FROZEN_T, devices: int = 1) -> Sample:
-    """A deterministic tick: one GPU warming up under load, and a busy host."""
+def fake_sample(i: int = 0, t0: float = FROZEN_T, devices: int = 1, temperature_c: float | None = None) -> Sample:
+    """A deterministic tick: one GPU warming up under load (levelling off), and a busy host."""
     gib = 2**30
     devs = tuple(
         DeviceSample(index=d, name="NVIDIA H100 80GB HBM3", bus_id=f"0000:{0x3b + d:02x}:00.0",
-                     util_gpu_pct=float(min(99, 40 + 3 * i)), mem_used_bytes=(20 + i) * gib,
-                     mem_total_bytes=80 * gib, temperature_c=float(45 + i), power_w=float(150 + 10 * i),
+                     util_gpu_pct=float(min(99, 40 + 3 * i)), mem_used_bytes=min(20 + i, 76) * gib,
+                     mem_total_bytes=80 * gib,
+                     temperature_c=float(min(45 + i, 71)) if temperature_c is None else temperature_c,
+                     power_w=float(min(150 + 10 * i, 640)),
                      power_limit_w=700.0, sm_clock_mhz=1980.0, throttle_reasons=())
         for d in range(devices))
     host = HostSample(hostname="trial-box", cpu_count=16, cpu_pct=float(30 + i % 20), mem_used_bytes=24 * gib,

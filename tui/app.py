@@ -333,6 +333,9 @@ class Workbench(App):
         active = self.state.status in ("starting", "running")
         button.label = "stop (s)" if active else "start (s)"
         button.variant = "error" if active else "success"
+        if self.state.run_id:
+            # a small terminal: the run's state sits below the fields, keep it in view
+            launcher.call_after_refresh(launcher.scroll_end, animate=False)
 
     # plots, export, doctor ---------------------------------------------------------------
     def action_cycle_plots(self) -> None:

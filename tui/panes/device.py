@@ -48,9 +48,20 @@ def _util(pct: float | None) -> Text:
 def _memory(used: int | None, total: int | None, pct: float | None) -> Text:
     level = _level(pct, MEM_PCT)
     text = Text(bar(pct) + " ", style=_STYLE[level] if pct is not None else "dim")
-    sizes = f"{fmt_bytes(used)}/{fmt_bytes(total)}" if total is not None else fmt_bytes(used)
+    sizes = _pair(used, total)
     text.append(sizes + ("!" if level == "alarm" else ""), style="" if used is not None else "dim")
     return text
+
+
+def _pair(used: int | None, total: int | None) -> str:
+    """'60.0/80.0 GiB' (one unit when both share it), 'N/A/80.0 GiB' never: missing reads N/A."""
+    if total is None:
+        return fmt_bytes(used)
+    a, b = fmt_bytes(used), fmt_bytes(total)
+    unit_a, unit_b = a.rpartition(" ")[2], b.rpartition(" ")[2]
+    if used is not None and unit_a == unit_b:
+        return f"{a.rpartition(' ')[0]}/{b}"
+    return f"{a}/{b}"
 
 
 def _power(power: float | None, limit: float | None) -> Text:
@@ -111,14 +122,13 @@ def host_line(sample: Sample | None) -> Text:
     text = Text()
     text.append("host ", style="bold")
     cores = f" of {host.cpu_count}" if host.cpu_count else ""
-    text.append(f"CPU {fmt(host.cpu_pct, '%')}{cores}  ")
+    text.append(f"CPU {fmt(host.cpu_pct, '%')}{cores}  load {load}  ")
     text.append("RAM ")
     text.append_text(_memory(host.mem_used_bytes, host.mem_total_bytes, ram_pct))
     disk_pct = 100.0 * host.disk_used_bytes / host.disk_total_bytes if (
         host.disk_used_bytes is not None and host.disk_total_bytes) else None
     text.append("  disk ")
     text.append(f"{fmt_bytes(host.disk_free_bytes)} free", style=_STYLE[_level(disk_pct, (90.0, 98.0))])
-    text.append(f"  load {load}")
     return text
 
 

@@ -1,0 +1,315 @@
+"""Pilot tests of the workbench: keys, start/stop, plots, crashes, quitting, export, doctor.
+
+Workloads are small torch-free scripts from tests/children/ started through the
+real runner; telemetry is a fake source the test ticks by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import types
+from dataclasses import dataclass
+
+import pytest
+
+from app_fakes import FakeTelemetry, child_factory, fake_sample, frozen_clock
+from tui.app import build_app
+from tui.runs import load_run
+
+SIZE = (120, 36)
+
+
+async def wait_for(pilot, condition, timeout: float = 15.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0): read its state
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def shown(app) -> str:
+    """The screen's text, from its SVG screenshot."""
+    return app.export_screenshot().replace("&#160;", " ")
+
+
+def make_app(runs_dir, factory=None, **kwargs):
+    return build_app(runs_dir, start_sampler=False, clock=frozen_clock, runner_factory=factory,
+                     stop_grace_s=2.0, **kwargs)
+
+
+async def test_number_keys_switch_the_workload(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.selected_workload == "resnet50"
+        await pilot.press("2")
+        assert app.selected_workload == "generate"
+        assert app.launcher.values()["tokens"] == "256"
+        await pilot.press("1")
+        assert app.selected_workload == "resnet50"
+        assert app.launcher.values()["batch_size"] == "64"
+
+
+async def test_start_then_stop_with_s(runs_dir):
+    factory = child_factory("steady.py", "100000", "0.05")
+    app = make_app(runs_dir, factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: (app.state.step or 0) >= 2, what="steps")
+        assert app.state.status == "running"
+        runner = factory.made[0]
+        pid = runner.pid
+        assert alive(pid)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.runner is None, what="the stop")
+        assert app.state.status == "stopped"
+        assert not alive(pid)
+    record = load_run(app.session_runs[0])
+    assert record.status == "stopped"
+    assert record.config["args"][:2] == ["--batch-size", "64"]
+    assert len(record.steps) >= 2
+
+
+async def test_plots_receive_steps_and_telemetry(runs_dir):
+    factory = child_factory("steady.py", "6", "0.01")
+    app = make_app(runs_dir, factory, telemetry_source=FakeTelemetry)
+    app.start_sampler = True
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        source = app.sampler
+        assert isinstance(source, FakeTelemetry) and source.started
+        loss_plot = app.plots.plots[0]
+        before = loss_plot.renders
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.state.status == "ok", what="the run's end")
+        for _ in range(3):
+            source.tick()
+        await wait_for(pilot, lambda: len(app.history.telemetry.get("util:0", ())) == 3, what="samples")
+        series = next(iter(app.history.runs.values()))
+        assert list(series.loss.xs) == [1, 2, 3, 4, 5, 6]
+        assert series.loss.ys[-1] == pytest.approx(0.5)
+        assert series.throughput.last == (6.0, 106.0)
+        await pilot.pause(0.7)  # a plot refresh tick
+        assert loss_plot.renders > before
+        assert loss_plot._drawn_versions == loss_plot.data_version()
+        assert "NVIDIA H100" in shown(app)
+        assert app.state.result["images_per_s"] == 106.0
+        # samples taken while a run is active land in its telemetry.jsonl; these came after its end
+        record = load_run(app.session_runs[0])
+        assert record.status == "ok"
+    assert source.stopped
+
+
+async def test_telemetry_goes_to_the_active_run(runs_dir):
+    factory = child_factory("steady.py", "100000", "0.05")
+    app = make_app(runs_dir, factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.state.status == "running", what="the start")
+        app.post_sample(fake_sample(0))
+        app.post_sample(fake_sample(1))
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.runner is None, what="the stop")
+        app.post_sample(fake_sample(2))  # no run active: shown, not recorded
+        await pilot.pause()
+    record = load_run(app.session_runs[0])
+    assert [s["t"] for s in record.telemetry] == [fake_sample(0).t, fake_sample(1).t]
+
+
+async def test_a_crash_shows_error_and_hint_and_the_app_stays_up(runs_dir):
+    factory = child_factory("crash.py")
+    app = make_app(runs_dir, factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.state.status == "failed", what="the crash")
+        text = "\n".join(app.log_pane.lines_text)
+        assert "ERROR: workload exited with code 3" in text
+        assert "kernel image is invalid" in text
+        assert "hint:" in text
+        assert app.runner is None and app.is_running
+        # the next run starts fine
+        await pilot.press("s")
+        await wait_for(pilot, lambda: len(app.session_runs) == 2 and app.runner is None, what="second run")
+    assert (app.session_runs[0] / "run.log").read_text().count("kernel image is invalid") >= 1
+
+
+async def test_quit_asks_while_running_and_stops_the_child(runs_dir):
+    factory = child_factory("steady.py", "100000", "0.05")
+    app = make_app(runs_dir, factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.state.status == "running", what="the start")
+        pid = factory.made[0].pid
+        await pilot.press("q")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "Confirm"
+        await pilot.press("n")  # stay
+        await pilot.pause()
+        assert app.is_running and alive(pid)
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running, what="the exit")
+    assert not alive(pid)
+    assert load_run(app.session_runs[0]).status == "stopped"
+
+
+async def test_quit_when_idle_does_not_ask(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, what="the exit")
+
+
+async def test_a_bad_field_value_is_one_log_line_and_no_run(runs_dir):
+    factory = child_factory("steady.py")
+    app = make_app(runs_dir, factory)
+    async with app.run_test(size=SIZE) as pilot:
+        app.launcher.query_one("#param-resnet50-batch_size").value = "0"
+        await pilot.press("s")
+        await pilot.pause()
+        assert "batch size: must be positive, not 0" in app.log_pane.lines_text[-1]
+        assert app.runner is None and not factory.made
+        assert not runs_dir.exists() or not any(runs_dir.iterdir())
+
+
+async def test_typing_in_a_field_does_not_trigger_keys(runs_dir):
+    factory = child_factory("steady.py")
+    app = make_app(runs_dir, factory)
+    async with app.run_test(size=SIZE) as pilot:
+        field = app.launcher.query_one("#param-resnet50-data")
+        field.focus()
+        field.value = ""
+        await pilot.press("s", "2", "q")
+        assert field.value == "s2q"
+        assert app.is_running and app.runner is None and app.selected_workload == "resnet50"
+        await pilot.press("escape", "2")
+        assert app.selected_workload == "generate"
+
+
+async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir, tmp_path, monkeypatch):
+    calls = []
+
+    def export_bundle(run_dirs, output_dir, *, screenshot_svg=None, progress=None, **options):
+        progress("writing")
+        calls.append((list(run_dirs), output_dir, screenshot_svg))
+        return output_dir / "cardbench-report.zip"
+
+    monkeypatch.setitem(sys.modules, "tui.report", types.SimpleNamespace(export_bundle=export_bundle))
+    factory = child_factory("steady.py", "3", "0.01")
+    app = make_app(runs_dir, factory, export_dir=tmp_path / "out")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.state.status == "ok", what="the run")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: bool(calls) and "report bundle written" in app.log_pane.lines_text[-1],
+                       what="the export")
+    run_dirs, output_dir, svg = calls[0]
+    assert run_dirs == app.session_runs and output_dir == tmp_path / "out"
+    assert svg.startswith("<svg") and "launcher" in svg
+    assert any("export: writing" in line for line in app.log_pane.lines_text)
+
+
+async def test_export_without_the_report_saves_a_screenshot(runs_dir, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tui.report", None)  # import fails
+    app = make_app(runs_dir, export_dir=tmp_path / "shots")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("e")
+        await pilot.pause()
+    shots = list((tmp_path / "shots").glob("*.svg"))
+    assert len(shots) == 1 and "launcher" in shots[0].read_text()
+    assert str(shots[0]) in app.log_pane.lines_text[-1]
+
+
+@dataclass
+class _Check:
+    name: str
+    status: str
+    evidence: str
+    hint: str = ""
+
+
+async def test_doctor_runs_off_the_ui_thread_and_lists_checks(runs_dir):
+    import threading
+
+    release = threading.Event()
+    threads = []
+
+    def run_checks():
+        threads.append(threading.current_thread())
+        release.wait(5)
+        return [_Check("driver", "PASS", "550.54.15"), _Check("torch sees the GPU", "FAIL", "0 devices",
+                                                               "set CUDA_VISIBLE_DEVICES")]
+
+    app = make_app(runs_dir, run_checks=run_checks)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("d")
+        await pilot.pause()
+        screen = app.screen
+        assert type(screen).__name__ == "DoctorScreen"
+        assert "running the checks" in str(screen.query_one("#doctor-result").render())
+        release.set()
+        await wait_for(pilot, lambda: screen.checks is not None, what="the checks")
+        await pilot.pause()
+        text = shown(app)
+        assert "torch sees the GPU" in text and "CUDA_VISIBLE_DEVICES" in text
+        assert threads[0] is not threading.main_thread()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ != "DoctorScreen"
+
+
+async def test_command_palette_lists_the_actions(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+    for title in ("Start or stop the workload", "Export the report bundle", "Doctor", "Cycle the plots",
+                  "Select ResNet-50 training", "Select GPT-2 token generation", "Quit"):
+        assert title in titles
+
+
+async def test_small_terminal_shows_one_plot_and_does_not_draw_the_hidden_ones(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        plots = app.plots.plots
+        assert [p.display for p in plots] == [True, False, False, False]
+        before = [p.renders for p in plots]
+        for i in range(5):
+            app.post_sample(fake_sample(i))
+        await pilot.pause(0.7)  # a plot refresh tick
+        drawn = [p.renders - b for p, b in zip(plots, before)]
+        assert drawn[1:] == [0, 0, 0]  # the utilisation plot got data but is hidden
+        await pilot.press("p")
+        await pilot.pause()
+        assert [p.display for p in plots] == [False, True, False, False]
+        await pilot.press("p")
+        await pilot.pause()
+        assert plots[2].renders > before[2] and plots[3].renders == before[3]
+        assert plots[2]._drawn_versions == plots[2].data_version()
+        # every pane keeps a non-empty place on the screen
+        for widget in (app.devices, app.launcher, app.plots, app.log_pane):
+            assert widget.region.width > 10 and widget.region.height >= 3
+
+
+async def test_tiny_terminal_does_not_crash(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=(40, 12)) as pilot:
+        app.post_sample(fake_sample(0))
+        await pilot.pause()
+        await pilot.press("2", "p")
+        assert app.selected_workload == "generate"
