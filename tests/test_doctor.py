@@ -243,6 +243,7 @@ def test_gather_nvml_with_a_fake_library():
     facts = Facts()
     doctor.gather_nvml(facts, module=FakeNvml([h100(0), h100(1)]))
     assert facts.nvml_ok and facts.nvml_count == 2 and facts.nvml_driver == "550.90.07"
+    assert facts.nvml_errors == []
     facts = Facts()
     doctor.gather_nvml(facts, module=FakeNvml([], init_error=NVMLError_LibraryNotFound))
     assert facts.nvml_ok is False and "Library Not Found" in facts.nvml_error
@@ -261,3 +262,41 @@ def test_doctor_on_this_machine_exits_0_and_json_parses():
 def test_render_puts_hints_under_their_check():
     text = doctor.render([DoctorCheck("a", PASS, "fine"), DoctorCheck("bb", FAIL, "broken", "do this")])
     assert "FAIL  bb  broken" in text and "hint: do this" in text and "1 PASS  0 WARN  1 FAIL  0 SKIP" in text
+
+
+def test_a_lost_gpu_fails_the_nvml_check_with_its_hint():
+    facts = healthy()
+    doctor.gather_nvml(facts, module=FakeNvml([h100(0), h100(1)], lost={1}))
+    check = by_name(checks_from(facts))["NVML library loads"]
+    assert check.status == FAIL and "GPU 1: GPU is lost" in check.evidence
+    assert "fell off the bus" in check.hint
+
+
+# every failure text the doctor can meet, and the start of the hint it must give
+MAPPED = [
+    ("management CLI lists GPUs but torch sees none", "this PyTorch does not match the driver"),
+    ("RuntimeError: Found no NVIDIA driver on your system.", "this PyTorch does not match the driver"),
+    ("RuntimeError: No CUDA GPUs are available", "this PyTorch does not match the driver"),
+    ("AssertionError: Torch not compiled with CUDA enabled", "this PyTorch is a CPU-only build"),
+    ("ModuleNotFoundError: No module named 'torch'", "PyTorch is not installed"),
+    ("CUDA error: no kernel image is available for execution on the device", "the PyTorch build lacks code"),
+    ("CUDA error: device kernel image is invalid", "the PyTorch build lacks code"),
+    ("\"addmm_impl_cpu_\" not implemented for 'Half'", "an op is missing for that dtype"),
+    ("\"upsample\" not implemented for 'BFloat16'", "an op is missing for that dtype"),
+    ("CUDA error: no CUDA-capable device is detected", "no device is visible to this process"),
+    ("CUDA_VISIBLE_DEVICES hides every device", "no device is visible to this process"),
+    ("NVMLError_LibRmVersionMismatch: Driver/library version mismatch", "the kernel driver and its user-space library"),
+    ("NVMLError_LibraryNotFound: NVML Shared Library Not Found", "libnvidia-ml.so is missing"),
+    ("NVMLError_DriverNotLoaded: Driver Not Loaded", "the NVIDIA kernel driver is not loaded"),
+    ("nvml: GPU 3: GPU is lost", "the GPU fell off the bus"),
+    ("nvidia-smi did not answer within 5 s (timed out, killed)", "the tool hangs"),
+    ("ImportError: torch_musa/_C.so: undefined symbol: _ZN3c10", "the vendor torch extension does not match"),
+    ("OSError: [Errno 28] No space left on device", "the disk is full"),
+    ("torch.OutOfMemoryError: CUDA out of memory.", "the device ran out of memory"),
+]
+
+
+@pytest.mark.parametrize("text, hint_start", MAPPED)
+def test_each_mapped_failure_text_gets_its_hint(text, hint_start):
+    hint = hint_for(text)
+    assert hint is not None and hint.startswith(hint_start), (text, hint)

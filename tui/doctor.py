@@ -70,6 +70,7 @@ class Facts:
     nvml_error: str | None = None
     nvml_count: int | None = None
     nvml_driver: str | None = None
+    nvml_errors: list[str] = field(default_factory=list)   # per-device problems ("GPU 1: GPU is lost")
     pci_vendors: list[str] = field(default_factory=list)   # one per accelerator on the bus
     probe: dict[str, Any] | None = None
     probe_error: str | None = None
@@ -115,6 +116,7 @@ def gather_nvml(facts: Facts, module: Any = None) -> None:
         facts.nvml_ok = True
         facts.nvml_count = source.query("nvmlDeviceGetCount")
         facts.nvml_driver = _text(source.query("nvmlSystemGetDriverVersion"))
+        _devices, facts.nvml_errors = source.read()
     finally:
         source.close()
 
@@ -189,7 +191,10 @@ def check_cli(f: Facts) -> DoctorCheck:
 def check_nvml(f: Facts) -> DoctorCheck:
     name = "NVML library loads"
     if f.nvml_ok:
-        return DoctorCheck(name, PASS, f"{f.nvml_count} device(s), driver {f.nvml_driver or 'N/A'}")
+        evidence = f"{f.nvml_count} device(s), driver {f.nvml_driver or 'N/A'}"
+        if f.nvml_errors:
+            return DoctorCheck(name, FAIL, f"{evidence}; {'; '.join(f.nvml_errors)}", _hint(f.nvml_errors[0]))
+        return DoctorCheck(name, PASS, evidence)
     nvidia_like = "NVIDIA" in f.pci_vendors or f.cli_name in ("nvidia-smi", "ixsmi")
     if not nvidia_like:
         others = ", ".join(sorted(set(f.pci_vendors))) or "no accelerator"
