@@ -1,0 +1,299 @@
+"""GPT-2-class token generation: tokens/s, time to first token and per-token latency, against the bound.
+
+Run as ``python -m workloads.generate [options]`` (or ``cardbench run generate``).
+The loop is what inference benchmarks measure: a prompt is prefilled, then
+``--tokens`` tokens are decoded one step at a time from a KV cache, after a
+warm-up, ``--repeat`` times. Batch-1 decoding reads every weight once per token,
+so its physical bound is the device's read bandwidth, which the workload
+measures itself (a large-tensor reduction on the same device) and reports
+beside the bandwidth the decoding achieved.
+
+Events: ``start``; a ``step`` every ``--report-every`` decoded tokens (tokens/s
+over that window, so the workbench plots it live); ``warning``/``fallback`` when
+a requested mode cannot run; one ``result``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from workloads.harness import ArgumentParser, Emitter, WorkloadError, positive_int, run_main
+
+WORKLOAD = "generate"
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0:  # also rejects nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def build_parser() -> ArgumentParser:
+    from workloads.gpt2_config import SIZES
+
+    p = ArgumentParser(prog="python -m workloads.generate",
+                       description="GPT-2 token generation with a KV cache: tokens/s, latency, bandwidth bound.")
+    p.add_argument("--model-size", choices=list(SIZES), default=None,
+                   help="GPT-2 shape (default 124M; 'tiny' is a test shape); a --weights dir's config.json wins")
+    p.add_argument("--weights", type=Path, default=None,
+                   help="local Hugging Face GPT-2 directory (model.safetensors or pytorch_model.bin); "
+                        "default: random weights")
+    p.add_argument("--prompt-len", type=positive_int, default=32, help="random prompt token ids (default 32)")
+    p.add_argument("--prompt", default=None, help="prompt text (needs a local GPT-2 tokenizer.json)")
+    p.add_argument("--tokenizer", type=Path, default=None,
+                   help="tokenizer.json, or a directory holding one (default: the --weights dir)")
+    p.add_argument("--tokens", type=positive_int, default=256, help="new tokens per run (default 256)")
+    p.add_argument("--batch-size", type=positive_int, default=1, help="sequences decoded together (default 1)")
+    p.add_argument("--temperature", type=non_negative_float, default=0.0, help="0 is greedy (default)")
+    p.add_argument("--top-k", type=positive_int, default=None, help="sample from the k likeliest tokens")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights, prompt and sampling")
+    p.add_argument("--dtype", choices=["auto", "fp32", "fp16", "bf16"], default="auto",
+                   help="weights and cache dtype (auto: fp32 on the CPU, else bf16, else fp16)")
+    p.add_argument("--device", default="auto", help="cuda, cuda:1, cpu, ... (default: first accelerator)")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile the decode step (with CUDA graphs on cuda)")
+    p.add_argument("--cuda-graphs", action="store_true", help="capture the decode step as a CUDA graph")
+    p.add_argument("--repeat", type=positive_int, default=3, help="timed runs (default 3)")
+    p.add_argument("--warmup", type=non_negative_int, default=16,
+                   help="untimed decode steps before the timed runs (default 16)")
+    p.add_argument("--report-every", type=positive_int, default=16,
+                   help="decoded tokens per step event (default 16)")
+    return p
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def main(emitter: Emitter, argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(argv)
+    setup = _plan(args)  # everything checkable before torch is imported
+
+    import torch
+
+    from workloads import bandwidth, device as dev, gpt2, gpt2_weights, precision
+    from workloads.generation import EagerDecoder, Sampling, generate, percentile
+
+    device = dev.resolve(args.device)
+    dtype_name = precision.pick(args.dtype, device, emitter)
+    dtype = precision.DTYPES[dtype_name]
+    config = setup["config"]
+    config_event = {
+        "model_size": setup["size"], "weights": str(args.weights) if args.weights else f"random (seed {args.seed})",
+        "n_layer": config.n_layer, "n_head": config.n_head, "n_embd": config.n_embd, "n_ctx": config.n_ctx,
+        "vocab_size": config.vocab_size, "prompt_len": setup["prompt_len"], "prompt": "text" if args.prompt else "random",
+        "tokens": args.tokens, "batch_size": args.batch_size, "temperature": args.temperature, "top_k": args.top_k,
+        "dtype": dtype_name, "device": str(device), "compile": args.compile, "cuda_graphs": args.cuda_graphs,
+        "repeat": args.repeat, "warmup": args.warmup, "seed": args.seed,
+    }
+    emitter.start(WORKLOAD, config_event, dev.name(device), dev.versions())
+    log(f"generate: GPT-2 {setup['size']} on {dev.name(device)}, {dtype_name}, batch {args.batch_size}, "
+        f"prompt {setup['prompt_len']} + {args.tokens} new tokens, {args.repeat} timed run(s)")
+
+    started = time.perf_counter()
+    with torch.device(device):
+        model = gpt2.GPT2(config)
+    model = model.to(dtype)
+    if args.weights is not None:
+        gpt2_weights.load_dir(model, args.weights)
+    else:
+        model.init_random(args.seed)
+    model.eval().requires_grad_(False)
+    max_len = setup["prompt_len"] + args.tokens
+    cache = gpt2.KVCache(config, args.batch_size, max_len, dtype, device)
+    weight_bytes = gpt2.weight_bytes_per_step(model)
+    params = gpt2.parameter_count(model)
+    log(f"model: {params / 1e6:.1f}M parameters, {weight_bytes / 1e6:.1f} MB read per decode step, "
+        f"KV cache {cache.nbytes / 1e6:.1f} MB, built in {time.perf_counter() - started:.1f} s")
+
+    gen = torch.Generator(device=device).manual_seed(args.seed)
+    if setup["prompt_ids"] is not None:
+        prompt = torch.tensor([setup["prompt_ids"]] * args.batch_size, dtype=torch.long, device=device)
+    else:
+        prompt = torch.randint(0, config.vocab_size, (args.batch_size, setup["prompt_len"]),
+                               generator=torch.Generator().manual_seed(args.seed)).to(device)
+    sampling = Sampling(args.temperature, args.top_k)
+
+    decoder = _decoder(args, model, cache, device, emitter)
+    # a compiled or graphed step must run before the clock starts: that is where it compiles or fails
+    warm_steps = max(args.warmup, 0 if decoder.kind == "eager" else 2)
+    if warm_steps:
+        warm_tokens = min(warm_steps + 1, args.tokens)
+        try:
+            generate(model, cache, decoder, prompt, warm_tokens, sampling, device, gen)
+        except Exception as exc:  # noqa: BLE001 - a compile/graph failure falls back; an eager one is real
+            if decoder.kind == "eager":
+                raise
+            emitter.fallback(error=_first_line(exc), action="eager decode", op=decoder.kind)
+            log(f"{decoder.kind} decode failed ({_first_line(exc)}); decoding eager")
+            decoder = EagerDecoder(model, cache)
+            generate(model, cache, decoder, prompt, warm_tokens, sampling, device, gen)
+        log(f"warm-up: {warm_tokens - 1} decode steps ({decoder.kind})")
+
+    dev.reset_peak_memory(device)
+    runs = []
+    done_steps = 0
+    for r in range(args.repeat):
+        def progress(token_index: int, window: list[float], r: int = r) -> None:
+            nonlocal done_steps
+            done_steps += len(window)
+            rate = len(window) / sum(window) if sum(window) > 0 else None
+            allocated, reserved = dev.peak_memory(device)
+            emitter.step(done_steps, throughput=rate, unit="tokens/s", step_s=statistics.fmean(window),
+                         memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
+                         repeat=r + 1, token=token_index + 1,
+                         aggregate_throughput=rate * args.batch_size if rate else None)
+
+        timings = generate(model, cache, decoder, prompt, args.tokens, sampling, device, gen,
+                           progress=progress, report_every=args.report_every)
+        runs.append(timings)
+        rate = timings.decode_tokens_per_s
+        log(f"run {r + 1}/{args.repeat}: time to first token {timings.ttft_s * 1000:.1f} ms, decode "
+            + (f"{rate:.1f} tokens/s per sequence" if rate else "n/a (one token: no decode step)"))
+
+    allocated, reserved = dev.peak_memory(device)
+    # measured after the runs, so its large tensor stays out of the peak memory read just above
+    read = bandwidth.measure_read_bandwidth(device)
+    log(f"device read bandwidth: {read.best_gbps:.1f} GB/s ({read.method}; median {read.median_gbps:.1f})")
+    latencies = [s for t in runs for s in t.latencies_s]
+    rates = [t.decode_tokens_per_s for t in runs if t.decode_tokens_per_s is not None]
+    tokens_per_s = statistics.median(rates) if rates else None
+    # a decode step at position p attends over p + 1 positions: prompt_len + 1 ... prompt_len + tokens - 1
+    mean_context = setup["prompt_len"] + args.tokens / 2
+    kv_bytes = gpt2.kv_bytes_per_step(config, args.batch_size, mean_context, cache.data.element_size())
+    bytes_per_step = weight_bytes + kv_bytes
+    achieved = bytes_per_step * tokens_per_s / 1e9 if tokens_per_s else None
+    bound = read.best_gbps * 1e9 / bytes_per_step
+    metrics: dict[str, Any] = {
+        "tokens_per_s": tokens_per_s,
+        "aggregate_tokens_per_s": tokens_per_s * args.batch_size if tokens_per_s else None,
+        "bound_tokens_per_s": bound,
+        "ttft_s": statistics.median(t.ttft_s for t in runs),
+        "latency_p50_s": percentile(latencies, 50),
+        "latency_p90_s": percentile(latencies, 90),
+        "latency_p99_s": percentile(latencies, 99),
+        "end_to_end_tokens_per_s": statistics.median(args.tokens * args.batch_size / (t.ttft_s + t.decode_s)
+                                                     for t in runs),
+        "bandwidth_gbps": achieved,
+        "device_read_gbps": read.best_gbps,
+        "device_read_median_gbps": read.median_gbps,
+        "bandwidth_fraction": achieved / read.best_gbps if achieved else None,
+        "bandwidth_method": read.method,
+        "weight_bytes_per_step": weight_bytes,
+        "kv_bytes_per_step": kv_bytes,
+        "dtype": dtype_name,
+        "peak_memory_bytes": allocated,
+        "peak_memory_reserved_bytes": reserved,
+        "peak_memory_kind": "process peak RSS" if device.type == "cpu" else "device peak allocated",
+        "batch_size": args.batch_size,
+        "tokens": args.tokens,
+        "prompt_len": setup["prompt_len"],
+        "model_size": setup["size"],
+        "parameters": params,
+        "decode": decoder.kind,
+        "repeat": args.repeat,
+        "tokens_per_s_runs": rates,
+    }
+    if setup["tokenizer"] is not None:
+        text = setup["tokenizer"].decode(runs[-1].tokens[0].tolist())
+        metrics["sample_text"] = text[:500]
+        log(f"generated (sequence 1): {text!r}")
+    emitter.result(metrics)
+    if tokens_per_s:
+        log(f"decode {tokens_per_s:.1f} tokens/s per sequence ({metrics['aggregate_tokens_per_s']:.1f} in aggregate) "
+            f"against a bound of {bound:.1f} at {read.best_gbps:.1f} GB/s: {achieved:.1f} GB/s achieved, "
+            f"{metrics['bandwidth_fraction']:.0%} of the device's read bandwidth; "
+            f"latency p50 {metrics['latency_p50_s'] * 1000:.1f} ms, p99 {metrics['latency_p99_s'] * 1000:.1f} ms; "
+            f"time to first token {metrics['ttft_s'] * 1000:.1f} ms")
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> dict[str, Any]:
+    """Shape, prompt and limits, checked before any torch work; raises WorkloadError on bad input."""
+    from workloads import gpt2_tokenizer
+    from workloads.gpt2_config import SIZES, read_config, size_name
+
+    config = SIZES[args.model_size or "124M"]
+    if args.weights is not None:
+        from workloads.gpt2_weights import weights_files  # imports torch: only when weights are given
+
+        weights_files(args.weights)  # a missing dir or checkpoint fails now, not after the bandwidth probe
+        found = read_config(args.weights)
+        if found is not None:
+            config = found
+    size = size_name(config)
+    if args.model_size and args.weights is not None and size != args.model_size:
+        log(f"note: {args.weights}/config.json describes GPT-2 {size}; --model-size {args.model_size} ignored")
+    if args.top_k is not None and args.temperature == 0:
+        raise WorkloadError("--top-k needs sampling: give --temperature above 0",
+                            hint="greedy decoding (temperature 0) ignores top-k")
+    if args.cuda_graphs and args.compile:
+        raise WorkloadError("--compile and --cuda-graphs are exclusive",
+                            hint="--compile already uses CUDA graphs on cuda")
+    tokenizer, prompt_ids = None, None
+    prompt_len = args.prompt_len
+    if args.prompt is not None:
+        tokenizer = gpt2_tokenizer.load(gpt2_tokenizer.find(args.tokenizer, args.weights))
+        prompt_ids = gpt2_tokenizer.encode(tokenizer, args.prompt, config.vocab_size)
+        prompt_len = len(prompt_ids)
+    if prompt_len + args.tokens > config.n_ctx:
+        raise WorkloadError(f"prompt ({prompt_len}) plus new tokens ({args.tokens}) is {prompt_len + args.tokens} "
+                            f"positions, beyond the model's context of {config.n_ctx}",
+                            hint="lower --tokens or --prompt-len")
+    return {"config": config, "size": size, "prompt_len": prompt_len, "prompt_ids": prompt_ids,
+            "tokenizer": tokenizer}
+
+
+def _decoder(args: argparse.Namespace, model: Any, cache: Any, device: Any, emitter: Emitter) -> Any:
+    """The decoder the flags ask for, or eager with a fallback event when it cannot run here."""
+    import torch
+
+    from workloads.generation import CompiledDecoder, EagerDecoder, GraphDecoder
+
+    if args.cuda_graphs:
+        if device.type != "cuda" or not hasattr(torch.cuda, "CUDAGraph"):
+            emitter.fallback(error=f"CUDA graphs need a cuda device, not {device.type}", action="eager decode",
+                             op="cuda-graph")
+            log("CUDA graphs are not available on this device; decoding eager")
+        else:
+            try:
+                with torch.inference_mode():
+                    return GraphDecoder(model, cache, args.batch_size, device)
+            except Exception as exc:  # noqa: BLE001 - capture failure is a fallback, not the end
+                emitter.fallback(error=_first_line(exc), action="eager decode", op="cuda-graph")
+                log(f"CUDA graph capture failed ({_first_line(exc)}); decoding eager")
+    if args.compile:
+        try:
+            return CompiledDecoder(model, cache, device)
+        except Exception as exc:  # noqa: BLE001
+            emitter.fallback(error=_first_line(exc), action="eager decode", op="compiled")
+            log(f"torch.compile is not available ({_first_line(exc)}); decoding eager")
+    return EagerDecoder(model, cache)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))

@@ -1,0 +1,166 @@
+"""One timed generation: prefill, then one decode step per token, each step timed.
+
+A *decoder* turns (token, position) into logits. Three kinds share the model
+and its KV cache: eager (the position as an int, attention over a slice of the
+cache), CUDA-graphed (one decode step captured once and replayed) and compiled
+(``torch.compile`` of the static step). The prefill always runs eager.
+
+The clock is read after a device synchronisation at the end of every token:
+that one sync per token is what per-token latency percentiles cost. Progress is
+reported to a callback every ``report_every`` tokens, outside the timed spans.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import torch
+
+from workloads import device as dev
+from workloads.gpt2 import GPT2, KVCache
+
+
+class Decoder(Protocol):
+    kind: str
+
+    def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
+        """Logits (batch, vocabulary) for ``token`` (batch, 1) at position ``pos``."""
+
+
+class EagerDecoder:
+    kind = "eager"
+
+    def __init__(self, model: GPT2, cache: KVCache):
+        self.model, self.cache = model, cache
+
+    def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
+        return self.model(token, self.cache, pos)[:, -1]
+
+
+class GraphDecoder:
+    """One decode step captured as a CUDA graph; each call copies its inputs in and replays."""
+
+    kind = "cuda-graph"
+
+    def __init__(self, model: GPT2, cache: KVCache, batch: int, device: torch.device):
+        self.token = torch.zeros(batch, 1, dtype=torch.long, device=device)
+        self.pos = torch.zeros(1, dtype=torch.long, device=device)
+        side = torch.cuda.Stream(device)
+        side.wait_stream(torch.cuda.current_stream(device))
+        # warm-up on a side stream, as capture requires; it writes position 0, which prefill overwrites
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                model.forward_static(self.token, cache, self.pos)
+        torch.cuda.current_stream(device).wait_stream(side)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.logits = model.forward_static(self.token, cache, self.pos)[:, -1]
+
+    def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
+        self.token.copy_(token)
+        self.pos.fill_(pos)
+        self.graph.replay()
+        return self.logits
+
+
+class CompiledDecoder:
+    """``torch.compile`` of the static decode step; on CUDA with CUDA graphs ("reduce-overhead")."""
+
+    kind = "compiled"
+
+    def __init__(self, model: GPT2, cache: KVCache, device: torch.device):
+        self.cache, self.device = cache, device
+        mode = "reduce-overhead" if device.type == "cuda" else None
+        self.step = torch.compile(model.forward_static, mode=mode, fullgraph=True, dynamic=False)
+        self._mark = getattr(getattr(torch, "compiler", None), "cudagraph_mark_step_begin", None)
+
+    def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
+        if self._mark is not None and self.device.type == "cuda":
+            self._mark()
+        input_pos = torch.tensor([pos], device=self.device)
+        return self.step(token, self.cache, input_pos)[:, -1]
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Greedy when temperature is 0; otherwise softmax sampling, optionally from the top k."""
+
+    temperature: float = 0.0
+    top_k: int | None = None
+
+    def __call__(self, logits: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
+        if self.temperature <= 0:
+            return logits.argmax(dim=-1, keepdim=True)
+        logits = logits.float() / self.temperature
+        if self.top_k is not None and self.top_k < logits.shape[-1]:
+            kth = torch.topk(logits, self.top_k, dim=-1).values[:, -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        probs = torch.softmax(logits, dim=-1)
+        return torch.multinomial(probs, 1, generator=generator)
+
+
+@dataclass
+class Timings:
+    """One generation: time to first token, then one latency per decode step."""
+
+    ttft_s: float
+    latencies_s: list[float] = field(default_factory=list)
+    tokens: torch.Tensor | None = None  # (batch, new tokens)
+
+    @property
+    def decode_s(self) -> float:
+        return sum(self.latencies_s)
+
+    @property
+    def decode_tokens_per_s(self) -> float | None:
+        """Tokens per second per sequence over the decode steps; None when there were none."""
+        total = self.decode_s
+        return len(self.latencies_s) / total if self.latencies_s and total > 0 else None
+
+
+Progress = Callable[[int, list[float]], None]
+
+
+@torch.inference_mode()
+def generate(model: GPT2, cache: KVCache, decoder: Decoder, prompt: torch.Tensor, new_tokens: int,
+             sampling: Sampling, device: torch.device, generator: torch.Generator | None = None,
+             progress: Progress | None = None, report_every: int = 16) -> Timings:
+    """Generate ``new_tokens`` tokens after ``prompt`` (batch, prompt length), timing each.
+
+    ``progress(tokens_done, latencies_since_last_report)`` is called every
+    ``report_every`` decode steps and after the last one, between timed spans.
+    """
+    batch, prompt_len = prompt.shape
+    out = torch.empty(batch, new_tokens, dtype=torch.long, device=device)
+    start = dev.now(device)
+    token = sampling(model(prompt, cache, 0, last_only=True)[:, -1], generator)
+    out[:, 0:1] = token
+    dev.synchronize(device)
+    timings = Timings(ttft_s=time.perf_counter() - start)
+    window: list[float] = []
+    for i in range(1, new_tokens):
+        t0 = time.perf_counter()
+        token = sampling(decoder(token, prompt_len + i - 1), generator)
+        out[:, i:i + 1] = token
+        dev.synchronize(device)
+        elapsed = time.perf_counter() - t0
+        timings.latencies_s.append(elapsed)
+        window.append(elapsed)
+        if progress is not None and (len(window) >= report_every or i == new_tokens - 1):
+            progress(i, window)
+            window = []
+    timings.tokens = out
+    return timings
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The q-th percentile (0-100) with linear interpolation; None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100.0
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)

@@ -1,0 +1,55 @@
+"""Which dtype the model runs in on a device, checked by running a tiny GPT-2 in it first.
+
+A new accelerator behind a compatibility layer may lack kernels for bf16 or
+fp16; asking for one it cannot run must end with a one-line error before the
+real model is built, and ``--dtype auto`` must step down with a fallback event.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from workloads.harness import Emitter, WorkloadError
+from workloads.hints import hint_for
+
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def probe(device: torch.device, name: str) -> str | None:
+    """None when a tiny GPT-2 prefill and decode step run in ``name`` on ``device``, else the error."""
+    from workloads import device as dev
+    from workloads.gpt2 import GPT2, KVCache
+    from workloads.gpt2_config import SIZES
+
+    config = SIZES["tiny"]
+    try:
+        with torch.inference_mode():
+            model = GPT2(config).to(device=device, dtype=DTYPES[name])
+            model.init_random(0)
+            cache = KVCache(config, 1, 8, DTYPES[name], device)
+            idx = torch.zeros(1, 4, dtype=torch.long, device=device)
+            logits = model(idx, cache, 0, last_only=True)
+            model(logits.argmax(-1), cache, 4)
+            dev.synchronize(device)
+    except Exception as exc:  # noqa: BLE001 - any failure means the dtype does not run here
+        text = str(exc).strip()
+        return text.splitlines()[0] if text else type(exc).__name__
+    return None
+
+
+def pick(choice: str, device: torch.device, emitter: Emitter) -> str:
+    """The dtype name to run: ``choice`` if it runs (else WorkloadError), or the first that runs for 'auto'."""
+    if choice != "auto":
+        error = probe(device, choice)
+        if error is not None:
+            raise WorkloadError(f"--dtype {choice} does not run on {device}: {error}",
+                                hint=hint_for(error) or "try --dtype fp32")
+        return choice
+    if device.type == "cpu":
+        return "fp32"
+    for name in ("bf16", "fp16"):
+        error = probe(device, name)
+        if error is None:
+            return name
+        emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
+    return "fp32"
