@@ -26,7 +26,7 @@ class HostSource:
         import psutil  # imported here so `import tui.telemetry` stays cheap
 
         self._psutil = psutil
-        self._disk_path = disk_path or os.getcwd()
+        self._disk_path = disk_path or _safe(os.getcwd) or "/"  # the cwd holds the run directories
         self._last_io: tuple[float, Any, Any] | None = None
         self._hostname = _safe(socket.gethostname)
         self._cpu_count = _safe(lambda: psutil.cpu_count(logical=True))

@@ -126,8 +126,6 @@ def parse_query_gpu(text: str, query: list[str]) -> list[DeviceSample]:
                 continue
             field, kind = kinds[q]
             value = parse_value(cell, kind)
-            if value is not None and field == "retired_pages" and values.get(field) is not None:
-                value += values[field]
             if value is not None:
                 values[field] = value
         devices.append(DeviceSample(**values))
