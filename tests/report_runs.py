@@ -70,3 +70,76 @@ def generate_run(store: RunStore, args=("--tokens", "64")) -> Path:
     run.append(protocol.End(t=T0 + 26, status="ok", exit_code=0))
     run.close()
     return run.path
+
+
+def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
+    """A tiny PNG reader (8-bit RGB/RGBA, not interlaced): (width, height, rows of raw pixels)."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", chunk)
+        elif kind == b"IDAT":
+            idat += chunk
+        elif kind == b"IEND":
+            break
+    assert header is not None
+    width, height, depth, color, _comp, _filt, interlace = header
+    assert depth == 8 and color in (2, 6) and interlace == 0, f"unsupported PNG {header}"
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows: list[bytes] = []
+    prev = bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, rows
+
+
+def ink_fraction(data: bytes) -> tuple[int, int, float]:
+    """(width, height, share of pixels that differ from the most common colour).
+
+    Pillow decodes when it is installed (it comes with torchvision); the pure-Python reader otherwise.
+    """
+    from collections import Counter
+
+    try:
+        import io
+
+        from PIL import Image
+    except ImportError:
+        width, height, rows = decode_png(data)
+        bpp = len(rows[0]) // width
+        pixels = [row[x:x + 3] for row in rows[::2] for x in range(0, len(row), bpp * 2)]
+    else:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+        assert image.format == "PNG"
+        width, height = image.size
+        rgb = image.convert("RGB")
+        pixels = [rgb.getpixel((x, y)) for y in range(0, height, 2) for x in range(0, width, 2)]
+    counts = Counter(pixels)
+    return width, height, 1.0 - counts.most_common(1)[0][1] / len(pixels)

@@ -12,13 +12,13 @@ import json
 import os
 import platform
 import re
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from tui import __version__
+from tui.telemetry.cli_tool import run_bounded
 
 COLLECT_ENV_TIMEOUT_S = 90.0
 _INIT_CHECK = "CUDA initialisation time"
@@ -61,18 +61,16 @@ def parse_collect_env(text: str) -> dict[str, Any]:
 
 def run_collect_env(python: str = sys.executable, timeout: float = COLLECT_ENV_TIMEOUT_S) -> CollectEnv:
     started = time.monotonic()
-    try:
-        done = subprocess.run([python, "-W", "ignore", "-m", "torch.utils.collect_env"], capture_output=True,
-                              text=True, errors="replace", timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as exc:
-        partial = exc.stdout.decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        return CollectEnv(partial or None, parse_collect_env(partial), None,
-                          f"`python -m torch.utils.collect_env` did not finish within {timeout:.0f} s"
-                          + (" (partial output kept)" if partial else ""))
-    except OSError as exc:
-        return CollectEnv(None, {}, None, f"could not run collect_env: {exc.strerror or exc}")
+    # its own process group, killed whole on timeout: collect_env's pip and nvidia-smi children go with it
+    done = run_bounded([python, "-W", "ignore", "-m", "torch.utils.collect_env"], timeout)
     seconds = time.monotonic() - started
     text = done.stdout.strip("\n")
+    if done.returncode is None and "cannot start" in (done.problem or ""):
+        return CollectEnv(None, {}, None, f"could not run collect_env: {done.problem}")
+    if done.returncode is None:
+        return CollectEnv(text or None, parse_collect_env(text), None,
+                          f"`python -m torch.utils.collect_env` did not finish within {timeout:.0f} s"
+                          + (" (partial output kept)" if text else ""))
     if done.returncode != 0 or not text:
         err = (done.stderr or "").strip().splitlines()
         why = err[-1] if err else f"exit code {done.returncode}"

@@ -60,7 +60,7 @@ _TOKEN_SHAPES = re.compile(
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"
 )
 # scheme://user:password@host or scheme://token@host
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@:\"'<>]+(?::[^/\s@\"'<>]*)?)@")
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@:\"']+(?::[^/\s@\"']*)?)@")
 _BEARER = re.compile(r"(?i)\b(bearer|basic)(\s+|&#160;)[A-Za-z0-9._~+/=-]{6,}")
 # space as the SVG screenshot writes it too, so a screenshot of `--hf-token xyz` is caught
 _SP = r"(?:[ \t]|&#160;|&nbsp;)"
@@ -179,8 +179,8 @@ class Redactor:
         text = _TOKEN_SHAPES.sub(REDACTED, text)
         text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
         text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-        text = _KEY_VALUE.sub(_blank_key_value, text)
-        text = _OPTION_VALUE.sub(_blank_option_value, text)
+        text = _scan(_KEY_VALUE, "name", text, _blank_key_value)
+        text = _scan(_OPTION_VALUE, "opt", text, _blank_option_value)
         return text
 
     def obj(self, obj: Any) -> Any:
@@ -233,9 +233,31 @@ def _leaves(obj: Any) -> Iterable[Any]:
         yield obj
 
 
+def _scan(pattern: re.Pattern[str], name_group: str, text: str, blank) -> str:
+    """Like pattern.sub, but a non-secret name gives its value back to the scan.
+
+    In ``config: hf_token=x`` the first candidate is ``config`` with the value
+    ``hf_token=x``; a plain ``sub`` would step over the real secret inside it.
+    """
+    out: list[str] = []
+    pos = 0
+    while True:
+        match = pattern.search(text, pos)
+        if match is None:
+            break
+        if is_secret_name(match.group(name_group)):
+            out.append(text[pos:match.start()])
+            out.append(blank(match))
+            pos = match.end()
+        else:
+            resume = max(match.start("val"), match.start() + 1)
+            out.append(text[pos:resume])
+            pos = resume
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def _blank_key_value(match: re.Match[str]) -> str:
-    if not is_secret_name(match.group("name")):
-        return match.group(0)
     value = match.group("val")
     if value.startswith("&quot;"):
         replacement = f"&quot;{REDACTED}&quot;"
@@ -248,6 +270,6 @@ def _blank_key_value(match: re.Match[str]) -> str:
 
 
 def _blank_option_value(match: re.Match[str]) -> str:
-    if not is_secret_name(match.group("opt")) or match.group("val") == REDACTED:
+    if match.group("val") == REDACTED:
         return match.group(0)
     return f"{match.group('opt')}{match.group('sep')}{REDACTED}"

@@ -8,9 +8,10 @@ table stands in, with a note saying so: the report never pretends.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+from tui.telemetry.cli_tool import run_bounded
 
 # tool, arguments that print its nvidia-smi-like overview; nvidia-smi first (compatibility layers ship one too)
 TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -47,20 +48,10 @@ def run_management_cli(tools: Sequence[tuple[str, Sequence[str]]] = TOOLS, timeo
         if path is None:
             continue
         command = " ".join([tool, *args])
-        try:
-            done = subprocess.run([path, *args], capture_output=True, text=True, errors="replace",
-                                  timeout=timeout, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            tried.append(f"`{command}` did not answer within {timeout:.0f} s")
-            continue
-        except OSError as exc:
-            tried.append(f"`{command}` could not start: {exc.strerror or exc}")
-            continue
+        done = run_bounded([path, *args], timeout)
         text = done.stdout.rstrip("\n")
-        if done.returncode != 0 or not text.strip():
-            why = (done.stderr or done.stdout).strip().splitlines()
-            tried.append(f"`{command}` exited with code {done.returncode}"
-                         + (f": {why[-1][:200]}" if why else ""))
+        if done.problem is not None or not text.strip():
+            tried.append(f"`{command}`: {done.problem or 'no output'}")
             continue
         return SmiOutput(tool=tool, command=command, text=text, note=None if not tried else
                          "other tools failed first: " + "; ".join(tried), tried=tuple(tried))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass, field
+
+from tui.telemetry.cli_tool import run_bounded
 
 _XID = re.compile(r"NVRM: Xid \((?P<where>[^)]*)\): (?P<code>\d+),")
 # the codes a reviewer asks about, and what they usually mean (NVIDIA's Xid catalogue)
@@ -52,16 +53,10 @@ def read_kernel_log(timeout: float = 5.0) -> XidReport:
     """Xid lines since boot from `dmesg`; unreadable (no permission, no dmesg) is said, not hidden."""
     if not shutil.which("dmesg"):
         return XidReport(False, "dmesg is not available: Xid events could not be checked")
-    try:
-        done = subprocess.run(["dmesg", "-T"], capture_output=True, text=True, errors="replace", timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-        if done.returncode != 0:  # some dmesg builds have no -T
-            done = subprocess.run(["dmesg"], capture_output=True, text=True, errors="replace", timeout=timeout,
-                                  stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return XidReport(False, f"dmesg failed ({exc}): Xid events could not be checked")
-    if done.returncode != 0:
-        why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return XidReport(False, f"the kernel log is not readable ({why}): Xid events could not be checked")
+    done = run_bounded(["dmesg", "-T"], timeout)
+    if done.returncode not in (0, None):  # some dmesg builds have no -T
+        done = run_bounded(["dmesg"], timeout)
+    if done.problem is not None:
+        return XidReport(False, f"the kernel log is not readable ({done.problem}): Xid events could not be checked")
     events = parse(done.stdout)
     return XidReport(True, "read with dmesg, since boot", events)

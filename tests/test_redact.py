@@ -1,0 +1,147 @@
+"""No secret from the environment, the runs' arguments or their logs reaches the report bundle."""
+
+import os
+import zipfile
+
+import pytest
+
+from report_runs import generate_run, resnet_run
+from tui.report import envinfo, export_bundle, png
+from tui.report.redact import REDACTED, Redactor, env_allowed, is_secret_name
+from tui.runs import RunStore
+from workloads import protocol
+
+# name -> value planted in the environment; every value must be absent from every file of the bundle
+PLANTED_ENV = {
+    "HF_TOKEN": "hf_PlantedHuggingFaceToken0123456789",
+    "HUGGING_FACE_HUB_TOKEN": "PlantedHubTokenWithoutPrefix42",
+    "AWS_ACCESS_KEY_ID": "AKIAPLANTEDEXAMPLE12",
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/PlantedAwsSecretKey",
+    "OPENAI_API_KEY": "sk-proj-PlantedOpenAiKey0123456789abcdef",
+    "GITHUB_TOKEN": "ghp_PlantedGithubToken0123456789abcdefgh",
+    "WANDB_API_KEY": "0123456789abcdef0123456789abcdefplanted",
+    "DATABASE_URL": "postgresql://admin:PlantedDbPassw0rd@db.internal:5432/prod",
+    "HTTPS_PROXY": "http://proxyuser:PlantedProxyPass@proxy.corp:3128",
+    "NCCL_IB_AUTH_TOKEN": "PlantedNcclAuthValue77",                          # allow-listed prefix, secret name
+    "NCCL_DEBUG_FILE": "https://nccluser:PlantedNcclUrlPass@logs.example/x",   # allow-listed, credentials in URL
+    "PYTORCH_CACHE_HINT": "ghp_PlantedTokenInAnAllowedVar0123456789",          # allow-listed, token-shaped value
+    "MY_SERVICE_PASSWORD": "PlantedServicePassword99",
+}
+# secrets that live in the runs themselves
+ARG_SECRET = "PlantedArgSecret4242"           # cardbench run ... --hf-token PlantedArgSecret4242
+ARG_EQ_SECRET = "PlantedEqArgSecret7777"      # --api-key=PlantedEqArgSecret7777
+CONFIG_SECRET = "PlantedStartConfigSecret55"  # {"wandb_key": ...} in the start event's config
+LOG_BEARER = "PlantedBearerInLog31337"        # "Authorization: Bearer ..." printed by a workload
+LOG_URL_PASS = "PlantedLogUrlPassword"        # https://bob:...@host printed by a workload
+ALL = [*PLANTED_ENV.values(), ARG_SECRET, ARG_EQ_SECRET, CONFIG_SECRET, LOG_BEARER, LOG_URL_PASS]
+
+
+@pytest.fixture
+def planted(monkeypatch):
+    for name, value in PLANTED_ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    monkeypatch.setenv("NCCL_DEBUG", "INFO")
+    monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv(
+        "PyTorch version: 2.14.1\nOS: Linux", {"PyTorch version": "2.14.1"}, 0.1))
+
+
+def _secret_runs(tmp_path):
+    store = RunStore(tmp_path / "runs")
+    args = ["--steps", "10", "--hf-token", ARG_SECRET, f"--api-key={ARG_EQ_SECRET}"]
+    resnet = resnet_run(store, args=args)
+    with open(resnet / "events.jsonl", "a") as fh:
+        fh.write(protocol.Start(workload="resnet50", config={"wandb_key": CONFIG_SECRET, "hf_token": ARG_SECRET,
+                                                             "data": f"https://bob:{LOG_URL_PASS}@data.example/x"}
+                                ).to_json() + "\n")
+    with open(resnet / "run.log", "a") as fh:
+        fh.write(f"[x] requests: Authorization: Bearer {LOG_BEARER}\n")
+        fh.write(f"[x] downloading https://bob:{LOG_URL_PASS}@data.example/x with --hf-token {ARG_SECRET}\n")
+        fh.write(f"[x] env dump: HF_TOKEN={PLANTED_ENV['HF_TOKEN']} OPENAI_API_KEY="
+                 f"{PLANTED_ENV['OPENAI_API_KEY']}\n")
+    return [resnet, generate_run(store)]
+
+
+def test_planted_secrets_appear_in_no_file_of_the_bundle(tmp_path, planted):
+    runs = _secret_runs(tmp_path)
+    # the workbench's screenshot shows the launcher's arguments: it must be scrubbed too
+    svg = png.terminal_svg(f"launcher: resnet50 --hf-token {ARG_SECRET}\nHF_TOKEN={PLANTED_ENV['HF_TOKEN']}",
+                           "cardbench")
+    path = export_bundle(runs, tmp_path / "out", screenshot_svg=svg, doctor_checks=[])
+    blobs = {}
+    with zipfile.ZipFile(path) as zf:
+        for name in zf.namelist():
+            blobs[name] = zf.read(name)
+    blobs["<the zip itself>"] = path.read_bytes()
+    leaks = [(secret, name) for secret in ALL for name, data in blobs.items() if secret.encode() in data]
+    assert leaks == []
+    # the redaction left the useful parts
+    top = path.stem
+    env_json = blobs[f"{top}/env.json"].decode()
+    assert '"CUDA_VISIBLE_DEVICES": "0,1"' in env_json and '"NCCL_DEBUG": "INFO"' in env_json
+    assert '"NCCL_IB_AUTH_TOKEN": "<redacted>"' in env_json
+    assert "logs.example/x" in env_json and "HOME" not in env_json and "DATABASE_URL" not in env_json
+    config = blobs[f"{top}/logs/{runs[0].name}/config.json"].decode()
+    assert '"--hf-token",\n    "<redacted>"' in config and "--api-key=<redacted>" in config
+    assert "950 images/s" in blobs[f"{top}/report.md"].decode()
+
+
+def test_secret_names():
+    for name in ("HF_TOKEN", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "MY_PASSWORD", "DB_PASS",
+                 "apiKey", "hfToken", "--hf-token", "--api-key", "Authorization", "SESSION_COOKIE", "NCCL_IB_AUTH",
+                 "client_secret", "PRIVATE_KEY", "credentials"):
+        assert is_secret_name(name), name
+    for name in ("tokens_per_s", "tokens", "max_new_tokens", "PWD", "OLDPWD", "ttft_s", "author", "batch_size",
+                 "CUDA_VISIBLE_DEVICES", "passes", "keys"):
+        assert not is_secret_name(name), name
+
+
+def test_environment_is_an_allow_list():
+    assert env_allowed("CUDA_VISIBLE_DEVICES") and env_allowed("NCCL_SOCKET_IFNAME")
+    assert env_allowed("HIP_VISIBLE_DEVICES") and env_allowed("ASCEND_RT_VISIBLE_DEVICES")
+    assert not env_allowed("HOME") and not env_allowed("DATABASE_URL") and not env_allowed("AWS_REGION")
+    env = {"CUDA_VISIBLE_DEVICES": "0", "NCCL_SOCKET_IFNAME": "eth0", "NCCL_IB_KEY": "abcd1234",
+           "OMP_NUM_THREADS": "8", "HOME": "/root", "SSH_AUTH_SOCK": "/tmp/agent",
+           "CUDA_CACHE_URL": "https://u:pw123456@cache.example"}
+    shown = Redactor(env).environment(env)
+    assert shown == {"CUDA_VISIBLE_DEVICES": "0", "NCCL_SOCKET_IFNAME": "eth0", "NCCL_IB_KEY": REDACTED,
+                     "OMP_NUM_THREADS": "8", "CUDA_CACHE_URL": f"https://{REDACTED}@cache.example"}
+
+
+@pytest.mark.parametrize("text, kept, gone", [
+    ("config: hf_token=abcd1234 steps=3", "steps=3", "abcd1234"),
+    ('{"tokens_per_s": 12.5, "api_key": "abcd1234"}', '"tokens_per_s": 12.5', "abcd1234"),
+    ("see https://bob:pw12345@example.com/x", "example.com/x", "pw12345"),
+    ("git clone https://ghtok3n9999@github.com/a/b", "github.com/a/b", "ghtok3n9999"),
+    ("--hf-token&#160;abcd1234&#160;--steps 3", "--steps 3", "abcd1234"),
+    ("--password=abcd1234 --lr 0.1", "--lr 0.1", "abcd1234"),
+    ("Authorization: Bearer abcdefghijk", "Authorization", "abcdefghijk"),
+    ("export NCCL_IB_KEY='abcd 1234'", "NCCL_IB_KEY", "abcd 1234"),
+    ("time to first token 12.0 ms, 256 tokens", "time to first token 12.0 ms, 256 tokens", "<redacted>"),
+    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "", "eyJhbGci"),
+])
+def test_text_forms(text, kept, gone):
+    out = Redactor({}).text(text)
+    assert kept in out and gone not in out
+
+
+def test_learned_values_are_removed_everywhere_but_harmless_ones_are_not_learned():
+    r = Redactor({"MY_TOKEN": "s3cr3t-value", "SOME_FLAG_SECRET": "true", "PWD": "/tmp/work"})
+    r.learn_from_args(["--hf-token", "argvalue99", "--steps", "3"])
+    out = r.text("value s3cr3t-value and argvalue99 printed bare; flag true; cwd /tmp/work")
+    assert "s3cr3t-value" not in out and "argvalue99" not in out
+    assert "flag true" in out and "/tmp/work" in out
+
+
+def test_objects_keep_their_shape():
+    r = Redactor({})
+    assert r.obj({"args": ["--hf-token", "x", "--steps", "2"], "hf_token": "abc", "tokens": 256, "nested": {
+        "password": "p", "lr": 0.1}}) == {"args": ["--hf-token", REDACTED, "--steps", "2"], "hf_token": REDACTED,
+                                          "tokens": 256, "nested": {"password": REDACTED, "lr": 0.1}}
+
+
+def test_redaction_is_idempotent():
+    r = Redactor({"HF_TOKEN": "hf_abcdefghijklmnop"})
+    once = r.text("HF_TOKEN=hf_abcdefghijklmnop --api-key x1234567 https://u:p4ssword@h")
+    assert r.text(once) == once
+    assert os.environ.get("HF_TOKEN") != "hf_abcdefghijklmnop"  # the test planted nothing for real
