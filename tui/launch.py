@@ -39,8 +39,9 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     "generate": (
         Param("tokens", "tokens", "--tokens", "256", "int"),
         Param("batch_size", "batch size", "--batch-size", "1", "int"),
-        Param("dtype", "dtype", "--dtype", "fp32", "choice", ("fp32", "fp16", "bf16")),
-        Param("model_size", "model size", "--model-size", "124M", "choice", ("124M", "355M", "774M", "1.5B")),
+        Param("dtype", "dtype", "--dtype", "auto", "choice", ("auto", "fp32", "fp16", "bf16"), omit=("auto",)),
+        Param("model_size", "model size", "--model-size", "124M", "choice",
+              ("124M", "355M", "774M", "1.5B", "tiny")),
         Param("prompt_len", "prompt length", "--prompt-len", "32", "int"),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
     ),
@@ -81,18 +82,34 @@ def build_args(workload: str, values: dict[str, str]) -> list[str]:
     return args
 
 
+def _positive(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 def total_steps(args: list[str], config: dict | None = None) -> int | None:
-    """How many steps the run will take, when it can be known (for the ETA); None otherwise."""
+    """How many step numbers the run will count up to, when it can be known (for the ETA); else None.
+
+    From the workload's start config when there is one: ``total_steps``; epochs x steps per
+    epoch, capped by ``steps`` (resnet50); tokens x repeats (generate counts decoded tokens).
+    Before the start event, a ``--steps`` cap is all there is.
+    """
     config = config or {}
-    for key in ("total_steps", "steps", "tokens"):
-        value = config.get(key)
-        if isinstance(value, int) and value > 0:
-            return value
-    for flag in ("--steps", "--tokens"):
-        if flag in args:
-            at = args.index(flag)
-            try:
-                return int(args[at + 1])
-            except (IndexError, ValueError):
-                return None
+    if _positive(config.get("total_steps")):
+        return config["total_steps"]
+    cap = _positive(config.get("steps"))
+    epochs, epoch_size, batch = (_positive(config.get(k)) for k in ("epochs", "epoch_size", "batch_size"))
+    if epochs and epoch_size and batch:
+        per_step = batch * (_positive(config.get("world_size")) or 1)
+        planned = epochs * -(-epoch_size // per_step)
+        return min(cap, planned) if cap else planned
+    tokens = _positive(config.get("tokens"))
+    if tokens:
+        return tokens * (_positive(config.get("repeat")) or 1)
+    if cap:
+        return cap
+    if "--steps" in args:
+        try:
+            return _positive(int(args[args.index("--steps") + 1]))
+        except (IndexError, ValueError):
+            return None
     return None

@@ -35,8 +35,8 @@ def _widget_for(workload: str, param: Param):
                  select_on_focus=False)
 
 
-class WorkloadForm(VerticalScroll):
-    """The fields of one workload."""
+class WorkloadForm(VerticalScroll, can_focus=False):
+    """The fields of one workload (Tab goes straight from field to field)."""
 
     DEFAULT_CSS = """
     WorkloadForm { height: auto; max-height: 100%; }
@@ -129,7 +129,7 @@ def _short(value) -> str:
     return str(value)
 
 
-class LauncherPane(VerticalScroll):
+class LauncherPane(VerticalScroll, can_focus=False):
     """Workload tabs (number keys switch), their fields, and the current run's state."""
 
     state: reactive[RunState] = reactive(RunState, always_update=True)

@@ -45,13 +45,14 @@ class SeriesPlot(PlotextPlot):
     """
 
     def __init__(self, title: str, lines: Callable[[], list[Line]], *, xlabel: str, time_axis: bool = False,
-                 empty: str = "no data yet", **kwargs) -> None:
+                 empty: str = "no data yet", percent: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.title = title
         self.lines = lines
         self.xlabel = xlabel
         self.time_axis = time_axis
         self.empty = empty
+        self.percent = percent      # y from 0 to 100 (or above, if a reading is): a flat line reads true
         self.renders = 0            # paints so far: tests assert hidden plots are not drawn
         self._cache = DrawCache()
         self._drawn_versions: tuple = ()
@@ -87,10 +88,14 @@ class SeriesPlot(PlotextPlot):
             plt.xticks([])
             plt.yticks([])
             return super().render()
+        top = 0.0
         for line in lines:
             drawn = self._cache.get(line.series, width)
             xs = [x / scale for x in drawn.xs] if scale != 1.0 else drawn.xs
             plt.plot(xs, drawn.ys, label=line.label, yside=line.side)
+            top = max(top, max(drawn.ys))
+        if self.percent:
+            plt.ylim(0, max(100.0, top))
         plt.xlabel(xlabel)
         return super().render()
 
@@ -144,7 +149,7 @@ class PlotsPane(Container):
             SeriesPlot("throughput", lambda: _throughput_lines(self.history), xlabel="step",
                        id="plot-throughput"),
             SeriesPlot("utilisation %", lambda: _util_lines(self.history), xlabel="time", time_axis=True,
-                       id="plot-util", empty="no telemetry yet"),
+                       id="plot-util", empty="no telemetry yet", percent=True),
             SeriesPlot("temp °C / power W", lambda: _thermal_lines(self.history), xlabel="time",
                        time_axis=True, id="plot-thermal", empty="N/A"),
         ]

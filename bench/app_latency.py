@@ -1,0 +1,178 @@
+"""How fast the workbench answers: first frame, key presses under load, and a 24-hour plot redraw.
+
+    .venv/bin/python bench/app_latency.py [--repeats 7] [--keys 30] [--no-workload]
+
+1. First frame: a fresh interpreter builds the app and runs it headless until
+   Textual's ``Ready`` event (the first frame is out); the time from spawning
+   the process, interleaved with an empty Textual app. Goal: ratio <= 1.5.
+2. Key presses while ResNet-50 trains on the CPU of this machine (a real
+   workload child through the runner): the time from a key press to the
+   screen having handled it and refreshed, switching workloads with 1/2.
+   Goal: every press < 100 ms.
+3. Redraw of the four plots holding 24 hours of 1 Hz samples (86,400 points
+   each) at 120x36. Goal: well under 100 ms.
+
+Every figure is printed beside its bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+FIRST_FRAME_CHILD = r"""
+import sys, time
+kind = sys.argv[1]
+if kind == "empty":
+    from textual.app import App
+
+    class Empty(App):
+        def on_ready(self):
+            self.exit(time.time())
+
+    app = Empty()
+else:
+    from tui.app import Workbench
+
+    class Timed(Workbench):
+        def on_ready(self):
+            self.exit(time.time())
+
+    app = Timed(sys.argv[2])
+t = app.run(headless=True, size=(120, 36))
+print(repr(t))
+"""
+
+
+def first_frame_s(kind: str, runs_dir: str) -> float:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    t0 = time.time()
+    out = subprocess.run([sys.executable, "-c", FIRST_FRAME_CHILD, kind, runs_dir], capture_output=True, text=True,
+                         env=env, timeout=120)
+    if out.returncode != 0:
+        raise SystemExit(f"first-frame child ({kind}) failed: {out.stderr[-800:]}")
+    return float(out.stdout.strip().splitlines()[-1]) - t0
+
+
+def bench_first_frame(repeats: int) -> float:
+    empty, ours = [], []
+    with tempfile.TemporaryDirectory() as runs:
+        first_frame_s("empty", runs)  # warm the disk cache for both
+        first_frame_s("cardbench", runs)
+        for _ in range(repeats):
+            empty.append(first_frame_s("empty", runs))
+            ours.append(first_frame_s("cardbench", runs))
+    e, c = statistics.median(empty), statistics.median(ours)
+    ratio = c / e
+    print(f"first frame, process start to Textual Ready, median of {repeats} interleaved:")
+    print(f"  empty Textual app {e * 1000:7.1f} ms  (min {min(empty) * 1000:.1f})")
+    print(f"  cardbench         {c * 1000:7.1f} ms  (min {min(ours) * 1000:.1f})")
+    print(f"  ratio {ratio:.2f}  (bound <= 1.5)  {'OK' if ratio <= 1.5 else 'OVER'}")
+    return ratio
+
+
+async def bench_keys(presses: int, with_workload: bool) -> float:
+    from tui.app import build_app
+
+    with tempfile.TemporaryDirectory() as runs:
+        app = build_app(runs)
+        async with app.run_test(size=(120, 36)) as pilot:
+            if with_workload:
+                values = {"batch_size": "8", "epochs": "1", "steps": "100000", "image_size": "64",
+                          "device": "cpu"}
+                for key, value in values.items():
+                    app.launcher.query_one(f"#param-resnet50-{key}").value = value
+                app.start_workload("resnet50")
+                deadline = time.monotonic() + 300
+                while (app.state.step or 0) < 1:
+                    if time.monotonic() > deadline or app.state.status == "failed":
+                        raise SystemExit(f"resnet50 did not start training: {app.state.status}")
+                    await pilot.pause(0.2)
+                print(f"key presses while resnet50 trains on the CPU (step {app.state.step}, "
+                      f"{app.state.throughput or 0:.1f} images/s, load {os.getloadavg()[0]:.1f} "
+                      f"on {os.cpu_count()} CPUs):")
+            else:
+                print("key presses, no workload:")
+            times = []
+            for i in range(presses):
+                key = "2" if i % 2 == 0 else "1"
+                want = app.workload_names[int(key) - 1]
+                t0 = time.perf_counter()
+                await pilot.press(key)
+                while app.selected_workload != want:
+                    await pilot.pause(0.001)
+                await pilot.wait_for_scheduled_animations()
+                times.append(time.perf_counter() - t0)
+                await pilot.pause(0.05)
+            if with_workload:
+                await app.runner.stop()
+                while app.runner is not None:
+                    await pilot.pause(0.05)
+    times_ms = sorted(t * 1000 for t in times)
+    p95 = times_ms[min(len(times_ms) - 1, int(0.95 * len(times_ms)))]
+    print(f"  {presses} presses: median {statistics.median(times_ms):.1f} ms, p95 {p95:.1f} ms, "
+          f"max {times_ms[-1]:.1f} ms  (bound < 100 ms)  {'OK' if times_ms[-1] < 100 else 'OVER'}")
+    return times_ms[-1]
+
+
+async def bench_redraw() -> float:
+    import math
+
+    from tui.app import build_app
+    from tui.telemetry.sample import DeviceSample, HostSample, Sample
+    from workloads import protocol
+
+    with tempfile.TemporaryDirectory() as runs:
+        app = build_app(runs, start_sampler=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            history = app.history
+            for i in range(86_400):
+                history.add_step("day", protocol.Step(step=i, loss=5 / (1 + i / 1000), throughput=1000 + i % 97,
+                                                      unit="images/s"))
+                history.add_sample(Sample(t=float(i), devices=(DeviceSample(
+                    index=0, util_gpu_pct=80 + 10 * math.sin(i / 300), mem_used_bytes=70 * 2**30,
+                    mem_total_bytes=80 * 2**30, temperature_c=70 + 5 * math.sin(i / 900), power_w=600.0),),
+                    host=HostSample(cpu_pct=30.0)))
+            await pilot.pause()
+            plots = app.plots.plots
+            timings = []
+            for _ in range(5):
+                for plot in plots:
+                    plot._cache = type(plot._cache)()  # as after new data: downsample again
+                t0 = time.perf_counter()
+                for plot in plots:
+                    plot.render()
+                timings.append(time.perf_counter() - t0)
+            points = sum(len(line.series) for plot in plots for line in plot.lines())
+    best, worst = min(timings) * 1000, max(timings) * 1000
+    print(f"redraw of the 4 plots, 24 h of 1 Hz data ({points:,} stored points) at 120x36: "
+          f"best {best:.1f} ms, worst {worst:.1f} ms of 5  (bound < 100 ms)  {'OK' if worst < 100 else 'OVER'}")
+    return worst
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7, help="first-frame runs of each app")
+    parser.add_argument("--keys", type=int, default=30, help="key presses to time")
+    parser.add_argument("--no-workload", action="store_true", help="time key presses without a training child")
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; python {sys.version.split()[0]}")
+    ratio = bench_first_frame(args.repeats)
+    worst_redraw = asyncio.run(bench_redraw())
+    worst_key = asyncio.run(bench_keys(args.keys, not args.no_workload))
+    ok = ratio <= 1.5 and worst_key < 100 and worst_redraw < 100
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

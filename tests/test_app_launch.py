@@ -1,0 +1,69 @@
+"""The launcher's fields -> workload arguments (UI-free), checked against the workloads' own parsers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tui.launch import PARAMS, BadValue, build_args, defaults, total_steps
+from workloads import WORKLOADS
+
+
+def test_every_workload_has_fields():
+    assert set(PARAMS) == set(WORKLOADS)
+
+
+def test_defaults_make_arguments():
+    assert build_args("resnet50", defaults("resnet50")) == [
+        "--batch-size", "64", "--epochs", "1", "--steps", "200", "--image-size", "224", "--amp", "off"]
+    assert build_args("generate", defaults("generate"))[:2] == ["--tokens", "256"]
+
+
+def test_blank_and_default_meaning_values_are_left_out():
+    values = defaults("resnet50") | {"steps": "", "data": "synthetic", "device": " "}
+    args = build_args("resnet50", values)
+    assert "--steps" not in args and "--data" not in args and "--device" not in args
+    assert build_args("resnet50", values | {"data": "fake", "device": "cpu"})[-4:] == [
+        "--data", "fake", "--device", "cpu"]
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("batch_size", "0", "batch size: must be positive, not 0"),
+    ("epochs", "two", "epochs: 'two' is not a whole number"),
+    ("amp", "fp8", "AMP: 'fp8' is not one of off, fp16, bf16"),
+])
+def test_bad_values_are_one_line(key, value, message):
+    with pytest.raises(BadValue, match=message):
+        build_args("resnet50", defaults("resnet50") | {key: value})
+
+
+def test_an_unknown_workload_runs_with_its_defaults():
+    assert build_args("future", {"x": "1"}) == []
+
+
+def test_total_steps_for_the_eta():
+    assert total_steps(["--steps", "50"]) == 50
+    assert total_steps(["--epochs", "3"]) is None
+    assert total_steps([], {"total_steps": 300}) == 300
+    # resnet50's start config: epochs x ceil(epoch_size / global batch), capped by steps
+    resnet = {"epochs": 3, "epoch_size": 12800, "batch_size": 128, "world_size": 1, "steps": None}
+    assert total_steps([], resnet) == 300
+    assert total_steps([], resnet | {"steps": 40}) == 40
+    assert total_steps([], resnet | {"world_size": 2, "batch_size": 100}) == 3 * 64
+    # generate's: decoded tokens over the timed repeats
+    assert total_steps([], {"tokens": 256, "repeat": 3}) == 768
+
+
+@pytest.mark.parametrize("workload", sorted(WORKLOADS))
+def test_the_workload_accepts_every_flag_the_launcher_passes(workload):
+    """The launcher and the workload agree on option names and choices (`--help` lists them)."""
+    out = subprocess.run([sys.executable, "-m", f"workloads.{workload}", "--help"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-500:]
+    text = out.stdout + out.stderr  # the harness prints help on stderr (stdout carries events)
+    for param in PARAMS[workload]:
+        assert param.flag in text, f"{workload} --help does not list {param.flag}"
+        for choice in param.choices:
+            assert choice in text, f"{workload} {param.flag} does not offer {choice}"

@@ -1,0 +1,134 @@
+"""Bounded plot history and downsampling (UI-free), and the 24-hour redraw bound."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+from app_fakes import fake_sample
+from tui.history import DrawCache, History, Series, downsample
+from workloads import protocol
+
+
+def test_series_skips_missing_values_instead_of_zeroing_them():
+    s = Series()
+    s.append(1, 2.0)
+    s.append(2, None)
+    s.append(3, float("nan"))
+    s.append(None, 1.0)
+    s.append(4, "n/a")
+    s.append(5, 4.0)
+    assert list(s.xs) == [1.0, 5.0] and list(s.ys) == [2.0, 4.0]
+    assert s.count == 2 and s.last == (5.0, 4.0)
+
+
+def test_series_stays_bounded_and_covers_the_whole_run():
+    s = Series(capacity=1000)
+    n = 1_000_003
+    for i in range(n):
+        s.append(i, 2.0 * i)
+    assert len(s) <= 1000
+    assert s.count == n
+    # the first and last stored points still stand for the start and the end of the run
+    assert s.xs[0] < 2 * s.stride and s.xs[-1] > n - 2 * s.stride
+    # merging is by mean, so a linear series stays on its line
+    for x, y in zip(s.xs, s.ys):
+        assert y == pytest.approx(2.0 * x)
+
+
+def test_compaction_keeps_the_mean_of_a_partly_filled_last_point():
+    s = Series(capacity=4)
+    values = [1.0, 3.0, 5.0, 7.0, 9.0, 11.0]
+    for i, v in enumerate(values):
+        s.append(i, v)
+    assert s.stride == 2
+    # weighted by how many raw points each stored point holds
+    total = sum(y * n for y, n in zip(s.ys, [2] * (len(s) - 1) + [s._last_n]))
+    assert total == pytest.approx(sum(values))
+
+
+def test_downsample_gives_width_buckets_with_min_mean_max():
+    s = Series()
+    for i in range(1000):
+        s.append(i, float(i % 10))
+    drawn = downsample(s, 50)
+    assert len(drawn.xs) == 50
+    assert all(lo == 0.0 and hi == 9.0 for lo, hi in zip(drawn.lows, drawn.highs))
+    assert all(m == pytest.approx(4.5) for m in drawn.ys)
+    assert drawn.xs == sorted(drawn.xs) and drawn.xs[0] < 20 and drawn.xs[-1] > 980
+
+
+def test_downsample_returns_short_series_as_they_are():
+    s = Series()
+    for i in range(5):
+        s.append(i, i * i)
+    assert downsample(s, 100).ys == [0.0, 1.0, 4.0, 9.0, 16.0]
+
+
+def test_downsample_buckets_by_x_so_a_gap_stays_a_gap():
+    s = Series()
+    for i in range(100):
+        s.append(i, 1.0)
+    for i in range(900, 1000):  # nothing between 100 and 900
+        s.append(i, 2.0)
+    drawn = downsample(s, 10)
+    assert len(drawn.xs) == 2  # one bucket each side of the gap, none invented in it
+    assert drawn.ys == [1.0, 2.0]
+
+
+def test_downsample_survives_x_going_backwards():
+    s = Series()
+    for x in [5, 4, 3, 2, 1] * 100:
+        s.append(x, x)
+    assert len(downsample(s, 10).xs) == 10
+
+
+def test_draw_cache_reuses_until_new_data():
+    s = Series()
+    for i in range(500):
+        s.append(i, i)
+    cache = DrawCache()
+    first = cache.get(s, 40)
+    assert cache.get(s, 40) is first
+    s.append(500, 1)
+    assert cache.get(s, 40) is not first
+    assert cache.get(s, 41) is not first
+
+
+def test_a_day_of_1hz_samples_downsamples_well_under_100ms():
+    s = Series()
+    for i in range(86_400):
+        s.append(i, 50 + 40 * math.sin(i / 600))
+    best = min(_timed(lambda: downsample(s, 110)) for _ in range(3))
+    assert best < 0.05, f"downsampling 86,400 points took {best * 1000:.1f} ms (bound 50 ms)"
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def test_history_from_steps_and_samples():
+    h = History()
+    h.add_step("run1", protocol.Step(step=1, loss=2.0, throughput=10.0, unit="images/s"))
+    h.add_step("run1", protocol.Step(step=2, loss=None, throughput=12.0, unit="images/s"))
+    run = h.runs["run1"]
+    assert run.unit == "images/s"
+    assert list(run.loss.xs) == [1.0] and list(run.throughput.ys) == [10.0, 12.0]
+    for i in range(3):
+        h.add_sample(fake_sample(i))
+    assert h.device_indices() == [0]
+    assert list(h.telemetry["util:0"].xs) == [0.0, 1.0, 2.0]
+    assert h.telemetry["mem:0"].ys[0] == pytest.approx(25.0)  # 20 of 80 GiB
+    assert h.device_names[0].startswith("NVIDIA")
+
+
+def test_history_leaves_missing_device_readings_out():
+    from tui.telemetry.sample import DeviceSample, Sample
+
+    h = History()
+    h.add_sample(Sample(t=10.0, devices=(DeviceSample(index=0, util_gpu_pct=None, mem_used_bytes=5),)))
+    assert len(h.telemetry["util:0"]) == 0 and len(h.telemetry["mem:0"]) == 0
