@@ -82,7 +82,7 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     if m.get("bandwidth_fraction") is not None:
         parts.append(w("bw_bound", fraction=pct(m.get("bandwidth_fraction")), read=num(m.get("device_read_gbps"), 3),
                        bound=num(m.get("bound_tokens_per_s"), 3)))
-    if m.get("achieved_tflops") is not None:
+    if m.get("achieved_tflops") is not None and m.get("peak_tflops") is not None:
         parts.append(w("flop_bound", achieved=num(m.get("achieved_tflops"), 3), peak=num(m.get("peak_tflops"), 3),
                        util=pct(m.get("flop_utilisation"))))
     published = m.get("published_images_per_s")
@@ -168,7 +168,7 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
     if data.smi.tool:
         blocks.append(Para(w("smi_real", command=data.smi.command)))
     else:
-        blocks.append(Para(w("smi_fallback", note=data.smi.note or "")))
+        blocks.append(Para(w("smi_fallback", note=data.smi.why or "")))
     if data.smi_png_error:
         blocks.append(Para(w("png_missing", why=data.smi_png_error)))
         blocks.append(Code(data.smi.text))

@@ -26,8 +26,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "management_cli": ("Management CLI", "管理工具输出"),
     "smi_real": ("Output of `{command}` at export time (verbatim in `nvidia-smi.txt`):",
                  "导出时 `{command}` 的输出（原文见 `nvidia-smi.txt`）："),
-    "smi_fallback": ("No management CLI answered: {note}. `nvidia-smi.txt` holds cardbench's own device table.",
-                     "没有可用的管理工具：{note}。`nvidia-smi.txt` 中是 cardbench 自己的设备表。"),
+    "smi_fallback": ("No management CLI answered ({note}), so `nvidia-smi.txt` and the image below hold "
+                     "cardbench's own device table.",
+                     "没有可用的管理工具（{note}），因此 `nvidia-smi.txt` 和下图是 cardbench 自己的设备表。"),
     "png_missing": ("The PNG could not be drawn ({why}); the text file is complete.",
                     "无法生成 PNG（{why}）；文本文件完整。"),
     "doctor": ("Doctor", "环境检查"),

@@ -36,6 +36,13 @@ class SmiOutput:
     note: str | None = None   # why the output is not (only) the real CLI's
     tried: tuple[str, ...] = ()
 
+    @property
+    def why(self) -> str:
+        """Why cardbench's own table stands in, for one sentence of the report."""
+        if self.tried:
+            return "; ".join(self.tried)
+        return "none of " + ", ".join(t for t, _a in TOOLS) + " is on PATH"
+
     def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "command": self.command, "note": self.note, "tried": list(self.tried)}
 

@@ -58,7 +58,10 @@ class ThroughputStats:
 def throughput_stats(record: RunRecord) -> ThroughputStats:
     steps = [s for s in record.steps if s.throughput is not None and math.isfinite(s.throughput)]
     unit = next((s.unit for s in steps if s.unit), None) or WORKLOADS.get(record.workload, ("", None))[1]
-    skip = warmup_steps(len(steps))
+    result = record.result
+    told = result.metrics.get("warmup_steps") if result else None
+    # the workload's own warm-up count when it reports one (and its steps are numbered from 1)
+    skip = told if isinstance(told, int) and 0 <= told < len(steps) else warmup_steps(len(steps))
     values = [s.throughput for s in steps[skip:]]
     return ThroughputStats(
         unit=unit, n=len(values), skipped=skip,
