@@ -28,11 +28,12 @@ class Sampler:
     """
 
     def __init__(self, interval: float = 1.0, callback: Callable[[Sample], Any] | None = None,
-                 run_dir: str | os.PathLike[str] | None = None, collector: Any = None) -> None:
+                 run_dir: str | os.PathLike[str] | None = None, collector: Any = None,
+                 on_sample: Callable[[Sample], Any] | None = None) -> None:
         if interval <= 0:
             raise ValueError(f"interval must be positive, not {interval!r}")
         self.interval = float(interval)
-        self.callback = callback
+        self.callback = callback or on_sample  # `on_sample=`: the name tui/run_command.py uses
         self._collector = collector
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
