@@ -204,3 +204,19 @@ def test_headless_and_report_modules_load_neither_torch_nor_textual():
             "print(','.join(m for m in ('torch', 'textual', 'torchvision') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""
+
+
+def test_cpu_time_budget_stops_a_slow_run_without_failing_the_suite(tmp_path, monkeypatch):
+    steady = [sys.executable, str(CHILDREN / "steady.py"), "1000", "0.05"]
+    monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
+    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))  # torch sees no accelerator: CPU
+    monkeypatch.setattr(headless, "_start_sampler", lambda progress: None)
+    monkeypatch.setenv(headless.CPU_BUDGET_ENV, "3")
+    built = {}
+    monkeypatch.setattr(headless, "_build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,
+                        options: built.update(run_dirs=list(run_dirs), notes=list(notes)) or output / "b.zip")
+    assert headless.export_report(_args(tmp_path)) == headless.EXIT_OK
+    records = [load_run(p) for p in built["run_dirs"]]
+    assert [r.status for r in records] == ["stopped", "stopped"]
+    assert all(0 < len(r.steps) < 1000 for r in records)
+    assert sum("CPU time budget" in n for n in built["notes"]) == 2

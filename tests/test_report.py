@@ -292,3 +292,13 @@ def test_the_pure_python_png_reader_agrees(tmp_path):
     width, height, rows = decode_png(data)
     assert len(rows) == height and len(rows[0]) in (width * 3, width * 4)
     assert len(set(rows)) > 3  # the title bar, the text and the background differ
+
+
+def test_two_exports_in_the_same_second_keep_both(tmp_path):
+    bundle = Bundle(Redactor({}))
+    bundle.add_text("report.md", "x")
+    first = bundle.write_zip(tmp_path, "cardbench-report-h-20260101T000000Z", 1.8e9)
+    second = bundle.write_zip(tmp_path, "cardbench-report-h-20260101T000000Z", 1.8e9)
+    assert first != second and first.exists() and second.exists()
+    with zipfile.ZipFile(second) as zf:
+        assert zf.namelist()[0].startswith(f"{second.stem}/")

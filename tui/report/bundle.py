@@ -94,6 +94,10 @@ class Bundle:
         """``output_dir/stem.zip`` holding ``stem/<files>`` and ``stem/SHA256SUMS``, written atomically."""
         files = dict(self.files)
         files[SUMS] = self.sha256sums().encode("utf-8")
+        base, n = stem, 1
+        while (Path(output_dir) / f"{stem}.zip").exists():  # two exports in one second keep both
+            n += 1
+            stem = f"{base}-{n}"
         final = Path(output_dir) / f"{stem}.zip"
         temp = Path(output_dir) / f".{stem}.zip.{os.getpid()}{PARTIAL_SUFFIX}"
         stamp = time.gmtime(t if t is not None else time.time())[:6]

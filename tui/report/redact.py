@@ -42,7 +42,7 @@ ENV_ALLOW_EXACT = {"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "VIRTU
                    "CONDA_PREFIX", "LANG", "LC_ALL", "TZ", "GPU_DEVICE_ORDINAL", "SHELL", "TERM"}
 
 # values shorter than this are blanked only where they stand beside a secret name, not everywhere
-MIN_LEARNED = 4
+MIN_LEARNED = 6
 _HARMLESS_VALUES = {"true", "false", "none", "null", "yes", "no", "on", "off", "0", "1"}
 
 _TOKEN_SHAPES = re.compile(
