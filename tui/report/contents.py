@@ -129,7 +129,7 @@ def _summary(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("summary"))]
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
-    rows = [[s.title, s.status, _headline(s), _read_against(s, w), s.precision or NA, num(s.batch_size),
+    rows = [[w.title(s.workload, s.title), s.status, _headline(s), _read_against(s, w), s.precision or NA, num(s.batch_size),
              s.device or NA] for s in data.summaries]
     blocks.append(Table([w("workload"), w("status"), w("result"), w("read_against"), w("precision"), w("batch"),
                          w("device")], rows))
@@ -223,7 +223,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
     for s in data.summaries:
-        blocks.append(Heading(3, f"{s.title} ({s.run_id})"))
+        blocks.append(Heading(3, f"{w.title(s.workload, s.title)} ({s.run_id})"))
         blocks.append(Para(w("command", command=_command(s))))
         blocks.append(Para(w("run_dir", run=s.run_id, status=s.status, device=s.device or NA,
                              duration=seconds(s.duration_s))))
@@ -334,18 +334,19 @@ def _cost(data: ReportData, w: Words) -> list[Block]:
     for s in data.summaries:
         c = cost(s, data.price_per_hour)
         rate = _headline(s)
+        title = w.title(s.workload, s.title)
 
         def money(v: Any) -> str:
             return f"{v:.4f} {cur}" if isinstance(v, (int, float)) else NA
         if "cost_per_imagenet_epoch" in c:
             if c.get("run_epoch_images"):
-                rows.append([s.title, rate, w("cost_epoch", images=num(c["run_epoch_images"])),
+                rows.append([title, rate, w("cost_epoch", images=num(c["run_epoch_images"])),
                              money(c.get("cost_per_run_epoch"))])
-            rows.append([s.title, rate, w("cost_imagenet"), money(c.get("cost_per_imagenet_epoch"))])
+            rows.append([title, rate, w("cost_imagenet"), money(c.get("cost_per_imagenet_epoch"))])
         if "cost_per_million_tokens" in c:
-            rows.append([s.title, f"{num(c.get('tokens_per_s_priced'))} tokens/s", w("cost_mtok"),
+            rows.append([title, f"{num(c.get('tokens_per_s_priced'))} tokens/s", w("cost_mtok"),
                          money(c.get("cost_per_million_tokens"))])
         if c.get("cost_of_run") is not None:
-            rows.append([s.title, seconds(s.duration_s), w("cost_run"), money(c.get("cost_of_run"))])
+            rows.append([title, seconds(s.duration_s), w("cost_run"), money(c.get("cost_of_run"))])
     blocks.append(Table([w("workload"), w("rate"), "", w("cost")], rows))
     return blocks

@@ -122,6 +122,13 @@ METRICS: dict[str, tuple[str, str]] = {
 }
 
 
+# workload titles (WORKLOADS holds the English ones)
+TITLES: dict[str, tuple[str, str]] = {
+    "resnet50": ("ResNet-50 training", "ResNet-50 训练"),
+    "generate": ("GPT-2 token generation", "GPT-2 token 生成"),
+}
+
+
 class Words:
     def __init__(self, lang: str):
         self.i = 1 if lang == "zh" else 0
@@ -129,6 +136,10 @@ class Words:
     def __call__(self, key: str, **kw: object) -> str:
         text = STRINGS[key][self.i]
         return text.format(**kw) if kw else text
+
+    def title(self, workload: str, default: str) -> str:
+        pair = TITLES.get(workload)
+        return pair[self.i] if pair else default
 
     def metric(self, key: str) -> str:
         pair = METRICS.get(key)

@@ -117,12 +117,16 @@ def svg_to_png(svg: str, *, zoom: float = 1.0, background: str | None = None) ->
         raise PngError("no monospace font is installed (e.g. apt-get install fonts-dejavu-core)")
     import resvg_py
 
+    text = point_fonts(svg, font.family)
     try:
-        data = resvg_py.svg_to_bytes(
-            svg_string=point_fonts(svg, font.family), font_files=[font.path], font_family=font.family,
-            monospace_family=font.family, sans_serif_family=font.family, serif_family=font.family,
-            zoom=zoom if zoom != 1.0 else None, background=background)
-    except (ValueError, RuntimeError, OSError) as exc:
+        try:
+            data = resvg_py.svg_to_bytes(
+                svg_string=text, font_files=[font.path], font_family=font.family,
+                monospace_family=font.family, sans_serif_family=font.family, serif_family=font.family,
+                zoom=zoom if zoom != 1.0 else None, background=background)
+        except TypeError:  # an older resvg_py without these keywords (checked with 0.5): system fonts only
+            data = resvg_py.svg_to_bytes(svg_string=text)
+    except (ValueError, RuntimeError, OSError, TypeError) as exc:
         raise PngError(f"resvg could not render the SVG: {exc}") from None
     return bytes(data)
 
