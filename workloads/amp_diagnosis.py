@@ -3,8 +3,9 @@
 On a new accelerator a step under autocast often dies with ``device kernel image
 is invalid`` or ``... not implemented for 'BFloat16'``. :func:`diagnose` runs one
 forward pass in FP32 and, from a pre-hook on each leaf module, replays that
-module alone under autocast (forward and backward) on the input it just got; the
-first module that raises is the culprit. :func:`keep_in_fp32` then turns autocast
+module alone under autocast (forward and backward) on the input it just got, as
+it came and cast to the autocast dtype (what it gets downstream of a cast); the
+first module that raises there, and not without autocast, is the culprit. :func:`keep_in_fp32` then turns autocast
 off for every module of the failing types, so the rest of the network keeps its
 mixed precision.
 
@@ -14,6 +15,7 @@ autocast, so all of this is testable on a CPU (``CARDBENCH_INJECT_AMP_FAILURE``)
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from dataclasses import dataclass, field
@@ -179,26 +181,71 @@ def diagnose(model: nn.Module, sample: torch.Tensor, device: torch.device, dtype
 
 def _replay_under_autocast(name: str, module: nn.Module, args: tuple[Any, ...], device: torch.device,
                            dtype: torch.dtype) -> LayerFailure | None:
-    inputs = tuple(a.detach().clone().requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a
-                   for a in args)
-    recorder = _last_op_recorder()
+    # the FP32 pass captured FP32 inputs; under autocast a module downstream of a cast gets them in
+    # the low precision, and ops outside autocast's lists (batch norm, activations) run in it
+    variants = [args]
+    if any(isinstance(a, torch.Tensor) and a.is_floating_point() and a.dtype != dtype for a in args):
+        variants.append(tuple(_as_dtype(a, dtype) for a in args))
     try:
-        with torch.enable_grad(), torch.autocast(device.type, dtype=dtype), recorder:
-            out = module(*inputs)
-            grads_from = [t for t in _tensors(out) if t.requires_grad]
-            if grads_from:
-                torch.autograd.backward([t.float().sum() for t in grads_from])
-        devices.synchronize(device)
+        for inputs in variants:
+            if _forward_backward(module, inputs, device, dtype):
+                break  # autocast cast the inputs itself: the low-precision variant adds nothing
+        return None
     except RuntimeError as exc:
         if is_out_of_memory(exc):
             raise
-        named = _OP_IN_MESSAGE.search(str(exc))
-        op = named.group(1) if named else getattr(recorder, "last", None)
-        return LayerFailure(layer=name, module_type=type(module).__name__, error=first_line(exc), aten_op=op)
+        error = exc
     finally:
-        for p in module.parameters():
-            p.grad = None
-    return None
+        _drop_grads(module)
+    try:  # a module that fails without autocast too is not what autocast broke
+        _forward_backward(module, args, device, None)
+    except RuntimeError:
+        return None
+    finally:
+        _drop_grads(module)
+    named = _OP_IN_MESSAGE.search(str(error))
+    return LayerFailure(layer=name, module_type=type(module).__name__, error=first_line(error),
+                        aten_op=named.group(1) if named else _last_op_before_failure(module, inputs, device, dtype))
+
+
+def _drop_grads(module: nn.Module) -> None:
+    for p in module.parameters():
+        p.grad = None
+
+
+def _last_op_before_failure(module: nn.Module, args: tuple[Any, ...], device: torch.device,
+                            dtype: torch.dtype) -> str | None:
+    """Replay the failing module once more, recording operators (slow, so only for the culprit)."""
+    recorder = _last_op_recorder()
+    try:
+        _forward_backward(module, args, device, dtype, recorder)
+    except RuntimeError:
+        pass
+    finally:
+        _drop_grads(module)
+    return getattr(recorder, "last", None)
+
+
+def _forward_backward(module: nn.Module, args: tuple[Any, ...], device: torch.device, dtype: torch.dtype | None,
+                      recorder: Any = None) -> bool:
+    """Run forward and backward; True when an output came out in ``dtype`` (autocast cast the inputs)."""
+    # the inputs are copies that are not autograd leaves, so in-place modules (ReLU(inplace=True)) can run
+    inputs = tuple(a.detach().clone().requires_grad_().clone() if isinstance(a, torch.Tensor) and a.is_floating_point()
+                   else a for a in args)
+    autocast = torch.autocast(device.type, dtype=dtype) if dtype is not None else contextlib.nullcontext()
+    with torch.enable_grad(), autocast, recorder or contextlib.nullcontext():
+        out = module(*inputs)
+        grads_from = [t for t in _tensors(out) if t.requires_grad]
+        if grads_from:
+            torch.autograd.backward([t.float().sum() for t in grads_from])
+    devices.synchronize(device)
+    return dtype is not None and any(t.dtype == dtype for t in _tensors(out))
+
+
+def _as_dtype(value: Any, dtype: torch.dtype) -> Any:
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.to(dtype)
+    return value
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
@@ -216,8 +263,6 @@ def _last_op_recorder() -> Any:
     try:
         from torch.utils._python_dispatch import TorchDispatchMode
     except ImportError:  # pragma: no cover - private API moved
-        import contextlib
-
         return contextlib.nullcontext()
 
     class LastOp(TorchDispatchMode):

@@ -6,8 +6,9 @@ through the same DataLoader path (workers, pinned memory, the standard training
 transforms), so decode, transforms and host-to-device copies are exercised.
 
 A file that is not an image, or an image that does not decode, is skipped and
-counted, never fatal: the dataset yields ``None`` for it and the collate
-function drops it and reports its index.
+counted, never fatal: the dataset replaces an undecodable image with the next
+readable one and passes the bad file's index on, through the collate
+function, to the training loop, which counts it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from workloads.harness import WorkloadError
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
+_REPLACEMENT_TRIES = 16
 LAYOUT_HINT = "--data DIR takes an ImageFolder tree: DIR/<class name>/<image file>"
 
 
@@ -95,20 +97,31 @@ class CheckedImageFolder(Dataset):
     def __len__(self) -> int:
         return len(self.folder)
 
-    def __getitem__(self, index: int) -> tuple[Any, Any]:
-        try:
-            return self.folder[index]
-        except (OSError, SyntaxError, ValueError):  # PIL raises these for truncated or foreign files
-            return None, index
+    def __getitem__(self, index: int) -> tuple[Any, Any, list[int]]:
+        """(image, label, indices of unreadable files met on the way).
+
+        An unreadable file is replaced by the next readable one, so every batch
+        keeps its size: batch norm needs more than one image, and data-parallel
+        ranks must all take the same number of steps.
+        """
+        bad: list[int] = []
+        for attempt in range(min(len(self.folder), _REPLACEMENT_TRIES)):
+            i = (index + attempt) % len(self.folder)
+            try:
+                image, label = self.folder[i]
+                return image, label, bad
+            except (OSError, SyntaxError, ValueError):  # PIL raises these for truncated or foreign files
+                bad.append(i)
+        return None, None, bad
 
     def path(self, index: int) -> str:
         return os.path.relpath(self.folder.samples[index][0], self.root)
 
 
-def collate_readable(samples: list[tuple[Any, Any]]) -> tuple[Any, Any, list[int]]:
-    """Batch the samples that decoded; return the indices of those that did not."""
-    good = [s for s in samples if s[0] is not None]
-    bad = [int(s[1]) for s in samples if s[0] is None]
+def collate_readable(samples: list[tuple[Any, ...]]) -> tuple[Any, Any, list[int]]:
+    """Batch the samples that decoded; pass on the indices of the files that did not."""
+    good = [(s[0], s[1]) for s in samples if s[0] is not None]
+    bad = [int(i) for s in samples if len(s) > 2 for i in s[2]]
     if not good:
         return None, None, bad
     images, labels = default_collate(good)

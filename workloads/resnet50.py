@@ -79,7 +79,8 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--channels-last", action="store_true")
     p.add_argument("--compile", action="store_true", help="torch.compile the model (falls back to eager on failure)")
     p.add_argument("--device", default="auto", help="cuda, cuda:N, cpu, or another torch device type present")
-    p.add_argument("--lr", type=positive_float, default=0.1)
+    p.add_argument("--lr", type=positive_float, default=None,
+                   help="SGD learning rate (default 0.1 x global batch / 256, the ImageNet recipe)")
     p.add_argument("--data", default=None,
                    help="an ImageFolder tree DIR/<class>/<image>, or 'fake' for torchvision FakeData; "
                         "default: synthetic tensors on the device")
@@ -117,6 +118,9 @@ def check_combinations(args: Any) -> None:
     if args.image_size < 32:
         raise WorkloadError(f"--image-size {args.image_size} is too small for ResNet-50 (it downsamples 32x)",
                             hint="use 32 or more")
+    if args.batch_size == 1 and args.image_size <= 32 and not args.find_batch_size:
+        raise WorkloadError("a batch of 1 image of 32 px leaves batch norm one value per channel",
+                            hint="use --batch-size 2 or more, or a larger --image-size")
 
 
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
@@ -191,6 +195,7 @@ class Training:
         torch.manual_seed(args.seed + self.rank)
         if self.distributed:
             data_parallel.init_process_group(self.device)
+        self.lr = args.lr or 0.1 * args.batch_size * self.world / 256
         self.amp_dtype = devices.autocast_dtype(args.amp)
         self.precision_requested = "fp32" if args.amp == "off" else args.amp
         self.scaler_on = args.amp == "fp16"
@@ -221,7 +226,7 @@ class Training:
 
     def _config(self) -> dict[str, Any]:
         config = {k: v for k, v in vars(self.args).items() if not k.startswith("_")}
-        config.update(world_size=self.world, threads=self.torch.get_num_threads(),
+        config.update(lr=self.lr, world_size=self.world, threads=self.torch.get_num_threads(),
                       inject_amp_failure=self.amp_failure_spec or None, inject_oom_batch=self.oom_above)
         return config
 
@@ -254,7 +259,7 @@ class Training:
                 log(f"injected autocast failure in: {', '.join(names[:5])}{' ...' if len(names) > 5 else ''}")
         self.model.to(self.device, memory_format=self.memory_format)
         self.criterion = torch.nn.CrossEntropyLoss()
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=args.lr, momentum=0.9, weight_decay=1e-4)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.lr, momentum=0.9, weight_decay=1e-4)
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.scaler_on)
         self.start_epoch, self.global_step = 1, 0
         if self.resumed is not None:
@@ -525,7 +530,7 @@ class Training:
                         last_log = t_end
                         self._log_step(epoch, step_in_epoch, steps_per_epoch, loss_value, n, step_s, t_data - t_prev)
                         if end_of_epoch:
-                            log(f"epoch {epoch}/{args.epochs} done: mean loss {extra['epoch_loss']:.4f}, "
+                            log(f"epoch {epoch}/{args.epochs} summary: mean loss {extra['epoch_loss']:.4f}, "
                                 f"{_num(extra['epoch_images_per_s'])} images/s over {step_in_epoch} steps")
                 t_prev = t_end
                 if run_steps >= planned:
@@ -664,9 +669,10 @@ class Training:
                 if dev.type != "cpu" and backend is not None and hasattr(backend, "empty_cache"):
                     backend.empty_cache()
 
-        found = batch_search.search(fits, start=1, cap=cap)
+        # training-mode batch norm needs two images when the last stage is 1x1 (32 px)
+        found = batch_search.search(fits, start=2 if args.image_size <= 32 else 1, cap=cap)
         if found.largest is None:
-            raise WorkloadError(f"even a batch of 1 runs out of memory at {args.image_size} px",
+            raise WorkloadError(f"even a batch of {found.smallest_failing} runs out of memory at {args.image_size} px",
                                 hint="lower --image-size, or free the device (see `cardbench doctor`)",
                                 bad_input=False)
         allocated, reserved = devices.peak_memory(dev)

@@ -1,0 +1,265 @@
+"""The ResNet-50 workload end to end on the CPU, with tiny shapes (32 px, batch 2, a few steps).
+
+Runs that must show process-level behaviour (the event stream on stdout, no
+traceback on the terminal, DataLoader workers, torchrun) run as
+``python -m workloads.resnet50``; the rest run in-process, which spares the
+torch import each time.
+"""
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from test_resnet50_parts import make_image_folder
+from workloads import protocol, resnet50
+from workloads.harness import Emitter, run_main
+
+TINY = ["--device", "cpu", "--image-size", "32", "--batch-size", "2", "--num-classes", "10", "--warmup", "1"]
+
+
+def run_inprocess(*args):
+    stream = io.StringIO()
+    code = run_main(resnet50.main, [*TINY, *args], emitter=Emitter(stream=stream))
+    return code, [protocol.parse_line(line) for line in stream.getvalue().splitlines()]
+
+
+def run_child(*args, env=None, timeout=240):
+    proc = subprocess.run([sys.executable, "-m", "workloads.resnet50", *TINY, *args], capture_output=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+    events = [protocol.parse_line(line) for line in proc.stdout.splitlines()]  # every stdout line is an event
+    return proc.returncode, events, proc.stderr.decode()
+
+
+def of(events, kind):
+    return [e for e in events if e.kind == kind]
+
+
+def result(events):
+    (found,) = of(events, "result")
+    return found.metrics
+
+
+def test_synthetic_fp32_run_with_checkpoint_then_resume(tmp_path, capfd):
+    ckpt = tmp_path / "ckpt"
+    code, events = run_inprocess("--epochs", "2", "--epoch-size", "4", "--checkpoint", str(ckpt))
+    log = capfd.readouterr().err
+    assert code == 0, log
+    assert [e.kind for e in events][0] == "start" and events[-1].kind == "end" and events[-1].status == "ok"
+    start = events[0]
+    assert start.workload == "resnet50" and start.config["batch_size"] == 2 and start.config["amp"] == "off"
+    assert start.device.startswith("cpu") and "torch" in start.versions
+    steps = of(events, "step")
+    assert [s.step for s in steps] == [1, 2, 3, 4] and [s.epoch for s in steps] == [1, 1, 2, 2]
+    for s in steps:
+        assert s.unit == "images/s" and s.throughput > 0 and s.loss is not None
+        assert s.step_s == pytest.approx(s.data_wait_s + s.compute_s, rel=1e-6)
+        assert s.memory_allocated_bytes > 0
+    assert steps[0].extra.get("warmup") is True and "warmup" not in steps[1].extra
+    assert "epoch_images_per_s" in steps[1].extra and "epoch_loss" in steps[3].extra
+    assert "epoch_loss" not in steps[0].extra
+    metrics = result(events)
+    assert metrics["steps"] == 4 and metrics["warmup_steps"] == 1 and metrics["epochs"] == 2
+    assert metrics["images_per_s"] > 0 and metrics["images_per_s_compute"] >= metrics["images_per_s"] * 0.99
+    assert metrics["precision"] == "fp32" and metrics["final_loss"] == steps[-1].loss
+    assert metrics["peak_memory_bytes"] > 0 and metrics["total_s"] > 0 and metrics["fallbacks"] == []
+    assert metrics["gflop_per_image"] == pytest.approx(24.5 * (32 / 224) ** 2, rel=1e-3)
+    assert "epoch 2/2 step 2/2 loss" in log and "checkpoint saved" in log and "Traceback" not in log
+    assert (ckpt / "resnet50-last.pt").is_file()
+
+    code, events = run_inprocess("--epochs", "3", "--epoch-size", "4", "--checkpoint", str(ckpt), "--resume")
+    log = capfd.readouterr().err
+    assert code == 0, log
+    assert "resumed from" in log
+    steps = of(events, "step")
+    assert [s.step for s in steps] == [5, 6] and {s.epoch for s in steps} == {3}
+    assert torch.load(ckpt / "resnet50-last.pt", weights_only=True)["epoch"] == 3
+
+
+def test_injected_amp_failure_falls_back_naming_the_layer_and_finishes():
+    code, events, log = run_child("--amp", "bf16", "--steps", "3",
+                                  env={"CARDBENCH_INJECT_AMP_FAILURE": "layer1.0.conv2"})
+    assert code == 0, log
+    (fallback,) = of(events, "fallback")
+    assert "device kernel image is invalid" in fallback.error
+    assert fallback.layer == "layer1.0.conv2" and fallback.op == "Conv2d" and fallback.extra["step"] == 1
+    assert "autocast off for Conv2d" in fallback.action and "bf16" in fallback.action
+    steps = of(events, "step")
+    assert len(steps) == 3 and steps[0].extra.get("fallback") is True
+    assert events.index(fallback) < events.index(steps[0])
+    metrics = result(events)
+    assert metrics["precision"] == "bf16 (fp32: Conv2d)" and metrics["precision_requested"] == "bf16"
+    assert metrics["fallbacks"][0]["layer"] == "layer1.0.conv2"
+    assert metrics["warmup_steps"] == 2  # the step that fell back, then the warm-up again
+    assert "FALLBACK at layer1.0.conv2 (Conv2d)" in log and "precision bf16 (fp32: Conv2d)" in log
+    assert events[-1].status == "ok"
+
+
+def test_failure_no_single_layer_explains_continues_in_fp32(monkeypatch):
+    monkeypatch.setenv("CARDBENCH_INJECT_AMP_FAILURE", "layer1")  # a whole stage: each leaf alone works
+    code, events = run_inprocess("--amp", "bf16", "--steps", "2")
+    assert code == 0
+    (fallback,) = of(events, "fallback")
+    assert fallback.layer is None and "continuing in FP32" in fallback.action
+    assert "no single layer fails alone" in fallback.action
+    assert result(events)["precision"] == "fp32" and len(of(events, "step")) == 2
+
+
+def test_bf16_without_failure_keeps_bf16():
+    code, events = run_inprocess("--amp", "bf16", "--steps", "2", "--channels-last")
+    assert code == 0 and not of(events, "fallback")
+    metrics = result(events)
+    assert metrics["precision"] == "bf16" and metrics["channels_last"] is True
+    assert events[0].config["channels_last"] is True
+
+
+def test_fake_data_through_dataloader_workers():
+    code, events, log = run_child("--data", "fake", "--epoch-size", "6", "--epochs", "1", "--num-workers", "2")
+    assert code == 0, log
+    steps = of(events, "step")
+    assert len(steps) == 3 and all(s.data_wait_s >= 0 for s in steps)
+    metrics = result(events)
+    assert metrics["data"].startswith("FakeData") and metrics["data_wait_fraction"] is not None
+    assert metrics["skipped_files"] == 0
+
+
+def test_image_folder_skips_and_counts_bad_files(tmp_path):
+    root = make_image_folder(tmp_path / "data", per_class=3)
+    code, events = run_inprocess("--data", str(root), "--epochs", "1", "--num-workers", "0",
+                                 "--num-classes", "2")
+    assert code == 0
+    warnings = [w.message for w in of(events, "warning")]
+    assert any("1 non-image files" in w and "notes0.txt" in w for w in warnings)
+    assert any("unreadable image" in w and "broken0.jpg" in w for w in warnings)
+    metrics = result(events)
+    assert metrics["skipped_files"] == 2 and metrics["num_classes"] == 2
+    assert len(of(events, "step")) == 3  # 7 files, 6 images: 3 batches of 2, none short
+
+
+def test_find_batch_size_with_injected_out_of_memory(monkeypatch):
+    monkeypatch.setenv("CARDBENCH_INJECT_OOM_BATCH", "5")
+    code, events = run_inprocess("--find-batch-size", "--max-batch-size", "16")
+    assert code == 0
+    metrics = result(events)
+    assert metrics["max_batch_size"] == 5 and metrics["smallest_failing_batch_size"] == 6
+    assert not metrics["capped"] and metrics["images_per_s"] > 0
+    assert [(t["batch_size"], t["fits"]) for t in metrics["tried"]] == [
+        (2, True), (4, True), (8, False), (6, False), (5, True)]
+    assert [s.extra["batch_size"] for s in of(events, "step")] == [2, 4, 8, 6, 5]
+
+
+def test_out_of_memory_during_training_is_a_failure_with_a_hint(monkeypatch):
+    monkeypatch.setenv("CARDBENCH_INJECT_OOM_BATCH", "1")
+    code, events = run_inprocess("--steps", "2")
+    assert code == 1 and not of(events, "fallback")
+    (error,) = of(events, "error")
+    assert "out of memory" in error.message and "--find-batch-size" in error.hint
+
+
+@pytest.fixture
+def foreign_files(tmp_path):
+    linear = tmp_path / "linear.pt"
+    torch.save(torch.nn.Linear(3, 2).state_dict(), linear)
+    foreign_ckpt = tmp_path / "foreign_ckpt"
+    foreign_ckpt.mkdir()
+    torch.save({"format": "cardbench-resnet50", "model": torch.nn.Linear(3, 2).state_dict()},
+               foreign_ckpt / "resnet50-last.pt")
+    other_writer = tmp_path / "other_writer"
+    other_writer.mkdir()
+    torch.save({"model": {}}, other_writer / "resnet50-last.pt")
+    (tmp_path / "empty").mkdir()
+    make_image_folder(tmp_path / "no_images", per_class=0, classes=("a",), corrupt=0, not_images=2)
+    return tmp_path
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--data", "{tmp}/missing"], "does not exist"),
+    (["--data", "{tmp}/empty"], "holds no class folders"),
+    (["--data", "{tmp}/no_images"], "holds no images (2 non-image files skipped)"),
+    (["--device", "nosuchdevice"], "unknown device 'nosuchdevice'"),
+    (["--device", "cuda:99"], "cuda:99"),
+    (["--weights", "{tmp}/linear.pt"], "is not a ResNet-50 checkpoint"),
+    (["--checkpoint", "{tmp}/foreign_ckpt", "--resume"], "is not a ResNet-50 checkpoint"),
+    (["--checkpoint", "{tmp}/other_writer", "--resume"], "was not written by cardbench"),
+    (["--checkpoint", "{tmp}/empty", "--resume"], "does not exist"),
+    (["--resume"], "--resume needs --checkpoint"),
+    (["--batch-size", "-1"], "must be a positive integer"),
+    (["--amp", "fp8"], "invalid choice"),
+    (["--image-size", "16"], "too small"),
+    (["--batch-size", "1"], "batch norm"),
+])
+def test_bad_input_is_one_error_event_and_exit_2(foreign_files, capfd, args, message):
+    code, events = run_inprocess(*[a.format(tmp=foreign_files) for a in args], "--steps", "1")
+    assert code == 2
+    (error,) = of(events, "error")
+    assert message in error.message and "\n" not in error.message
+    assert events[-1].kind == "end" and events[-1].status == "failed" and events[-1].exit_code == 2
+    assert not of(events, "step")
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_bad_input_in_a_child_prints_no_traceback(tmp_path):
+    code, events, log = run_child("--batch-size", "0")
+    assert code == 2 and [e.kind for e in events] == ["error", "end"]
+    assert "must be a positive integer" in events[0].message
+    code, events, log = run_child("--data", str(tmp_path / "missing"), "--steps", "1")
+    assert code == 2 and of(events, "error")[0].message.endswith("does not exist")
+    assert "Traceback" not in log
+
+
+def _processes_in_group(pgid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) == pgid:
+                    found.append(int(entry))
+            except ProcessLookupError:
+                pass
+    return found
+
+
+def test_two_process_gloo_data_parallel_run_leaves_no_process():
+    proc = subprocess.Popen([sys.executable, "-m", "workloads.resnet50", *TINY, "--steps", "2", "--gpus", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    out, err = proc.communicate(timeout=240)
+    log = err.decode()
+    assert proc.returncode == 0, log
+    events = [protocol.parse_line(line) for line in out.splitlines()]
+    assert [e.kind for e in events].count("start") == 1 and events[-1].status == "ok"  # rank 0 only
+    assert events[0].config["world_size"] == 2
+    steps = of(events, "step")
+    assert [s.step for s in steps] == [1, 2]
+    for s in steps:  # global throughput: both processes' images
+        assert s.throughput == pytest.approx(4 / s.step_s, rel=1e-6)
+    metrics = result(events)
+    assert metrics["world_size"] == 2 and metrics["global_batch_size"] == 4
+    assert "launching 2 processes" in log and "torch.distributed.run" in log
+    assert _processes_in_group(proc.pid) == []
+
+
+def test_stopping_the_data_parallel_launcher_stops_its_workers():
+    proc = subprocess.Popen([sys.executable, "-m", "workloads.resnet50", *TINY, "--gpus", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        events = []
+        for line in proc.stdout:
+            events.append(protocol.parse_line(line))
+            if events[-1].kind == "step":
+                break
+        assert events[-1].kind == "step"
+        os.kill(proc.pid, signal.SIGTERM)  # the launcher alone, not its group
+        rest, _ = proc.communicate(timeout=60)
+        events += [protocol.parse_line(line) for line in rest.splitlines()]
+        assert events[-1].kind == "end" and events[-1].status == "stopped"
+        deadline = time.monotonic() + 10
+        while _processes_in_group(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _processes_in_group(proc.pid) == []
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
