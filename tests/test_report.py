@@ -112,7 +112,7 @@ def test_report_content_and_metrics(tmp_path):
     assert resnet["first_loss"] == pytest.approx(6.9 * 2.718281828 ** (-1 / 8), rel=1e-3)
     assert resnet["last_loss"] == 1.97 and len(resnet["fallbacks"]) == 1 and len(resnet["warnings"]) == 1
     assert resnet["throughput"]["skipped"] == 1 and resnet["throughput"]["median"] == 960.0
-    assert summary["runs"][1]["ttft_s"] == 0.012
+    assert summary["runs"][1]["ttft_s"] == 0.012 and summary["runs"][1]["throughput"]["skipped"] == 0
     cost = summary["cost"]["runs"][summary["runs"][1]["run_id"]]
     assert cost["cost_per_million_tokens"] == pytest.approx(2.0 / 3600 / 121.5 * 1e6)
     steps = (top / "metrics/steps.csv").read_text().splitlines()

@@ -61,7 +61,12 @@ def throughput_stats(record: RunRecord) -> ThroughputStats:
     result = record.result
     told = result.metrics.get("warmup_steps") if result else None
     # the workload's own warm-up count when it reports one (and its steps are numbered from 1)
-    skip = told if isinstance(told, int) and 0 <= told < len(steps) else warmup_steps(len(steps))
+    if isinstance(told, int) and 0 <= told < len(steps):
+        skip = told
+    elif record.workload == "generate":
+        skip = 0  # its warm-up decodes before the timed runs and emits no step
+    else:
+        skip = warmup_steps(len(steps))
     values = [s.throughput for s in steps[skip:]]
     return ThroughputStats(
         unit=unit, n=len(values), skipped=skip,
