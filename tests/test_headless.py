@@ -184,7 +184,7 @@ def test_headless_run_without_tty_and_with_stdin_closed(tmp_path):
     assert "cardbench: [1/4] doctor" in done.stderr and "resnet50: failed" in done.stderr
     path = Path(done.stdout.strip().splitlines()[-1])  # ...and the bundle is still written
     assert path.exists() and path.parent == tmp_path / "out"
-    runs = sorted((tmp_path / "runs").iterdir())
+    runs = sorted((tmp_path / "runs").iterdir(), key=lambda r: load_run(r).config["created"])
     assert [load_run(r).workload for r in runs] == ["resnet50", "generate"]
     assert (runs[1] / "telemetry.jsonl").exists() and (runs[1] / headless.DOCTOR_FILE).exists()
     with zipfile.ZipFile(path) as zf:
