@@ -84,6 +84,19 @@ def test_kv_cache_decode_gives_the_logits_of_a_full_forward_pass():
     assert not torch.allclose(expected[:, 5], expected[:, 6])  # the positions really differ
 
 
+@pytest.mark.parametrize("split", [2, 4])
+def test_products_split_across_cores_give_the_same_logits(split):
+    model = tiny_model(seed=8)
+    ids = torch.randint(0, TINY.vocab_size, (3, 9), generator=torch.Generator().manual_seed(4))
+    expected = full_logits(model, ids)
+    model.split_products(split)
+    assert all(m.split == split for m in model.modules() if hasattr(m, "split"))
+    cache = KVCache(TINY, 3, 9, torch.float32, CPU)
+    with torch.inference_mode():
+        got = [model(ids[:, :2], cache, 0)] + [model(ids[:, p:p + 1], cache, p) for p in range(2, 9)]
+    torch.testing.assert_close(torch.cat(got, dim=1), expected, rtol=1e-4, atol=1e-5)
+
+
 def test_static_decode_and_chunked_prefill_match_the_full_pass():
     model = tiny_model(seed=3)
     ids = torch.randint(0, TINY.vocab_size, (1, 10), generator=torch.Generator().manual_seed(2))

@@ -118,6 +118,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     else:
         model.init_random(args.seed)
     model.eval().requires_grad_(False)
+    if device.type == "cpu":
+        model.split_products(torch.get_num_threads())
     max_len = setup["prompt_len"] + args.tokens
     cache = gpt2.KVCache(config, args.batch_size, max_len, dtype, device)
     weight_bytes = gpt2.weight_bytes_per_step(model)
@@ -210,6 +212,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         "model_size": setup["size"],
         "parameters": params,
         "decode": decoder.kind,
+        "product_split": model.split,
         "repeat": args.repeat,
         "tokens_per_s_runs": rates,
     }
