@@ -15,7 +15,8 @@ print(",".join(heavy))
 
 @pytest.mark.parametrize("modules", [
     ["tui"], ["workloads.protocol"], ["workloads.runner"], ["workloads.harness"],
-    ["tui.runs", "tui.cli", "tui.run_command"],
+    ["tui.runs", "tui.cli", "tui.run_command"], ["tui.headless", "tui.report"],
+    ["tui.telemetry", "tui.doctor"],
 ])
 def test_light_modules_load_neither_torch_nor_textual(modules):
     out = subprocess.run([sys.executable, "-c", CHECK.format(modules=modules)],

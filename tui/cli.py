@@ -74,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--run", dest="runs", action="append", metavar="DIR", required=True,
                         help="a run directory (repeatable)")
     export.add_argument("-o", "--output", metavar="DIR", help="where the bundle goes (default: .)")
+    # the report options also after `export`; SUPPRESS keeps a value given before the command
+    export.add_argument("--price-per-hour", type=float, metavar="PRICE", default=argparse.SUPPRESS,
+                        help="instance price, for cost per epoch and per million tokens")
+    export.add_argument("--currency", default=argparse.SUPPRESS, help="currency of --price-per-hour (default USD)")
+    export.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="language of report.md")
     return parser
 
 
