@@ -19,7 +19,9 @@ from test_resnet50_parts import make_image_folder
 from workloads import protocol, resnet50
 from workloads.harness import Emitter, run_main
 
-TINY = ["--device", "cpu", "--image-size", "32", "--batch-size", "2", "--num-classes", "10", "--warmup", "1"]
+# one thread: on a busy 2-core machine two threads wait on each other far more than they gain
+TINY = ["--device", "cpu", "--image-size", "32", "--batch-size", "2", "--num-classes", "10", "--warmup", "1",
+        "--threads", "1"]
 
 
 def run_inprocess(*args):

@@ -208,10 +208,8 @@ class Training:
         self.oom_above = int(oom) if oom and oom.strip().isdigit() else None
         self.amp_failure_spec = os.environ.get(amp_diagnosis.INJECT_ENV, "").strip()
         self.device_name = devices.name(self.device)
-        self.emitter.start(WORKLOAD, self._config(), self.device_name, devices.versions())
-        if self.is_main:
-            log(f"resnet50 on {self.device_name}, {self.world} process(es), batch {args.batch_size}, "
-                f"image {args.image_size} px, precision {self.precision_requested}")
+        self.num_workers: int | None = None
+        self.epoch_size: int | None = None
 
     # --- set-up -----------------------------------------------------------------------------
 
@@ -224,11 +222,16 @@ class Training:
                 backend.set_device(device)
         return device
 
-    def _config(self) -> dict[str, Any]:
+    def _start(self, **resolved: Any) -> None:
+        """The start event, once the data and the model are ready, with every option as it took effect."""
         config = {k: v for k, v in vars(self.args).items() if not k.startswith("_")}
-        config.update(lr=self.lr, world_size=self.world, threads=self.torch.get_num_threads(),
-                      inject_amp_failure=self.amp_failure_spec or None, inject_oom_batch=self.oom_above)
-        return config
+        config.update(lr=self.lr, epoch_size=self.epoch_size, num_workers=self.num_workers,
+                      num_classes=self.num_classes, world_size=self.world, threads=self.torch.get_num_threads(),
+                      inject_amp_failure=self.amp_failure_spec or None, inject_oom_batch=self.oom_above, **resolved)
+        self.emitter.start(WORKLOAD, config, self.device_name, self.devices.versions())
+        if self.is_main:
+            log(f"resnet50 on {self.device_name}, {self.world} process(es), batch {self.args.batch_size}, "
+                f"image {self.args.image_size} px, precision {self.precision_requested}")
 
     def _build(self, synthetic_only: bool = False) -> None:
         torch = self.torch
@@ -277,7 +280,8 @@ class Training:
         epoch_size = args.epoch_size or DEFAULT_EPOCH_SIZE
         if synthetic_only or args.data is None:
             self.num_classes = args.num_classes or self.default_classes
-            steps = max(1, epoch_size // (args.batch_size * self.world))
+            self.epoch_size = epoch_size
+            steps = -(-epoch_size // (args.batch_size * self.world))
             return imagedata.SyntheticBatches(args.batch_size, args.image_size, self.num_classes, self.device,
                                               steps, seed=args.seed + self.rank)
         workers = args.num_workers
@@ -287,6 +291,7 @@ class Training:
         pin = self.device.type == "cuda"
         if args.data == "fake":
             self.num_classes = args.num_classes or self.default_classes
+            self.epoch_size = epoch_size
             dataset = imagedata.fake_dataset(epoch_size, args.image_size, self.num_classes)
             description = f"FakeData ({epoch_size} images)"
         else:
@@ -300,10 +305,6 @@ class Training:
             description = f"ImageFolder {args.data} ({len(dataset)} images, {found} classes)"
         data = imagedata.LoaderBatches(dataset, description, args.batch_size, workers, pin,
                                        rank=self.rank, world_size=self.world, seed=args.seed)
-        if data.skipped.not_images and self.is_main:
-            examples = ", ".join(data.skipped.not_images[:3])
-            self.emitter.warning(f"skipping {len(data.skipped.not_images)} non-image files in {args.data} "
-                                 f"(e.g. {examples})", code="skipped_files")
         return data
 
     def _model(self, checkpoint: Any) -> Any:
@@ -470,8 +471,14 @@ class Training:
         planned = epochs_left * steps_per_epoch
         if args.steps is not None:
             planned = min(planned, args.steps)
+        self._start(steps_per_epoch=steps_per_epoch, start_epoch=self.start_epoch,
+                    total_steps=self.global_step + planned)
         if self.is_main:
             log(f"data: {data.description}; {steps_per_epoch} steps per epoch, {planned} steps planned")
+        if data.skipped.not_images and self.is_main:
+            examples = ", ".join(data.skipped.not_images[:3])
+            self.emitter.warning(f"skipping {len(data.skipped.not_images)} non-image files in {args.data} "
+                                 f"(e.g. {examples})", code="skipped_files")
         if planned == 0 and self.resumed is not None:
             self.emitter.warning(f"the checkpoint already holds epoch {self.start_epoch - 1} of {args.epochs}: "
                                  "nothing to train", code="nothing_to_train")
@@ -632,6 +639,7 @@ class Training:
 
         torch, devices, dev, args = self.torch, self.devices, self.device, self.args
         self._build(synthetic_only=True)
+        self._start()
         cap = args.max_batch_size or (64 if dev.type == "cpu" else 4096)
         rates: dict[int, float] = {}
         trial = 0
