@@ -4,6 +4,7 @@ import json
 import struct
 import subprocess
 import sys
+import types
 
 import pytest
 import torch
@@ -248,6 +249,43 @@ def test_a_dtype_the_device_cannot_run_is_a_one_line_error(monkeypatch):
     assert [e.kind for e in events] == ["error", "end"]
     assert events[0].message == "--dtype fp16 does not run on cpu: \"addmm_impl_cpu_\" not implemented for 'Half'"
     assert "--dtype fp32" in events[0].hint or "fp32" in events[0].hint
+
+
+class FakeTokenizer:
+    """Stands in for the optional `tokenizers` package: one id per character."""
+
+    files = []
+
+    @classmethod
+    def from_file(cls, path):
+        cls.files.append(path)
+        return cls()
+
+    def encode(self, text):
+        return types.SimpleNamespace(ids=[ord(c) % 101 for c in text])
+
+    def decode(self, ids):
+        return "".join(chr(ord("a") + i % 26) for i in ids)
+
+
+def test_a_text_prompt_goes_through_the_local_tokenizer(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tokenizers", types.SimpleNamespace(Tokenizer=FakeTokenizer))
+    (tmp_path / "tokenizer.json").write_text("{}")
+    code, events = run_in_process(["--model-size", "tiny", "--device", "cpu", "--prompt", "hello!",
+                                   "--tokenizer", str(tmp_path), "--tokens", "5", "--repeat", "1", "--warmup", "0"])
+    assert code == 0
+    assert FakeTokenizer.files == [str(tmp_path / "tokenizer.json")]
+    result = events[-2].metrics
+    assert result["prompt_len"] == 6 and events[0].config["prompt"] == "text"
+    assert len(result["sample_text"]) == 5 and result["sample_text"].isalpha()
+
+
+def test_a_text_prompt_without_the_tokenizers_package_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tokenizers", None)  # import fails as if it were not installed
+    (tmp_path / "tokenizer.json").write_text("{}")
+    code, events = run_in_process(["--model-size", "tiny", "--prompt", "hi", "--tokenizer", str(tmp_path)])
+    assert code == 2 and [e.kind for e in events] == ["error", "end"]
+    assert "`tokenizers` package" in events[0].message and "--prompt-len" in events[0].hint
 
 
 def test_cuda_graphs_on_the_cpu_fall_back_to_eager_with_an_event():

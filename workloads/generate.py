@@ -127,7 +127,11 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     log(f"model: {params / 1e6:.1f}M parameters, {weight_bytes / 1e6:.1f} MB read per decode step, "
         f"KV cache {cache.nbytes / 1e6:.1f} MB, built in {time.perf_counter() - started:.1f} s")
 
-    gen = torch.Generator(device=device).manual_seed(args.seed)
+    try:
+        gen = torch.Generator(device=device).manual_seed(args.seed)
+    except RuntimeError:  # a backend without device generators samples from the global one
+        torch.manual_seed(args.seed)
+        gen = None
     if setup["prompt_ids"] is not None:
         prompt = torch.tensor([setup["prompt_ids"]] * args.batch_size, dtype=torch.long, device=device)
     else:

@@ -65,22 +65,34 @@ class GraphDecoder:
         return self.logits
 
 
+class StaticStep(torch.nn.Module):
+    """The static decode step as one module, so the weights and the cache are its parameters and buffers."""
+
+    def __init__(self, model: GPT2, cache: KVCache):
+        super().__init__()
+        self.model, self.cache = model, cache
+
+    def forward(self, token: torch.Tensor, input_pos: torch.Tensor) -> torch.Tensor:
+        return self.model.forward_static(token, self.cache, input_pos)[:, -1]
+
+
 class CompiledDecoder:
     """``torch.compile`` of the static decode step; on CUDA with CUDA graphs ("reduce-overhead")."""
 
     kind = "compiled"
 
     def __init__(self, model: GPT2, cache: KVCache, device: torch.device):
-        self.cache, self.device = cache, device
-        mode = "reduce-overhead" if device.type == "cuda" else None
-        self.step = torch.compile(model.forward_static, mode=mode, fullgraph=True, dynamic=False)
-        self._mark = getattr(getattr(torch, "compiler", None), "cudagraph_mark_step_begin", None)
+        self.on_cuda = device.type == "cuda"
+        self.step = torch.compile(StaticStep(model, cache), mode="reduce-overhead" if self.on_cuda else None,
+                                  fullgraph=True, dynamic=False)
+        self.pos = torch.zeros(1, dtype=torch.long, device=device)
 
     def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
-        if self._mark is not None and self.device.type == "cuda":
-            self._mark()
-        input_pos = torch.tensor([pos], device=self.device)
-        return self.step(token, self.cache, input_pos)[:, -1]
+        if self.on_cuda:
+            # the previous step's outputs were read already; let the graph reuse their memory
+            torch.compiler.cudagraph_mark_step_begin()
+        self.pos.fill_(pos)
+        return self.step(token, self.pos)
 
 
 @dataclass(frozen=True)

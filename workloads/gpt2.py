@@ -67,15 +67,20 @@ class Dense(nn.Module):
         return matvec(x, self.weight, self.bias, self.split)
 
 
-class KVCache:
-    """Keys and values of every layer for ``batch`` sequences of up to ``max_len`` positions."""
+class KVCache(nn.Module):
+    """Keys and values of every layer for ``batch`` sequences of up to ``max_len`` positions.
+
+    A module holding buffers, so that ``torch.compile`` with CUDA graphs treats
+    the cache as a static input it may update in place.
+    """
 
     def __init__(self, config: GPT2Config, batch: int, max_len: int, dtype: torch.dtype, device: torch.device):
+        super().__init__()
         shape = (config.n_layer, 2, batch, config.n_head, max_len, config.head_dim)
-        self.data = torch.zeros(shape, dtype=dtype, device=device)
-        self.max_len = max_len
+        self.register_buffer("data", torch.zeros(shape, dtype=dtype, device=device), persistent=False)
         # for the static path's mask: position j is visible from position p when j <= p
-        self.positions = torch.arange(max_len, device=device)
+        self.register_buffer("positions", torch.arange(max_len, device=device), persistent=False)
+        self.max_len = max_len
 
     def layer(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
         return self.data[i, 0], self.data[i, 1]
