@@ -19,9 +19,11 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from workloads.gpt2_config import GPT2Config
 from workloads.harness import ArgumentParser, Emitter, WorkloadError, positive_int, run_main
 
 WORKLOAD = "generate"
@@ -84,34 +86,72 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What the flags ask for, checked before torch is imported."""
+
+    config: GPT2Config
+    size: str
+    prompt_len: int
+    prompt_ids: list[int] | None
+    tokenizer: Any
+
+
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
-    setup = _plan(args)  # everything checkable before torch is imported
+    plan = _plan(args)
 
-    import torch
-
-    from workloads import bandwidth, device as dev, gpt2, gpt2_weights, precision
-    from workloads.generation import EagerDecoder, Sampling, generate, percentile
+    from workloads import device as dev, precision
 
     device = dev.resolve(args.device)
     dtype_name = precision.pick(args.dtype, device, emitter)
-    dtype = precision.DTYPES[dtype_name]
-    config = setup["config"]
-    config_event = {
-        "model_size": setup["size"], "weights": str(args.weights) if args.weights else f"random (seed {args.seed})",
-        "n_layer": config.n_layer, "n_head": config.n_head, "n_embd": config.n_embd, "n_ctx": config.n_ctx,
-        "vocab_size": config.vocab_size, "prompt_len": setup["prompt_len"], "prompt": "text" if args.prompt else "random",
-        "tokens": args.tokens, "batch_size": args.batch_size, "temperature": args.temperature, "top_k": args.top_k,
-        "dtype": dtype_name, "device": str(device), "compile": args.compile, "cuda_graphs": args.cuda_graphs,
-        "repeat": args.repeat, "warmup": args.warmup, "seed": args.seed,
+    emitter.start(WORKLOAD, _config_event(args, plan, device, dtype_name), dev.name(device), dev.versions())
+    log(f"generate: GPT-2 {plan.size} on {dev.name(device)}, {dtype_name}, batch {args.batch_size}, "
+        f"prompt {plan.prompt_len} + {args.tokens} new tokens, {args.repeat} timed run(s)")
+    model, cache = _build(args, plan, device, precision.DTYPES[dtype_name])
+    decoder, prompt, sampling, gen = _prepare(args, plan, model, cache, device, emitter)
+    runs = _timed_runs(args, model, cache, decoder, prompt, sampling, gen, device, emitter)
+    allocated, reserved = dev.peak_memory(device)
+
+    from workloads import bandwidth
+
+    # measured after the runs, so its large tensor stays out of the peak memory read just above
+    read = bandwidth.measure_read_bandwidth(device)
+    log(f"device read bandwidth: {read.best_gbps:.1f} GB/s ({read.method}; median {read.median_gbps:.1f})")
+    metrics = _metrics(args, plan, model, cache, runs, read)
+    metrics.update(dtype=dtype_name, decode=decoder.kind, peak_memory_bytes=allocated,
+                   peak_memory_reserved_bytes=reserved,
+                   peak_memory_kind="process peak RSS" if device.type == "cpu" else "device peak allocated")
+    if plan.tokenizer is not None:
+        text = plan.tokenizer.decode(runs[-1].tokens[0].tolist())
+        metrics["sample_text"] = text[:500]
+        log(f"generated (sequence 1): {text!r}")
+    emitter.result(metrics)
+    _log_summary(metrics)
+    return 0
+
+
+def _config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: str) -> dict[str, Any]:
+    c = plan.config
+    return {
+        "model_size": plan.size, "weights": str(args.weights) if args.weights else f"random (seed {args.seed})",
+        "n_layer": c.n_layer, "n_head": c.n_head, "n_embd": c.n_embd, "n_ctx": c.n_ctx, "vocab_size": c.vocab_size,
+        "prompt_len": plan.prompt_len, "prompt": "text" if args.prompt else "random", "tokens": args.tokens,
+        "batch_size": args.batch_size, "temperature": args.temperature, "top_k": args.top_k, "dtype": dtype_name,
+        "device": str(device), "compile": args.compile, "cuda_graphs": args.cuda_graphs, "repeat": args.repeat,
+        "warmup": args.warmup, "seed": args.seed,
     }
-    emitter.start(WORKLOAD, config_event, dev.name(device), dev.versions())
-    log(f"generate: GPT-2 {setup['size']} on {dev.name(device)}, {dtype_name}, batch {args.batch_size}, "
-        f"prompt {setup['prompt_len']} + {args.tokens} new tokens, {args.repeat} timed run(s)")
+
+
+def _build(args: argparse.Namespace, plan: Plan, device: Any, dtype: Any) -> tuple[Any, Any]:
+    """The model (random or loaded weights) and its KV cache, on the device."""
+    import torch
+
+    from workloads import gpt2, gpt2_weights
 
     started = time.perf_counter()
     with torch.device(device):
-        model = gpt2.GPT2(config)
+        model = gpt2.GPT2(plan.config)
     model = model.to(dtype)
     if args.weights is not None:
         gpt2_weights.load_dir(model, args.weights)
@@ -120,25 +160,31 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     model.eval().requires_grad_(False)
     if device.type == "cpu":
         model.split_products(torch.get_num_threads())
-    max_len = setup["prompt_len"] + args.tokens
-    cache = gpt2.KVCache(config, args.batch_size, max_len, dtype, device)
-    weight_bytes = gpt2.weight_bytes_per_step(model)
-    params = gpt2.parameter_count(model)
-    log(f"model: {params / 1e6:.1f}M parameters, {weight_bytes / 1e6:.1f} MB read per decode step, "
+    cache = gpt2.KVCache(plan.config, args.batch_size, plan.prompt_len + args.tokens, dtype, device)
+    log(f"model: {gpt2.parameter_count(model) / 1e6:.1f}M parameters, "
+        f"{gpt2.weight_bytes_per_step(model) / 1e6:.1f} MB of weights read per decode step, "
         f"KV cache {cache.nbytes / 1e6:.1f} MB, built in {time.perf_counter() - started:.1f} s")
+    return model, cache
+
+
+def _prepare(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, device: Any,
+             emitter: Emitter) -> tuple[Any, Any, Any, Any]:
+    """The decoder (warmed up, or fallen back to eager), the prompt, the sampling rule and its generator."""
+    import torch
+
+    from workloads.generation import EagerDecoder, Sampling, generate
 
     try:
         gen = torch.Generator(device=device).manual_seed(args.seed)
     except RuntimeError:  # a backend without device generators samples from the global one
         torch.manual_seed(args.seed)
         gen = None
-    if setup["prompt_ids"] is not None:
-        prompt = torch.tensor([setup["prompt_ids"]] * args.batch_size, dtype=torch.long, device=device)
+    if plan.prompt_ids is not None:
+        prompt = torch.tensor([plan.prompt_ids] * args.batch_size, dtype=torch.long, device=device)
     else:
-        prompt = torch.randint(0, config.vocab_size, (args.batch_size, setup["prompt_len"]),
+        prompt = torch.randint(0, plan.config.vocab_size, (args.batch_size, plan.prompt_len),
                                generator=torch.Generator().manual_seed(args.seed)).to(device)
     sampling = Sampling(args.temperature, args.top_k)
-
     decoder = _decoder(args, model, cache, device, emitter)
     # a compiled or graphed step must run before the clock starts: that is where it compiles or fails
     warm_steps = max(args.warmup, 0 if decoder.kind == "eager" else 2)
@@ -154,6 +200,14 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
             decoder = EagerDecoder(model, cache)
             generate(model, cache, decoder, prompt, warm_tokens, sampling, device, gen)
         log(f"warm-up: {warm_tokens - 1} decode steps ({decoder.kind})")
+    return decoder, prompt, sampling, gen
+
+
+def _timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, prompt: Any, sampling: Any,
+                gen: Any, device: Any, emitter: Emitter) -> list[Any]:
+    """``--repeat`` timed generations; a step event every ``--report-every`` decoded tokens."""
+    from workloads import device as dev
+    from workloads.generation import generate
 
     dev.reset_peak_memory(device)
     runs = []
@@ -175,24 +229,28 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         rate = timings.decode_tokens_per_s
         log(f"run {r + 1}/{args.repeat}: time to first token {timings.ttft_s * 1000:.1f} ms, decode "
             + (f"{rate:.1f} tokens/s per sequence" if rate else "n/a (one token: no decode step)"))
+    return runs
 
-    allocated, reserved = dev.peak_memory(device)
-    # measured after the runs, so its large tensor stays out of the peak memory read just above
-    read = bandwidth.measure_read_bandwidth(device)
-    log(f"device read bandwidth: {read.best_gbps:.1f} GB/s ({read.method}; median {read.median_gbps:.1f})")
+
+def _metrics(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, runs: list[Any],
+             read: Any) -> dict[str, Any]:
+    """Throughput, latency and the bandwidth bound over the timed runs; None where a number is missing."""
+    from workloads import gpt2
+    from workloads.generation import percentile
+
     latencies = [s for t in runs for s in t.latencies_s]
     rates = [t.decode_tokens_per_s for t in runs if t.decode_tokens_per_s is not None]
     tokens_per_s = statistics.median(rates) if rates else None
-    # a decode step at position p attends over p + 1 positions: prompt_len + 1 ... prompt_len + tokens - 1
-    mean_context = setup["prompt_len"] + args.tokens / 2
-    kv_bytes = gpt2.kv_bytes_per_step(config, args.batch_size, mean_context, cache.data.element_size())
+    # decode steps attend over prompt_len + 1 ... prompt_len + tokens - 1 positions
+    mean_context = plan.prompt_len + args.tokens / 2
+    weight_bytes = gpt2.weight_bytes_per_step(model)
+    kv_bytes = gpt2.kv_bytes_per_step(plan.config, args.batch_size, mean_context, cache.data.element_size())
     bytes_per_step = weight_bytes + kv_bytes
     achieved = bytes_per_step * tokens_per_s / 1e9 if tokens_per_s else None
-    bound = read.best_gbps * 1e9 / bytes_per_step
-    metrics: dict[str, Any] = {
+    return {
         "tokens_per_s": tokens_per_s,
         "aggregate_tokens_per_s": tokens_per_s * args.batch_size if tokens_per_s else None,
-        "bound_tokens_per_s": bound,
+        "bound_tokens_per_s": read.best_gbps * 1e9 / bytes_per_step,
         "ttft_s": statistics.median(t.ttft_s for t in runs),
         "latency_p50_s": percentile(latencies, 50),
         "latency_p90_s": percentile(latencies, 90),
@@ -206,35 +264,28 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         "bandwidth_method": read.method,
         "weight_bytes_per_step": weight_bytes,
         "kv_bytes_per_step": kv_bytes,
-        "dtype": dtype_name,
-        "peak_memory_bytes": allocated,
-        "peak_memory_reserved_bytes": reserved,
-        "peak_memory_kind": "process peak RSS" if device.type == "cpu" else "device peak allocated",
         "batch_size": args.batch_size,
         "tokens": args.tokens,
-        "prompt_len": setup["prompt_len"],
-        "model_size": setup["size"],
-        "parameters": params,
-        "decode": decoder.kind,
+        "prompt_len": plan.prompt_len,
+        "model_size": plan.size,
+        "parameters": gpt2.parameter_count(model),
         "product_split": model.split,
         "repeat": args.repeat,
         "tokens_per_s_runs": rates,
     }
-    if setup["tokenizer"] is not None:
-        text = setup["tokenizer"].decode(runs[-1].tokens[0].tolist())
-        metrics["sample_text"] = text[:500]
-        log(f"generated (sequence 1): {text!r}")
-    emitter.result(metrics)
-    if tokens_per_s:
-        log(f"decode {tokens_per_s:.1f} tokens/s per sequence ({metrics['aggregate_tokens_per_s']:.1f} in aggregate) "
-            f"against a bound of {bound:.1f} at {read.best_gbps:.1f} GB/s: {achieved:.1f} GB/s achieved, "
-            f"{metrics['bandwidth_fraction']:.0%} of the device's read bandwidth; "
-            f"latency p50 {metrics['latency_p50_s'] * 1000:.1f} ms, p99 {metrics['latency_p99_s'] * 1000:.1f} ms; "
-            f"time to first token {metrics['ttft_s'] * 1000:.1f} ms")
-    return 0
 
 
-def _plan(args: argparse.Namespace) -> dict[str, Any]:
+def _log_summary(m: dict[str, Any]) -> None:
+    if not m["tokens_per_s"]:
+        return
+    log(f"decode {m['tokens_per_s']:.1f} tokens/s per sequence ({m['aggregate_tokens_per_s']:.1f} in aggregate) "
+        f"against a bound of {m['bound_tokens_per_s']:.1f} at {m['device_read_gbps']:.1f} GB/s read bandwidth: "
+        f"{m['bandwidth_gbps']:.1f} GB/s achieved, {m['bandwidth_fraction']:.0%} of it; "
+        f"latency p50 {m['latency_p50_s'] * 1000:.1f} ms, p99 {m['latency_p99_s'] * 1000:.1f} ms; "
+        f"time to first token {m['ttft_s'] * 1000:.1f} ms")
+
+
+def _plan(args: argparse.Namespace) -> Plan:
     """Shape, prompt and limits, checked before any torch work; raises WorkloadError on bad input."""
     from workloads import gpt2_tokenizer
     from workloads.gpt2_config import SIZES, read_config, size_name
@@ -266,8 +317,7 @@ def _plan(args: argparse.Namespace) -> dict[str, Any]:
         raise WorkloadError(f"prompt ({prompt_len}) plus new tokens ({args.tokens}) is {prompt_len + args.tokens} "
                             f"positions, beyond the model's context of {config.n_ctx}",
                             hint="lower --tokens or --prompt-len")
-    return {"config": config, "size": size, "prompt_len": prompt_len, "prompt_ids": prompt_ids,
-            "tokenizer": tokenizer}
+    return Plan(config, size, prompt_len, prompt_ids, tokenizer)
 
 
 def _decoder(args: argparse.Namespace, model: Any, cache: Any, device: Any, emitter: Emitter) -> Any:
