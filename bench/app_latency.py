@@ -6,9 +6,10 @@
    Textual's ``Ready`` event (the first frame is out); the time from spawning
    the process, interleaved with an empty Textual app. Goal: ratio <= 1.5.
 2. Key presses while ResNet-50 trains on the CPU of this machine (a real
-   workload child through the runner): the time from a key press to the
-   screen having handled it and refreshed, switching workloads with 1/2.
-   Goal: every press < 100 ms.
+   workload child through the runner, telemetry sampled at 1 Hz): the time
+   from a key reaching the app to the first frame that shows its effect
+   (switching workloads with 1/2), in Textual's headless mode (the frame is
+   composed; writing it to a terminal is not timed). Goal: every press < 100 ms.
 3. Redraw of the four plots holding 24 hours of 1 Hz samples (86,400 points
    each) at 120x36. Goal: well under 100 ms.
 
@@ -82,11 +83,14 @@ def bench_first_frame(repeats: int) -> float:
 
 
 async def bench_keys(presses: int, with_workload: bool) -> float:
+    from textual import events
+
     from tui.app import build_app
 
     with tempfile.TemporaryDirectory() as runs:
         app = build_app(runs)
         async with app.run_test(size=(120, 36)) as pilot:
+            await app.panes_built.wait()
             if with_workload:
                 values = {"batch_size": "8", "epochs": "1", "steps": "100000", "image_size": "64",
                           "device": "cpu"}
@@ -103,21 +107,36 @@ async def bench_keys(presses: int, with_workload: bool) -> float:
                       f"on {os.cpu_count()} CPUs):")
             else:
                 print("key presses, no workload:")
+            # a frame is computed when Textual hands it to the driver: time the first one showing the switch
+            frames: list[tuple[float, str]] = []
+            display = app._display
+
+            def timed_display(screen, renderable):
+                display(screen, renderable)
+                if renderable is not None:
+                    frames.append((time.perf_counter(), app.selected_workload))
+
+            app._display = timed_display
+            driver = app._driver
             times = []
             for i in range(presses):
                 key = "2" if i % 2 == 0 else "1"
                 want = app.workload_names[int(key) - 1]
                 t0 = time.perf_counter()
-                await pilot.press(key)
-                while app.selected_workload != want:
-                    await pilot.pause(0.001)
-                await pilot.wait_for_scheduled_animations()
-                times.append(time.perf_counter() - t0)
-                await pilot.pause(0.05)
+                driver.send_message(events.Key(key, key))
+                shown = None
+                while shown is None:
+                    await asyncio.sleep(0.001)
+                    shown = next((t for t, name in frames if t > t0 and name == want), None)
+                    if time.perf_counter() - t0 > 5:
+                        raise SystemExit(f"key {key!r} not answered in 5 s")
+                times.append(shown - t0)
+                await asyncio.sleep(0.2)  # a person's pace: the next press after the screen settled
             if with_workload:
                 await app.runner.stop()
                 while app.runner is not None:
                     await pilot.pause(0.05)
+    print("  in order (ms):", " ".join(f"{t * 1000:.0f}" for t in times))
     times_ms = sorted(t * 1000 for t in times)
     p95 = times_ms[min(len(times_ms) - 1, int(0.95 * len(times_ms)))]
     print(f"  {presses} presses: median {statistics.median(times_ms):.1f} ms, p95 {p95:.1f} ms, "
@@ -135,6 +154,7 @@ async def bench_redraw() -> float:
     with tempfile.TemporaryDirectory() as runs:
         app = build_app(runs, start_sampler=False)
         async with app.run_test(size=(120, 36)) as pilot:
+            await app.panes_built.wait()
             history = app.history
             for i in range(86_400):
                 history.add_step("day", protocol.Step(step=i, loss=5 / (1 + i / 1000), throughput=1000 + i % 97,

@@ -55,6 +55,7 @@ def make_app(runs_dir, factory=None, **kwargs):
 async def test_number_keys_switch_the_workload(runs_dir):
     app = make_app(runs_dir)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         assert app.selected_workload == "resnet50"
         await pilot.press("2")
         assert app.selected_workload == "generate"
@@ -68,6 +69,7 @@ async def test_start_then_stop_with_s(runs_dir):
     factory = child_factory("steady.py", "100000", "0.05")
     app = make_app(runs_dir, factory)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.press("s")
         await wait_for(pilot, lambda: (app.state.step or 0) >= 2, what="steps")
         assert app.state.status == "running"
@@ -89,6 +91,7 @@ async def test_plots_receive_steps_and_telemetry(runs_dir):
     app = make_app(runs_dir, factory, telemetry_source=FakeTelemetry)
     app.start_sampler = True
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.pause()
         source = app.sampler
         assert isinstance(source, FakeTelemetry) and source.started
@@ -118,6 +121,7 @@ async def test_telemetry_goes_to_the_active_run(runs_dir):
     factory = child_factory("steady.py", "100000", "0.05")
     app = make_app(runs_dir, factory)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.press("s")
         await wait_for(pilot, lambda: app.state.status == "running", what="the start")
         app.post_sample(fake_sample(0))
@@ -134,6 +138,7 @@ async def test_a_crash_shows_error_and_hint_and_the_app_stays_up(runs_dir):
     factory = child_factory("crash.py")
     app = make_app(runs_dir, factory)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.press("s")
         await wait_for(pilot, lambda: app.state.status == "failed", what="the crash")
         text = "\n".join(app.log_pane.lines_text)
@@ -151,6 +156,7 @@ async def test_quit_asks_while_running_and_stops_the_child(runs_dir):
     factory = child_factory("steady.py", "100000", "0.05")
     app = make_app(runs_dir, factory)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.press("s")
         await wait_for(pilot, lambda: app.state.status == "running", what="the start")
         pid = factory.made[0].pid
@@ -171,6 +177,7 @@ async def test_quit_asks_while_running_and_stops_the_child(runs_dir):
 async def test_quit_when_idle_does_not_ask(runs_dir):
     app = make_app(runs_dir)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.press("q")
         await wait_for(pilot, lambda: not app.is_running, what="the exit")
 
@@ -179,6 +186,7 @@ async def test_a_bad_field_value_is_one_log_line_and_no_run(runs_dir):
     factory = child_factory("steady.py")
     app = make_app(runs_dir, factory)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         app.launcher.query_one("#param-resnet50-batch_size").value = "0"
         await pilot.press("s")
         await pilot.pause()
@@ -191,6 +199,7 @@ async def test_typing_in_a_field_does_not_trigger_keys(runs_dir):
     factory = child_factory("steady.py")
     app = make_app(runs_dir, factory)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         field = app.launcher.query_one("#param-resnet50-data")
         field.focus()
         field.value = ""
@@ -213,6 +222,7 @@ async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir,
     factory = child_factory("steady.py", "3", "0.01")
     app = make_app(runs_dir, factory, export_dir=tmp_path / "out")
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.press("s")
         await wait_for(pilot, lambda: app.state.status == "ok", what="the run")
         await pilot.press("e")
@@ -228,6 +238,7 @@ async def test_export_without_the_report_saves_a_screenshot(runs_dir, tmp_path, 
     monkeypatch.setitem(sys.modules, "tui.report", None)  # import fails
     app = make_app(runs_dir, export_dir=tmp_path / "shots")
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.press("e")
         await pilot.pause()
     shots = list((tmp_path / "shots").glob("*.svg"))
@@ -257,6 +268,7 @@ async def test_doctor_runs_off_the_ui_thread_and_lists_checks(runs_dir):
 
     app = make_app(runs_dir, run_checks=run_checks)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         await pilot.press("d")
         await pilot.pause()
         screen = app.screen
@@ -276,6 +288,7 @@ async def test_doctor_runs_off_the_ui_thread_and_lists_checks(runs_dir):
 async def test_command_palette_lists_the_actions(runs_dir):
     app = make_app(runs_dir)
     async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
         titles = [c.title for c in app.get_system_commands(app.screen)]
     for title in ("Start or stop the workload", "Export the report bundle", "Doctor", "Cycle the plots",
                   "Select ResNet-50 training", "Select GPT-2 token generation", "Quit"):
@@ -285,6 +298,7 @@ async def test_command_palette_lists_the_actions(runs_dir):
 async def test_small_terminal_shows_one_plot_and_does_not_draw_the_hidden_ones(runs_dir):
     app = make_app(runs_dir)
     async with app.run_test(size=(80, 24)) as pilot:
+        await app.panes_built.wait()
         await pilot.pause()
         plots = app.plots.plots
         assert [p.display for p in plots] == [True, False, False, False]
@@ -309,6 +323,7 @@ async def test_small_terminal_shows_one_plot_and_does_not_draw_the_hidden_ones(r
 async def test_tiny_terminal_does_not_crash(runs_dir):
     app = make_app(runs_dir)
     async with app.run_test(size=(40, 12)) as pilot:
+        await app.panes_built.wait()
         app.post_sample(fake_sample(0))
         await pilot.pause()
         await pilot.press("2", "p")

@@ -66,7 +66,8 @@ def check(name: str, svg: str) -> None:
         return
     want = path.read_text(encoding="utf-8")
     if got != want:
-        diff = "".join(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "snapshot", "now"))[:60])
+        lines = difflib.unified_diff(want.splitlines(), got.splitlines(), "snapshot", "now", lineterm="")
+        diff = "\n".join(line[:160] for line in list(lines)[:40])
         pytest.fail(f"{name} differs from the snapshot (CARDBENCH_UPDATE_SNAPSHOTS=1 to accept):\n{diff}")
 
 
@@ -82,6 +83,7 @@ async def test_idle_screen_without_colour_snapshot(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     app = build_app("snap-runs", start_sampler=False, clock=frozen_clock)
     async with app.run_test(size=(80, 24)) as pilot:
+        await app.panes_built.wait()
         hot = fake_sample(45, temperature_c=90.0)  # past the alarm threshold
         app.post_sample(hot)
         await pilot.pause()

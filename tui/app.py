@@ -15,6 +15,7 @@ disk, for the headless report.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -25,7 +26,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.containers import Horizontal
-from textual.widgets import Button, Footer, Input, TabbedContent, Tabs
+from textual.widgets import Button, Footer, Input
 
 from tui.history import History
 from tui.launch import BadValue, build_args, total_steps
@@ -85,7 +86,7 @@ def _short_title(name: str) -> str:
 class Workbench(App):
     """cardbench's face: devices, launcher, plots and log on one screen."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (tests, bench) find it
     TITLE = "cardbench"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
@@ -105,6 +106,9 @@ class Workbench(App):
                  workloads: Sequence[str] | None = None, run_checks: Callable[[], Iterable[Any]] | None = None,
                  export_dir: str | os.PathLike[str] | None = None, stop_grace_s: float = STOP_GRACE_S):
         super().__init__()
+        # no decorative animation: over SSH every frame costs bandwidth, and on a busy host, CPU a key press needs
+        if "TEXTUAL_ANIMATIONS" not in os.environ:
+            self.animation_level = "none"
         self.store = RunStore(runs_dir)
         self.clock = clock or time.time
         self.telemetry_source = telemetry_source or default_telemetry_source
@@ -125,6 +129,7 @@ class Workbench(App):
         self._run_lock = threading.Lock()   # the sampler thread appends to the active run's telemetry
         self._step_marks: tuple[float, int] | None = None  # (t, step) of the first step seen, for the ETA
         self._stopping = False
+        self.panes_built = asyncio.Event()  # set once the fields and plots are mounted (after the first frame)
         # number keys first in the footer, so a narrow terminal still shows them
         bindings = BindingsMap()
         for i, name in enumerate(self.workload_names[:9], start=1):
@@ -148,12 +153,17 @@ class Workbench(App):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.launcher.query_one(Tabs).focus()
-        self.set_interval(PLOT_REFRESH_S, self._tick)
         self.log_pane.say(f"runs are kept in {self.store.root}; 1-{len(self.workload_names)} choose a workload, "
                           "s starts it, d runs the doctor, e exports, q quits")
+
+    async def on_ready(self) -> None:
+        # the first frame is out: now the fields, the plots and the sampler (start-up stays near an empty app's)
+        await self.launcher.build()
+        await self.plots.build()
+        self.set_interval(PLOT_REFRESH_S, self._tick)
         if self.start_sampler:
-            self.call_after_refresh(self._start_sampler)
+            self._start_sampler()
+        self.panes_built.set()
 
     def _start_sampler(self) -> None:
         sampler = self.telemetry_source(self.post_sample)
@@ -193,13 +203,15 @@ class Workbench(App):
 
     def action_select_workload(self, index: int) -> None:
         if 0 <= index < len(self.workload_names):
-            self.launcher.select(self.workload_names[index])
+            with self.batch_update():
+                self.launcher.select(self.workload_names[index])
 
     def action_leave_field(self) -> None:
-        self.launcher.query_one(Tabs).focus()
+        # nothing focused: every key goes to the workbench's bindings
+        self.screen.set_focus(None)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.launcher.query_one(Tabs).focus()
+        self.screen.set_focus(None)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start-stop":
@@ -484,6 +496,7 @@ async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size
     """The workbench's main screen as SVG, off-screen, showing the given runs (for the headless report)."""
     app = build_app(start_sampler=False, clock=clock)
     async with app.run_test(size=size) as pilot:
+        await app.panes_built.wait()
         app.load_records(list(records))
         if sample is not None:
             app.post_sample(sample)

@@ -1,11 +1,15 @@
 """Plot history, UI-free: every point of a run in bounded memory, drawn at the plot's width.
 
-A `Series` keeps (x, y) points in two flat ``array('d')``. Past ``capacity``
-stored points it merges neighbours pairwise (mean) and from then on folds
-``stride`` raw points into each stored one, so a run of any length covers its
-whole history in at most ``capacity`` points. :func:`downsample` buckets a
-series to the plot's width (mean, min and max per bucket) with C-level slices,
-so 24 hours of 1 Hz samples (86,400 points) redraw in about a millisecond.
+A `Series` keeps its points in flat ``array('d')`` columns (x, mean y, min y,
+max y). Past ``capacity`` stored points it merges neighbours pairwise and from
+then on folds ``stride`` raw points into each stored one, so a run of any
+length covers its whole history in at most ``capacity`` points.
+
+Beside the stored points it keeps a pyramid: level k holds one entry per 2**k
+stored points (mean, min, max), extended as points arrive. :func:`downsample`
+draws from the finest level that has at most four times the plot's width, so a
+redraw costs O(width), not O(points): 24 hours of 1 Hz samples (86,400 points)
+downsample in well under a millisecond however long the run.
 
 `History` holds the series the workbench plots: loss and throughput per step
 for each run, and device/host telemetry over time. It is filled from live
@@ -22,7 +26,31 @@ from typing import Any, NamedTuple
 
 from workloads import protocol
 
-DEFAULT_CAPACITY = 100_000  # 2 x 800 KB per series at most
+# 4 columns x 8 bytes x 25,000 points, twice with the pyramid: 1.6 MB per series at most
+DEFAULT_CAPACITY = 25_000
+
+
+class _Level:
+    """Columns of one level: x (mean), y (mean), lo (min y), hi (max y)."""
+
+    __slots__ = ("xs", "ys", "lo", "hi")
+
+    def __init__(self) -> None:
+        self.xs, self.ys, self.lo, self.hi = array("d"), array("d"), array("d"), array("d")
+
+    def __len__(self) -> int:
+        return len(self.xs)
+
+    def push(self, x: float, y: float, lo: float, hi: float) -> None:
+        self.xs.append(x)
+        self.ys.append(y)
+        self.lo.append(lo)
+        self.hi.append(hi)
+
+    def push_pair_of(self, other: "_Level", i: int) -> None:
+        """One entry for other[i] and other[i + 1] (equal weights: both hold as many raw points)."""
+        self.push((other.xs[i] + other.xs[i + 1]) / 2, (other.ys[i] + other.ys[i + 1]) / 2,
+                  min(other.lo[i], other.lo[i + 1]), max(other.hi[i], other.hi[i + 1]))
 
 
 class Series:
@@ -32,8 +60,8 @@ class Series:
         if capacity < 4:
             raise ValueError("capacity must be at least 4")
         self.capacity = capacity - capacity % 2
-        self.xs = array("d")
-        self.ys = array("d")
+        self.base = _Level()              # the stored points
+        self.levels: list[_Level] = []    # levels[k - 1]: one entry per 2**k complete stored points
         self.stride = 1       # raw points folded into one stored point
         self._last_n = 0      # raw points folded into the last stored point
         self.count = 0        # raw points seen
@@ -41,8 +69,16 @@ class Series:
         self.ascending = True
         self.last: tuple[float, float] | None = None
 
+    @property
+    def xs(self) -> array:
+        return self.base.xs
+
+    @property
+    def ys(self) -> array:
+        return self.base.ys
+
     def __len__(self) -> int:
-        return len(self.xs)
+        return len(self.base)
 
     def append(self, x: float | None, y: float | None) -> None:
         """Add a point; a missing or non-finite value is skipped (a gap, never a zero)."""
@@ -54,43 +90,64 @@ class Series:
             return
         if not (math.isfinite(x) and math.isfinite(y)):
             return
-        if self.xs and x < self.xs[-1]:
+        base = self.base
+        if len(base) and x < base.xs[-1]:
             self.ascending = False
         self.count += 1
         self.version += 1
         self.last = (x, y)
-        if self.xs and self._last_n < self.stride:
-            # fold into the last stored point: a running mean
+        self._add(x, y)
+        if self._last_n == self.stride:
+            self._promote()
+
+    def _add(self, x: float, y: float) -> None:
+        base = self.base
+        if len(base) and self._last_n < self.stride:
+            # fold into the last stored point: a running mean, and the envelope
             n = self._last_n
-            self.xs[-1] = (self.xs[-1] * n + x) / (n + 1)
-            self.ys[-1] = (self.ys[-1] * n + y) / (n + 1)
+            base.xs[-1] = (base.xs[-1] * n + x) / (n + 1)
+            base.ys[-1] = (base.ys[-1] * n + y) / (n + 1)
+            base.lo[-1] = min(base.lo[-1], y)
+            base.hi[-1] = max(base.hi[-1], y)
             self._last_n = n + 1
             return
-        if len(self.xs) >= self.capacity:
+        if len(base) >= self.capacity:
             self._compact()
-        self.xs.append(x)
-        self.ys.append(y)
+            self._add(x, y)
+            return
+        base.push(x, y, y, y)
         self._last_n = 1
 
+    def _promote(self) -> None:
+        """The last stored point is complete: carry finished pairs up the pyramid."""
+        below = self.base
+        for k in range(len(self.levels) + 1):
+            if len(below) % 2:
+                return
+            if k == len(self.levels):
+                self.levels.append(_Level())
+            level = self.levels[k]
+            level.push_pair_of(below, len(below) - 2)
+            below = level
+
     def _compact(self) -> None:
-        """Merge neighbours pairwise; the stride doubles, the memory halves."""
-        xs, ys, n, stride = self.xs, self.ys, len(self.xs), self.stride
-        pairs = n // 2
-        new_xs = array("d", ((xs[2 * i] + xs[2 * i + 1]) / 2 for i in range(pairs)))
-        new_ys = array("d", ((ys[2 * i] + ys[2 * i + 1]) / 2 for i in range(pairs)))
-        last_n = self._last_n
-        if n % 2:
-            new_xs.append(xs[-1])
-            new_ys.append(ys[-1])
+        """Level 1 becomes the stored points: the stride doubles, the memory halves."""
+        base, stride = self.base, self.stride
+        paired = 2 * len(self.levels[0]) if self.levels else 0
+        new = self.levels.pop(0) if self.levels else _Level()
+        # what level 1 does not cover yet (an unpaired point, a partly filled one) becomes one partial point
+        rest = range(paired, len(base))
+        weights = [stride if i < len(base) - 1 else self._last_n for i in rest]
+        if weights:
+            w = sum(weights)
+            new.push(sum(base.xs[i] * wi for i, wi in zip(rest, weights)) / w,
+                     sum(base.ys[i] * wi for i, wi in zip(rest, weights)) / w,
+                     min(base.lo[i] for i in rest), max(base.hi[i] for i in rest))
+            self._last_n = w
         else:
-            # the last pair holds a partly filled point: weight it by what it holds
-            w = stride + last_n
-            new_xs[-1] = (xs[-2] * stride + xs[-1] * last_n) / w
-            new_ys[-1] = (ys[-2] * stride + ys[-1] * last_n) / w
-            last_n = w
-        self.xs, self.ys = new_xs, new_ys
-        self.stride = stride * 2
-        self._last_n = min(last_n, self.stride)
+            self._last_n = 2 * stride
+        self.base = new
+        self.stride = 2 * stride
 
 
 class Drawn(NamedTuple):
@@ -104,26 +161,40 @@ class Drawn(NamedTuple):
 
 def downsample(series: Series, width: int) -> Drawn:
     """At most ``width`` buckets over the x range (over the index if x went backwards)."""
-    xs, ys = series.xs, series.ys
-    n = len(xs)
+    base = series.base
+    n = len(base)
     width = max(1, int(width))
     if n <= width:
-        x_list, y_list = xs.tolist(), ys.tolist()
-        return Drawn(x_list, y_list, y_list, y_list)
+        return Drawn(base.xs.tolist(), base.ys.tolist(), base.lo.tolist(), base.hi.tolist())
+    # the finest level with at most 4 x width entries, then the stored points it does not cover yet
+    level, size = base, 1
+    for k, candidate in enumerate(series.levels, start=1):
+        if len(level) <= 4 * width:
+            break
+        level, size = candidate, 2 ** k
+    covered = n if level is base else len(level) * size
+    xs = level.xs.tolist() + base.xs[covered:].tolist()
+    ys = level.ys.tolist() + base.ys[covered:].tolist()
+    lo = level.lo.tolist() + base.lo[covered:].tolist()
+    hi = level.hi.tolist() + base.hi[covered:].tolist()
+    weights = [float(size)] * len(level) + [1.0] * (n - covered)
+    weights[-1] *= series._last_n / series.stride  # a partly filled last point counts for what it holds
+    m = len(xs)
     if series.ascending and xs[-1] > xs[0]:
         x0, span = xs[0], xs[-1] - xs[0]
-        edges = [bisect_left(xs, x0 + span * k / width) for k in range(width)] + [n]
+        edges = [bisect_left(xs, x0 + span * k / width) for k in range(width)] + [m]
     else:
-        edges = [n * k // width for k in range(width)] + [n]
+        edges = [m * k // width for k in range(width)] + [m]
     out = Drawn([], [], [], [])
     for a, b in zip(edges, edges[1:]):
         if b <= a:
             continue
-        chunk = ys[a:b]
-        out.xs.append(sum(xs[a:b]) / (b - a))
-        out.ys.append(sum(chunk) / (b - a))
-        out.lows.append(min(chunk))
-        out.highs.append(max(chunk))
+        w = weights[a:b]
+        total = sum(w)
+        out.xs.append(sum(x * wi for x, wi in zip(xs[a:b], w)) / total)
+        out.ys.append(sum(y * wi for y, wi in zip(ys[a:b], w)) / total)
+        out.lows.append(min(lo[a:b]))
+        out.highs.append(max(hi[a:b]))
     return out
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.style import Style
 from rich.text import Text
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Button, Input, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
 from tui.launch import Param, defaults, params_for
 from workloads import WORKLOADS
@@ -45,18 +46,23 @@ class WorkloadForm(VerticalScroll, can_focus=False):
     def __init__(self, workload: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.workload = workload
+        self.built = False
 
-    def compose(self):
+    async def build(self) -> None:
+        """Mount the fields: called once the first frame is out (they are most of the screen's widgets)."""
+        if self.built:
+            return
         params = params_for(self.workload)
         if not params:
-            yield Label("no options: runs with the workload's defaults")
-        for param in params:
-            with ParamRow():
-                yield Label(param.label)
-                yield _widget_for(self.workload, param)
+            await self.mount(Label("no options: runs with the workload's defaults"))
+        rows = [ParamRow(Label(param.label), _widget_for(self.workload, param)) for param in params]
+        await self.mount_all(rows)
+        self.built = True
 
     def values(self) -> dict[str, str]:
         out = defaults(self.workload)
+        if not self.built:
+            return out
         for param in params_for(self.workload):
             widget = self.query_one(f"#{_field_id(self.workload, param.key)}")
             value = widget.value
@@ -118,9 +124,14 @@ def render_state(state: RunState) -> Text:
     if state.fallbacks:
         text.append(f"\n{state.fallbacks[-1]}", style="yellow")
     if state.result:
-        body = "  ".join(f"{k}={_short(v)}" for k, v in list(state.result.items())[:4])
+        keys = [k for k in _HEADLINE if k in state.result] or list(state.result)[:4]
+        body = "  ".join(f"{k}={_short(state.result[k])}" for k in keys[:4])
         text.append(f"\n{body}", style="bold")
     return text
+
+
+# the result figures worth a glance, in this order; the log and run dir hold the rest
+_HEADLINE = ("images_per_s", "tokens_per_s", "final_loss", "ttft_s", "bandwidth_fraction", "precision", "dtype")
 
 
 def _short(value) -> str:
@@ -129,8 +140,26 @@ def _short(value) -> str:
     return str(value)
 
 
+def workload_bar(workloads: list[str], selected: str) -> Text:
+    """'1 ResNet-50  2 GPT-2', the selected one marked (reverse video, and '>' without colour); clickable."""
+    text = Text()
+    for i, name in enumerate(workloads, start=1):
+        title = WORKLOADS.get(name, (name,))[0].split(" ")[0]
+        chosen = name == selected
+        label = f"{'>' if chosen else ' '}{i} {title} "
+        style = Style(reverse=chosen, bold=chosen, dim=not chosen,
+                      meta={"@click": f"app.select_workload({i - 1})"})
+        text.append(label, style=style)
+        text.append(" ")
+    return text
+
+
 class LauncherPane(VerticalScroll, can_focus=False):
-    """Workload tabs (number keys switch), their fields, and the current run's state."""
+    """Workload choice (number keys or a click), its fields, and the current run's state.
+
+    A bar and a `ContentSwitcher` rather than `TabbedContent`: a switch is then one
+    layout and one frame, which keeps a key press cheap on a host busy training.
+    """
 
     state: reactive[RunState] = reactive(RunState, always_update=True)
 
@@ -138,27 +167,34 @@ class LauncherPane(VerticalScroll, can_focus=False):
         super().__init__(**kwargs)
         self.workloads = workloads
         self.border_title = "launcher"
+        self._selected = workloads[0]
 
     def compose(self):
-        with TabbedContent(id="workload-tabs"):
-            for i, name in enumerate(self.workloads, start=1):
-                title = WORKLOADS.get(name, (name,))[0].split(" ")[0]
-                with TabPane(f"{i} {title}", id=f"tab-{name}"):
-                    yield WorkloadForm(name, id=f"form-{name}")
+        yield Static(workload_bar(self.workloads, self._selected), id="workload-bar")
+        with ContentSwitcher(initial=f"form-{self._selected}", id="workload-forms"):
+            for name in self.workloads:
+                yield WorkloadForm(name, id=f"form-{name}")
         yield Button("start (s)", variant="success", compact=True, id="start-stop")
         yield Static(render_state(RunState()), id="run-state")
 
     @property
     def selected(self) -> str:
-        active = self.query_one(TabbedContent).active
-        return active.removeprefix("tab-") if active else self.workloads[0]
+        return self._selected
 
     def select(self, name: str) -> None:
-        self.query_one(TabbedContent).active = f"tab-{name}"
+        if name == self._selected or name not in self.workloads:
+            return
+        self._selected = name
+        self.query_one(ContentSwitcher).current = f"form-{name}"
+        self.query_one("#workload-bar", Static).update(workload_bar(self.workloads, name))
 
     def values(self, name: str | None = None) -> dict[str, str]:
         name = name or self.selected
         return self.query_one(f"#form-{name}", WorkloadForm).values()
+
+    async def build(self) -> None:
+        for form in self.query(WorkloadForm):
+            await form.build()
 
     def watch_state(self, state: RunState) -> None:
         if self.is_mounted:

@@ -1,5 +1,8 @@
 """The plots pane: loss, throughput, device utilisation/memory and temperature/power.
 
+The plots themselves (`tui.panes.series_plot`) are mounted by :meth:`PlotsPane.build`
+after the first frame, so start-up does not wait for plotext.
+
 Each plot draws from the shared `History`, downsampled to its own width at
 render time (cached per data version), so the whole run is shown however long
 it is. Textual renders only what is on screen, so a hidden plot (the pane in
@@ -13,9 +16,8 @@ from typing import Callable
 
 from textual.containers import Container
 from textual.reactive import reactive
-from textual_plotext import PlotextPlot
 
-from tui.history import DrawCache, History, Series
+from tui.history import History, Series
 
 # below this size the pane shows one plot at a time (`p` cycles)
 MIN_GRID_WIDTH = 70
@@ -29,75 +31,12 @@ class Line:
     side: str = "left"   # "right": the second unit of the plot
 
 
-def _time_scale(span_s: float) -> tuple[float, str]:
+def time_scale(span_s: float) -> tuple[float, str]:
     if span_s >= 2 * 3600:
         return 3600.0, "h"
     if span_s >= 120:
         return 60.0, "min"
     return 1.0, "s"
-
-
-class SeriesPlot(PlotextPlot):
-    """One plot; ``lines()`` says what to draw, asked only when the plot is painted."""
-
-    DEFAULT_CSS = """
-    SeriesPlot { height: 1fr; width: 1fr; }
-    """
-
-    def __init__(self, title: str, lines: Callable[[], list[Line]], *, xlabel: str, time_axis: bool = False,
-                 empty: str = "no data yet", percent: bool = False, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.title = title
-        self.lines = lines
-        self.xlabel = xlabel
-        self.time_axis = time_axis
-        self.empty = empty
-        self.percent = percent      # y from 0 to 100 (or above, if a reading is): a flat line reads true
-        self.renders = 0            # paints so far: tests assert hidden plots are not drawn
-        self._cache = DrawCache()
-        self._drawn_versions: tuple = ()
-
-    def data_version(self) -> tuple:
-        return tuple((id(line.series), line.series.version) for line in self.lines())
-
-    def refresh_if_changed(self) -> None:
-        """Repaint when the data moved since the last paint (a no-op for an unchanged or hidden plot)."""
-        if not self.display:
-            return
-        version = self.data_version()
-        if version != self._drawn_versions:
-            self.refresh()
-
-    def render(self):
-        self.renders += 1
-        plt = self.plt
-        plt.clear_data()
-        plt.clear_figure()
-        lines = [line for line in self.lines() if len(line.series)]
-        self._drawn_versions = self.data_version()
-        width = max(10, self.size.width - 12)  # what the y-axis labels leave for points
-        xlabel = self.xlabel
-        scale = 1.0
-        if self.time_axis and lines:
-            span = max(line.series.xs[-1] for line in lines) - min(line.series.xs[0] for line in lines)
-            scale, unit = _time_scale(span)
-            xlabel = f"{self.xlabel} ({unit})"
-        plt.title(self.title)
-        if not lines:
-            plt.title(f"{self.title}: {self.empty}")
-            plt.xticks([])
-            plt.yticks([])
-            return super().render()
-        top = 0.0
-        for line in lines:
-            drawn = self._cache.get(line.series, width)
-            xs = [x / scale for x in drawn.xs] if scale != 1.0 else drawn.xs
-            plt.plot(xs, drawn.ys, label=line.label, yside=line.side)
-            top = max(top, max(drawn.ys))
-        if self.percent:
-            plt.ylim(0, max(100.0, top))
-        plt.xlabel(xlabel)
-        return super().render()
 
 
 def _loss_lines(history: History) -> list[Line]:
@@ -143,9 +82,17 @@ class PlotsPane(Container):
         super().__init__(**kwargs)
         self.history = history
         self.single = False
-        self.plots = [
+        self.plots: list = []   # mounted by build(), after the first frame
+
+    async def build(self) -> None:
+        """Mount the plots (and load plotext): called once the first frame is out."""
+        if self.plots:
+            return
+        from tui.panes.series_plot import SeriesPlot
+
+        plots = [
             SeriesPlot("loss", lambda: _loss_lines(self.history), xlabel="step", id="plot-loss",
-                       empty="starts with a training run"),
+                       empty="none yet (training reports it)"),
             SeriesPlot("throughput", lambda: _throughput_lines(self.history), xlabel="step",
                        id="plot-throughput"),
             SeriesPlot("utilisation %", lambda: _util_lines(self.history), xlabel="time", time_axis=True,
@@ -153,9 +100,9 @@ class PlotsPane(Container):
             SeriesPlot("temp °C / power W", lambda: _thermal_lines(self.history), xlabel="time",
                        time_axis=True, id="plot-thermal", empty="N/A"),
         ]
-
-    def compose(self):
-        yield from self.plots
+        await self.mount_all(plots)
+        self.plots = plots
+        self._apply()
 
     def on_resize(self) -> None:
         single = self.size.width < MIN_GRID_WIDTH or self.size.height < MIN_GRID_HEIGHT
