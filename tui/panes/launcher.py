@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from rich.style import Style
 from rich.text import Text
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
@@ -17,13 +17,6 @@ from workloads import WORKLOADS
 def _field_id(workload: str, key: str) -> str:
     return f"param-{workload}-{key}"
 
-
-class ParamRow(Horizontal):
-    DEFAULT_CSS = """
-    ParamRow { height: 1; }
-    ParamRow > Label { width: 14; }
-    ParamRow > Input, ParamRow > Select { width: 1fr; }
-    """
 
 
 def _widget_for(workload: str, param: Param):
@@ -36,11 +29,13 @@ def _widget_for(workload: str, param: Param):
                  select_on_focus=False)
 
 
-class WorkloadForm(VerticalScroll, can_focus=False):
+class WorkloadForm(Container):
     """The fields of one workload (Tab goes straight from field to field)."""
 
+    # a grid, not a row container per field: fewer widgets to lay out on every switch
     DEFAULT_CSS = """
-    WorkloadForm { height: auto; max-height: 100%; }
+    WorkloadForm { height: auto; layout: grid; grid-size: 2; grid-columns: 14 1fr; grid-rows: 1; }
+    WorkloadForm > Input, WorkloadForm > Select { width: 1fr; }
     """
 
     def __init__(self, workload: str, **kwargs) -> None:
@@ -55,8 +50,10 @@ class WorkloadForm(VerticalScroll, can_focus=False):
         params = params_for(self.workload)
         if not params:
             await self.mount(Label("no options: runs with the workload's defaults"))
-        rows = [ParamRow(Label(param.label), _widget_for(self.workload, param)) for param in params]
-        await self.mount_all(rows)
+        widgets = []
+        for param in params:
+            widgets += [Label(param.label), _widget_for(self.workload, param)]
+        await self.mount_all(widgets)
         self.built = True
 
     def values(self) -> dict[str, str]:
