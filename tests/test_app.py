@@ -56,6 +56,9 @@ async def test_number_keys_switch_the_workload(runs_dir):
     app = make_app(runs_dir)
     async with app.run_test(size=SIZE) as pilot:
         await app.panes_built.wait()
+        await pilot.pause()
+        # nothing holds the focus, so the keys reach the bindings and the launcher shows its top
+        assert app.focused is None and app.launcher.scroll_y == 0
         assert app.selected_workload == "resnet50"
         await pilot.press("2")
         assert app.selected_workload == "generate"
@@ -327,4 +330,18 @@ async def test_tiny_terminal_does_not_crash(runs_dir):
         app.post_sample(fake_sample(0))
         await pilot.pause()
         await pilot.press("2", "p")
+        assert app.selected_workload == "generate"
+
+
+async def test_a_telemetry_source_that_fails_leaves_the_app_up(runs_dir):
+    def broken(callback):
+        raise OSError("no /proc here")
+
+    app = make_app(runs_dir, telemetry_source=broken)
+    app.start_sampler = True
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        assert app.sampler is None
+        assert "telemetry could not start (OSError: no /proc here)" in "\n".join(app.log_pane.lines_text)
+        await pilot.press("2")
         assert app.selected_workload == "generate"

@@ -149,3 +149,13 @@ def test_history_leaves_missing_device_readings_out():
     h = History()
     h.add_sample(Sample(t=10.0, devices=(DeviceSample(index=0, util_gpu_pct=None, mem_used_bytes=5),)))
     assert len(h.telemetry["util:0"]) == 0 and len(h.telemetry["mem:0"]) == 0
+
+
+def test_the_ui_free_modules_load_no_textual_and_no_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, tui.history, tui.launch; "
+            "print(','.join(m for m in ('textual', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -88,6 +88,8 @@ class Workbench(App):
 
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (tests, bench) find it
     TITLE = "cardbench"
+    # nothing focused at start: keys go to the bindings, and the launcher is not scrolled to a focused button
+    AUTO_FOCUS = None
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
 
@@ -166,12 +168,18 @@ class Workbench(App):
         self.panes_built.set()
 
     def _start_sampler(self) -> None:
-        sampler = self.telemetry_source(self.post_sample)
+        try:
+            sampler = self.telemetry_source(self.post_sample)
+            if sampler is not None:
+                sampler.start()
+        except Exception as exc:  # noqa: BLE001 - no telemetry is a degraded workbench, not a dead one
+            self.log_pane.say(f"telemetry could not start ({type(exc).__name__}: {exc}); device readings show N/A",
+                              "yellow")
+            return
         if sampler is None:
             self.log_pane.say("telemetry is not available in this build: device readings show N/A", "yellow")
             return
         self.sampler = sampler
-        sampler.start()
 
     def _tick(self) -> None:
         self.plots.refresh_plots()
