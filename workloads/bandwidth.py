@@ -95,5 +95,6 @@ def measure_read_bandwidth(device: torch.device, nbytes: int | None = None, repe
             if i >= warmup and elapsed > 0:
                 rates.append(nbytes / elapsed / 1e9)
     del x
+    method = f"sum of a {nbytes / 2**20:.0f} MiB fp32 tensor, best of {len(rates)}"
     return ReadBandwidth(best_gbps=max(rates), median_gbps=statistics.median(rates), nbytes=nbytes,
-                         repeats=len(rates), method=f"sum of a {nbytes / 2**20:.0f} MiB fp32 tensor, best of {len(rates)}")
+                         repeats=len(rates), method=method)

@@ -37,6 +37,8 @@ from workloads.gpt2_config import GPT2Config
 
 # products of at most this many rows are split across cores; more rows make a GEMM MKL already threads
 SPLIT_MAX_ROWS = 8
+# below this many weights (1 MB in fp32) waking the other cores costs more than it saves
+SPLIT_MIN_WEIGHTS = 2**18
 
 
 def matvec(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, split: int) -> torch.Tensor:
@@ -44,7 +46,7 @@ def matvec(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, spl
     n_in, n_out = weight.shape
     shape = x.shape[:-1] + (n_out,)
     rows = x.reshape(-1, n_in)
-    if split > 1 and rows.shape[0] <= SPLIT_MAX_ROWS and n_in % split == 0:
+    if split > 1 and rows.shape[0] <= SPLIT_MAX_ROWS and n_in % split == 0 and weight.numel() >= SPLIT_MIN_WEIGHTS:
         parts = rows.view(rows.shape[0], split, n_in // split).transpose(0, 1)
         y = torch.bmm(parts, weight.view(split, n_in // split, n_out)).sum(0)
         return (y if bias is None else y.add_(bias)).view(shape)
