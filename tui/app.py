@@ -16,6 +16,7 @@ disk, for the headless report.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 import time
@@ -165,6 +166,9 @@ class Workbench(App):
         self.set_interval(PLOT_REFRESH_S, self._tick)
         if self.start_sampler:
             self._start_sampler()
+        # what start-up built lives as long as the app: keep it out of the collector's full passes,
+        # which otherwise walk it all and stall a key press on a busy host
+        gc.freeze()
         self.panes_built.set()
 
     def _start_sampler(self) -> None:

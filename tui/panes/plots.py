@@ -12,7 +12,6 @@ one-plot mode, a small terminal) costs nothing until it is shown again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 from textual.containers import Container
 from textual.reactive import reactive
