@@ -469,6 +469,7 @@ class Workbench(App):
             threading.Thread(target=sampler.stop, name="cardbench-sampler-stop", daemon=True).start()
 
     async def on_unmount(self) -> None:
+        gc.unfreeze()  # an app built again in this process (tests, the headless screenshot) starts clean
         runner = self.runner
         if runner is not None and runner.running:
             await runner.stop(grace_s=1.0)
