@@ -7,7 +7,8 @@ synchronises only before and after its timed steps; the workload does its
 per-step synchronisation, loss read, memory read, event (JSON, written to
 /dev/null) and log line. The two alternate for a few rounds; each side's
 throughput is images over wall time after the warm-up, and the ratio is
-workload / bare, median over the rounds (goal: at least 0.97).
+workload / bare, median over the rounds (goal: at least 0.97); the ratio of
+the two sides' best rounds is printed beside it, as a check on a busy machine.
 
     python bench/resnet50_overhead.py                        # CPU-sized defaults, a few minutes on 2 cores
     python bench/resnet50_overhead.py --device cuda --amp bf16 --channels-last --image-size 224 --batch-size 256
@@ -48,7 +49,8 @@ class StepRecorder(Emitter):
             self.steps.append(event)
 
 
-def bare_loop(opts: argparse.Namespace, device: torch.device) -> float:
+def bare_loop(opts: argparse.Namespace, device: torch.device) -> tuple[float, list[float]]:
+    """(images over wall time after the warm-up, each step's images/s where reading the clock is free)."""
     torch.manual_seed(opts.seed)
     fmt = torch.channels_last if opts.channels_last else torch.preserve_format
     model = torchvision.models.resnet50(weights=None, num_classes=1000).to(device, memory_format=fmt)
@@ -77,15 +79,24 @@ def bare_loop(opts: argparse.Namespace, device: torch.device) -> float:
 
     for _ in range(opts.warmup):
         step()
+    per_step: list[float] = []
     t0 = devices.now(device)
-    for _ in range(opts.steps):
-        step()
+    if device.type == "cpu":  # no queue to drain: the clock alone times each step, at no cost
+        last = t0
+        for _ in range(opts.steps):
+            step()
+            now = time.perf_counter()
+            per_step.append(opts.batch_size / (now - last))
+            last = now
+    else:  # on an accelerator a per-step clock would need a synchronisation: time the block only
+        for _ in range(opts.steps):
+            step()
     t1 = devices.now(device)
-    return opts.steps * opts.batch_size / (t1 - t0)
+    return opts.steps * opts.batch_size / (t1 - t0), per_step
 
 
-def workload_loop(opts: argparse.Namespace) -> tuple[float, float]:
-    """(images over wall time after the warm-up, the workload's own median images/s)."""
+def workload_loop(opts: argparse.Namespace) -> tuple[float, list[float], float]:
+    """(images over wall time after the warm-up, each step's images/s, the workload's own median)."""
     argv = ["--device", opts.device, "--image-size", str(opts.image_size), "--batch-size", str(opts.batch_size),
             "--amp", opts.amp, "--steps", str(opts.warmup + opts.steps), "--warmup", str(opts.warmup),
             "--epochs", "1", "--epoch-size", str(opts.batch_size * (opts.warmup + opts.steps)),
@@ -103,7 +114,7 @@ def workload_loop(opts: argparse.Namespace) -> tuple[float, float]:
     timed = recorder.steps[opts.warmup:]
     images = opts.batch_size * len(timed)
     seconds = sum(s.step_s for s in timed)
-    return images / seconds, metrics["images_per_s"]
+    return images / seconds, [s.throughput for s in timed], metrics["images_per_s"]
 
 
 def main() -> int:
@@ -113,7 +124,7 @@ def main() -> int:
     p.add_argument("--batch-size", type=int, default=8)
     p.add_argument("--steps", type=int, default=20, help="timed steps per loop, after the warm-up")
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--rounds", type=int, default=3, help="bare and workload loops alternate this many times")
+    p.add_argument("--rounds", type=int, default=5, help="bare and workload loops alternate this many times")
     p.add_argument("--amp", choices=("off", "fp16", "bf16"), default="off")
     p.add_argument("--channels-last", action="store_true")
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
@@ -130,23 +141,35 @@ def main() -> int:
           f"{opts.steps} timed steps after {opts.warmup} warm-up, {opts.rounds} rounds")
     print(f"{'round':>5}  {'bare images/s':>14}  {'workload images/s':>18}  {'ratio':>6}")
     bare, work, reported, ratios = [], [], [], []
+    bare_steps: list[float] = []
+    work_steps: list[float] = []
     for i in range(opts.rounds):
         order = ("bare", "workload") if i % 2 == 0 else ("workload", "bare")
         for which in order:
             gc.collect()
             if which == "bare":
-                bare.append(bare_loop(opts, device))
+                rate, steps = bare_loop(opts, device)
+                bare.append(rate)
+                bare_steps += steps
             else:
-                rate, median = workload_loop(opts)
+                rate, steps, median = workload_loop(opts)
                 work.append(rate)
+                work_steps += steps
                 reported.append(median)
         ratios.append(work[-1] / bare[-1])
         print(f"{i + 1:>5}  {bare[-1]:>14.2f}  {work[-1]:>18.2f}  {ratios[-1]:>6.3f}")
     ratio = statistics.median(ratios)
+    best = max(work) / max(bare)  # each side's fastest round: the one least slowed by other processes
     verdict = "meets" if ratio >= 0.97 else "MISSES"
     print(f"median  bare {statistics.median(bare):.2f} images/s, workload {statistics.median(work):.2f} images/s "
-          f"(its own median-of-steps figure: {statistics.median(reported):.2f}); "
-          f"ratio {ratio:.3f} ({verdict} the goal of >= 0.97)")
+          f"(its own median-of-steps figure: {statistics.median(reported):.2f})")
+    print(f"ratio   {ratio:.3f} median of rounds ({verdict} the goal of >= 0.97); "
+          f"{best:.3f} best round against best round")
+    step_ratio = None
+    if bare_steps:  # CPU: the median step of each side, pooled over rounds, shrugs off bursts of other load
+        step_ratio = statistics.median(work_steps) / statistics.median(bare_steps)
+        print(f"steps   median step: bare {statistics.median(bare_steps):.2f} images/s, workload "
+              f"{statistics.median(work_steps):.2f} images/s, ratio {step_ratio:.3f}")
     bound = resnet50_baselines.bounds(statistics.median(work), opts.image_size, name, precision)
     if bound["achieved_tflops"] is not None:
         peak = f" of a {bound['peak_tflops']} TFLOP/s peak ({100 * bound['flop_utilisation']:.1f} %)" \
@@ -160,7 +183,7 @@ def main() -> int:
         print(json.dumps({"device": name, "batch_size": opts.batch_size, "image_size": opts.image_size,
                           "precision": precision, "channels_last": opts.channels_last, "threads": opts.threads,
                           "bare_images_per_s": bare, "workload_images_per_s": work, "ratios": ratios,
-                          "ratio": ratio, **bound}))
+                          "ratio": ratio, "best_ratio": best, "median_step_ratio": step_ratio, **bound}))
     return 0 if ratio >= 0.97 else 1
 
 
