@@ -7,10 +7,13 @@ real runner; telemetry is a fake source the test ticks by hand.
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 import time
 import types
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -345,3 +348,49 @@ async def test_a_telemetry_source_that_fails_leaves_the_app_up(runs_dir):
         assert "telemetry could not start (OSError: no /proc here)" in "\n".join(app.log_pane.lines_text)
         await pilot.press("2")
         assert app.selected_workload == "generate"
+
+
+HANGUP_CHILD = """
+import sys
+sys.path.insert(0, {tests!r})
+from app_fakes import child_factory
+from tui.app import build_app
+
+app = build_app({runs!r}, start_sampler=False, runner_factory=child_factory("hang.py", {pids!r}), stop_grace_s=0.5)
+
+
+async def go(pilot):
+    await app.panes_built.wait()
+    app.start_workload("resnet50")
+
+app.run(headless=True, auto_pilot=go)
+sys.exit(app.return_code)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+def test_a_hangup_or_kill_stops_the_workload_child(tmp_path, sig):
+    """A closed SSH session: the workbench stops its child (here one that ignores SIGTERM) and exits."""
+    pids = tmp_path / "pids"
+    code = HANGUP_CHILD.format(tests=str(Path(__file__).parent), runs=str(tmp_path / "runs"), pids=str(pids))
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    children: list[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while not (pids.exists() and pids.read_text().strip()):
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "the workload child never started"
+            time.sleep(0.05)
+        children = [int(p) for p in pids.read_text().split()]
+        time.sleep(0.3)  # the child is past writing its pids: it is running
+        proc.send_signal(sig)
+        assert proc.wait(timeout=15) == 128 + sig
+        assert not any(alive(pid) for pid in children)
+    finally:
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if proc.poll() is None:
+            proc.kill()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -132,6 +133,8 @@ class Workbench(App):
         self._run_lock = threading.Lock()   # the sampler thread appends to the active run's telemetry
         self._step_marks: tuple[float, int] | None = None  # (t, step) of the first step seen, for the ETA
         self._stopping = False
+        self._signals: list[int] = []
+        self._hangup_task: asyncio.Future | None = None
         self.panes_built = asyncio.Event()  # set once the fields and plots are mounted (after the first frame)
         # number keys first in the footer, so a narrow terminal still shows them
         bindings = BindingsMap()
@@ -156,6 +159,14 @@ class Workbench(App):
         yield Footer()
 
     def on_mount(self) -> None:
+        # a closed SSH session (SIGHUP) or a `kill` must not leave a workload training on the card
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self._on_signal, sig)
+                self._signals.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # not the main thread, or no signals here: the runner's atexit hook is the last resort
         self.log_pane.say(f"runs are kept in {self.store.root}; 1-{len(self.workload_names)} choose a workload, "
                           "s starts it, d runs the doctor, e exports, q quits")
 
@@ -458,6 +469,15 @@ class Workbench(App):
         self.push_screen(Confirm(f"{self.state.workload} is running. Stop it and quit?", "Stop and quit", "Stay"),
                          answered)
 
+    def _on_signal(self, sig: int) -> None:
+        self._hangup_task = asyncio.ensure_future(self._hangup(sig))
+
+    async def _hangup(self, sig: int) -> None:
+        runner = self.runner
+        if runner is not None and runner.running:
+            await runner.stop()
+        self.exit(return_code=128 + sig)
+
     async def _shutdown_children(self) -> None:
         runner = self.runner
         if runner is not None and runner.running:
@@ -470,6 +490,10 @@ class Workbench(App):
 
     async def on_unmount(self) -> None:
         gc.unfreeze()  # an app built again in this process (tests, the headless screenshot) starts clean
+        loop = asyncio.get_running_loop()
+        for sig in self._signals:
+            loop.remove_signal_handler(sig)
+        self._signals.clear()
         runner = self.runner
         if runner is not None and runner.running:
             await runner.stop(grace_s=1.0)
@@ -507,7 +531,8 @@ def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_sourc
 async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size: tuple[int, int] = (120, 36),
                                 *, clock: Callable[[], float] | None = None) -> str:
     """The workbench's main screen as SVG, off-screen, showing the given runs (for the headless report)."""
-    app = build_app(start_sampler=False, clock=clock)
+    records = list(records)
+    app = build_app(records[-1].path.parent if records else None, start_sampler=False, clock=clock)
     async with app.run_test(size=size) as pilot:
         await app.panes_built.wait()
         app.load_records(list(records))
