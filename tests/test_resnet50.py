@@ -81,6 +81,26 @@ def test_synthetic_fp32_run_with_checkpoint_then_resume(tmp_path, capfd):
     assert [s.step for s in steps] == [5, 6] and {s.epoch for s in steps} == {3}
     assert torch.load(ckpt / "resnet50-last.pt", weights_only=True)["epoch"] == 3
 
+    # the checkpoint as fine-tuning weights: its 10-class head gives way to a 3-class one
+    code, events = run_inprocess("--weights", str(ckpt / "resnet50-last.pt"), "--num-classes", "3", "--steps", "1")
+    assert code == 0 and result(events)["num_classes"] == 3
+    assert "new 3-class head (the file's has 10)" in capfd.readouterr().err
+
+
+def test_a_compile_failure_falls_back_to_the_eager_model(monkeypatch):
+    def broken_compile(model, **kwargs):
+        def run(*args):
+            raise RuntimeError("BackendCompilerFailed: no C++ compiler for inductor")
+        return run
+
+    monkeypatch.setattr(torch, "compile", broken_compile)
+    code, events = run_inprocess("--compile", "--steps", "2")
+    assert code == 0
+    (fallback,) = of(events, "fallback")
+    assert "BackendCompilerFailed" in fallback.error and "eager" in fallback.action
+    metrics = result(events)
+    assert metrics["compiled"] is False and metrics["steps"] == 2
+
 
 def test_injected_amp_failure_falls_back_naming_the_layer_and_finishes():
     code, events, log = run_child("--amp", "bf16", "--steps", "3",

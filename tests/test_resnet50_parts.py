@@ -184,3 +184,26 @@ def test_image_folder_checks(tmp_path):
     small = make_image_folder(tmp_path / "small", per_class=1, classes=("a",), corrupt=0, not_images=0)
     with pytest.raises(WorkloadError, match="fewer than one batch"):
         imagedata.LoaderBatches(imagedata.folder_dataset(small, 32), "small", 4, 0, False)
+
+
+# --- data-parallel process count ----------------------------------------------------------------
+
+def test_process_count_checks_gpus_against_the_devices_present(monkeypatch):
+    from workloads import data_parallel
+
+    assert data_parallel.process_count("2", "cpu") == 2  # CPU processes: no device to count
+    with pytest.raises(WorkloadError, match="needs an accelerator"):
+        data_parallel.process_count("all", "cpu")
+    with pytest.raises(WorkloadError, match="a number or 'all'"):
+        data_parallel.process_count("two", "cpu")
+    with pytest.raises(WorkloadError, match="at least 1"):
+        data_parallel.process_count("0", "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    assert data_parallel.process_count("all", "auto") == 2
+    assert data_parallel.process_count("2", "cuda") == 2
+    with pytest.raises(WorkloadError, match="--gpus 4 but this machine has 2 cuda device"):
+        data_parallel.process_count("4", "cuda:0")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(WorkloadError, match="found no accelerator"):
+        data_parallel.process_count("2", "auto")

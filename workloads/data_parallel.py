@@ -10,8 +10,9 @@ torchrun and its workers stay in the launcher's process group, so the runner's
 stop (a signal to the group) reaches all of them; on its own SIGTERM the
 launcher also stops torchrun and waits for it, so no worker outlives the run.
 
-Nothing here imports torch at module level: the launcher never needs it unless
-``--gpus all`` has to count devices.
+Nothing here imports torch at module level: the launcher needs it only to count
+accelerators (``--gpus all``, or a count to check); CPU processes need none.
+With ``--gpus``, ``--device`` names the device type: rank N takes device N.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def emitter_for_this_process() -> Emitter:
 
 def process_count(gpus: str, device_name: str | None) -> int:
     """How many processes ``--gpus`` asks for; 'all' counts the devices of the chosen type."""
+    device_type = (device_name or "auto").split(":")[0]
+    count: int | None = None
     if gpus != "all":
         try:
             count = int(gpus)
@@ -77,20 +80,33 @@ def process_count(gpus: str, device_name: str | None) -> int:
             raise WorkloadError(f"--gpus takes a number or 'all', got {gpus!r}") from None
         if count <= 0:
             raise WorkloadError(f"--gpus must be at least 1, got {count}")
-        return count
-    device_type = (device_name or "auto").split(":")[0]
-    if device_type == "cpu":
+        if device_type == "cpu" or count == 1:
+            return count  # CPU processes share the host; one process needs no launcher
+    elif device_type == "cpu":
         raise WorkloadError("--gpus all needs an accelerator", hint="on the CPU give a process count: --gpus 2")
+    present = _accelerators(device_type)
+    if present is None:
+        raise WorkloadError(f"--gpus {gpus} found no accelerator",
+                            hint="run `cardbench doctor`, or use --device cpu --gpus N")
+    kind, available = present
+    if count is not None and count > available:
+        raise WorkloadError(f"--gpus {count} but this machine has {available} {kind} device(s)",
+                            hint=f"use --gpus {available} or --gpus all")
+    return count if count is not None else available
+
+
+def _accelerators(device_type: str) -> tuple[str, int] | None:
+    """(device type, how many) for the requested type, or the first type present for 'auto'."""
     import torch
 
     for name in ([device_type] if device_type != "auto" else ["cuda", "xpu", "npu", "musa", "mlu", "hpu"]):
         module = getattr(torch, name, None)
         try:
             if module is not None and module.is_available() and module.device_count() > 0:
-                return int(module.device_count())
+                return name, int(module.device_count())
         except Exception:  # noqa: BLE001 - a broken backend counts as absent
             continue
-    raise WorkloadError("--gpus all found no accelerator", hint="run `cardbench doctor`, or use --device cpu --gpus N")
+    return None
 
 
 def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int) -> int:

@@ -397,6 +397,7 @@ class Training:
 
         if self.is_main:
             log(f"step under {self.precision} autocast failed: {error}")
+        eager = "" if self.stepped is self.trained else "; torch.compile dropped for the eager model"
         self.stepped = self.trained  # the diagnosis and the patches work on the eager model
         first: amp_diagnosis.LayerFailure | None = None
         diagnosis: amp_diagnosis.Diagnosis | None = None
@@ -422,7 +423,7 @@ class Training:
                 else:
                     self.fp32_types = types
                     self._note_fallback(error, f"autocast off for {', '.join(types)}; "
-                                               f"the rest stays in {self.precision_requested}",
+                                               f"the rest stays in {self.precision_requested}{eager}",
                                         first, diagnosis)
                     return loss
             else:
@@ -433,7 +434,7 @@ class Training:
         self.scaler_on = False
         self.fp32_types = []
         loss = self._forward_backward(images, labels)
-        self._note_fallback(error, f"continuing in FP32 (autocast off){reason}", first, diagnosis)
+        self._note_fallback(error, f"continuing in FP32 (autocast off){reason}{eager}", first, diagnosis)
         return loss
 
     def _note_fallback(self, error: str, action: str, first: Any = None, diagnosis: Any = None) -> None:
@@ -620,7 +621,9 @@ class Training:
             "device": self.device_name,
             "channels_last": bool(self.args.channels_last),
             "compiled": self.stepped is not self.trained,
-            "published_images_per_s": resnet50_baselines.PUBLISHED_IMAGES_PER_S,
+            # NVIDIA's figures are at 224 px: beside another size they would mislead
+            "published_images_per_s": (resnet50_baselines.PUBLISHED_IMAGES_PER_S
+                                       if self.args.image_size == 224 else None),
             **resnet50_baselines.bounds(images_per_s, self.args.image_size, self.device_name, self.precision),
         }
         if self.is_main:
