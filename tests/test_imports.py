@@ -16,7 +16,7 @@ print(",".join(heavy))
 @pytest.mark.parametrize("modules", [
     ["tui"], ["workloads.protocol"], ["workloads.runner"], ["workloads.harness"],
     ["tui.runs", "tui.cli", "tui.run_command"], ["tui.headless", "tui.report"],
-    ["tui.telemetry", "tui.doctor"],
+    ["tui.telemetry", "tui.doctor"], ["tui.history", "tui.launch"],
 ])
 def test_light_modules_load_neither_torch_nor_textual(modules):
     out = subprocess.run([sys.executable, "-c", CHECK.format(modules=modules)],
