@@ -324,7 +324,8 @@ def test_a_tiny_run_streams_steps_then_a_result_against_the_bandwidth_bound():
     assert start.workload == "generate" and start.config["tokens"] == 20 and start.device.startswith("cpu")
     assert "torch" in start.versions
     steps = [e for e in events if e.kind == "step"]
-    assert [s.step for s in steps] == [8, 16, 19, 27, 35, 38]  # decode steps so far, across repeats
+    assert [s.step for s in steps] == [9, 17, 20, 29, 37, 40]  # tokens so far, across repeats: 20 x 2 at the end
+    assert [s.extra["repeat"] for s in steps] == [1, 1, 1, 2, 2, 2]
     assert all(s.unit == "tokens/s" and s.throughput > 0 and s.step_s > 0 for s in steps)
     assert steps[0].extra["aggregate_throughput"] == pytest.approx(2 * steps[0].throughput)
     m = result.metrics

@@ -9,8 +9,9 @@ measures itself (a large-tensor reduction on the same device) and reports
 beside the bandwidth the decoding achieved.
 
 Events: ``start``; a ``step`` every ``--report-every`` decoded tokens (tokens/s
-over that window, so the workbench plots it live); ``warning``/``fallback`` when
-a requested mode cannot run; one ``result``.
+per sequence over that window, so the workbench plots it live; the step number
+counts the tokens generated so far over all runs, ``--tokens`` x ``--repeat`` at
+the end); ``fallback`` when a requested mode cannot run; one ``result``.
 """
 
 from __future__ import annotations
@@ -211,16 +212,14 @@ def _timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, 
 
     dev.reset_peak_memory(device)
     runs = []
-    done_steps = 0
     for r in range(args.repeat):
         def progress(token_index: int, window: list[float], r: int = r) -> None:
-            nonlocal done_steps
-            done_steps += len(window)
+            # the step number counts tokens generated so far over all runs, so the last is tokens x repeat
             rate = len(window) / sum(window) if sum(window) > 0 else None
             allocated, reserved = dev.peak_memory(device)
-            emitter.step(done_steps, throughput=rate, unit="tokens/s", step_s=statistics.fmean(window),
-                         memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
-                         repeat=r + 1, token=token_index + 1,
+            emitter.step(r * args.tokens + token_index + 1, throughput=rate, unit="tokens/s",
+                         step_s=statistics.fmean(window), memory_allocated_bytes=allocated,
+                         memory_reserved_bytes=reserved, repeat=r + 1, token=token_index + 1,
                          aggregate_throughput=rate * args.batch_size if rate else None)
 
         timings = generate(model, cache, decoder, prompt, args.tokens, sampling, device, gen,
