@@ -4,6 +4,7 @@ import json
 import struct
 import subprocess
 import sys
+import time
 import types
 
 import pytest
@@ -11,7 +12,7 @@ import torch
 
 from workloads import gpt2, gpt2_config, gpt2_weights, protocol
 from workloads.bandwidth import _parse_size, measure_read_bandwidth, probe_bytes
-from workloads.generation import EagerDecoder, Sampling, generate, percentile
+from workloads.generation import EagerDecoder, Sampling, fastest_split, generate, percentile
 from workloads.gpt2 import GPT2, KVCache, kv_bytes_per_step, weight_bytes_per_step
 from workloads.gpt2_config import SIZES, GPT2Config
 from workloads.harness import Emitter, WorkloadError, run_main
@@ -97,6 +98,25 @@ def test_products_split_across_cores_give_the_same_logits(split, monkeypatch):
     with torch.inference_mode():
         got = [model(ids[:, :2], cache, 0)] + [model(ids[:, p:p + 1], cache, p) for p in range(2, 9)]
     torch.testing.assert_close(torch.cat(got, dim=1), expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("slow, chosen", [("bmm", 1), ("addmm", 2)])
+def test_the_faster_product_split_is_kept(slow, chosen, monkeypatch):
+    monkeypatch.setattr(gpt2, "SPLIT_MIN_WEIGHTS", 0)
+    real = getattr(torch, slow)
+
+    def delayed(*args, **kwargs):  # as if that way of multiplying waited for a busy core
+        time.sleep(0.002)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(torch, slow, delayed)
+    model = tiny_model()
+    model.split_products(2)
+    cache = KVCache(TINY, 1, 3 + 5, torch.float32, CPU)
+    tried = fastest_split(model, cache, EagerDecoder(model, cache), torch.zeros(1, 3, dtype=torch.long), 4,
+                          Sampling(), CPU)
+    assert tried.keys() == {1, 2} and model.split == chosen
+    assert all(m.split == chosen for m in model.modules() if hasattr(m, "split"))
 
 
 def test_static_decode_and_chunked_prefill_match_the_full_pass():

@@ -173,7 +173,7 @@ def _prepare(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, devic
     """The decoder (warmed up, or fallen back to eager), the prompt, the sampling rule and its generator."""
     import torch
 
-    from workloads.generation import EagerDecoder, Sampling, generate
+    from workloads.generation import EagerDecoder, Sampling, fastest_split, generate
 
     try:
         gen = torch.Generator(device=device).manual_seed(args.seed)
@@ -201,6 +201,11 @@ def _prepare(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, devic
             decoder = EagerDecoder(model, cache)
             generate(model, cache, decoder, prompt, warm_tokens, sampling, device, gen)
         log(f"warm-up: {warm_tokens - 1} decode steps ({decoder.kind})")
+    split_steps = min(args.warmup // 4, args.tokens - 1)
+    if model.split > 1 and decoder.kind == "eager" and split_steps >= 2:
+        tried = fastest_split(model, cache, decoder, prompt, split_steps, sampling, device, gen)
+        log("products split over " + " / ".join(f"{k} core(s): {v * 1000:.1f} ms a step" for k, v in tried.items())
+            + f"; using {model.split}")
     return decoder, prompt, sampling, gen
 
 

@@ -167,6 +167,28 @@ def generate(model: GPT2, cache: KVCache, decoder: Decoder, prompt: torch.Tensor
     return timings
 
 
+def fastest_split(model: GPT2, cache: KVCache, decoder: Decoder, prompt: torch.Tensor, steps: int,
+                  sampling: Sampling, device: torch.device, generator: torch.Generator | None = None) -> dict[int, float]:
+    """Set the model's product split to whichever of its current one and 1 decodes faster.
+
+    Splitting products across cores pays only when the cores are free: a
+    neighbour busy on one of them makes every split product wait for it. The
+    two are timed alternately (``steps`` decode steps per try, two tries each)
+    and the best median step time wins. Returns split -> best median step (s).
+    """
+    candidates = [model.split, 1] if model.split > 1 else [1]
+    best: dict[int, float] = {}
+    for _ in range(2 if len(candidates) > 1 else 0):
+        for split in candidates:
+            model.split_products(split)
+            timings = generate(model, cache, decoder, prompt, steps + 1, sampling, device, generator)
+            median = sorted(timings.latencies_s)[len(timings.latencies_s) // 2]
+            best[split] = min(best.get(split, median), median)
+    if best:
+        model.split_products(min(best, key=best.__getitem__))
+    return best
+
+
 def percentile(values: list[float], q: float) -> float | None:
     """The q-th percentile (0-100) with linear interpolation; None for no values."""
     if not values:
