@@ -309,6 +309,16 @@ def test_a_text_prompt_without_the_tokenizers_package_is_a_clear_error(tmp_path,
     assert "`tokenizers` package" in events[0].message and "--prompt-len" in events[0].hint
 
 
+def test_auto_dtype_steps_down_to_the_first_that_runs(monkeypatch):
+    from workloads import precision
+
+    monkeypatch.setattr(precision, "probe", lambda device, name: "no bf16 kernels" if name == "bf16" else None)
+    assert precision.pick("auto", torch.device("cuda")) == ("fp16", [("bf16", "no bf16 kernels")])
+    assert precision.pick("auto", CPU) == ("fp32", [])
+    with pytest.raises(WorkloadError, match="--dtype bf16 does not run on cuda: no bf16 kernels"):
+        precision.pick("bf16", torch.device("cuda"))
+
+
 def test_cuda_graphs_on_the_cpu_fall_back_to_eager_with_an_event():
     code, events = run_in_process(["--model-size", "tiny", "--device", "cpu", "--cuda-graphs", "--tokens", "6",
                                    "--prompt-len", "2", "--repeat", "1", "--warmup", "1"])
@@ -365,9 +375,10 @@ def test_a_weights_dir_with_its_config_picks_the_shape(tmp_path):
     config = GPT2Config(n_layer=1, n_head=4, n_embd=16, n_ctx=24, vocab_size=50)
     torch.save(hf_state_dict(tiny_model(config=config)), tmp_path / "pytorch_model.bin")
     write_config(tmp_path, config)
-    proc, events = run_generate("--weights", str(tmp_path), "--prompt-len", "3", "--tokens", "5", "--repeat", "1",
-                                "--warmup", "0")
+    proc, events = run_generate("--weights", str(tmp_path), "--model-size", "124M", "--prompt-len", "3",
+                                "--tokens", "5", "--repeat", "1", "--warmup", "0")
     assert proc.returncode == 0, proc.stderr
+    assert [e.kind for e in events][:2] == ["start", "warning"] and "--model-size 124M ignored" in events[1].message
     result = events[-2].metrics
     assert result["model_size"] == "custom" and result["parameters"] == sum(
         p.numel() for p in tiny_model(config=config).parameters())

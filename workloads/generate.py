@@ -96,6 +96,7 @@ class Plan:
     prompt_len: int
     prompt_ids: list[int] | None
     tokenizer: Any
+    warnings: tuple[str, ...] = ()
 
 
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
@@ -105,8 +106,14 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     from workloads import device as dev, precision
 
     device = dev.resolve(args.device)
-    dtype_name = precision.pick(args.dtype, device, emitter)
+    dtype_name, skipped = precision.pick(args.dtype, device)
     emitter.start(WORKLOAD, _config_event(args, plan, device, dtype_name), dev.name(device), dev.versions())
+    for name, error in skipped:
+        emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
+        log(f"{name} does not run on {device} ({error}); trying the next dtype")
+    for message in plan.warnings:
+        emitter.warning(message)
+        log(f"warning: {message}")
     log(f"generate: GPT-2 {plan.size} on {dev.name(device)}, {dtype_name}, batch {args.batch_size}, "
         f"prompt {plan.prompt_len} + {args.tokens} new tokens, {args.repeat} timed run(s)")
     model, cache = _build(args, plan, device, precision.DTYPES[dtype_name])
@@ -298,13 +305,14 @@ def _plan(args: argparse.Namespace) -> Plan:
     if args.weights is not None:
         from workloads.gpt2_weights import weights_files  # imports torch: only when weights are given
 
-        weights_files(args.weights)  # a missing dir or checkpoint fails now, not after the bandwidth probe
+        weights_files(args.weights)  # a missing dir or checkpoint fails now, before the model is built
         found = read_config(args.weights)
         if found is not None:
             config = found
     size = size_name(config)
+    warnings = []
     if args.model_size and args.weights is not None and size != args.model_size:
-        log(f"note: {args.weights}/config.json describes GPT-2 {size}; --model-size {args.model_size} ignored")
+        warnings.append(f"{args.weights}/config.json describes GPT-2 {size}; --model-size {args.model_size} ignored")
     if args.top_k is not None and args.temperature == 0:
         raise WorkloadError("--top-k needs sampling: give --temperature above 0",
                             hint="greedy decoding (temperature 0) ignores top-k")
@@ -321,7 +329,7 @@ def _plan(args: argparse.Namespace) -> Plan:
         raise WorkloadError(f"prompt ({prompt_len}) plus new tokens ({args.tokens}) is {prompt_len + args.tokens} "
                             f"positions, beyond the model's context of {config.n_ctx}",
                             hint="lower --tokens or --prompt-len")
-    return Plan(config, size, prompt_len, prompt_ids, tokenizer)
+    return Plan(config, size, prompt_len, prompt_ids, tokenizer, tuple(warnings))
 
 
 def _decoder(args: argparse.Namespace, model: Any, cache: Any, device: Any, emitter: Emitter) -> Any:

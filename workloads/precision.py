@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from workloads.harness import Emitter, WorkloadError
+from workloads.harness import WorkloadError
 from workloads.hints import hint_for
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
@@ -37,19 +37,24 @@ def probe(device: torch.device, name: str) -> str | None:
     return None
 
 
-def pick(choice: str, device: torch.device, emitter: Emitter) -> str:
-    """The dtype name to run: ``choice`` if it runs (else WorkloadError), or the first that runs for 'auto'."""
+def pick(choice: str, device: torch.device) -> tuple[str, list[tuple[str, str]]]:
+    """The dtype to run and the (dtype, error) of each one 'auto' passed over.
+
+    ``choice`` itself if it runs (else WorkloadError); for 'auto', fp32 on the
+    CPU, elsewhere the first of bf16, fp16, fp32 that runs.
+    """
     if choice != "auto":
         error = probe(device, choice)
         if error is not None:
             raise WorkloadError(f"--dtype {choice} does not run on {device}: {error}",
                                 hint=hint_for(error) or "try --dtype fp32")
-        return choice
+        return choice, []
     if device.type == "cpu":
-        return "fp32"
+        return "fp32", []
+    skipped = []
     for name in ("bf16", "fp16"):
         error = probe(device, name)
         if error is None:
-            return name
-        emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
-    return "fp32"
+            return name, skipped
+        skipped.append((name, error))
+    return "fp32", skipped
