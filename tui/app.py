@@ -66,6 +66,10 @@ def default_telemetry_source(callback: Callable[[Any], None]) -> Any:
         return Sampler(on_sample=callback)
 
 
+# how long a hang-up (closed SSH session) waits for a clean exit before a hard one
+HANGUP_EXIT_S = 3.0
+
+
 class _RunTap:
     """The runner's event sink: writes to the run directory and shows stderr lines in the log pane."""
 
@@ -476,6 +480,12 @@ class Workbench(App):
         runner = self.runner
         if runner is not None and runner.running:
             await runner.stop()
+        # After a hang-up Textual's exit blocks for ever restoring a terminal that is gone
+        # (its writer queue never drains); the children are stopped and every event is on
+        # disk, so a bounded wait and then a hard exit loses nothing.
+        watchdog = threading.Timer(HANGUP_EXIT_S, os._exit, (128 + sig,))
+        watchdog.daemon = True
+        watchdog.start()
         self.exit(return_code=128 + sig)
 
     async def _shutdown_children(self) -> None:
