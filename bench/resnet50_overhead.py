@@ -139,6 +139,10 @@ def main() -> int:
     print(f"ResNet-50 training, {name}: batch {opts.batch_size}, {opts.image_size} px, {precision}"
           f"{', channels-last' if opts.channels_last else ''}, {opts.threads} threads, "
           f"{opts.steps} timed steps after {opts.warmup} warm-up, {opts.rounds} rounds")
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    if device.type == "cpu" and load > cores / 2:
+        print(f"note: load average {load:.1f} on {cores} cores: other processes compete, so rounds will scatter "
+              f"({'--threads 1 steadies them' if opts.threads > 1 else 'the median and best-round figures help'})")
     print(f"{'round':>5}  {'bare images/s':>14}  {'workload images/s':>18}  {'ratio':>6}")
     bare, work, reported, ratios = [], [], [], []
     bare_steps: list[float] = []

@@ -464,7 +464,7 @@ class Training:
     # --- the run ----------------------------------------------------------------------------
 
     def run(self) -> dict[str, Any]:
-        args, torch, devices, dev = self.args, self.torch, self.devices, self.device
+        args, devices, dev = self.args, self.devices, self.device
         self._build()
         data = self.data
         steps_per_epoch = data.steps_per_epoch
