@@ -42,6 +42,8 @@ UNIT = "images/s"
 OOM_INJECT_ENV = "CARDBENCH_INJECT_OOM_BATCH"
 LOG_EVERY_S = 5.0
 DEFAULT_EPOCH_SIZE = 12800  # 100 steps of the default batch
+# the peak-memory counters build a dict of every allocator statistic per read: at most once a second
+MEMORY_EVERY_S = 1.0
 
 
 def non_negative_int(text: str) -> int:
@@ -491,6 +493,8 @@ class Training:
         loss_value = float("nan")
         t_start = t_prev = devices.now(dev)
         last_log = 0.0
+        memory_read_at = float("-inf")
+        allocated = reserved = None
         while run_steps < planned:
             epoch += 1
             epoch_images, epoch_seconds, epoch_losses = 0, 0.0, []
@@ -529,7 +533,9 @@ class Training:
                     if end_of_epoch:
                         extra["epoch_images_per_s"] = epoch_images / epoch_seconds if epoch_seconds > 0 else None
                         extra["epoch_loss"] = statistics.fmean(epoch_losses)
-                    allocated, reserved = devices.peak_memory(dev)
+                    if end_of_epoch or t_end - memory_read_at >= MEMORY_EVERY_S:
+                        allocated, reserved = devices.peak_memory(dev)
+                        memory_read_at = t_end
                     self.emitter.step(self.global_step, epoch=epoch, loss=loss_value,
                                       throughput=n / step_s if step_s > 0 else None, unit=UNIT,
                                       step_s=step_s, data_wait_s=t_data - t_prev, compute_s=t_end - t_data,
