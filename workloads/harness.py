@@ -109,14 +109,31 @@ class ArgumentParser(argparse.ArgumentParser):
         raise WorkloadError(f"{self.prog}: {message}", hint=f"see `{self.prog} --help`")
 
 
-def positive_int(text: str) -> int:
+def _number(text: str, kind: type, minimum: float, inclusive: bool, what: str):
     try:
-        value = int(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
+    if not (value >= minimum if inclusive else value > minimum):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _number(text, int, 0, False, "a positive integer")
+
+
+def non_negative_int(text: str) -> int:
+    return _number(text, int, 0, True, "0 or more")
+
+
+def positive_float(text: str) -> float:
+    return _number(text, float, 0.0, False, "above 0")
+
+
+def non_negative_float(text: str) -> float:
+    return _number(text, float, 0.0, True, "0 or more")
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:

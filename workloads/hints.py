@@ -17,6 +17,8 @@ HINTS: list[tuple[str, str]] = [
      "an op is missing for that dtype on this device: use --amp off (or --dtype fp32)"),
     (r"not implemented for",
      "an op is missing for this dtype or device: try another --dtype/--amp, or --device cpu to compare"),
+    (r"Expected more than 1 value per channel when training",
+     "batch norm needs two or more images per step: raise --batch-size"),
     (r"out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED",
      "the device ran out of memory: lower --batch-size (or use --find-batch-size)"),
     (r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient",

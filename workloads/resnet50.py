@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from workloads import data_parallel
-from workloads.harness import ArgumentParser, Emitter, WorkloadError, positive_int, run_main
+from workloads.harness import (ArgumentParser, Emitter, WorkloadError, non_negative_int, positive_float, positive_int,
+                               run_main)
 
 WORKLOAD = "resnet50"
 UNIT = "images/s"
@@ -44,30 +45,6 @@ LOG_EVERY_S = 5.0
 DEFAULT_EPOCH_SIZE = 12800  # 100 steps of the default batch
 # the peak-memory counters build a dict of every allocator statistic per read: at most once a second
 MEMORY_EVERY_S = 1.0
-
-
-def non_negative_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    import argparse
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
-    return value
 
 
 def build_parser() -> ArgumentParser:
