@@ -1,3 +1,4 @@
+import json
 import subprocess
 import sys
 
@@ -5,11 +6,12 @@ import pytest
 
 from tui import __version__
 from tui.cli import _split_run_args, main
+from tui.runs import load_run
 
 
-def _cardbench(*args, **kwargs):
+def _cardbench(*args, timeout_s=60):
     return subprocess.run([sys.executable, "-m", "tui.cli", *args], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=60, **kwargs)
+                          stdin=subprocess.DEVNULL, timeout=timeout_s)
 
 
 def test_version_and_help():
@@ -45,3 +47,25 @@ def test_run_options_are_split_from_the_workloads_own():
 def test_main_returns_codes_instead_of_exiting(capsys):
     assert main(["run", "nope"]) == 2
     assert "unknown workload" in capsys.readouterr().err
+
+
+def test_run_json_prints_only_the_result_on_stdout_and_records_the_run(tmp_path):
+    runs = tmp_path / "runs"
+    out = _cardbench("run", "resnet50", "--json", "--runs-dir", str(runs), "--device", "cpu", "--image-size", "32",
+                     "--batch-size", "2", "--steps", "2", "--threads", "1", timeout_s=180)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)  # one JSON object, nothing else on stdout
+    assert result["workload"] == "resnet50" and result["status"] == "ok"
+    assert result["images_per_s"] > 0
+    assert "step 2" in out.stderr  # progress went to stderr
+    (run_dir,) = runs.iterdir()
+    assert str(run_dir) == result["run"]
+    assert load_run(run_dir).status == "ok"
+
+
+def test_run_with_a_bad_workload_option_is_one_error_line_and_exit_2(tmp_path):
+    out = _cardbench("run", "resnet50", "--runs-dir", str(tmp_path), "--batch-size", "0")
+    assert out.returncode == 2
+    errors = [line for line in out.stderr.splitlines() if line.startswith("cardbench: error:")]
+    assert len(errors) == 1 and "--batch-size" in errors[0]
+    assert "Traceback" not in out.stdout + out.stderr

@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "(`cardbench run resnet50 --help` lists them).")
     run.add_argument("workload", help=f"one of: {', '.join(sorted(WORKLOADS))}")
     run.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
+    run.add_argument("--runs-dir", metavar="DIR", default=argparse.SUPPRESS, help="where the run is kept")
 
     devices = sub.add_parser("devices", help="print one snapshot of every device and the host")
     devices.add_argument("--json", action="store_true", help="as JSON")

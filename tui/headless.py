@@ -39,6 +39,7 @@ from typing import Any, Sequence, TextIO
 from tui.report.bundle import BundleError, check_output_dir
 from tui.runs import RunStore, RunStoreError, load_run
 from workloads import WORKLOADS, protocol
+from workloads.runner import Outcome, Runner
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 ARGS_ENV = "CARDBENCH_HEADLESS_ARGS"
@@ -222,13 +223,12 @@ def _step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
     return (done / total if total else None), ", ".join(parts)
 
 
-def _result_line(name: str, result: protocol.Result | None, end: protocol.End | None,
-                 error: protocol.Error | None) -> str:
-    status = end.status if end else "failed"
-    if result is None:
-        why = f": {error.message}" + (f" (hint: {error.hint})" if error and error.hint else "") if error else ""
+def _result_line(name: str, outcome: Outcome) -> str:
+    status = outcome.status
+    if outcome.result is None:
+        why = f": {outcome.error_line}" if outcome.error else ""
         return f"{name}: {status}{why}"
-    m = result.metrics
+    m = outcome.result.metrics
     bits = []
     for key, unit in (("images_per_s", "images/s"), ("tokens_per_s", "tokens/s")):
         if isinstance(m.get(key), (int, float)):
@@ -242,8 +242,6 @@ def _result_line(name: str, result: protocol.Result | None, end: protocol.End | 
 
 async def _run_job(job: Job, store: RunStore, sampler: Any, state: SuiteState, progress: Progress,
                    doctor: list[dict[str, str]], suite: str) -> None:
-    from workloads.runner import Runner
-
     run = store.create(job.workload, job.args, source="cardbench --export-report", suite=suite)
     state.run_dirs.append(run.path)
     state.ran.append(job.workload)
@@ -259,7 +257,7 @@ async def _run_job(job: Job, store: RunStore, sampler: Any, state: SuiteState, p
             progress.say(f"  telemetry will not be recorded for this run: {exc}")
     runner = Runner.for_workload(job.workload, job.args, run=run)
     state.runner = runner
-    result = end = error = None
+    outcome = Outcome()
     timer = None
     if job.deadline is not None:
         def out_of_time() -> None:
@@ -271,15 +269,10 @@ async def _run_job(job: Job, store: RunStore, sampler: Any, state: SuiteState, p
         timer = asyncio.get_running_loop().call_later(max(0.0, job.deadline - time.monotonic()), out_of_time)
     try:
         async for event in runner.events():
+            outcome.see(event)
             if isinstance(event, protocol.Step):
                 fraction, detail = _step_detail(event, job)
                 progress.update(fraction, detail)
-            elif isinstance(event, protocol.Result):
-                result = event
-            elif isinstance(event, protocol.Error):
-                error = event
-            elif isinstance(event, protocol.End):
-                end = event
             elif isinstance(event, (protocol.Fallback, protocol.WorkloadWarning)):
                 progress.say(f"  {event.describe()}")
     finally:
@@ -289,9 +282,9 @@ async def _run_job(job: Job, store: RunStore, sampler: Any, state: SuiteState, p
         if sampler is not None:
             sampler.set_run_dir(None)
         run.close()
-    progress.say("  " + _result_line(job.workload, result, end, error))
-    stopped_for_time = job.workload in state.out_of_time and end is not None and end.status == "stopped"
-    if (end is None or end.status != "ok") and not stopped_for_time:
+    progress.say("  " + _result_line(job.workload, outcome))
+    stopped_for_time = job.workload in state.out_of_time and outcome.status == "stopped"
+    if outcome.status != "ok" and not stopped_for_time:
         state.failed.append(job.workload)
 
 

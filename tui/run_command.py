@@ -15,8 +15,7 @@ import sys
 
 from tui.cli import CliError
 from tui.runs import RunStore, RunStoreError
-from workloads import protocol
-from workloads.runner import Runner
+from workloads.runner import Outcome, Runner
 
 
 def _start_telemetry(run):
@@ -42,17 +41,10 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, lambda: asyncio.ensure_future(runner.stop()))
     sampler = _start_telemetry(run)
-    result: protocol.Result | None = None
-    error: protocol.Error | None = None
-    end: protocol.End | None = None
+    outcome = Outcome()
     try:
         async for event in runner.events():
-            if isinstance(event, protocol.Result):
-                result = event
-            elif isinstance(event, protocol.Error):
-                error = event
-            elif isinstance(event, protocol.End):
-                end = event
+            outcome.see(event)
             print(event.describe(), file=progress, flush=True)
     finally:
         if sampler is not None:
@@ -60,15 +52,14 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
         run.close()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.remove_signal_handler(sig)
-    status = end.status if end else "failed"
-    if as_json and result is not None:
-        print(json.dumps({"workload": name, "run": str(run.path), "status": status, **result.metrics}))
+    status = outcome.status
+    if as_json and outcome.result is not None:
+        print(json.dumps({"workload": name, "run": str(run.path), "status": status, **outcome.result.metrics}))
     if status == "ok":
         return 0
-    if error is not None:
-        hint = f" (hint: {error.hint})" if error.hint else ""
-        print(f"cardbench: error: {error.message}{hint}", file=sys.stderr)
+    if outcome.error is not None:
+        print(f"cardbench: error: {outcome.error_line}", file=sys.stderr)
     if status == "stopped":
         return 130
     # a workload's bad-input exit (2) stays 2, so scripts can tell it from a crash
-    return 2 if end is not None and end.exit_code == 2 else 1
+    return 2 if outcome.end is not None and outcome.end.exit_code == 2 else 1

@@ -106,7 +106,10 @@ class ArgumentParser(argparse.ArgumentParser):
     emitter: Emitter | None = None
 
     def error(self, message: str) -> NoReturn:  # type: ignore[override]
-        raise WorkloadError(f"{self.prog}: {message}", hint=f"see `{self.prog} --help`")
+        from workloads import WORKLOADS
+
+        command = f"cardbench run {self.prog}" if self.prog in WORKLOADS else self.prog
+        raise WorkloadError(f"{self.prog}: {message}", hint=f"see `{command} --help`")
 
 
 def _number(text: str, kind: type, minimum: float, inclusive: bool, what: str):

@@ -26,6 +26,7 @@ import signal
 import sys
 import weakref
 from collections import deque
+from dataclasses import dataclass
 from typing import AsyncIterator, Protocol, Sequence
 
 from workloads import protocol
@@ -48,6 +49,35 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+@dataclass
+class Outcome:
+    """What a consumer keeps of a run's events: the last result, error and end."""
+
+    result: protocol.Result | None = None
+    error: protocol.Error | None = None
+    end: protocol.End | None = None
+
+    def see(self, event: protocol.Event) -> None:
+        if isinstance(event, protocol.Result):
+            self.result = event
+        elif isinstance(event, protocol.Error):
+            self.error = event
+        elif isinstance(event, protocol.End):
+            self.end = event
+
+    @property
+    def status(self) -> str:
+        return self.end.status if self.end else "failed"
+
+    @property
+    def error_line(self) -> str:
+        """The error and its hint as one line, or '' when there was none."""
+        if self.error is None:
+            return ""
+        hint = f" (hint: {self.error.hint})" if self.error.hint else ""
+        return f"{self.error.message}{hint}"
 
 
 class Runner:
