@@ -69,3 +69,10 @@ def test_run_with_a_bad_workload_option_is_one_error_line_and_exit_2(tmp_path):
     errors = [line for line in out.stderr.splitlines() if line.startswith("cardbench: error:")]
     assert len(errors) == 1 and "--batch-size" in errors[0]
     assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_the_workbench_without_a_terminal_is_one_line_and_exit_2(tmp_path):
+    out = _cardbench("--runs-dir", str(tmp_path))  # stdin /dev/null, stdout a pipe
+    assert out.returncode == 2
+    assert out.stdout == ""  # no escape codes painted into the pipe
+    assert "needs a terminal" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -148,3 +148,21 @@ async def test_sigterm_reaches_the_harness_as_a_stopped_end(run):
     assert seen[-1].status == "stopped"
     # the harness's own end(stopped) line was written before it exited: it is on disk once
     assert [e.kind for e in load_run(run.path).events] == ["start", "end"]
+
+
+async def test_stop_during_spawn_still_stops_the_child(run, tmp_path):
+    pids_file = tmp_path / "pids"
+    runner = Runner(_argv("hang", str(pids_file)), run=run, grace_s=0.5)
+    events = runner.events()
+    first = asyncio.ensure_future(events.__anext__())  # starts spawning
+    await asyncio.sleep(0)
+    await runner.stop()  # nothing to signal yet: the runner must remember the request
+    rest = [await asyncio.wait_for(first, 20)]
+
+    async def drain():
+        return [event async for event in events]
+
+    rest += await asyncio.wait_for(drain(), 20)  # without the fix the child hangs for ever
+    assert rest[-1].kind == "end" and rest[-1].status == "stopped"
+    child, grandchild = map(int, pids_file.read_text().split()) if pids_file.exists() else (0, 0)
+    assert not (child and _alive(child)) and not (grandchild and _alive(grandchild))

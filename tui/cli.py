@@ -162,6 +162,10 @@ def dispatch(argv: Sequence[str]) -> int:
         from tui.headless import export_runs
 
         return export_runs(args)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # Textual would paint escape codes into a pipe and wait for keys that never come
+        raise CliError("cardbench: the workbench needs a terminal (ssh -t); without one use "
+                       "`cardbench --export-report` or `cardbench run WORKLOAD`", EXIT_BAD_INPUT)
     from tui.app import main as app_main
 
     return app_main(runs_dir=args.runs_dir)

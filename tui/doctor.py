@@ -85,6 +85,14 @@ class Facts:
 
 # ---------------------------------------------------------------- gathering
 
+
+def _cwd_or_root() -> str:
+    try:
+        return os.getcwd()
+    except OSError:  # the shell's directory was deleted under it
+        return "/"
+
+
 def gather_cli(facts: Facts, timeout: float = CLI_TIMEOUT_S) -> None:
     from tui.telemetry.cli_tool import run_bounded
 
@@ -127,7 +135,7 @@ def gather(probe_timeout: float = PROBE_TIMEOUT_S, disk_path: str | None = None,
     from tui.telemetry import pci
     from tui.telemetry.torch_probe import run_probe
 
-    facts = Facts(disk_path=disk_path or os.getcwd())
+    facts = Facts(disk_path=disk_path or _cwd_or_root())
     note = on_progress or (lambda _text: None)
 
     def probe() -> None:
@@ -429,6 +437,7 @@ def main(as_json: bool = False, out: TextIO | None = None) -> int:
     try:
         checks = run_checks()
     except KeyboardInterrupt:
+        print("cardbench: interrupted", file=sys.stderr)
         return 130
     if as_json:
         out.write(json.dumps([c.to_dict() for c in checks], indent=2) + "\n")

@@ -29,13 +29,21 @@ def _start_telemetry(run):
     return sampler
 
 
+def _say(line: str, stream) -> None:
+    """A progress line; a terminal gone with a closed SSH session must not end the run's record."""
+    try:
+        print(line, file=stream, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_json: bool) -> int:
     try:
         run = RunStore(runs_dir).create(name, args)
     except RunStoreError as exc:
         raise CliError(f"cardbench run: {exc}") from None
     progress = sys.stderr if as_json else sys.stdout
-    print(f"cardbench: run {run.id} -> {run.path}", file=progress, flush=True)
+    _say(f"cardbench: run {run.id} -> {run.path}", progress)
     runner = Runner.for_workload(name, args, run=run)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -45,7 +53,7 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
     try:
         async for event in runner.events():
             outcome.see(event)
-            print(event.describe(), file=progress, flush=True)
+            _say(event.describe(), progress)
     finally:
         if sampler is not None:
             sampler.stop()
@@ -54,11 +62,12 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
             loop.remove_signal_handler(sig)
     status = outcome.status
     if as_json and outcome.result is not None:
-        print(json.dumps({"workload": name, "run": str(run.path), "status": status, **outcome.result.metrics}))
+        _say(json.dumps({"workload": name, "run": str(run.path), "status": status, **outcome.result.metrics}),
+             sys.stdout)
     if status == "ok":
         return 0
     if outcome.error is not None:
-        print(f"cardbench: error: {outcome.error_line}", file=sys.stderr)
+        _say(f"cardbench: error: {outcome.error_line}", sys.stderr)
     if status == "stopped":
         return 130
     # a workload's bad-input exit (2) stays 2, so scripts can tell it from a crash

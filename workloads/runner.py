@@ -152,6 +152,9 @@ class Runner:
             yield self._record(protocol.End(status="failed"))
             return
         assert self.process and self.process.stdout
+        if self.stop_requested:
+            # stop() came while the child was being spawned, when there was nothing to signal yet
+            asyncio.ensure_future(self.stop())
         stderr_task = asyncio.create_task(self._drain_stderr())
         saw_end: protocol.End | None = None
         saw_error = False

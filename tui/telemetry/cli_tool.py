@@ -7,11 +7,30 @@ otherwise keep the output pipes open and the wait would last as long as they do.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
 from dataclasses import dataclass
 from typing import Callable
+
+
+# children still running, killed as a group if the interpreter exits mid-call (the calls run in daemon threads)
+_LIVE: set[subprocess.Popen] = set()
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+@atexit.register
+def _kill_live() -> None:
+    for proc in list(_LIVE):
+        if proc.poll() is None:
+            _kill_group(proc)
 
 
 @dataclass(frozen=True)
@@ -30,18 +49,22 @@ def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = No
                                 text=True, errors="replace", start_new_session=True, env=env, cwd=cwd)
     except OSError as exc:
         return CliResult(None, "", "", f"{label}: cannot start: {exc}")
+    _LIVE.add(proc)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            proc.kill()
+        _kill_group(proc)
         try:
             out, err = proc.communicate(timeout=2.0)
         except subprocess.TimeoutExpired:  # a child that left the group still holds the pipes
             out, err = "", ""
         return CliResult(None, out or "", err or "", f"{label} did not answer within {timeout:g} s (timed out, killed)")
+    except BaseException:
+        # Ctrl+C or an exiting caller: a probe in its own session would outlive us (holding a CUDA context)
+        _kill_group(proc)
+        raise
+    finally:
+        _LIVE.discard(proc)
     if proc.returncode != 0:
         lines = [line.strip() for line in ((err or "") + "\n" + (out or "")).splitlines() if line.strip()]
         return CliResult(proc.returncode, out, err, f"{label} exit {proc.returncode}: {lines[0] if lines else 'no output'}")
