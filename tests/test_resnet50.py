@@ -233,21 +233,56 @@ def test_bad_input_in_a_child_prints_no_traceback(tmp_path):
     assert "Traceback" not in log
 
 
-def _processes_in_group(pgid):
+def _tagged_processes(tag):
+    """Live processes whose environment carries this test's tag: the launcher, torchrun and every rank.
+
+    torchrun puts each rank in a session of its own, so looking at the launcher's
+    process group alone would miss them.
+    """
+    marker = f"CARDBENCH_TEST_TAG={tag}".encode()
     found = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.getpgid(int(entry)) == pgid:
-                    found.append(int(entry))
-            except ProcessLookupError:
-                pass
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if marker not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+        except OSError:
+            continue
+        found.append(int(entry))
     return found
 
 
+def _wait_until_gone(tag, seconds=15):
+    deadline = time.monotonic() + seconds
+    while _tagged_processes(tag) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return _tagged_processes(tag)
+
+
+def _start_ddp(*args, tag, stderr=subprocess.DEVNULL):
+    env = dict(os.environ, CARDBENCH_TEST_TAG=tag)
+    return subprocess.Popen([sys.executable, "-m", "workloads.resnet50", *TINY, *args, "--gpus", "2"], env=env,
+                            stdout=subprocess.PIPE, stderr=stderr, start_new_session=True)
+
+
+def _until_first_step(proc):
+    events = []
+    for line in proc.stdout:
+        events.append(protocol.parse_line(line))
+        if events[-1].kind == "step":
+            break
+    assert events[-1].kind == "step"
+    return events
+
+
 def test_two_process_gloo_data_parallel_run_leaves_no_process():
-    proc = subprocess.Popen([sys.executable, "-m", "workloads.resnet50", *TINY, "--steps", "2", "--gpus", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    tag = f"ddp-ok-{os.getpid()}"
+    proc = _start_ddp("--steps", "2", tag=tag, stderr=subprocess.PIPE)
     out, err = proc.communicate(timeout=240)
     log = err.decode()
     assert proc.returncode == 0, log
@@ -261,27 +296,71 @@ def test_two_process_gloo_data_parallel_run_leaves_no_process():
     metrics = result(events)
     assert metrics["world_size"] == 2 and metrics["global_batch_size"] == 4
     assert "launching 2 processes" in log and "torch.distributed.run" in log
-    assert _processes_in_group(proc.pid) == []
+    assert _wait_until_gone(tag) == []
 
 
 def test_stopping_the_data_parallel_launcher_stops_its_workers():
-    proc = subprocess.Popen([sys.executable, "-m", "workloads.resnet50", *TINY, "--gpus", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+    tag = f"ddp-stop-{os.getpid()}"
+    proc = _start_ddp(tag=tag)
     try:
-        events = []
-        for line in proc.stdout:
-            events.append(protocol.parse_line(line))
-            if events[-1].kind == "step":
-                break
-        assert events[-1].kind == "step"
+        events = _until_first_step(proc)
+        assert len(_tagged_processes(tag)) >= 4  # launcher, torchrun, two ranks
         os.kill(proc.pid, signal.SIGTERM)  # the launcher alone, not its group
         rest, _ = proc.communicate(timeout=60)
         events += [protocol.parse_line(line) for line in rest.splitlines()]
         assert events[-1].kind == "end" and events[-1].status == "stopped"
-        deadline = time.monotonic() + 10
-        while _processes_in_group(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert _processes_in_group(proc.pid) == []
+        assert _wait_until_gone(tag) == []
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_killing_the_launchers_group_takes_the_ranks_too():
+    # what the runner does after its grace period, and the workbench's last resort at exit
+    tag = f"ddp-kill-{os.getpid()}"
+    proc = _start_ddp(tag=tag)
+    try:
+        _until_first_step(proc)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert _wait_until_gone(tag) == []
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_a_rank_dies_with_its_parent(tmp_path):
+    # the mechanism behind the test above, without gloo's own error path that also ends ranks on the CPU
+    pid_file = tmp_path / "rank.pid"
+    rank = ("import os, sys, time\n"
+            "from workloads.data_parallel import die_with_parent\n"
+            "die_with_parent()\n"
+            f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+            "time.sleep(600)\n")
+    parent = ("import subprocess, sys, time\n"
+              f"subprocess.Popen([sys.executable, '-c', {rank!r}], start_new_session=True)\n"
+              "time.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, "-c", parent])
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            state = open(f"/proc/{child}/stat", "rb").read().rsplit(b")", 1)[1].split()[0]
+            if state == b"Z":
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(child, signal.SIGKILL)
+            pytest.fail("the rank outlived its parent")
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -6,9 +6,11 @@ lines rank 0 writes on the shared stdout pipe and passes them on, and ends the
 run itself when the workers die without doing so. Ranks other than 0 emit no
 events (their errors go to stderr, so run.log keeps them).
 
-torchrun and its workers stay in the launcher's process group, so the runner's
-stop (a signal to the group) reaches all of them; on its own SIGTERM the
-launcher also stops torchrun and waits for it, so no worker outlives the run.
+torchrun stays in the launcher's process group, but it starts each worker in a
+session of its own, so a signal to the group misses the workers: each worker
+asks the kernel to kill it when torchrun dies (PR_SET_PDEATHSIG), and on its own
+SIGTERM the launcher also stops torchrun and waits for it, so no worker
+outlives the run.
 
 Nothing here imports torch at module level: the launcher needs it only to count
 accelerators (``--gpus all``, or a count to check); CPU processes need none.
@@ -161,8 +163,31 @@ def _stop(proc: subprocess.Popen[Any]) -> None:
         proc.wait()
 
 
+def die_with_parent() -> None:
+    """Make this rank die when torchrun does.
+
+    torchrun starts each rank in a session of its own, so a signal to the
+    launcher's group (the runner's SIGKILL, the workbench's exit) would miss the
+    ranks; an NCCL rank left alone blocks in a collective holding device memory.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # torchrun was already gone before the request took effect
+        os._exit(EXIT_FAILED)
+
+
 def init_process_group(device: Any) -> None:
     import torch.distributed as dist
+
+    die_with_parent()
 
     backend = None
     if hasattr(dist, "get_default_backend_for_device"):

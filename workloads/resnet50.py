@@ -607,7 +607,8 @@ class Training:
             # NVIDIA's figures are at 224 px: beside another size they would mislead
             "published_images_per_s": (resnet50_baselines.PUBLISHED_IMAGES_PER_S
                                        if self.args.image_size == 224 else None),
-            **resnet50_baselines.bounds(images_per_s, self.args.image_size, self.device_name, self.precision),
+            **resnet50_baselines.bounds(images_per_s, self.args.image_size, self.device_name, self.precision,
+                                        devices=self.world),
         }
         if self.is_main:
             self.emitter.result(metrics)

@@ -9,6 +9,8 @@ bound: None, not a guess.
 
 from __future__ import annotations
 
+import re
+
 TRAIN_GFLOP_PER_IMAGE_224 = 24.5
 
 # NVIDIA DeepLearningExamples, ResNet-50 v1.5 PyTorch, training with AMP
@@ -38,16 +40,19 @@ def peak_tflops(device_name: str, precision: str) -> float | None:
     """The dense peak for this device and precision ('fp32', 'bf16', 'fp16'), or None when unknown."""
     key = precision.split()[0] if precision else "fp32"
     for fragment, peaks in PEAK_TFLOPS:
-        if fragment in device_name:
+        # whole words: "L4" must not match an L40
+        if re.search(rf"\b{re.escape(fragment)}\b", device_name):
             return peaks.get(key)
     return None
 
 
-def bounds(images_per_s: float | None, image_size: int, device_name: str, precision: str) -> dict[str, float | None]:
-    """Achieved TFLOP/s beside the device's peak and the fraction reached."""
+def bounds(images_per_s: float | None, image_size: int, device_name: str, precision: str,
+           devices: int = 1) -> dict[str, float | None]:
+    """Achieved TFLOP/s beside the peak of the devices that produced it, and the fraction reached."""
     gflop = train_gflop_per_image(image_size)
     achieved = images_per_s * gflop / 1000 if images_per_s else None
-    peak = peak_tflops(device_name, precision)
+    one = peak_tflops(device_name, precision)
+    peak = one * devices if one else None
     return {
         "gflop_per_image": round(gflop, 3),
         "achieved_tflops": round(achieved, 3) if achieved is not None else None,
