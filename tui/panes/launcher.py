@@ -108,7 +108,8 @@ def render_state(state: RunState) -> Text:
     title = WORKLOADS.get(state.workload, (state.workload or "no run yet",))[0]
     text.append(f"{state.status.upper()}", style=_STATUS_STYLE.get(state.status, ""))
     text.append(f" {title}\n")
-    step = "N/A" if state.step is None else str(state.step)
+    # before the first step of a planned run, "0/N" reads better than "N/A/N"
+    step = str(state.step if state.step is not None else (0 if state.total_steps else "N/A"))
     if state.total_steps:
         step += f"/{state.total_steps}"
     epoch = "" if state.epoch is None else f"  epoch {state.epoch}"
