@@ -58,28 +58,31 @@ def build_parser() -> ArgumentParser:
                        description="GPT-2 token generation with a KV cache: tokens/s, latency, bandwidth bound.")
     p.add_argument("--model-size", choices=list(SIZES), default=None,
                    help="GPT-2 shape (default 124M; 'tiny' is a test shape); a --weights dir's config.json wins")
-    p.add_argument("--weights", type=Path, default=None,
+    p.add_argument("--weights", metavar="DIR", type=Path, default=None,
                    help="local Hugging Face GPT-2 directory (model.safetensors or pytorch_model.bin); "
                         "default: random weights")
-    p.add_argument("--prompt-len", type=positive_int, default=32, help="random prompt token ids (default 32)")
-    p.add_argument("--prompt", default=None, help="prompt text (needs a local GPT-2 tokenizer.json)")
-    p.add_argument("--tokenizer", type=Path, default=None,
+    p.add_argument("--prompt-len", metavar="N", type=positive_int, default=32,
+                   help="random prompt token ids (default 32)")
+    p.add_argument("--prompt", metavar="TEXT", default=None, help="prompt text (needs a local GPT-2 tokenizer.json)")
+    p.add_argument("--tokenizer", metavar="PATH", type=Path, default=None,
                    help="tokenizer.json, or a directory holding one (default: the --weights dir)")
-    p.add_argument("--tokens", type=positive_int, default=256, help="new tokens per run (default 256)")
-    p.add_argument("--batch-size", type=positive_int, default=1, help="sequences decoded together (default 1)")
-    p.add_argument("--temperature", type=non_negative_float, default=0.0, help="0 is greedy (default)")
-    p.add_argument("--top-k", type=positive_int, default=None, help="sample from the k likeliest tokens")
-    p.add_argument("--seed", type=int, default=0, help="seed of the weights, prompt and sampling")
+    p.add_argument("--tokens", metavar="N", type=positive_int, default=256, help="new tokens per run (default 256)")
+    p.add_argument("--batch-size", metavar="N", type=positive_int, default=1,
+                   help="sequences decoded together (default 1)")
+    p.add_argument("--temperature", metavar="T", type=non_negative_float, default=0.0, help="0 is greedy (default)")
+    p.add_argument("--top-k", metavar="K", type=positive_int, default=None, help="sample from the k likeliest tokens")
+    p.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the weights, prompt and sampling")
     p.add_argument("--dtype", choices=["auto", "fp32", "fp16", "bf16"], default="auto",
                    help="weights and cache dtype (auto: fp32 on the CPU, else bf16, else fp16)")
-    p.add_argument("--device", default="auto", help="cuda, cuda:1, cpu, ... (default: first accelerator)")
+    p.add_argument("--device", metavar="DEVICE", default="auto",
+                   help="cuda, cuda:1, cpu, ... (default: first accelerator)")
     p.add_argument("--compile", action="store_true",
                    help="torch.compile the decode step (with CUDA graphs on cuda)")
     p.add_argument("--cuda-graphs", action="store_true", help="capture the decode step as a CUDA graph")
-    p.add_argument("--repeat", type=positive_int, default=3, help="timed runs (default 3)")
-    p.add_argument("--warmup", type=non_negative_int, default=16,
+    p.add_argument("--repeat", metavar="N", type=positive_int, default=3, help="timed runs (default 3)")
+    p.add_argument("--warmup", metavar="N", type=non_negative_int, default=16,
                    help="untimed decode steps before the timed runs (default 16)")
-    p.add_argument("--report-every", type=positive_int, default=16,
+    p.add_argument("--report-every", metavar="N", type=positive_int, default=16,
                    help="decoded tokens per step event (default 16)")
     return p
 
