@@ -21,6 +21,12 @@ TINY = SIZES["tiny"]
 CPU = torch.device("cpu")
 
 
+@pytest.fixture(autouse=True)
+def _restore_thp_switch(monkeypatch):
+    """main() sets THP_MEM_ALLOC_ENABLE for its process; undo it for the tests that run main in-process."""
+    monkeypatch.setenv("THP_MEM_ALLOC_ENABLE", "1")
+
+
 def tiny_model(seed=0, config=TINY):
     model = GPT2(config)
     model.init_random(seed)
