@@ -26,35 +26,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from workloads.gpt2_config import GPT2Config
-from workloads.harness import ArgumentParser, Emitter, WorkloadError, positive_int, run_main
+from workloads.harness import (ArgumentParser, Emitter, WorkloadError, non_negative_float, non_negative_int,
+                               positive_int, run_main)
 
 WORKLOAD = "generate"
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value >= 0:  # also rejects nan
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
 
 
 def build_parser() -> ArgumentParser:
     from workloads.gpt2_config import SIZES
 
-    p = ArgumentParser(prog="python -m workloads.generate",
+    p = ArgumentParser(prog=WORKLOAD,
                        description="GPT-2 token generation with a KV cache: tokens/s, latency, bandwidth bound.")
     p.add_argument("--model-size", choices=list(SIZES), default=None,
                    help="GPT-2 shape (default 124M; 'tiny' is a test shape); a --weights dir's config.json wins")
