@@ -65,5 +65,20 @@ def test_the_workload_accepts_every_flag_the_launcher_passes(workload):
     text = out.stdout + out.stderr  # the harness prints help on stderr (stdout carries events)
     for param in PARAMS[workload]:
         assert param.flag in text, f"{workload} --help does not list {param.flag}"
+        if param.kind == "switch":
+            continue  # a bare flag: its on/off is the launcher's own
         for choice in param.choices:
             assert choice in text, f"{workload} {param.flag} does not offer {choice}"
+
+
+def test_a_switch_passes_its_bare_flag_only_when_on():
+    from tui.launch import BadValue, build_args, defaults
+
+    values = defaults("generate")
+    assert "--cuda-graphs" not in build_args("generate", values)
+    values.update(cuda_graphs="on", repeat="5")
+    args = build_args("generate", values)
+    assert "--cuda-graphs" in args and args[args.index("--repeat") + 1] == "5"
+    assert args.count("--cuda-graphs") == 1 and "on" not in args  # a bare flag, no value after it
+    with pytest.raises(BadValue, match="not one of off, on"):
+        build_args("resnet50", {**defaults("resnet50"), "channels_last": "yes"})

@@ -19,11 +19,13 @@ class Param:
     label: str
     flag: str
     default: str = ""
-    kind: str = "text"                 # "int" (positive), "text" or "choice"
+    kind: str = "text"                 # "int" (positive), "text", "choice", or "switch" (a bare flag when on)
     choices: tuple[str, ...] = ()
     placeholder: str = ""
     omit: tuple[str, ...] = ()         # values that mean "the workload's default": not passed
 
+
+SWITCH = ("off", "on")
 
 PARAMS: dict[str, tuple[Param, ...]] = {
     "resnet50": (
@@ -32,6 +34,7 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         Param("steps", "steps (cap)", "--steps", "200", "int", placeholder="no cap"),
         Param("image_size", "image size", "--image-size", "224", "int"),
         Param("amp", "AMP", "--amp", "off", "choice", ("off", "fp16", "bf16")),
+        Param("channels_last", "channels-last", "--channels-last", "off", "switch", SWITCH),
         Param("data", "data", "--data", "synthetic", placeholder="synthetic | fake | DIR",
               omit=("synthetic",)),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
@@ -43,6 +46,9 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         Param("model_size", "model size", "--model-size", "124M", "choice",
               ("124M", "355M", "774M", "1.5B", "tiny")),
         Param("prompt_len", "prompt length", "--prompt-len", "32", "int"),
+        Param("repeat", "timed runs", "--repeat", "3", "int"),
+        Param("cuda_graphs", "CUDA graphs", "--cuda-graphs", "off", "switch", SWITCH),
+        Param("compile", "torch.compile", "--compile", "off", "switch", SWITCH),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
     ),
 }
@@ -76,8 +82,11 @@ def build_args(workload: str, values: dict[str, str]) -> list[str]:
             if number <= 0:
                 raise BadValue(f"{param.label}: must be positive, not {number}")
             value = str(number)
-        elif param.kind == "choice" and value not in param.choices:
+        elif param.kind in ("choice", "switch") and value not in param.choices:
             raise BadValue(f"{param.label}: {value!r} is not one of {', '.join(param.choices)}")
+        if param.kind == "switch":
+            args += [param.flag] if value == "on" else []
+            continue
         args += [param.flag, value]
     return args
 

@@ -21,7 +21,7 @@ def _field_id(workload: str, key: str) -> str:
 
 def _widget_for(workload: str, param: Param):
     wid = _field_id(workload, param.key)
-    if param.kind == "choice":
+    if param.kind in ("choice", "switch"):
         return Select([(c, c) for c in param.choices], value=param.default, allow_blank=False, compact=True,
                       id=wid)
     restrict = r"[0-9]*" if param.kind == "int" else None
