@@ -79,10 +79,10 @@ def test_planted_secrets_appear_in_no_file_of_the_bundle(tmp_path, planted):
     top = path.stem
     env_json = blobs[f"{top}/env.json"].decode()
     assert '"CUDA_VISIBLE_DEVICES": "0,1"' in env_json and '"NCCL_DEBUG": "INFO"' in env_json
-    assert '"NCCL_IB_AUTH_TOKEN": "<redacted>"' in env_json
+    assert '"NCCL_IB_AUTH_TOKEN": "[redacted]"' in env_json
     assert "logs.example/x" in env_json and "HOME" not in env_json and "DATABASE_URL" not in env_json
     config = blobs[f"{top}/logs/{runs[0].name}/config.json"].decode()
-    assert '"--hf-token",\n    "<redacted>"' in config and "--api-key=<redacted>" in config
+    assert '"--hf-token",\n    "[redacted]"' in config and "--api-key=[redacted]" in config
     assert "950 images/s" in blobs[f"{top}/report.md"].decode()
 
 
@@ -116,8 +116,11 @@ def test_environment_is_an_allow_list():
     ("--hf-token&#160;abcd1234&#160;--steps 3", "--steps 3", "abcd1234"),
     ("--password=abcd1234 --lr 0.1", "--lr 0.1", "abcd1234"),
     ("Authorization: Bearer abcdefghijk", "Authorization", "abcdefghijk"),
+    ("Authorization: Token 0a1b2c3d4e5f6a7b8c9d", "Authorization:", "0a1b2c3d4e5f"),
+    ('{"authorization": "Digest q1w2e3r4t5y6"}', "authorization", "q1w2e3r4t5y6"),
+    ("GPT-2 token generation, first token generated", "GPT-2 token generation, first token generated", "[redacted]"),
     ("export NCCL_IB_KEY='abcd 1234'", "NCCL_IB_KEY", "abcd 1234"),
-    ("time to first token 12.0 ms, 256 tokens", "time to first token 12.0 ms, 256 tokens", "<redacted>"),
+    ("time to first token 12.0 ms, 256 tokens", "time to first token 12.0 ms, 256 tokens", "[redacted]"),
     ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "", "eyJhbGci"),
 ])
 def test_text_forms(text, kept, gone):

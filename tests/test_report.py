@@ -282,7 +282,7 @@ def test_bundle_writes_only_redacted_text(tmp_path):
     bundle.add_text("a.txt", "token hf_abcdefghijklmnopqrstuvwxyz here")
     bundle.add_jsonl("e.jsonl", '{"event":"start","config":{"api_key":"zzzz-1234"}}\n{"torn')
     assert b"hf_abc" not in bundle.files["a.txt"]
-    assert json.loads(bundle.files["e.jsonl"].decode().splitlines()[0])["config"]["api_key"] == "<redacted>"
+    assert json.loads(bundle.files["e.jsonl"].decode().splitlines()[0])["config"]["api_key"] == "[redacted]"
 
 
 def test_the_pure_python_png_reader_agrees(tmp_path):

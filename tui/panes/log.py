@@ -37,7 +37,7 @@ class LogPane(RichLog):
     """Newest line last; holds the last MAX_LINES lines (run.log keeps everything)."""
 
     def __init__(self, clock=time.time, **kwargs) -> None:
-        super().__init__(max_lines=MAX_LINES, wrap=True, markup=False, highlight=False, **kwargs)
+        super().__init__(max_lines=MAX_LINES, wrap=True, markup=False, highlight=False, min_width=1, **kwargs)
         self.clock = clock
         self.border_title = "log"
         self.lines_text: list[str] = []  # plain text of what was written, newest last (tests, export)

@@ -77,7 +77,8 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     parts = []
     tp = s.throughput
     if tp.median is not None:
-        parts.append(w("median_of_steps", n=tp.n, median=num(tp.median), mean=num(tp.mean), p90=num(tp.p90),
+        key = "median_of_token_steps" if m.get("tokens_per_s") is not None else "median_of_steps"
+        parts.append(w(key, n=tp.n, median=num(tp.median), mean=num(tp.mean), p90=num(tp.p90),
                        skipped=tp.skipped))
     if m.get("bandwidth_fraction") is not None:
         parts.append(w("bw_bound", fraction=pct(m.get("bandwidth_fraction")), read=num(m.get("device_read_gbps"), 3),

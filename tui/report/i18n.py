@@ -87,6 +87,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "files_intro": ("Check them with `sha256sum -c SHA256SUMS` in this directory.",
                     "在本目录执行 `sha256sum -c SHA256SUMS` 校验。"),
     "steps_fmt": ("{n} steps", "{n} 步"),
+    "median_of_token_steps": ("per-token rate (1 / decode latency) over {n} steps: median {median} (mean {mean}, "
+                              "p90 {p90}); the headline is all tokens over all time, prefill and sampling included",
+                              "逐 token 速率（1/解码延迟），{n} 步：中位数 {median}（均值 {mean}，p90 {p90}）；"
+                              "标题数字为全部 token 除以全部时间（含预填充与采样）"),
     "median_of_steps": ("median of {n} steps {median} (mean {mean}, p90 {p90}; first {skipped} left out as warm-up)",
                         "{n} 步中位数 {median}（均值 {mean}，p90 {p90}；前 {skipped} 步为预热未计入）"),
     "bw_bound": ("{fraction} of the device's read bandwidth ({read} GB/s); bound {bound} tokens/s",

@@ -22,7 +22,8 @@ import os
 import re
 from typing import Any, Iterable, Mapping
 
-REDACTED = "<redacted>"
+# not "<...>": inside the SVG screenshot or report.html that would be a broken or invisible tag
+REDACTED = "[redacted]"
 
 # a name part ends with one of these -> the value is secret ("HF_TOKEN", "apikey", "db-password")
 _SECRET_ENDINGS = ("key", "token", "secret", "pass", "password", "passwd", "pwd", "auth", "credential",
@@ -62,11 +63,14 @@ _TOKEN_SHAPES = re.compile(
 # scheme://user:password@host or scheme://token@host
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s@:\"']+(?::[^/\s@\"']*)?)@")
 _BEARER = re.compile(r"(?i)\b(bearer|basic)(\s+|&#160;)[A-Za-z0-9._~+/=-]{6,}")
+# any scheme after an Authorization header ("Token x", "Digest x"...): bare words like "token" are prose elsewhere
+_AUTH_HEADER = re.compile(r"(?i)\b((?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)([A-Za-z-]+(?:\s|&#160;)+)?[^\s\"'&]{6,}")
 # space as the SVG screenshot writes it too, so a screenshot of `--hf-token xyz` is caught
 _SP = r"(?:[ \t]|&#160;|&nbsp;)"
 _KEY_VALUE = re.compile(
     r"(?P<q>[\"']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=q)(?P<sep>" + _SP + r"*[:=]" + _SP + r"*)"
-    r"(?P<val>\"[^\"\n]*\"|'[^'\n]*'|&quot;.*?&quot;|[^\s,;}\]\)&\"'<]+)")
+    # a bare value never starts with "[" or "<": that is the marker already written, or markup
+    r"(?P<val>\"[^\"\n]*\"|'[^'\n]*'|&quot;.*?&quot;|[^\s,;}\[\]\)&\"'<]+)")
 _OPTION_VALUE = re.compile(
     r"(?P<opt>(?<![A-Za-z0-9_-])--?[A-Za-z][A-Za-z0-9_-]*)(?P<sep>" + _SP + r"+|=|\"," + _SP + r"*\"|'," + _SP
     + r"*')(?P<val>[^\s\"'<&]+)")
@@ -178,6 +182,7 @@ class Redactor:
             text = pattern.sub(REDACTED, text)
         text = _TOKEN_SHAPES.sub(REDACTED, text)
         text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+        text = _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{m.group(2) or ''}{REDACTED}", text)
         text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
         text = _scan(_KEY_VALUE, "name", text, _blank_key_value)
         text = _scan(_OPTION_VALUE, "opt", text, _blank_option_value)
