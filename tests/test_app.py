@@ -240,6 +240,24 @@ async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir,
     assert any("export: writing" in line for line in app.log_pane.lines_text)
 
 
+async def test_export_waits_for_the_active_run(runs_dir, tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setitem(sys.modules, "tui.report",
+                        types.SimpleNamespace(export_bundle=lambda *a, **k: calls.append(a) or tmp_path / "x.zip"))
+    factory = child_factory("steady.py", "100000", "0.05")
+    app = make_app(runs_dir, factory, export_dir=tmp_path / "out")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: (app.state.step or 0) >= 1, what="steps")
+        await pilot.press("e")
+        await pilot.pause()
+        assert calls == []  # the doctor's probe and collect_env would share the device with the run
+        assert "a run is active" in app.log_pane.lines_text[-1]
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.runner is None, what="the stop")
+
+
 async def test_export_without_the_report_saves_a_screenshot(runs_dir, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "tui.report", None)  # import fails
     app = make_app(runs_dir, export_dir=tmp_path / "shots")

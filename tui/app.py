@@ -390,6 +390,12 @@ class Workbench(App):
         return list(newest.values())
 
     def action_export(self) -> None:
+        if self.state.status in ("starting", "running"):
+            # the export runs the doctor's probe and collect_env: they would share the device and the
+            # CPU with the training, and the bundle would hold a run without its end
+            self.log_pane.say("a run is active: stop it (s) or let it finish, then export (e)", "yellow")
+            self.notify("stop the run or let it finish first", title="export")
+            return
         svg = self.export_screenshot()
         try:
             from tui.report import export_bundle

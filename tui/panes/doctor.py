@@ -16,9 +16,10 @@ _STATUS_STYLE = {"ok": "green", "pass": "green", "warn": "yellow", "fail": "bold
 
 def checks_table(checks) -> Table:
     table = Table(expand=True, show_lines=False, pad_edge=False)
-    table.add_column("check", no_wrap=True)
+    # the check names wrap too: at 80 columns a no-wrap name column left the evidence 13 columns
+    table.add_column("check", ratio=1, min_width=14)
     table.add_column("status", no_wrap=True)
-    table.add_column("evidence / hint", ratio=1)
+    table.add_column("evidence / hint", ratio=2)
     for check in checks:
         status = str(getattr(check, "status", "?"))
         detail = Text(str(getattr(check, "evidence", "") or ""))
@@ -47,6 +48,7 @@ class DoctorScreen(ModalScreen[None]):
                          id="doctor-result")
 
     def on_mount(self) -> None:
+        self.query_one("#doctor-body").focus()  # PageDown and arrows scroll without a Tab first
         if self.run_checks is None:
             try:
                 from tui.doctor import run_checks

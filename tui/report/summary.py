@@ -166,8 +166,9 @@ def summarize(record: RunRecord) -> WorkloadSummary:
         args=[str(a) for a in record.config.get("args", [])],
         config=config,
         versions=dict(start.versions) if start else {},
+        # a run without its result: what was asked for ("--amp off" is fp32)
         precision=_first(metrics.get("precision"), metrics.get("dtype"), config.get("precision"),
-                         config.get("amp"), config.get("dtype")),
+                         "fp32" if config.get("amp") == "off" else config.get("amp"), config.get("dtype")),
         batch_size=_first(metrics.get("batch_size"), config.get("batch_size")),
         throughput=throughput_stats(record),
         metrics=metrics,
