@@ -281,6 +281,7 @@ class Training:
                 raise WorkloadError(f"--num-classes {args.num_classes} but {args.data} has {found} class folders",
                                     hint="drop --num-classes to use the folder's count")
             self.num_classes = args.num_classes or found
+            self.epoch_size = len(dataset)  # the report's cost per epoch of the user's own data
             description = f"ImageFolder {args.data} ({len(dataset)} images, {found} classes)"
         data = imagedata.LoaderBatches(dataset, description, args.batch_size, workers, pin,
                                        rank=self.rank, world_size=self.world, seed=args.seed)
