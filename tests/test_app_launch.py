@@ -82,3 +82,18 @@ def test_a_switch_passes_its_bare_flag_only_when_on():
     assert args.count("--cuda-graphs") == 1 and "on" not in args  # a bare flag, no value after it
     with pytest.raises(BadValue, match="not one of off, on"):
         build_args("resnet50", {**defaults("resnet50"), "channels_last": "yes"})
+
+
+@pytest.mark.parametrize("workload, args", [
+    ("resnet50", ["--batch-size", "8", "--steps", "12", "--image-size", "64", "--amp", "bf16", "--channels-last"]),
+    ("generate", ["--tokens", "64", "--dtype", "bf16", "--cuda-graphs", "--repeat", "2"]),
+])
+def test_a_runs_arguments_fill_the_fields_that_rebuild_them(workload, args):
+    from tui.launch import build_args, values_from_args
+
+    built = build_args(workload, values_from_args(workload, args))
+    for flag, value in zip(args, args[1:] + [""]):
+        if flag.startswith("--"):
+            assert flag in built
+            if not value.startswith("--") and value:
+                assert built[built.index(flag) + 1] == value

@@ -461,6 +461,8 @@ class Workbench(App):
             result=dict(last.result.metrics) if last.result else {})
         if last.workload in self.workload_names:
             self.launcher.select(last.workload)
+            # the screenshot in a report must show the settings the run had, not the launcher's defaults
+            self.launcher.show_args(last.workload, [str(a) for a in last.config.get("args", [])])
         self._show_state()
         self.plots.refresh_plots()
 

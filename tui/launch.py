@@ -91,6 +91,30 @@ def build_args(workload: str, values: dict[str, str]) -> list[str]:
     return args
 
 
+def values_from_args(workload: str, args: list[str]) -> dict[str, str]:
+    """Field values for a run's arguments (the inverse of `build_args`); options it has no field for are ignored."""
+    values = defaults(workload)
+    by_flag = {p.flag: p for p in params_for(workload)}
+    for param in params_for(workload):
+        if param.kind == "switch":
+            values[param.key] = "off"
+        elif param.omit:
+            values[param.key] = param.omit[0]
+        elif param.kind == "int":
+            values[param.key] = ""  # absent from the run: the workload's own default applied
+    items = list(args)
+    for i, item in enumerate(items):
+        flag, _, inline = item.partition("=")
+        param = by_flag.get(flag)
+        if param is None:
+            continue
+        if param.kind == "switch":
+            values[param.key] = "on"
+        elif inline or i + 1 < len(items):
+            values[param.key] = inline or items[i + 1]
+    return values
+
+
 def _positive(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 

@@ -10,7 +10,7 @@ from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
-from tui.launch import Param, defaults, params_for
+from tui.launch import Param, defaults, params_for, values_from_args
 from workloads import WORKLOADS
 
 
@@ -42,6 +42,7 @@ class WorkloadForm(Container):
         super().__init__(**kwargs)
         self.workload = workload
         self.built = False
+        self.pending: dict[str, str] | None = None  # values set before the fields were mounted
 
     async def build(self) -> None:
         """Mount the fields: called once the first frame is out (they are most of the screen's widgets)."""
@@ -55,6 +56,26 @@ class WorkloadForm(Container):
             widgets += [Label(param.label), _widget_for(self.workload, param)]
         await self.mount_all(widgets)
         self.built = True
+        if self.pending is not None:
+            self.set_values(self.pending)
+
+    def set_values(self, values: dict[str, str]) -> None:
+        """Show these values in the fields (a loaded run's settings)."""
+        if not self.built:
+            self.pending = dict(values)
+            return
+        for param in params_for(self.workload):
+            if param.key not in values:
+                continue
+            widget = self.query_one(f"#{_field_id(self.workload, param.key)}")
+            value = values[param.key]
+            if isinstance(widget, Select):
+                if value in param.choices:
+                    widget.value = value
+            else:
+                widget.value = value
+                if not value and not param.placeholder:
+                    widget.placeholder = "(workload default)"  # the run left it to the workload
 
     def values(self) -> dict[str, str]:
         out = defaults(self.workload)
@@ -185,6 +206,11 @@ class LauncherPane(VerticalScroll, can_focus=False):
         self._selected = name
         self.query_one(ContentSwitcher).current = f"form-{name}"
         self.query_one("#workload-bar", Static).update(workload_bar(self.workloads, name))
+
+    def show_args(self, name: str, args: list[str]) -> None:
+        """Fill a workload's fields from a run's arguments."""
+        if name in self.workloads:
+            self.query_one(f"#form-{name}", WorkloadForm).set_values(values_from_args(name, args))
 
     def values(self, name: str | None = None) -> dict[str, str]:
         name = name or self.selected
