@@ -394,7 +394,7 @@ def _error(message: str) -> None:
 def _report_options(args: argparse.Namespace) -> dict[str, Any]:
     price = getattr(args, "price_per_hour", None)
     if price is not None and not (math.isfinite(price) and price >= 0):
-        raise BundleError(f"--price-per-hour must be a positive number, not {price}")
+        raise BundleError(f"--price-per-hour must be a number of 0 or more (0 for a free trial), not {price}")
     return {"price_per_hour": price, "currency": getattr(args, "currency", None) or "USD",
             "lang": getattr(args, "lang", None) or "en"}
 
