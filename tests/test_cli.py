@@ -60,7 +60,9 @@ def test_run_json_prints_only_the_result_on_stdout_and_records_the_run(tmp_path)
     assert "step 2" in out.stderr  # progress went to stderr
     (run_dir,) = runs.iterdir()
     assert str(run_dir) == result["run"]
-    assert load_run(run_dir).status == "ok"
+    record = load_run(run_dir)
+    assert record.status == "ok"
+    assert record.telemetry and "host" in record.telemetry[0]  # sampled while the run was active
 
 
 def test_run_with_a_bad_workload_option_is_one_error_line_and_exit_2(tmp_path):

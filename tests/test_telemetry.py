@@ -259,12 +259,6 @@ def test_sampler_feeds_a_sink_such_as_the_run_store():
     assert rows and rows[0]["devices"][0]["util_gpu_pct"] == 1.0
 
 
-def test_on_sample_is_accepted_as_the_callback_name():
-    got = []
-    Sampler(on_sample=got.append, collector=_SlowCollector()).poll()
-    assert len(got) == 1
-
-
 def test_read_jsonl_skips_a_torn_last_line(tmp_path):
     path = tmp_path / "telemetry.jsonl"
     path.write_text(json.dumps(Sample(t=1.0).to_dict()) + "\n" + '{"t": 2.0, "devi')

@@ -60,10 +60,7 @@ def default_telemetry_source(callback: Callable[[Any], None]) -> Any:
         from tui.telemetry import Sampler
     except ImportError:
         return None
-    try:
-        return Sampler(interval=1.0, callback=callback)
-    except TypeError:  # an older sampler named the callback differently
-        return Sampler(on_sample=callback)
+    return Sampler(interval=1.0, callback=callback)
 
 
 # how long a hang-up (closed SSH session) waits for a clean exit before a hard one

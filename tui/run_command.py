@@ -24,7 +24,8 @@ def _start_telemetry(run):
         from tui.telemetry import Sampler
     except ImportError:
         return None
-    sampler = Sampler(on_sample=lambda sample: run.append_telemetry(sample.to_dict()))
+    sampler = Sampler(interval=1.0)
+    sampler.set_sink(run.append_telemetry)
     sampler.start()
     return sampler
 

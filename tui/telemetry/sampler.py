@@ -28,12 +28,11 @@ class Sampler:
     """
 
     def __init__(self, interval: float = 1.0, callback: Callable[[Sample], Any] | None = None,
-                 run_dir: str | os.PathLike[str] | None = None, collector: Any = None,
-                 on_sample: Callable[[Sample], Any] | None = None) -> None:
+                 run_dir: str | os.PathLike[str] | None = None, collector: Any = None) -> None:
         if interval <= 0:
             raise ValueError(f"interval must be positive, not {interval!r}")
         self.interval = float(interval)
-        self.callback = callback or on_sample  # `on_sample=`: the name tui/run_command.py uses
+        self.callback = callback
         self._collector = collector
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
