@@ -99,6 +99,7 @@ def test_export_from_runs_on_disk(tmp_path):
         md = zf.read(f"{path.stem}/report.md").decode()
         names = zf.namelist()
     assert md.startswith("# cardbench 测试报告") and "torch 9.9" in md
+    assert "体检结果取自运行" in md and "由磁盘上的运行记录" in md  # the framing notes are translated too
     assert f"{path.stem}/logs/{runs[1].name}/events.jsonl" in names
 
 

@@ -131,6 +131,7 @@ def test_chinese_report(tmp_path):
     assert md.startswith("# cardbench 测试报告") and "## 环境检查" in md and "## 稳定性" in md
     assert "--price-per-hour" in md  # how to get the cost section
     assert 'lang="zh-CN"' in (top / "report.html").read_text()
+    assert "warm-up left out" not in md and "预热未计入" in md
 
 
 def test_pngs_decode_and_are_not_blank(tmp_path):

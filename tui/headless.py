@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from tui.report.bundle import BundleError, check_output_dir
+from tui.report.i18n import Words
 from tui.runs import RunStore, RunStoreError, load_run
 from workloads import WORKLOADS, protocol
 from workloads.runner import Outcome, Runner
@@ -509,7 +510,7 @@ def export_runs(args: argparse.Namespace) -> int:
     for path in run_dirs:
         try:
             doctor = json.loads((path / DOCTOR_FILE).read_text(encoding="utf-8"))
-            doctor_note = f"The doctor's checks are those recorded with run {path.name}."
+            doctor_note = Words(options["lang"])("doctor_from_run", run=path.name)
             break
         except (OSError, json.JSONDecodeError):
             continue
@@ -517,7 +518,7 @@ def export_runs(args: argparse.Namespace) -> int:
     progress.begin(f"report bundle from {len(run_dirs)} run(s)")
     try:
         path = _build_bundle(run_dirs, output, progress, doctor, doctor_note,
-                             ["Built from runs on disk with `cardbench export --run`."], None, options)
+                             [Words(options["lang"])("from_disk")], None, options)
     except BundleError as exc:
         _error(str(exc))
         return EXIT_FAILED

@@ -56,6 +56,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     from tui.report import charts as charts_mod
     from tui.report import contents, envinfo, html, markdown, png, screen, smi, summary, xid
     from tui.report.bundle import Bundle, bundle_stem
+    from tui.report.i18n import Words
     from tui.report.redact import Redactor
     from tui.runs import RunStoreError, load_run
 
@@ -83,10 +84,10 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
             from tui.doctor import run_checks
 
             doctor_checks = run_checks()
-            doctor_note = doctor_note or "The doctor ran at export time."
+            doctor_note = doctor_note or Words(lang)("doctor_at_export")
         except Exception as exc:  # noqa: BLE001 - the report is written without it, and says so
             doctor_checks = []
-            doctor_note = f"The doctor could not run: {type(exc).__name__}: {exc}"
+            doctor_note = Words(lang)("doctor_failed", why=f"{type(exc).__name__}: {exc}")
 
     _say(progress, "device detection")
     if sample is None:

@@ -233,8 +233,8 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         tp = s.throughput
         if tp.median is not None:
             rows.append([w.metric("step_throughput"),
-                         f"median {num(tp.median)}, mean {num(tp.mean)}, p90 {num(tp.p90)} {tp.unit or ''} "
-                         f"({w('steps_fmt', n=tp.n)}, {tp.skipped} warm-up left out)"])
+                         w("step_stats", median=num(tp.median), mean=num(tp.mean), p90=num(tp.p90),
+                           unit=tp.unit or "", steps=w("steps_fmt", n=tp.n), skipped=tp.skipped)])
         if s.first_loss is not None or s.last_loss is not None:
             rows.append([w.metric("loss"), f"{num(s.first_loss)} -> {num(s.last_loss)}"])
         rows.append([w.metric("peak_memory_bytes"), fmt_bytes(s.peak_memory_bytes)])
