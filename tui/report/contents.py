@@ -237,7 +237,9 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
                            unit=tp.unit or "", steps=w("steps_fmt", n=tp.n), skipped=tp.skipped)])
         if s.first_loss is not None or s.last_loss is not None:
             rows.append([w.metric("loss"), f"{num(s.first_loss)} -> {num(s.last_loss)}"])
-        rows.append([w.metric("peak_memory_bytes"), fmt_bytes(s.peak_memory_bytes)])
+        # on the CPU the workloads can only give the process's peak RSS: say so rather than "device"
+        on_cpu = "rss" in str(s.metrics.get("peak_memory_kind", "")).lower() or str(s.device or "").startswith("cpu")
+        rows.append([w.metric("peak_memory_rss" if on_cpu else "peak_memory_bytes"), fmt_bytes(s.peak_memory_bytes)])
         rows.append([w.metric("fallbacks"), str(len(s.fallbacks))])
         rows.append([w.metric("warnings"), str(len(s.warnings))])
         blocks.append(Table([w("metric"), w("value")], rows))

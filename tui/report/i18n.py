@@ -128,6 +128,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "total_s": ("training time", "训练时间"),
     "loss": ("loss, first -> last", "loss 首 -> 末"),
     "peak_memory_bytes": ("peak device memory (allocated)", "设备内存峰值（已分配）"),
+    "peak_memory_rss": ("peak process memory (RSS, no device)", "进程内存峰值（RSS，无加速设备）"),
     "fallbacks": ("fallbacks", "回退次数"),
     "warnings": ("warnings", "警告数"),
 }
