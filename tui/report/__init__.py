@@ -89,17 +89,21 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
             doctor_checks = []
             doctor_note = Words(lang)("doctor_failed", why=f"{type(exc).__name__}: {exc}")
 
+    # one device snapshot for the whole export: env.json, the device table and the screenshot share it
     _say(progress, "device detection")
+    devices_note = None
     if sample is None:
         try:
             from tui.telemetry import collect_once
 
             sample = collect_once()
         except Exception as exc:  # noqa: BLE001
-            notes.append(f"device detection failed: {type(exc).__name__}: {exc}")
+            devices_note = f"device detection failed: {type(exc).__name__}: {exc}"
+            notes.append(devices_note)
 
     _say(progress, "collecting the environment (python -m torch.utils.collect_env)")
-    env = envinfo.gather(doctor_checks, redactor.environment(environ), sample=sample, doctor_note=doctor_note)
+    env = envinfo.gather(doctor_checks, redactor.environment(environ), sample=sample, doctor_note=doctor_note,
+                         devices_note=devices_note)
 
     _say(progress, "management CLI output")
     smi_out = smi.run_management_cli(sample=sample)

@@ -128,16 +128,10 @@ def cuda_init_from(checks: list[dict[str, str]]) -> dict[str, Any]:
 
 
 def gather(doctor_checks: Sequence[Any] | None, environment: dict[str, str], sample: Any = None,
-           doctor_note: str | None = None, collect_env_timeout: float = COLLECT_ENV_TIMEOUT_S) -> EnvInfo:
+           doctor_note: str | None = None, collect_env_timeout: float = COLLECT_ENV_TIMEOUT_S,
+           devices_note: str | None = None) -> EnvInfo:
+    """``sample`` is the export's one device snapshot (None when detection failed, ``devices_note`` says why)."""
     collect = run_collect_env(timeout=collect_env_timeout)
-    devices_note = None
-    if sample is None:
-        try:
-            from tui.telemetry import collect_once
-
-            sample = collect_once()
-        except Exception as exc:  # noqa: BLE001 - the rest of the report is still worth writing
-            devices_note = f"device detection failed: {type(exc).__name__}: {exc}"
     checks = normalize_checks(doctor_checks)
     return EnvInfo(collect_env=collect, devices=sample.to_dict() if sample is not None else None,
                    devices_note=devices_note, doctor=checks, doctor_note=doctor_note,
