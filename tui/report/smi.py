@@ -70,26 +70,10 @@ def run_management_cli(tools: Sequence[tuple[str, Sequence[str]]] = TOOLS, timeo
 
 
 def device_table(sample: Any = None) -> str:
-    """cardbench's device table, laid out like a management CLI's, from one telemetry snapshot."""
-    from tui.telemetry.sample import fmt, fmt_bytes
-
+    """cardbench's own device table: what `cardbench devices` prints, from the export's snapshot."""
     if sample is None:  # the export's one snapshot failed; it says why in its notes
         return "cardbench devices: no device snapshot (device detection failed; see the report's notes)"
-    lines = ["cardbench devices (no management CLI answered; values from cardbench's own sources)", ""]
-    if sample.devices:
-        header = f"{'#':>2}  {'name':<28} {'vendor':<10} {'util':>5} {'memory used / total':>24} {'temp':>6} {'power':>14}"
-        lines += [header, "-" * len(header)]
-        for d in sample.devices:
-            mem = f"{fmt_bytes(d.mem_used_bytes)} / {fmt_bytes(d.mem_total_bytes)}"
-            power = f"{fmt(d.power_w, 'W')} / {fmt(d.power_limit_w, 'W')}"
-            lines.append(f"{fmt(d.index):>2}  {fmt(d.name)[:28]:<28} {fmt(d.pci_vendor)[:10]:<10} "
-                         f"{fmt(d.util_gpu_pct, '%'):>5} {mem:>24} {fmt(d.temperature_c, 'C'):>6} {power:>14}")
-    else:
-        lines.append("no accelerator found (sources tried: " + (", ".join(sample.sources) or "none answered") + ")")
-    h = sample.host
-    lines += ["", f"host {fmt(h.hostname)}: {fmt(h.cpu_count)} CPUs at {fmt(h.cpu_pct, '%')}, "
-              f"memory {fmt_bytes(h.mem_used_bytes)} / {fmt_bytes(h.mem_total_bytes)}, "
-              f"load {fmt(h.load1, digits=2)}"]
-    for err in sample.errors:
-        lines.append(f"note: {err}")
-    return "\n".join(lines)
+    from tui.telemetry.once import render
+
+    sources = {"read from": ", ".join(sample.sources) or "none answered"}
+    return "(no management CLI answered; values from cardbench's own sources)\n\n" + render(sample, sources)
