@@ -32,8 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch  # noqa: E402
 import torchvision  # noqa: E402
 
-from workloads import device as devices, protocol, resnet50, resnet50_baselines  # noqa: E402
-from workloads.harness import Emitter  # noqa: E402
+from workloads import protocol  # noqa: E402
+from workloads.child import device as devices
+from workloads.resnet50 import cli as resnet50
+from workloads.resnet50 import baselines as resnet50_baselines
+from workloads.child.harness import Emitter  # noqa: E402
 
 
 class StepRecorder(Emitter):

@@ -10,12 +10,15 @@ import types
 import pytest
 import torch
 
-from workloads import gpt2, gpt2_config, gpt2_weights, protocol
-from workloads.bandwidth import _parse_size, measure_read_bandwidth, probe_bytes
-from workloads.generation import EagerDecoder, Sampling, fastest_split, generate, percentile
-from workloads.gpt2 import GPT2, KVCache, kv_bytes_per_step, weight_bytes_per_step
-from workloads.gpt2_config import SIZES, GPT2Config
-from workloads.harness import Emitter, WorkloadError, run_main
+from workloads import protocol
+from workloads.generate import gpt2
+from workloads.generate import config as gpt2_config
+from workloads.generate import weights as gpt2_weights
+from workloads.child.bandwidth import _parse_size, measure_read_bandwidth, probe_bytes
+from workloads.generate.decoding import EagerDecoder, Sampling, fastest_split, generate, percentile
+from workloads.generate.gpt2 import GPT2, KVCache, kv_bytes_per_step, weight_bytes_per_step
+from workloads.generate.config import SIZES, GPT2Config
+from workloads.child.harness import Emitter, WorkloadError, run_main
 
 TINY = SIZES["tiny"]
 CPU = torch.device("cpu")
@@ -258,7 +261,7 @@ def test_loader_rejects_a_directory_without_weights_and_a_foreign_config(tmp_pat
 
 def run_in_process(argv):
     stream = io.StringIO()
-    code = run_main(__import__("workloads.generate", fromlist=["main"]).main, argv, emitter=Emitter(stream))
+    code = run_main(__import__("workloads.generate.cli", fromlist=["main"]).main, argv, emitter=Emitter(stream))
     return code, [protocol.parse_line(line) for line in stream.getvalue().splitlines()]
 
 
@@ -316,7 +319,7 @@ def test_a_text_prompt_without_the_tokenizers_package_is_a_clear_error(tmp_path,
 
 
 def test_auto_dtype_steps_down_to_the_first_that_runs(monkeypatch):
-    from workloads import precision
+    from workloads.generate import precision
 
     monkeypatch.setattr(precision, "probe", lambda device, name: "no bf16 kernels" if name == "bf16" else None)
     assert precision.pick("auto", torch.device("cuda")) == ("fp16", [("bf16", "no bf16 kernels")])

@@ -14,7 +14,7 @@ print(",".join(heavy))
 
 
 @pytest.mark.parametrize("modules", [
-    ["tui"], ["workloads.protocol"], ["workloads.runner"], ["workloads.harness"],
+    ["tui"], ["workloads.protocol"], ["workloads.runner"], ["workloads.child.harness"],
     ["tui.runs", "tui.cli", "tui.run_command"], ["tui.headless", "tui.report"],
     ["tui.telemetry", "tui.doctor"], ["tui.history", "tui.launch"],
 ])

@@ -16,8 +16,9 @@ import pytest
 import torch
 
 from test_resnet50_parts import make_image_folder
-from workloads import protocol, resnet50
-from workloads.harness import Emitter, run_main
+from workloads import protocol
+from workloads.resnet50 import cli as resnet50
+from workloads.child.harness import Emitter, run_main
 
 # one thread: on a busy 2-core machine two threads wait on each other far more than they gain
 TINY = ["--device", "cpu", "--image-size", "32", "--batch-size", "2", "--num-classes", "10", "--warmup", "1",
@@ -333,7 +334,7 @@ def test_a_rank_dies_with_its_parent(tmp_path):
     # the mechanism behind the test above, without gloo's own error path that also ends ranks on the CPU
     pid_file = tmp_path / "rank.pid"
     rank = ("import os, sys, time\n"
-            "from workloads.data_parallel import die_with_parent\n"
+            "from workloads.child.data_parallel import die_with_parent\n"
             "die_with_parent()\n"
             f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
             "time.sleep(600)\n")

@@ -3,8 +3,11 @@ import pytest
 import torch
 from torch import nn
 
-from workloads import amp_diagnosis, batch_search, checkpoint, imagedata
-from workloads.harness import WorkloadError
+from workloads.resnet50 import amp_diagnosis
+from workloads.resnet50 import batch_search
+from workloads.resnet50 import checkpoint
+from workloads.resnet50 import imagedata
+from workloads.child.harness import WorkloadError
 
 CPU = torch.device("cpu")
 
@@ -189,7 +192,7 @@ def test_image_folder_checks(tmp_path):
 # --- data-parallel process count ----------------------------------------------------------------
 
 def test_process_count_checks_gpus_against_the_devices_present(monkeypatch):
-    from workloads import data_parallel
+    from workloads.child import data_parallel
 
     assert data_parallel.process_count("2", "cpu") == 2  # CPU processes: no device to count
     with pytest.raises(WorkloadError, match="needs an accelerator"):

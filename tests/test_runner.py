@@ -112,7 +112,7 @@ async def test_a_program_that_cannot_start_is_a_failed_end(run):
 
 async def test_workload_module_bad_argument_reports_one_line_and_exit_2(run):
     # a real workload module through the harness: argparse errors become an error event
-    code = "from workloads.harness import ArgumentParser, run_main, positive_int\n" \
+    code = "from workloads.child.harness import ArgumentParser, run_main, positive_int\n" \
            "import sys\n" \
            "def main(em, argv):\n" \
            "    p = ArgumentParser(prog='w'); p.add_argument('--steps', type=positive_int); p.parse_args(argv)\n" \
@@ -125,7 +125,7 @@ async def test_workload_module_bad_argument_reports_one_line_and_exit_2(run):
 
 
 async def test_sigterm_reaches_the_harness_as_a_stopped_end(run):
-    code = "import sys, time\nfrom workloads.harness import run_main\n" \
+    code = "import sys, time\nfrom workloads.child.harness import run_main\n" \
            "def main(em, argv):\n" \
            "    em.start('sleepy', {}, 'cpu', {})\n" \
            "    while True: time.sleep(0.05)\n" \

@@ -2,7 +2,7 @@
 
 Each check is PASS / WARN / FAIL / SKIP with its evidence and a one-line hint.
 Facts are gathered first (`gather`) - the management CLI, NVML, the PCI bus,
-a torch probe child (`python -m workloads.probe --doctor`), TensorFlow in its
+a torch probe child (`python -m workloads.child.probe --doctor`), TensorFlow in its
 own child when installed, disk space and the visible-devices variables - and
 the checks are pure functions of those facts (`checks_from`), so every
 verdict and hint is testable without a GPU. torch is never imported here.

@@ -1,4 +1,4 @@
-"""What torch can tell, asked of a short-lived child (`python -m workloads.probe`), never imported here.
+"""What torch can tell, asked of a short-lived child (`python -m workloads.child.probe`), never imported here.
 
 The child imports torch (seconds), so it runs once, in the background, and its
 answer is cached: the first samples come without it and later ones include it.
@@ -30,7 +30,7 @@ def probe_env() -> dict[str, str]:
 
 
 def run_probe(args: list[str] | tuple[str, ...] = (), timeout: float = PROBE_TIMEOUT_S,
-              python: str | None = None, module: str = "workloads.probe") -> tuple[dict[str, Any] | None, str | None]:
+              python: str | None = None, module: str = "workloads.child.probe") -> tuple[dict[str, Any] | None, str | None]:
     """Run the probe child; (its JSON, None) or (None, one-line reason). Never waits past ``timeout``."""
     done = run_bounded([python or sys.executable, "-m", module, *args], timeout, env=probe_env(), cwd=str(REPO_ROOT))
     for line in reversed(done.stdout.splitlines()):
@@ -85,7 +85,7 @@ class TorchProbe:
     name = "torch"
 
     def __init__(self, args: tuple[str, ...] = (), timeout: float = PROBE_TIMEOUT_S, python: str | None = None,
-                 module: str = "workloads.probe") -> None:
+                 module: str = "workloads.child.probe") -> None:
         self.args = args
         self.timeout = timeout
         self.python = python

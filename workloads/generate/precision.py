@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from workloads.harness import WorkloadError
+from workloads.child.harness import WorkloadError
 from workloads.hints import hint_for
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
@@ -17,9 +17,9 @@ DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
 def probe(device: torch.device, name: str) -> str | None:
     """None when a tiny GPT-2 prefill and decode step run in ``name`` on ``device``, else the error."""
-    from workloads import device as dev
-    from workloads.gpt2 import GPT2, KVCache
-    from workloads.gpt2_config import SIZES
+    from workloads.child import device as dev
+    from workloads.generate.gpt2 import GPT2, KVCache
+    from workloads.generate.config import SIZES
 
     config = SIZES["tiny"]
     try:

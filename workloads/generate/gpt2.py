@@ -34,7 +34,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from workloads.gpt2_config import GPT2Config
+from workloads.generate.config import GPT2Config
 
 # products of at most this many rows are split across cores; more rows make a GEMM MKL already threads
 SPLIT_MAX_ROWS = 8

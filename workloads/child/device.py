@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from workloads.harness import WorkloadError
+from workloads.child.harness import WorkloadError
 
 _TYPES_TO_PROBE = ("cuda", "xpu", "mps", "npu", "musa", "mlu", "hpu")
 

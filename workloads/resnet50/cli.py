@@ -1,7 +1,7 @@
 """ResNet-50 training: images/s, loss, memory, and a mixed-precision fallback that names the failing layer.
 
 Run as ``python -m workloads.resnet50 [options]`` (or ``cardbench run resnet50``).
-Events go to stdout through :class:`workloads.harness.Emitter`; concise progress
+Events go to stdout through :class:`workloads.child.harness.Emitter`; concise progress
 lines go to stderr, which the runner keeps as run.log.
 
 Timing: the device is synchronised once per step, right before the clock is
@@ -12,7 +12,7 @@ step, after that synchronisation. ``images_per_s`` is the median over the steps
 after the warm-up.
 
 When a step under autocast raises a device error, the run diagnoses it (see
-:mod:`workloads.amp_diagnosis`), emits a ``fallback`` event naming the first
+:mod:`workloads.resnet50.amp_diagnosis`), emits a ``fallback`` event naming the first
 failing layer and its type, and carries on with autocast off for the failing
 module types where that works, else in FP32.
 
@@ -34,8 +34,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from workloads import data_parallel
-from workloads.harness import (ArgumentParser, Emitter, WorkloadError, non_negative_int, positive_float, positive_int,
+from workloads.child import data_parallel
+from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, non_negative_int, positive_float, positive_int,
                                run_main)
 
 WORKLOAD = "resnet50"
@@ -157,7 +157,8 @@ class Training:
     def __init__(self, args: Any, emitter: Emitter):
         import torch
 
-        from workloads import amp_diagnosis, device as devices
+        from workloads.resnet50 import amp_diagnosis
+        from workloads.child import device as devices
 
         self.torch = torch
         self.devices = devices
@@ -214,7 +215,9 @@ class Training:
 
     def _build(self, synthetic_only: bool = False) -> None:
         torch = self.torch
-        from workloads import amp_diagnosis, checkpoint, imagedata
+        from workloads.resnet50 import amp_diagnosis
+        from workloads.resnet50 import checkpoint
+        from workloads.resnet50 import imagedata
 
         args = self.args
         self.resumed: dict[str, Any] | None = None
@@ -304,7 +307,7 @@ class Training:
         return model
 
     def _restore(self, data: dict[str, Any]) -> None:
-        from workloads import checkpoint
+        from workloads.resnet50 import checkpoint
 
         where = str(checkpoint.path_in(self.args.checkpoint))
         checkpoint.load_model(self.model, checkpoint.model_state(data), where)
@@ -345,7 +348,7 @@ class Training:
 
     def _train_step(self, images: Any, labels: Any) -> tuple[Any, bool]:
         """One step; returns (loss, whether it fell back to another way of running)."""
-        from workloads import amp_diagnosis
+        from workloads.resnet50 import amp_diagnosis
 
         try:
             loss = self._forward_backward(images, labels)
@@ -362,7 +365,7 @@ class Training:
         return self._fall_back(error, images, labels), True
 
     def _drop_compile(self, exc: BaseException, images: Any, labels: Any) -> Any:
-        from workloads import amp_diagnosis
+        from workloads.resnet50 import amp_diagnosis
 
         error = amp_diagnosis.first_line(exc)
         self.compile_checked = True
@@ -372,7 +375,7 @@ class Training:
         return loss
 
     def _fall_back(self, error: str, images: Any, labels: Any) -> Any:
-        from workloads import amp_diagnosis
+        from workloads.resnet50 import amp_diagnosis
         from workloads.hints import hint_for
 
         if self.is_main:
@@ -551,7 +554,7 @@ class Training:
                                  code="skipped_files")
 
     def _save(self, epoch: int) -> None:
-        from workloads import checkpoint
+        from workloads.resnet50 import checkpoint
 
         if self.is_main:
             state = {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
@@ -566,7 +569,7 @@ class Training:
             dist.barrier()
 
     def _finish(self, records: list[StepRecord], loss_value: float, total_s: float, epoch: int) -> dict[str, Any]:
-        from workloads import resnet50_baselines
+        from workloads.resnet50 import baselines as resnet50_baselines
 
         counted = [r for r in records if r.counted] or records
         rates = [r.images / r.step_s for r in counted if r.step_s > 0]
@@ -623,7 +626,8 @@ class Training:
     # --- the batch search --------------------------------------------------------------------
 
     def find_batch_size(self) -> dict[str, Any]:
-        from workloads import amp_diagnosis, batch_search
+        from workloads.resnet50 import amp_diagnosis
+        from workloads.resnet50 import batch_search
 
         torch, devices, dev, args = self.torch, self.devices, self.device, self.args
         self._build(synthetic_only=True)
@@ -700,6 +704,3 @@ class Training:
 def _num(value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, (int, float)) else "n/a"
 
-
-if __name__ == "__main__":
-    sys.exit(run_main(main, emitter=data_parallel.emitter_for_this_process()))

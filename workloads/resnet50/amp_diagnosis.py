@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 import torch
 from torch import nn
 
-from workloads import device as devices
+from workloads.child import device as devices
 
 INJECT_ENV = "CARDBENCH_INJECT_AMP_FAILURE"
 INJECTED_ERROR = "CUDA error: device kernel image is invalid"

@@ -26,7 +26,7 @@ import sys
 from typing import Any, Sequence
 
 from workloads import protocol
-from workloads.harness import EXIT_FAILED, Emitter, WorkloadError
+from workloads.child.harness import EXIT_FAILED, Emitter, WorkloadError
 
 WORKER_ENV = "CARDBENCH_DDP_WORKER"
 

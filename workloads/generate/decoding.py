@@ -18,8 +18,8 @@ from typing import Callable, Protocol
 
 import torch
 
-from workloads import device as dev
-from workloads.gpt2 import GPT2, KVCache
+from workloads.child import device as dev
+from workloads.generate.gpt2 import GPT2, KVCache
 
 
 class Decoder(Protocol):

@@ -23,7 +23,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, DistributedSampler, RandomSampler
 from torch.utils.data import default_collate
 
-from workloads.harness import WorkloadError
+from workloads.child.harness import WorkloadError
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from workloads.harness import WorkloadError
+from workloads.child.harness import WorkloadError
 
 TOKENIZER_FILE = "tokenizer.json"
 

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from workloads.harness import WorkloadError
+from workloads.child.harness import WorkloadError
 
 
 @dataclass(frozen=True)

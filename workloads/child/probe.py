@@ -1,6 +1,6 @@
 """What torch can tell about the accelerators, printed as one JSON object on the last stdout line.
 
-Run in a short-lived child (`python -m workloads.probe [--doctor | --tensorflow]`),
+Run in a short-lived child (`python -m workloads.child.probe [--doctor | --tensorflow]`),
 never in the UI process: importing torch costs seconds and a CUDA context would
 hold device memory and die with the first device fault.
 

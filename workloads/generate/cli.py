@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from workloads.gpt2_config import GPT2Config
-from workloads.harness import (ArgumentParser, Emitter, WorkloadError, non_negative_float, non_negative_int,
+from workloads.generate.config import GPT2Config
+from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, non_negative_float, non_negative_int,
                                positive_int, run_main)
 
 WORKLOAD = "generate"
 
 
 def build_parser() -> ArgumentParser:
-    from workloads.gpt2_config import SIZES
+    from workloads.generate.config import SIZES
 
     p = ArgumentParser(prog=WORKLOAD,
                        description="GPT-2 token generation with a KV cache: tokens/s, latency, bandwidth bound.")
@@ -91,7 +91,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     plan = _plan(args)
 
-    from workloads import device as dev, precision
+    from workloads.child import device as dev
+    from workloads.generate import precision
 
     device = dev.resolve(args.device)
     dtype_name, skipped = precision.pick(args.dtype, device)
@@ -109,7 +110,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     runs = _timed_runs(args, model, cache, decoder, prompt, sampling, gen, device, emitter)
     allocated, reserved = dev.peak_memory(device)
 
-    from workloads import bandwidth
+    from workloads.child import bandwidth
 
     # measured after the runs, so its large tensor stays out of the peak memory read just above
     read = bandwidth.measure_read_bandwidth(device)
@@ -143,7 +144,8 @@ def _build(args: argparse.Namespace, plan: Plan, device: Any, dtype: Any) -> tup
     """The model (random or loaded weights) and its KV cache, on the device."""
     import torch
 
-    from workloads import gpt2, gpt2_weights
+    from workloads.generate import gpt2
+    from workloads.generate import weights as gpt2_weights
 
     started = time.perf_counter()
     with torch.device(device):
@@ -168,7 +170,7 @@ def _prepare(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, devic
     """The decoder (warmed up, or fallen back to eager), the prompt, the sampling rule and its generator."""
     import torch
 
-    from workloads.generation import EagerDecoder, Sampling, fastest_split, generate
+    from workloads.generate.decoding import EagerDecoder, Sampling, fastest_split, generate
 
     try:
         gen = torch.Generator(device=device).manual_seed(args.seed)
@@ -207,8 +209,8 @@ def _prepare(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, devic
 def _timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, prompt: Any, sampling: Any,
                 gen: Any, device: Any, emitter: Emitter) -> list[Any]:
     """``--repeat`` timed generations; a step event every ``--report-every`` decoded tokens."""
-    from workloads import device as dev
-    from workloads.generation import generate
+    from workloads.child import device as dev
+    from workloads.generate.decoding import generate
 
     dev.reset_peak_memory(device)
     runs = []
@@ -234,8 +236,8 @@ def _timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, 
 def _metrics(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, runs: list[Any],
              read: Any) -> dict[str, Any]:
     """Throughput, latency and the bandwidth bound over the timed runs; None where a number is missing."""
-    from workloads import gpt2
-    from workloads.generation import percentile
+    from workloads.generate import gpt2
+    from workloads.generate.decoding import percentile
 
     latencies = [s for t in runs for s in t.latencies_s]
     rates = [t.decode_tokens_per_s for t in runs if t.decode_tokens_per_s is not None]
@@ -286,12 +288,12 @@ def _log_summary(m: dict[str, Any]) -> None:
 
 def _plan(args: argparse.Namespace) -> Plan:
     """Shape, prompt and limits, checked before any torch work; raises WorkloadError on bad input."""
-    from workloads import gpt2_tokenizer
-    from workloads.gpt2_config import SIZES, read_config, size_name
+    from workloads.generate import tokenizer as gpt2_tokenizer
+    from workloads.generate.config import SIZES, read_config, size_name
 
     config = SIZES[args.model_size or "124M"]
     if args.weights is not None:
-        from workloads.gpt2_weights import weights_files  # imports torch: only when weights are given
+        from workloads.generate.weights import weights_files  # imports torch: only when weights are given
 
         weights_files(args.weights)  # a missing dir or checkpoint fails now, before the model is built
         found = read_config(args.weights)
@@ -324,7 +326,7 @@ def _decoder(args: argparse.Namespace, model: Any, cache: Any, device: Any, emit
     """The decoder the flags ask for, or eager with a fallback event when it cannot run here."""
     import torch
 
-    from workloads.generation import CompiledDecoder, EagerDecoder, GraphDecoder
+    from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder
 
     if args.cuda_graphs:
         if device.type != "cuda" or not hasattr(torch.cuda, "CUDAGraph"):
@@ -351,6 +353,3 @@ def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
 
-
-if __name__ == "__main__":
-    sys.exit(run_main(main))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from workloads import device as dev
+from workloads.child import device as dev
 
 MIN_CPU_BYTES = 256 * 2**20
 MIN_DEVICE_BYTES = 1024 * 2**20

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from workloads.harness import WorkloadError
+from workloads.child.harness import WorkloadError
 
 FORMAT = "cardbench-resnet50"
 FILENAME = "resnet50-last.pt"

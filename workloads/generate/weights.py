@@ -3,7 +3,7 @@
 The directory holds ``model.safetensors`` (or a sharded index of them) or
 ``pytorch_model.bin``, and usually ``config.json``, which picks the shape. HF
 GPT-2 stores its projections as "Conv1D" (``in x out``), the layout
-:mod:`workloads.gpt2` keeps, so most parameters copy straight across; only the
+:mod:`workloads.generate.gpt2` keeps, so most parameters copy straight across; only the
 token embedding is transposed, and ``lm_head.weight`` is the same tensor as
 ``wte.weight`` (tied). Every shape is checked; the first missing, mismatched
 or unexpected parameter ends the load with a one-line :class:`WorkloadError`.
@@ -23,9 +23,9 @@ from typing import Any
 
 import torch
 
-from workloads.gpt2 import GPT2
-from workloads.gpt2_config import GPT2Config
-from workloads.harness import WorkloadError
+from workloads.generate.gpt2 import GPT2
+from workloads.generate.config import GPT2Config
+from workloads.child.harness import WorkloadError
 
 SAFETENSORS = "model.safetensors"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
