@@ -1,0 +1,63 @@
+"""What the workbench, the headless suite and the report know of GPT-2 token generation (torch-free)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from workloads.spec import SWITCH, Metric, Param, SuiteArgs, Text, WorkloadSpec, option, positive
+
+# the workload's own defaults (workloads/generate/cli.py)
+TOKENS, REPEAT = 256, 3
+
+
+def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
+    """Decoded tokens over the timed runs: a step event counts tokens."""
+    tokens = positive(config.get("tokens")) or positive(option(args, "--tokens")) or TOKENS
+    repeat = positive(config.get("repeat")) or positive(option(args, "--repeat")) or REPEAT
+    return tokens * repeat
+
+
+SPEC = WorkloadSpec(
+    name="generate",
+    title=Text("GPT-2 token generation", "GPT-2 token 生成"),
+    unit="tokens/s",
+    headline="tokens_per_s",
+    params=(
+        Param("tokens", "tokens", "--tokens", "256", "int"),
+        Param("batch_size", "batch size", "--batch-size", "1", "int"),
+        Param("dtype", "dtype", "--dtype", "auto", "choice", ("auto", "fp32", "fp16", "bf16"), omit=("auto",)),
+        # not "tiny": its context (64) is below the default tokens
+        Param("model_size", "model size", "--model-size", "124M", "choice", ("124M", "355M", "774M", "1.5B")),
+        Param("prompt_len", "prompt length", "--prompt-len", "32", "int"),
+        Param("repeat", "timed runs", "--repeat", "3", "int"),
+        Param("cuda_graphs", "CUDA graphs", "--cuda-graphs", "off", "switch", SWITCH),
+        Param("compile", "torch.compile", "--compile", "off", "switch", SWITCH),
+        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+    ),
+    suite=SuiteArgs(
+        quick=("--tokens", "256"),
+        standard=("--tokens", "256", "--repeat", "5"),
+        cpu_quick=("--tokens", "256", "--repeat", "1", "--warmup", "8"),
+        cpu_standard=("--tokens", "256", "--repeat", "1", "--warmup", "8"),
+        cpu_quick_note="no accelerator, so one timed run of 256 tokens instead of three",
+        cpu_standard_note="no accelerator, so one timed run of 256 tokens instead of five",
+    ),
+    metrics=(
+        Metric("tokens_per_s", Text("tokens/s per sequence (decode)", "tokens/s 每序列（解码）"), "rate"),
+        Metric("aggregate_tokens_per_s", Text("tokens/s, all sequences", "tokens/s 全部序列"), "rate"),
+        Metric("bound_tokens_per_s", Text("tokens/s bound (read bandwidth)", "tokens/s 上限（读带宽）"), "rate"),
+        Metric("bandwidth_fraction", Text("share of read bandwidth achieved", "达到读带宽比例"), "fraction"),
+        Metric("ttft_s", Text("time to first token", "首 token 时间"), "seconds"),
+        Metric("latency_p50_s", Text("per-token latency p50", "单 token 延迟 p50"), "seconds"),
+        Metric("latency_p99_s", Text("per-token latency p99", "单 token 延迟 p99"), "seconds"),
+        Metric("precision", Text("precision", "精度"), "text"),
+        Metric("batch_size", Text("batch size", "批大小")),
+        Metric("tokens", Text("new tokens per run", "每次生成 token 数")),
+        Metric("model_size", Text("model", "模型"), "text"),
+    ),
+    line_metrics=("ttft_s",),
+    counts="tokens",
+    warmup_emits_steps=False,
+    cost_basis="tokens",
+    planned_steps=planned_steps,
+)

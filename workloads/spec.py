@@ -1,0 +1,158 @@
+"""What a workload declares about itself, torch-free: the workbench, the headless suite and the report read it.
+
+Each workload package holds a ``spec`` module with one :class:`WorkloadSpec`; the
+registry in :mod:`workloads` lists them. Nothing under ``tui/`` names a workload:
+the launcher's fields, the suite's arguments, the headline figure and the
+report's rows all come from here. A new workload is a folder with ``spec.py``
+and ``__main__.py`` plus one registry line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+
+@dataclass(frozen=True)
+class Text:
+    """Words in English and Chinese (the reviewers' language in the trial campaigns)."""
+
+    en: str
+    zh: str = ""
+
+    def __call__(self, lang: str = "en") -> str:
+        return self.zh if lang == "zh" and self.zh else self.en
+
+
+@dataclass(frozen=True)
+class Param:
+    """One launcher field: ``flag`` is the workload's option, ``choices`` makes it a pick-list."""
+
+    key: str
+    label: str
+    flag: str
+    default: str = ""
+    kind: str = "text"                 # "int" (positive), "text", "choice", or "switch" (a bare flag when on)
+    choices: tuple[str, ...] = ()
+    placeholder: str = ""
+    omit: tuple[str, ...] = ()         # values that mean "the workload's default": not passed
+
+
+SWITCH = ("off", "on")
+# how a metric's value reads: the report formats it by its kind, never by its name
+METRIC_KINDS = ("number", "rate", "seconds", "fraction", "bytes", "text")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A result metric the report shows in the workload's table, with its label."""
+
+    key: str
+    label: Text
+    kind: str = "number"
+
+    def __post_init__(self) -> None:
+        if self.kind not in METRIC_KINDS:
+            raise ValueError(f"metric {self.key}: kind {self.kind!r} is not one of {', '.join(METRIC_KINDS)}")
+
+
+@dataclass(frozen=True)
+class SuiteArgs:
+    """The workload's arguments in the headless suite (`cardbench --export-report`).
+
+    With an accelerator: ``quick`` or ``standard``; where torch sees none, the scaled
+    ``cpu_quick`` / ``cpu_standard`` and the note the report states about the scaling.
+    ``amp_flag``: the option that takes the autocast mode the doctor found working.
+    """
+
+    quick: tuple[str, ...] = ()
+    standard: tuple[str, ...] = ()
+    cpu_quick: tuple[str, ...] = ()
+    cpu_standard: tuple[str, ...] = ()
+    cpu_quick_note: str = ""
+    cpu_standard_note: str = ""
+    amp_flag: str | None = None
+    default: bool = True               # run when `--workloads` does not name the workloads
+
+    def args(self, suite: str, *, accelerator: bool, amp: str = "off") -> tuple[list[str], str | None]:
+        """(arguments, note for the report or None) for this suite on this machine."""
+        standard = suite == "standard"
+        if accelerator:
+            args = list(self.standard if standard else self.quick)
+            if self.amp_flag:
+                args += [self.amp_flag, amp]
+            return args, None
+        args = list(self.cpu_standard if standard else self.cpu_quick)
+        return args, (self.cpu_standard_note if standard else self.cpu_quick_note) or None
+
+
+PlannedSteps = Callable[[Sequence[str], Mapping[str, Any]], "int | None"]
+
+
+def option(args: Sequence[str], flag: str, default: float | None = None) -> float | None:
+    """The number given to ``flag`` in an argument list (``--flag N`` or ``--flag=N``), else ``default``."""
+    for i, item in enumerate(args):
+        text = None
+        if item == flag and i + 1 < len(args):
+            text = args[i + 1]
+        elif item.startswith(flag + "="):
+            text = item.split("=", 1)[1]
+        if text is not None:
+            try:
+                return float(text)
+            except ValueError:
+                return default
+    return default
+
+
+def positive(value: Any) -> int | None:
+    """``value`` when it is a positive whole number (not a bool), else None."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _cap_only(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
+    return positive(config.get("steps")) or positive(option(args, "--steps"))
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """Everything the UI-free side and the workbench know about one workload."""
+
+    name: str
+    title: Text
+    unit: str                            # of the headline figure and of each step's throughput
+    headline: str                        # the result metric the campaigns quote (images_per_s...)
+    short: str = ""                      # the footer's key label; default: the title's first word
+    params: tuple[Param, ...] = ()       # the launcher's fields
+    suite: SuiteArgs | None = None       # None: not part of the headless suite
+    metrics: tuple[Metric, ...] = ()     # the report's table for a run of this workload, in order
+    line_metrics: tuple[str, ...] = ()   # besides the headline, in the one-line result on the terminal
+    counts: str = "steps"                # what a step event counts: "steps" or "tokens"
+    warmup_emits_steps: bool = True      # False: warm-up emits no step, so none is dropped from the step statistics
+    cost_basis: str | None = None        # "images" (cost per epoch) or "tokens" (per million tokens)
+    planned_steps: PlannedSteps = _cap_only  # how many steps a configuration will count (progress and ETA)
+    module: str = ""                     # what the runner starts: `python -m <module>` (default workloads.<name>)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def run_module(self) -> str:
+        return self.module or f"workloads.{self.name}"
+
+    @property
+    def short_title(self) -> str:
+        return self.short or self.title.en.split(" ")[0]
+
+    def metric(self, key: str) -> Metric | None:
+        return next((m for m in self.metrics if m.key == key), None)
+
+    def steps_planned(self, args: Sequence[str], config: Mapping[str, Any] | None = None) -> int | None:
+        """Steps the run will count up to, when knowable: the start event's ``total_steps`` first."""
+        config = config or {}
+        return positive(config.get("total_steps")) or self.planned_steps(list(args), config)
+
+
+def unknown(name: str) -> WorkloadSpec:
+    """The spec of a run whose workload is not registered here (a run from another version)."""
+    return WorkloadSpec(name=name, title=Text(name or "unknown workload"), unit="", headline="")
