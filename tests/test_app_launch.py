@@ -7,12 +7,20 @@ import sys
 
 import pytest
 
-from tui.launch import PARAMS, BadValue, build_args, defaults, total_steps
-from workloads import WORKLOADS
+from tui.launch import BadValue, build_args, defaults, params_for, total_steps
+from workloads import registry
 
 
-def test_every_workload_has_fields():
-    assert set(PARAMS) == set(WORKLOADS)
+@pytest.mark.parametrize("workload", registry.names())
+def test_every_workload_declares_fields_the_launcher_can_build(workload):
+    params = params_for(workload)
+    assert params, f"{workload} offers no launcher field"
+    assert len({p.key for p in params}) == len(params) and len({p.flag for p in params}) == len(params)
+    for p in params:
+        assert p.kind in ("int", "text", "choice", "switch")
+        if p.kind in ("choice", "switch"):
+            assert p.default in p.choices, f"{workload} {p.flag}: default {p.default!r} is not a choice"
+    build_args(workload, defaults(workload))  # the defaults are valid values
 
 
 def test_defaults_make_arguments():
@@ -44,26 +52,34 @@ def test_an_unknown_workload_runs_with_its_defaults():
 
 
 def test_total_steps_for_the_eta():
-    assert total_steps(["--steps", "50"]) == 50
-    assert total_steps(["--epochs", "3"]) is None
-    assert total_steps([], {"total_steps": 300}) == 300
+    assert total_steps("resnet50", ["--steps", "50"]) == 50
+    # before the start event: the workload's defaults (3 epochs of 12800 images, batch 128)
+    assert total_steps("resnet50", ["--epochs", "2"]) == 200
+    assert total_steps("resnet50", ["--epochs", "2", "--batch-size", "100", "--epoch-size", "1000"]) == 20
+    # a folder's size is known only once the run has read it: the --steps cap, else nothing
+    assert total_steps("resnet50", ["--data", "/srv/train"]) is None
+    assert total_steps("resnet50", ["--data", "/srv/train", "--steps", "9"]) == 9
+    assert total_steps("resnet50", [], {"total_steps": 300}) == 300
     # resnet50's start config: epochs x ceil(epoch_size / global batch), capped by steps
     resnet = {"epochs": 3, "epoch_size": 12800, "batch_size": 128, "world_size": 1, "steps": None}
-    assert total_steps([], resnet) == 300
-    assert total_steps([], resnet | {"steps": 40}) == 40
-    assert total_steps([], resnet | {"world_size": 2, "batch_size": 100}) == 3 * 64
+    assert total_steps("resnet50", [], resnet) == 300
+    assert total_steps("resnet50", [], resnet | {"steps": 40}) == 40
+    assert total_steps("resnet50", [], resnet | {"world_size": 2, "batch_size": 100}) == 3 * 64
     # generate's: decoded tokens over the timed repeats
-    assert total_steps([], {"tokens": 256, "repeat": 3}) == 768
+    assert total_steps("generate", [], {"tokens": 256, "repeat": 3}) == 768
+    assert total_steps("generate", ["--tokens", "64", "--repeat", "2"]) == 128
+    # a workload this build does not have: only a --steps cap can say
+    assert total_steps("future", ["--steps", "7"]) == 7 and total_steps("future", []) is None
 
 
-@pytest.mark.parametrize("workload", sorted(WORKLOADS))
+@pytest.mark.parametrize("workload", registry.names())
 def test_the_workload_accepts_every_flag_the_launcher_passes(workload):
     """The launcher and the workload agree on option names and choices (`--help` lists them)."""
     out = subprocess.run([sys.executable, "-m", f"workloads.{workload}", "--help"], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-500:]
     text = out.stdout + out.stderr  # the harness prints help on stderr (stdout carries events)
-    for param in PARAMS[workload]:
+    for param in params_for(workload):
         assert param.flag in text, f"{workload} --help does not list {param.flag}"
         if param.kind == "switch":
             continue  # a bare flag: its on/off is the launcher's own

@@ -40,7 +40,7 @@ from tui.panes.log import LogPane
 from tui.panes.messages import StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
 from tui.runs import RunStore, RunStoreError
-from workloads import WORKLOADS, protocol
+from workloads import protocol, registry
 from workloads.runner import Runner
 
 PLOT_REFRESH_S = 0.5   # plots repaint at most this often, however fast steps arrive
@@ -82,10 +82,6 @@ class _RunTap:
         self.app.post_message(WorkloadLog(self.run.id, line))
 
 
-def _short_title(name: str) -> str:
-    return WORKLOADS.get(name, (name,))[0].split(" ")[0]
-
-
 class Workbench(App):
     """cardbench's face: devices, launcher, plots and log on one screen."""
 
@@ -119,7 +115,7 @@ class Workbench(App):
         self.telemetry_source = telemetry_source or default_telemetry_source
         self.start_sampler = start_sampler
         self.runner_factory = runner_factory or default_runner_factory
-        self.workload_names = list(workloads or WORKLOADS)
+        self.workload_names = list(workloads or registry.names())
         self.run_checks = run_checks
         self.export_dir = Path(export_dir) if export_dir else None
         self.stop_grace_s = stop_grace_s
@@ -140,7 +136,7 @@ class Workbench(App):
         # number keys first in the footer, so a narrow terminal still shows them
         bindings = BindingsMap()
         for i, name in enumerate(self.workload_names[:9], start=1):
-            bindings.bind(str(i), f"select_workload({i - 1})", _short_title(name))
+            bindings.bind(str(i), f"select_workload({i - 1})", registry.spec_for(name).short_title)
         for key, keyed in self._bindings.key_to_bindings.items():
             bindings.key_to_bindings.setdefault(key, []).extend(keyed)
         self._bindings = bindings
@@ -269,10 +265,11 @@ class Workbench(App):
         self.runner = runner
         self.session_runs.append(run.path)
         self.history.drop_runs()
-        self.history.run(run.id, label=name, unit=WORKLOADS.get(name, ("", None))[1])
+        spec = registry.spec_for(name)
+        self.history.run(run.id, label=name, unit=spec.unit or None)
         self._step_marks = None
         self.state = RunState(workload=name, run_id=run.id, status="starting",
-                              total_steps=total_steps(args), unit=WORKLOADS.get(name, ("", None))[1])
+                              total_steps=total_steps(name, args), unit=spec.unit or None)
         self._show_state()
         log.say(f"starting {name} {' '.join(args)}  (run {run.path})", "bold")
         self._consume(runner, run, name)
@@ -343,7 +340,7 @@ class Workbench(App):
         state = self.state
         if isinstance(event, protocol.Start):
             state.status = "running"
-            state.total_steps = total_steps([], event.config) or state.total_steps
+            state.total_steps = total_steps(state.workload, [], event.config) or state.total_steps
         elif isinstance(event, protocol.Fallback):
             state.fallbacks.append(f"{event.error[:60]} -> {event.action}")
         elif isinstance(event, protocol.WorkloadWarning):
@@ -519,7 +516,7 @@ class Workbench(App):
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
         for i, name in enumerate(self.workload_names[:9]):
-            title = WORKLOADS.get(name, (name,))[0]
+            title = registry.spec_for(name).title.en
             yield SystemCommand(f"Select {title}", f"key {i + 1}", lambda i=i: self.action_select_workload(i))
         yield SystemCommand("Start or stop the workload", "key s", self.action_start_stop)
         yield SystemCommand("Export the report bundle", "key e (a screenshot when the report is absent)",

@@ -20,7 +20,7 @@ import sys
 from typing import NoReturn, Sequence
 
 from tui import __version__
-from workloads import WORKLOADS
+from workloads import registry
 
 EXIT_BAD_INPUT = 2
 
@@ -45,11 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--runs-dir", metavar="DIR",
                         help="where runs are kept (default: $CARDBENCH_RUNS_DIR or ./cardbench-runs)")
     parser.add_argument("--export-report", action="store_true",
-                        help="run the headless suite (doctor, ResNet-50, token generation) and write the report bundle")
+                        help="run the headless suite (the doctor, then "
+                             f"{', '.join(s.title.en for s in registry.specs() if s.suite and s.suite.default)}) "
+                             "and write the report bundle")
     parser.add_argument("-o", "--output", metavar="DIR", help="with --export-report: where the bundle goes")
     parser.add_argument("--suite", choices=("quick", "standard"), default="quick",
                         help="with --export-report: quick (short timed runs) or standard (--epochs 3 --batch-size 128)")
-    parser.add_argument("--workloads", nargs="+", metavar="NAME", choices=sorted(WORKLOADS),
+    parser.add_argument("--workloads", nargs="+", metavar="NAME", choices=registry.names(),
                         help="with --export-report: which workloads to run (default: all)")
     parser.add_argument("--price-per-hour", type=float, metavar="PRICE",
                         help="instance price, for cost per epoch and per million tokens in the report")
@@ -60,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one workload and stream its progress",
                          description="Run one workload; every option after the workload name goes to it "
-                                     "(`cardbench run resnet50 --help` lists them).")
-    run.add_argument("workload", help=f"one of: {', '.join(sorted(WORKLOADS))}")
+                                     "(`cardbench run WORKLOAD --help` lists them).")
+    run.add_argument("workload", help=f"one of: {', '.join(registry.names())}")
     run.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
     run.add_argument("--runs-dir", metavar="DIR", default=argparse.SUPPRESS, help="where the run is kept")
 
@@ -106,13 +108,13 @@ def _split_run_args(rest: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
-    if args.workload not in WORKLOADS:
+    if args.workload not in registry:
         raise CliError(f"cardbench run: unknown workload {args.workload!r} "
-                       f"(choose from {', '.join(sorted(WORKLOADS))})", EXIT_BAD_INPUT)
+                       f"(choose from {', '.join(registry.names())})", EXIT_BAD_INPUT)
     if any(a in ("-h", "--help") for a in workload_args):
         import subprocess
 
-        return subprocess.call([sys.executable, "-m", f"workloads.{args.workload}", "--help"])
+        return subprocess.call([sys.executable, "-m", registry.spec_for(args.workload).run_module, "--help"])
     from tui.run_command import run_workload
 
     return asyncio.run(run_workload(args.workload, workload_args, runs_dir=args.runs_dir, as_json=args.json))

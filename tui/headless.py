@@ -39,8 +39,9 @@ from typing import Any, Sequence, TextIO
 from tui.report.bundle import BundleError, check_output_dir
 from tui.report.i18n import Words
 from tui.runs import RunStore, RunStoreError, load_run
-from workloads import WORKLOADS, protocol
+from workloads import protocol, registry
 from workloads.runner import Outcome, Runner
+from workloads.spec import Metric
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 ARGS_ENV = "CARDBENCH_HEADLESS_ARGS"
@@ -49,7 +50,6 @@ ARGS_ENV = "CARDBENCH_HEADLESS_ARGS"
 CPU_BUDGET_ENV = "CARDBENCH_CPU_BUDGET_S"
 CPU_BUDGET_S = 210.0
 DOCTOR_FILE = "doctor.json"  # the doctor's checks, kept beside a headless run for a later `export --run`
-SUITE_ORDER = ("resnet50", "generate")
 
 
 # -- the suite ---------------------------------------------------------------------------------
@@ -58,73 +58,37 @@ SUITE_ORDER = ("resnet50", "generate")
 class Job:
     workload: str
     args: list[str]
-    total: float | None   # steps (resnet50) or decoded tokens (generate) expected, for the progress bar
+    total: float | None   # step numbers the run will count to (steps, or tokens: the spec says), for the bar
     deadline: float | None = None  # monotonic time by which a CPU-only run is stopped (the five-minute promise)
 
 
-def _opt(args: Sequence[str], name: str, default: float | None = None) -> float | None:
-    for i, item in enumerate(args):
-        if item == name and i + 1 < len(args):
-            try:
-                return float(args[i + 1])
-            except ValueError:
-                return default
-        if item.startswith(name + "="):
-            try:
-                return float(item.split("=", 1)[1])
-            except ValueError:
-                return default
-    return default
-
-
-def expected_total(workload: str, args: Sequence[str]) -> float | None:
-    if workload == "resnet50":
-        steps = _opt(args, "--steps")
-        epochs = _opt(args, "--epochs", 3)
-        batch = _opt(args, "--batch-size", 128)
-        per_epoch = math.ceil((_opt(args, "--epoch-size", 12800) or 12800) / (batch or 128))
-        full = (epochs or 3) * per_epoch
-        return min(steps, full) if steps else full
-    if workload == "generate":
-        return (_opt(args, "--tokens", 256) or 256) * (_opt(args, "--repeat", 3) or 3)
-    return None
+def suite_names(workloads: Sequence[str] | None) -> list[str]:
+    """The workloads the suite runs, in registry order: those named, else every default one."""
+    if workloads:
+        return [s.name for s in registry.specs() if s.name in workloads] + \
+            [w for w in workloads if w not in registry]
+    return [s.name for s in registry.specs() if s.suite is not None and s.suite.default]
 
 
 def suite_jobs(suite: str, workloads: Sequence[str] | None, *, accelerator: bool, device: str | None,
                amp: str = "off", overrides: dict[str, list[str]] | None = None) -> tuple[list[Job], list[str]]:
     """The workloads to run and their arguments, with one note per choice the report must state."""
     notes: list[str] = []
-    chosen = [w for w in SUITE_ORDER if not workloads or w in workloads]
-    chosen += [w for w in (workloads or ()) if w not in chosen]
     device_args = ["--device", device] if device else []
     jobs: list[Job] = []
-    for name in chosen:
+    for name in suite_names(workloads):
+        spec = registry.spec_for(name)
         if overrides and name in overrides:
             args = [str(a) for a in overrides[name]]
             notes.append(f"{name}: arguments set by ${ARGS_ENV}: {' '.join(args)}")
-        elif name == "resnet50":
-            if accelerator:
-                shape = ["--epochs", "3", "--batch-size", "128"] if suite == "standard" else \
-                    ["--steps", "200", "--batch-size", "128"]
-                args = [*shape, "--amp", amp, *device_args]
-            elif suite == "standard":
-                args = ["--epochs", "3", "--epoch-size", "96", "--batch-size", "16", "--image-size", "64",
-                        "--warmup", "2", *device_args]
-                notes.append("resnet50: no accelerator, so the standard shape (--epochs 3 --batch-size 128 at "
-                             "224 px) was scaled down to 3 epochs of 96 images, batch 16, 64 px")
-            else:
-                args = ["--steps", "12", "--batch-size", "8", "--image-size", "64", "--warmup", "2", *device_args]
-                notes.append("resnet50: no accelerator, so the quick suite was scaled down to 12 steps of "
-                             "8 images at 64 px (the figure is not comparable with 224 px results)")
-        elif name == "generate":
-            if accelerator:
-                args = ["--tokens", "256", *(["--repeat", "5"] if suite == "standard" else []), *device_args]
-            else:
-                args = ["--tokens", "256", "--repeat", "1", "--warmup", "8", *device_args]
-                notes.append("generate: no accelerator, so one timed run of 256 tokens instead of three")
+        elif spec.suite is not None:
+            args, note = spec.suite.args(suite, accelerator=accelerator, amp=amp)
+            args += device_args
+            if note:
+                notes.append(f"{name}: {note}")
         else:
             args = list(device_args)
-        jobs.append(Job(name, args, expected_total(name, args)))
+        jobs.append(Job(name, args, spec.steps_planned(args)))
     return jobs, notes
 
 
@@ -212,16 +176,24 @@ class SuiteState:
 
 
 def _step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
-    done = float(event.step)
     total = job.total
-    parts = [f"step {event.step}" + (f"/{int(total)}" if total and job.workload != "generate" else "")]
-    if job.workload == "generate" and total:
-        parts = [f"{event.step}/{int(total)} tokens"]
+    if registry.spec_for(job.workload).counts == "tokens":
+        parts = [f"{event.step}/{int(total)} tokens" if total else f"{event.step} tokens"]
+    else:
+        parts = [f"step {event.step}" + (f"/{int(total)}" if total else "")]
     if event.throughput is not None:
         parts.append(f"{event.throughput:.1f} {event.unit or ''}".strip())
     if event.loss is not None:
         parts.append(f"loss {event.loss:.3f}")
-    return (done / total if total else None), ", ".join(parts)
+    return (float(event.step) / total if total else None), ", ".join(parts)
+
+
+def _line_value(metric: Metric, value: Any) -> str:
+    if metric.kind == "seconds":
+        return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
+    if metric.kind == "fraction":
+        return f"{value * 100:.1f} %"
+    return f"{value:.3f}"
 
 
 def _result_line(name: str, outcome: Outcome) -> str:
@@ -229,15 +201,15 @@ def _result_line(name: str, outcome: Outcome) -> str:
     if outcome.result is None:
         why = f": {outcome.error_line}" if outcome.error else ""
         return f"{name}: {status}{why}"
+    spec = registry.spec_for(name)
     m = outcome.result.metrics
     bits = []
-    for key, unit in (("images_per_s", "images/s"), ("tokens_per_s", "tokens/s")):
-        if isinstance(m.get(key), (int, float)):
-            bits.append(f"{m[key]:.1f} {unit}")
-    if isinstance(m.get("ttft_s"), (int, float)):
-        bits.append(f"time to first token {m['ttft_s'] * 1000:.0f} ms")
-    if isinstance(m.get("final_loss"), (int, float)):
-        bits.append(f"final loss {m['final_loss']:.3f}")
+    if isinstance(m.get(spec.headline), (int, float)):
+        bits.append(f"{m[spec.headline]:.1f} {spec.unit}")
+    for metric in spec.line_metrics:
+        value = m.get(metric.key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            bits.append(f"{metric.label.en} {_line_value(metric, value)}")
     return f"{name}: {status}" + (f", {', '.join(bits)}" if bits else "")
 
 
@@ -315,7 +287,7 @@ async def _run_suite(jobs: list[Job], store: RunStore, sampler: Any, state: Suit
         for job in jobs:
             if state.interrupted:
                 break
-            progress.begin(f"{WORKLOADS.get(job.workload, (job.workload,))[0]} ({job.workload})")
+            progress.begin(f"{registry.spec_for(job.workload).title.en} ({job.workload})")
             await _run_job(job, store, sampler, state, progress, doctor, suite)
             progress.end()
     finally:
@@ -418,8 +390,7 @@ def export_report(args: argparse.Namespace) -> int:
 
     started = time.monotonic()
     workloads = getattr(args, "workloads", None)
-    n_workloads = len([w for w in SUITE_ORDER if not workloads or w in workloads]) + \
-        len([w for w in (workloads or ()) if w not in SUITE_ORDER])
+    n_workloads = len(suite_names(workloads))
     progress = Progress(phases=n_workloads + 2)
     state = SuiteState()
     suite = getattr(args, "suite", None) or "quick"

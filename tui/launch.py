@@ -8,50 +8,8 @@ default applies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Param:
-    """One launcher field: ``flag`` is the workload's option, ``choices`` makes it a pick-list."""
-
-    key: str
-    label: str
-    flag: str
-    default: str = ""
-    kind: str = "text"                 # "int" (positive), "text", "choice", or "switch" (a bare flag when on)
-    choices: tuple[str, ...] = ()
-    placeholder: str = ""
-    omit: tuple[str, ...] = ()         # values that mean "the workload's default": not passed
-
-
-SWITCH = ("off", "on")
-
-PARAMS: dict[str, tuple[Param, ...]] = {
-    "resnet50": (
-        Param("batch_size", "batch size", "--batch-size", "64", "int"),
-        Param("epochs", "epochs", "--epochs", "1", "int"),
-        Param("steps", "steps (cap)", "--steps", "200", "int", placeholder="no cap"),
-        Param("image_size", "image size", "--image-size", "224", "int"),
-        Param("amp", "AMP", "--amp", "off", "choice", ("off", "fp16", "bf16")),
-        Param("channels_last", "channels-last", "--channels-last", "off", "switch", SWITCH),
-        Param("data", "data", "--data", "synthetic", placeholder="synthetic | fake | DIR",
-              omit=("synthetic",)),
-        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
-    ),
-    "generate": (
-        Param("tokens", "tokens", "--tokens", "256", "int"),
-        Param("batch_size", "batch size", "--batch-size", "1", "int"),
-        Param("dtype", "dtype", "--dtype", "auto", "choice", ("auto", "fp32", "fp16", "bf16"), omit=("auto",)),
-        Param("model_size", "model size", "--model-size", "124M", "choice",
-              ("124M", "355M", "774M", "1.5B")),  # not "tiny": its context (64) is below the default tokens
-        Param("prompt_len", "prompt length", "--prompt-len", "32", "int"),
-        Param("repeat", "timed runs", "--repeat", "3", "int"),
-        Param("cuda_graphs", "CUDA graphs", "--cuda-graphs", "off", "switch", SWITCH),
-        Param("compile", "torch.compile", "--compile", "off", "switch", SWITCH),
-        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
-    ),
-}
+from workloads import registry
+from workloads.spec import Param
 
 
 class BadValue(ValueError):
@@ -59,8 +17,8 @@ class BadValue(ValueError):
 
 
 def params_for(workload: str) -> tuple[Param, ...]:
-    """The fields of a workload; one with no entry here (added later) starts with no options."""
-    return PARAMS.get(workload, ())
+    """The fields of a workload, from its spec; an unregistered one has none."""
+    return registry.spec_for(workload).params
 
 
 def defaults(workload: str) -> dict[str, str]:
@@ -115,34 +73,9 @@ def values_from_args(workload: str, args: list[str]) -> dict[str, str]:
     return values
 
 
-def _positive(value) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def total_steps(args: list[str], config: dict | None = None) -> int | None:
+def total_steps(workload: str, args: list[str], config: dict | None = None) -> int | None:
     """How many step numbers the run will count up to, when it can be known (for the ETA); else None.
 
-    From the workload's start config when there is one: ``total_steps``; epochs x steps per
-    epoch, capped by ``steps`` (resnet50); tokens x repeats (generate counts decoded tokens).
-    Before the start event, a ``--steps`` cap is all there is.
+    The workload's spec knows: from its start config once there is one, else from the arguments.
     """
-    config = config or {}
-    if _positive(config.get("total_steps")):
-        return config["total_steps"]
-    cap = _positive(config.get("steps"))
-    epochs, epoch_size, batch = (_positive(config.get(k)) for k in ("epochs", "epoch_size", "batch_size"))
-    if epochs and epoch_size and batch:
-        per_step = batch * (_positive(config.get("world_size")) or 1)
-        planned = epochs * -(-epoch_size // per_step)
-        return min(cap, planned) if cap else planned
-    tokens = _positive(config.get("tokens"))
-    if tokens:
-        return tokens * (_positive(config.get("repeat")) or 1)
-    if cap:
-        return cap
-    if "--steps" in args:
-        try:
-            return _positive(int(args[args.index("--steps") + 1]))
-        except (IndexError, ValueError):
-            return None
-    return None
+    return registry.spec_for(workload).steps_planned(args, config)

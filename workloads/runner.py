@@ -29,7 +29,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import AsyncIterator, Protocol, Sequence
 
-from workloads import protocol
+from workloads import protocol, registry
 from workloads.hints import DEVICE_ERROR, hint_for
 
 DEFAULT_GRACE_S = 5.0
@@ -98,7 +98,8 @@ class Runner:
 
     @classmethod
     def for_workload(cls, name: str, args: Sequence[str] = (), **kwargs) -> "Runner":
-        return cls([sys.executable, "-u", "-m", f"workloads.{name}", *args], **kwargs)
+        """The registered workload ``name`` (its spec names the module to run) with ``args``."""
+        return cls([sys.executable, "-u", "-m", registry.spec_for(name).run_module, *args], **kwargs)
 
     @property
     def pid(self) -> int | None:

@@ -128,7 +128,7 @@ class WorkloadSpec:
     params: tuple[Param, ...] = ()       # the launcher's fields
     suite: SuiteArgs | None = None       # None: not part of the headless suite
     metrics: tuple[Metric, ...] = ()     # the report's table for a run of this workload, in order
-    line_metrics: tuple[str, ...] = ()   # besides the headline, in the one-line result on the terminal
+    line_metrics: tuple[Metric, ...] = ()  # besides the headline: the terminal's result line, the launcher's glance
     counts: str = "steps"                # what a step event counts: "steps" or "tokens"
     warmup_emits_steps: bool = True      # False: warm-up emits no step, so none is dropped from the step statistics
     cost_basis: str | None = None        # "images" (cost per epoch) or "tokens" (per million tokens)

@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
 from tui.launch import Param, defaults, params_for, values_from_args
-from workloads import WORKLOADS
+from workloads import registry
 
 
 def _field_id(workload: str, key: str) -> str:
@@ -126,7 +126,7 @@ _STATUS_STYLE = {"running": "bold green", "starting": "yellow", "ok": "green", "
 
 def render_state(state: RunState) -> Text:
     text = Text()
-    title = WORKLOADS.get(state.workload, (state.workload or "no run yet",))[0]
+    title = registry.spec_for(state.workload).title.en if state.workload else "no run yet"
     text.append(f"{state.status.upper()}", style=_STATUS_STYLE.get(state.status, ""))
     text.append(f" {title}\n")
     # before the first step of a planned run, "0/N" reads better than "N/A/N"
@@ -143,14 +143,16 @@ def render_state(state: RunState) -> Text:
     if state.fallbacks:
         text.append(f"\n{state.fallbacks[-1]}", style="yellow")
     if state.result:
-        keys = [k for k in _HEADLINE if k in state.result] or list(state.result)[:4]
+        keys = [k for k in _glance(state.workload) if k in state.result] or list(state.result)[:4]
         body = "  ".join(f"{k}={_short(state.result[k])}" for k in keys[:4])
         text.append(f"\n{body}", style="bold")
     return text
 
 
-# the result figures worth a glance, in this order; the log and run dir hold the rest
-_HEADLINE = ("images_per_s", "tokens_per_s", "final_loss", "ttft_s", "bandwidth_fraction", "precision", "dtype")
+def _glance(workload: str) -> list[str]:
+    """The result figures worth a glance, in this order; the log and run dir hold the rest."""
+    spec = registry.spec_for(workload)
+    return [spec.headline, *(m.key for m in spec.line_metrics), "precision", "dtype"]
 
 
 def _short(value) -> str:
@@ -163,7 +165,7 @@ def workload_bar(workloads: list[str], selected: str) -> Text:
     """'1 ResNet-50  2 GPT-2', the selected one marked (reverse video, and '>' without colour); clickable."""
     text = Text()
     for i, name in enumerate(workloads, start=1):
-        title = WORKLOADS.get(name, (name,))[0].split(" ")[0]
+        title = registry.spec_for(name).short_title
         chosen = name == selected
         label = f"{'>' if chosen else ' '}{i} {title} "
         style = Style(reverse=chosen, bold=chosen, dim=not chosen,

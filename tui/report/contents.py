@@ -16,6 +16,8 @@ from tui.report.smi import SmiOutput
 from tui.report.summary import DeviceStability, WorkloadSummary, cost
 from tui.report.xid import MEANING, XidReport
 from tui.telemetry.sample import fmt_bytes
+from workloads import registry
+from workloads.spec import Metric, Text
 
 NA = "N/A"
 
@@ -74,19 +76,20 @@ def _command(s: WorkloadSummary) -> str:
 def _read_against(s: WorkloadSummary, w: Words) -> str:
     """The bound or baseline a reader needs beside the headline number."""
     m = s.metrics
+    spec = registry.spec_for(s.workload)
     parts = []
     tp = s.throughput
     if tp.median is not None:
-        key = "median_of_token_steps" if m.get("tokens_per_s") is not None else "median_of_steps"
+        key = "median_of_token_steps" if spec.counts == "tokens" else "median_of_steps"
         parts.append(w(key, n=tp.n, median=num(tp.median), mean=num(tp.mean), p90=num(tp.p90),
                        skipped=tp.skipped))
     if m.get("bandwidth_fraction") is not None:
         parts.append(w("bw_bound", fraction=pct(m.get("bandwidth_fraction")), read=num(m.get("device_read_gbps"), 3),
-                       bound=num(m.get("bound_tokens_per_s"), 3)))
+                       bound=num(m.get(f"bound_{spec.headline}"), 3), unit=spec.unit))
     if m.get("achieved_tflops") is not None and m.get("peak_tflops") is not None:
         parts.append(w("flop_bound", achieved=num(m.get("achieved_tflops"), 3), peak=num(m.get("peak_tflops"), 3),
                        util=pct(m.get("flop_utilisation"))))
-    published = m.get("published_images_per_s")
+    published = m.get(f"published_{spec.headline}")
     if isinstance(published, dict) and published:
         refs = ", ".join(f"{k} {num(v)}" for k, v in published.items())
         size = m.get("image_size")
@@ -130,7 +133,7 @@ def _summary(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("summary"))]
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
-    rows = [[w.title(s.workload, s.title), s.status, _headline(s), _read_against(s, w), s.precision or NA, num(s.batch_size),
+    rows = [[w.title(s.workload), s.status, _headline(s), _read_against(s, w), s.precision or NA, num(s.batch_size),
              s.device or NA] for s in data.summaries]
     blocks.append(Table([w("workload"), w("status"), w("result"), w("read_against"), w("precision"), w("batch"),
                          w("device")], rows))
@@ -197,26 +200,24 @@ def _doctor(data: ReportData, w: Words) -> list[Block]:
     return blocks + [Table([w("status"), w("check"), w("evidence"), w("hint")], rows)]
 
 
-_MAIN_METRICS = {
-    "resnet50": ["images_per_s", "images_per_s_compute", "data_wait_fraction", "precision", "batch_size",
-                 "image_size", "steps", "total_s"],
-    "generate": ["tokens_per_s", "aggregate_tokens_per_s", "bound_tokens_per_s", "bandwidth_fraction", "ttft_s",
-                 "latency_p50_s", "latency_p99_s", "precision", "batch_size", "tokens", "model_size"],
-}
-
-
-def _metric_value(key: str, s: WorkloadSummary) -> str:
-    m = s.metrics
-    if key == "precision":
+def _metric_value(metric: Metric, s: WorkloadSummary) -> str:
+    """A metric formatted by its kind; precision and batch size as the run summary settled them."""
+    if metric.key == "precision":
         return s.precision or NA
-    if key == "batch_size":
+    if metric.key == "batch_size":
         return num(s.batch_size)
-    value = m.get(key)
-    if key.endswith("_s") and not key.endswith("per_s"):
+    value = s.metrics.get(metric.key)
+    if metric.kind == "seconds":
         return seconds(value)
-    if key.endswith("fraction"):
+    if metric.kind == "fraction":
         return pct(value)
+    if metric.kind == "bytes":
+        return fmt_bytes(value)
     return num(value)
+
+
+# every run's table has these, whatever its spec lists
+_ALWAYS = (Metric("precision", Text("precision"), "text"), Metric("batch_size", Text("batch size")))
 
 
 def _workloads(data: ReportData, w: Words) -> list[Block]:
@@ -224,12 +225,13 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
     for s in data.summaries:
-        blocks.append(Heading(3, f"{w.title(s.workload, s.title)} ({s.run_id})"))
+        blocks.append(Heading(3, f"{w.title(s.workload)} ({s.run_id})"))
         blocks.append(Para(w("command", command=_command(s))))
         blocks.append(Para(w("run_dir", run=s.run_id, status=s.status, device=s.device or NA,
                              duration=seconds(s.duration_s))))
-        rows = [[w.metric(k), _metric_value(k, s)] for k in _MAIN_METRICS.get(s.workload, ["precision", "batch_size"])
-                if k in s.metrics or k in ("precision", "batch_size")]
+        listed = registry.spec_for(s.workload).metrics or _ALWAYS
+        rows = [[w.metric(m.key, s.workload), _metric_value(m, s)] for m in listed
+                if m.key in s.metrics or m.key in ("precision", "batch_size")]
         tp = s.throughput
         if tp.median is not None:
             rows.append([w.metric("step_throughput"),
@@ -337,7 +339,7 @@ def _cost(data: ReportData, w: Words) -> list[Block]:
     for s in data.summaries:
         c = cost(s, data.price_per_hour)
         rate = _headline(s)
-        title = w.title(s.workload, s.title)
+        title = w.title(s.workload)
 
         def money(v: Any) -> str:
             return f"{v:.4f} {cur}" if isinstance(v, (int, float)) else NA

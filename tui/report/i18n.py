@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from workloads import registry
+
 LANGS = ("en", "zh")
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -100,44 +102,23 @@ STRINGS: dict[str, tuple[str, str]] = {
                               "标题数字为全部 token 除以全部时间（含预填充与采样）"),
     "median_of_steps": ("median of {n} steps {median} (mean {mean}, p90 {p90}; first {skipped} left out as warm-up)",
                         "{n} 步中位数 {median}（均值 {mean}，p90 {p90}；前 {skipped} 步为预热未计入）"),
-    "bw_bound": ("{fraction} of the device's read bandwidth ({read} GB/s); bound {bound} tokens/s",
-                 "达到设备读带宽（{read} GB/s）的 {fraction}；上限 {bound} tokens/s"),
+    "bw_bound": ("{fraction} of the device's read bandwidth ({read} GB/s); bound {bound} {unit}",
+                 "达到设备读带宽（{read} GB/s）的 {fraction}；上限 {bound} {unit}"),
     "flop_bound": ("{achieved} TFLOP/s achieved of {peak} peak ({util})", "实际 {achieved} TFLOP/s，峰值 {peak}（{util}）"),
     "published": ("published: {refs}", "公开数据：{refs}"),
 }
 
-# metric labels in the per-workload tables
+# labels of the rows every workload's table has; a workload's own metrics are labelled in its spec
 METRICS: dict[str, tuple[str, str]] = {
-    "images_per_s": ("images/s (median after warm-up)", "images/s（预热后中位数）"),
-    "images_per_s_compute": ("images/s, compute only", "images/s（仅计算）"),
-    "data_wait_fraction": ("share of step time waiting for data", "等待数据时间占比"),
-    "tokens_per_s": ("tokens/s per sequence (decode)", "tokens/s 每序列（解码）"),
-    "aggregate_tokens_per_s": ("tokens/s, all sequences", "tokens/s 全部序列"),
-    "bound_tokens_per_s": ("tokens/s bound (read bandwidth)", "tokens/s 上限（读带宽）"),
-    "bandwidth_fraction": ("share of read bandwidth achieved", "达到读带宽比例"),
-    "ttft_s": ("time to first token", "首 token 时间"),
-    "latency_p50_s": ("per-token latency p50", "单 token 延迟 p50"),
-    "latency_p99_s": ("per-token latency p99", "单 token 延迟 p99"),
     "step_throughput": ("per-step throughput", "逐步吞吐"),
     "precision": ("precision", "精度"),
     "batch_size": ("batch size", "批大小"),
-    "image_size": ("image size (px)", "图像尺寸（像素）"),
-    "tokens": ("new tokens per run", "每次生成 token 数"),
-    "model_size": ("model", "模型"),
     "steps": ("steps", "步数"),
-    "total_s": ("training time", "训练时间"),
     "loss": ("loss, first -> last", "loss 首 -> 末"),
     "peak_memory_bytes": ("peak device memory (allocated)", "设备内存峰值（已分配）"),
     "peak_memory_rss": ("peak process memory (RSS, no device)", "进程内存峰值（RSS，无加速设备）"),
     "fallbacks": ("fallbacks", "回退次数"),
     "warnings": ("warnings", "警告数"),
-}
-
-
-# workload titles (WORKLOADS holds the English ones)
-TITLES: dict[str, tuple[str, str]] = {
-    "resnet50": ("ResNet-50 training", "ResNet-50 训练"),
-    "generate": ("GPT-2 token generation", "GPT-2 token 生成"),
 }
 
 
@@ -149,10 +130,18 @@ class Words:
         text = STRINGS[key][self.i]
         return text.format(**kw) if kw else text
 
-    def title(self, workload: str, default: str) -> str:
-        pair = TITLES.get(workload)
-        return pair[self.i] if pair else default
+    @property
+    def lang(self) -> str:
+        return LANGS[self.i]
 
-    def metric(self, key: str) -> str:
+    def title(self, workload: str) -> str:
+        """The workload's title from its spec, in this language."""
+        return registry.spec_for(workload).title(self.lang)
+
+    def metric(self, key: str, workload: str | None = None) -> str:
+        """A metric's label: the workload's spec says it for its own metrics, this table for the common rows."""
+        metric = registry.spec_for(workload).metric(key) if workload else None
+        if metric is not None:
+            return metric.label(self.lang)
         pair = METRICS.get(key)
         return pair[self.i] if pair else key

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from tui.runs import RunRecord
-from workloads import WORKLOADS, protocol
+from workloads import protocol, registry
 
 # ImageNet-1k's training set: the epoch a reader has in mind when comparing images/s across cards
 IMAGENET_TRAIN_IMAGES = 1_281_167
@@ -57,14 +57,15 @@ class ThroughputStats:
 
 def throughput_stats(record: RunRecord) -> ThroughputStats:
     steps = [s for s in record.steps if s.throughput is not None and math.isfinite(s.throughput)]
-    unit = next((s.unit for s in steps if s.unit), None) or WORKLOADS.get(record.workload, ("", None))[1]
+    spec = registry.spec_for(record.workload)
+    unit = next((s.unit for s in steps if s.unit), None) or spec.unit or None
     result = record.result
     told = result.metrics.get("warmup_steps") if result else None
     # the workload's own warm-up count when it reports one (and its steps are numbered from 1)
     if isinstance(told, int) and 0 <= told < len(steps):
         skip = told
-    elif record.workload == "generate":
-        skip = 0  # its warm-up decodes before the timed runs and emits no step
+    elif not spec.warmup_emits_steps:
+        skip = 0  # its warm-up ran before the first step event
     else:
         skip = warmup_steps(len(steps))
     values = [s.throughput for s in steps[skip:]]
@@ -119,9 +120,8 @@ class WorkloadSummary:
 
     @property
     def headline(self) -> float | None:
-        """The number the campaigns quote: images/s or tokens/s from the result, else the step median."""
-        m = self.metrics
-        return _first(m.get("images_per_s"), m.get("tokens_per_s"), self.throughput.median)
+        """The number the campaigns quote: the spec's headline metric from the result, else the step median."""
+        return _first(self.metrics.get(registry.spec_for(self.workload).headline), self.throughput.median)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,7 +156,7 @@ def summarize(record: RunRecord) -> WorkloadSummary:
     epochs = [s.epoch for s in steps if s.epoch is not None]
     times = [e.t for e in record.events]
     end = record.end
-    title = WORKLOADS.get(record.workload, (record.workload or "unknown workload", None))[0]
+    title = registry.spec_for(record.workload).title.en
     return WorkloadSummary(
         run_id=record.id,
         workload=record.workload,
@@ -334,7 +334,8 @@ def cost(summary: WorkloadSummary, price_per_hour: float) -> dict[str, float | N
     out: dict[str, float | None] = {}
     per_s = price_per_hour / 3600.0
     m = summary.metrics
-    if summary.workload == "resnet50" or (summary.throughput.unit or "").startswith("images"):
+    basis = registry.spec_for(summary.workload).cost_basis
+    if basis == "images" or (basis is None and (summary.throughput.unit or "").startswith("images")):
         rate = summary.headline
         images = _first(m.get("images_per_epoch"), m.get("epoch_size"), summary.config.get("epoch_size"),
                         m.get("dataset_size"), summary.config.get("dataset_size"))
@@ -346,7 +347,7 @@ def cost(summary: WorkloadSummary, price_per_hour: float) -> dict[str, float | N
         out["cost_per_run_epoch"] = epoch_s * per_s if epoch_s else None
         out["imagenet_epoch_s"] = IMAGENET_TRAIN_IMAGES / rate if rate else None
         out["cost_per_imagenet_epoch"] = IMAGENET_TRAIN_IMAGES / rate * per_s if rate else None
-    if summary.workload == "generate" or (summary.throughput.unit or "").startswith("tokens"):
+    if basis == "tokens" or (basis is None and (summary.throughput.unit or "").startswith("tokens")):
         rate = _first(m.get("aggregate_tokens_per_s"), m.get("tokens_per_s"), summary.throughput.median)
         out["tokens_per_s_priced"] = rate
         out["cost_per_million_tokens"] = 1e6 / rate * per_s if rate else None

@@ -55,7 +55,10 @@ SPEC = WorkloadSpec(
         Metric("tokens", Text("new tokens per run", "每次生成 token 数")),
         Metric("model_size", Text("model", "模型"), "text"),
     ),
-    line_metrics=("ttft_s",),
+    line_metrics=(
+        Metric("ttft_s", Text("time to first token", "首 token 时间"), "seconds"),
+        Metric("bandwidth_fraction", Text("read bandwidth used", "读带宽占比"), "fraction"),
+    ),
     counts="tokens",
     warmup_emits_steps=False,
     cost_basis="tokens",

@@ -63,7 +63,7 @@ SPEC = WorkloadSpec(
         Metric("steps", Text("steps", "步数")),
         Metric("total_s", Text("training time", "训练时间"), "seconds"),
     ),
-    line_metrics=("final_loss",),
+    line_metrics=(Metric("final_loss", Text("final loss", "最终 loss")),),
     cost_basis="images",
     planned_steps=planned_steps,
 )
