@@ -1,0 +1,125 @@
+"""A new workload is a folder and one registry line: a dummy one, registered here, reaches every consumer.
+
+The dummy is a real workload package written to a temporary directory (`python -m
+polish` through the harness, like resnet50 and generate), so the launcher starts it
+with the real runner, the headless suite plans and runs it, and the report labels
+its figures, all from its spec alone: nothing under tui/ knows its name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+import time
+import zipfile
+
+import pytest
+
+from tui import headless
+from tui.app import build_app
+from tui.cli import build_parser
+from tui.runs import load_run
+from workloads import registry
+from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, option, positive
+
+MAIN = textwrap.dedent('''
+    """A workload no cardbench module names: counts widgets polished per second."""
+    import sys
+
+    from workloads.child.harness import ArgumentParser, run_main, positive_int
+
+
+    def main(emitter, argv):
+        parser = ArgumentParser(prog="polish")
+        parser.add_argument("--count", type=positive_int, default=5)
+        parser.add_argument("--device", default="cpu")
+        args = parser.parse_args(argv)
+        emitter.start("polish", {"count": args.count}, "cpu", {"python": sys.version.split()[0]})
+        for step in range(1, args.count + 1):
+            emitter.step(step, throughput=40.0 + step, unit="widgets/s", loss=1.0 / step)
+        emitter.result({"widgets_per_s": 40.0 + args.count, "shine": 0.875, "precision": "fp32"})
+        return 0
+
+
+    sys.exit(run_main(main))
+''')
+
+SPEC = WorkloadSpec(
+    name="polish",
+    title=Text("Widget polishing", "部件抛光"),
+    unit="widgets/s",
+    headline="widgets_per_s",
+    params=(Param("count", "count", "--count", "4", "int"),),
+    suite=SuiteArgs(quick=("--count", "6"), standard=("--count", "9"), cpu_quick=("--count", "3"),
+                    cpu_standard=("--count", "3"), cpu_quick_note="no accelerator: three widgets only"),
+    metrics=(Metric("widgets_per_s", Text("widgets/s polished", "每秒抛光部件"), "rate"),
+             Metric("shine", Text("shine achieved", "光泽度"), "fraction")),
+    line_metrics=(Metric("shine", Text("shine"), "fraction"),),
+    planned_steps=lambda args, config: positive(config.get("count")) or positive(option(args, "--count", 5)),
+    module="polish",
+)
+
+
+@pytest.fixture
+def polish(tmp_path, monkeypatch):
+    package = tmp_path / "plugins" / "polish"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(MAIN)
+    monkeypatch.setenv("PYTHONPATH", f"{package.parent}:{__import__('os').environ['PYTHONPATH']}")
+    with registry.registered(SPEC):
+        yield SPEC
+
+
+async def test_the_launcher_offers_and_runs_a_registered_workload(polish, runs_dir):
+    app = build_app(runs_dir, start_sampler=False, stop_grace_s=2.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.panes_built.wait()
+        assert app.workload_names[-1] == "polish"
+        await pilot.press(str(len(app.workload_names)))  # its number key, like 1 and 2
+        assert app.selected_workload == "polish"
+        assert app.launcher.values() == {"count": "4"}
+        await pilot.press("s")
+        deadline = time.monotonic() + 60
+        while app.state.status not in ("ok", "failed") and time.monotonic() < deadline:
+            await pilot.pause(0.1)
+        assert app.state.status == "ok", app.state
+        assert app.state.total_steps == 4 and app.state.unit == "widgets/s"
+        assert app.state.result["widgets_per_s"] == 44.0
+        footer = app.export_screenshot().replace("&#160;", " ")
+        assert "Widget" in footer  # the footer's key label is the title's first word
+    record = load_run(app.session_runs[-1])
+    assert record.workload == "polish" and record.status == "ok" and len(record.steps) == 4
+    assert record.config["args"] == ["--count", "4"]
+
+
+def test_the_headless_suite_plans_it_from_its_spec(polish):
+    jobs, notes = headless.suite_jobs("quick", None, accelerator=False, device="cpu")
+    job = next(j for j in jobs if j.workload == "polish")
+    assert job.args == ["--count", "3", "--device", "cpu"] and job.total == 3
+    assert "polish: no accelerator: three widgets only" in notes
+    jobs, _ = headless.suite_jobs("standard", ["polish"], accelerator=True, device=None)
+    assert [(j.workload, j.args) for j in jobs] == [("polish", ["--count", "9"])]
+    # `--workloads` accepts it, because the parser's choices come from the registry
+    assert build_parser().parse_args(["--export-report", "--workloads", "polish"]).workloads == ["polish"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_headless_export_runs_it_and_the_report_labels_it(polish, tmp_path, monkeypatch, lang):
+    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))  # the doctor has its own tests
+    out = tmp_path / "out"
+    args = argparse.Namespace(output=str(out), runs_dir=str(tmp_path / "runs"), suite="quick",
+                              workloads=["polish"], device="cpu", price_per_hour=None, currency="USD", lang=lang)
+    assert headless.export_report(args) == 0
+    bundle = next(out.glob("cardbench-report-*.zip"))
+    with zipfile.ZipFile(bundle) as zf:
+        names = zf.namelist()
+        report = zf.read(next(n for n in names if n.endswith("report.md"))).decode()
+        summary = json.loads(zf.read(next(n for n in names if n.endswith("metrics/summary.json"))))
+    run = summary["runs"][0]
+    assert run["workload"] == "polish" and run["headline"] == 43.0 and run["throughput"]["unit"] == "widgets/s"
+    title, label, shine = (("Widget polishing", "widgets/s polished", "shine achieved") if lang == "en" else
+                           ("部件抛光", "每秒抛光部件", "光泽度"))
+    assert f"| {title} | ok | 43 widgets/s |" in report
+    assert f"| {label} | 43 |" in report and f"| {shine} | 87.5 % |" in report
