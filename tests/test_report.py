@@ -1,5 +1,6 @@
 """The report bundle, built from hand-made run directories (no torch, no workload children)."""
 
+import builtins
 import hashlib
 import json
 import os
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from report_runs import generate_run, ink_fraction, resnet_run
-from tui.report import BundleError, envinfo, export_bundle, png, screen, smi, xid
+from tui.report import BundleError, envinfo, export_bundle, png, smi, xid
 from tui.report.bundle import Bundle, check_output_dir
 from tui.report.redact import Redactor
 from tui.runs import RunStore
@@ -183,13 +184,69 @@ def test_missing_font_keeps_the_svg_and_says_so(tmp_path, monkeypatch):
     assert "no monospace font" in (top / "report.md").read_text()
 
 
-def test_screenshot_falls_back_to_a_text_screen(tmp_path, monkeypatch):
-    monkeypatch.setattr(screen, "app_screenshot", lambda records, sample: (None, "the workbench screen is not available"))
-    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", doctor_checks=DOCTOR), tmp_path / "x")
+def test_screenshot_falls_back_to_a_text_screen(tmp_path):
+    def unavailable(records, sample):
+        return None, "the workbench screen is not available"
+
+    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=unavailable, doctor_checks=DOCTOR),
+                 tmp_path / "x")
     svg = (top / "screenshot.svg").read_text()
     assert "ResNet-50&#160;training" in svg
-    assert "plain text rendering" in (top / "report.md").read_text()
+    md = (top / "report.md").read_text()
+    assert "the workbench screen is not available; the screenshot is a plain text rendering" in md
     assert ink_fraction((top / "screenshot.png").read_bytes())[2] > 0.01
+
+
+def test_screenshot_is_drawn_by_the_callable_the_caller_passes(tmp_path):
+    seen = []
+
+    def draw(records, sample):
+        seen.append(([r.workload for r in records], sample))
+        return _screenshot("drawn by the caller"), None
+
+    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=draw, doctor_checks=DOCTOR,
+                               sample=None), tmp_path / "x")
+    assert "drawn&#160;by&#160;the&#160;caller" in (top / "screenshot.svg").read_text()
+    assert seen[0][0] == ["resnet50", "generate"]
+    assert "plain text rendering" not in (top / "report.md").read_text()
+
+
+def test_the_screenshot_the_headless_export_passes_is_the_workbench_screen(tmp_path):
+    from tui.screenshot import app_screenshot
+
+    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=app_screenshot, doctor_checks=DOCTOR),
+                 tmp_path / "x")
+    svg = (top / "screenshot.svg").read_text().replace("&#160;", " ")
+    assert "plain text rendering" not in (top / "report.md").read_text()
+    assert "utilisation %" in svg and "device status and runs (text rendering)" not in svg
+
+
+@pytest.mark.parametrize("draw", [None, lambda records, sample: 1 / 0], ids=["none given", "raises"])
+def test_without_a_drawn_screen_the_report_uses_its_text_screen_and_says_so(tmp_path, draw):
+    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=draw, doctor_checks=DOCTOR),
+                 tmp_path / "x")
+    assert "ResNet-50&#160;training" in (top / "screenshot.svg").read_text()
+    assert "plain text rendering" in (top / "report.md").read_text()
+
+
+def test_an_export_without_a_screenshot_imports_neither_textual_nor_the_workbench(tmp_path, monkeypatch):
+    # every import statement goes through __import__, even for a module loaded already: this sees the lazy ones
+    # a real export runs, which tests/test_imports.py can only read
+    asked = []
+    real = builtins.__import__
+
+    def recording(name, globals=None, locals=None, fromlist=(), level=0):
+        asked.append(name)
+        return real(name, globals, locals, fromlist, level)
+
+    runs = _runs(tmp_path)
+    monkeypatch.setattr(builtins, "__import__", recording)
+    export_bundle(runs, tmp_path / "out", doctor_checks=DOCTOR)
+    monkeypatch.setattr(builtins, "__import__", real)
+    assert "tui.report.contents" in asked or "tui.report" in asked  # the hook saw the export's own imports
+    ui = sorted({n for n in asked if n.split(".")[0] in ("textual", "textual_plotext")
+                 or n in ("tui.app", "tui.screenshot") or n.startswith("tui.panes")})
+    assert ui == []
 
 
 def test_interrupted_export_leaves_no_zip_under_the_final_name(tmp_path, monkeypatch):

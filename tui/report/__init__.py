@@ -1,6 +1,7 @@
 """The report bundle, UI-free: the workbench's `e` key and the headless export both call `export_bundle`.
 
     path = export_bundle([run_dir, ...], output_dir, screenshot_svg=svg, progress=print)
+    path = export_bundle([run_dir, ...], output_dir, screenshot=tui.screenshot.app_screenshot)
 
 Layout of ``cardbench-report-<host>-<UTC time>.zip`` (one top folder of the same name)::
 
@@ -14,8 +15,9 @@ Layout of ``cardbench-report-<host>-<UTC time>.zip`` (one top folder of the same
     SHA256SUMS                  `sha256sum -c SHA256SUMS` inside the folder
 
 Every text is redacted (see ``tui.report.redact``) before it is written. Nothing
-here imports torch or textual (the workbench's screen is rendered by
-``tui.report.screen`` only when no screenshot is given).
+here imports torch or textual, nor the workbench: the caller hands in the screen,
+drawn (``screenshot_svg``) or as a way to draw it (``screenshot``); without either,
+or when drawing fails, the screenshot is ``tui.report.screen``'s plain text screen.
 """
 
 from __future__ import annotations
@@ -39,14 +41,32 @@ def _say(progress: Callable[[str], Any] | None, message: str) -> None:
         pass
 
 
+# (records, sample) -> (svg, None), or (None, why it could not be drawn); tui.screenshot.app_screenshot is one
+Screenshot = Callable[[Sequence[Any], Any], tuple[str | None, str | None]]
+
+
+def _draw_screen(screenshot: Screenshot | None, records: Sequence[Any], sample: Any) -> tuple[str | None, str]:
+    """The caller's screen, or (None, why not) so the text screen stands in for it."""
+    if screenshot is None:
+        return None, "no workbench screen was drawn for this export"
+    try:
+        svg, why = screenshot(records, sample)
+    except Exception as exc:  # noqa: BLE001 - a screen that cannot be drawn must not cost the report
+        return None, f"the workbench screen could not be drawn ({type(exc).__name__}: {exc})"
+    return (svg, "") if svg is not None else (None, why or "the workbench screen could not be drawn")
+
+
 def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | os.PathLike[str], *,
-                  screenshot_svg: str | None = None, progress: Callable[[str], Any] | None = None,
+                  screenshot_svg: str | None = None, screenshot: Screenshot | None = None,
+                  progress: Callable[[str], Any] | None = None,
                   price_per_hour: float | None = None, currency: str = "USD", lang: str = "en",
                   doctor_checks: Sequence[Any] | None = None, doctor_note: str | None = None,
                   notes: Sequence[str] = (), sample: Any = None, environ: Mapping[str, str] | None = None,
                   screenshot_note: str | None = None) -> Path:
     """Write the bundle for these runs into ``output_dir``; return the zip's path.
 
+    The screen: ``screenshot_svg`` when given, else what ``screenshot(records, sample)``
+    draws, else (and when it draws nothing) a plain text screen, which the report says.
     ``progress(message)`` is called before each stage. ``doctor_checks`` (DoctorCheck
     objects or dicts): when None the doctor runs now. ``notes``: export-level facts the
     report must state (a scaled-down suite, a skipped workload...). Raises
@@ -124,7 +144,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
 
     _say(progress, "screenshot")
     if screenshot_svg is None:
-        screenshot_svg, why = screen.app_screenshot(records, sample)
+        screenshot_svg, why = _draw_screen(screenshot, records, sample)
         if screenshot_svg is None:
             screenshot_note = screenshot_note or (f"{why}; the screenshot is a plain text rendering of the same "
                                                   "devices and runs.")

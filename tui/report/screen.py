@@ -1,8 +1,10 @@
-"""The screenshot: the workbench's own screen when it can be drawn, else a plain text screen of the same facts."""
+"""The screenshot when the workbench's own screen is not at hand: a plain text screen of the same facts.
+
+The workbench's screen itself is drawn by ``tui.screenshot`` and handed to the report by its caller.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Sequence
 
 from tui.report.summary import summarize
@@ -40,18 +42,3 @@ def text_screen(records: Sequence[Any], sample: Any = None) -> str:
         lines += [f"  {line[:WIDTH - 2]}" for line in tail]
     return "\n".join(line[:WIDTH] for line in lines)
 
-
-def app_screenshot(records: Sequence[Any], sample: Any = None, timeout: float = 60.0) -> tuple[str | None, str | None]:
-    """The workbench's screen rendered off-screen: (svg, None), or (None, why it could not be)."""
-    try:
-        from tui.app import render_screenshot_svg
-    except Exception as exc:  # noqa: BLE001 - an app that does not import must not cost the report
-        return None, f"the workbench screen is not available ({type(exc).__name__}: {exc})"
-
-    async def render() -> str:
-        return await asyncio.wait_for(render_screenshot_svg(list(records), sample), timeout)
-
-    try:
-        return asyncio.run(render()), None
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the workbench screen could not be drawn off-screen ({type(exc).__name__}: {exc})"
