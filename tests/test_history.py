@@ -9,6 +9,7 @@ import pytest
 
 from app_fakes import fake_sample
 from tui.history import DrawCache, History, Series, downsample
+from tui.plot_lines import Line, loss_lines, thermal_lines, throughput_lines, time_axis, time_scale, util_lines
 from workloads import protocol
 
 
@@ -151,11 +152,29 @@ def test_history_leaves_missing_device_readings_out():
     assert len(h.telemetry["util:0"]) == 0 and len(h.telemetry["mem:0"]) == 0
 
 
-def test_the_ui_free_modules_load_no_textual_and_no_torch():
-    import subprocess
-    import sys
+def test_plot_lines_are_read_from_the_history_without_a_screen():
+    h = History()
+    h.add_step("a", protocol.Step(step=1, loss=2.0, throughput=10.0, unit="images/s"))
+    h.add_step("b", protocol.Step(step=1, loss=3.0, throughput=50.0, unit="tokens/s"))
+    h.add_step("c", protocol.Step(step=1, loss=None, throughput=9.0, unit="images/s"))
+    for i in range(3):
+        h.add_sample(fake_sample(i, devices=2))
+    assert [line.label for line in loss_lines(h)] == ["a loss", "b loss", "c loss"]
+    # the first unit reads on the left axis, a second unit on the right
+    assert [(line.label, line.side) for line in throughput_lines(h)] == [
+        ("a images/s", "left"), ("b tokens/s", "right"), ("c images/s", "left")]
+    assert [line.label for line in util_lines(h)] == ["gpu0 util %", "gpu0 mem %", "gpu1 util %", "gpu1 mem %",
+                                                      "host cpu %"]
+    assert [(line.label, line.side) for line in thermal_lines(h)] == [
+        ("gpu0 °C", "left"), ("gpu0 W", "right"), ("gpu1 °C", "left"), ("gpu1 W", "right")]
+    assert util_lines(h)[0].series is h.telemetry["util:0"]
 
-    code = ("import sys, tui.history, tui.launch; "
-            "print(','.join(m for m in ('textual', 'torch') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+
+def test_the_time_axis_reads_in_seconds_minutes_or_hours_over_the_lines_span():
+    early, late = Series(), Series()
+    early.append(100.0, 1.0)
+    late.append(200.0, 1.0)
+    late.append(100.0 + 3 * 3600, 1.0)
+    assert time_axis([Line("a", early)]) == (1.0, "s")
+    assert time_axis([Line("a", early), Line("b", late)]) == (3600.0, "h")
+    assert time_scale(119) == (1.0, "s") and time_scale(120) == (60.0, "min") and time_scale(7200) == (3600.0, "h")

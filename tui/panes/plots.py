@@ -1,7 +1,8 @@
 """The plots pane: loss, throughput, device utilisation/memory and temperature/power.
 
 The plots themselves (`tui.panes.series_plot`) are mounted by :meth:`PlotsPane.build`
-after the first frame, so start-up does not wait for plotext.
+after the first frame, so start-up does not wait for plotext. What each one draws
+is a UI-free function of the history, in `tui.plot_lines`.
 
 Each plot draws from the shared `History`, downsampled to its own width at
 render time (cached per data version), so the whole run is shown however long
@@ -11,65 +12,15 @@ one-plot mode, a small terminal) costs nothing until it is shown again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.containers import Container
 from textual.reactive import reactive
 
-from tui.history import History, Series
+from tui.history import History
+from tui.plot_lines import loss_lines, thermal_lines, throughput_lines, util_lines
 
 # below this size the pane shows one plot at a time (`p` cycles)
 MIN_GRID_WIDTH = 70
 MIN_GRID_HEIGHT = 18
-
-
-@dataclass
-class Line:
-    label: str
-    series: Series
-    side: str = "left"   # "right": the second unit of the plot
-
-
-def time_scale(span_s: float) -> tuple[float, str]:
-    if span_s >= 2 * 3600:
-        return 3600.0, "h"
-    if span_s >= 120:
-        return 60.0, "min"
-    return 1.0, "s"
-
-
-def _loss_lines(history: History) -> list[Line]:
-    return [Line(f"{run.label} loss", run.loss) for run in history.runs.values()]
-
-
-def _throughput_lines(history: History) -> list[Line]:
-    units: list[str] = []
-    out: list[Line] = []
-    for run in history.runs.values():
-        unit = run.unit or "items/s"
-        if unit not in units:
-            units.append(unit)
-        side = "left" if units.index(unit) == 0 else "right"
-        out.append(Line(f"{run.label} {unit}", run.throughput, side))
-    return out
-
-
-def _util_lines(history: History) -> list[Line]:
-    out: list[Line] = []
-    for index in history.device_indices():
-        out.append(Line(f"gpu{index} util %", history.telemetry[f"util:{index}"]))
-        out.append(Line(f"gpu{index} mem %", history.telemetry[f"mem:{index}"]))
-    if "cpu" in history.telemetry:
-        out.append(Line("host cpu %", history.telemetry["cpu"]))
-    return out
-
-
-def _thermal_lines(history: History) -> list[Line]:
-    out: list[Line] = []
-    for index in history.device_indices():
-        out.append(Line(f"gpu{index} °C", history.telemetry[f"temp:{index}"]))
-        out.append(Line(f"gpu{index} W", history.telemetry[f"power:{index}"], "right"))
-    return out
 
 
 class PlotsPane(Container):
@@ -90,13 +41,13 @@ class PlotsPane(Container):
         from tui.panes.series_plot import SeriesPlot
 
         plots = [
-            SeriesPlot("loss", lambda: _loss_lines(self.history), xlabel="step", id="plot-loss",
+            SeriesPlot("loss", lambda: loss_lines(self.history), xlabel="step", id="plot-loss",
                        empty="none yet (training reports it)"),
-            SeriesPlot("throughput", lambda: _throughput_lines(self.history), xlabel="step",
+            SeriesPlot("throughput", lambda: throughput_lines(self.history), xlabel="step",
                        id="plot-throughput"),
-            SeriesPlot("utilisation %", lambda: _util_lines(self.history), xlabel="time", time_axis=True,
+            SeriesPlot("utilisation %", lambda: util_lines(self.history), xlabel="time", time_axis=True,
                        id="plot-util", empty="no telemetry yet", percent=True),
-            SeriesPlot("temp °C / power W", lambda: _thermal_lines(self.history), xlabel="time",
+            SeriesPlot("temp °C / power W", lambda: thermal_lines(self.history), xlabel="time",
                        time_axis=True, id="plot-thermal", empty="N/A"),
         ]
         await self.mount_all(plots)

@@ -11,7 +11,7 @@ from typing import Callable
 from textual_plotext import PlotextPlot
 
 from tui.history import DrawCache
-from tui.panes.plots import Line, time_scale
+from tui.plot_lines import Line, time_axis
 
 
 class SeriesPlot(PlotextPlot):
@@ -56,8 +56,7 @@ class SeriesPlot(PlotextPlot):
         xlabel = self.xlabel
         scale = 1.0
         if self.time_axis and lines:
-            span = max(line.series.xs[-1] for line in lines) - min(line.series.xs[0] for line in lines)
-            scale, unit = time_scale(span)
+            scale, unit = time_axis(lines)
             xlabel = f"{self.xlabel} ({unit})"
         plt.title(self.title)
         if not lines:
