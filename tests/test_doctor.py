@@ -9,8 +9,11 @@ import pytest
 from fake_cli import only_on_path, write_cli
 from fake_nvml import FakeNvml, NVMLError_LibraryNotFound, h100
 from tui import doctor
-from tui.doctor import FAIL, PASS, SKIP, WARN, DoctorCheck, Facts, checks_from
+from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck, Facts, checks_from
+from tui.doctor import command
+from tui.doctor.checks import _arch_ok
 from workloads.hints import hint_for
+from workloads.probe_report import ProbeReport
 
 CPU_ONLY_PROBE = {"torch": "2.14.1+cu130", "cuda": "13.0", "hip": None, "import_s": 1.7, "extensions": {},
                   "device_types": {"cuda": {"available": False,
@@ -30,46 +33,52 @@ def gpu_probe(**checks):
 
 
 def healthy(**changes):
+    """A one-H100 machine where everything works; probe answers may be given as the child's JSON dicts."""
     facts = Facts(cli_name="nvidia-smi", cli_ok=True, cli_output="GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)",
                   cli_gpu_count=1, nvml_ok=True, nvml_count=1, nvml_driver="550.90.07", pci_vendors=["NVIDIA"],
-                  probe=gpu_probe(), disk_free_bytes=100 * 2**30, disk_total_bytes=500 * 2**30)
+                  probe=ProbeReport.from_dict(gpu_probe()), disk_free_bytes=100 * 2**30, disk_total_bytes=500 * 2**30)
     for k, v in changes.items():
-        setattr(facts, k, v)
+        setattr(facts, k, ProbeReport.from_dict(v) if k in ("probe", "tf") and isinstance(v, dict) else v)
     return facts
 
 
-def by_name(checks):
-    return {c.name: c for c in checks}
+def by_id(checks):
+    return {c.id: c for c in checks}
 
 
 def test_a_healthy_gpu_machine_passes_everything_but_optional_tensorflow():
     checks = checks_from(healthy())
     assert all(isinstance(c, DoctorCheck) for c in checks)
-    statuses = {c.name: c.status for c in checks}
-    assert statuses.pop("TensorFlow sees the device") == SKIP
+    assert [(c.id, c.name) for c in checks] == list(TITLES.items())  # every check, in order, under its stable id
+    statuses = {c.id: c.status for c in checks}
+    assert statuses.pop("tensorflow.sees_device") == SKIP
     assert set(statuses.values()) == {PASS}, statuses
-    c = by_name(checks)
-    assert "1.25 s" in c["CUDA initialisation time"].evidence
-    assert "sm_90" in c["build's arch list covers the device"].evidence
-    assert "NVIDIA H100" in c["torch sees the accelerator"].evidence
+    c = by_id(checks)
+    assert "1.25 s" in c["device.init"].evidence
+    assert (c["device.init"].value, c["device.init"].unit) == (1.25, "s")
+    assert (c["torch.imports"].value, c["torch.sees_device"].value, c["disk.free"].value) == (1.9, 1.0, 100.0)
+    assert c["device.autocast.bf16"].value is None  # a pass/fail check has no number
+    assert "sm_90" in c["torch.arch_list"].evidence
+    assert "NVIDIA H100" in c["torch.sees_device"].evidence
 
 
 def test_cpu_only_machine_skips_and_warns_where_a_gpu_would_be():
     facts = Facts(cli_name=None, nvml_ok=False, nvml_error="NVMLError_LibraryNotFound: NVML Shared Library Not Found",
-                  probe=CPU_ONLY_PROBE, disk_free_bytes=50 * 2**30, disk_total_bytes=100 * 2**30)
-    c = by_name(checks_from(facts))
-    assert c["management CLI answers"].status == SKIP
-    assert c["NVML library loads"].status == SKIP
-    assert c["accelerators on the PCI bus"].status == WARN
-    assert c["torch imports"].status == PASS and "CUDA 13.0" in c["torch imports"].evidence
-    assert c["torch sees the accelerator"].status == SKIP
-    for name in ("CUDA initialisation time", "a small kernel returns the right numbers", "fp16 autocast runs on the device"):
-        assert c[name].status == SKIP
+                  probe=ProbeReport.from_dict(CPU_ONLY_PROBE), disk_free_bytes=50 * 2**30, disk_total_bytes=100 * 2**30)
+    c = by_id(checks_from(facts))
+    assert c["cli.answers"].status == SKIP
+    assert c["nvml.loads"].status == SKIP
+    assert c["pci.accelerators"].status == WARN
+    assert c["torch.imports"].status == PASS and "CUDA 13.0" in c["torch.imports"].evidence
+    assert c["torch.sees_device"].status == SKIP
+    for cid in ("device.init", "device.kernel", "device.autocast.fp16"):
+        assert c[cid].status == SKIP and c[cid].value is None
+    assert c["torch.sees_device"].value == 0  # torch answered and saw none: a real zero
     assert not any(x.status == FAIL for x in c.values())
 
 
 def test_cli_lists_gpus_but_torch_sees_none_means_a_mismatched_pytorch():
-    c = by_name(checks_from(healthy(probe=CPU_ONLY_PROBE)))["torch sees the accelerator"]
+    c = by_id(checks_from(healthy(probe=CPU_ONLY_PROBE)))["torch.sees_device"]
     assert c.status == FAIL
     assert "torch sees none" in c.evidence and "Found no NVIDIA driver" in c.evidence
     assert c.hint == ("this PyTorch does not match the driver: was it reinstalled over the image's build? "
@@ -78,44 +87,44 @@ def test_cli_lists_gpus_but_torch_sees_none_means_a_mismatched_pytorch():
 
 def test_a_cpu_only_torch_build_on_a_gpu_machine():
     probe = dict(CPU_ONLY_PROBE, cuda=None, torch="2.5.1+cpu", device_types={"cuda": {"available": False}})
-    c = by_name(checks_from(healthy(probe=probe)))["torch sees the accelerator"]
+    c = by_id(checks_from(healthy(probe=probe)))["torch.sees_device"]
     assert c.status == FAIL and "CPU-only build" in c.evidence
     assert c.hint == hint_for("Torch not compiled with CUDA enabled") and "CPU-only build" in c.hint
 
 
 def test_kernel_image_error_maps_to_the_build_hint():
     err = "RuntimeError: CUDA error: no kernel image is available for execution on the device"
-    c = by_name(checks_from(healthy(probe=gpu_probe(kernel={"ok": False, "error": err}))))
-    check = c["a small kernel returns the right numbers"]
+    c = by_id(checks_from(healthy(probe=gpu_probe(kernel={"ok": False, "error": err}))))
+    check = c["device.kernel"]
     assert check.status == FAIL and check.evidence == err
     assert check.hint.startswith("the PyTorch build lacks code for this device") and "--amp off" in check.hint
 
 
 def test_device_kernel_image_invalid_under_autocast():
     err = "RuntimeError: CUDA error: device kernel image is invalid"
-    check = by_name(checks_from(healthy(probe=gpu_probe(autocast_bf16={"ok": False, "error": err}))))[
-        "bf16 autocast runs on the device"]
+    check = by_id(checks_from(healthy(probe=gpu_probe(autocast_bf16={"ok": False, "error": err}))))[
+        "device.autocast.bf16"]
     assert check.status == FAIL and "--amp off" in check.hint
 
 
 def test_not_implemented_for_a_dtype_maps_to_the_dtype_hint():
     err = "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'"
-    check = by_name(checks_from(healthy(probe=gpu_probe(autocast_fp16={"ok": False, "error": err}))))[
-        "fp16 autocast runs on the device"]
+    check = by_id(checks_from(healthy(probe=gpu_probe(autocast_fp16={"ok": False, "error": err}))))[
+        "device.autocast.fp16"]
     assert check.status == FAIL
     assert check.hint.startswith("an op is missing for that dtype")
 
 
 def test_wrong_numbers_from_the_kernel():
-    check = by_name(checks_from(healthy(probe=gpu_probe(kernel={"ok": False, "max_abs_err": 3.0}))))[
-        "a small kernel returns the right numbers"]
+    check = by_id(checks_from(healthy(probe=gpu_probe(kernel={"ok": False, "max_abs_err": 3.0}))))[
+        "device.kernel"]
     assert check.status == FAIL and "wrong numbers" in check.hint
 
 
 def test_arch_list_without_the_device_capability():
     probe = gpu_probe()
     probe["arch_list"] = {"cuda": ["sm_50", "sm_60", "sm_70"]}
-    check = by_name(checks_from(healthy(probe=probe)))["build's arch list covers the device"]
+    check = by_id(checks_from(healthy(probe=probe)))["torch.arch_list"]
     assert check.status == FAIL and "9.0" in check.evidence and "sm_70" in check.evidence
     assert "lacks code for this device" in check.hint
 
@@ -131,90 +140,92 @@ def test_arch_list_without_the_device_capability():
     ("gfx942", ["gfx908", "gfx90a"], False),
 ])
 def test_arch_coverage(cap, archs, ok):
-    assert doctor._arch_ok(cap, archs) is ok
+    assert _arch_ok(cap, archs) is ok
 
 
 def test_slow_cuda_init_warns():
-    check = by_name(checks_from(healthy(probe=gpu_probe(init={"ok": True, "seconds": 45.0}))))[
-        "CUDA initialisation time"]
+    check = by_id(checks_from(healthy(probe=gpu_probe(init={"ok": True, "seconds": 45.0}))))[
+        "device.init"]
     assert check.status == WARN and "persistence mode" in check.hint and "45.00 s" in check.evidence
+    assert check.value == 45.0
 
 
 def test_failed_init_fails_and_skips_the_device_checks():
     err = "RuntimeError: CUDA error: out of memory"
-    c = by_name(checks_from(healthy(probe=gpu_probe(init={"ok": False, "seconds": 0.4, "error": err}))))
-    assert c["CUDA initialisation time"].status == FAIL
-    assert c["CUDA initialisation time"].hint == hint_for(err)
-    assert c["a small kernel returns the right numbers"].status == SKIP
+    c = by_id(checks_from(healthy(probe=gpu_probe(init={"ok": False, "seconds": 0.4, "error": err}))))
+    assert c["device.init"].status == FAIL
+    assert c["device.init"].hint == hint_for(err)
+    assert c["device.init"].value is None  # 0.4 s to an error is not an initialisation time
+    assert c["device.kernel"].status == SKIP
 
 
 def test_hidden_devices_warn():
-    check = by_name(checks_from(healthy(env={"CUDA_VISIBLE_DEVICES": ""})))["visible-devices variables"]
+    check = by_id(checks_from(healthy(env={"CUDA_VISIBLE_DEVICES": ""})))["env.visible_devices"]
     assert check.status == WARN and "CUDA_VISIBLE_DEVICES=''" in check.evidence
     assert check.hint.startswith("no device is visible to this process")
-    ok = by_name(checks_from(healthy(env={"CUDA_VISIBLE_DEVICES": "0,1"})))["visible-devices variables"]
+    ok = by_id(checks_from(healthy(env={"CUDA_VISIBLE_DEVICES": "0,1"})))["env.visible_devices"]
     assert ok.status == PASS and "'0,1'" in ok.evidence
 
 
 def test_nvml_missing_on_an_nvidia_machine():
-    check = by_name(checks_from(healthy(nvml_ok=False, nvml_error="NVMLError_LibraryNotFound: NVML Shared Library Not Found")))[
-        "NVML library loads"]
+    check = by_id(checks_from(healthy(nvml_ok=False, nvml_error="NVMLError_LibraryNotFound: NVML Shared Library Not Found")))[
+        "nvml.loads"]
     assert check.status == FAIL and "libnvidia-ml.so is missing" in check.hint
 
 
 def test_nvml_version_mismatch_hint():
-    check = by_name(checks_from(healthy(nvml_ok=False, nvml_error="NVMLError_LibRmVersionMismatch: Driver/library version mismatch")))[
-        "NVML library loads"]
+    check = by_id(checks_from(healthy(nvml_ok=False, nvml_error="NVMLError_LibRmVersionMismatch: Driver/library version mismatch")))[
+        "nvml.loads"]
     assert check.status == FAIL and "reboot" in check.hint
 
 
 def test_nvml_absent_on_an_amd_machine_is_expected():
-    check = by_name(checks_from(healthy(cli_name="rocm-smi", pci_vendors=["AMD"], nvml_ok=False,
-                                        nvml_error="NVMLError_LibraryNotFound: x")))["NVML library loads"]
+    check = by_id(checks_from(healthy(cli_name="rocm-smi", pci_vendors=["AMD"], nvml_ok=False,
+                                        nvml_error="NVMLError_LibraryNotFound: x")))["nvml.loads"]
     assert check.status == SKIP and "AMD" in check.evidence
 
 
 def test_hung_and_failing_cli_hints():
-    hung = by_name(checks_from(healthy(cli_ok=False, cli_error="nvidia-smi did not answer within 5 s (timed out, killed)")))
-    assert hung["management CLI answers"].status == FAIL and "wedged" in hung["management CLI answers"].hint
+    hung = by_id(checks_from(healthy(cli_ok=False, cli_error="nvidia-smi did not answer within 5 s (timed out, killed)")))
+    assert hung["cli.answers"].status == FAIL and "wedged" in hung["cli.answers"].hint
     msg = "nvidia-smi exit 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
-    failing = by_name(checks_from(healthy(cli_ok=False, cli_error=msg)))["management CLI answers"]
+    failing = by_id(checks_from(healthy(cli_ok=False, cli_error=msg)))["cli.answers"]
     assert failing.status == FAIL and "kernel driver is not loaded" in failing.hint
 
 
 def test_no_cli_but_a_card_on_the_bus_warns():
-    check = by_name(checks_from(healthy(cli_name=None, pci_vendors=["Moore Threads"])))["management CLI answers"]
+    check = by_id(checks_from(healthy(cli_name=None, pci_vendors=["Moore Threads"])))["cli.answers"]
     assert check.status == WARN and "Moore Threads" in check.evidence
 
 
 def test_torch_missing():
-    check = by_name(checks_from(healthy(probe={"torch_error": "ModuleNotFoundError: No module named 'torch'"})))[
-        "torch imports"]
+    check = by_id(checks_from(healthy(probe={"torch_error": "ModuleNotFoundError: No module named 'torch'"})))[
+        "torch.imports"]
     assert check.status == FAIL and "PyTorch is not installed" in check.hint
 
 
 def test_broken_vendor_extension_warns():
     probe = gpu_probe()
     probe["extensions"] = {"torch_musa": "ImportError: undefined symbol: _ZN3c104impl"}
-    check = by_name(checks_from(healthy(probe=probe)))["torch imports"]
+    check = by_id(checks_from(healthy(probe=probe)))["torch.imports"]
     assert check.status == WARN and "does not match this torch build" in check.hint
 
 
 def test_probe_timeout_fails_torch_import_with_a_hint():
-    check = by_name(checks_from(healthy(probe=None, probe_error="torch probe: python did not answer within 120 s (timed out, killed)")))[
-        "torch imports"]
+    check = by_id(checks_from(healthy(probe=None, probe_error="torch probe: python did not answer within 120 s (timed out, killed)")))[
+        "torch.imports"]
     assert check.status == FAIL and "wedged" in check.hint
 
 
 def test_disk_space_bounds():
-    low = by_name(checks_from(healthy(disk_free_bytes=5 * 2**30)))["free disk space"]
+    low = by_id(checks_from(healthy(disk_free_bytes=5 * 2**30)))["disk.free"]
     assert low.status == WARN and "warn below 20 GiB" in low.evidence
-    full = by_name(checks_from(healthy(disk_free_bytes=2**29)))["free disk space"]
+    full = by_id(checks_from(healthy(disk_free_bytes=2**29)))["disk.free"]
     assert full.status == FAIL and full.hint
 
 
 def test_tensorflow_outcomes():
-    c = lambda **kw: by_name(checks_from(healthy(tf_installed=True, **kw)))["TensorFlow sees the device"]
+    c = lambda **kw: by_id(checks_from(healthy(tf_installed=True, **kw)))["tensorflow.sees_device"]
     assert c(tf={"tensorflow": "2.17.0", "tensorflow_gpus": ["/physical_device:GPU:0"]}).status == PASS
     assert c(tf={"tensorflow": "2.17.0", "tensorflow_gpus": []}).status == WARN
     assert c(tf={"tensorflow_error": "ImportError: libcudart.so.12: cannot open"}).status == WARN
@@ -226,7 +237,7 @@ def test_gather_cli_counts_gpus_from_a_fake_nvidia_smi(tmp_path, monkeypatch):
     facts = Facts()
     doctor.gather_cli(facts)
     assert facts.cli_ok and facts.cli_gpu_count == 2
-    assert by_name(checks_from(facts))["management CLI answers"].status == PASS
+    assert by_id(checks_from(facts))["cli.answers"].status == PASS
 
 
 def test_gather_cli_times_out_a_hung_cli(tmp_path, monkeypatch):
@@ -249,14 +260,45 @@ def test_gather_nvml_with_a_fake_library():
     assert facts.nvml_ok is False and "Library Not Found" in facts.nvml_error
 
 
-def test_doctor_on_this_machine_exits_0_and_json_parses():
+def test_doctor_on_this_machine_prints_every_check_as_json():
     out = io.StringIO()
     code = doctor.main(as_json=True, out=out)
     rows = json.loads(out.getvalue())
-    names = [r["name"] for r in rows]
-    assert "torch imports" in names and "CUDA initialisation time" in names
+    assert [(r["id"], r["name"]) for r in rows] == list(TITLES.items())
+    assert all(set(r) == {"id", "name", "status", "evidence", "hint", "value", "unit"} for r in rows)
     assert all(r["status"] in (PASS, WARN, FAIL, SKIP) for r in rows)
-    assert code == (1 if any(r["status"] == FAIL for r in rows) else 0)
+    by = {r["id"]: r for r in rows}
+    if by["torch.imports"]["status"] == PASS:  # the child's own import time, carried as a number
+        assert by["torch.imports"]["value"] > 0 and by["torch.imports"]["unit"] == "s"
+    assert by["disk.free"]["value"] is not None and by["disk.free"]["unit"] == "GiB"
+    assert code in (0, 1)  # which one is the machine's business; the rule itself is tested on fake facts
+
+
+@pytest.mark.parametrize("facts, code", [
+    (healthy(), 0),
+    (healthy(probe=gpu_probe(init={"ok": True, "seconds": 45.0})), 0),             # a WARN is not a failure
+    (healthy(cli_name=None, cli_ok=None, pci_vendors=[], nvml_ok=False, nvml_error="x", nvml_count=None,
+             cli_gpu_count=None, probe=CPU_ONLY_PROBE), 0),                        # a CPU machine: SKIPs
+    (healthy(probe=gpu_probe(autocast_bf16={"ok": False, "error": "no kernel image is available"})), 1),
+    (healthy(probe=None, probe_error="torch probe: exit 139: Segmentation fault"), 1),
+])
+def test_main_exits_1_exactly_when_a_check_fails(monkeypatch, facts, code):
+    monkeypatch.setattr(command, "gather", lambda **_kw: facts)
+    text, as_json = io.StringIO(), io.StringIO()
+    assert doctor.main(out=text) == code
+    assert doctor.main(as_json=True, out=as_json) == code
+    statuses = [r["status"] for r in json.loads(as_json.getvalue())]
+    assert (FAIL in statuses) == (code == 1)
+    assert text.getvalue().splitlines()[-1] == "  ".join(f"{statuses.count(s)} {s}" for s in (PASS, WARN, FAIL, SKIP))
+
+
+def test_main_exits_130_when_interrupted(monkeypatch, capsys):
+    def interrupted(**_kw):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(command, "gather", interrupted)
+    out = io.StringIO()
+    assert doctor.main(out=out) == 130
+    assert out.getvalue() == "" and "interrupted" in capsys.readouterr().err
 
 
 def test_render_puts_hints_under_their_check():
@@ -267,7 +309,7 @@ def test_render_puts_hints_under_their_check():
 def test_a_lost_gpu_fails_the_nvml_check_with_its_hint():
     facts = healthy()
     doctor.gather_nvml(facts, module=FakeNvml([h100(0), h100(1)], lost={1}))
-    check = by_name(checks_from(facts))["NVML library loads"]
+    check = by_id(checks_from(facts))["nvml.loads"]
     assert check.status == FAIL and "GPU 1: GPU is lost" in check.evidence
     assert "fell off the bus" in check.hint
 

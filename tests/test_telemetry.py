@@ -1,5 +1,6 @@
 """Snapshots, merging, PCI makers, the collector, the sampler, `cardbench devices` and the torch probe."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -18,7 +19,8 @@ from tui.telemetry.nvml import NvmlSource
 from tui.telemetry.pci import PciDevice, scan
 from tui.telemetry.sample import DeviceProcess, DeviceSample, HostSample, Sample, fmt, fmt_bytes, normalize_bus_id
 from tui.telemetry.sampler import Sampler, read_jsonl
-from tui.telemetry.torch_probe import TorchProbe, describe_probe, devices_from_probe, run_probe
+from tui.telemetry.torch_probe import REPO_ROOT, TorchProbe, describe_probe, devices_from_probe, probe_env, run_probe
+from workloads.probe_report import DeviceCheck, DeviceChecks, DeviceMemory, DeviceType, ProbeDevice, ProbeReport
 
 
 # ---------------------------------------------------------------- snapshots
@@ -300,11 +302,42 @@ def test_devices_text_without_a_gpu_lists_the_sources():
 
 # ---------------------------------------------------------------- the torch probe child
 
-def test_probe_child_on_this_machine():
-    result, error = run_probe(timeout=60)
-    assert error is None and result["torch"]
-    assert "cuda" in result["device_types"] or result["devices"] == []
-    assert describe_probe(result, None).startswith("torch ")
+def _real_probe(*args):
+    """The real child's last stdout line, decoded: what the readers get, before the schema parses it."""
+    done = subprocess.run([sys.executable, "-m", "workloads.child.probe", *args], capture_output=True, text=True,
+                          timeout=120, env=probe_env(), cwd=str(REPO_ROOT))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _keys(record_type):
+    return {f.name for f in dataclasses.fields(record_type)} - {"extra"}
+
+
+def test_the_real_doctor_probe_writes_every_key_the_doctor_reads():
+    """On a CPU machine most values are null or false, but every key is there and parses without leftovers."""
+    raw = _real_probe("--doctor")
+    assert set(raw) == _keys(ProbeReport)
+    assert set(raw["checks"]) == _keys(DeviceChecks)  # init, kernel, autocast_*: null where they did not run
+    for entry in raw["device_types"].values():
+        assert set(entry) == _keys(DeviceType)
+    for device in raw["devices"]:
+        assert set(device) == _keys(ProbeDevice)
+    for name, check in raw["checks"].items():  # run on a machine with a device
+        assert check is None or set(check) == _keys(DeviceMemory if name == "memory" else DeviceCheck)
+    report = ProbeReport.from_dict(raw)
+    assert report.extra == {} and report.to_dict() == raw  # nothing the schema does not know
+    assert report.torch and report.torch_error is None and report.import_s > 0
+    assert "cuda" in report.device_types and isinstance(report.device_types["cuda"].available, bool)
+    assert describe_probe(report, None).startswith(f"torch {report.torch}")
+
+
+def test_the_real_tensorflow_probe_answers_in_the_same_schema():
+    raw = _real_probe("--tensorflow")
+    assert set(raw) == _keys(ProbeReport)
+    report = ProbeReport.from_dict(raw)
+    assert report.torch is None  # its own child: torch is never imported beside TensorFlow
+    assert (report.tensorflow is None) != (report.tensorflow_error is None)
 
 
 def _fake_probe_module(tmp_path, monkeypatch, name, body):
@@ -344,8 +377,8 @@ def test_a_crashing_probe_is_reported_with_its_last_line(tmp_path, monkeypatch):
 
 
 def test_devices_from_a_rocm_probe_use_the_gfx_target():
-    (d,) = devices_from_probe({"devices": [{"type": "cuda", "index": 0, "name": "AMD Instinct MI210",
-                                            "capability": "9.0", "arch": "gfx90a"}]})
+    (d,) = devices_from_probe(ProbeReport.from_dict({"devices": [{"type": "cuda", "index": 0, "name": "AMD Instinct MI210",
+                                                                "capability": "9.0", "arch": "gfx90a"}]}))
     assert d.compute_capability == "gfx90a"
 
 

@@ -1,171 +1,30 @@
-"""The environment doctor (`cardbench doctor [--json]`): is the card there, and does this PyTorch use it?
+"""The doctor's verdicts: pure functions of `Facts`, so every verdict and hint is testable without a GPU.
 
-Each check is PASS / WARN / FAIL / SKIP with its evidence and a one-line hint.
-Facts are gathered first (`gather`) - the management CLI, NVML, the PCI bus,
-a torch probe child (`python -m workloads.child.probe --doctor`), TensorFlow in its
-own child when installed, disk space and the visible-devices variables - and
-the checks are pure functions of those facts (`checks_from`), so every
-verdict and hint is testable without a GPU. torch is never imported here.
+Each check is PASS / WARN / FAIL / SKIP with its evidence, a one-line hint, its
+stable id (``TITLES`` holds the ids and names) and its number where it has one.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
 import re
-import shutil
-import sys
-import threading
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, TextIO
+from typing import Callable
 
+from tui.doctor.check import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck
+from tui.doctor.facts import VISIBLE_DEVICE_VARS, Facts
+from tui.telemetry import vendors
 from workloads.hints import hint_for
+from workloads.probe_report import DeviceCheck, DeviceChecks, ProbeDevice
 
-PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
-
-# management CLIs, most specific first: (executable, arguments that list the devices)
-MANAGEMENT_CLIS: list[tuple[str, list[str]]] = [
-    ("nvidia-smi", ["-L"]),
-    ("ixsmi", ["-L"]),
-    ("amd-smi", ["list"]),
-    ("rocm-smi", ["--showproductname"]),
-    ("hy-smi", []),
-    ("mthreads-gmi", []),
-    ("mx-smi", []),
-    ("npu-smi", ["info"]),
-    ("cnmon", []),
-]
-VISIBLE_DEVICE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-                       "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ASCEND_RT_VISIBLE_DEVICES",
-                       "MUSA_VISIBLE_DEVICES", "MLU_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")
-CLI_TIMEOUT_S = 5.0
-PROBE_TIMEOUT_S = 120.0
 DISK_WARN_GIB = 20.0   # ResNet-50 data, checkpoints, GPT-2 weights and the report need a few GiB each
 DISK_FAIL_GIB = 2.0
 INIT_WARN_S = 20.0     # a healthy driver creates a context in well under this (persistence mode off: ~1-10 s)
 
 
-@dataclass(frozen=True)
-class DoctorCheck:
-    name: str
-    status: str      # PASS / WARN / FAIL / SKIP
-    evidence: str    # what was seen, with numbers
-    hint: str = ""   # one line: what to do; empty when there is nothing to do
+def _check(check_id: str, status: str, evidence: str, hint: str = "", value: float | None = None,
+           unit: str | None = None) -> DoctorCheck:
+    return DoctorCheck(TITLES[check_id], status, evidence, hint, id=check_id,
+                       value=float(value) if value is not None else None, unit=unit if value is not None else None)
 
-    def to_dict(self) -> dict[str, str]:
-        return asdict(self)
-
-
-@dataclass
-class Facts:
-    """Everything the checks look at; built by `gather`, or by hand in tests."""
-
-    cli_name: str | None = None
-    cli_ok: bool | None = None
-    cli_output: str = ""
-    cli_error: str | None = None
-    cli_gpu_count: int | None = None
-    nvml_ok: bool | None = None
-    nvml_error: str | None = None
-    nvml_count: int | None = None
-    nvml_driver: str | None = None
-    nvml_errors: list[str] = field(default_factory=list)   # per-device problems ("GPU 1: GPU is lost")
-    pci_vendors: list[str] = field(default_factory=list)   # one per accelerator on the bus
-    probe: dict[str, Any] | None = None
-    probe_error: str | None = None
-    tf_installed: bool = False
-    tf: dict[str, Any] | None = None
-    tf_error: str | None = None
-    disk_path: str = "."
-    disk_free_bytes: int | None = None
-    disk_total_bytes: int | None = None
-    env: dict[str, str] = field(default_factory=dict)
-
-
-# ---------------------------------------------------------------- gathering
-
-
-def _cwd_or_root() -> str:
-    try:
-        return os.getcwd()
-    except OSError:  # the shell's directory was deleted under it
-        return "/"
-
-
-def gather_cli(facts: Facts, timeout: float = CLI_TIMEOUT_S) -> None:
-    from tui.telemetry.cli_tool import run_bounded
-
-    for exe, args in MANAGEMENT_CLIS:
-        path = shutil.which(exe)
-        if path is None:
-            continue
-        facts.cli_name = exe
-        done = run_bounded([path] + args, timeout)
-        facts.cli_output = done.stdout
-        out = done.stdout
-        if done.problem:
-            facts.cli_ok, facts.cli_error = False, done.problem
-        else:
-            facts.cli_ok = True
-            if args == ["-L"]:
-                facts.cli_gpu_count = sum(1 for line in out.splitlines() if re.match(r"\s*GPU \d+", line))
-        return
-
-
-def gather_nvml(facts: Facts, module: Any = None) -> None:
-    from tui.telemetry.nvml import NvmlSource, _text
-
-    source = NvmlSource(module=module)
-    if not source.available():
-        facts.nvml_ok, facts.nvml_error = False, source.unavailable_reason
-        return
-    try:
-        facts.nvml_ok = True
-        facts.nvml_count = source.query("nvmlDeviceGetCount")
-        facts.nvml_driver = _text(source.query("nvmlSystemGetDriverVersion"))
-        _devices, facts.nvml_errors = source.read()
-    finally:
-        source.close()
-
-
-def gather(probe_timeout: float = PROBE_TIMEOUT_S, disk_path: str | None = None,
-           on_progress: Callable[[str], None] | None = None) -> Facts:
-    """Collect the facts; the slow torch child runs in parallel with the quick checks."""
-    from tui.telemetry import pci
-    from tui.telemetry.torch_probe import run_probe
-
-    facts = Facts(disk_path=disk_path or _cwd_or_root())
-    note = on_progress or (lambda _text: None)
-
-    def probe() -> None:
-        facts.probe, facts.probe_error = run_probe(["--doctor"], timeout=probe_timeout)
-
-    worker = threading.Thread(target=probe, name="cardbench-doctor-probe", daemon=True)
-    worker.start()
-    note("management CLI")
-    gather_cli(facts)
-    note("NVML")
-    gather_nvml(facts)
-    facts.pci_vendors = [d.vendor for d in pci.scan()]
-    try:
-        usage = shutil.disk_usage(facts.disk_path)
-        facts.disk_free_bytes, facts.disk_total_bytes = usage.free, usage.total
-    except OSError:
-        pass
-    facts.env = {k: os.environ[k] for k in VISIBLE_DEVICE_VARS if k in os.environ}
-    facts.tf_installed = importlib.util.find_spec("tensorflow") is not None
-    if facts.tf_installed:
-        note("TensorFlow")
-        facts.tf, facts.tf_error = run_probe(["--tensorflow"], timeout=probe_timeout)
-    note("torch (child process)")
-    worker.join(probe_timeout + 10)
-    if worker.is_alive():
-        facts.probe_error = f"torch probe: no answer within {probe_timeout:g} s"
-    return facts
-
-
-# ---------------------------------------------------------------- checks
 
 def _hint(text: str | None, fallback: str = "") -> str:
     return (hint_for(text or "") or fallback) if text else fallback
@@ -176,95 +35,103 @@ def _gpus_elsewhere(f: Facts) -> int:
     return max(f.cli_gpu_count or 0, f.nvml_count or 0, len(f.pci_vendors))
 
 
-def _torch_devices(f: Facts) -> list[dict[str, Any]]:
-    return list((f.probe or {}).get("devices") or [])
+def _torch_devices(f: Facts) -> list[ProbeDevice]:
+    return list(f.probe.devices) if f.probe is not None else []
+
+
+def _torch_imported(f: Facts) -> bool:
+    return f.probe is not None and not f.probe.torch_error
 
 
 def check_cli(f: Facts) -> DoctorCheck:
-    name = "management CLI answers"
+    cid = "cli.answers"
     if f.cli_name is None:
-        tried = ", ".join(exe for exe, _ in MANAGEMENT_CLIS)
+        tried = ", ".join(vendors.names())
         if f.pci_vendors:
-            return DoctorCheck(name, WARN, f"none on PATH ({tried}); the PCI bus shows {', '.join(f.pci_vendors)}",
-                               "the image lacks the vendor's management tool: install the driver's utilities package")
-        return DoctorCheck(name, SKIP, f"none on PATH ({tried}); no accelerator on the PCI bus")
+            return _check(cid, WARN, f"none on PATH ({tried}); the PCI bus shows {', '.join(f.pci_vendors)}",
+                          "the image lacks the vendor's management tool: install the driver's utilities package")
+        return _check(cid, SKIP, f"none on PATH ({tried}); no accelerator on the PCI bus")
     if not f.cli_ok:
-        return DoctorCheck(name, FAIL, f.cli_error or f"{f.cli_name} failed", _hint(f.cli_error,
-                           "the driver does not answer: check `dmesg` for errors, and that the driver is loaded"))
+        return _check(cid, FAIL, f.cli_error or f"{f.cli_name} failed", _hint(f.cli_error,
+                      "the driver does not answer: check `dmesg` for errors, and that the driver is loaded"))
     first = next((line.strip() for line in f.cli_output.splitlines() if line.strip()), "")
     count = f" lists {f.cli_gpu_count} GPU(s);" if f.cli_gpu_count is not None else ""
-    return DoctorCheck(name, PASS, f"{f.cli_name}{count} {first[:120]}".strip())
+    return _check(cid, PASS, f"{f.cli_name}{count} {first[:120]}".strip(), value=f.cli_gpu_count, unit="devices")
 
 
 def check_nvml(f: Facts) -> DoctorCheck:
-    name = "NVML library loads"
+    cid = "nvml.loads"
     if f.nvml_ok:
         evidence = f"{f.nvml_count} device(s), driver {f.nvml_driver or 'N/A'}"
         if f.nvml_errors:
-            return DoctorCheck(name, FAIL, f"{evidence}; {'; '.join(f.nvml_errors)}", _hint(f.nvml_errors[0]))
-        return DoctorCheck(name, PASS, evidence)
-    nvidia_like = "NVIDIA" in f.pci_vendors or f.cli_name in ("nvidia-smi", "ixsmi")
+            return _check(cid, FAIL, f"{evidence}; {'; '.join(f.nvml_errors)}", _hint(f.nvml_errors[0]),
+                          f.nvml_count, "devices")
+        return _check(cid, PASS, evidence, value=f.nvml_count, unit="devices")
+    # an nvidia-smi-compatible CLI comes with an NVML-compatible library; other makers ship neither
+    nvidia_like = "NVIDIA" in f.pci_vendors or f.cli_name in vendors.names(vendors.SMI_CSV)
     if not nvidia_like:
         others = ", ".join(sorted(set(f.pci_vendors))) or "no accelerator"
-        return DoctorCheck(name, SKIP, f"not loaded ({f.nvml_error}) (expected here: the PCI bus shows {others})")
-    return DoctorCheck(name, FAIL, f"not loaded ({f.nvml_error})", _hint(f.nvml_error))
+        return _check(cid, SKIP, f"not loaded ({f.nvml_error}) (expected here: the PCI bus shows {others})")
+    return _check(cid, FAIL, f"not loaded ({f.nvml_error})", _hint(f.nvml_error))
 
 
 def check_pci(f: Facts) -> DoctorCheck:
-    name = "accelerators on the PCI bus"
+    cid = "pci.accelerators"
     if not f.pci_vendors:
-        return DoctorCheck(name, WARN if _gpus_elsewhere(f) == 0 else PASS,
-                           "none found in /sys/bus/pci (no GPU here, or no sysfs in this container)",
-                           "" if _gpus_elsewhere(f) else "this machine shows no accelerator: was a GPU instance rented?")
+        # no value: an empty bus and a container without sysfs look the same from here
+        return _check(cid, WARN if _gpus_elsewhere(f) == 0 else PASS,
+                      "none found in /sys/bus/pci (no GPU here, or no sysfs in this container)",
+                      "" if _gpus_elsewhere(f) else "this machine shows no accelerator: was a GPU instance rented?")
     counts: dict[str, int] = {}
     for v in f.pci_vendors:
         counts[v] = counts.get(v, 0) + 1
-    return DoctorCheck(name, PASS, ", ".join(f"{n}x {v}" for v, n in counts.items()))
+    return _check(cid, PASS, ", ".join(f"{n}x {v}" for v, n in counts.items()), value=len(f.pci_vendors),
+                  unit="devices")
 
 
 def check_torch_import(f: Facts) -> DoctorCheck:
-    name = "torch imports"
-    if f.probe is None:
-        return DoctorCheck(name, FAIL, f.probe_error or "the torch probe gave no answer", _hint(f.probe_error))
-    if f.probe.get("torch_error"):
-        err = f.probe["torch_error"]
-        return DoctorCheck(name, FAIL, err, _hint(err, "install the image's PyTorch into this Python"))
-    built = [f"CUDA {f.probe['cuda']}" if f.probe.get("cuda") else "", f"ROCm/HIP {f.probe['hip']}" if f.probe.get("hip") else ""]
+    cid = "torch.imports"
+    p = f.probe
+    if p is None:
+        return _check(cid, FAIL, f.probe_error or "the torch probe gave no answer", _hint(f.probe_error))
+    if p.torch_error:
+        return _check(cid, FAIL, p.torch_error, _hint(p.torch_error, "install the image's PyTorch into this Python"))
+    built = [f"CUDA {p.cuda}" if p.cuda else "", f"ROCm/HIP {p.hip}" if p.hip else ""]
     built_text = ", ".join(b for b in built if b) or "CPU only"
-    ext = f.probe.get("extensions") or {}
-    ext_text = "".join(f"; {k}: {v}" for k, v in ext.items())
-    broken = [v for v in ext.values() if v != "loaded"]
-    evidence = f"torch {f.probe.get('torch')} built for {built_text}, import {f.probe.get('import_s', 'N/A')} s{ext_text}"
+    ext_text = "".join(f"; {k}: {v}" for k, v in p.extensions.items())
+    broken = [v for v in p.extensions.values() if v != "loaded"]
+    import_s = p.import_s if p.import_s is not None else "N/A"
+    evidence = f"torch {p.torch} built for {built_text}, import {import_s} s{ext_text}"
     if broken:
-        return DoctorCheck(name, WARN, evidence, _hint(broken[0], "the vendor's torch extension fails to import"))
-    return DoctorCheck(name, PASS, evidence)
+        return _check(cid, WARN, evidence, _hint(broken[0], "the vendor's torch extension fails to import"),
+                      p.import_s, "s")
+    return _check(cid, PASS, evidence, value=p.import_s, unit="s")
 
 
 def check_torch_sees(f: Facts) -> DoctorCheck:
-    name = "torch sees the accelerator"
-    if f.probe is None or f.probe.get("torch_error"):
-        return DoctorCheck(name, SKIP, "torch did not import")
+    cid = "torch.sees_device"
+    if f.probe is None or f.probe.torch_error:
+        return _check(cid, SKIP, "torch did not import")
+    p = f.probe
     devices = _torch_devices(f)
     elsewhere = _gpus_elsewhere(f)
+    seen = {"value": len(devices), "unit": "devices"}
     if devices:
-        names = "; ".join(f"{d['type']}:{d['index']} {d.get('name', 'N/A')} (capability "
-                          f"{d.get('arch') or d.get('capability') or 'N/A'})" for d in devices)
+        names = "; ".join(f"{d.label} {d.name or 'N/A'} (capability {d.target or 'N/A'})" for d in devices)
         evidence = f"{len(devices)} device(s): {names}"
         if elsewhere > len(devices) and not f.env.get("CUDA_VISIBLE_DEVICES"):
-            return DoctorCheck(name, WARN, f"{evidence}; but {elsewhere} on the bus/CLI",
-                               "some devices are hidden or failed to initialise: check the visible-devices variables and dmesg")
-        return DoctorCheck(name, PASS, evidence)
-    types = (f.probe.get("device_types") or {})
-    why = next((t["error"] for t in types.values() if t.get("error")), None)
+            return _check(cid, WARN, f"{evidence}; but {elsewhere} on the bus/CLI",
+                          "some devices are hidden or failed to initialise: check the visible-devices variables and dmesg",
+                          **seen)
+        return _check(cid, PASS, evidence, **seen)
+    why = p.device_type_error()
     if elsewhere == 0:
-        return DoctorCheck(name, SKIP, "no accelerator on this machine" + (f" ({why})" if why else ""))
-    cpu_only = not f.probe.get("cuda") and not f.probe.get("hip") and not f.probe.get("extensions")
-    if cpu_only:
-        text = "Torch not compiled with CUDA enabled"
-        return DoctorCheck(name, FAIL, f"{elsewhere} accelerator(s) present, but this torch is a CPU-only build",
-                           _hint(text))
+        return _check(cid, SKIP, "no accelerator on this machine" + (f" ({why})" if why else ""), **seen)
+    if not p.cuda and not p.hip and not p.extensions:
+        return _check(cid, FAIL, f"{elsewhere} accelerator(s) present, but this torch is a CPU-only build",
+                      _hint("Torch not compiled with CUDA enabled"), **seen)
     evidence = f"management CLI/NVML/PCI see {elsewhere} accelerator(s), torch sees none" + (f" ({why})" if why else "")
-    return DoctorCheck(name, FAIL, evidence, _hint("management CLI lists GPUs but torch sees none"))
+    return _check(cid, FAIL, evidence, _hint("management CLI lists GPUs but torch sees none"), **seen)
 
 
 def _arch_ok(capability: str, arch_list: list[str]) -> bool:
@@ -291,106 +158,118 @@ def _arch_ok(capability: str, arch_list: list[str]) -> bool:
 
 
 def check_arch(f: Facts) -> DoctorCheck:
-    name = "build's arch list covers the device"
+    cid = "torch.arch_list"
     devices = _torch_devices(f)
-    if not devices:
-        return DoctorCheck(name, SKIP, "no device seen by torch")
-    lists = (f.probe or {}).get("arch_list") or {}
+    if not devices or f.probe is None:
+        return _check(cid, SKIP, "no device seen by torch")
     problems, seen = [], []
     for d in devices:
-        cap = d.get("arch") or d.get("capability")
-        archs = lists.get(d["type"])
-        if not cap or not isinstance(archs, list) or not archs:
+        archs = f.probe.archs(d.type)
+        if not d.target or not archs:
             continue
-        seen.append(f"{d['type']}:{d['index']} {cap}")
-        if not _arch_ok(cap, archs):
-            problems.append(f"{d['type']}:{d['index']} is {cap}, build has {' '.join(archs)}")
+        seen.append(f"{d.label} {d.target}")
+        if not _arch_ok(d.target, archs):
+            problems.append(f"{d.label} is {d.target}, build has {' '.join(archs)}")
     if problems:
-        return DoctorCheck(name, FAIL, "; ".join(problems), _hint("no kernel image is available"))
+        return _check(cid, FAIL, "; ".join(problems), _hint("no kernel image is available"))
     if not seen:
-        return DoctorCheck(name, SKIP, "this device type reports no arch list (vendor layer)")
-    archs_text = "; ".join(f"{k}: {' '.join(v)}" for k, v in lists.items() if isinstance(v, list))
-    return DoctorCheck(name, PASS, f"{', '.join(seen)} in [{archs_text}]")
+        return _check(cid, SKIP, "this device type reports no arch list (vendor layer)")
+    archs_text = "; ".join(f"{k}: {' '.join(v)}" for k, v in f.probe.arch_list.items() if isinstance(v, list))
+    return _check(cid, PASS, f"{', '.join(seen)} in [{archs_text}]")
 
 
-def _device_check(f: Facts, key: str, name: str, evidence_ok: Callable[[dict[str, Any]], str]) -> DoctorCheck:
-    if not _torch_devices(f):
-        return DoctorCheck(name, SKIP, "no device seen by torch")
-    checks = (f.probe or {}).get("checks") or {}
-    init = checks.get("init") or {}
-    if key != "init" and init and not init.get("ok"):
-        return DoctorCheck(name, SKIP, "the device did not initialise")
-    entry = checks.get(key)
+def _device_check(f: Facts, cid: str, pick: Callable[[DeviceChecks], DeviceCheck | None],
+                  evidence_ok: Callable[[DeviceCheck], str]) -> tuple[DoctorCheck, DeviceCheck | None]:
+    """One of the probe's tests on the device -> a verdict, and the test's record for the caller's value."""
+    if not _torch_devices(f) or f.probe is None:
+        return _check(cid, SKIP, "no device seen by torch"), None
+    checks = f.probe.checks
+    init = checks.init if checks is not None else None
+    if cid != "device.init" and init is not None and not init.ok:
+        return _check(cid, SKIP, "the device did not initialise"), None
+    entry = pick(checks) if checks is not None else None
     if entry is None:
-        return DoctorCheck(name, SKIP, "not run")
-    if entry.get("ok"):
-        return DoctorCheck(name, PASS, evidence_ok(entry))
-    err = entry.get("error") or "wrong result"
-    return DoctorCheck(name, FAIL, err, _hint(err, "the device computes wrong numbers: report it to the platform"))
+        return _check(cid, SKIP, "not run"), None
+    if entry.ok:
+        return _check(cid, PASS, evidence_ok(entry)), entry
+    err = entry.error or "wrong result"
+    return _check(cid, FAIL, err, _hint(err, "the device computes wrong numbers: report it to the platform")), entry
+
+
+def _seconds(value: float | None) -> str:
+    return f"{value:.2f}" if value is not None else "N/A"
 
 
 def check_init(f: Facts) -> DoctorCheck:
-    check = _device_check(f, "init", "CUDA initialisation time",
-                          lambda e: f"{e['seconds']:.2f} s to the first tensor on the device "
-                                    f"(torch import {(f.probe or {}).get('import_s', 'N/A')} s; bound {INIT_WARN_S:g} s)")
-    seconds = (((f.probe or {}).get("checks") or {}).get("init") or {}).get("seconds")
-    if check.status == PASS and seconds is not None and seconds > INIT_WARN_S:
-        return DoctorCheck(check.name, WARN, check.evidence,
-                           "slow driver start: enable persistence mode (`nvidia-smi -pm 1`) or set CUDA_MODULE_LOADING=LAZY")
-    return check
+    import_s = f.probe.import_s if f.probe is not None and f.probe.import_s is not None else "N/A"
+    check, entry = _device_check(
+        f, "device.init", lambda c: c.init,
+        lambda e: f"{_seconds(e.seconds)} s to the first tensor on the device "
+                  f"(torch import {import_s} s; bound {INIT_WARN_S:g} s)")
+    if check.status != PASS or entry is None or entry.seconds is None:
+        return check  # a failed start's seconds are the time to the error, not an initialisation time
+    status, hint = PASS, ""
+    if entry.seconds > INIT_WARN_S:
+        status = WARN
+        hint = "slow driver start: enable persistence mode (`nvidia-smi -pm 1`) or set CUDA_MODULE_LOADING=LAZY"
+    return _check(check.id, status, check.evidence, hint, entry.seconds, "s")
 
 
 def check_kernel(f: Facts) -> DoctorCheck:
-    return _device_check(f, "kernel", "a small kernel returns the right numbers",
-                         lambda e: f"64x64 matmul + sum matches the CPU (max abs error {e.get('max_abs_err', 0):.2e}, bound 1e-3)")
+    check, entry = _device_check(
+        f, "device.kernel", lambda c: c.kernel,
+        lambda e: f"64x64 matmul + sum matches the CPU (max abs error {e.max_abs_err or 0:.2e}, bound 1e-3)")
+    if entry is None or entry.max_abs_err is None:
+        return check
+    return _check(check.id, check.status, check.evidence, check.hint, entry.max_abs_err)  # a difference of plain numbers: no unit
 
 
 def check_autocast(f: Facts, label: str) -> DoctorCheck:
-    return _device_check(f, f"autocast_{label}", f"{label} autocast runs on the device",
-                         lambda e: f"conv + linear forward/backward under autocast, output {e.get('dtype')}")
+    check, _entry = _device_check(
+        f, f"device.autocast.{label}", lambda c: c.autocast(label),
+        lambda e: f"conv + linear forward/backward under autocast, output {e.dtype}")
+    return check
 
 
 def check_tensorflow(f: Facts) -> DoctorCheck:
-    name = "TensorFlow sees the device"
+    cid = "tensorflow.sees_device"
     if not f.tf_installed:
-        return DoctorCheck(name, SKIP, "TensorFlow is not installed (optional)")
-    if f.tf is None or f.tf.get("tensorflow_error"):
-        err = (f.tf or {}).get("tensorflow_error") or f.tf_error or "no answer"
-        return DoctorCheck(name, WARN, f"TensorFlow does not import ({err})", _hint(err))
-    gpus = f.tf.get("tensorflow_gpus") or []
+        return _check(cid, SKIP, "TensorFlow is not installed (optional)")
+    if f.tf is None or f.tf.tensorflow_error:
+        err = (f.tf.tensorflow_error if f.tf is not None else None) or f.tf_error or "no answer"
+        return _check(cid, WARN, f"TensorFlow does not import ({err})", _hint(err))
+    gpus = f.tf.tensorflow_gpus
+    seen = {"value": len(gpus), "unit": "devices"}
     if gpus:
-        return DoctorCheck(name, PASS, f"TensorFlow {f.tf.get('tensorflow')}: {len(gpus)} GPU(s)")
+        return _check(cid, PASS, f"TensorFlow {f.tf.tensorflow}: {len(gpus)} GPU(s)", **seen)
     if _torch_devices(f) or _gpus_elsewhere(f):
-        return DoctorCheck(name, WARN, f"TensorFlow {f.tf.get('tensorflow')} lists no GPU",
-                           "this TensorFlow is a CPU build or does not match the driver: use the image's TensorFlow")
-    return DoctorCheck(name, SKIP, f"TensorFlow {f.tf.get('tensorflow')}; no accelerator on this machine")
+        return _check(cid, WARN, f"TensorFlow {f.tf.tensorflow} lists no GPU",
+                      "this TensorFlow is a CPU build or does not match the driver: use the image's TensorFlow", **seen)
+    return _check(cid, SKIP, f"TensorFlow {f.tf.tensorflow}; no accelerator on this machine", **seen)
 
 
 def check_disk(f: Facts) -> DoctorCheck:
-    name = "free disk space"
+    cid = "disk.free"
     if f.disk_free_bytes is None:
-        return DoctorCheck(name, WARN, f"cannot read the free space of {f.disk_path}")
+        return _check(cid, WARN, f"cannot read the free space of {f.disk_path}")
     gib = f.disk_free_bytes / 2**30
     evidence = f"{gib:.1f} GiB free of {(f.disk_total_bytes or 0) / 2**30:.1f} GiB at {f.disk_path} " \
                f"(warn below {DISK_WARN_GIB:g} GiB, fail below {DISK_FAIL_GIB:g} GiB)"
     hint = "free space, or run from a larger volume: data sets, checkpoints and the report need several GiB"
-    if gib < DISK_FAIL_GIB:
-        return DoctorCheck(name, FAIL, evidence, hint)
-    if gib < DISK_WARN_GIB:
-        return DoctorCheck(name, WARN, evidence, hint)
-    return DoctorCheck(name, PASS, evidence)
+    status = FAIL if gib < DISK_FAIL_GIB else WARN if gib < DISK_WARN_GIB else PASS
+    return _check(cid, status, evidence, hint if status != PASS else "", round(gib, 2), "GiB")
 
 
 def check_env(f: Facts) -> DoctorCheck:
-    name = "visible-devices variables"
+    cid = "env.visible_devices"
     if not f.env:
-        return DoctorCheck(name, PASS, "none set: every device is visible")
+        return _check(cid, PASS, "none set: every device is visible")
     shown = "; ".join(f"{k}={v!r}" for k, v in f.env.items())
-    for key in VISIBLE_DEVICE_VARS[:-1]:
+    for key in VISIBLE_DEVICE_VARS[:-1]:  # the last, CUDA_DEVICE_ORDER, orders devices and hides none
         value = f.env.get(key)
         if value is not None and value.strip().lower() in ("", "-1", "none", "nodevfiles", "void"):
-            return DoctorCheck(name, WARN, shown, _hint(f"{key} hides every device"))
-    return DoctorCheck(name, PASS, shown)
+            return _check(cid, WARN, shown, _hint(f"{key} hides every device"))
+    return _check(cid, PASS, shown)
 
 
 def checks_from(f: Facts) -> list[DoctorCheck]:
@@ -409,42 +288,3 @@ def checks_from(f: Facts) -> list[DoctorCheck]:
         check_disk(f),
         check_env(f),
     ]
-
-
-def run_checks(probe_timeout: float = PROBE_TIMEOUT_S, on_progress: Callable[[str], None] | None = None) -> list[DoctorCheck]:
-    """Every check, on this machine. Takes a few seconds (the torch child); run it off the UI thread."""
-    return checks_from(gather(probe_timeout=probe_timeout, on_progress=on_progress))
-
-
-# ---------------------------------------------------------------- output
-
-def render(checks: list[DoctorCheck]) -> str:
-    width = max(len(c.name) for c in checks)
-    lines = []
-    for c in checks:
-        lines.append(f"{c.status:<4}  {c.name:<{width}}  {c.evidence}")
-        if c.hint:
-            lines.append(f"{'':<4}  {'':<{width}}  hint: {c.hint}")
-    counts = {s: sum(1 for c in checks if c.status == s) for s in (PASS, WARN, FAIL, SKIP)}
-    lines.append("")
-    lines.append("  ".join(f"{n} {s}" for s, n in counts.items()))
-    return "\n".join(lines)
-
-
-def main(as_json: bool = False, out: TextIO | None = None) -> int:
-    """Print the checks; exit status 1 when any check FAILs, else 0 (WARN and SKIP are not failures)."""
-    out = out or sys.stdout
-    try:
-        checks = run_checks()
-    except KeyboardInterrupt:
-        print("cardbench: interrupted", file=sys.stderr)
-        return 130
-    if as_json:
-        out.write(json.dumps([c.to_dict() for c in checks], indent=2) + "\n")
-    else:
-        out.write(render(checks) + "\n")
-    return 1 if any(c.status == FAIL for c in checks) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main("--json" in sys.argv[1:]))

@@ -50,12 +50,8 @@ class DoctorScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#doctor-body").focus()  # PageDown and arrows scroll without a Tab first
         if self.run_checks is None:
-            try:
-                from tui.doctor import run_checks
-            except ImportError:
-                self.query_one("#doctor-result", Static).update(
-                    "the doctor is not available in this build (tui.doctor is missing)")
-                return
+            from tui.doctor import run_checks
+
             self.run_checks = run_checks
         self._run()
 

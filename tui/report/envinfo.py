@@ -11,17 +11,16 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from tui import __version__
+from tui.doctor.check import check_value, field_of, find_check, id_of, value_of
 from tui.telemetry.cli_tool import run_bounded
 
 COLLECT_ENV_TIMEOUT_S = 90.0
-_INIT_CHECK = "CUDA initialisation time"
 
 
 @dataclass
@@ -84,7 +83,7 @@ class EnvInfo:
     collect_env: CollectEnv
     devices: dict[str, Any] | None          # one telemetry snapshot: cardbench's device detection
     devices_note: str | None
-    doctor: list[dict[str, str]]
+    doctor: list[dict[str, Any]]
     doctor_note: str | None
     cuda_init: dict[str, Any]
     environment: dict[str, str]             # allow-listed and redacted
@@ -104,27 +103,21 @@ class EnvInfo:
         }
 
 
-def normalize_checks(checks: Sequence[Any] | None) -> list[dict[str, str]]:
-    """DoctorCheck objects, dicts or anything with name/status/evidence/hint -> plain dicts."""
+def normalize_checks(checks: Sequence[Any] | None) -> list[dict[str, Any]]:
+    """DoctorCheck objects or their dicts (an old doctor.json's too) -> DoctorCheck.to_dict()-shaped dicts."""
     out = []
     for c in checks or ():
-        if isinstance(c, dict):
-            get = c.get
-        else:
-            def get(key: str, default: Any = None, c: Any = c) -> Any:
-                return getattr(c, key, default)
-        out.append({"name": str(get("name", "") or ""), "status": str(get("status", "") or ""),
-                    "evidence": str(get("evidence", "") or ""), "hint": str(get("hint", "") or "")})
+        text = {key: str(field_of(c, key) or "") for key in ("name", "status", "evidence", "hint")}
+        out.append({"id": id_of(c), **text, "value": value_of(c), "unit": field_of(c, "unit")})
     return out
 
 
-def cuda_init_from(checks: list[dict[str, str]]) -> dict[str, Any]:
+def cuda_init_from(checks: list[dict[str, Any]]) -> dict[str, Any]:
     """The doctor measures the CUDA initialisation time in its torch probe child; take its word."""
-    for c in checks:
-        if c["name"] == _INIT_CHECK or "initialisation" in c["name"].lower():
-            m = re.search(r"([0-9]+(?:\.[0-9]+)?) s to the first tensor", c["evidence"])
-            return {"status": c["status"], "seconds": float(m.group(1)) if m else None, "evidence": c["evidence"]}
-    return {"status": None, "seconds": None, "evidence": "the doctor did not run, so it was not measured"}
+    found = find_check(checks, "device.init")
+    if found is None:
+        return {"status": None, "seconds": None, "evidence": "the doctor did not run, so it was not measured"}
+    return {"status": found["status"], "seconds": check_value(checks, "device.init"), "evidence": found["evidence"]}
 
 
 def gather(doctor_checks: Sequence[Any] | None, environment: dict[str, str], sample: Any = None,

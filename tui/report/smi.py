@@ -11,20 +11,11 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from tui.telemetry import vendors
 from tui.telemetry.cli_tool import run_bounded
 
-# tool, arguments that print its nvidia-smi-like overview; nvidia-smi first (compatibility layers ship one too)
-TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("nvidia-smi", ()),
-    ("ixsmi", ()),                 # Iluvatar CoreX
-    ("mx-smi", ()),                # MetaX
-    ("mthreads-gmi", ()),          # Moore Threads
-    ("hy-smi", ()),                # Hygon DCU
-    ("amd-smi", ("monitor",)),     # AMD, ROCm 6+
-    ("rocm-smi", ()),              # AMD, older ROCm
-    ("npu-smi", ("info",)),        # Huawei Ascend
-    ("cnmon", ()),                 # Cambricon
-)
+# tool, arguments that print its nvidia-smi-like overview, in the vendor table's order (nvidia-smi first)
+TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = tuple((c.exe, c.screen_args) for c in vendors.CLIS)
 TIMEOUT_S = 20.0
 
 

@@ -9,6 +9,7 @@ from tui.telemetry import pci as pci_bus
 from tui.telemetry.merge import merge
 from tui.telemetry.sample import DeviceSample, HostSample, Sample
 from tui.telemetry.source import DeviceSource
+from workloads.errors import first_line
 
 # a lower-priority source that added nothing last time is re-read this rarely (a CLI costs a process)
 FALLBACK_INTERVAL_S = 10.0
@@ -55,7 +56,7 @@ class Collector:
         try:
             devices, errors = source.read()
         except Exception as exc:  # noqa: BLE001 - a broken source is reported, never fatal
-            devices, errors = [], [f"{source.name}: {type(exc).__name__}: {exc}"]
+            devices, errors = [], [f"{source.name}: {first_line(exc, typed=True)}"]
         self._last[source.name] = (now, devices, errors, True)
         return devices, errors
 
@@ -96,7 +97,7 @@ class Collector:
             host = self.host.read()
         except Exception as exc:  # noqa: BLE001
             host = HostSample()
-            errors.append(f"host: {type(exc).__name__}: {exc}")
+            errors.append(f"host: {first_line(exc, typed=True)}")
         return Sample(t=t, devices=merged, host=host, errors=tuple(errors), sources=tuple(answered))
 
     def _note_contributions(self, merged: Sequence[DeviceSample]) -> None:

@@ -13,6 +13,7 @@ import time
 from typing import Any, Callable
 
 from tui.telemetry.sample import DeviceProcess, DeviceSample, normalize_bus_id
+from workloads.errors import first_line
 
 MIB = 1024 * 1024
 
@@ -96,7 +97,7 @@ class NvmlSource:
                 import pynvml as nvml
             nvml.nvmlInit()
         except Exception as exc:  # noqa: BLE001 - LibraryNotFound, DriverNotLoaded, ImportError...
-            self.unavailable_reason = f"{type(exc).__name__}: {exc}"
+            self.unavailable_reason = first_line(exc, typed=True)
             return False
         self._nvml = nvml
         return True

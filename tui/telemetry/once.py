@@ -12,6 +12,7 @@ import time
 from typing import Any, TextIO
 
 from tui.telemetry.sample import DeviceSample, HostSample, Sample, fmt, fmt_bytes
+from workloads.errors import first_line
 
 TORCH_WAIT_S = 60.0
 
@@ -41,7 +42,7 @@ def _describe(source: Any) -> str:
     try:
         return str(source.describe())
     except Exception as exc:  # noqa: BLE001
-        return f"{type(exc).__name__}: {exc}"
+        return first_line(exc, typed=True)
 
 
 def _pair(value: Any, limit: Any, unit: str, digits: int = 0) -> str:

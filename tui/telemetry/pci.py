@@ -11,23 +11,9 @@ import os
 from dataclasses import dataclass
 
 from tui.telemetry.sample import normalize_bus_id
+from tui.telemetry.vendors import maker
 
 SYSFS_PCI = "/sys/bus/pci/devices"
-
-# PCI vendor id -> maker, for the cards a rented instance may carry
-VENDORS: dict[str, str] = {
-    "0x10de": "NVIDIA",
-    "0x1002": "AMD",
-    "0x8086": "Intel",
-    "0x1e3e": "Iluvatar CoreX",
-    "0x9999": "MetaX",
-    "0x1d94": "Hygon",
-    "0x1ed5": "Moore Threads",
-    "0xcabc": "Cambricon",
-    "0x19e5": "Huawei",
-    "0x1da3": "Habana Labs",
-    "0x1ae0": "Google",
-}
 
 # display controllers that are never the accelerator (a server's BMC VGA, a VM's virtual display)
 NOT_ACCELERATORS = {"0x1a03", "0x102b", "0x1234", "0x1af4", "0x15ad", "0x1414"}
@@ -45,7 +31,7 @@ class PciDevice:
 
     @property
     def vendor(self) -> str:
-        return VENDORS.get(self.vendor_id, f"unknown vendor {self.vendor_id}")
+        return maker(self.vendor_id) or ""
 
 
 def _read(path: str) -> str | None:
@@ -77,6 +63,4 @@ def scan(root: str = SYSFS_PCI) -> list[PciDevice]:
 
 
 def vendor_name(vendor_id: str | None) -> str | None:
-    if vendor_id is None:
-        return None
-    return VENDORS.get(vendor_id.lower(), f"unknown vendor {vendor_id.lower()}")
+    return maker(vendor_id)

@@ -15,6 +15,7 @@ import time
 from typing import Any, Callable
 
 from tui.telemetry.sample import Sample
+from workloads.errors import first_line
 
 TELEMETRY_FILE = "telemetry.jsonl"
 
@@ -111,12 +112,12 @@ class Sampler:
                 try:
                     self._sink(sample.to_dict())
                 except Exception as exc:  # noqa: BLE001 - a closed run must not stop the sampling
-                    self._note(f"sink: {type(exc).__name__}: {exc}")
+                    self._note(f"sink: {first_line(exc, typed=True)}")
         if self.callback is not None:
             try:
                 self.callback(sample)
             except Exception as exc:  # noqa: BLE001 - a UI bug must not stop the sampling
-                self._note(f"callback: {type(exc).__name__}: {exc}")
+                self._note(f"callback: {first_line(exc, typed=True)}")
         return sample
 
     def _note(self, text: str) -> None:
@@ -128,7 +129,7 @@ class Sampler:
             try:
                 self.poll()
             except Exception as exc:  # noqa: BLE001
-                self._note(f"poll: {type(exc).__name__}: {exc}")
+                self._note(f"poll: {first_line(exc, typed=True)}")
             next_at += self.interval
             now = time.monotonic()
             if next_at < now:  # a poll overran: skip the missed ticks rather than bursting

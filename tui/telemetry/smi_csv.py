@@ -16,11 +16,12 @@ import re
 import shutil
 from typing import Any
 
+from tui.telemetry import vendors
 from tui.telemetry.cli_tool import Runner, run_bounded
 from tui.telemetry.sample import DeviceProcess, DeviceSample, normalize_bus_id
 
-# names tried in order; the first one on PATH is used
-CLI_NAMES = ("nvidia-smi", "ixsmi")
+# names tried in the vendor table's order; the first one on PATH is used
+CLI_NAMES = vendors.names(vendors.SMI_CSV)
 TIMEOUT_S = 3.0
 MIB = 1024 * 1024
 

@@ -12,10 +12,9 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any
-
 from tui.telemetry.cli_tool import run_bounded
 from tui.telemetry.sample import DeviceSample, normalize_bus_id
+from workloads.probe_report import ProbeReport
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PROBE_TIMEOUT_S = 60.0
@@ -30,14 +29,14 @@ def probe_env() -> dict[str, str]:
 
 
 def run_probe(args: list[str] | tuple[str, ...] = (), timeout: float = PROBE_TIMEOUT_S,
-              python: str | None = None, module: str = "workloads.child.probe") -> tuple[dict[str, Any] | None, str | None]:
-    """Run the probe child; (its JSON, None) or (None, one-line reason). Never waits past ``timeout``."""
+              python: str | None = None, module: str = "workloads.child.probe") -> tuple[ProbeReport | None, str | None]:
+    """Run the probe child; (its report, None) or (None, one-line reason). Never waits past ``timeout``."""
     done = run_bounded([python or sys.executable, "-m", module, *args], timeout, env=probe_env(), cwd=str(REPO_ROOT))
     for line in reversed(done.stdout.splitlines()):
         line = line.strip()
         if line.startswith("{"):
             try:
-                return json.loads(line), None
+                return ProbeReport.from_dict(json.loads(line)), None
             except ValueError:
                 break
     if done.problem and done.returncode is None:
@@ -46,36 +45,31 @@ def run_probe(args: list[str] | tuple[str, ...] = (), timeout: float = PROBE_TIM
     return None, f"torch probe: exit {done.returncode}: {tail[-1].strip() if tail else 'no output'}"
 
 
-def devices_from_probe(result: dict[str, Any]) -> list[DeviceSample]:
+def devices_from_probe(report: ProbeReport) -> list[DeviceSample]:
     """The probe's devices as DeviceSamples (static facts only: it ran once)."""
-    out = []
-    for d in result.get("devices") or ():
-        bus = d.get("bus_id")
-        total = d.get("total_memory")
-        out.append(DeviceSample(
-            index=d.get("index"),
-            name=d.get("name"),
-            bus_id=normalize_bus_id(bus) if bus else None,
-            mem_total_bytes=int(total) if isinstance(total, (int, float)) else None,
-            compute_capability=d.get("arch") or d.get("capability"),
-            source="torch",
-        ))
-    return out
+    return [DeviceSample(
+        index=d.index,
+        name=d.name,
+        bus_id=normalize_bus_id(d.bus_id) if d.bus_id else None,
+        mem_total_bytes=d.total_memory,
+        compute_capability=d.target,
+        source="torch",
+    ) for d in report.devices]
 
 
-def describe_probe(result: dict[str, Any] | None, error: str | None) -> str:
+def describe_probe(report: ProbeReport | None, error: str | None) -> str:
     """One line: the torch build and what it sees, or why it could not tell."""
-    if result is None:
+    if report is None:
         return error or "torch probe: failed"
-    if result.get("torch_error"):
-        return f"torch does not import ({result['torch_error']})"
-    built = ", ".join(f"{k.upper()} {result[k]}" for k in ("cuda", "hip") if result.get(k))
-    head = f"torch {result.get('torch')}" + (f" (built for {built})" if built else " (CPU-only build)")
-    types = result.get("device_types") or {}
-    seen = [f"{name}: {t.get('count', '?')} device(s)" for name, t in types.items() if t.get("available")]
+    if report.torch_error:
+        return f"torch does not import ({report.torch_error})"
+    built = ", ".join(f"{name} {version}" for name, version in (("CUDA", report.cuda), ("HIP", report.hip)) if version)
+    head = f"torch {report.torch}" + (f" (built for {built})" if built else " (CPU-only build)")
+    types = report.device_types
+    seen = [f"{name}: {t.count if t.count is not None else '?'} device(s)" for name, t in types.items() if t.available]
     if seen:
         return f"{head}; sees {', '.join(seen)}"
-    why = next((f"{name}: {t['error']}" for name, t in types.items() if t.get("error")), None)
+    why = next((f"{name}: {t.error}" for name, t in types.items() if t.error), None)
     return f"{head}; sees no accelerator" + (f" ({why})" if why else "")
 
 
@@ -90,7 +84,7 @@ class TorchProbe:
         self.timeout = timeout
         self.python = python
         self.module = module
-        self.result: dict[str, Any] | None = None
+        self.result: ProbeReport | None = None
         self.error: str | None = None
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -126,8 +120,8 @@ class TorchProbe:
         if self.result is None:
             return [], [self.error or "torch probe: failed"]
         errors = []
-        if self.result.get("torch_error"):
-            errors.append(f"torch: {self.result['torch_error']}")
+        if self.result.torch_error:
+            errors.append(f"torch: {self.result.torch_error}")
         return devices_from_probe(self.result), errors
 
     def describe(self) -> str:

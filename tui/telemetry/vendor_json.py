@@ -17,19 +17,17 @@ import shutil
 import time
 from typing import Any
 
+from tui.telemetry import vendors
 from tui.telemetry.cli_tool import Runner, run_bounded
 from tui.telemetry.sample import DeviceSample, normalize_bus_id
 
 TIMEOUT_S = 3.0
 MIB = 1024 * 1024
 
-# (executable, per-tick arguments, cached arguments or None); the first one on PATH is used
+# (executable, per-tick arguments, cached arguments or None) in the vendor table's order; the first on PATH is used
 TOOLS: list[tuple[str, list[str], list[str] | None]] = [
-    ("amd-smi", ["metric", "--json"], ["static", "--json"]),
-    ("rocm-smi", ["--showproductname", "--showbus", "--showuse", "--showmemuse", "--showmeminfo", "vram",
-                  "--showtemp", "--showpower", "--showmaxpower", "--showclocks", "--showdriverversion",
-                  "--json"], None),
-    ("hy-smi", ["--json"], None),
+    (c.exe, list(c.json_args), list(c.json_static_args) if c.json_static_args is not None else None)
+    for c in vendors.by_query(vendors.VENDOR_JSON)
 ]
 
 _NA = {"", "n/a", "na", "not supported", "[n/a]", "[not supported]", "unknown", "none"}

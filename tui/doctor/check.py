@@ -1,0 +1,110 @@
+"""One doctor verdict (`DoctorCheck`), the stable ids, and the look-ups other modules use to read them.
+
+A check is found by its ``id``, never by its display name or by parsing its
+evidence: the headless suite asks whether torch sees the accelerator and which
+autocast dtype works, the report asks for the initialisation time. The look-ups
+take `DoctorCheck` objects or their dicts (``doctor.json`` beside a headless
+run), including dicts written before checks had ids: those are matched by the
+name the check had then, which ``TITLES`` keeps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
+STATUSES = (PASS, WARN, FAIL, SKIP)
+
+# id -> display name, in the order the doctor runs them; an id never changes once a file holds it
+TITLES: dict[str, str] = {
+    "cli.answers": "management CLI answers",
+    "nvml.loads": "NVML library loads",
+    "pci.accelerators": "accelerators on the PCI bus",
+    "torch.imports": "torch imports",
+    "torch.sees_device": "torch sees the accelerator",
+    "torch.arch_list": "build's arch list covers the device",
+    "device.init": "CUDA initialisation time",
+    "device.kernel": "a small kernel returns the right numbers",
+    "device.autocast.fp16": "fp16 autocast runs on the device",
+    "device.autocast.bf16": "bf16 autocast runs on the device",
+    "tensorflow.sees_device": "TensorFlow sees the device",
+    "disk.free": "free disk space",
+    "env.visible_devices": "visible-devices variables",
+}
+
+# a doctor.json written before checks carried a value has the number only in its evidence
+_LEGACY_VALUE = {"device.init": re.compile(r"([0-9]+(?:\.[0-9]+)?) s to the first tensor")}
+
+
+@dataclass(frozen=True)
+class DoctorCheck:
+    name: str
+    status: str      # PASS / WARN / FAIL / SKIP
+    evidence: str    # what was seen, with numbers
+    hint: str = ""   # one line: what to do; empty when there is nothing to do
+    id: str = ""     # stable ("device.init"); what programs match on, the name is for people
+    value: float | None = None  # the check's number where it has one (seconds, GiB, a device count)
+    unit: str | None = None     # of ``value``: "s", "GiB", "devices"...
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "status": self.status, "evidence": self.evidence,
+                "hint": self.hint, "value": self.value, "unit": self.unit}
+
+
+def field_of(check: Any, key: str) -> Any:
+    """A field of a DoctorCheck or of its dict; None where it has none."""
+    if isinstance(check, Mapping):
+        return check.get(key)
+    return getattr(check, key, None)
+
+
+def id_of(check: Any) -> str:
+    """The check's id; for a dict written before ids existed, the id its name belongs to ('' if none)."""
+    found = field_of(check, "id")
+    if found:
+        return str(found)
+    name = field_of(check, "name")
+    return next((cid for cid, title in TITLES.items() if title == name), "")
+
+
+def find_check(checks: Iterable[Any] | None, check_id: str) -> Any | None:
+    return next((c for c in checks or () if id_of(c) == check_id), None)
+
+
+def check_passed(checks: Iterable[Any] | None, check_id: str) -> bool:
+    found = find_check(checks, check_id)
+    return found is not None and field_of(found, "status") == PASS
+
+
+def value_of(check: Any) -> float | None:
+    """A check's number; for a dict written before checks carried one, read from its evidence."""
+    value = field_of(check, "value")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    legacy = _LEGACY_VALUE.get(id_of(check))
+    if legacy is not None and isinstance(check, Mapping) and "value" not in check:
+        m = legacy.search(str(check.get("evidence") or ""))
+        return float(m.group(1)) if m else None
+    return None
+
+
+def check_value(checks: Iterable[Any] | None, check_id: str) -> float | None:
+    """The check's number (the initialisation seconds, the free GiB...); None when it has none."""
+    found = find_check(checks, check_id)
+    return value_of(found) if found is not None else None
+
+
+def accelerator_seen(checks: Iterable[Any] | None) -> bool:
+    """Did the doctor find torch using an accelerator (its check PASSed)?"""
+    return check_passed(checks, "torch.sees_device")
+
+
+def best_autocast(checks: Iterable[Any] | None) -> str:
+    """The mixed precision the device ran in the doctor: bf16 before fp16 (fp32's range), else "off"."""
+    for mode in ("bf16", "fp16"):
+        if check_passed(checks, f"device.autocast.{mode}"):
+            return mode
+    return "off"
