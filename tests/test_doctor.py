@@ -12,6 +12,7 @@ from tui import doctor
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck, Facts, checks_from
 from tui.doctor import command
 from tui.doctor.checks import _arch_ok
+from tui.report.envinfo import cuda_init_from, normalize_checks
 from workloads.hints import hint_for
 from workloads.probe_report import ProbeReport
 
@@ -299,6 +300,20 @@ def test_main_exits_130_when_interrupted(monkeypatch, capsys):
     out = io.StringIO()
     assert doctor.main(out=out) == 130
     assert out.getvalue() == "" and "interrupted" in capsys.readouterr().err
+
+
+def test_lookups_read_checks_their_dicts_and_a_doctor_json_from_before_ids():
+    checks = checks_from(healthy(probe=gpu_probe(autocast_bf16={"ok": False, "error": "no kernel image"})))
+    new = [c.to_dict() for c in checks]
+    old = [{k: c[k] for k in ("name", "status", "evidence", "hint")} for c in new]  # a doctor.json written before ids
+    for form in (checks, new, old, normalize_checks(old)):
+        assert doctor.accelerator_seen(form) and doctor.best_autocast(form) == "fp16"
+        assert doctor.check_value(form, "device.init") == 1.25
+    assert doctor.check_value(old, "disk.free") is None  # only the init time was ever read out of the evidence
+    assert cuda_init_from(normalize_checks(old))["seconds"] == 1.25 == cuda_init_from(normalize_checks(checks))["seconds"]
+    assert [c["id"] for c in normalize_checks(old)] == list(TITLES)
+    assert not doctor.accelerator_seen([]) and doctor.best_autocast([]) == "off"
+    assert cuda_init_from([])["seconds"] is None
 
 
 def test_render_puts_hints_under_their_check():

@@ -4,6 +4,8 @@ import pytest
 
 from conftest import FIXTURES
 from fake_cli import only_on_path, write_script
+from tui.doctor import Facts, gather_cli
+from tui.report.smi import run_management_cli
 from tui.telemetry.vendor_json import JsonFormatError, VendorJsonSource, parse_amd_smi, parse_rocm_style
 
 
@@ -122,3 +124,18 @@ def test_hung_and_failing_vendor_tools_are_reported(tmp_path, monkeypatch):
     write_script(tmp_path, "hy-smi", "echo 'not json at all'")
     devices, errors = VendorJsonSource().read()
     assert devices == [] and errors[0].startswith("hy-smi: not JSON")
+
+
+def test_a_hygon_box_with_rocm_smi_and_hy_smi_names_one_tool_everywhere(tmp_path, monkeypatch):
+    """The vendor table's one order: the doctor, the telemetry and the report's screenshot all run rocm-smi."""
+    rocm = FIXTURES / "hy-smi" / "rocm-smi-json-hygon-dcu-dtk-24.04.3-gpustack.json"
+    write_script(tmp_path, "rocm-smi", f'case "$*" in *--json*) cat "{rocm}";; *) echo "rocm-smi table";; esac')
+    write_script(tmp_path, "hy-smi", 'echo "hy-smi table"')
+    only_on_path(monkeypatch, tmp_path)
+    facts = Facts()
+    gather_cli(facts)
+    assert (facts.cli_name, facts.cli_output.strip()) == ("rocm-smi", "rocm-smi table")
+    source = VendorJsonSource()
+    (d,), errors = source.read()
+    assert source.name == "rocm-smi" and errors == [] and d.name == "DCU xxxx"
+    assert run_management_cli(timeout=5).tool == "rocm-smi"

@@ -21,9 +21,6 @@ from typing import Any, TypeVar
 
 T = TypeVar("T", bound="_Record")
 
-# the autocast dtypes the doctor tries, in the order it reports them
-AUTOCAST_LABELS = ("fp16", "bf16")
-
 
 @dataclass
 class _Record:
@@ -205,10 +202,6 @@ class ProbeReport(_Record):
     tensorflow_error: str | None = None
     # the probe itself broke (a bug, not a finding)
     probe_error: str | None = None
-
-    @property
-    def torch_imported(self) -> bool:
-        return self.torch_error is None and self.torch is not None
 
     def archs(self, device_type: str) -> list[str]:
         """The build's arch list for a device type; [] where it has none or could not say."""

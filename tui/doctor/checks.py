@@ -39,10 +39,6 @@ def _torch_devices(f: Facts) -> list[ProbeDevice]:
     return list(f.probe.devices) if f.probe is not None else []
 
 
-def _torch_imported(f: Facts) -> bool:
-    return f.probe is not None and not f.probe.torch_error
-
-
 def check_cli(f: Facts) -> DoctorCheck:
     cid = "cli.answers"
     if f.cli_name is None:
