@@ -33,10 +33,12 @@ import torch  # noqa: E402
 import torchvision  # noqa: E402
 
 from workloads import protocol  # noqa: E402
-from workloads.child import device as devices
-from workloads.resnet50 import cli as resnet50
-from workloads.resnet50 import baselines as resnet50_baselines
+from workloads.child import device as devices  # noqa: E402
 from workloads.child.harness import Emitter  # noqa: E402
+from workloads.resnet50 import baselines as resnet50_baselines  # noqa: E402
+from workloads.resnet50 import cli as resnet50  # noqa: E402
+from workloads.resnet50.loop import Training  # noqa: E402
+from workloads.resnet50.setup import Setup  # noqa: E402
 
 
 class StepRecorder(Emitter):
@@ -109,11 +111,11 @@ def workload_loop(opts: argparse.Namespace) -> tuple[float, list[float], float]:
     args = resnet50.build_parser().parse_args(argv)
     recorder = StepRecorder()
     with contextlib.redirect_stderr(io.StringIO()):  # its log lines are formatted, then dropped
-        training = resnet50.Training(args, recorder)
+        setup = Setup(args, recorder)
         try:
-            metrics = training.run()
+            metrics = Training(setup).run()
         finally:
-            training.close()
+            setup.close()
     timed = recorder.steps[opts.warmup:]
     images = opts.batch_size * len(timed)
     seconds = sum(s.step_s for s in timed)

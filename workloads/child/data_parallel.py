@@ -25,8 +25,8 @@ import subprocess
 import sys
 from typing import Any, Sequence
 
-from workloads import protocol
-from workloads.child.harness import EXIT_FAILED, Emitter, WorkloadError
+from workloads import exit_codes, protocol
+from workloads.child.harness import Emitter, WorkloadError
 
 WORKER_ENV = "CARDBENCH_DDP_WORKER"
 
@@ -142,14 +142,14 @@ def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int) -> in
 def _ending(emitter: Emitter, worker_end: protocol.End | None, torchrun_code: int) -> int:
     if torchrun_code == 0 and worker_end is not None:
         emitter.emit(worker_end)
-        return worker_end.exit_code or 0
+        return worker_end.exit_code or exit_codes.OK
     if worker_end is not None and worker_end.status == "failed":
         emitter.emit(worker_end)  # rank 0 already said why, in an error event
-        return worker_end.exit_code or EXIT_FAILED
+        return worker_end.exit_code or exit_codes.FAILED
     emitter.error(f"a worker process failed (torchrun exit code {torchrun_code})",
                   hint="the run log holds each rank's traceback")
-    emitter.end("failed", exit_code=EXIT_FAILED)
-    return EXIT_FAILED
+    emitter.end("failed", exit_code=exit_codes.FAILED)
+    return exit_codes.FAILED
 
 
 def _stop(proc: subprocess.Popen[Any]) -> None:
@@ -181,7 +181,7 @@ def die_with_parent() -> None:
     except (OSError, AttributeError):
         return
     if os.getppid() == 1:  # torchrun was already gone before the request took effect
-        os._exit(EXIT_FAILED)
+        os._exit(exit_codes.FAILED)
 
 
 def init_process_group(device: Any) -> None:

@@ -10,6 +10,7 @@
   SIGTERM (-> ``end(stopped)``) and unexpected exceptions all end with an
   ``end`` event; the traceback goes to stderr, which the runner puts in run.log.
 - :class:`ArgumentParser` reports a bad argument as an ``error`` event and exit 2.
+- :func:`log` writes a progress line to stderr, which the runner keeps as run.log.
 
 Nothing here imports torch: workloads import it themselves, after parsing.
 """
@@ -24,12 +25,14 @@ import sys
 import traceback
 from typing import Any, Callable, NoReturn, Sequence, TextIO
 
-from workloads import protocol
+from workloads import exit_codes, protocol
+from workloads.errors import first_line
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_STOPPED = 143  # the conventional code for "ended by SIGTERM"
+# TEMPORARY during the layout change: the old names, until every caller reads workloads.exit_codes
+EXIT_OK = exit_codes.OK
+EXIT_FAILED = exit_codes.FAILED
+EXIT_BAD_INPUT = exit_codes.BAD_INPUT
+EXIT_STOPPED = exit_codes.STOPPED
 
 
 class WorkloadError(Exception):
@@ -39,7 +42,7 @@ class WorkloadError(Exception):
         super().__init__(message)
         self.message = message
         self.hint = hint
-        self.exit_code = EXIT_BAD_INPUT if bad_input else EXIT_FAILED
+        self.exit_code = exit_codes.BAD_INPUT if bad_input else exit_codes.FAILED
 
 
 class Stopped(BaseException):
@@ -106,9 +109,9 @@ class ArgumentParser(argparse.ArgumentParser):
     emitter: Emitter | None = None
 
     def error(self, message: str) -> NoReturn:  # type: ignore[override]
-        from workloads import WORKLOADS
+        from workloads import registry
 
-        command = f"cardbench run {self.prog}" if self.prog in WORKLOADS else self.prog
+        command = f"cardbench run {self.prog}" if self.prog in registry else self.prog
         raise WorkloadError(f"{self.prog}: {message}", hint=f"see `{command} --help`")
 
 
@@ -139,6 +142,11 @@ def non_negative_float(text: str) -> float:
     return _number(text, float, 0.0, True, "0 or more")
 
 
+def log(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
     raise Stopped()
 
@@ -154,27 +162,26 @@ def run_main(main: Callable[[Emitter, Sequence[str]], int | None], argv: Sequenc
         argv = sys.argv[1:]
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        code = main(em, list(argv)) or EXIT_OK
-        em.end("ok" if code == EXIT_OK else "failed", exit_code=code)
+        code = main(em, list(argv)) or exit_codes.OK
+        em.end("ok" if code == exit_codes.OK else "failed", exit_code=code)
         return code
     except WorkloadError as exc:
         em.error(exc.message, exc.hint)
         em.end("failed", exit_code=exc.exit_code)
         return exc.exit_code
     except SystemExit as exc:  # --help, or a library calling sys.exit
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_FAILED)
-        em.end("ok" if code == 0 else "failed", exit_code=code)
+        code = exc.code if isinstance(exc.code, int) else (exit_codes.OK if exc.code is None else exit_codes.FAILED)
+        em.end("ok" if code == exit_codes.OK else "failed", exit_code=code)
         return code
     except (Stopped, KeyboardInterrupt):
-        em.end("stopped", exit_code=EXIT_STOPPED)
-        return EXIT_STOPPED
+        em.end("stopped", exit_code=exit_codes.STOPPED)
+        return exit_codes.STOPPED
     except Exception as exc:  # noqa: BLE001 - the boundary: everything becomes an event
         traceback.print_exc(file=sys.stderr)
         from workloads.hints import hint_for  # local: keeps start-up light
 
-        message = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
-        em.error(message, hint_for(str(exc)))
-        em.end("failed", exit_code=EXIT_FAILED)
-        return EXIT_FAILED
+        em.error(first_line(exc, typed=True), hint_for(str(exc)))
+        em.end("failed", exit_code=exit_codes.FAILED)
+        return exit_codes.FAILED
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from workloads.child.harness import WorkloadError
+from workloads.errors import first_line
 from workloads.hints import hint_for
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
@@ -32,8 +33,7 @@ def probe(device: torch.device, name: str) -> str | None:
             model(logits.argmax(-1), cache, 4)
             dev.synchronize(device)
     except Exception as exc:  # noqa: BLE001 - any failure means the dtype does not run here
-        text = str(exc).strip()
-        return text.splitlines()[0] if text else type(exc).__name__
+        return first_line(exc)
     return None
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from workloads.child.harness import WorkloadError
+from workloads.errors import first_line
 
 TOKENIZER_FILE = "tokenizer.json"
 
@@ -40,8 +41,7 @@ def load(path: Path) -> Any:
     try:
         return Tokenizer.from_file(str(path))
     except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise WorkloadError(f"cannot read tokenizer {path}: {first}",
+        raise WorkloadError(f"cannot read tokenizer {path}: {first_line(exc)}",
                             hint="expected a Hugging Face tokenizer.json") from None
 
 

@@ -26,6 +26,7 @@ import torch
 from workloads.generate.gpt2 import GPT2
 from workloads.generate.config import GPT2Config
 from workloads.child.harness import WorkloadError
+from workloads.errors import first_line
 
 SAFETENSORS = "model.safetensors"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
@@ -99,8 +100,7 @@ def read_state_dict(directory: Path) -> dict[str, torch.Tensor]:
             else:
                 part = torch.load(path, map_location="cpu", weights_only=True)
         except Exception as exc:  # noqa: BLE001 - any unreadable checkpoint is the same user error
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise WorkloadError(f"cannot read {path}: {first}",
+            raise WorkloadError(f"cannot read {path}: {first_line(exc)}",
                                 hint="the file is damaged or not a PyTorch/safetensors checkpoint") from None
         if not isinstance(part, dict):
             raise WorkloadError(f"{path} does not hold a state dict")

@@ -25,16 +25,12 @@ import torch
 from torch import nn
 
 from workloads.child import device as devices
+from workloads.errors import first_line
 
 INJECT_ENV = "CARDBENCH_INJECT_AMP_FAILURE"
 INJECTED_ERROR = "CUDA error: device kernel image is invalid"
 
 _OP_IN_MESSAGE = re.compile(r"""["'](\w+)["'] not implemented for""")
-
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def is_out_of_memory(exc: BaseException) -> bool:

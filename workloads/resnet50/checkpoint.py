@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from workloads.child.harness import WorkloadError
+from workloads.errors import first_line
 
 FORMAT = "cardbench-resnet50"
 FILENAME = "resnet50-last.pt"
@@ -47,8 +48,7 @@ def read(path: str | os.PathLike[str], what: str = "checkpoint") -> dict[str, An
     try:
         data = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - pickle, zip and torch errors alike mean "not a checkpoint"
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise WorkloadError(f"{what} {file} is not a readable PyTorch file: {reason[:200]}") from None
+        raise WorkloadError(f"{what} {file} is not a readable PyTorch file: {first_line(exc, limit=200)}") from None
     if not isinstance(data, dict):
         raise WorkloadError(f"{what} {file} holds a {type(data).__name__}, not a state dict")
     return data

@@ -1,0 +1,92 @@
+"""The timed generations of a run and what they measure: tokens/s, latency, and the bandwidth bound.
+
+Batch-1 decoding reads every weight once per token, so the bound is the bytes a
+decode step reads (weights plus the KV cache at the mean context) over the
+device's measured read bandwidth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from typing import Any
+
+from workloads.child import device as dev
+from workloads.child.harness import Emitter, log
+from workloads.generate import gpt2
+from workloads.generate.cli import Plan
+from workloads.generate.decoding import generate, percentile
+
+
+def timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, prompt: Any, sampling: Any,
+               gen: Any, device: Any, emitter: Emitter) -> list[Any]:
+    """``--repeat`` timed generations; a step event every ``--report-every`` decoded tokens."""
+    dev.reset_peak_memory(device)
+    runs = []
+    for r in range(args.repeat):
+        def progress(token_index: int, window: list[float], r: int = r) -> None:
+            # the step number counts tokens generated so far over all runs, so the last is tokens x repeat
+            rate = len(window) / sum(window) if sum(window) > 0 else None
+            allocated, reserved = dev.peak_memory(device)
+            emitter.step(r * args.tokens + token_index + 1, throughput=rate, unit="tokens/s",
+                         step_s=statistics.fmean(window), memory_allocated_bytes=allocated,
+                         memory_reserved_bytes=reserved, repeat=r + 1, token=token_index + 1,
+                         aggregate_throughput=rate * args.batch_size if rate else None)
+
+        timings = generate(model, cache, decoder, prompt, args.tokens, sampling, device, gen,
+                           progress=progress, report_every=args.report_every)
+        runs.append(timings)
+        rate = timings.decode_tokens_per_s
+        log(f"run {r + 1}/{args.repeat}: time to first token {timings.ttft_s * 1000:.1f} ms, decode "
+            + (f"{rate:.1f} tokens/s per sequence" if rate else "n/a (one token: no decode step)"))
+    return runs
+
+
+def metrics(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, runs: list[Any],
+            read: Any) -> dict[str, Any]:
+    """Throughput, latency and the bandwidth bound over the timed runs; None where a number is missing."""
+    latencies = [s for t in runs for s in t.latencies_s]
+    rates = [t.decode_tokens_per_s for t in runs if t.decode_tokens_per_s is not None]
+    tokens_per_s = statistics.median(rates) if rates else None
+    # decode steps attend over prompt_len + 1 ... prompt_len + tokens - 1 positions
+    mean_context = plan.prompt_len + args.tokens / 2
+    weight_bytes = gpt2.weight_bytes_per_step(model)
+    kv_bytes = gpt2.kv_bytes_per_step(plan.config, args.batch_size, mean_context, cache.data.element_size())
+    bytes_per_step = weight_bytes + kv_bytes
+    achieved = bytes_per_step * tokens_per_s / 1e9 if tokens_per_s else None
+    return {
+        "tokens_per_s": tokens_per_s,
+        "aggregate_tokens_per_s": tokens_per_s * args.batch_size if tokens_per_s else None,
+        "bound_tokens_per_s": read.best_gbps * 1e9 / bytes_per_step,
+        "ttft_s": statistics.median(t.ttft_s for t in runs),
+        "latency_p50_s": percentile(latencies, 50),
+        "latency_p90_s": percentile(latencies, 90),
+        "latency_p99_s": percentile(latencies, 99),
+        "end_to_end_tokens_per_s": statistics.median(args.tokens * args.batch_size / (t.ttft_s + t.decode_s)
+                                                     for t in runs),
+        "bandwidth_gbps": achieved,
+        "device_read_gbps": read.best_gbps,
+        "device_read_median_gbps": read.median_gbps,
+        "bandwidth_fraction": achieved / read.best_gbps if achieved else None,
+        "bandwidth_method": read.method,
+        "weight_bytes_per_step": weight_bytes,
+        "kv_bytes_per_step": kv_bytes,
+        "batch_size": args.batch_size,
+        "tokens": args.tokens,
+        "prompt_len": plan.prompt_len,
+        "model_size": plan.size,
+        "parameters": gpt2.parameter_count(model),
+        "product_split": model.split,
+        "repeat": args.repeat,
+        "tokens_per_s_runs": rates,
+    }
+
+
+def log_summary(m: dict[str, Any]) -> None:
+    if not m["tokens_per_s"]:
+        return
+    log(f"decode {m['tokens_per_s']:.1f} tokens/s per sequence ({m['aggregate_tokens_per_s']:.1f} in aggregate) "
+        f"against a bound of {m['bound_tokens_per_s']:.1f} at {m['device_read_gbps']:.1f} GB/s read bandwidth: "
+        f"{m['bandwidth_gbps']:.1f} GB/s achieved, {m['bandwidth_fraction']:.0%} of it; "
+        f"latency p50 {m['latency_p50_s'] * 1000:.1f} ms, p99 {m['latency_p99_s'] * 1000:.1f} ms; "
+        f"time to first token {m['ttft_s'] * 1000:.1f} ms")

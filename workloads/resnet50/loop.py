@@ -1,0 +1,158 @@
+"""The timed step loop of a ResNet-50 run: epochs of steps, a ``step`` event each, checkpoints between epochs.
+
+Timing: the device is synchronised once per step, right before the clock is
+read, so a step's time is the device's (timm's benchmark and NVIDIA's examples
+do the same). A step is split into data-wait (host time until the batch is in
+hand) and compute (copy, forward, backward, optimiser). The loss is read once per
+step, after that synchronisation. ``images_per_s`` is the median over the steps
+after the warm-up.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from workloads.child import device as devices
+from workloads.child.harness import WorkloadError, log
+from workloads.resnet50 import checkpoint
+from workloads.resnet50.cli import UNIT
+from workloads.resnet50.precision import Precision
+from workloads.resnet50.result import StepRecord, num, report
+from workloads.resnet50.setup import Setup
+
+LOG_EVERY_S = 5.0
+# the peak-memory counters build a dict of every allocator statistic per read: at most once a second
+MEMORY_EVERY_S = 1.0
+
+
+class Training:
+    """The training run on a :class:`~workloads.resnet50.setup.Setup`: build, start, step, checkpoint, result."""
+
+    def __init__(self, setup: Setup):
+        self.setup = setup
+        self.args = setup.args
+
+    def run(self) -> dict[str, Any]:
+        s, args, dev = self.setup, self.args, self.setup.device
+        s.build()
+        self.precision = precision = Precision(s)
+        self.global_step = s.start_step
+        data = s.data
+        steps_per_epoch = data.steps_per_epoch
+        epochs_left = max(0, args.epochs - s.start_epoch + 1)
+        planned = epochs_left * steps_per_epoch
+        if args.steps is not None:
+            planned = min(planned, args.steps)
+        s.start(precision.requested, steps_per_epoch=steps_per_epoch, start_epoch=s.start_epoch,
+                total_steps=self.global_step + planned)
+        if s.is_main:
+            log(f"data: {data.description}; {steps_per_epoch} steps per epoch, {planned} steps planned")
+        if data.skipped.not_images and s.is_main:
+            examples = ", ".join(data.skipped.not_images[:3])
+            s.emitter.warning(f"skipping {len(data.skipped.not_images)} non-image files in {args.data} "
+                              f"(e.g. {examples})", code="skipped_files")
+        if planned == 0 and s.resumed is not None:
+            s.emitter.warning(f"the checkpoint already holds epoch {s.start_epoch - 1} of {args.epochs}: "
+                              "nothing to train", code="nothing_to_train")
+        devices.reset_peak_memory(dev)
+        records: list[StepRecord] = []
+        counted_from = args.warmup  # index into records of the first step the median counts
+        run_steps = 0
+        epoch = s.start_epoch - 1
+        loss_value = float("nan")
+        t_start = t_prev = devices.now(dev)
+        last_log = 0.0
+        memory_read_at = float("-inf")
+        allocated = reserved = None
+        while run_steps < planned:
+            epoch += 1
+            epoch_images, epoch_seconds, epoch_losses = 0, 0.0, []
+            step_in_epoch = 0
+            completed = True
+            for images, labels, bad in data.epoch(epoch):
+                if bad:
+                    self._skipped(bad)
+                if images is None:
+                    continue
+                t_data = time.perf_counter()
+                images = images.to(dev, non_blocking=True, memory_format=s.memory_format)
+                labels = labels.to(dev, non_blocking=True)
+                loss, fell_back = precision.train_step(images, labels, self.global_step + 1)
+                t_end = devices.now(dev)
+                loss_value = loss.item()
+                run_steps += 1
+                step_in_epoch += 1
+                self.global_step += 1
+                n = int(images.shape[0]) * s.world
+                step_s = t_end - t_prev
+                if fell_back:
+                    counted_from = len(records) + 1 + args.warmup
+                records.append(StepRecord(n, step_s, t_end - t_data, t_data - t_prev, loss_value,
+                                          counted=len(records) >= counted_from))
+                epoch_images += n
+                epoch_seconds += step_s
+                epoch_losses.append(loss_value)
+                end_of_epoch = step_in_epoch == steps_per_epoch or run_steps == planned
+                if s.is_main:
+                    extra: dict[str, Any] = {}
+                    if len(records) <= counted_from:
+                        extra["warmup"] = True
+                    if fell_back:
+                        extra["fallback"] = True
+                    if end_of_epoch:
+                        extra["epoch_images_per_s"] = epoch_images / epoch_seconds if epoch_seconds > 0 else None
+                        extra["epoch_loss"] = statistics.fmean(epoch_losses)
+                    if end_of_epoch or t_end - memory_read_at >= MEMORY_EVERY_S:
+                        allocated, reserved = devices.peak_memory(dev)
+                        memory_read_at = t_end
+                    s.emitter.step(self.global_step, epoch=epoch, loss=loss_value,
+                                   throughput=n / step_s if step_s > 0 else None, unit=UNIT,
+                                   step_s=step_s, data_wait_s=t_data - t_prev, compute_s=t_end - t_data,
+                                   memory_allocated_bytes=allocated, memory_reserved_bytes=reserved, **extra)
+                    if run_steps <= 3 or end_of_epoch or t_end - last_log >= LOG_EVERY_S:
+                        last_log = t_end
+                        self._log_step(epoch, step_in_epoch, steps_per_epoch, loss_value, n, step_s, t_data - t_prev)
+                        if end_of_epoch:
+                            log(f"epoch {epoch}/{args.epochs} summary: mean loss {extra['epoch_loss']:.4f}, "
+                                f"{num(extra['epoch_images_per_s'])} images/s over {step_in_epoch} steps")
+                t_prev = t_end
+                if run_steps >= planned:
+                    completed = step_in_epoch >= steps_per_epoch
+                    break
+            if step_in_epoch == 0:
+                raise WorkloadError(f"no readable images in {data.description}: "
+                                    f"{data.skipped.count} files skipped", hint="check the files decode")
+            if completed and args.checkpoint:
+                self._save(epoch)
+                t_prev = devices.now(dev)  # saving is not training time
+            elif args.checkpoint and s.is_main:
+                log(f"no checkpoint for epoch {epoch}: it stopped at step {step_in_epoch} of {steps_per_epoch}")
+        total_s = devices.now(dev) - t_start
+        return report(s, precision, records, loss_value, total_s, epoch, self.global_step)
+
+    def _log_step(self, epoch: int, step: int, steps: int, loss: float, n: int, step_s: float, wait_s: float) -> None:
+        rate = n / step_s if step_s > 0 else float("nan")
+        log(f"epoch {epoch}/{self.args.epochs} step {step}/{steps} loss {loss:.4f} {rate:.1f} images/s "
+            f"(step {1000 * step_s:.1f} ms, data-wait {1000 * wait_s:.1f} ms)")
+
+    def _skipped(self, indices: list[int]) -> None:
+        new = self.setup.data.note_skipped(indices)
+        if new and self.setup.is_main:
+            self.setup.emitter.warning(f"skipping unreadable image{'s' if len(new) > 1 else ''}: "
+                                       f"{', '.join(new[:3])}", code="skipped_files")
+
+    def _save(self, epoch: int) -> None:
+        s = self.setup
+        if s.is_main:
+            state = {"model": s.model.state_dict(), "optimizer": s.optimizer.state_dict(),
+                     "scaler": s.scaler.state_dict() if self.precision.scaler_on else None, "epoch": epoch,
+                     "step": self.global_step, "num_classes": s.num_classes, "precision": self.precision.label,
+                     "image_size": self.args.image_size}
+            path = checkpoint.save(self.args.checkpoint, state)
+            log(f"checkpoint saved: {path} (epoch {epoch}, step {self.global_step})")
+        if s.distributed:
+            import torch.distributed as dist
+
+            dist.barrier()

@@ -1,0 +1,163 @@
+"""How a training step runs, and what it falls back to when it cannot: autocast, the gradient scaler, torch.compile.
+
+When a step under autocast raises a device error, the run diagnoses it (see
+:mod:`workloads.resnet50.amp_diagnosis`), emits a ``fallback`` event naming the first
+failing layer and its type, and carries on with autocast off for the failing
+module types where that works, else in FP32. A ``--compile`` model that fails
+its first step is dropped for the eager one, also with a ``fallback`` event.
+
+Environment variables for testing without the hardware that fails:
+``CARDBENCH_INJECT_AMP_FAILURE=layer1.0.conv2`` (module names or class names,
+comma-separated) makes those modules raise a device error under autocast;
+``CARDBENCH_INJECT_OOM_BATCH=N`` makes any step with more than N images raise
+out-of-memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import torch
+
+from workloads.child import device as devices
+from workloads.child.harness import WorkloadError, log
+from workloads.errors import first_line
+from workloads.hints import hint_for
+from workloads.resnet50 import amp_diagnosis
+from workloads.resnet50.setup import OOM_INJECT_ENV, Setup
+
+
+class Precision:
+    """The way steps run on a built :class:`~workloads.resnet50.setup.Setup`, and every fallback taken so far."""
+
+    def __init__(self, setup: Setup):
+        args = setup.args
+        self.setup = setup
+        self.amp_dtype = devices.autocast_dtype(args.amp)
+        self.requested = "fp32" if args.amp == "off" else args.amp
+        self.scaler_on = setup.scaler.is_enabled()
+        self.fp32_types: list[str] = []
+        self.diagnosed = False
+        self.fallbacks: list[dict[str, Any]] = []
+        self.compile_checked = not args.compile
+        self.stepped: Any = torch.compile(setup.trained) if args.compile else setup.trained
+
+    @property
+    def label(self) -> str:
+        """The precision steps run in now, which a fallback may have changed from the one asked for."""
+        if self.amp_dtype is None:
+            return "fp32"
+        if self.fp32_types:
+            return f"{self.requested} (fp32: {', '.join(self.fp32_types)})"
+        return self.requested
+
+    @property
+    def compiled(self) -> bool:
+        return self.stepped is not self.setup.trained
+
+    def _autocast(self) -> Any:
+        if self.amp_dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.setup.device.type, dtype=self.amp_dtype)
+
+    def _forward_backward(self, images: Any, labels: Any) -> Any:
+        s = self.setup
+        if s.oom_above is not None and images.shape[0] > s.oom_above:
+            raise torch.OutOfMemoryError(
+                f"CUDA out of memory. Tried to allocate a batch of {images.shape[0]} images "
+                f"(injected by {OOM_INJECT_ENV}={s.oom_above})")
+        with self._autocast():
+            loss = s.criterion(self.stepped(images), labels)
+        s.optimizer.zero_grad(set_to_none=True)
+        if self.scaler_on:
+            s.scaler.scale(loss).backward()
+            s.scaler.step(s.optimizer)
+            s.scaler.update()
+        else:
+            loss.backward()
+            s.optimizer.step()
+        return loss
+
+    def train_step(self, images: Any, labels: Any, step: int) -> tuple[Any, bool]:
+        """One step, numbered ``step`` in a fallback; returns (loss, whether it fell back to another way of running)."""
+        try:
+            loss = self._forward_backward(images, labels)
+            self.compile_checked = True
+            return loss, False
+        except Exception as exc:  # noqa: BLE001 - sorted below: compile, autocast, or a real failure
+            if amp_diagnosis.is_out_of_memory(exc):
+                raise
+            if not self.compile_checked:
+                return self._drop_compile(exc, images, labels, step), True
+            if self.amp_dtype is None or not amp_diagnosis.is_amp_device_error(exc):
+                raise
+            error = first_line(exc)
+        return self._fall_back(error, images, labels, step), True
+
+    def _drop_compile(self, exc: BaseException, images: Any, labels: Any, step: int) -> Any:
+        self.compile_checked = True
+        self.stepped = self.setup.trained
+        self._note_fallback(step, first_line(exc), "torch.compile failed: continuing with the eager model")
+        loss, _ = self.train_step(images, labels, step)
+        return loss
+
+    def _fall_back(self, error: str, images: Any, labels: Any, step: int) -> Any:
+        s = self.setup
+        if s.is_main:
+            log(f"step under {self.label} autocast failed: {error}")
+        eager = "; torch.compile dropped for the eager model" if self.compiled else ""
+        self.stepped = s.trained  # the diagnosis and the patches work on the eager model
+        first: amp_diagnosis.LayerFailure | None = None
+        diagnosis: amp_diagnosis.Diagnosis | None = None
+        reason = ""
+        if not self.diagnosed:
+            self.diagnosed = True
+            if s.is_main:
+                log("diagnosing: replaying each layer alone under autocast")
+            diagnosis = amp_diagnosis.diagnose(s.model, images[:2], s.device, self.amp_dtype)
+            if diagnosis.fp32_error:
+                raise WorkloadError(f"the step fails without autocast too: {diagnosis.fp32_error}",
+                                    hint=hint_for(diagnosis.fp32_error), bad_input=False)
+            first = diagnosis.first
+            if diagnosis.failing_types:
+                types = diagnosis.failing_types
+                amp_diagnosis.keep_in_fp32(s.model, types, s.device.type)
+                try:
+                    loss = self._forward_backward(images, labels)
+                except RuntimeError as exc:
+                    if not amp_diagnosis.is_amp_device_error(exc):
+                        raise
+                    reason = f"; autocast off for {', '.join(types)} was not enough: {first_line(exc)}"
+                else:
+                    self.fp32_types = types
+                    self._note_fallback(step, error, f"autocast off for {', '.join(types)}; "
+                                                     f"the rest stays in {self.requested}{eager}",
+                                        first, diagnosis)
+                    return loss
+            else:
+                reason = "; no single layer fails alone under autocast"
+        else:
+            reason = "; autocast failed again after the first fallback"
+        self.amp_dtype = None
+        self.scaler_on = False
+        self.fp32_types = []
+        loss = self._forward_backward(images, labels)
+        self._note_fallback(step, error, f"continuing in FP32 (autocast off){reason}{eager}", first, diagnosis)
+        return loss
+
+    def _note_fallback(self, step: int, error: str, action: str, first: Any = None, diagnosis: Any = None) -> None:
+        record: dict[str, Any] = {"step": step, "error": error, "action": action,
+                                  "layer": first.layer if first else None, "op": first.module_type if first else None}
+        extra: dict[str, Any] = {}
+        if first is not None:
+            extra["aten_op"] = first.aten_op
+        if diagnosis is not None:
+            extra["failing_layers"] = [f.layer for f in diagnosis.failures][:20]
+            extra["layers_tested"] = diagnosis.layers_tested
+        self.fallbacks.append({**record, **extra})
+        if self.setup.is_main:
+            where = f" at {record['layer']} ({record['op']})" if first else ""
+            log(f"FALLBACK{where}: {action}")
+        self.setup.emitter.fallback(error, action, layer=record["layer"], op=record["op"],
+                                    step=record["step"], **extra)

@@ -1,0 +1,83 @@
+"""The figures a ResNet-50 run ends with: images/s over the counted steps, peak memory, what to read them against."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from workloads.child import device as devices
+from workloads.child.harness import log
+from workloads.resnet50 import baselines
+from workloads.resnet50.precision import Precision
+from workloads.resnet50.setup import Setup
+
+
+@dataclass
+class StepRecord:
+    images: int
+    step_s: float
+    compute_s: float
+    data_wait_s: float
+    loss: float
+    counted: bool  # after the warm-up, and not a step that fell back
+
+
+def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_value: float, total_s: float,
+           epoch: int, last_step: int) -> dict[str, Any]:
+    """The result metrics, emitted (by rank 0) and logged; ``total_s`` is the loop's time, the rest was set-up."""
+    args = setup.args
+    counted = [r for r in records if r.counted] or records
+    rates = [r.images / r.step_s for r in counted if r.step_s > 0]
+    compute_rates = [r.images / r.compute_s for r in counted if r.compute_s > 0]
+    waited = sum(r.data_wait_s for r in counted)
+    spent = sum(r.step_s for r in counted)
+    allocated, reserved = devices.peak_memory(setup.device)
+    images_per_s = statistics.median(rates) if rates else None
+    metrics: dict[str, Any] = {
+        "images_per_s": images_per_s,
+        "images_per_s_compute": statistics.median(compute_rates) if compute_rates else None,
+        "images_per_s_min": min(rates) if rates else None,
+        "images_per_s_max": max(rates) if rates else None,
+        "data_wait_fraction": waited / spent if spent > 0 else None,
+        "total_s": total_s,
+        "setup_s": time.perf_counter() - setup.t_begin - total_s,
+        "final_loss": loss_value if records else None,
+        "precision": precision.label,
+        "precision_requested": precision.requested,
+        "peak_memory_bytes": allocated,
+        "peak_memory_reserved_bytes": reserved,
+        "batch_size": args.batch_size,
+        "global_batch_size": args.batch_size * setup.world,
+        "image_size": args.image_size,
+        "steps": len(records),
+        "steps_counted": len(counted),
+        "warmup_steps": len(records) - len(counted),
+        "last_step": last_step,
+        "epochs": epoch,
+        "num_classes": setup.num_classes,
+        "data": setup.data.description,
+        "skipped_files": setup.data.skipped.count,
+        "skipped_examples": setup.data.skipped.examples(),
+        "fallbacks": precision.fallbacks,
+        "world_size": setup.world,
+        "device": setup.device_name,
+        "channels_last": bool(args.channels_last),
+        "compiled": precision.compiled,
+        # NVIDIA's figures are at 224 px: beside another size they would mislead
+        "published_images_per_s": baselines.PUBLISHED_IMAGES_PER_S if args.image_size == 224 else None,
+        **baselines.bounds(images_per_s, args.image_size, setup.device_name, precision.label, devices=setup.world),
+    }
+    if setup.is_main:
+        setup.emitter.result(metrics)
+        skipped = f", {metrics['skipped_files']} files skipped" if metrics["skipped_files"] else ""
+        fell = f", {len(precision.fallbacks)} fallback(s)" if precision.fallbacks else ""
+        log(f"result: {num(images_per_s)} images/s median after warm-up "
+            f"(compute only {num(metrics['images_per_s_compute'])}), final loss {num(loss_value)}, "
+            f"precision {precision.label}, {len(records)} steps in {total_s:.1f} s{skipped}{fell}")
+    return metrics
+
+
+def num(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, (int, float)) else "n/a"
