@@ -36,8 +36,8 @@ from workloads import protocol  # noqa: E402
 from workloads.child import device as devices  # noqa: E402
 from workloads.child.harness import Emitter  # noqa: E402
 from workloads.resnet50 import baselines as resnet50_baselines  # noqa: E402
-from workloads.resnet50 import cli as resnet50  # noqa: E402
 from workloads.resnet50.loop import Training  # noqa: E402
+from workloads.resnet50.options import build_parser  # noqa: E402
 from workloads.resnet50.setup import Setup  # noqa: E402
 
 
@@ -108,7 +108,7 @@ def workload_loop(opts: argparse.Namespace) -> tuple[float, list[float], float]:
             "--seed", str(opts.seed), "--threads", str(opts.threads)]
     if opts.channels_last:
         argv.append("--channels-last")
-    args = resnet50.build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     recorder = StepRecorder()
     with contextlib.redirect_stderr(io.StringIO()):  # its log lines are formatted, then dropped
         setup = Setup(args, recorder)

@@ -13,23 +13,21 @@ per sequence over that window, so the workbench plots it live; the step number
 counts the tokens generated so far over all runs, ``--tokens`` x ``--repeat`` at
 the end); ``fallback`` when a requested mode cannot run; one ``result``.
 
-This module is the command line: the options and the plan checked from them
-before torch is imported, and the order of a run. The model, prompt and decoder
-are :mod:`~workloads.generate.setup`; the timed runs and their figures,
-:mod:`~workloads.generate.measure`.
+This module is the command line: the options, and the order of a run. What
+they ask for is checked first (:mod:`~workloads.generate.plan`, before torch is
+imported); the model, prompt and decoder are :mod:`~workloads.generate.setup`;
+the timed runs and their figures, :mod:`~workloads.generate.measure`.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from workloads.generate.config import GPT2Config
-from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, log, non_negative_float, non_negative_int,
-                                     positive_int)
+from workloads.child.harness import ArgumentParser, Emitter, log, non_negative_float, non_negative_int, positive_int
+from workloads.generate.plan import Plan, make_plan
 
 WORKLOAD = "generate"
 
@@ -70,24 +68,12 @@ def build_parser() -> ArgumentParser:
     return p
 
 
-@dataclass(frozen=True)
-class Plan:
-    """What the flags ask for, checked before torch is imported."""
-
-    config: GPT2Config
-    size: str
-    prompt_len: int
-    prompt_ids: list[int] | None
-    tokenizer: Any
-    warnings: tuple[str, ...] = ()
-
-
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
     # PyTorch's switch for transparent huge pages on large CPU tensors (read at the first one): streaming
     # the weights over 2 MB pages decoded 10-20 % faster here, and the bandwidth probe reads faster alike
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
     args = build_parser().parse_args(argv)
-    plan = _plan(args)
+    plan = make_plan(args)
 
     from workloads.child import bandwidth
     from workloads.child import device as dev
@@ -134,39 +120,3 @@ def _config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name:
         "device": str(device), "compile": args.compile, "cuda_graphs": args.cuda_graphs, "repeat": args.repeat,
         "warmup": args.warmup, "seed": args.seed,
     }
-
-
-def _plan(args: argparse.Namespace) -> Plan:
-    """Shape, prompt and limits, checked before any torch work; raises WorkloadError on bad input."""
-    from workloads.generate import tokenizer as gpt2_tokenizer
-    from workloads.generate.config import SIZES, read_config, size_name
-
-    config = SIZES[args.model_size or "124M"]
-    if args.weights is not None:
-        from workloads.generate.weights import weights_files  # imports torch: only when weights are given
-
-        weights_files(args.weights)  # a missing dir or checkpoint fails now, before the model is built
-        found = read_config(args.weights)
-        if found is not None:
-            config = found
-    size = size_name(config)
-    warnings = []
-    if args.model_size and args.weights is not None and size != args.model_size:
-        warnings.append(f"{args.weights}/config.json describes GPT-2 {size}; --model-size {args.model_size} ignored")
-    if args.top_k is not None and args.temperature == 0:
-        raise WorkloadError("--top-k needs sampling: give --temperature above 0",
-                            hint="greedy decoding (temperature 0) ignores top-k")
-    if args.cuda_graphs and args.compile:
-        raise WorkloadError("--compile and --cuda-graphs are exclusive",
-                            hint="--compile already uses CUDA graphs on cuda")
-    tokenizer, prompt_ids = None, None
-    prompt_len = args.prompt_len
-    if args.prompt is not None:
-        tokenizer = gpt2_tokenizer.load(gpt2_tokenizer.find(args.tokenizer, args.weights))
-        prompt_ids = gpt2_tokenizer.encode(tokenizer, args.prompt, config.vocab_size)
-        prompt_len = len(prompt_ids)
-    if prompt_len + args.tokens > config.n_ctx:
-        raise WorkloadError(f"prompt ({prompt_len}) plus new tokens ({args.tokens}) is {prompt_len + args.tokens} "
-                            f"positions, beyond the model's context of {config.n_ctx}",
-                            hint="lower --tokens or --prompt-len")
-    return Plan(config, size, prompt_len, prompt_ids, tokenizer, tuple(warnings))

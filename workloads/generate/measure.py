@@ -14,7 +14,7 @@ from typing import Any
 from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.generate import gpt2
-from workloads.generate.cli import Plan
+from workloads.generate.plan import Plan
 from workloads.generate.decoding import generate, percentile
 
 

@@ -16,7 +16,7 @@ from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
 from workloads.generate import gpt2
 from workloads.generate import weights as gpt2_weights
-from workloads.generate.cli import Plan
+from workloads.generate.plan import Plan
 from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, Sampling, fastest_split, generate
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from workloads.child import device as devices
 from workloads.child.harness import WorkloadError, log
 from workloads.resnet50 import checkpoint
-from workloads.resnet50.cli import UNIT
+from workloads.resnet50.options import UNIT
 from workloads.resnet50.precision import Precision
 from workloads.resnet50.result import StepRecord, num, report
 from workloads.resnet50.setup import Setup

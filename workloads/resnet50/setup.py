@@ -17,7 +17,7 @@ from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.errors import first_line
 from workloads.resnet50 import amp_diagnosis, checkpoint, imagedata
-from workloads.resnet50.cli import DEFAULT_EPOCH_SIZE, WORKLOAD
+from workloads.resnet50.options import DEFAULT_EPOCH_SIZE, WORKLOAD
 
 OOM_INJECT_ENV = "CARDBENCH_INJECT_OOM_BATCH"
 

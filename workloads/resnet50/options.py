@@ -1,0 +1,70 @@
+"""The ResNet-50 workload's name and unit, its options and their clashes.
+
+Torch-free: the entry point checks a command with it before anything heavy is
+imported, and the run modules take their names and defaults from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_int, positive_float, positive_int
+
+WORKLOAD = "resnet50"
+UNIT = "images/s"
+DEFAULT_EPOCH_SIZE = 12800  # 100 steps of the default batch
+
+
+def build_parser() -> ArgumentParser:
+    p = ArgumentParser(prog=WORKLOAD, description="Train torchvision's ResNet-50 and report images/s.")
+    p.add_argument("--epochs", type=positive_int, default=3)
+    p.add_argument("--steps", type=positive_int, default=None, help="stop after this many steps (this run)")
+    p.add_argument("--batch-size", type=positive_int, default=128, help="images per step per process")
+    p.add_argument("--image-size", type=positive_int, default=224)
+    p.add_argument("--amp", choices=("off", "fp16", "bf16"), default="off",
+                   help="autocast precision; fp16 uses a gradient scaler")
+    p.add_argument("--channels-last", action="store_true")
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (falls back to eager on failure)")
+    p.add_argument("--device", default="auto", help="cuda, cuda:N, cpu, or another torch device type present")
+    p.add_argument("--lr", type=positive_float, default=None,
+                   help="SGD learning rate (default 0.1 x global batch / 256, the ImageNet recipe)")
+    p.add_argument("--data", default=None,
+                   help="an ImageFolder tree DIR/<class>/<image>, or 'fake' for torchvision FakeData; "
+                        "default: synthetic tensors on the device")
+    p.add_argument("--epoch-size", type=positive_int, default=None,
+                   help=f"images per epoch for synthetic and fake data, all processes together "
+                        f"(default {DEFAULT_EPOCH_SIZE})")
+    p.add_argument("--num-workers", type=non_negative_int, default=None,
+                   help="DataLoader workers per process (default: up to 8, by CPU count)")
+    p.add_argument("--num-classes", type=positive_int, default=None,
+                   help="classifier outputs (default: 1000, or the folder's class count)")
+    p.add_argument("--weights", default=None, help="a local ResNet-50 state dict to start from (fine-tuning)")
+    p.add_argument("--checkpoint", default=None, metavar="DIR", help="save a checkpoint here after each epoch")
+    p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --checkpoint DIR")
+    p.add_argument("--warmup", type=non_negative_int, default=3, help="steps left out of the median")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=positive_int, default=None, help="torch CPU threads")
+    p.add_argument("--gpus", default=None, metavar="N|all",
+                   help="data-parallel over N devices (torchrun, DDP); with --device cpu, N CPU processes")
+    p.add_argument("--find-batch-size", action="store_true",
+                   help="find the largest batch that fits (doubling, then bisection), report it and stop")
+    p.add_argument("--max-batch-size", type=positive_int, default=None,
+                   help="upper bound for --find-batch-size (default 4096 on an accelerator, 64 on the CPU)")
+    return p
+
+
+def check_combinations(args: Any) -> None:
+    """Option clashes found before torch is imported or any process started."""
+    if args.resume and not args.checkpoint:
+        raise WorkloadError("--resume needs --checkpoint DIR (where the checkpoint is)")
+    if args.data not in (None, "fake") and args.epoch_size is not None:
+        raise WorkloadError("--epoch-size applies to synthetic and fake data",
+                            hint="with --data DIR an epoch is the whole folder; cap it with --steps")
+    if args.find_batch_size and args.gpus not in (None, "1"):
+        raise WorkloadError("--find-batch-size runs on one device", hint="drop --gpus; the batch is per process")
+    if args.image_size < 32:
+        raise WorkloadError(f"--image-size {args.image_size} is too small for ResNet-50 (it downsamples 32x)",
+                            hint="use 32 or more")
+    if args.batch_size == 1 and args.image_size <= 32 and not args.find_batch_size:
+        raise WorkloadError("a batch of 1 image of 32 px leaves batch norm one value per channel",
+                            hint="use --batch-size 2 or more, or a larger --image-size")
