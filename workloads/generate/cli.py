@@ -28,6 +28,7 @@ from typing import Any, Sequence
 
 from workloads.child.harness import ArgumentParser, Emitter, log, non_negative_float, non_negative_int, positive_int
 from workloads.generate.plan import Plan, make_plan
+from workloads.generate.spec import REPEAT, TOKENS
 
 WORKLOAD = "generate"
 
@@ -47,7 +48,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--prompt", metavar="TEXT", default=None, help="prompt text (needs a local GPT-2 tokenizer.json)")
     p.add_argument("--tokenizer", metavar="PATH", type=Path, default=None,
                    help="tokenizer.json, or a directory holding one (default: the --weights dir)")
-    p.add_argument("--tokens", metavar="N", type=positive_int, default=256, help="new tokens per run (default 256)")
+    p.add_argument("--tokens", metavar="N", type=positive_int, default=TOKENS, help=f"new tokens per run (default {TOKENS})")
     p.add_argument("--batch-size", metavar="N", type=positive_int, default=1,
                    help="sequences decoded together (default 1)")
     p.add_argument("--temperature", metavar="T", type=non_negative_float, default=0.0, help="0 is greedy (default)")
@@ -60,7 +61,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--compile", action="store_true",
                    help="torch.compile the decode step (with CUDA graphs on cuda)")
     p.add_argument("--cuda-graphs", action="store_true", help="capture the decode step as a CUDA graph")
-    p.add_argument("--repeat", metavar="N", type=positive_int, default=3, help="timed runs (default 3)")
+    p.add_argument("--repeat", metavar="N", type=positive_int, default=REPEAT, help=f"timed runs (default {REPEAT})")
     p.add_argument("--warmup", metavar="N", type=non_negative_int, default=16,
                    help="untimed decode steps before the timed runs (default 16)")
     p.add_argument("--report-every", metavar="N", type=positive_int, default=16,

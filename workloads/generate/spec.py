@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from workloads.spec import SWITCH, Metric, Param, SuiteArgs, Text, WorkloadSpec, option, positive
 
-# the workload's own defaults (workloads/generate/cli.py)
+# the workload's defaults: its parser (cli.py) takes them from here
 TOKENS, REPEAT = 256, 3
 
 

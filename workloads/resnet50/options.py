@@ -9,17 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_int, positive_float, positive_int
+from workloads.resnet50.spec import BATCH_SIZE, EPOCH_SIZE, EPOCHS, SPEC
 
-WORKLOAD = "resnet50"
-UNIT = "images/s"
-DEFAULT_EPOCH_SIZE = 12800  # 100 steps of the default batch
+WORKLOAD = SPEC.name
+UNIT = SPEC.unit
+DEFAULT_EPOCH_SIZE = EPOCH_SIZE  # 100 steps of the default batch
 
 
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(prog=WORKLOAD, description="Train torchvision's ResNet-50 and report images/s.")
-    p.add_argument("--epochs", type=positive_int, default=3)
+    p.add_argument("--epochs", type=positive_int, default=EPOCHS)
     p.add_argument("--steps", type=positive_int, default=None, help="stop after this many steps (this run)")
-    p.add_argument("--batch-size", type=positive_int, default=128, help="images per step per process")
+    p.add_argument("--batch-size", type=positive_int, default=BATCH_SIZE, help="images per step per process")
     p.add_argument("--image-size", type=positive_int, default=224)
     p.add_argument("--amp", choices=("off", "fp16", "bf16"), default="off",
                    help="autocast precision; fp16 uses a gradient scaler")

@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from workloads.spec import SWITCH, Metric, Param, SuiteArgs, Text, WorkloadSpec, option, positive
 
-# the workload's own defaults (workloads/resnet50/cli.py), for a plan made before its start event
+# the workload's defaults: its parser (options.py) takes them from here, and a plan made before the start event too
 EPOCHS, BATCH_SIZE, EPOCH_SIZE = 3, 128, 12800
 
 
