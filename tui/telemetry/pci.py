@@ -61,6 +61,3 @@ def scan(root: str = SYSFS_PCI) -> list[PciDevice]:
                                device_id=_read(os.path.join(base, "device")), class_id=class_id))
     return found
 
-
-def vendor_name(vendor_id: str | None) -> str | None:
-    return maker(vendor_id)
