@@ -34,10 +34,11 @@ def fake_sample(i: int = 0, t0: float = FROZEN_T, devices: int = 1, temperature_
 
 
 class FakeTelemetry:
-    """A telemetry source the test drives: ``tick()`` calls the app's callback like the sampler thread."""
+    """A telemetry source the test drives: ``tick()`` feeds the sink, then the callback, like the sampler."""
 
     def __init__(self, callback):
         self.callback = callback
+        self.sink = None
         self.started = self.stopped = False
         self.i = 0
 
@@ -48,8 +49,14 @@ class FakeTelemetry:
     def stop(self, timeout: float = 0.0):
         self.stopped = True
 
+    def set_sink(self, sink):
+        self.sink = sink
+
     def tick(self):
-        self.callback(fake_sample(self.i))
+        sample = fake_sample(self.i)
+        if self.sink is not None:
+            self.sink(sample.to_dict())
+        self.callback(sample)
         self.i += 1
 
 

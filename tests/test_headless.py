@@ -16,6 +16,7 @@ from tui import headless
 from tui.cli import build_parser
 from tui.report import BundleError
 from tui.runs import RunStore, load_run
+from workloads import exit_codes
 from workloads.runner import Runner
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,7 +58,7 @@ def test_amp_and_accelerator_come_from_the_doctor():
 def test_bad_override_is_a_clear_error(monkeypatch):
     monkeypatch.setenv(headless.ARGS_ENV, "{not json")
     with pytest.raises(BundleError, match="CARDBENCH_HEADLESS_ARGS is not JSON"):
-        headless._overrides()
+        headless.env_overrides()
 
 
 def test_progress_is_lines_without_a_tty_and_a_bar_on_one():
@@ -116,18 +117,18 @@ def _args(tmp_path, *extra):
 
 
 def test_a_bundle_that_cannot_be_written_keeps_the_runs_and_names_them(tmp_path, monkeypatch, capsys):
-    async def fake_suite(jobs, store, sampler, state, progress, doctor, suite):
-        state.run_dirs.append(generate_run(store))
+    async def fake_suite(jobs, session, state, progress, doctor, suite):
+        state.run_dirs.append(generate_run(session.store))
         state.ran.append("generate")
 
     def full_disk(*a, **kw):
         raise BundleError(f"cannot write the report to {tmp_path / 'out'}: No space left on device")
 
     monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress: None)
-    monkeypatch.setattr(headless, "_run_suite", fake_suite)
-    monkeypatch.setattr(headless, "_build_bundle", full_disk)
-    assert headless.export_report(_args(tmp_path, "--workloads", "generate")) == headless.EXIT_FAILED
+    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "run_suite", fake_suite)
+    monkeypatch.setattr(headless, "build_bundle", full_disk)
+    assert headless.export_report(_args(tmp_path, "--workloads", "generate")) == exit_codes.FAILED
     err = capsys.readouterr().err.strip().splitlines()[-1]
     (run,) = list((tmp_path / "runs").iterdir())
     assert "No space left on device" in err and f"cardbench export --run {run}" in err
@@ -139,14 +140,14 @@ def test_a_signal_stops_the_workload_skips_the_rest_and_still_writes_the_bundle(
     steady = [sys.executable, str(CHILDREN / "steady.py"), "1000", "0.05"]
     monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
     monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress: None)
+    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
     built = {}
 
     def build(run_dirs, output, progress, doctor, doctor_note, notes, sample, options):
         built.update(run_dirs=list(run_dirs), notes=list(notes))
         return output / "bundle.zip"
 
-    monkeypatch.setattr(headless, "_build_bundle", build)
+    monkeypatch.setattr(headless, "build_bundle", build)
     sent = []
     real_update = headless.Progress.update
 
@@ -157,7 +158,7 @@ def test_a_signal_stops_the_workload_skips_the_rest_and_still_writes_the_bundle(
         return real_update(self, fraction, detail)
 
     monkeypatch.setattr(headless.Progress, "update", update)
-    assert headless.export_report(_args(tmp_path)) == headless.EXIT_INTERRUPTED
+    assert headless.export_report(_args(tmp_path)) == exit_codes.INTERRUPTED
     (run,) = built["run_dirs"]
     record = load_run(run)
     assert record.status == "stopped" and 0 < len(record.steps) < 1000
@@ -211,12 +212,12 @@ def test_cpu_time_budget_stops_a_slow_run_without_failing_the_suite(tmp_path, mo
     steady = [sys.executable, str(CHILDREN / "steady.py"), "1000", "0.05"]
     monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
     monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))  # torch sees no accelerator: CPU
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress: None)
+    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
     monkeypatch.setenv(headless.CPU_BUDGET_ENV, "3")
     built = {}
-    monkeypatch.setattr(headless, "_build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,
+    monkeypatch.setattr(headless, "build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,
                         options: built.update(run_dirs=list(run_dirs), notes=list(notes)) or output / "b.zip")
-    assert headless.export_report(_args(tmp_path)) == headless.EXIT_OK
+    assert headless.export_report(_args(tmp_path)) == exit_codes.OK
     records = [load_run(p) for p in built["run_dirs"]]
     assert [r.status for r in records] == ["stopped", "stopped"]
     assert all(0 < len(r.steps) < 1000 for r in records)

@@ -1,13 +1,14 @@
-"""The workbench: a Textual app over the run store, the runner and the telemetry sampler.
+"""The workbench: a Textual app over a run session and the telemetry sampler.
 
     app = build_app(runs_dir)          # the CLI and the tests build it the same way
     app.run()
 
-Workloads run as children through `workloads.runner.Runner`; an asyncio worker
-reads their events, records them in the run directory (the runner does) and
-posts small messages; the panes redraw from reactives. Telemetry is sampled on
-the sampler's own thread and posted here (thread-safe `post_message`). The app
-never imports torch and never waits on a child.
+Workloads run as children through a `tui.session.RunSession` (the same one
+`cardbench run` and the headless suite use): an asyncio worker reads their
+events, which the session has already recorded in the run directory, and posts
+small messages; the panes redraw from reactives. The sampler runs on its own
+thread: it records each sample through the session and posts it here
+(thread-safe `post_message`). The app never imports torch and never waits on a child.
 
 :func:`render_screenshot_svg` renders the same screen off-screen from runs on
 disk, for the headless report.
@@ -21,6 +22,7 @@ import os
 import signal
 import threading
 import time
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -31,55 +33,31 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Footer, Input
 
 from tui.history import History
-from tui.launch import BadValue, build_args, total_steps
+from tui.launch import BadValue, build_args
 from tui.panes.confirm import Confirm
 from tui.panes.device import DevicePane
 from tui.panes.doctor import DoctorScreen
-from tui.panes.launcher import LauncherPane, RunState
+from tui.panes.launcher import LauncherPane
 from tui.panes.log import LogPane
 from tui.panes.messages import StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
+from tui.run_state import RunState
 from tui.runs import RunStore, RunStoreError
-from workloads import protocol, registry
-from workloads.runner import Runner
+from tui.session import STOP_GRACE_S, RunnerFactory, RunSession
+from tui.telemetry.sampler import Sampler
+from workloads import exit_codes, protocol, registry
+from workloads.errors import first_line
 
 PLOT_REFRESH_S = 0.5   # plots repaint at most this often, however fast steps arrive
-STOP_GRACE_S = 5.0
-
-RunnerFactory = Callable[[str, list, Any], Runner]
-TelemetrySource = Callable[[Callable[[Any], None]], Any]
-
-
-def default_runner_factory(name: str, args: list, run: Any) -> Runner:
-    return Runner.for_workload(name, args, run=run)
-
-
-def default_telemetry_source(callback: Callable[[Any], None]) -> Any:
-    """The real sampler (1 Hz, its own thread); None when the telemetry package is absent."""
-    try:
-        from tui.telemetry import Sampler
-    except ImportError:
-        return None
-    return Sampler(interval=1.0, callback=callback)
-
-
 # how long a hang-up (closed SSH session) waits for a clean exit before a hard one
 HANGUP_EXIT_S = 3.0
 
+TelemetrySource = Callable[[Callable[[Any], None]], Any]
 
-class _RunTap:
-    """The runner's event sink: writes to the run directory and shows stderr lines in the log pane."""
 
-    def __init__(self, run: Any, app: "Workbench"):
-        self.run = run
-        self.app = app
-
-    def append(self, event: protocol.Event) -> None:
-        self.run.append(event)
-
-    def log(self, line: str) -> None:
-        self.run.log(line)
-        self.app.post_message(WorkloadLog(self.run.id, line))
+def default_telemetry_source(callback: Callable[[Any], None]) -> Sampler:
+    """The real sampler: 1 Hz, on its own thread."""
+    return Sampler(interval=1.0, callback=callback)
 
 
 class Workbench(App):
@@ -111,26 +89,20 @@ class Workbench(App):
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
         self.store = RunStore(runs_dir)
+        self.session = RunSession(self.store, runner_factory=runner_factory, grace_s=stop_grace_s,
+                                  on_log=self._child_said)
         self.clock = clock or time.time
         self.telemetry_source = telemetry_source or default_telemetry_source
         self.start_sampler = start_sampler
-        self.runner_factory = runner_factory or default_runner_factory
         self.workload_names = list(workloads or registry.names())
         self.run_checks = run_checks
         self.export_dir = Path(export_dir) if export_dir else None
-        self.stop_grace_s = stop_grace_s
         self.history = History()
-        self.session_runs: list[Path] = []
         self.loaded_runs: list[Path] = []
-        self.runner: Runner | None = None
-        self.active_run: Any = None
         self.sampler: Any = None
         self.latest_sample: Any = None
         self.state = RunState()
-        self._run_lock = threading.Lock()   # the sampler thread appends to the active run's telemetry
-        self._step_marks: tuple[float, int] | None = None  # (t, step) of the first step seen, for the ETA
-        self._stopping = False
-        self._signals: list[int] = []
+        self._unwatch_signals: Callable[[], None] | None = None
         self._hangup_task: asyncio.Future | None = None
         self.panes_built = asyncio.Event()  # set once the fields and plots are mounted (after the first frame)
         # number keys first in the footer, so a narrow terminal still shows them
@@ -157,13 +129,7 @@ class Workbench(App):
 
     def on_mount(self) -> None:
         # a closed SSH session (SIGHUP) or a `kill` must not leave a workload training on the card
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGHUP, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, self._on_signal, sig)
-                self._signals.append(sig)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass  # not the main thread, or no signals here: the runner's atexit hook is the last resort
+        self._unwatch_signals = self.session.stop_on_signals((signal.SIGHUP, signal.SIGTERM), then=self._on_signal)
         self.log_pane.say(f"runs are kept in {self.store.root}; 1-{len(self.workload_names)} choose a workload, "
                           "s starts it, d runs the doctor, e exports, q quits")
 
@@ -181,15 +147,11 @@ class Workbench(App):
 
     def _start_sampler(self) -> None:
         try:
-            sampler = self.telemetry_source(self.post_sample)
-            if sampler is not None:
-                sampler.start()
+            sampler = self.session.attach_sampler(self.telemetry_source(self.post_sample))
+            sampler.start()
         except Exception as exc:  # noqa: BLE001 - no telemetry is a degraded workbench, not a dead one
-            self.log_pane.say(f"telemetry could not start ({type(exc).__name__}: {exc}); device readings show N/A",
+            self.log_pane.say(f"telemetry could not start ({first_line(exc, typed=True)}); device readings show N/A",
                               "yellow")
-            return
-        if sampler is None:
-            self.log_pane.say("telemetry is not available in this build: device readings show N/A", "yellow")
             return
         self.sampler = sampler
 
@@ -198,13 +160,7 @@ class Workbench(App):
 
     # telemetry --------------------------------------------------------------------------
     def post_sample(self, sample: Any) -> None:
-        """Hand a telemetry `Sample` to the app; safe from any thread (the sampler calls it)."""
-        with self._run_lock:
-            if self.active_run is not None:
-                try:
-                    self.active_run.append_telemetry(sample.to_dict())
-                except (OSError, ValueError):
-                    pass  # the run was closed between the check and the write
+        """Show a telemetry `Sample`; safe from any thread (the sampler calls it; the session records it)."""
         self.post_message(TelemetryArrived(sample))
 
     def on_telemetry_arrived(self, message: TelemetryArrived) -> None:
@@ -214,8 +170,13 @@ class Workbench(App):
 
     # workload selection and start/stop ---------------------------------------------------
     @property
-    def running(self) -> bool:
-        return self.runner is not None
+    def runner(self) -> Any:
+        """The open run's child, or None."""
+        return self.session.runner
+
+    @property
+    def session_runs(self) -> list[Path]:
+        return self.session.runs
 
     @property
     def selected_workload(self) -> str:
@@ -238,7 +199,7 @@ class Workbench(App):
             self.action_start_stop()
 
     def action_start_stop(self) -> None:
-        if self.runner is not None:
+        if self.session.running:
             self.stop_workload()
         else:
             self.start_workload()
@@ -253,106 +214,55 @@ class Workbench(App):
             self.notify(str(exc), title="bad value", severity="error")
             return False
         try:
-            run = self.store.create(name, args, source="workbench")
+            run = self.session.start(name, args, source="workbench")
         except RunStoreError as exc:
             log.say(f"cannot start {name}: {exc}", "bold red")
             self.notify(str(exc), severity="error")
             return False
-        runner = self.runner_factory(name, args, _RunTap(run, self))
-        runner.grace_s = self.stop_grace_s
-        with self._run_lock:
-            self.active_run = run
-        self.runner = runner
-        self.session_runs.append(run.path)
         self.history.drop_runs()
-        spec = registry.spec_for(name)
-        self.history.run(run.id, label=name, unit=spec.unit or None)
-        self._step_marks = None
-        self.state = RunState(workload=name, run_id=run.id, status="starting",
-                              total_steps=total_steps(name, args), unit=spec.unit or None)
+        self.history.run(run.id, label=name, unit=registry.spec_for(name).unit or None)
+        self.state = RunState.starting(name, run.id, args)
         self._show_state()
         log.say(f"starting {name} {' '.join(args)}  (run {run.path})", "bold")
-        self._consume(runner, run, name)
+        self._consume(run.id)
         return True
 
     def stop_workload(self) -> None:
-        if self.runner is None or self._stopping:
+        if not self.session.running or self.session.stopping:
             return
-        self._stopping = True
-        self.log_pane.say(f"stopping {self.state.workload} (SIGTERM, SIGKILL after {self.stop_grace_s:.0f} s)...",
+        self.log_pane.say(f"stopping {self.state.workload} (SIGTERM, SIGKILL after {self.session.grace_s:.0f} s)...",
                           "yellow")
-        self._stop_runner(self.runner)
-
-    @work(exclusive=False, exit_on_error=False, group="stop", description="stop the workload child")
-    async def _stop_runner(self, runner: Runner) -> None:
-        await runner.stop()
+        self.session.request_stop()
 
     @work(exclusive=False, exit_on_error=False, group="workload", description="workload events")
-    async def _consume(self, runner: Runner, run: Any, name: str) -> None:
-        events = runner.events()
-        try:
+    async def _consume(self, run_id: str) -> None:
+        # the session closes the run and stops the child however this ends (the app closing cancels it)
+        async with aclosing(self.session.events()) as events:
             async for event in events:
                 if isinstance(event, protocol.Step):
-                    self.history.add_step(run.id, event)
-                    self.post_message(StepsArrived(run.id, event))
+                    self.history.add_step(run_id, event)
+                    self.post_message(StepsArrived(run_id, event))
                 else:
-                    self.post_message(WorkloadEvent(run.id, event))
-        finally:
-            # cancelled (the app is closing) or finished: no child may outlive this worker
-            await events.aclose()
-            if runner.running:
-                await runner.stop(grace_s=1.0)
-            with self._run_lock:
-                if self.active_run is run:
-                    self.active_run = None
-                run.close()
-            if self.runner is runner:
-                self.runner = None
-            self._stopping = False
+                    self.post_message(WorkloadEvent(run_id, event))
+
+    def _child_said(self, run_id: str, line: str) -> None:
+        self.post_message(WorkloadLog(run_id, line))
 
     def on_steps_arrived(self, message: StepsArrived) -> None:
-        if message.run_id != self.state.run_id:
-            return
-        step = message.step
-        state = self.state
-        state.status = "running"
-        state.step = step.step
-        if step.epoch is not None:
-            state.epoch = step.epoch
-        if step.throughput is not None:
-            state.throughput = step.throughput
-            state.unit = step.unit or state.unit
-        if step.loss is not None:
-            state.loss = step.loss
-        if self._step_marks is None:
-            self._step_marks = (step.t, step.step)
-        t0, s0 = self._step_marks
-        if state.total_steps and step.step > s0 and step.t > t0:
-            rate = (step.step - s0) / (step.t - t0)
-            state.eta_s = max(0.0, (state.total_steps - step.step) / rate)
-        self._show_state()
+        if message.run_id == self.state.run_id:
+            self.state.see_step(message.step)
+            self._show_state()
 
     def on_workload_event(self, message: WorkloadEvent) -> None:
         event = message.event
         self.log_pane.event(event)
         if message.run_id != self.state.run_id:
             return
-        state = self.state
-        if isinstance(event, protocol.Start):
-            state.status = "running"
-            state.total_steps = total_steps(state.workload, [], event.config) or state.total_steps
-        elif isinstance(event, protocol.Fallback):
-            state.fallbacks.append(f"{event.error[:60]} -> {event.action}")
-        elif isinstance(event, protocol.WorkloadWarning):
-            state.warnings.append(event.message)
-        elif isinstance(event, protocol.Result):
-            state.result = dict(event.metrics)
-        elif isinstance(event, protocol.Error):
+        self.state.see_event(event)
+        if isinstance(event, protocol.Error):
             self.notify(event.message[:200], title="workload error", severity="error")
         elif isinstance(event, protocol.End):
-            state.status = event.status
-            state.eta_s = None
-            run_path = self.session_runs[-1] if self.session_runs else None
+            run_path = self.session.runs[-1] if self.session.runs else None
             self.log_pane.say(f"run {message.run_id} {event.status}; everything is in {run_path}", "dim")
         self._show_state()
 
@@ -363,7 +273,7 @@ class Workbench(App):
         launcher = self.launcher
         launcher.state = self.state
         button = launcher.query_one("#start-stop", Button)
-        active = self.state.status in ("starting", "running")
+        active = self.state.active
         button.label = "stop (s)" if active else "start (s)"
         button.variant = "error" if active else "success"
         if self.state.run_id:
@@ -376,49 +286,35 @@ class Workbench(App):
 
     def report_run_dirs(self) -> list[Path]:
         """The runs of this session, else those loaded, else the newest run of each workload on disk."""
-        if self.session_runs or self.loaded_runs:
-            return list(self.session_runs or self.loaded_runs)
+        if self.session.runs or self.loaded_runs:
+            return list(self.session.runs or self.loaded_runs)
         newest: dict[str, Path] = {}
         for path in self.store.list():
             newest[path.name.split("-", 2)[-1].rsplit("-", 1)[0]] = path
         return list(newest.values())
 
     def action_export(self) -> None:
-        if self.state.status in ("starting", "running"):
+        if self.state.active:
             # the export runs the doctor's probe and collect_env: they would share the device and the
             # CPU with the training, and the bundle would hold a run without its end
             self.log_pane.say("a run is active: stop it (s) or let it finish, then export (e)", "yellow")
             self.notify("stop the run or let it finish first", title="export")
             return
         svg = self.export_screenshot()
-        try:
-            from tui.report import export_bundle
-        except ImportError:
-            export_bundle = None
-        log = self.log_pane
-        if export_bundle is None:
-            folder = self.export_dir or self.store.root
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-                path = self.save_screenshot(path=str(folder))
-            except OSError as exc:
-                log.say(f"cannot save the screenshot: {exc}", "bold red")
-                return
-            log.say(f"the report bundle is not available in this build; screenshot saved to {path}", "bold")
-            self.notify(path, title="screenshot saved")
-            return
-        log.say("exporting the report bundle...", "bold")
-        self._export(export_bundle, svg, self.report_run_dirs(), self.export_dir or Path.cwd())
+        self.log_pane.say("exporting the report bundle...", "bold")
+        self._export(svg, self.report_run_dirs(), self.export_dir or Path.cwd())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export", description="export the report bundle")
-    def _export(self, export_bundle: Callable[..., Path], svg: str, run_dirs: list[Path], output_dir: Path) -> None:
+    def _export(self, svg: str, run_dirs: list[Path], output_dir: Path) -> None:
         def progress(text: Any) -> None:
             self.call_from_thread(self.log_pane.say, f"export: {text}", "dim")
 
         try:
+            from tui.report import export_bundle  # at the first export, not at start-up
+
             path = export_bundle(run_dirs, output_dir, screenshot_svg=svg, progress=progress)
         except Exception as exc:  # noqa: BLE001 - a failed export is reported, the workbench stays up
-            self.call_from_thread(self.log_pane.say, f"export failed: {type(exc).__name__}: {exc}", "bold red")
+            self.call_from_thread(self.log_pane.say, f"export failed: {first_line(exc, typed=True)}", "bold red")
             return
         self.call_from_thread(self._exported, path)
 
@@ -441,18 +337,7 @@ class Workbench(App):
         if not records:
             return
         last = records[-1]
-        steps = last.steps
-        step = steps[-1] if steps else None
-        losses = [s.loss for s in steps if s.loss is not None]
-        rates = [s.throughput for s in steps if s.throughput is not None]
-        self.state = RunState(
-            workload=last.workload, run_id=last.id, status=last.status,
-            step=step.step if step else None, epoch=step.epoch if step else None,
-            throughput=rates[-1] if rates else None, unit=next((s.unit for s in steps if s.unit), None),
-            loss=losses[-1] if losses else None,
-            fallbacks=[f"{f.error[:60]} -> {f.action}" for f in last.of(protocol.Fallback)],
-            warnings=[w.message for w in last.of(protocol.WorkloadWarning)],
-            result=dict(last.result.metrics) if last.result else {})
+        self.state = RunState.from_record(last)
         if last.workload in self.workload_names:
             self.launcher.select(last.workload)
             # the screenshot in a report must show the settings the run had, not the launcher's defaults
@@ -462,39 +347,37 @@ class Workbench(App):
 
     # quitting -----------------------------------------------------------------------------
     async def action_quit(self) -> None:
-        if self.runner is None:
-            await self._shutdown_children()
+        if not self.session.running:
+            await self._stop_children()
             self.exit()
             return
 
         async def answered(yes: bool | None) -> None:
             if yes:
-                await self._shutdown_children()
+                await self._stop_children()
                 self.exit()
 
         self.push_screen(Confirm(f"{self.state.workload} is running. Stop it and quit?", "Stop and quit", "Stay"),
                          answered)
 
     def _on_signal(self, sig: int) -> None:
+        # the session is already stopping the child
         self._hangup_task = asyncio.ensure_future(self._hangup(sig))
 
     async def _hangup(self, sig: int) -> None:
-        runner = self.runner
-        if runner is not None and runner.running:
-            await runner.stop()
+        await self.session.stop()
         # After a hang-up Textual's exit blocks for ever restoring a terminal that is gone
         # (its writer queue never drains); the children are stopped and every event is on
         # disk, so a bounded wait and then a hard exit loses nothing.
-        watchdog = threading.Timer(HANGUP_EXIT_S, os._exit, (128 + sig,))
+        watchdog = threading.Timer(HANGUP_EXIT_S, os._exit, (exit_codes.for_signal(sig),))
         watchdog.daemon = True
         watchdog.start()
-        self.exit(return_code=128 + sig)
+        self.exit(return_code=exit_codes.for_signal(sig))
 
-    async def _shutdown_children(self) -> None:
-        runner = self.runner
-        if runner is not None and runner.running:
+    async def _stop_children(self) -> None:
+        if self.session.running:
             self.log_pane.say("stopping the workload before quitting...", "yellow")
-            await runner.stop()
+            await self.session.stop()
         if self.sampler is not None:
             sampler, self.sampler = self.sampler, None
             # the sampler may be mid-poll (a slow CLI): join it off the UI thread
@@ -502,13 +385,10 @@ class Workbench(App):
 
     async def on_unmount(self) -> None:
         gc.unfreeze()  # an app built again in this process (tests, the headless screenshot) starts clean
-        loop = asyncio.get_running_loop()
-        for sig in self._signals:
-            loop.remove_signal_handler(sig)
-        self._signals.clear()
-        runner = self.runner
-        if runner is not None and runner.running:
-            await runner.stop(grace_s=1.0)
+        if self._unwatch_signals is not None:
+            self._unwatch_signals()
+            self._unwatch_signals = None
+        await self.session.stop()
         if self.sampler is not None:
             self.sampler.stop(timeout=1.0)
             self.sampler = None
@@ -519,8 +399,7 @@ class Workbench(App):
             title = registry.spec_for(name).title.en
             yield SystemCommand(f"Select {title}", f"key {i + 1}", lambda i=i: self.action_select_workload(i))
         yield SystemCommand("Start or stop the workload", "key s", self.action_start_stop)
-        yield SystemCommand("Export the report bundle", "key e (a screenshot when the report is absent)",
-                            self.action_export)
+        yield SystemCommand("Export the report bundle", "key e", self.action_export)
         yield SystemCommand("Doctor", "key d: check the driver, management CLI, PyTorch and the device",
                             self.action_doctor)
         yield SystemCommand("Cycle the plots", "key p: all plots, or one at a time", self.action_cycle_plots)
@@ -531,9 +410,10 @@ def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_sourc
               runner_factory: RunnerFactory | None = None, **options: Any) -> Workbench:
     """The workbench, for the CLI and the tests alike.
 
-    ``telemetry_source(callback)`` returns an object with ``start()``/``stop()`` that calls
-    ``callback(sample)`` from its own thread (default: the real 1 Hz sampler); with
-    ``start_sampler=False`` nothing samples and tests post fakes with ``app.post_sample``.
+    ``telemetry_source(callback)`` returns an object with ``start()``/``stop()``/``set_sink(sink)``
+    that calls ``sink(sample.to_dict())`` and then ``callback(sample)`` from its own thread
+    (default: the real 1 Hz sampler); the sink records into the open run. With
+    ``start_sampler=False`` nothing samples and tests show fakes with ``app.post_sample``.
     ``runner_factory(name, args, sink)`` returns a `Runner` (tests start small scripts).
     """
     return Workbench(runs_dir, telemetry_source=telemetry_source, start_sampler=start_sampler, clock=clock,

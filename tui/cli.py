@@ -15,27 +15,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 from typing import NoReturn, Sequence
 
 from tui import __version__
-from workloads import registry
-
-EXIT_BAD_INPUT = 2
+from workloads import exit_codes, registry
 
 
 class CliError(Exception):
     """A failure to report as one line, with an exit code."""
 
-    def __init__(self, message: str, code: int = 1):
+    def __init__(self, message: str, code: int = exit_codes.FAILED):
         super().__init__(message)
         self.code = code
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # type: ignore[override]
-        raise CliError(f"{self.prog}: {message} (see `{self.prog} --help`)", EXIT_BAD_INPUT)
+        raise CliError(f"{self.prog}: {message} (see `{self.prog} --help`)", exit_codes.BAD_INPUT)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,7 +107,7 @@ def _split_run_args(rest: Sequence[str]) -> tuple[list[str], list[str]]:
 def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
     if args.workload not in registry:
         raise CliError(f"cardbench run: unknown workload {args.workload!r} "
-                       f"(choose from {', '.join(registry.names())})", EXIT_BAD_INPUT)
+                       f"(choose from {', '.join(registry.names())})", exit_codes.BAD_INPUT)
     if any(a in ("-h", "--help") for a in workload_args):
         import subprocess
 
@@ -146,7 +143,7 @@ def dispatch(argv: Sequence[str]) -> int:
 
     if args.export_report:
         if args.command:
-            raise CliError("cardbench: --export-report takes no command", EXIT_BAD_INPUT)
+            raise CliError("cardbench: --export-report takes no command", exit_codes.BAD_INPUT)
         from tui.headless import export_report
 
         return export_report(args)
@@ -167,7 +164,7 @@ def dispatch(argv: Sequence[str]) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         # Textual would paint escape codes into a pipe and wait for keys that never come
         raise CliError("cardbench: the workbench needs a terminal (ssh -t); without one use "
-                       "`cardbench --export-report` or `cardbench run WORKLOAD`", EXIT_BAD_INPUT)
+                       "`cardbench --export-report` or `cardbench run WORKLOAD`", exit_codes.BAD_INPUT)
     from tui.app import main as app_main
 
     return app_main(runs_dir=args.runs_dir)
@@ -181,9 +178,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except KeyboardInterrupt:
         print("cardbench: interrupted", file=sys.stderr)
-        return 128 + signal.SIGINT
+        return exit_codes.INTERRUPTED
     except BrokenPipeError:
-        return 1
+        return exit_codes.FAILED
 
 
 def console_main() -> NoReturn:

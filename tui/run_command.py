@@ -2,32 +2,22 @@
 
 Progress lines go to stdout, or to stderr with ``--json``, where stdout holds
 only the final result as one JSON object. The run is recorded in the run store
-like any other. Ctrl+C, SIGTERM and SIGHUP (a closed SSH session) stop the child
-cleanly, and the run directory keeps what it reported.
+like any other, with telemetry sampled while it is active. Ctrl+C, SIGTERM and
+SIGHUP (a closed SSH session) stop the child cleanly, and the run directory
+keeps what it reported.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import signal
 import sys
+from contextlib import aclosing
 
-from tui.cli import CliError
 from tui.runs import RunStore, RunStoreError
-from workloads.runner import Outcome, Runner
-
-
-def _start_telemetry(run):
-    """Sample devices into the run while it is active, when the telemetry package is present."""
-    try:
-        from tui.telemetry import Sampler
-    except ImportError:
-        return None
-    sampler = Sampler(interval=1.0)
-    sampler.set_sink(run.append_telemetry)
-    sampler.start()
-    return sampler
+from tui.session import RunSession
+from tui.telemetry.sampler import Sampler
+from workloads import exit_codes
+from workloads.runner import Outcome
 
 
 def _say(line: str, stream) -> None:
@@ -39,37 +29,36 @@ def _say(line: str, stream) -> None:
 
 
 async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_json: bool) -> int:
+    session = RunSession(RunStore(runs_dir))
+    sampler = session.attach_sampler(Sampler(interval=1.0))
     try:
-        run = RunStore(runs_dir).create(name, args)
+        run = session.start(name, args)
     except RunStoreError as exc:
-        raise CliError(f"cardbench run: {exc}") from None
+        _say(f"cardbench run: {exc}", sys.stderr)
+        return exit_codes.FAILED
     progress = sys.stderr if as_json else sys.stdout
     _say(f"cardbench: run {run.id} -> {run.path}", progress)
-    runner = Runner.for_workload(name, args, run=run)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(sig, lambda: asyncio.ensure_future(runner.stop()))
-    sampler = _start_telemetry(run)
+    unwatch_signals = session.stop_on_signals()
+    sampler.start()
     outcome = Outcome()
     try:
-        async for event in runner.events():
-            outcome.see(event)
-            _say(event.describe(), progress)
+        async with aclosing(session.events()) as events:
+            async for event in events:
+                outcome.see(event)
+                _say(event.describe(), progress)
     finally:
-        if sampler is not None:
-            sampler.stop()
-        run.close()
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            loop.remove_signal_handler(sig)
+        sampler.stop()
+        unwatch_signals()
     status = outcome.status
     if as_json and outcome.result is not None:
         _say(json.dumps({"workload": name, "run": str(run.path), "status": status, **outcome.result.metrics}),
              sys.stdout)
     if status == "ok":
-        return 0
+        return exit_codes.OK
     if outcome.error is not None:
         _say(f"cardbench: error: {outcome.error_line}", sys.stderr)
     if status == "stopped":
-        return 130
-    # a workload's bad-input exit (2) stays 2, so scripts can tell it from a crash
-    return 2 if outcome.end is not None and outcome.end.exit_code == 2 else 1
+        return exit_codes.INTERRUPTED
+    # a workload's bad-input exit stays BAD_INPUT, so scripts can tell it from a crash
+    bad_input = outcome.end is not None and outcome.end.exit_code == exit_codes.BAD_INPUT
+    return exit_codes.BAD_INPUT if bad_input else exit_codes.FAILED

@@ -1,8 +1,9 @@
-"""The launcher: one tab per workload with its main parameters editable in place, and the run's state."""
+"""The launcher: one tab per workload with its main parameters editable in place, and the run's state.
+
+The state itself (`tui.run_state.RunState`) is UI-free; this pane only renders it.
+"""
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 from rich.style import Style
 from rich.text import Text
@@ -11,12 +12,12 @@ from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
 from tui.launch import Param, defaults, params_for, values_from_args
+from tui.run_state import RunState
 from workloads import registry
 
 
 def _field_id(workload: str, key: str) -> str:
     return f"param-{workload}-{key}"
-
 
 
 def _widget_for(workload: str, param: Param):
@@ -86,25 +87,6 @@ class WorkloadForm(Container):
             value = widget.value
             out[param.key] = "" if value is None or value is Select.BLANK else str(value)
         return out
-
-
-@dataclass
-class RunState:
-    """What the launcher shows about the current (or last) run."""
-
-    workload: str = ""
-    run_id: str = ""
-    status: str = "idle"          # idle / starting / running / ok / failed / stopped
-    step: int | None = None
-    epoch: int | None = None
-    total_steps: int | None = None
-    eta_s: float | None = None
-    throughput: float | None = None
-    unit: str | None = None
-    loss: float | None = None
-    fallbacks: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    result: dict = field(default_factory=dict)
 
 
 def _num(value: float | None, digits: int = 1) -> str:

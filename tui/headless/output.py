@@ -1,0 +1,59 @@
+"""What both headless commands end with: the report options, the bundle, and a failure as one line on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from tui.headless.progress import Progress
+from tui.report.bundle import BundleError
+
+DOCTOR_FILE = "doctor.json"  # the doctor's checks, kept beside a headless run for a later `export --run`
+
+
+def say_error(message: str) -> None:
+    try:
+        print(f"cardbench: {message}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def print_path(path: Path) -> None:
+    """The bundle's path, the one line on stdout."""
+    try:
+        print(path, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def retry_hint(run_dirs: Sequence[Path]) -> str:
+    if not run_dirs:
+        return ""
+    return "; the runs are kept: retry with `cardbench export " + " ".join(
+        f"--run {shlex.quote(str(p))}" for p in run_dirs) + " -o DIR`"
+
+
+def report_options(args: argparse.Namespace) -> dict[str, Any]:
+    price = getattr(args, "price_per_hour", None)
+    if price is not None and not (math.isfinite(price) and price >= 0):
+        raise BundleError(f"--price-per-hour must be a number of 0 or more (0 for a free trial), not {price}")
+    return {"price_per_hour": price, "currency": getattr(args, "currency", None) or "USD",
+            "lang": getattr(args, "lang", None) or "en"}
+
+
+def build_bundle(run_dirs: list[Path], output: Path, progress: Progress, doctor: Any, doctor_note: str | None,
+                 notes: list[str], sample: Any, options: dict[str, Any]) -> Path:
+    from tui.report import export_bundle
+
+    def show(message: str) -> None:
+        if progress.tty:
+            progress.update(None, message)
+        else:
+            progress.say(f"  {message}")
+
+    return export_bundle(run_dirs, output, progress=show, doctor_checks=doctor,
+                         doctor_note=doctor_note, notes=notes, sample=sample, **options)

@@ -1,0 +1,89 @@
+"""What the headless suite runs: the workloads, their arguments and the CPU-only time budget (from the specs)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+from tui.report.bundle import BundleError
+from workloads import registry
+
+ARGS_ENV = "CARDBENCH_HEADLESS_ARGS"
+# on a CPU-only machine the workloads together get this long, so the whole export ends within five minutes
+# even on a loaded host; a run still going at its share of it is stopped and reported with what it measured
+CPU_BUDGET_ENV = "CARDBENCH_CPU_BUDGET_S"
+CPU_BUDGET_S = 210.0
+
+
+@dataclass
+class Job:
+    workload: str
+    args: list[str]
+    total: float | None   # step numbers the run will count to (steps, or tokens: the spec says), for the bar
+    deadline: float | None = None  # monotonic time by which a CPU-only run is stopped (the five-minute promise)
+
+
+def suite_names(workloads: Sequence[str] | None) -> list[str]:
+    """The workloads the suite runs, in registry order: those named, else every default one."""
+    if workloads:
+        return [s.name for s in registry.specs() if s.name in workloads] + \
+            [w for w in workloads if w not in registry]
+    return [s.name for s in registry.specs() if s.suite is not None and s.suite.default]
+
+
+def suite_jobs(suite: str, workloads: Sequence[str] | None, *, accelerator: bool, device: str | None,
+               amp: str = "off", overrides: dict[str, list[str]] | None = None) -> tuple[list[Job], list[str]]:
+    """The workloads to run and their arguments, with one note per choice the report must state."""
+    notes: list[str] = []
+    device_args = ["--device", device] if device else []
+    jobs: list[Job] = []
+    for name in suite_names(workloads):
+        spec = registry.spec_for(name)
+        if overrides and name in overrides:
+            args = [str(a) for a in overrides[name]]
+            notes.append(f"{name}: arguments set by ${ARGS_ENV}: {' '.join(args)}")
+        elif spec.suite is not None:
+            args, note = spec.suite.args(suite, accelerator=accelerator, amp=amp)
+            args += device_args
+            if note:
+                notes.append(f"{name}: {note}")
+        else:
+            args = list(device_args)
+        jobs.append(Job(name, args, spec.steps_planned(args)))
+    return jobs, notes
+
+
+def env_overrides() -> dict[str, list[str]] | None:
+    """``$CARDBENCH_HEADLESS_ARGS``: workload name -> the arguments that replace the suite's (the tests shrink it)."""
+    text = os.environ.get(ARGS_ENV)
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"${ARGS_ENV} is not JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise BundleError(f"${ARGS_ENV} must be a JSON object of workload name -> list of arguments")
+    return {str(k): [str(a) for a in v] for k, v in data.items()}
+
+
+def cpu_budget() -> float | None:
+    """Seconds the workloads share on a CPU-only machine (``$CARDBENCH_CPU_BUDGET_S``); None: no budget."""
+    text = os.environ.get(CPU_BUDGET_ENV)
+    if text is None:
+        return CPU_BUDGET_S
+    try:
+        value = float(text)
+    except ValueError:
+        return CPU_BUDGET_S
+    return value if value > 0 else None  # 0 turns the budget off
+
+
+def set_deadlines(jobs: list[Job], started: float, budget: float | None) -> None:
+    """Give each job its share of the budget, counted from ``started`` (monotonic)."""
+    if budget is None or not jobs:
+        return
+    for i, job in enumerate(jobs):
+        job.deadline = started + budget * (i + 1) / len(jobs)

@@ -1,0 +1,136 @@
+"""The headless suite's runs: each job through the run session, its progress, its one result line.
+
+Ctrl+C, SIGTERM or SIGHUP stop the running workload and skip the rest. On a
+CPU-only machine a run still going at its share of the time budget is stopped
+and counted as measured, not failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import signal
+import time
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.headless.output import DOCTOR_FILE
+from tui.headless.plan import Job, cpu_budget, set_deadlines
+from tui.headless.progress import Progress
+from tui.session import SIGNALS, RunSession
+from workloads import protocol, registry
+from workloads.runner import Outcome
+from workloads.spec import Metric
+
+
+@dataclass
+class SuiteState:
+    run_dirs: list[Path] = field(default_factory=list)
+    ran: list[str] = field(default_factory=list)
+    out_of_time: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    interrupted: bool = False
+    accelerator: bool = True
+
+
+def step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
+    """The bar's fraction and text for a step."""
+    total = job.total
+    if registry.spec_for(job.workload).counts == "tokens":
+        parts = [f"{event.step}/{int(total)} tokens" if total else f"{event.step} tokens"]
+    else:
+        parts = [f"step {event.step}" + (f"/{int(total)}" if total else "")]
+    if event.throughput is not None:
+        parts.append(f"{event.throughput:.1f} {event.unit or ''}".strip())
+    if event.loss is not None:
+        parts.append(f"loss {event.loss:.3f}")
+    return (float(event.step) / total if total else None), ", ".join(parts)
+
+
+def _line_value(metric: Metric, value: Any) -> str:
+    if metric.kind == "seconds":
+        return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
+    if metric.kind == "fraction":
+        return f"{value * 100:.1f} %"
+    return f"{value:.3f}"
+
+
+def result_line(name: str, outcome: Outcome) -> str:
+    """'generate: ok, 812.4 tokens/s, ...': the spec's headline and line metrics."""
+    status = outcome.status
+    if outcome.result is None:
+        why = f": {outcome.error_line}" if outcome.error else ""
+        return f"{name}: {status}{why}"
+    spec = registry.spec_for(name)
+    m = outcome.result.metrics
+    bits = []
+    if isinstance(m.get(spec.headline), (int, float)):
+        bits.append(f"{m[spec.headline]:.1f} {spec.unit}")
+    for metric in spec.line_metrics:
+        value = m.get(metric.key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            bits.append(f"{metric.label.en} {_line_value(metric, value)}")
+    return f"{name}: {status}" + (f", {', '.join(bits)}" if bits else "")
+
+
+async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: Progress,
+                   doctor: list[dict[str, str]], suite: str) -> None:
+    run = session.start(job.workload, job.args, source="cardbench --export-report", suite=suite)
+    state.run_dirs.append(run.path)
+    state.ran.append(job.workload)
+    try:
+        (run.path / DOCTOR_FILE).write_text(json.dumps(doctor, indent=2) + "\n", encoding="utf-8")
+    except OSError:
+        pass  # the report runs the doctor again when this is missing
+    progress.say(f"  run {run.id}: cardbench run {job.workload} {' '.join(shlex.quote(a) for a in job.args)}")
+    runner = session.runner
+    outcome = Outcome()
+    timer = None
+    if job.deadline is not None:
+        def out_of_time() -> None:
+            if runner is not None and runner.running and not state.interrupted:
+                state.out_of_time.append(job.workload)
+                progress.say(f"  {job.workload}: stopped at its share of the CPU time budget; "
+                             "the report keeps the steps it measured")
+                session.request_stop()
+
+        timer = asyncio.get_running_loop().call_later(max(0.0, job.deadline - time.monotonic()), out_of_time)
+    try:
+        async with aclosing(session.events()) as events:
+            async for event in events:
+                outcome.see(event)
+                if isinstance(event, protocol.Step):
+                    progress.update(*step_detail(event, job))
+                elif isinstance(event, (protocol.Fallback, protocol.WorkloadWarning)):
+                    progress.say(f"  {event.describe()}")
+    finally:
+        if timer is not None:
+            timer.cancel()
+    progress.say("  " + result_line(job.workload, outcome))
+    stopped_for_time = job.workload in state.out_of_time and outcome.status == "stopped"
+    if outcome.status != "ok" and not stopped_for_time:
+        state.failed.append(job.workload)
+
+
+async def run_suite(jobs: list[Job], session: RunSession, state: SuiteState, progress: Progress,
+                    doctor: list[dict[str, str]], suite: str) -> None:
+    """Each job in turn until one is interrupted; a signal stops the running one and skips the rest."""
+    def interrupted(sig: signal.Signals) -> None:
+        if not state.interrupted:
+            state.interrupted = True
+            progress.say("stopping: the running workload is stopped, the rest skipped; the bundle is still written")
+
+    unwatch_signals = session.stop_on_signals(SIGNALS, then=interrupted)
+    try:
+        set_deadlines(jobs, time.monotonic(), None if state.accelerator else cpu_budget())
+        for job in jobs:
+            if state.interrupted:
+                break
+            progress.begin(f"{registry.spec_for(job.workload).title.en} ({job.workload})")
+            await _run_job(job, session, state, progress, doctor, suite)
+            progress.end()
+    finally:
+        unwatch_signals()

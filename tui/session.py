@@ -1,0 +1,180 @@
+"""One run at a time, UI-free: the workbench, `cardbench run` and the headless suite all run workloads here.
+
+    session = RunSession(RunStore(runs_dir))
+    session.attach_sampler(sampler)             # samples reach the open run through this, and only this
+    run = session.start("resnet50", args)       # the run directory exists; the child starts with the stream
+    async with aclosing(session.events()) as events:
+        async for event in events: ...          # each event is on disk before it is yielded
+    session.request_stop()  /  await session.stop()   # from anywhere, any number of times
+
+A `RunSession` owns the run store, the runner, the open run and the telemetry
+sink, and stops a child one way: SIGTERM to its process group, SIGKILL after
+``grace_s``. A second stop joins the first. Whatever ends the stream (the child's
+end, a stop, the caller's cancel), no child outlives it and the run is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Iterable
+
+from tui.runs import Run, RunStore
+from workloads import protocol
+from workloads.runner import DEFAULT_GRACE_S, Runner
+
+STOP_GRACE_S = DEFAULT_GRACE_S   # the one grace period: SIGTERM, then SIGKILL this much later
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl+C, kill, a closed SSH session
+TELEMETRY_FILE = "telemetry.jsonl"
+
+RunnerFactory = Callable[[str, list, Any], Runner]   # (workload, args, event sink) -> Runner
+LogListener = Callable[[str, str], None]             # (run id, a line the child wrote on stderr)
+
+
+def default_runner_factory(name: str, args: list, sink: Any) -> Runner:
+    return Runner.for_workload(name, args, run=sink)
+
+
+class _Tap:
+    """The runner's event sink: the run directory, and whoever listens to the child's stderr."""
+
+    def __init__(self, run: Run, on_log: LogListener | None):
+        self.run = run
+        self.on_log = on_log
+
+    def append(self, event: protocol.Event) -> None:
+        self.run.append(event)
+
+    def log(self, line: str) -> None:
+        self.run.log(line)
+        if self.on_log is not None:
+            self.on_log(self.run.id, line)
+
+
+class RunSession:
+    """Runs workloads one after another in children, recording each in the run store."""
+
+    def __init__(self, store: RunStore, *, runner_factory: RunnerFactory | None = None,
+                 grace_s: float = STOP_GRACE_S, on_log: LogListener | None = None):
+        self.store = store
+        self.runner_factory = runner_factory or default_runner_factory
+        self.grace_s = grace_s
+        self.on_log = on_log
+        self.runs: list[Path] = []           # every run started here, oldest first
+        self.run: Run | None = None          # the open run
+        self.runner: Runner | None = None    # its child
+        self._stop: asyncio.Future | None = None
+        self._lock = threading.Lock()        # the sampler's thread writes to the open run
+        self._sampled = False
+
+    @property
+    def running(self) -> bool:
+        """A run is open (from `start` until its stream has ended)."""
+        return self.runner is not None
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop is not None
+
+    # telemetry ------------------------------------------------------------------------------
+    def attach_sampler(self, sampler: Any) -> Any:
+        """From now on the sampler's samples go to the open run (its sink); returns the sampler."""
+        sampler.set_sink(self.record_telemetry)
+        self._sampled = True
+        return sampler
+
+    def record_telemetry(self, sample: dict[str, Any]) -> None:
+        """Append one sample to the open run's telemetry.jsonl; with no run open it is dropped. Any thread."""
+        with self._lock:
+            if self.run is not None:
+                self.run.append_telemetry(sample)
+
+    # a run's life -----------------------------------------------------------------------------
+    def start(self, workload: str, args: Iterable[str], **config: Any) -> Run:
+        """Create the run and its runner; the child is spawned when `events` is first iterated.
+
+        Raises `tui.runs.RunStoreError` (nothing started) when the run cannot be created.
+        """
+        if self.runner is not None:
+            raise RuntimeError(f"a run is already open: {self.run.id if self.run else '?'}")
+        args = list(args)
+        run = self.store.create(workload, args, **config)
+        if self._sampled:
+            try:
+                (run.path / TELEMETRY_FILE).touch()  # the run was sampled, even if it ends before the first tick
+            except OSError:
+                pass
+        runner = self.runner_factory(workload, args, _Tap(run, self.on_log))
+        runner.grace_s = self.grace_s  # a stop that comes while the child is spawning uses it too
+        with self._lock:
+            self.run = run
+        self.runner = runner
+        self._stop = None
+        self.runs.append(run.path)
+        return run
+
+    async def events(self) -> AsyncIterator[protocol.Event]:
+        """The open run's events, ending with its one ``end``; then the run is closed."""
+        runner, run = self.runner, self.run
+        if runner is None or run is None:
+            return
+        stream = runner.events()
+        try:
+            async for event in stream:
+                yield event
+        finally:
+            await stream.aclose()
+            if runner.running:  # the caller stopped listening (cancelled): the child goes too
+                await self.stop()
+            with self._lock:
+                run.close()
+                if self.run is run:
+                    self.run = None
+            if self.runner is runner:
+                self.runner = None
+                self._stop = None
+
+    # the one stop policy ---------------------------------------------------------------------
+    def request_stop(self) -> None:
+        """Start stopping the open run's child (SIGTERM, SIGKILL after ``grace_s``); for callbacks that cannot await."""
+        if self.runner is not None and self._stop is None:
+            self._stop = asyncio.ensure_future(self.runner.stop(self.grace_s))
+
+    async def stop(self) -> None:
+        """Stop the open run's child and wait until it is gone; a second call waits for the first."""
+        self.request_stop()
+        if self._stop is not None:
+            await asyncio.shield(self._stop)
+
+    def stop_on_signals(self, signals: Iterable[int] = SIGNALS,
+                        then: Callable[[int], Any] | None = None) -> Callable[[], None]:
+        """On these signals, stop the open run and call ``then(signal)``; returns what removes the handlers.
+
+        Signals that cannot be handled here (not the main thread) are skipped: the
+        runner's exit hook is the last resort then.
+        """
+        loop = asyncio.get_running_loop()
+        handled: list[int] = []
+
+        def on_signal(sig: int) -> None:
+            self.request_stop()
+            if then is not None:
+                then(sig)
+
+        for sig in signals:
+            try:
+                loop.add_signal_handler(sig, on_signal, sig)
+                handled.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+
+        def remove() -> None:
+            while handled:
+                try:
+                    loop.remove_signal_handler(handled.pop())
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass
+
+        return remove
