@@ -1,0 +1,110 @@
+"""The run session: one route for telemetry into the open run, one stop policy, no child outliving its stream."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from contextlib import aclosing
+
+import pytest
+
+from app_fakes import child_factory, fake_sample
+from tui.runs import RunStore, load_run
+from tui.session import RunSession
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def _until(condition, timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+class _Sampler:
+    def set_sink(self, sink):
+        self.sink = sink
+
+
+@pytest.fixture
+def store(tmp_path):
+    return RunStore(tmp_path / "runs")
+
+
+async def test_samples_reach_only_the_open_run(store):
+    session = RunSession(store, runner_factory=child_factory("steady.py", "3", "0.01"))
+    sampler = session.attach_sampler(_Sampler())
+    sampler.sink(fake_sample(0).to_dict())  # no run open: dropped
+    run = session.start("resnet50", [])
+    assert (run.path / "telemetry.jsonl").read_text() == ""  # a sampled run has the file from its start
+    sampler.sink(fake_sample(1).to_dict())
+    events = [e async for e in session.events()]
+    assert events[-1].kind == "end" and events[-1].status == "ok"
+    assert not session.running and session.runs == [run.path]
+    sampler.sink(fake_sample(2).to_dict())  # after the end: dropped, the file does not grow
+    assert [s["t"] for s in load_run(run.path).telemetry] == [fake_sample(1).t]
+
+
+async def test_one_stop_policy_sigterm_then_sigkill_and_a_second_stop_joins_the_first(store, tmp_path):
+    pids = tmp_path / "pids"
+    session = RunSession(store, runner_factory=child_factory("hang.py", str(pids)), grace_s=0.5)
+    run = session.start("resnet50", [])
+    seen = []
+
+    async def consume():
+        async with aclosing(session.events()) as events:
+            async for event in events:
+                seen.append(event)
+
+    task = asyncio.ensure_future(consume())
+    await _until(lambda: any(e.kind == "step" for e in seen))
+    child, grandchild = (int(p) for p in pids.read_text().split())
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await asyncio.gather(session.stop(), session.stop())  # the child ignores SIGTERM: SIGKILL after the grace
+    assert 0.4 < loop.time() - started < 5
+    await asyncio.wait_for(task, 10)
+    assert seen[-1].status == "stopped" and not _alive(child) and not _alive(grandchild)
+    assert "ignored SIGTERM for 0.5 s" in load_run(run.path).log_text
+    await session.stop()  # nothing open: nothing to do
+    assert not session.running and not session.stopping
+
+
+async def test_a_consumer_that_stops_listening_takes_the_child_with_it(store):
+    factory = child_factory("steady.py", "100000", "0.02")
+    session = RunSession(store, runner_factory=factory, grace_s=1.0)
+    run = session.start("resnet50", [])
+    with pytest.raises(RuntimeError, match="already open"):
+        session.start("resnet50", [])
+    async with aclosing(session.events()) as events:
+        async for event in events:
+            if event.kind == "step":
+                break
+    assert not session.running and not _alive(factory.made[0].pid)
+    assert load_run(run.path).status == "incomplete"  # the stream was left before the child's end
+
+
+async def test_a_signal_stops_the_run_then_tells_the_caller(store):
+    session = RunSession(store, runner_factory=child_factory("steady.py", "100000", "0.02"))
+    heard = []
+    remove = session.stop_on_signals((signal.SIGUSR1,), then=heard.append)
+    try:
+        run = session.start("resnet50", [])
+        kinds = []
+        async for event in session.events():
+            kinds.append(event.kind)
+            if kinds.count("step") == 2:
+                os.kill(os.getpid(), signal.SIGUSR1)
+    finally:
+        remove()
+    assert heard == [signal.SIGUSR1]
+    assert load_run(run.path).status == "stopped"
