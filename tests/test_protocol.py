@@ -47,3 +47,39 @@ def test_error_always_carries_a_hint_key_and_describes_itself():
     assert "hint" in json.loads(error.to_json())
     assert protocol.Error(message="boom", hint="do x").describe() == "ERROR: boom (hint: do x)"
     assert "loss 0.5000" in protocol.Step(step=1, loss=0.5).describe()
+
+
+@pytest.mark.parametrize("line", [
+    '{"event": "step", "step": "abc", "loss": "high"}', '{"event": "step", "step": 1, "loss": "high"}',
+    '{"event": "step", "step": true}', '{"event": "step", "t": true}', '{"event": "step", "t": NaN}',
+    '{"event": "step", "t": Infinity}', '{"event": "start", "config": [1, 2]}', '{"event": "start", "workload": 5}',
+    '{"event": "result", "metrics": [1, 2]}', '{"event": "warning", "message": {"a": 1}}',
+    '{"event": "fallback", "error": 5}', '{"event": "end", "status": "ok", "exit_code": "zero"}',
+    '{"event": "error", "message": "x", "hint": 3}',
+])
+def test_a_known_field_of_the_wrong_type_is_a_malformed_line(line):
+    """Everything after the parser does arithmetic on these: a step whose loss is "high" is not a step."""
+    with pytest.raises(protocol.MalformedLine, match="field"):
+        protocol.parse_line(line)
+
+
+def test_nesting_is_bounded_and_never_a_recursion_error():
+    with pytest.raises(protocol.MalformedLine, match="nested too deep to decode"):
+        protocol.parse_line("[" * 200_000 + "]" * 200_000)  # the decoder's own RecursionError
+    deep = "[" * (protocol.MAX_DEPTH + 1) + "]" * (protocol.MAX_DEPTH + 1)
+    with pytest.raises(protocol.MalformedLine, match="nested more than"):
+        protocol.parse_line(f'{{"event": "warning", "message": "m", "x": {deep}}}')
+    with pytest.raises(protocol.MalformedLine, match="nested more than"):
+        protocol.parse_line(f'{{"event": "result", "metrics": {{"a": {deep}}}}}')
+    ok = "[" * (protocol.MAX_DEPTH - 1) + "]" * (protocol.MAX_DEPTH - 1)
+    assert protocol.parse_line(f'{{"event": "warning", "message": "m", "x": {ok}}}').extra["x"]
+    assert protocol.too_deep([[[]]], 2) and not protocol.too_deep([[[]]], 3) and not protocol.too_deep(5, 0)
+
+
+def test_numbers_are_numbers_and_missing_is_null():
+    """int where a float is declared (and the reverse), null for an optional field, NaN for a measurement."""
+    step = protocol.parse_line('{"event": "step", "t": 5, "step": 3.0, "loss": NaN, "throughput": 12, '
+                               '"unit": null, "memory_allocated_bytes": 1.5e9}')
+    assert (step.t, step.step, step.throughput, step.unit) == (5, 3.0, 12, None) and math.isnan(step.loss)
+    assert protocol.fits(1, (int, float)) and not protocol.fits(True, (int, float))
+    assert protocol.fits(True, (bool,)) and protocol.fits([1], (object,))

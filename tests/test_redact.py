@@ -148,3 +148,68 @@ def test_redaction_is_idempotent():
     once = r.text("HF_TOKEN=hf_abcdefghijklmnop --api-key x1234567 https://u:p4ssword@h")
     assert r.text(once) == once
     assert os.environ.get("HF_TOKEN") != "hf_abcdefghijklmnop"  # the test planted nothing for real
+
+
+# -- long texts (issue 16): line by line where something could match, the same result as the whole text ---
+
+STEP_LINE = ('{"event":"step","t":1790000000.%d,"step":%d,"loss":0.5,"throughput":2401.0,"unit":"images/s",'
+             '"step_s":0.1,"data_wait_s":0.002,"memory_allocated_bytes":64424509440}')
+TRICKY = [
+    "Authorization:\n\n  Bearer\n abc123456789", "proxy-authorization = 'Basic\n\nzxcvbnm123'", "bearer\n\n\nxyz123456",
+    "bearer&#160;qwerty12345", "Authorization&#160;:&#160;Token&#160;&#160;\nasdfgh123456", "hfToken=s3cr3tvalue",
+    "myTokenSize=42", "tokens_per_s=5 token1s=3 TOKENS=4 tokenS=9", 'x: {"api_key": "k3yk3yk3y"}',
+    "see https://bob:pw12345@example.com/x", "hf_abcdefghijkl ghp_aaaaaaaaaaaaaaaaaaaa AKIAABCDEFGHIJKLMNOP",
+    "AIzaSyA1234567890abcdefghijklmnopqrstu", "sk-proj-ABCDEFGHIJKLMNOP", "xoxb-1234567890-abc",
+    "ba\u017fic ZXCVBNM12345", "authoriz\u0131ation: zxcvb12345qq", "\u0130 authorization: Bearer qwert12345",
+    "x hf_abcdefghijklmnop y",
+    "api\u212aey=qqqqqqqq", "--hf-token abcd1234 --steps 3", "--password=abcd1234 --lr 0.1",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+    "db_dsn=postgres://u:pw@h/db", "SESSIONID=abcdef1234", "passphrase 'open sesame'", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIi"
+    "OiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "\r\ncookie=\r\nchoc0late99", "",
+    "   ", "\t\n", "&#160;", "planted-learned-value-42", "a multi\nline learned\nvalue-77",
+]
+
+
+def _whole(redactor, text):
+    """The reference: every pattern over the whole text, as Redactor.text did for any text before."""
+    from tui.report import redact
+
+    pattern = redactor._secret_pattern()
+    if pattern is not None:
+        text = pattern.sub(REDACTED, text)
+    return redact._patterns(text)
+
+
+def _long_text(rng, tricky_lines):
+    from tui.report import redact
+
+    lines = [STEP_LINE % (i, i) for i in range(redact._LINEWISE_FROM // 150)]
+    for _ in range(tricky_lines):
+        lines.insert(rng.randrange(len(lines) + 1), rng.choice(TRICKY) + rng.choice(["", " tail", "\n"]))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_a_long_text_is_scrubbed_as_if_it_went_through_whole(seed):
+    import random
+
+    rng = random.Random(seed)
+    text = _long_text(rng, tricky_lines=rng.choice([0, 1, 5, 40, 200]))
+    r = Redactor({"HF_TOKEN": "planted-learned-value-42", "MY_PASSWORD": "line learned\nvalue-77"})
+    assert len(text) >= 1 << 16 and r.text(text) == _whole(r, text)
+
+
+def test_a_long_jsonl_is_decoded_only_where_something_could_be_redacted(monkeypatch):
+    import json
+
+    decoded = []
+    loads = json.loads
+    monkeypatch.setattr(json, "loads", lambda s, *a, **kw: decoded.append(s) or loads(s, *a, **kw))
+    lines = [STEP_LINE % (i, i) for i in range(20_000)]
+    lines[7] = '{"event":"start","config":{"args":["--hf-token","abcd1234"],"wandb_key":"zzzz1234"}}'
+    lines[9] = '{"event":"warning","message":"caf\\u00e9 hf_\\u0061bcdefghijklmn"}'  # escapes hide a token
+    r = Redactor({})
+    out = r.jsonl("\n".join(lines) + "\n").split("\n")
+    assert len(decoded) == 2 and out[10:] == lines[10:] + [""]
+    assert "abcd1234" not in out[7] and "zzzz1234" not in out[7] and "abcdefghijklmn" not in out[9]
+    assert r.jsonl("") == "" and r.jsonl('{"torn') == '{"torn\n'

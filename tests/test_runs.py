@@ -50,3 +50,69 @@ def test_unusable_root_is_a_clear_error(tmp_path):
         RunStore(blocker).create("resnet50", [])
     with pytest.raises(RunStoreError, match="not a cardbench run directory"):
         load_run(tmp_path)
+
+
+def test_bad_lines_are_skipped_and_counted_and_a_bad_config_is_a_problem(tmp_path):
+    run = RunStore(tmp_path).create("resnet50", ["--steps", "2"])
+    run.append(protocol.Start(t=1.0, workload="resnet50"))
+    run.append(protocol.Step(t=2.0, step=1, loss=0.5))
+    run.append_telemetry({"t": 2.0, "devices": [{"index": 0, "temperature_c": 50}], "host": {"cpu_pct": 3}})
+    run.close()
+    with open(run.path / "events.jsonl", "a") as fh:
+        fh.write('{"event":"step","t":3,"step":"abc","loss":"high"}\n'
+                 '{"event":"result","t":4,"metrics":[1]}\n' + "[" * 200_000 + "]" * 200_000 + "\n")
+    with open(run.path / "telemetry.jsonl", "a") as fh:
+        fh.write('{"t":3,"host":5}\n{"t":4,"devices":{"a":1}}\n{"t":5,"devices":[{"temperature_c":"hot"}]}\n'
+                 '{"host":{}}\n[1]\n' + "{" * 5 + "\n")
+    (run.path / "config.json").write_text('["resnet50"]')
+    record = load_run(run.path)
+    assert [e.kind for e in record.events] == ["start", "step"] and record.skipped_lines == 3
+    assert record.telemetry == [{"t": 2.0, "devices": [{"index": 0, "temperature_c": 50}], "host": {"cpu_pct": 3}}]
+    assert record.skipped_telemetry_lines == 6
+    assert record.config == {} and record.problems == ["config.json holds a list, not an object; treated as empty"]
+    assert record.workload == "resnet50"  # from the start event
+
+
+def test_a_run_that_cannot_be_read_at_all_is_a_one_line_error(tmp_path):
+    run = RunStore(tmp_path).create("resnet50", [])
+    run.close()
+    (run.path / "events.jsonl").unlink()
+    (run.path / "events.jsonl").mkdir()
+    with pytest.raises(RunStoreError, match=r"^cannot read .*events\.jsonl: Is a directory$"):
+        load_run(run.path)
+    with pytest.raises(RunStoreError, match=r"^\S+ is not a cardbench run directory \(no such directory\)$"):
+        load_run(tmp_path / "gone")
+    with pytest.raises(RunStoreError, match=r"not a cardbench run directory \(not a directory\)$"):
+        load_run(run.path / "config.json")
+
+
+def test_check_run_fails_where_load_run_would_without_reading(tmp_path):
+    from tui.runs import check_run
+
+    good = RunStore(tmp_path).create("resnet50", [])
+    good.append(protocol.Start(workload="resnet50"))
+    good.close()
+    check_run(good.path)
+    with pytest.raises(RunStoreError, match="no such directory"):
+        check_run(tmp_path / "gone")
+    (good.path / "events.jsonl").unlink()
+    check_run(good.path)  # created, nothing reported yet: load_run reads it as an empty run
+    assert load_run(good.path).events == []
+    (good.path / "events.jsonl").mkdir()
+    with pytest.raises(RunStoreError, match="Is a directory"):
+        check_run(good.path)
+
+
+def test_telemetry_samples_are_checked_against_the_sample_types():
+    from tui.runs import telemetry_sample_ok
+
+    device = {"index": 0, "name": "GPU", "util_gpu_pct": 50, "mem_used_bytes": 1.0, "throttle_reasons": ["hw"],
+              "processes": [[1, "python", 10]], "future_field": {"x": [1]}}
+    assert telemetry_sample_ok({"t": 1, "devices": [device], "host": {"per_core_pct": [1, None]},
+                                "errors": ["nvml: timeout"], "sources": [], "new": [1]})
+    assert telemetry_sample_ok({"t": 1.5})
+    for bad in ({"t": "1"}, {"t": float("inf")}, {"t": True}, {"t": 1, "host": []}, {"t": 1, "devices": {}},
+                {"t": 1, "devices": [5]}, {"t": 1, "devices": [{"name": 5}]}, {"t": 1, "errors": "x"},
+                {"t": 1, "devices": [{"throttle_reasons": [[]]}]}, {"t": 1, "devices": [{"processes": [[1, 2]]}]},
+                {"t": 1, "x": json.loads("[" * 40 + "]" * 40)}, [], None):
+        assert not telemetry_sample_ok(bad), bad

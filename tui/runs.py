@@ -14,7 +14,10 @@ was already reported.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+import math
 import os
 import secrets
 import time
@@ -29,7 +32,10 @@ DEFAULT_DIR = "cardbench-runs"
 
 
 class RunStoreError(Exception):
-    """The runs dir cannot be used (not writable, not a directory)."""
+    """The runs dir cannot be used (not writable, not a directory), or a run cannot be read at all.
+
+    The message is one line for the user.
+    """
 
 
 def runs_root(override: str | os.PathLike[str] | None = None) -> Path:
@@ -106,13 +112,26 @@ class RunStore:
 
 @dataclass
 class RunRecord:
-    """A run rebuilt from its directory."""
+    """A run rebuilt from its directory.
+
+    ``skipped_lines`` / ``skipped_telemetry_lines``: lines of events.jsonl /
+    telemetry.jsonl that were not a well-formed event / sample and were left out.
+    ``problems``: one line each for what else was wrong with the files (a
+    config.json that is not an object...), so the report can say so.
+    """
 
     path: Path
     config: dict[str, Any]
     events: list[protocol.Event]
     skipped_lines: int = 0
     telemetry: list[dict[str, Any]] = field(default_factory=list)
+    skipped_telemetry_lines: int = 0
+    problems: list[str] = field(default_factory=list)
+    # of() per kind, built once: the report asks for the start event once per step row, and a long
+    # run has hundreds of thousands of events (a rescan per call made the export quadratic)
+    _of: dict[type, list[Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _of_events: list[protocol.Event] | None = field(default=None, init=False, repr=False, compare=False)
+    _of_count: int = field(default=-1, init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -124,7 +143,14 @@ class RunRecord:
         return (start.workload if start else "") or self.config.get("workload", "")
 
     def of(self, kind: type[protocol.Event]) -> list[Any]:
-        return [e for e in self.events if isinstance(e, kind)]
+        """The events of this kind, in order. The list is shared between calls: do not change it."""
+        if self._of_events is not self.events or self._of_count != len(self.events):
+            # events replaced or appended to since: start over
+            self._of, self._of_events, self._of_count = {}, self.events, len(self.events)
+        found = self._of.get(kind)
+        if found is None:
+            found = self._of[kind] = [e for e in self.events if isinstance(e, kind)]
+        return found
 
     @property
     def start(self) -> protocol.Start | None:
@@ -153,40 +179,237 @@ class RunRecord:
 
     @property
     def log_text(self) -> str:
-        path = self.path / "run.log"
-        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+        """run.log, or "" when there is none or it cannot be read (load_run notes that as a problem)."""
+        try:
+            return (self.path / "run.log").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
 
 
-def _read_jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any] | None]]:
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            try:
-                yield line, json.loads(line)
-            except json.JSONDecodeError:
-                yield line, None  # a line cut short by a crash
+class _Unreadable(Exception):
+    """A JSON-lines file that cannot be read (a directory, no permission, an I/O error)."""
+
+
+def _read_jsonl(path: Path) -> list[Any]:
+    """The decoded lines of a JSON-lines file, blank lines left out; a line that does not decode gives None.
+
+    Raises _Unreadable when the file cannot be read; a missing file has no lines.
+    """
+    try:
+        # read whole and split: a quarter faster than line by line, and a long run has 100,000s of lines
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise _Unreadable(exc.strerror or str(exc)) from None
+    out: list[Any] = []
+    loads = json.loads
+    for line in text.split("\n"):  # the text layer turned "\r\n" and "\r" into "\n", as iterating does
+        if not line or line.isspace():
+            continue
+        try:
+            out.append(loads(line))
+        except (ValueError, RecursionError):
+            # cut short by a crash, or not JSON, or nested too deep for the decoder
+            out.append(None)
+    return out
+
+
+# config.json keys the workbench and the report read, and the types they must have to be used
+_CONFIG_TYPES: dict[str, tuple[type, ...]] = {"workload": (str,), "args": (list,), "created": (int, float)}
+
+
+def _read_config(path: Path, problems: list[str]) -> dict[str, Any]:
+    """config.json as a dict; whatever is wrong with it becomes a problem and an empty (or partial) config."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        problems.append("config.json is missing")
+        return {}
+    except OSError as exc:
+        problems.append(f"config.json cannot be read ({exc.strerror or exc}); treated as empty")
+        return {}
+    try:
+        config = json.loads(text)
+    except (ValueError, RecursionError):
+        problems.append("config.json is not valid JSON; treated as empty")
+        return {}
+    if not isinstance(config, dict):
+        problems.append(f"config.json holds {_json_kind(config)}, not an object; treated as empty")
+        return {}
+    if protocol.too_deep(config):
+        problems.append(f"config.json is nested more than {protocol.MAX_DEPTH} levels deep; treated as empty")
+        return {}
+    for key, allowed in _CONFIG_TYPES.items():
+        if key in config and not (protocol.fits(config[key], allowed)
+                                  and (key != "created" or math.isfinite(config[key]))):
+            problems.append(f"config.json: {key!r} is {_json_kind(config[key])}, not what it should be; ignored")
+            del config[key]
+    return config
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), "a number")
+
+
+def _telemetry_types() -> tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]:
+    from tui.telemetry.sample import DeviceSample, HostSample
+
+    return protocol.field_types(DeviceSample), protocol.field_types(HostSample)
+
+
+_DEVICE_TYPES, _HOST_TYPES = _telemetry_types()
+_SCALAR_TYPES = (int, float, str, type(None))
+# per field, the scalar types json.loads gives that it takes: one set lookup per field in the common case
+_DEVICE_SCALARS, _HOST_SCALARS = ({name: frozenset(t for t in allowed if t in _SCALAR_TYPES)
+                                   for name, allowed in types.items()} for types in (_DEVICE_TYPES, _HOST_TYPES))
+# list fields and what their items must be
+_ITEMS: dict[str, tuple[type, ...]] = {"throttle_reasons": (str,), "per_core_pct": (int, float, type(None))}
+
+
+def _object_fits(data: Any, types: dict[str, tuple[type, ...]], scalars: dict[str, frozenset[type]],
+                 depth: int) -> bool:
+    """A host or device object: known fields of their types, unknown ones not nested too deep."""
+    if not isinstance(data, dict):
+        return False
+    for key, value in data.items():
+        if value.__class__ in scalars.get(key, ()):
+            continue
+        allowed = types.get(key)
+        if allowed is None:  # a field this version does not know: anything not too deep
+            if isinstance(value, (dict, list)) and protocol.too_deep(value, protocol.MAX_DEPTH - depth):
+                return False
+            continue
+        if value is None:
+            continue
+        if not protocol.fits(value, allowed):
+            return False
+        if key == "processes":
+            # [pid, name, used bytes]
+            if not all(isinstance(p, list) and len(p) == 3 and not any(isinstance(v, (dict, list)) for v in p)
+                       for p in value):
+                return False
+        elif isinstance(value, list) and not all(protocol.fits(v, _ITEMS.get(key, _SCALAR_TYPES)) for v in value):
+            return False
+    return True
+
+
+def telemetry_sample_ok(data: Any) -> bool:
+    """Is a decoded telemetry.jsonl line a sample the report and the plots can use as it is?
+
+    ``t`` a finite number; ``host`` an object and ``devices`` a list of objects (or
+    absent), with the fields `tui.telemetry.sample` knows of the types it gives
+    them; ``errors`` and ``sources`` lists of strings; fields this version does not
+    know nested no deeper than protocol.MAX_DEPTH in all.
+    """
+    if not isinstance(data, dict):
+        return False
+    t = data.get("t")
+    if not protocol.fits(t, (int, float)) or not math.isfinite(t):
+        return False
+    for key, value in data.items():
+        if key == "t" or value is None:
+            continue
+        if key == "host":
+            if not _object_fits(value, _HOST_TYPES, _HOST_SCALARS, 2):
+                return False
+        elif key == "devices":
+            if not (isinstance(value, list)
+                    and all(_object_fits(d, _DEVICE_TYPES, _DEVICE_SCALARS, 3) for d in value)):
+                return False
+        elif key in ("errors", "sources"):
+            if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                return False
+        elif isinstance(value, (dict, list)) and protocol.too_deep(value, protocol.MAX_DEPTH - 1):
+            return False
+    return True
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Building a long run's events allocates millions of objects and none is in a cycle; the cyclic
+    collector would walk the growing heap again and again (a fifth of the load time), for nothing."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def load_run(path: str | os.PathLike[str]) -> RunRecord:
-    """Rebuild a run from its directory; a torn last line is skipped, not fatal."""
+    """Rebuild a run from its directory.
+
+    A line that is not a well-formed event or sample (torn by a crash, not JSON,
+    a field of the wrong type) is skipped and counted; a config.json that is not
+    an object is read as empty and noted in ``problems``. Raises
+    :class:`RunStoreError` (one line) only when the run cannot be read at all:
+    no such directory, or an events.jsonl that cannot be read.
+    """
+    with _no_cyclic_gc():
+        return _load_run(Path(path))
+
+
+def check_run(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`RunStoreError` (one line) where :func:`load_run` would, without reading the run.
+
+    For a caller that checks its arguments before the real work: a long run takes seconds to load.
+    """
     path = Path(path)
-    if not (path / "events.jsonl").exists() and not (path / "config.json").exists():
-        raise RunStoreError(f"{path} is not a cardbench run directory (no events.jsonl)")
+    events_path = path / "events.jsonl"
     try:
-        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        config = {}
+        if not path.is_dir():
+            raise RunStoreError(f"{path} is not a cardbench run directory ("
+                                f"{'not a directory' if path.exists() else 'no such directory'})")
+        if not events_path.exists():
+            if not (path / "config.json").exists():
+                raise RunStoreError(f"{path} is not a cardbench run directory (no events.jsonl)")
+            return  # created, nothing reported yet
+        with open(events_path, "rb") as handle:
+            handle.read(1)
+    except OSError as exc:
+        where = events_path if events_path.exists() else path
+        raise RunStoreError(f"cannot read {where}: {exc.strerror or exc}") from None
+
+
+def _load_run(path: Path) -> RunRecord:
+    events_path = path / "events.jsonl"
+    check_run(path)
+    problems: list[str] = []
+    config = _read_config(path / "config.json", problems)
     events: list[protocol.Event] = []
     skipped = 0
-    for _line, data in _read_jsonl(path / "events.jsonl"):
-        try:
-            if data is None:
-                raise protocol.MalformedLine("not JSON")
-            events.append(protocol.from_dict(data))
-        except protocol.MalformedLine:
-            skipped += 1
-    telemetry = [data for _line, data in _read_jsonl(path / "telemetry.jsonl") if isinstance(data, dict)]
-    return RunRecord(path=path, config=config, events=events, skipped_lines=skipped, telemetry=telemetry)
+    try:
+        for data in _read_jsonl(events_path):
+            try:
+                if data is None:
+                    raise protocol.MalformedLine("not JSON")
+                events.append(protocol.from_dict(data))
+            except protocol.MalformedLine:
+                skipped += 1
+    except _Unreadable as why:
+        raise RunStoreError(f"cannot read {events_path}: {why}") from None
+    telemetry: list[dict[str, Any]] = []
+    skipped_telemetry = 0
+    try:
+        for data in _read_jsonl(path / "telemetry.jsonl"):
+            if telemetry_sample_ok(data):
+                telemetry.append(data)
+            else:
+                skipped_telemetry += 1
+    except _Unreadable as why:
+        # the events are the run; without (the rest of) its telemetry the report still stands, and says so
+        problems.append(f"telemetry.jsonl cannot be read ({why}); "
+                        + (f"only the {len(telemetry)} sample(s) before that are reported" if telemetry
+                           else "the run is reported without telemetry"))
+    log = path / "run.log"
+    if log.exists() and not log.is_file():
+        problems.append("run.log is not a file; the run is reported without its log")
+    return RunRecord(path=path, config=config, events=events, skipped_lines=skipped, telemetry=telemetry,
+                     skipped_telemetry_lines=skipped_telemetry, problems=problems)

@@ -8,7 +8,10 @@ lives in one place.
 Reading is forgiving on purpose: a field this version does not know is kept in
 ``extra`` (a newer workload talking to an older workbench loses nothing), and a
 line that is not a well-formed event raises :class:`MalformedLine`, which the
-caller logs and skips.
+caller logs and skips. Well-formed includes the known fields' types (a step
+whose loss is ``"high"`` is not a step: every reader after this one may then do
+arithmetic on it) and a nesting depth of at most :data:`MAX_DEPTH` (the report
+walks values recursively).
 
 Nothing here imports torch or textual.
 """
@@ -18,12 +21,17 @@ from __future__ import annotations
 import json
 import math
 import time
+import types
+import typing
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 SCHEMA_VERSION = 1
 
 END_STATUSES = ("ok", "failed", "stopped")
+
+# lists/objects inside one another: far beyond any real event, far below Python's recursion limit
+MAX_DEPTH = 32
 
 
 class MalformedLine(ValueError):
@@ -197,6 +205,67 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+def json_types(annotation: Any) -> tuple[type, ...]:
+    """The JSON value types a field's annotation allows (``float`` and ``int`` both take any number)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        return tuple(t for arg in typing.get_args(annotation) for t in json_types(arg))
+    base = origin or annotation
+    if base is type(None):
+        return (type(None),)
+    if base in (int, float):
+        return (int, float)
+    if base in (list, tuple):
+        return (list, tuple)
+    if base in (dict, str, bool):
+        return (base,)
+    return (object,)  # Any
+
+
+def field_types(cls: type) -> dict[str, tuple[type, ...]]:
+    """Field name -> the JSON types it may hold, for a dataclass with annotations."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: json_types(hints[f.name]) for f in fields(cls)}
+
+
+def fits(value: Any, allowed: tuple[type, ...]) -> bool:
+    """Is ``value`` one of ``allowed``? True/false is not a number here, though Python's bool is an int."""
+    if isinstance(value, bool):
+        return bool in allowed or object in allowed
+    return isinstance(value, allowed)
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Are lists/objects nested more than ``limit`` levels? Walked without recursion, so any depth is safe."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, (list, tuple)) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
+    return False
+
+
+_FIELD_TYPES: dict[type[Event], dict[str, tuple[type, ...]]] = {
+    cls: {name: allowed for name, allowed in field_types(cls).items() if name != "extra"}
+    for cls in EVENT_TYPES.values()
+}
+# the scalar types json.loads gives that each field takes as they are: one set lookup per field, the rest
+# (containers, to be checked for depth; anything else) goes the long way. A long run has millions of fields.
+_SCALARS: dict[type[Event], dict[str, frozenset[type]]] = {
+    cls: {name: frozenset(t for t in allowed if t in (int, float, str, type(None))) for name, allowed in known.items()}
+    for cls, known in _FIELD_TYPES.items()
+}
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else "a list" if isinstance(value, list) else \
+        "an object" if isinstance(value, dict) else f"a {type(value).__name__}"
+
+
 def from_dict(data: dict[str, Any]) -> Event:
     """Build an event from a decoded JSON object; raise MalformedLine if it is not one."""
     if not isinstance(data, dict):
@@ -205,18 +274,26 @@ def from_dict(data: dict[str, Any]) -> Event:
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise MalformedLine(f"unknown event type {kind!r}")
-    known = {f.name for f in fields(cls)} - {"extra"}
+    known, scalars = _FIELD_TYPES[cls], _SCALARS[cls]
     kwargs: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in data.items():
+        if value.__class__ in scalars.get(key, ()):
+            kwargs[key] = value
+            continue
         if key == "event":
             continue
-        if key in known:
-            kwargs[key] = value
-        else:
+        if isinstance(value, (dict, list)) and too_deep(value, MAX_DEPTH - 1):
+            raise MalformedLine(f"field {key!r} is nested more than {MAX_DEPTH} levels deep")
+        allowed = known.get(key)
+        if allowed is None:
             extra[key] = value
-    if "t" in kwargs and not isinstance(kwargs["t"], (int, float)):
-        raise MalformedLine("field 't' is not a number")
+            continue
+        if not fits(value, allowed):
+            raise MalformedLine(f"field {key!r} of a {kind} event is {_type_name(value)}")
+        kwargs[key] = value
+    if "t" in kwargs and not math.isfinite(kwargs["t"]):
+        raise MalformedLine("field 't' is not a finite number")
     if cls is End and kwargs.get("status") not in END_STATUSES:
         raise MalformedLine(f"end status {kwargs.get('status')!r} not one of {END_STATUSES}")
     try:
@@ -236,4 +313,6 @@ def parse_line(line: str | bytes) -> Event:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise MalformedLine(f"not JSON: {exc.msg}") from None
+    except RecursionError:  # "[[[[..." thousands deep: the decoder gives up before any depth check could
+        raise MalformedLine("not JSON: nested too deep to decode") from None
     return from_dict(data)

@@ -1,13 +1,17 @@
 """Line charts as SVG (no plotting library), rendered to PNG by ``png.svg_to_png``.
 
-A gap in a series (a None) breaks its line instead of being drawn as a zero.
+A gap in a series (a None, or anything that is not a finite number) breaks its
+line instead of being drawn as a zero. A series longer than the plot is wide is
+drawn through each pixel column's first, lowest, highest and last point: the
+same picture as every point (a long run has hundreds of thousands of steps),
+for a file and a rendering time bounded by the width.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 from xml.sax.saxutils import escape
 
 WIDTH, HEIGHT = 900, 380
@@ -21,6 +25,63 @@ class Series:
     xs: Sequence[float]
     ys: Sequence[float | None]
     color: str | None = None
+
+
+def _finite(value: Any) -> bool:
+    kind = value.__class__
+    if kind is float:  # the common case first: this runs per point of a long run
+        return value - value == 0.0
+    if kind is int:
+        return True
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _runs(s: Series) -> list[tuple[list[float], list[float]]]:
+    """The series' finite points as (xs, ys) runs, split where one is missing."""
+    xs, ys = list(s.xs), list(s.ys)
+    n = min(len(xs), len(ys))
+    del xs[n:], ys[n:]
+    try:
+        # the common case at C speed: every value a number (no None, no bool) and their sums finite,
+        # which no infinity or NaN leaves them (fsum raises on an overflow or inf - inf)
+        if ({*map(type, xs), *map(type, ys)} <= {int, float}
+                and math.isfinite(math.fsum(xs)) and math.isfinite(math.fsum(ys))):
+            return [(xs, ys)] if n else []
+    except (OverflowError, ValueError):
+        pass
+    runs: list[tuple[list[float], list[float]]] = [([], [])]
+    for x, y in zip(xs, ys):
+        if _finite(x) and _finite(y):
+            runs[-1][0].append(x)
+            runs[-1][1].append(y)
+        elif runs[-1][0]:
+            runs.append(([], []))
+    return [run for run in runs if run[0]]
+
+
+def _thin(xs: list[float], ys: list[float], x0: float, per_px: float) -> tuple[list[float], list[float]]:
+    """Per pixel column (``per_px`` x units wide from ``x0``) of consecutive points: the first, lowest,
+    highest and last, in their order."""
+    n = len(xs)
+    if n <= 4 * (WIDTH - _LEFT - _RIGHT):
+        return xs, ys
+    columns = [int((x - x0) / per_px) for x in xs]
+    out_x: list[float] = []
+    out_y: list[float] = []
+    start = 0
+    for i in range(1, n + 1):
+        if i < n and columns[i] == columns[start]:
+            continue
+        if i - start <= 4:
+            out_x += xs[start:i]
+            out_y += ys[start:i]
+        else:
+            group = ys[start:i]
+            for k in sorted({0, group.index(min(group)), group.index(max(group)), i - start - 1}):
+                out_x.append(xs[start + k])
+                out_y.append(group[k])
+        start = i
+    return out_x, out_y
 
 
 def _nice_step(span: float, ticks: int = 5) -> float:
@@ -72,14 +133,14 @@ def _bounds(values: list[float], fixed: tuple[float, float] | None) -> tuple[flo
 def line_chart(title: str, series: Sequence[Series], *, x_label: str, y_label: str,
                y_range: tuple[float, float] | None = None) -> str | None:
     """An SVG line chart; None when no series has a single finite point."""
-    points = [(x, y) for s in series for x, y in zip(s.xs, s.ys)
-              if y is not None and x is not None and math.isfinite(y) and math.isfinite(x)]
-    if not points:
+    runs_of = [_runs(s) for s in series]
+    if not any(runs_of):
         return None
-    x0, x1 = _bounds([p[0] for p in points], None)
-    if min(p[0] for p in points) >= 0:
-        x0 = max(x0, 0.0) if min(p[0] for p in points) - x0 < (x1 - x0) * 0.2 else x0
-    y0, y1 = _bounds([p[1] for p in points], y_range)
+    lows = [min(xs) for runs in runs_of for xs, _ in runs]
+    x0, x1 = _bounds([*lows, *(max(xs) for runs in runs_of for xs, _ in runs)], None)
+    if min(lows) >= 0:
+        x0 = max(x0, 0.0) if min(lows) - x0 < (x1 - x0) * 0.2 else x0
+    y0, y1 = _bounds([v for runs in runs_of for _, ys in runs for v in (min(ys), max(ys))], y_range)
     pw, ph = WIDTH - _LEFT - _RIGHT, HEIGHT - _TOP - _BOTTOM
 
     def sx(x: float) -> float:
@@ -107,16 +168,10 @@ def line_chart(title: str, series: Sequence[Series], *, x_label: str, y_label: s
                f'{escape(x_label)}</text>')
     out.append(f'<text x="16" y="{_TOP + ph / 2}" font-size="13" text-anchor="middle" fill="#222" '
                f'transform="rotate(-90 16 {_TOP + ph / 2})">{escape(y_label)}</text>')
-    for i, s in enumerate(series):
+    for i, (s, runs) in enumerate(zip(series, runs_of)):
         color = s.color or COLORS[i % len(COLORS)]
-        runs: list[list[tuple[float, float]]] = [[]]
-        for x, y in zip(s.xs, s.ys):
-            if y is None or x is None or not math.isfinite(y) or not math.isfinite(x):
-                if runs[-1]:
-                    runs.append([])
-                continue
-            runs[-1].append((sx(x), sy(min(max(y, y0), y1))))
-        for run in runs:
+        for xs, ys in runs:
+            run = [(sx(x), sy(min(max(y, y0), y1))) for x, y in zip(*_thin(xs, ys, x0, (x1 - x0) / pw))]
             if len(run) == 1:
                 out.append(f'<circle cx="{run[0][0]:.1f}" cy="{run[0][1]:.1f}" r="3.5" fill="{color}"/>')
             elif run:
@@ -141,17 +196,17 @@ class Chart:
 
 def charts_for(record) -> list[Chart]:
     """Loss, throughput, and utilisation + memory over time, for one run (those with data)."""
-    from tui.report.summary import throughput_stats
+    from tui.report.summary import throughput_unit
 
     out: list[Chart] = []
     steps = record.steps
     label = record.workload or "run"
-    xs = [float(s.step) for s in steps]
+    xs = [s.step for s in steps]
     loss = line_chart(f"{label}: loss per step", [Series("loss", xs, [s.loss for s in steps])],
                       x_label="step", y_label="loss")
     if loss:
         out.append(Chart(f"{record.id}-loss", "loss", loss))
-    unit = throughput_stats(record).unit or "items/s"
+    unit = throughput_unit(record) or "items/s"
     tput = line_chart(f"{label}: throughput per step", [Series(unit, xs, [s.throughput for s in steps])],
                       x_label="step", y_label=unit)
     if tput:
@@ -163,16 +218,19 @@ def charts_for(record) -> list[Chart]:
 
 
 def _utilisation_chart(record, label: str) -> str | None:
-    samples = sorted((s for s in record.telemetry if isinstance(s.get("t"), (int, float))), key=lambda s: s["t"])
+    # load_run keeps only well-formed samples; a record built otherwise may still hold anything
+    samples = sorted((s for s in record.telemetry if isinstance(s, dict) and _finite(s.get("t"))),
+                     key=lambda s: s["t"])
     if not samples:
         return None
     t0 = samples[0]["t"]
     start = record.start
-    if start is not None and start.t <= t0:
+    if start is not None and _finite(start.t) and start.t <= t0:
         t0 = start.t
     devices: dict[str, list[tuple[float, dict]]] = {}
     for s in samples:
-        for d in s.get("devices") or []:
+        listed = s.get("devices")
+        for d in listed if isinstance(listed, list) else ():
             if isinstance(d, dict):
                 devices.setdefault(str(d.get("bus_id") or d.get("index")), []).append((s["t"] - t0, d))
     series: list[Series] = []
@@ -188,7 +246,7 @@ def _utilisation_chart(record, label: str) -> str | None:
             f"{label}: device utilisation and memory"
     else:
         xs = [s["t"] - t0 for s in samples]
-        hosts = [s.get("host") or {} for s in samples]
+        hosts = [s["host"] if isinstance(s.get("host"), dict) else {} for s in samples]
         series.append(Series("host CPU %", xs, [h.get("cpu_pct") for h in hosts]))
         series.append(Series("host memory %", xs, [_pct(h.get("mem_used_bytes"), h.get("mem_total_bytes"))
                                                    for h in hosts]))
@@ -197,6 +255,6 @@ def _utilisation_chart(record, label: str) -> str | None:
 
 
 def _pct(used, total) -> float | None:
-    if not isinstance(used, (int, float)) or not isinstance(total, (int, float)) or not total:
+    if not _finite(used) or not _finite(total) or not total:
         return None
     return 100.0 * used / total

@@ -14,10 +14,18 @@ case in a layer does not leak:
    credentials inside URLs, and blanks the values of ``NAME=value``,
    ``"name": "value"`` and ``--name value`` forms whose name looks secret, and
    well-known token shapes (``hf_...``, ``ghp_...``, ``sk-...``, AWS key ids, JWTs).
+
+A long text (a run.log or events.jsonl of hundreds of thousands of steps) is
+scrubbed where it can change: every match of every pattern holds one of
+:data:`_TRIGGERS` on its first line, so only the lines holding one (and the few
+after, for a value on the next line) go through the patterns, with the same
+result as the whole text through them, in linear time.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import re
 from typing import Any, Iterable, Mapping
@@ -76,12 +84,26 @@ _OPTION_VALUE = re.compile(
     + r"*')(?P<val>[^\s\"'<&]+)")
 
 
+# Every match of the patterns below holds one of these on its first line (compared lowercased, as the (?i)
+# patterns match): a secret name holds the start of one of its secret parts (_SECRET_ENDINGS/_STARTS,
+# "authorization" holds "auth"), a token shape its literal prefix, a URL "://".
+_TRIGGERS = ("key", "token", "secret", "pass", "pwd", "auth", "credential", "cookie", "signature", "sessionid",
+             "dsn", "hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "akia", "asia", "xox", "aiza", "npm_", "pypi-",
+             "eyj", "-----begin", "://", "bearer", "basic")
+# below this many characters a text goes through every pattern whole (the line-wise pass only pays off on logs)
+_LINEWISE_FROM = 1 << 16
+# a value may follow its "Authorization:" or "Bearer" on later lines (\s spans newlines): at most this many
+# more lines with something on them (":", the scheme, the value)
+_FOLLOWING_LINES = 3
+
+
 def _parts(name: str) -> list[str]:
     # camelCase -> camel_Case, so "hfToken" and "apiKey" split like "hf_token"
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
     return [p for p in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if p]
 
 
+@functools.lru_cache(maxsize=4096)  # the same few keys, once per line of a long events.jsonl
 def is_secret_name(name: str) -> bool:
     """Does a variable, key or option name look like it holds a secret? ("tokens_per_s" does not.)"""
     bare = name.lstrip("-").lower()
@@ -171,22 +193,73 @@ class Redactor:
 
     def _secret_pattern(self) -> re.Pattern[str] | None:
         if self._pattern is None and self._secrets:
-            # longest first, so a secret containing another is removed whole
-            alternatives = sorted(self._secrets, key=len, reverse=True)
-            self._pattern = re.compile("|".join(re.escape(s) for s in alternatives))
+            self._pattern = _alternation(frozenset(self._secrets))
         return self._pattern
 
     def text(self, text: str) -> str:
         pattern = self._secret_pattern()
+        if pattern is not None and len(text) >= _LINEWISE_FROM:
+            # an alternation of every learned value scans a long text slowly: only those present in it
+            present = [s for s in self._secrets if s in text]
+            pattern = _alternation(frozenset(present)) if present else None
         if pattern is not None:
             text = pattern.sub(REDACTED, text)
-        text = _TOKEN_SHAPES.sub(REDACTED, text)
-        text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
-        text = _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{m.group(2) or ''}{REDACTED}", text)
-        text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-        text = _scan(_KEY_VALUE, "name", text, _blank_key_value)
-        text = _scan(_OPTION_VALUE, "opt", text, _blank_option_value)
-        return text
+        if len(text) < _LINEWISE_FROM:
+            return _patterns(text)
+        lines = text.split("\n")
+        flags = _flag_lines(text, lines)
+        if flags is None:
+            return _patterns(text)
+        if not any(flags):
+            return text
+        out: list[str] = []
+        i, n = 0, len(lines)
+        while i < n:
+            if not flags[i]:
+                j = i
+                while j < n and not flags[j]:
+                    j += 1
+                out.append("\n".join(lines[i:j]))
+                i = j
+                continue
+            # a chunk: flagged lines, each with the lines its match may reach, merged where they meet
+            end = _reach(lines, i)
+            j = i + 1
+            while j < n and (j <= end or flags[j]):
+                if flags[j]:
+                    end = max(end, _reach(lines, j))
+                j += 1
+            out.append(_patterns("\n".join(lines[i:j])))
+            i = j
+        return "\n".join(out)
+
+    def jsonl(self, text: str) -> str:
+        """JSON lines scrubbed object by object (secret keys, option lists, strings), then as text.
+
+        A line nothing in could be scrubbed (no trigger, no learned value, no backslash: a JSON escape
+        hides what it spells) is kept as it is, undecoded: most of a long run's events.jsonl.
+        """
+        # split at "\n" only: a JSON string may hold U+2028, which splitlines() would cut it at
+        body = text[:-1] if text.endswith("\n") else text
+        if not body:
+            return ""
+        lines = body.split("\n")
+        flags = _flag_lines(body, lines, also="\\")
+        present = [s for s in self._secrets if s in body]
+        if flags is not None and not present and not any(flags):
+            # nothing :meth:`text` would find either (its patterns all need a trigger)
+            return body + "\n"
+        out = []
+        for i, line in enumerate(lines):
+            if flags is not None and not flags[i] and not any(s in line for s in present):
+                out.append(line)
+                continue
+            try:
+                out.append(json.dumps(self.obj(json.loads(line)), separators=(",", ":"), ensure_ascii=False))
+            except (ValueError, RecursionError):
+                # a torn line, or one nested too deep to walk: kept as it is (and still scrubbed as text)
+                out.append(line)
+        return self.text("\n".join(out) + ("\n" if out else ""))
 
     def obj(self, obj: Any) -> Any:
         """A JSON-like object with secret-keyed values and secret option arguments blanked, strings scrubbed."""
@@ -225,6 +298,79 @@ class Redactor:
                 continue
             out[name] = REDACTED if is_secret_name(name) else self.text(environ[name])
         return out
+
+
+@functools.lru_cache(maxsize=64)
+def _alternation(secrets: frozenset[str]) -> re.Pattern[str]:
+    # longest first, so a secret containing another is removed whole
+    return re.compile("|".join(re.escape(s) for s in sorted(secrets, key=len, reverse=True)))
+
+
+def _shape_may_match(shape: str) -> bool:
+    """Could any pattern match from a line like this (its digits left out: no trigger holds one)?"""
+    low = shape.lower()
+    if len(low) != len(shape):
+        return True  # "İ" lowers to two characters: let the patterns decide
+    # the two letters (?i) also matches in a non-ASCII form that lower() keeps: dotless i, long s
+    low = low.replace("\u0131", "i").replace("\u017f", "s")
+    for trigger in _TRIGGERS:
+        at = low.find(trigger)
+        if trigger == "token":
+            # "tokens" is not a secret name part ("tokens_per_s"): "token" must end its part
+            while at != -1 and shape[at + 5:at + 6] == "s":
+                at = low.find(trigger, at + 1)
+        if at != -1:
+            return True
+    return False
+
+
+def _flag_lines(text: str, lines: list[str], also: str = "") -> list[bool] | None:
+    """Per line: could a pattern match from it (or does it hold ``also``)? None when the whole text must go
+    through the patterns (it holds a private key: a PEM block spans lines)."""
+    if text.isascii():
+        # bytes translate at C speed; step lines that differ only in their numbers share one shape
+        shapes: list[Any] = text.encode("ascii").translate(None, b"0123456789").split(b"\n")
+        decode = bytes.decode
+    else:
+        shapes = text.translate(_NO_DIGITS).split("\n")
+        decode = str
+    verdict: dict[Any, bool] = {}
+    for shape in set(shapes):
+        line = decode(shape)
+        verdict[shape] = _shape_may_match(line) or bool(also and also in line)
+    if any(verdict[shape] and "-----begin" in decode(shape).lower() for shape in verdict):
+        return None
+    if len(shapes) != len(lines):  # cannot happen (digits are not line breaks); if it did, the slow way
+        return None
+    return [verdict[shape] for shape in shapes]
+
+
+_NO_DIGITS = {ord(c): None for c in "0123456789"}
+
+
+def _blank(line: str) -> bool:
+    return not line.replace("&#160;", "").replace("&nbsp;", "").strip()
+
+
+def _reach(lines: list[str], i: int) -> int:
+    """The last line a match starting on line i may reach: _FOLLOWING_LINES lines with something on them."""
+    seen, j = 0, i
+    while seen < _FOLLOWING_LINES and j + 1 < len(lines):
+        j += 1
+        if not _blank(lines[j]):
+            seen += 1
+    return j
+
+
+def _patterns(text: str) -> str:
+    """Every pattern over the whole text: token shapes, URL credentials, auth headers, secret names' values."""
+    text = _TOKEN_SHAPES.sub(REDACTED, text)
+    text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+    text = _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{m.group(2) or ''}{REDACTED}", text)
+    text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+    text = _scan(_KEY_VALUE, "name", text, _blank_key_value)
+    text = _scan(_OPTION_VALUE, "opt", text, _blank_option_value)
+    return text
 
 
 def _leaves(obj: Any) -> Iterable[Any]:

@@ -1,7 +1,11 @@
 """The bundle's performance data: summary.json, steps.csv and telemetry.csv, from RunRecords.
 
 Missing data stays missing: a metric a run never reported is ``null`` in JSON
-and an empty cell in CSV, never a zero.
+and an empty cell in CSV, never a zero. A value of the wrong type (a result
+metric ``"fast"`` where a number belongs, a telemetry ``host`` that is not an
+object) is treated as missing too: the report of a damaged run is still written.
+Every pass is linear in the run's steps and samples (a long run has hundreds
+of thousands).
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import operator
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -20,9 +25,32 @@ from workloads import protocol, registry
 IMAGENET_TRAIN_IMAGES = 1_281_167
 
 
+def number(value: Any) -> float | None:
+    """A finite int or float, else None (true/false, strings and NaN are not figures)."""
+    kind = value.__class__
+    if kind is float:  # the common case first: this runs per step of a long run
+        return value if value - value == 0.0 else None
+    if kind is int:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return value
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [d for d in value if isinstance(d, dict)] if isinstance(value, list) else []
+
+
 def percentile(values: Sequence[float], q: float) -> float | None:
     """Linear-interpolated percentile (numpy's default); None for no values."""
-    data = sorted(v for v in values if v is not None and math.isfinite(v))
+    return _percentile_of_sorted(sorted(v for v in values if v is not None and math.isfinite(v)), q)
+
+
+def _percentile_of_sorted(data: Sequence[float], q: float) -> float | None:
     if not data:
         return None
     if len(data) == 1:
@@ -55,27 +83,34 @@ class ThroughputStats:
         return dict(self.__dict__)
 
 
+def throughput_unit(record: RunRecord) -> str | None:
+    """The unit the steps report their throughput in (the first that says), else the workload spec's."""
+    unit = next((s.unit for s in record.steps if s.unit and number(s.throughput) is not None), None)
+    return unit or registry.spec_for(record.workload).unit or None
+
+
 def throughput_stats(record: RunRecord) -> ThroughputStats:
-    steps = [s for s in record.steps if s.throughput is not None and math.isfinite(s.throughput)]
+    steps = [s for s in record.steps if number(s.throughput) is not None]
     spec = registry.spec_for(record.workload)
-    unit = next((s.unit for s in steps if s.unit), None) or spec.unit or None
+    unit = throughput_unit(record)
     result = record.result
     told = result.metrics.get("warmup_steps") if result else None
     # the workload's own warm-up count when it reports one (and its steps are numbered from 1)
-    if isinstance(told, int) and 0 <= told < len(steps):
+    if isinstance(told, int) and not isinstance(told, bool) and 0 <= told < len(steps):
         skip = told
     elif not spec.warmup_emits_steps:
         skip = 0  # its warm-up ran before the first step event
     else:
         skip = warmup_steps(len(steps))
     values = [s.throughput for s in steps[skip:]]
+    ordered = sorted(values)  # once, for the median, the p90 and the extremes
     return ThroughputStats(
         unit=unit, n=len(values), skipped=skip,
-        median=statistics.median(values) if values else None,
+        median=statistics.median(ordered) if values else None,  # sorts again, but sorted data in linear time
         mean=statistics.fmean(values) if values else None,
-        p90=percentile(values, 90),
-        min=min(values) if values else None,
-        max=max(values) if values else None,
+        p90=_percentile_of_sorted(ordered, 90),
+        min=ordered[0] if values else None,
+        max=ordered[-1] if values else None,
     )
 
 
@@ -111,6 +146,8 @@ class WorkloadSummary:
     warnings: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     skipped_lines: int = 0
+    skipped_telemetry_lines: int = 0
+    problems: list[str] = field(default_factory=list)   # what was wrong with the run's files
 
     @property
     def duration_s(self) -> float | None:
@@ -121,7 +158,7 @@ class WorkloadSummary:
     @property
     def headline(self) -> float | None:
         """The number the campaigns quote: the spec's headline metric from the result, else the step median."""
-        return _first(self.metrics.get(registry.spec_for(self.workload).headline), self.throughput.median)
+        return _first(number(self.metrics.get(registry.spec_for(self.workload).headline)), self.throughput.median)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,7 +171,8 @@ class WorkloadSummary:
             "steps": self.steps, "epochs": self.epochs, "duration_s": self.duration_s,
             "started": self.started, "ended": self.ended,
             "fallbacks": self.fallbacks, "warnings": self.warnings, "errors": self.errors,
-            "skipped_event_lines": self.skipped_lines, "result": self.metrics,
+            "skipped_event_lines": self.skipped_lines, "skipped_telemetry_lines": self.skipped_telemetry_lines,
+            "problems": self.problems, "result": self.metrics,
         }
 
 
@@ -150,11 +188,12 @@ def summarize(record: RunRecord) -> WorkloadSummary:
     metrics = dict(result.metrics) if result else {}
     config = dict(start.config) if start else {}
     steps = record.steps
-    losses = [s.loss for s in steps if s.loss is not None and math.isfinite(s.loss)]
-    peak_from_steps = max((s.memory_allocated_bytes for s in steps if s.memory_allocated_bytes is not None),
+    losses = [s.loss for s in steps if number(s.loss) is not None]
+    peak_from_steps = max((s.memory_allocated_bytes for s in steps if number(s.memory_allocated_bytes) is not None),
                           default=None)
-    epochs = [s.epoch for s in steps if s.epoch is not None]
+    epochs = [s.epoch for s in steps if number(s.epoch) is not None]
     times = [e.t for e in record.events]
+    args = record.config.get("args")
     end = record.end
     title = registry.spec_for(record.workload).title.en
     return WorkloadSummary(
@@ -163,27 +202,30 @@ def summarize(record: RunRecord) -> WorkloadSummary:
         title=title,
         status=record.status,
         device=(start.device if start else None) or None,
-        args=[str(a) for a in record.config.get("args", [])],
+        args=[str(a) for a in args] if isinstance(args, list) else [],
         config=config,
         versions=dict(start.versions) if start else {},
         # a run without its result: what was asked for ("--amp off" is fp32)
-        precision=_first(metrics.get("precision"), metrics.get("dtype"), config.get("precision"),
-                         "fp32" if config.get("amp") == "off" else config.get("amp"), config.get("dtype")),
-        batch_size=_first(metrics.get("batch_size"), config.get("batch_size")),
+        precision=_first(*(v for v in (metrics.get("precision"), metrics.get("dtype"), config.get("precision"),
+                                       "fp32" if config.get("amp") == "off" else config.get("amp"),
+                                       config.get("dtype")) if isinstance(v, str))),
+        batch_size=_first(number(metrics.get("batch_size")), number(config.get("batch_size"))),
         throughput=throughput_stats(record),
         metrics=metrics,
-        ttft_s=metrics.get("ttft_s"),
-        peak_memory_bytes=_first(metrics.get("peak_memory_bytes"), peak_from_steps),
+        ttft_s=number(metrics.get("ttft_s")),
+        peak_memory_bytes=_first(number(metrics.get("peak_memory_bytes")), peak_from_steps),
         first_loss=losses[0] if losses else None,
-        last_loss=_first(metrics.get("final_loss"), losses[-1] if losses else None),
+        last_loss=_first(number(metrics.get("final_loss")), losses[-1] if losses else None),
         steps=len(steps),
-        epochs=(max(epochs) - min(epochs) + 1) if epochs else metrics.get("epochs"),
-        started=_first(start.t if start else None, record.config.get("created"), times[0] if times else None),
+        epochs=(max(epochs) - min(epochs) + 1) if epochs else number(metrics.get("epochs")),
+        started=_first(start.t if start else None, number(record.config.get("created")), times[0] if times else None),
         ended=_first(end.t if end else None, times[-1] if times else None),
         fallbacks=[_event_dict(e) for e in record.of(protocol.Fallback)],
         warnings=[_event_dict(e) for e in record.of(protocol.WorkloadWarning)],
         errors=[_event_dict(e) for e in record.of(protocol.Error)],
         skipped_lines=record.skipped_lines,
+        skipped_telemetry_lines=record.skipped_telemetry_lines,
+        problems=list(record.problems),
     )
 
 
@@ -207,42 +249,55 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _csv(columns: list[str], rows: Iterable[dict[str, Any]]) -> str:
+_STEP_FIELDS = operator.attrgetter(*STEP_COLUMNS[2:])
+
+
+def _write_steps(records: Sequence[RunRecord], row: Any) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: _cell(row.get(k)) for k in columns})
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(STEP_COLUMNS)
+    for record in records:
+        run_id, workload = record.id, record.workload  # once per run, not per row
+        writer.writerows(row(run_id, workload, step) for step in record.steps)
     return out.getvalue()
 
 
 def steps_csv(records: Sequence[RunRecord]) -> str:
-    def rows() -> Iterable[dict[str, Any]]:
-        for record in records:
-            for step in record.steps:
-                yield {"run_id": record.id, "workload": record.workload, **step.to_dict()}
-    return _csv(STEP_COLUMNS, rows())
+    """One row per step of every run: its fields straight from the event (a long run has 100,000s)."""
+    # the csv module writes None as an empty cell
+    text = _write_steps(records, lambda run_id, workload, step: (run_id, workload, *_STEP_FIELDS(step)))
+    if ",nan" not in text and ",inf" not in text and ",-inf" not in text:
+        return text
+    # a NaN or infinite value is an empty cell too (v - v is not 0): rarely there, so the rows are written again
+    return _write_steps(records, lambda run_id, workload, step: (run_id, workload, *(
+        v if v.__class__ is not float or v - v == 0.0 else "" for v in _STEP_FIELDS(step))))
 
 
 def telemetry_rows(record: RunRecord) -> Iterable[dict[str, Any]]:
     """One row per device per sample; a sample with no device gives one host-only row."""
-    for sample in record.telemetry:
-        host = sample.get("host") or {}
-        base = {"run_id": record.id, "t": sample.get("t"), "host_cpu_pct": host.get("cpu_pct"),
+    run_id = record.id
+    for sample in _dicts(record.telemetry):
+        host = _dict(sample.get("host"))
+        base = {"run_id": run_id, "t": sample.get("t"), "host_cpu_pct": host.get("cpu_pct"),
                 "host_mem_used_bytes": host.get("mem_used_bytes"),
                 "host_mem_total_bytes": host.get("mem_total_bytes")}
-        devices = [d for d in sample.get("devices") or [] if isinstance(d, dict)]
+        devices = _dicts(sample.get("devices"))
         if not devices:
             yield {**base, "device_name": "host"}
             continue
         for d in devices:
-            used, total = d.get("mem_used_bytes"), d.get("mem_total_bytes")
+            used, total = number(d.get("mem_used_bytes")), number(d.get("mem_total_bytes"))
             yield {**base, **d, "device_index": d.get("index"), "device_name": d.get("name"),
                    "mem_used_pct": 100.0 * used / total if used is not None and total else None}
 
 
 def telemetry_csv(records: Sequence[RunRecord]) -> str:
-    return _csv(TELEMETRY_COLUMNS, (row for record in records for row in telemetry_rows(record)))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(TELEMETRY_COLUMNS)
+    writer.writerows([_cell(row.get(k)) for k in TELEMETRY_COLUMNS]
+                     for record in records for row in telemetry_rows(record))
+    return out.getvalue()
 
 
 # -- stability ----------------------------------------------------------------------------
@@ -269,19 +324,19 @@ class DeviceStability:
 
 
 def _maxn(a: float | None, b: Any) -> float | None:
-    if not isinstance(b, (int, float)):
+    if number(b) is None:
         return a
     return b if a is None else max(a, b)
 
 
 def _minn(a: float | None, b: Any) -> float | None:
-    if not isinstance(b, (int, float)):
+    if number(b) is None:
         return a
     return b if a is None else min(a, b)
 
 
 def _span(prev: tuple[int, int] | None, value: Any) -> tuple[int, int] | None:
-    if not isinstance(value, (int, float)):
+    if number(value) is None:
         return prev
     return (int(value), int(value)) if prev is None else (prev[0], int(value))
 
@@ -289,12 +344,10 @@ def _span(prev: tuple[int, int] | None, value: Any) -> tuple[int, int] | None:
 def stability(records: Sequence[RunRecord]) -> list[DeviceStability]:
     """Per device over every run's telemetry: peaks, throttle reasons seen, ECC and page counters."""
     by_key: dict[str, DeviceStability] = {}
-    samples = sorted((s for r in records for s in r.telemetry if isinstance(s.get("t"), (int, float))),
+    samples = sorted((s for r in records for s in _dicts(r.telemetry) if number(s.get("t")) is not None),
                      key=lambda s: s["t"])
     for sample in samples:
-        for d in sample.get("devices") or []:
-            if not isinstance(d, dict):
-                continue
+        for d in _dicts(sample.get("devices")):
             key = str(d.get("bus_id") or f"index:{d.get('index')}")
             st = by_key.setdefault(key, DeviceStability(key=key, name=d.get("name")))
             st.samples += 1
@@ -320,8 +373,8 @@ def host_peaks(records: Sequence[RunRecord]) -> dict[str, float | None]:
     cpu: float | None = None
     mem: float | None = None
     for record in records:
-        for sample in record.telemetry:
-            host = sample.get("host") or {}
+        for sample in _dicts(record.telemetry):
+            host = _dict(sample.get("host"))
             cpu = _maxn(cpu, host.get("cpu_pct"))
             mem = _maxn(mem, host.get("mem_used_bytes"))
     return {"peak_cpu_pct": cpu, "peak_mem_used_bytes": mem}
@@ -337,9 +390,10 @@ def cost(summary: WorkloadSummary, price_per_hour: float) -> dict[str, float | N
     basis = registry.spec_for(summary.workload).cost_basis
     if basis == "images" or (basis is None and (summary.throughput.unit or "").startswith("images")):
         rate = summary.headline
-        images = _first(m.get("images_per_epoch"), m.get("epoch_size"), summary.config.get("epoch_size"),
-                        m.get("dataset_size"), summary.config.get("dataset_size"))
-        epoch_s = m.get("epoch_s")
+        images = _first(*(number(v) for v in (m.get("images_per_epoch"), m.get("epoch_size"),
+                                               summary.config.get("epoch_size"), m.get("dataset_size"),
+                                               summary.config.get("dataset_size"))))
+        epoch_s = number(m.get("epoch_s"))
         if epoch_s is None and images and rate:
             epoch_s = images / rate
         out["run_epoch_images"] = images
@@ -348,7 +402,8 @@ def cost(summary: WorkloadSummary, price_per_hour: float) -> dict[str, float | N
         out["imagenet_epoch_s"] = IMAGENET_TRAIN_IMAGES / rate if rate else None
         out["cost_per_imagenet_epoch"] = IMAGENET_TRAIN_IMAGES / rate * per_s if rate else None
     if basis == "tokens" or (basis is None and (summary.throughput.unit or "").startswith("tokens")):
-        rate = _first(m.get("aggregate_tokens_per_s"), m.get("tokens_per_s"), summary.throughput.median)
+        rate = _first(number(m.get("aggregate_tokens_per_s")), number(m.get("tokens_per_s")),
+                      summary.throughput.median)
         out["tokens_per_s_priced"] = rate
         out["cost_per_million_tokens"] = 1e6 / rate * per_s if rate else None
     if summary.duration_s is not None:
