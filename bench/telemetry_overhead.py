@@ -30,6 +30,7 @@ from fake_nvml import FakeNvml, h100  # noqa: E402  (tests/fake_nvml.py)
 from tui.telemetry.collect import Collector  # noqa: E402
 from tui.telemetry.nvml import NvmlSource  # noqa: E402
 from tui.telemetry.sampler import Sampler  # noqa: E402
+from tui.runs import RunStore  # noqa: E402
 
 BOUND_PCT = 1.0  # of one core, at 1 Hz (the budget)
 
@@ -58,12 +59,15 @@ def per_poll(polls: int, devices: int) -> tuple[float, int]:
 
 def sampled(seconds: float, devices: int) -> tuple[float, int]:
     collector, _ = make_collector(devices)
-    with tempfile.TemporaryDirectory() as run_dir:
-        sampler = Sampler(interval=1.0, collector=collector, run_dir=run_dir)  # appends telemetry.jsonl too
+    with tempfile.TemporaryDirectory() as runs_dir:
+        run = RunStore(runs_dir).create("telemetry-overhead", [])
+        sampler = Sampler(interval=1.0, collector=collector)
+        sampler.set_sink(run.append_telemetry)  # appends telemetry.jsonl too, as a real run does
         start_cpu, start = _cpu(), time.monotonic()
         sampler.start()
         time.sleep(seconds)
         sampler.stop()
+        run.close()
         return (_cpu() - start_cpu) / (time.monotonic() - start), sampler.ticks
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from app_fakes import FROZEN_T, fake_sample, frozen_clock
-from tui.app import build_app, render_screenshot_svg
+from tui.app import build_app
+from tui.screenshot import render_screenshot_svg
 from tui.runs import RunRecord
 from workloads import protocol
 

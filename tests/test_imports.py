@@ -28,14 +28,9 @@ UI = ("tui.app", "tui.panes", "tui.screenshot")
 # import a UI module; every other tui module is UI-free and must not reach Textual through one
 UI_CALLERS = ("tui.cli", "tui.headless")
 
-# Cycles that exist today in modules other engineers are changing, allowed by exact membership so a cycle
-# that grows, or a new one, still fails. Delete a line once its cycle is cut: the layer test warns (not fails,
-# since the cut lands from another change) about a line whose cycle is gone.
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    # TODO(issue 10 item 4, owner: the engineer cutting tui/cli.py <-> tui/run_command.py): committed code has
-    # it (run_command imports CliError from cli); the working tree where this list was written had it cut already
-    frozenset({"tui.cli", "tui.run_command"}): "cli dispatches to run_command, which imports CliError from cli",
-}
+# Empty: no cycle is tolerated. An entry (a cycle allowed by exact membership, so one that grows still fails)
+# is only for a cut in progress; the layer test warns once its cycle is gone.
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 
 
 @dataclass

@@ -73,7 +73,9 @@ async def test_one_stop_policy_sigterm_then_sigkill_and_a_second_stop_joins_the_
     await asyncio.gather(session.stop(), session.stop())  # the child ignores SIGTERM: SIGKILL after the grace
     assert 0.4 < loop.time() - started < 5
     await asyncio.wait_for(task, 10)
-    assert seen[-1].status == "stopped" and not _alive(child) and not _alive(grandchild)
+    assert seen[-1].status == "stopped" and not _alive(child)
+    # the group's SIGKILL is delivered, not awaited: the grandchild goes within moments, not at its leisure
+    await _until(lambda: not _alive(grandchild), timeout=2.0)
     assert "ignored SIGTERM for 0.5 s" in load_run(run.path).log_text
     await session.stop()  # nothing open: nothing to do
     assert not session.running and not session.stopping

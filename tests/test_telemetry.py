@@ -216,21 +216,25 @@ class _SlowCollector:
         pass
 
 
-def test_sampler_calls_back_and_appends_jsonl_to_the_run_dir(tmp_path):
+def test_sampler_calls_back_and_feeds_a_run_until_the_sink_is_cleared(tmp_path):
+    from tui.runs import RunStore
+
     got = []
+    run = RunStore(tmp_path).create("steady", [])
     sampler = Sampler(interval=0.02, callback=got.append, collector=_SlowCollector())
-    sampler.set_run_dir(tmp_path / "run")
+    sampler.set_sink(run.append_telemetry)
     sampler.start()
     deadline = time.monotonic() + 5
     while len(got) < 4 and time.monotonic() < deadline:
         time.sleep(0.01)
-    sampler.set_run_dir(None)
-    n_written = len(read_jsonl(tmp_path / "run" / "telemetry.jsonl"))
+    sampler.set_sink(None)
+    n_written = len(read_jsonl(run.path / "telemetry.jsonl"))
     time.sleep(0.1)
     sampler.stop()
+    run.close()
     assert len(got) >= 4 and isinstance(got[0], Sample)
-    samples = read_jsonl(tmp_path / "run" / "telemetry.jsonl")
-    assert len(samples) == n_written >= 4           # nothing appended after set_run_dir(None)
+    samples = read_jsonl(run.path / "telemetry.jsonl")
+    assert len(samples) == n_written >= 4           # nothing appended after set_sink(None)
     assert samples[0].devices[0].util_gpu_pct is not None
     assert not sampler.running
 

@@ -1,6 +1,7 @@
 """cardbench's workbench and its UI-free services.
 
-Only `tui.app` and `tui.panes` import textual; nothing here imports torch.
+Only `tui.app`, `tui.panes` and `tui.screenshot` import textual; nothing here imports torch
+(tests/test_imports.py walks the imports to hold both).
 """
 
 __version__ = "0.1.0"

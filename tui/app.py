@@ -10,8 +10,8 @@ small messages; the panes redraw from reactives. The sampler runs on its own
 thread: it records each sample through the session and posts it here
 (thread-safe `post_message`). The app never imports torch and never waits on a child.
 
-:func:`render_screenshot_svg` renders the same screen off-screen from runs on
-disk, for the headless report.
+`tui.screenshot` renders the same screen off-screen from runs on disk, for the
+headless report.
 """
 
 from __future__ import annotations
@@ -418,22 +418,6 @@ def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_sourc
     """
     return Workbench(runs_dir, telemetry_source=telemetry_source, start_sampler=start_sampler, clock=clock,
                      runner_factory=runner_factory, **options)
-
-
-async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size: tuple[int, int] = (120, 36),
-                                *, clock: Callable[[], float] | None = None) -> str:
-    """The workbench's main screen as SVG, off-screen, showing the given runs (for the headless report)."""
-    records = list(records)
-    app = build_app(records[-1].path.parent if records else None, start_sampler=False, clock=clock)
-    async with app.run_test(size=size) as pilot:
-        await app.panes_built.wait()
-        app.load_records(list(records))
-        if sample is not None:
-            app.post_sample(sample)
-        await pilot.pause()
-        app.plots.refresh_plots()
-        await pilot.pause()
-        return app.export_screenshot()
 
 
 def main(runs_dir: str | os.PathLike[str] | None = None) -> int:

@@ -56,6 +56,3 @@ registry = Registry((
     _RESNET50,
     _GENERATE,
 ))
-
-# TEMPORARY during the layout change: removed once tui/ reads specs
-WORKLOADS = {s.name: (s.title.en, s.unit) for s in registry.specs()}

@@ -68,18 +68,18 @@ def _doctor(progress: Progress) -> tuple[list[dict[str, str]], str | None]:
     return checks, None
 
 
-def _accelerator(checks: list[dict[str, str]], device: str | None) -> bool:
+def _accelerator(checks: list[dict[str, Any]], device: str | None) -> bool:
     if device:
         return not device.lower().startswith("cpu")
-    return any(c["name"] == "torch sees the accelerator" and c["status"] == "PASS" for c in checks)
+    from tui.doctor import accelerator_seen
+
+    return accelerator_seen(checks)
 
 
-def _amp(checks: list[dict[str, str]]) -> str:
-    passed = {c["name"] for c in checks if c["status"] == "PASS"}
-    for mode in ("bf16", "fp16"):
-        if f"{mode} autocast runs on the device" in passed:
-            return mode
-    return "off"
+def _amp(checks: list[dict[str, Any]]) -> str:
+    from tui.doctor import best_autocast
+
+    return best_autocast(checks)
 
 
 def _start_sampler(progress: Progress, session: RunSession) -> Any:

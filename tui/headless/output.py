@@ -48,6 +48,7 @@ def report_options(args: argparse.Namespace) -> dict[str, Any]:
 def build_bundle(run_dirs: list[Path], output: Path, progress: Progress, doctor: Any, doctor_note: str | None,
                  notes: list[str], sample: Any, options: dict[str, Any]) -> Path:
     from tui.report import export_bundle
+    from tui.screenshot import app_screenshot
 
     def show(message: str) -> None:
         if progress.tty:
@@ -55,5 +56,5 @@ def build_bundle(run_dirs: list[Path], output: Path, progress: Progress, doctor:
         else:
             progress.say(f"  {message}")
 
-    return export_bundle(run_dirs, output, progress=show, doctor_checks=doctor,
+    return export_bundle(run_dirs, output, screenshot=app_screenshot, progress=show, doctor_checks=doctor,
                          doctor_note=doctor_note, notes=notes, sample=sample, **options)

@@ -3,7 +3,7 @@
     from tui.telemetry import collect_once, Sampler
     sample = collect_once()                 # every source, merged, once
     sampler = Sampler(interval=1.0, callback=on_sample)   # background thread
-    sampler.start(); sampler.set_run_dir(run_dir); ...; sampler.stop()
+    sampler.set_sink(run.append_telemetry); sampler.start(); ...; sampler.stop()
 
 Importing this package loads neither torch nor textual (nor pynvml, psutil:
 they are imported when a source is first built).

@@ -17,19 +17,17 @@ from typing import Any, Callable
 from tui.telemetry.sample import Sample
 from workloads.errors import first_line
 
-TELEMETRY_FILE = "telemetry.jsonl"
-
 
 class Sampler:
     """Samples every ``interval`` seconds on a daemon thread; ``latest`` is the newest `Sample`.
 
-    ``set_run_dir(path)`` starts appending each sample as one JSON line to
-    ``path/telemetry.jsonl`` (flushed per line, so a killed session loses
-    nothing already seen); ``set_run_dir(None)`` stops it.
+    ``set_sink(f)`` hands each sample's dict to ``f``: the one route by which telemetry
+    reaches a run (`tui.session.RunSession.record_telemetry` writes it to the open run's
+    telemetry.jsonl, flushed per line). ``callback`` gets the `Sample` itself, for a display.
     """
 
     def __init__(self, interval: float = 1.0, callback: Callable[[Sample], Any] | None = None,
-                 run_dir: str | os.PathLike[str] | None = None, collector: Any = None) -> None:
+                 collector: Any = None) -> None:
         if interval <= 0:
             raise ValueError(f"interval must be positive, not {interval!r}")
         self.interval = float(interval)
@@ -38,14 +36,10 @@ class Sampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._file: Any = None
-        self._run_dir: str | None = None
         self._sink: Callable[[dict[str, Any]], Any] | None = None
         self.latest: Sample | None = None
         self.ticks = 0
-        self.errors: list[str] = []  # problems of the sampler itself (callback, file), newest last
-        if run_dir is not None:
-            self.set_run_dir(run_dir)
+        self.errors: list[str] = []  # problems of the sampler itself (callback, sink), newest last
 
     @property
     def running(self) -> bool:
@@ -64,33 +58,15 @@ class Sampler:
         if self._thread is not None:
             self._thread.join(timeout)
         self._thread = None
-        self.set_run_dir(None)
+        self.set_sink(None)
         if self._collector is not None:
             self._collector.close()
             self._collector = None
 
-    def set_run_dir(self, run_dir: str | os.PathLike[str] | None) -> None:
-        with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
-            self._run_dir = None
-            if run_dir is not None:
-                os.makedirs(run_dir, exist_ok=True)
-                self._file = open(os.path.join(run_dir, TELEMETRY_FILE), "a", encoding="utf-8")
-                self._run_dir = os.fspath(run_dir)
-
     def set_sink(self, sink: Callable[[dict[str, Any]], Any] | None) -> None:
-        """Hand each sample's dict to ``sink`` (e.g. ``tui.runs.Run.append_telemetry``) instead of a file.
-
-        Use either this or ``set_run_dir`` for one run, not both: two writers on one file interleave.
-        """
+        """Hand each sample's dict to ``sink`` from now on; None stops it."""
         with self._lock:
             self._sink = sink
-
-    @property
-    def run_dir(self) -> str | None:
-        return self._run_dir
 
     def poll(self) -> Sample:
         """One tick, on the calling thread (the loop calls this; tests and the benchmark may too)."""
@@ -102,12 +78,6 @@ class Sampler:
         self.latest = sample
         self.ticks += 1
         with self._lock:
-            if self._file is not None:
-                try:
-                    self._file.write(json.dumps(sample.to_dict(), separators=(",", ":")) + "\n")
-                    self._file.flush()
-                except (OSError, ValueError) as exc:
-                    self._note(f"telemetry.jsonl: {exc}")
             if self._sink is not None:
                 try:
                     self._sink(sample.to_dict())

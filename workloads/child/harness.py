@@ -28,12 +28,6 @@ from typing import Any, Callable, NoReturn, Sequence, TextIO
 from workloads import exit_codes, protocol
 from workloads.errors import first_line
 
-# TEMPORARY during the layout change: the old names, until every caller reads workloads.exit_codes
-EXIT_OK = exit_codes.OK
-EXIT_FAILED = exit_codes.FAILED
-EXIT_BAD_INPUT = exit_codes.BAD_INPUT
-EXIT_STOPPED = exit_codes.STOPPED
-
 
 class WorkloadError(Exception):
     """A failure the user can act on: printed as one line with a hint, no traceback."""
