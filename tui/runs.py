@@ -218,6 +218,7 @@ def _read_jsonl(path: Path) -> list[Any]:
 
 # config.json keys the workbench and the report read, and the types they must have to be used
 _CONFIG_TYPES: dict[str, tuple[type, ...]] = {"workload": (str,), "args": (list,), "created": (int, float)}
+_CONFIG_WANTED = {"workload": "a string", "args": "a list", "created": "a number"}
 
 
 def _read_config(path: Path, problems: list[str]) -> dict[str, Any]:
@@ -244,7 +245,7 @@ def _read_config(path: Path, problems: list[str]) -> dict[str, Any]:
     for key, allowed in _CONFIG_TYPES.items():
         if key in config and not (protocol.fits(config[key], allowed)
                                   and (key != "created" or math.isfinite(config[key]))):
-            problems.append(f"config.json: {key!r} is {_json_kind(config[key])}, not what it should be; ignored")
+            problems.append(f"config.json: {key!r} is {_json_kind(config[key])}, not {_CONFIG_WANTED[key]}; ignored")
             del config[key]
     return config
 
@@ -254,6 +255,8 @@ def _json_kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN or infinite"
     return {dict: "an object", list: "a list", str: "a string"}.get(type(value), "a number")
 
 
