@@ -14,7 +14,8 @@ from workloads import protocol
 from workloads.generate import gpt2
 from workloads.generate import config as gpt2_config
 from workloads.generate import weights as gpt2_weights
-from workloads.child.bandwidth import _parse_size, measure_read_bandwidth, probe_bytes
+from workloads.child import bandwidth
+from workloads.child.bandwidth import ReadBandwidth, _parse_size, best_of, measure_read_bandwidth, probe_bytes
 from workloads.generate.decoding import EagerDecoder, Sampling, fastest_split, generate, percentile
 from workloads.generate.gpt2 import GPT2, KVCache, kv_bytes_per_step, weight_bytes_per_step
 from workloads.generate.config import SIZES, GPT2Config
@@ -202,6 +203,17 @@ def test_read_bandwidth_is_measured_and_sized_beyond_the_last_level_cache():
     assert _parse_size("32768K") == 32 * 2**20 and _parse_size("2M") == 2 * 2**20
 
 
+def test_rounds_of_read_bandwidth_keep_the_best_and_the_median_of_every_sum():
+    first = measure_read_bandwidth(CPU, nbytes=8 * 2**20, repeats=3, warmup=1)
+    second = ReadBandwidth(best_gbps=first.best_gbps * 2, median_gbps=1.0, nbytes=first.nbytes, repeats=2,
+                           method="", rates=(first.best_gbps * 2, 1.0), round_bests=(first.best_gbps * 2,))
+    both = best_of([first, second])
+    assert both.best_gbps == second.best_gbps and both.repeats == 5
+    assert both.round_bests == (first.best_gbps, second.best_gbps)
+    assert both.median_gbps == pytest.approx(sorted(first.rates + second.rates)[2])
+    assert both.method.endswith("best of 5 over 2 rounds")
+
+
 # --- the weight loader ---------------------------------------------------------------------------
 
 def test_loader_maps_a_saved_hf_state_dict(tmp_path):
@@ -326,6 +338,63 @@ def test_auto_dtype_steps_down_to_the_first_that_runs(monkeypatch):
     assert precision.pick("auto", CPU) == ("fp32", [])
     with pytest.raises(WorkloadError, match="--dtype bf16 does not run on cuda: no bf16 kernels"):
         precision.pick("bf16", torch.device("cuda"))
+
+
+def _fake_read_bandwidth(monkeypatch, *gbps):
+    """measure_read_bandwidth answering ``gbps`` round by round (the rounds it was asked for are counted)."""
+    asked = []
+
+    def fake(device, *args, **kwargs):
+        asked.append(device)
+        best = gbps[len(asked) - 1]
+        return ReadBandwidth(best_gbps=best, median_gbps=best, nbytes=2**20, repeats=1, method="fake",
+                             rates=(best,), round_bests=(best,))
+
+    monkeypatch.setattr(bandwidth, "measure_read_bandwidth", fake)
+    monkeypatch.setattr(bandwidth, "last_level_cache_bytes", lambda device: None)
+    return asked
+
+
+TINY_RUN = ["--model-size", "tiny", "--device", "cpu", "--tokens", "8", "--prompt-len", "2", "--repeat", "1",
+            "--warmup", "1"]
+
+
+def test_a_bound_below_the_decoding_rate_is_a_warning_and_no_share_above_100_percent(monkeypatch, capsys):
+    asked = _fake_read_bandwidth(monkeypatch, 2e-6, 1e-6)  # far below what even the tiny shape reads a second
+    code, events = run_in_process(TINY_RUN)
+    assert code == 0 and len(asked) == 2  # measured before and after the timed runs
+    warning, result = events[-3], events[-2]
+    m = result.metrics
+    assert m["device_read_gbps"] == 2e-6 and m["device_read_rounds_gbps"] == [2e-6, 1e-6]  # the best round kept
+    assert m["bandwidth_fraction"] is None
+    assert 1 < m["bandwidth_fraction_unreliable"] == pytest.approx(m["bandwidth_gbps"] / m["device_read_gbps"])
+    assert m["bound_tokens_per_s"] < m["tokens_per_s"]  # the raw figures stay
+    assert warning.kind == "warning" and warning.code == "bound_exceeded"
+    assert f"{m['bandwidth_gbps']:.3g} GB/s" in warning.message and "2e-06 GB/s measured" in warning.message
+    assert "mis-measured" in warning.message and "%" not in warning.message
+    log = capsys.readouterr().err
+    assert "warning: decoding read" in log and "above it, so the bound is unreliable" in log
+
+
+def test_a_bound_measured_low_once_is_lifted_by_the_other_round(monkeypatch):
+    high = 1e6
+    _fake_read_bandwidth(monkeypatch, 1e-6, high)
+    code, events = run_in_process(TINY_RUN)
+    assert code == 0 and "warning" not in [e.kind for e in events]
+    m = events[-2].metrics
+    assert m["device_read_gbps"] == high and 0 < m["bandwidth_fraction"] < 1
+    assert "bandwidth_fraction_unreliable" not in m
+
+
+def test_a_step_that_fits_in_the_cache_is_not_called_a_mis_measured_bound():
+    m = {"bandwidth_fraction_unreliable": 1.5, "bandwidth_gbps": 30.0, "tokens_per_s": 40.0,
+         "device_read_gbps": 20.0, "bound_tokens_per_s": 26.7, "weight_bytes_per_step": 6e6,
+         "kv_bytes_per_step": 1e6}
+    from workloads.generate.measure import bound_exceeded
+
+    assert "fits in the 32 MiB last-level cache" in bound_exceeded(m, 32 * 2**20)
+    assert "mis-measured" in bound_exceeded(m, 4 * 2**20)
+    assert bound_exceeded({**m, "bandwidth_fraction_unreliable": None}, None) is None
 
 
 def test_cuda_graphs_on_the_cpu_fall_back_to_eager_with_an_event():

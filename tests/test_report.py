@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from report_runs import generate_run, ink_fraction, resnet_run
+from report_runs import BOUND_EXCEEDED, generate_run, ink_fraction, resnet_run
 from tui.report import BundleError, envinfo, export_bundle, png, smi, xid
 from tui.report.bundle import Bundle, check_output_dir
 from tui.report.redact import Redactor
@@ -123,6 +123,37 @@ def test_report_content_and_metrics(tmp_path):
     # a reading that was never taken is an empty cell, not a zero
     header = tele[0].split(",")
     assert tele[1].split(",")[header.index("util_mem_pct")] == ""
+
+
+def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywhere(tmp_path):
+    from tui.headless.suite import result_line
+    from tui.panes.launcher import render_state
+    from tui.run_state import RunState
+    from workloads import protocol
+    from workloads.runner import Outcome
+
+    run = generate_run(RunStore(tmp_path / "runs"), bound_exceeded=True)
+    top = _unzip(export_bundle([run], tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR),
+                 tmp_path / "x")
+    md = (top / "report.md").read_text()
+    assert "135.8 %" not in md and "136 %" not in md
+    assert ("bound unreliable: decoding read 20.2 GB/s, more than the 14.9 GB/s measured as the device's read "
+            "bandwidth (bound 29.8 tokens/s)") in md  # the summary's "read against" column
+    assert "| share of read bandwidth achieved | unreliable: the bound was mis-measured (see the warnings) |" in md
+    assert "| tokens/s bound (read bandwidth) | 29.8, unreliable: the bound was mis-measured" in md
+    assert "the bound was mis-measured, most likely while the host was busy" in md  # the warning, under problems
+    zh = _unzip(export_bundle([run], tmp_path / "out-zh", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
+                              lang="zh"), tmp_path / "zh")
+    assert "上限不可靠" in (zh / "report.md").read_text() and "135.8 %" not in (zh / "report.md").read_text()
+
+    metrics = {"tokens_per_s": 40.5, "ttft_s": 0.012, **BOUND_EXCEEDED}
+    outcome = Outcome()
+    outcome.see(protocol.Result(metrics=metrics))
+    outcome.see(protocol.End(status="ok", exit_code=0))
+    assert result_line("generate", outcome) == ("generate: ok, 40.5 tokens/s, time to first token 12 ms, "
+                                                "read bandwidth used unreliable")
+    glance = render_state(RunState(workload="generate", status="ok", result=metrics)).plain.splitlines()[-1]
+    assert "bandwidth_fraction=unreliable" in glance and "1.358" not in glance and "%" not in glance
 
 
 def test_chinese_report(tmp_path):

@@ -73,6 +73,8 @@ def result_line(name: str, outcome: Outcome) -> str:
         value = m.get(metric.key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             bits.append(f"{metric.label.en} {_line_value(metric, value)}")
+        elif value is None and m.get(f"{metric.key}_unreliable") is not None:
+            bits.append(f"{metric.label.en} unreliable")  # withheld by the workload, its warning says why
     return f"{name}: {status}" + (f", {', '.join(bits)}" if bits else "")
 
 

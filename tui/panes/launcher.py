@@ -126,7 +126,7 @@ def render_state(state: RunState) -> Text:
         text.append(f"\n{state.fallbacks[-1]}", style="yellow")
     if state.result:
         keys = [k for k in _glance(state.workload) if k in state.result] or list(state.result)[:4]
-        body = "  ".join(f"{k}={_short(state.result[k])}" for k in keys[:4])
+        body = "  ".join(f"{k}={_glance_value(state.result, k)}" for k in keys[:4])
         text.append(f"\n{body}", style="bold")
     return text
 
@@ -135,6 +135,13 @@ def _glance(workload: str) -> list[str]:
     """The result figures worth a glance, in this order; the log and run dir hold the rest."""
     spec = registry.spec_for(workload)
     return [spec.headline, *(m.key for m in spec.line_metrics), "precision", "dtype"]
+
+
+def _glance_value(result: dict, key: str) -> str:
+    # a figure the workload withheld as unreliable (its ``<key>_unreliable`` twin, with a warning) is not shown
+    if result[key] is None and result.get(f"{key}_unreliable") is not None:
+        return "unreliable"
+    return _short(result[key])
 
 
 def _short(value) -> str:

@@ -86,6 +86,10 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     if m.get("bandwidth_fraction") is not None:
         parts.append(w("bw_bound", fraction=pct(m.get("bandwidth_fraction")), read=num(m.get("device_read_gbps"), 3),
                        bound=num(m.get(f"bound_{spec.headline}"), 3), unit=spec.unit))
+    elif _unreliable(m, "bandwidth_fraction"):  # above 100 %: the bound was measured low, never shown as a share
+        parts.append(w("bw_unreliable", achieved=num(m.get("bandwidth_gbps"), 3),
+                       read=num(m.get("device_read_gbps"), 3), bound=num(m.get(f"bound_{spec.headline}"), 3),
+                       unit=spec.unit))
     if m.get("achieved_tflops") is not None and m.get("peak_tflops") is not None:
         parts.append(w("flop_bound", achieved=num(m.get("achieved_tflops"), 3), peak=num(m.get("peak_tflops"), 3),
                        util=pct(m.get("flop_utilisation"))))
@@ -97,6 +101,11 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
             refs += f" (224 px; this run {size} px)"
         parts.append(w("published", refs=refs))
     return "; ".join(parts) or NA
+
+
+def _unreliable(m: dict[str, Any], key: str) -> bool:
+    """The workload withheld ``key`` as unreliable and published it as ``<key>_unreliable`` (with a warning)."""
+    return m.get(key) is None and m.get(f"{key}_unreliable") is not None
 
 
 def _headline(s: WorkloadSummary) -> str:
@@ -200,13 +209,18 @@ def _doctor(data: ReportData, w: Words) -> list[Block]:
     return blocks + [Table([w("status"), w("check"), w("evidence"), w("hint")], rows)]
 
 
-def _metric_value(metric: Metric, s: WorkloadSummary) -> str:
+def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     """A metric formatted by its kind; precision and batch size as the run summary settled them."""
     if metric.key == "precision":
         return s.precision or NA
     if metric.key == "batch_size":
         return num(s.batch_size)
+    if _unreliable(s.metrics, metric.key):
+        return w("unreliable")
     value = s.metrics.get(metric.key)
+    bound = metric.key == f"bound_{registry.spec_for(s.workload).headline}"
+    if bound and _unreliable(s.metrics, "bandwidth_fraction"):
+        return f"{num(value)}, {w('unreliable')}"
     if metric.kind == "seconds":
         return seconds(value)
     if metric.kind == "fraction":
@@ -230,7 +244,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         blocks.append(Para(w("run_dir", run=s.run_id, status=s.status, device=s.device or NA,
                              duration=seconds(s.duration_s))))
         listed = registry.spec_for(s.workload).metrics or _ALWAYS
-        rows = [[w.metric(m.key, s.workload), _metric_value(m, s)] for m in listed
+        rows = [[w.metric(m.key, s.workload), _metric_value(m, s, w)] for m in listed
                 if m.key in s.metrics or m.key in ("precision", "batch_size")]
         tp = s.throughput
         if tp.median is not None:

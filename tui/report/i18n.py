@@ -104,6 +104,12 @@ STRINGS: dict[str, tuple[str, str]] = {
                         "{n} 步中位数 {median}（均值 {mean}，p90 {p90}；前 {skipped} 步为预热未计入）"),
     "bw_bound": ("{fraction} of the device's read bandwidth ({read} GB/s); bound {bound} {unit}",
                  "达到设备读带宽（{read} GB/s）的 {fraction}；上限 {bound} {unit}"),
+    "bw_unreliable": ("bound unreliable: decoding read {achieved} GB/s, more than the {read} GB/s measured as the "
+                      "device's read bandwidth (bound {bound} {unit}), so that measurement was wrong "
+                      "(see the warnings)",
+                      "上限不可靠：解码读取 {achieved} GB/s，超过实测设备读带宽 {read} GB/s（上限 {bound} {unit}），"
+                      "该测量有误（见警告）"),
+    "unreliable": ("unreliable: the bound was mis-measured (see the warnings)", "不可靠：上限测量有误（见警告）"),
     "flop_bound": ("{achieved} TFLOP/s achieved of {peak} peak ({util})", "实际 {achieved} TFLOP/s，峰值 {peak}（{util}）"),
     "published": ("published: {refs}", "公开数据：{refs}"),
 }

@@ -5,6 +5,8 @@ physical bound. The tensor is several times the last-level cache (the CPU's L3,
 the GPU's L2) so the reduction streams from memory, and the best of several
 repeats is kept: the bound is what the memory can do, not what it did while
 another process was busy. The median is kept beside it to show the spread.
+A caller that measures in several rounds (before and after its own work, so one
+busy moment cannot set the bound) keeps the best of them with :func:`best_of`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import glob
 import os
 import statistics
 from dataclasses import dataclass
+from typing import Sequence
 
 import torch
 
@@ -30,6 +33,8 @@ class ReadBandwidth:
     nbytes: int
     repeats: int
     method: str
+    rates: tuple[float, ...] = ()        # every timed sum, GB/s
+    round_bests: tuple[float, ...] = ()  # the best of each round of measurement, in order
 
 
 def last_level_cache_bytes(device: torch.device) -> int | None:
@@ -95,6 +100,25 @@ def measure_read_bandwidth(device: torch.device, nbytes: int | None = None, repe
             if i >= warmup and elapsed > 0:
                 rates.append(nbytes / elapsed / 1e9)
     del x
-    method = f"sum of a {nbytes / 2**20:.0f} MiB fp32 tensor, best of {len(rates)}"
+    backend = getattr(torch, device.type, None) if device.type != "cpu" else None
+    if hasattr(backend, "empty_cache"):
+        backend.empty_cache()  # the probe's block must not stay reserved beside the workload's memory
     return ReadBandwidth(best_gbps=max(rates), median_gbps=statistics.median(rates), nbytes=nbytes,
-                         repeats=len(rates), method=method)
+                         repeats=len(rates), method=_method(nbytes, len(rates), 1), rates=tuple(rates),
+                         round_bests=(max(rates),))
+
+
+def best_of(reads: Sequence[ReadBandwidth]) -> ReadBandwidth:
+    """Rounds of measurement as one: the best of them all, the median of all their sums, each round's best."""
+    top = max(reads, key=lambda r: r.best_gbps)
+    rates = tuple(rate for r in reads for rate in r.rates)
+    bests = tuple(best for r in reads for best in (r.round_bests or (r.best_gbps,)))
+    repeats = sum(r.repeats for r in reads)
+    median = statistics.median(rates) if rates else statistics.median(r.median_gbps for r in reads)
+    return ReadBandwidth(best_gbps=top.best_gbps, median_gbps=median, nbytes=top.nbytes, repeats=repeats,
+                         method=_method(top.nbytes, repeats, len(bests)), rates=rates, round_bests=bests)
+
+
+def _method(nbytes: int, repeats: int, rounds: int) -> str:
+    over = f" over {rounds} rounds" if rounds > 1 else ""
+    return f"sum of a {nbytes / 2**20:.0f} MiB fp32 tensor, best of {repeats}{over}"

@@ -2,7 +2,10 @@
 
 Batch-1 decoding reads every weight once per token, so the bound is the bytes a
 decode step reads (weights plus the KV cache at the mean context) over the
-device's measured read bandwidth.
+device's measured read bandwidth. Decoding faster than that bound means the
+bound was measured low (a busy host), so the share of the bandwidth is then
+published only as ``bandwidth_fraction_unreliable``, with a warning, never as
+a ``bandwidth_fraction`` above 100 %.
 """
 
 from __future__ import annotations
@@ -54,7 +57,9 @@ def metrics(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, runs: 
     kv_bytes = gpt2.kv_bytes_per_step(plan.config, args.batch_size, mean_context, cache.data.element_size())
     bytes_per_step = weight_bytes + kv_bytes
     achieved = bytes_per_step * tokens_per_s / 1e9 if tokens_per_s else None
-    return {
+    fraction = achieved / read.best_gbps if achieved else None
+    exceeded = fraction is not None and fraction > 1
+    m = {
         "tokens_per_s": tokens_per_s,
         "aggregate_tokens_per_s": tokens_per_s * args.batch_size if tokens_per_s else None,
         "bound_tokens_per_s": read.best_gbps * 1e9 / bytes_per_step,
@@ -67,7 +72,8 @@ def metrics(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, runs: 
         "bandwidth_gbps": achieved,
         "device_read_gbps": read.best_gbps,
         "device_read_median_gbps": read.median_gbps,
-        "bandwidth_fraction": achieved / read.best_gbps if achieved else None,
+        "device_read_rounds_gbps": list(read.round_bests) or [read.best_gbps],
+        "bandwidth_fraction": None if exceeded else fraction,
         "bandwidth_method": read.method,
         "weight_bytes_per_step": weight_bytes,
         "kv_bytes_per_step": kv_bytes,
@@ -80,13 +86,41 @@ def metrics(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, runs: 
         "repeat": args.repeat,
         "tokens_per_s_runs": rates,
     }
+    if exceeded:
+        m["bandwidth_fraction_unreliable"] = fraction
+    return m
+
+
+def bound_exceeded(m: dict[str, Any], cache_bytes: int | None) -> str | None:
+    """Why the run decoded faster than its bound, when it did; None when the bound held.
+
+    ``cache_bytes`` is the device's last-level cache: a step whose reads fit in it is not bound by memory at all.
+    """
+    if m.get("bandwidth_fraction_unreliable") is None:
+        return None
+    step_bytes = m["weight_bytes_per_step"] + m["kv_bytes_per_step"]
+    said = (f"decoding read {_figure(m['bandwidth_gbps'])} GB/s ({_figure(m['tokens_per_s'])} tokens/s), more than "
+            f"the {_figure(m['device_read_gbps'])} GB/s measured as the device's read bandwidth (bound "
+            f"{_figure(m['bound_tokens_per_s'])} tokens/s)")
+    if cache_bytes and step_bytes <= cache_bytes:
+        why = (f"the {step_bytes / 1e6:.1f} MB a step reads fits in the {cache_bytes / 2**20:.0f} MiB last-level "
+               "cache, so memory bandwidth does not bound it")
+    else:
+        why = "the bound was mis-measured, most likely while the host was busy with other work"
+    return f"{said}: {why}; the share of read bandwidth used is left out as unreliable"
+
+
+def _figure(value: float) -> str:
+    return f"{value:,.1f}" if value >= 1 else f"{value:.3g}"
 
 
 def log_summary(m: dict[str, Any]) -> None:
     if not m["tokens_per_s"]:
         return
+    share = (f"{m['bandwidth_fraction']:.0%} of it" if m["bandwidth_fraction"] is not None
+             else "above it, so the bound is unreliable")
     log(f"decode {m['tokens_per_s']:.1f} tokens/s per sequence ({m['aggregate_tokens_per_s']:.1f} in aggregate) "
         f"against a bound of {m['bound_tokens_per_s']:.1f} at {m['device_read_gbps']:.1f} GB/s read bandwidth: "
-        f"{m['bandwidth_gbps']:.1f} GB/s achieved, {m['bandwidth_fraction']:.0%} of it; "
+        f"{m['bandwidth_gbps']:.1f} GB/s achieved, {share}; "
         f"latency p50 {m['latency_p50_s'] * 1000:.1f} ms, p99 {m['latency_p99_s'] * 1000:.1f} ms; "
         f"time to first token {m['ttft_s'] * 1000:.1f} ms")
