@@ -10,7 +10,7 @@ from tui.headless.output import DOCTOR_FILE, build_bundle, print_path, report_op
 from tui.headless.progress import Progress
 from tui.report.bundle import BundleError, check_output_dir
 from tui.report.i18n import Words
-from tui.runs import RunStoreError, load_run
+from tui.runs import RunStoreError, check_run
 from workloads import exit_codes
 
 
@@ -23,7 +23,7 @@ def export_runs(args: argparse.Namespace) -> int:
         for path in run_dirs:
             if not path.is_dir():
                 raise BundleError(f"{path} is not a directory (give a run directory, e.g. cardbench-runs/<run id>)")
-            load_run(path)
+            check_run(path)  # one line if it is not a run; the bundle reads it once, later
         check_output_dir(output)
     except (BundleError, RunStoreError) as exc:
         say_error(str(exc))
@@ -31,11 +31,13 @@ def export_runs(args: argparse.Namespace) -> int:
     doctor, doctor_note = None, None
     for path in run_dirs:
         try:
-            doctor = json.loads((path / DOCTOR_FILE).read_text(encoding="utf-8"))
+            kept = json.loads((path / DOCTOR_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):  # missing, not UTF-8, not JSON, absurdly deep
+            continue
+        if isinstance(kept, list) and all(isinstance(c, dict) for c in kept):
+            doctor = kept
             doctor_note = Words(options["lang"])("doctor_from_run", run=path.name)
             break
-        except (OSError, json.JSONDecodeError):
-            continue
     progress = Progress(phases=1)
     progress.begin(f"report bundle from {len(run_dirs)} run(s)")
     try:
