@@ -163,6 +163,20 @@ def test_image_folder_skips_and_counts_bad_files(tmp_path):
     assert len(of(events, "step")) == 3  # 7 files, 6 images: 3 batches of 2, none short
 
 
+def test_an_oversized_image_is_skipped_and_counted_not_fatal(tmp_path, monkeypatch):
+    from PIL import Image
+
+    root = make_image_folder(tmp_path / "data", per_class=2, corrupt=0, not_images=0)
+    Image.new("RGB", (100, 100)).save(root / "dog" / "huge.png")
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 2000)  # in-process, no workers: the limit holds in the loader
+    code, events = run_inprocess("--data", str(root), "--epochs", "1", "--num-workers", "0", "--num-classes", "2")
+    assert code == 0 and events[-1].status == "ok"
+    assert any("unreadable image" in w.message and "huge.png" in w.message for w in of(events, "warning"))
+    metrics = result(events)
+    assert metrics["skipped_files"] == 1 and metrics["skipped_examples"] == ["dog/huge.png"]
+    assert len(of(events, "step")) == 2  # 4 readable images: 2 full batches
+
+
 def test_find_batch_size_with_injected_out_of_memory(monkeypatch):
     monkeypatch.setenv("CARDBENCH_INJECT_OOM_BATCH", "5")
     code, events = run_inprocess("--find-batch-size", "--max-batch-size", "16")

@@ -175,6 +175,23 @@ def test_image_folder_replaces_and_reports_unreadable_files(tmp_path):
     assert batches.skipped.count == 2 and batches.skipped.examples() == ["cat/notes0.txt", "dog/broken0.jpg"]
 
 
+def test_an_image_over_pils_pixel_limit_is_skipped_and_counted(tmp_path, monkeypatch):
+    from PIL import Image
+
+    root = make_image_folder(tmp_path / "data", corrupt=0, not_images=0)
+    Image.new("RGB", (100, 100)).save(root / "dog" / "huge.png")
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 2000)  # 40x40 is under it; 100x100 is over twice it: an error
+    with pytest.raises(Image.DecompressionBombError):
+        Image.open(root / "dog" / "huge.png")
+    dataset = imagedata.folder_dataset(imagedata.check_folder(str(root)), 32)
+    huge = next(i for i in range(len(dataset)) if dataset.path(i).endswith("huge.png"))
+    image, _, bad = dataset[huge]
+    assert image.shape == (3, 32, 32) and bad == [huge]
+    batches = imagedata.LoaderBatches(dataset, "test", batch_size=2, num_workers=0, pin_memory=False)
+    seen = [path for _, _, bad in batches.epoch(1) for path in batches.note_skipped(bad)]
+    assert seen == ["dog/huge.png"] and batches.skipped.count == 1
+
+
 def test_image_folder_checks(tmp_path):
     with pytest.raises(WorkloadError, match="does not exist"):
         imagedata.check_folder(str(tmp_path / "nope"))

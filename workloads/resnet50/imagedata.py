@@ -5,8 +5,9 @@ compute alone (the way timm's benchmark does). FakeData and ImageFolder go
 through the same DataLoader path (workers, pinned memory, the standard training
 transforms), so decode, transforms and host-to-device copies are exercised.
 
-A file that is not an image, or an image that does not decode, is skipped and
-counted, never fatal: the dataset replaces an undecodable image with the next
+A file that is not an image, or an image that does not decode (truncated,
+foreign, or larger than PIL's decompression-bomb limit), is skipped and counted,
+never fatal: the dataset replaces an undecodable image with the next
 readable one and passes the bad file's index on, through the collate
 function, to the training loop, which counts it.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import torch
+from PIL.Image import DecompressionBombError
 from torch.utils.data import DataLoader, Dataset, DistributedSampler, RandomSampler
 from torch.utils.data import default_collate
 
@@ -110,7 +112,9 @@ class CheckedImageFolder(Dataset):
             try:
                 image, label = self.folder[i]
                 return image, label, bad
-            except (OSError, SyntaxError, ValueError):  # PIL raises these for truncated or foreign files
+            # PIL raises these for truncated or foreign files, and for an image of more pixels than
+            # Image.MAX_IMAGE_PIXELS allows (a decompression bomb, or just a huge scan)
+            except (OSError, SyntaxError, ValueError, DecompressionBombError):
                 bad.append(i)
         return None, None, bad
 
