@@ -151,6 +151,69 @@ async def test_telemetry_goes_to_the_active_run(runs_dir):
     assert [s["t"] for s in record.telemetry] == [fake_sample(0).t, fake_sample(1).t]
 
 
+class TwoIdleCards(FakeTelemetry):
+    """nvidia-smi lists two cards, and the torch probe has answered: this PyTorch sees none of them."""
+
+    def __init__(self, callback):
+        super().__init__(callback)
+        from workloads.probe_report import ProbeReport
+
+        self.torch_probe = types.SimpleNamespace(done=True, result=ProbeReport(torch="2.5.1", cuda="12.4"))
+
+    def tick(self):
+        sample = fake_sample(self.i, devices=2)
+        if self.sink is not None:
+            self.sink(sample.to_dict())
+        self.callback(sample)
+        self.i += 1
+
+
+async def test_work_on_the_cpu_beside_listed_cards_is_the_loudest_thing_on_the_screen(runs_dir):
+    from tui.plot_lines import thermal_lines, util_lines
+
+    factory = child_factory("steady.py", "100000", "0.05")  # starts on "cpu", like resnet50 when torch sees no card
+    app = make_app(runs_dir, factory, telemetry_source=TwoIdleCards)
+    app.start_sampler = True
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        source = app.sampler
+        source.tick()
+        await pilot.pause()
+        # before the run: the launcher's device is auto, torch sees none of the two listed cards
+        assert app.cpu_banner.display
+        text = shown(app)
+        assert "!! torch sees NONE of the 2 listed accelerators: resnet50 (device auto) would run on the CPU" in text
+        assert "hint: this PyTorch does not match the driver" in text
+        device = app.launcher.query_one("#param-resnet50-device")
+        device.value = "cpu"  # the user means it: no warning
+        await pilot.pause()
+        assert not app.cpu_banner.display
+        device.value = ""
+        await pilot.pause()
+        assert app.cpu_banner.display
+        await pilot.press("s")
+        assert any("WARNING: torch sees none of the 2 accelerators" in line for line in app.log_pane.lines_text)
+        await wait_for(pilot, lambda: app.state.cpu_alarm is not None, what="the CPU warning")
+        for _ in range(3):
+            source.tick()
+        await wait_for(pilot, lambda: (app.state.step or 0) >= 2, what="steps")
+        await pilot.pause(0.7)  # a plot refresh tick
+        # during the run: the state's warnings, the banner, the log, the device pane and the plots
+        assert len(app.state.warnings) == 1 and "resnet50 runs on the CPU" in app.state.warnings[0]
+        text = shown(app)
+        assert "!! CPU ONLY: resnet50 runs on the CPU; the 2 listed accelerators are NOT used" in text
+        assert "warnings 1" in text and "NOT USED by this run" in text
+        assert any("WARNING: resnet50 runs on the CPU" in line for line in app.log_pane.lines_text)
+        assert [line.label for line in util_lines(app.history)] == ["host cpu % (the run)"]
+        assert thermal_lines(app.history) == []
+        assert "temp/power: cards unused (CPU run)" in text and "host cpu %, cards unused (CPU run)" in text
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.runner is None, what="the stop")
+        assert app.cpu_banner.display  # it stays after the run
+    record = load_run(app.session_runs[0])
+    assert [e.code for e in record.events if e.kind == "warning"] == ["cpu_while_accelerators_listed"]
+
+
 async def test_a_crash_shows_error_and_hint_and_the_app_stays_up(runs_dir):
     factory = child_factory("crash.py")
     app = make_app(runs_dir, factory)

@@ -222,3 +222,50 @@ def test_cpu_time_budget_stops_a_slow_run_without_failing_the_suite(tmp_path, mo
     assert [r.status for r in records] == ["stopped", "stopped"]
     assert all(0 < len(r.steps) < 1000 for r in records)
     assert sum("CPU time budget" in n for n in built["notes"]) == 2
+
+
+TWO_CARDS_TORCH_BLIND = [
+    {"id": "cli.answers", "name": "management CLI answers", "status": "PASS", "evidence": "nvidia-smi lists 2 GPU(s)",
+     "hint": "", "value": 2.0, "unit": "devices"},
+    {"id": "torch.sees_device", "name": "torch sees the accelerator", "status": "FAIL",
+     "evidence": "management CLI/NVML/PCI see 2 accelerator(s), torch sees none",
+     "hint": "this PyTorch does not match the driver: use the image's PyTorch", "value": 0.0, "unit": "devices"},
+]
+
+
+@pytest.mark.parametrize("allow_cpu", [False, True])
+def test_work_on_the_cpu_beside_listed_cards_exits_1_unless_allowed(tmp_path, monkeypatch, capsys, allow_cpu):
+    """nvidia-smi lists two cards, torch sees none: the suite runs on the CPU, and that is not a pass."""
+    steady = [sys.executable, str(CHILDREN / "steady.py"), "3", "0.01"]  # starts on "cpu"
+    monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
+    monkeypatch.setattr(headless, "_doctor", lambda progress: (TWO_CARDS_TORCH_BLIND, None))
+    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    built = {}
+    monkeypatch.setattr(headless, "build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,
+                        options: built.update(run_dirs=list(run_dirs), notes=list(notes)) or output / "b.zip")
+    args = _args(tmp_path)
+    args.allow_cpu = allow_cpu  # `--allow-cpu`
+    code = headless.export_report(args)
+    err = capsys.readouterr().err
+    # before the suite: the warning; after it: the bundle is written either way
+    assert "WARNING: torch sees none of the 2 accelerators" in err and built["run_dirs"]
+    for run in built["run_dirs"]:  # each run records it, so the report's problems list it
+        assert [e.code for e in load_run(run).events if e.kind == "warning"] == ["cpu_while_accelerators_listed"]
+    if allow_cpu:
+        assert code == exit_codes.OK
+        assert any("--allow-cpu" in n for n in built["notes"])
+    else:
+        assert code == exit_codes.FAILED
+        last = err.strip().splitlines()[-1]
+        assert last.startswith("cardbench: WARNING: the workloads ran on the CPU, not on the 2 accelerators")
+        assert "image's PyTorch" in last and "--allow-cpu" in last
+
+
+def test_the_cpu_asked_for_is_no_failure(tmp_path, monkeypatch, capsys):
+    steady = [sys.executable, str(CHILDREN / "steady.py"), "3", "0.01"]
+    monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
+    monkeypatch.setattr(headless, "_doctor", lambda progress: (TWO_CARDS_TORCH_BLIND, None))
+    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "build_bundle", lambda *a: a[1] / "b.zip")
+    assert headless.export_report(_args(tmp_path, "--device", "cpu")) == exit_codes.OK
+    assert "WARNING" not in capsys.readouterr().err

@@ -170,6 +170,34 @@ def test_plot_lines_are_read_from_the_history_without_a_screen():
     assert util_lines(h)[0].series is h.telemetry["util:0"]
 
 
+def test_a_run_on_the_cpu_draws_no_card_lines():
+    """Two idle cards listed while ResNet-50 trains on the CPU: their lines are not the run's data."""
+    from pathlib import Path
+
+    from tui.runs import RunRecord
+
+    h = History()
+    h.run("r1", label="resnet50")
+    for i in range(3):
+        h.add_sample(fake_sample(i, devices=2))
+    assert not h.cards_unused  # before the start event: where the run is is not known yet
+    h.see_device("r1", "cpu (x86_64, 16 threads)")
+    assert h.cards_unused
+    assert [line.label for line in util_lines(h)] == ["host cpu % (the run)"]
+    assert thermal_lines(h) == []
+    h.drop_runs()  # the next run, on a card: the cards are its data again
+    h.see_device("r2", "cuda:0 (NVIDIA H100 80GB HBM3)")
+    assert not h.cards_unused and len(thermal_lines(h)) == 4
+    # a run read back from disk knows where it ran from its start event
+    record = RunRecord(path=Path("runs/20260101-000000-resnet50-0001"), config={"workload": "resnet50"},
+                       events=[protocol.Start(workload="resnet50", device="cpu")],
+                       telemetry=[fake_sample(i, devices=2).to_dict() for i in range(2)])
+    loaded = History()
+    loaded.add_record(record)
+    assert loaded.cards_unused and thermal_lines(loaded) == []
+    assert [line.label for line in util_lines(loaded)] == ["host cpu % (the run)"]
+
+
 def test_the_time_axis_reads_in_seconds_minutes_or_hours_over_the_lines_span():
     early, late = Series(), Series()
     early.append(100.0, 1.0)

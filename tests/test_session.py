@@ -110,3 +110,51 @@ async def test_a_signal_stops_the_run_then_tells_the_caller(store):
         remove()
     assert heard == [signal.SIGUSR1]
     assert load_run(run.path).status == "stopped"
+
+
+# the CPU trap: work on the CPU while accelerators are listed ------------------------------------------
+
+async def test_a_run_on_the_cpu_while_two_cards_are_listed_records_a_warning(store):
+    session = RunSession(store, runner_factory=child_factory("steady.py", "3", "0.01"))  # starts on "cpu"
+    sampler = session.attach_sampler(_Sampler())
+    sampler.sink(fake_sample(0, devices=2).to_dict())  # nvidia-smi lists two cards; no run open yet
+    run = session.start("resnet50", ["--batch-size", "64"])
+    events = [e async for e in session.events()]
+    kinds = [e.kind for e in events]
+    assert kinds[:2] == ["start", "warning"] and kinds[-1] == "end" and kinds.count("warning") == 1
+    warning = events[1]
+    assert warning.code == "cpu_while_accelerators_listed" and warning.extra["accelerators"] == 2
+    assert "resnet50 runs on the CPU" in warning.message and "2 accelerators" in warning.message
+    assert "Hint: " in warning.message and "image's PyTorch" in warning.message
+    record = load_run(run.path)  # on disk: events.jsonl and run.log
+    (recorded,) = [e for e in record.events if e.kind == "warning"]
+    assert recorded.code == "cpu_while_accelerators_listed" and recorded.message == warning.message
+    assert "WARNING: resnet50 runs on the CPU" in record.log_text
+    assert session.cpu_trap.verdict().startswith("WARNING: resnet50 ran on the CPU")
+
+
+async def test_the_cpu_warning_waits_for_a_sample_that_lists_the_cards_and_comes_before_the_end(store):
+    session = RunSession(store, runner_factory=child_factory("steady.py", "4", "0.05"))
+    sampler = session.attach_sampler(_Sampler())
+    session.start("resnet50", [])
+    kinds = []
+    async for event in session.events():
+        kinds.append(event.kind)
+        if event.kind == "step" and kinds.count("step") == 1:
+            sampler.sink(fake_sample(1, devices=2).to_dict())
+    assert kinds.count("warning") == 1 and kinds.index("warning") < kinds.index("end")
+    assert kinds.index("warning") > kinds.index("step")
+
+
+async def test_no_cpu_warning_when_the_cpu_was_asked_for_or_nothing_is_listed(store):
+    session = RunSession(store, runner_factory=child_factory("steady.py", "2", "0.01"))
+    sampler = session.attach_sampler(_Sampler())
+    sampler.sink(fake_sample(0, devices=2).to_dict())
+    session.start("resnet50", ["--device", "cpu"])  # the user means it
+    assert "warning" not in [e.kind async for e in session.events()]
+    assert session.cpu_trap.verdict() is None
+    bare = RunSession(store, runner_factory=child_factory("steady.py", "2", "0.01"))
+    bare.attach_sampler(_Sampler()).sink(fake_sample(0, devices=0).to_dict())  # a machine without accelerators
+    bare.start("resnet50", [])
+    assert "warning" not in [e.kind async for e in bare.events()]
+    assert bare.cpu_trap.verdict() is None

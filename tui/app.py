@@ -12,6 +12,10 @@ thread: it records each sample through the session and posts it here
 
 `tui.screenshot` renders the same screen off-screen from runs on disk, for the
 headless report.
+
+Work on the CPU while accelerators are listed (`tui.cpu_trap`, held by the session)
+is the loudest thing on the screen: a banner across the top, before a run that
+would land there and during and after one that did, in words (not only colour).
 """
 
 from __future__ import annotations
@@ -26,12 +30,14 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from rich.text import Text
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.containers import Horizontal
-from textual.widgets import Button, Footer, Input
+from textual.widgets import Button, Footer, Input, Static
 
+from tui.cpu_trap import alarm_lines
 from tui.history import History
 from tui.launch import BadValue, build_args
 from tui.panes.confirm import Confirm
@@ -55,9 +61,61 @@ HANGUP_EXIT_S = 3.0
 TelemetrySource = Callable[[Callable[[Any], None]], Any]
 
 
+class _LazyCollector:
+    """The sampler's collector, built on the sampler's thread at its first tick (start-up does not wait for it)."""
+
+    def __init__(self) -> None:
+        self.real: Any = None
+
+    @property
+    def torch(self) -> Any:
+        return getattr(self.real, "torch", None)
+
+    def collect(self) -> Any:
+        if self.real is None:
+            from tui.telemetry.collect import Collector
+
+            self.real = Collector()
+        return self.real.collect()
+
+    def close(self) -> None:
+        if self.real is not None:
+            self.real.close()
+
+
+class WorkbenchSampler(Sampler):
+    """The real sampler (1 Hz, its own thread), its torch probe in reach: does torch see the listed cards?"""
+
+    def __init__(self, callback: Callable[[Any], None]) -> None:
+        self.lazy = _LazyCollector()
+        super().__init__(interval=1.0, callback=callback, collector=self.lazy)
+
+    @property
+    def torch_probe(self) -> Any:
+        """The probe child's answer holder (`TorchProbe`), once the first tick has built it; else None."""
+        return self.lazy.torch
+
+
 def default_telemetry_source(callback: Callable[[Any], None]) -> Sampler:
     """The real sampler: 1 Hz, on its own thread."""
-    return Sampler(interval=1.0, callback=callback)
+    return WorkbenchSampler(callback)
+
+
+class CpuBanner(Static):
+    """One or two lines across the top: work on the CPU while accelerators are listed. Hidden otherwise."""
+
+    def show(self, what: str | None, hint: str = "") -> None:
+        shown = (what, hint) if what else None
+        if shown == getattr(self, "_shown", None):
+            return
+        self._shown = shown
+        self.display = shown is not None
+        if shown is None:
+            return
+        text = Text(f"!! {what}", style="bold")
+        if hint:
+            text.append(f"\nhint: {hint}")
+        self.update(text)
 
 
 class Workbench(App):
@@ -120,6 +178,9 @@ class Workbench(App):
         self.launcher = LauncherPane(self.workload_names, id="launcher")
         self.plots = PlotsPane(self.history, id="plots")
         self.log_pane = LogPane(clock=self.clock, id="log")
+        self.cpu_banner = CpuBanner("", id="cpu-banner")
+        self.cpu_banner.display = False
+        yield self.cpu_banner
         yield self.devices
         with Horizontal(id="middle"):
             yield self.launcher
@@ -167,6 +228,33 @@ class Workbench(App):
         self.latest_sample = message.sample
         self.history.add_sample(message.sample)
         self.devices.sample = message.sample
+        trap = self.session.cpu_trap
+        trap.see_sample(message.sample)  # also when no sampler feeds the session (tests, a loaded screen)
+        trap.see_probe(getattr(self.sampler, "torch_probe", None))
+        self._show_cpu_banner()
+
+    # work on the CPU while accelerators are listed -----------------------------------------
+    def _requested_args(self, name: str) -> list[str]:
+        device = (self.launcher.values(name).get("device") or "").strip()
+        return ["--device", device] if device else []
+
+    def cpu_warning(self, name: str | None = None) -> str | None:
+        """Before a run: would this workload, as the launcher holds it, land on the CPU beside idle cards?"""
+        name = name or self.selected_workload
+        return self.session.cpu_trap.before_run(name, self._requested_args(name))
+
+    def _show_cpu_banner(self) -> None:
+        alarm = self.state.cpu_alarm
+        if alarm is not None:
+            self.cpu_banner.show(*alarm_lines(alarm))
+            return
+        name = self.selected_workload
+        before = self.session.cpu_trap.before_run_lines(name, self._requested_args(name))
+        self.cpu_banner.show(*(before or (None, "")))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if (event.input.id or "").endswith("-device"):
+            self._show_cpu_banner()
 
     # workload selection and start/stop ---------------------------------------------------
     @property
@@ -186,6 +274,7 @@ class Workbench(App):
         if 0 <= index < len(self.workload_names):
             with self.batch_update():
                 self.launcher.select(self.workload_names[index])
+                self._show_cpu_banner()
 
     def action_leave_field(self) -> None:
         # nothing focused: every key goes to the workbench's bindings
@@ -223,6 +312,9 @@ class Workbench(App):
         self.history.run(run.id, label=name, unit=registry.spec_for(name).unit or None)
         self.state = RunState.starting(name, run.id, args)
         self._show_state()
+        warning = self.session.cpu_trap.before_run(name, args)
+        if warning:
+            log.say(f"WARNING: {warning}", "bold red")
         log.say(f"starting {name} {' '.join(args)}  (run {run.path})", "bold")
         self._consume(run.id)
         return True
@@ -259,6 +351,11 @@ class Workbench(App):
         if message.run_id != self.state.run_id:
             return
         self.state.see_event(event)
+        if isinstance(event, protocol.Start):
+            self.history.see_device(message.run_id, event.device)
+        elif event is self.state.cpu_alarm:
+            what, hint = alarm_lines(event)
+            self.notify(f"{what}. hint: {hint}", title="running on the CPU", severity="error", timeout=30)
         if isinstance(event, protocol.Error):
             self.notify(event.message[:200], title="workload error", severity="error")
         elif isinstance(event, protocol.End):
@@ -276,6 +373,8 @@ class Workbench(App):
         active = self.state.active
         button.label = "stop (s)" if active else "start (s)"
         button.variant = "error" if active else "success"
+        self.devices.mark_unused(self.state.on_cpu)
+        self._show_cpu_banner()
         if self.state.run_id:
             # a small terminal: the run's state sits below the fields, keep it in view
             launcher.call_after_refresh(launcher.scroll_end, animate=False)
@@ -323,7 +422,14 @@ class Workbench(App):
         self.notify(str(path), title="report exported")
 
     def action_doctor(self) -> None:
-        self.push_screen(DoctorScreen(self.run_checks))
+        screen = DoctorScreen(self.run_checks)
+
+        def closed(_: Any) -> None:
+            if screen.checks is not None:  # what torch sees, by the doctor's word: the banner follows it
+                self.session.cpu_trap.see_checks(screen.checks)
+                self._show_cpu_banner()
+
+        self.push_screen(screen, closed)
 
     # records (headless screenshot, reopened runs) ----------------------------------------
     def load_records(self, records: Sequence[Any]) -> None:

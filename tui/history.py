@@ -14,6 +14,9 @@ downsample in well under a millisecond however long the run.
 `History` holds the series the workbench plots: loss and throughput per step
 for each run, and device/host telemetry over time. It is filled from live
 events and samples, or rebuilt from run records for the headless screenshot.
+It also knows where each run is (its start event's device): while the runs shown
+ran on the CPU, ``cards_unused`` is true and the plots leave the cards out, since
+their readings are not those runs' data.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from tui.cpu_trap import is_cpu
 from workloads import protocol
 
 # 4 columns x 8 bytes x 25,000 points, twice with the pyramid: 1.6 MB per series at most
@@ -222,6 +226,7 @@ class RunSeries:
     unit: str | None
     loss: Series
     throughput: Series
+    device: str | None = None   # from its start event; None until then
 
 
 def _pct(used: float | None, total: float | None) -> float | None:
@@ -252,6 +257,15 @@ class History:
 
     def drop_runs(self) -> None:
         self.runs.clear()
+
+    def see_device(self, key: str, device: str | None) -> None:
+        """Where the run is (its start event's device)."""
+        self.run(key).device = device or None
+
+    @property
+    def cards_unused(self) -> bool:
+        """Every run shown ran on the CPU: the cards' readings over them are not their data."""
+        return bool(self.runs) and all(is_cpu(run.device) for run in self.runs.values())
 
     def add_step(self, key: str, step: protocol.Step) -> None:
         series = self.run(key, unit=step.unit)
@@ -296,6 +310,8 @@ class History:
         key = record.id
         unit = next((s.unit for s in record.steps if s.unit), None)
         self.run(key, label=record.workload or key, unit=unit)
+        start = record.start
+        self.see_device(key, start.device if start is not None else None)
         for step in record.steps:
             self.add_step(key, step)
         for data in record.telemetry:

@@ -12,7 +12,11 @@ from typing import Sequence
 
 from tui.history import History, Series
 
-__all__ = ["Line", "loss_lines", "thermal_lines", "throughput_lines", "time_axis", "time_scale", "util_lines"]
+__all__ = ["CARDS_UNUSED", "Line", "loss_lines", "thermal_lines", "throughput_lines", "time_axis", "time_scale",
+           "util_lines"]
+
+# what the card plots say instead of lines while the runs shown are on the CPU
+CARDS_UNUSED = "cards unused (CPU run)"
 
 
 @dataclass
@@ -55,17 +59,26 @@ def throughput_lines(history: History) -> list[Line]:
 
 
 def util_lines(history: History) -> list[Line]:
+    """Each card's utilisation and memory, and the host's CPU; only the host while the runs are on the CPU.
+
+    An idle card's flat line drawn during a CPU run reads as the run's data: it is
+    left out (the device pane still shows the cards, marked as not used).
+    """
     out: list[Line] = []
-    for index in history.device_indices():
+    on_cpu = history.cards_unused
+    for index in [] if on_cpu else history.device_indices():
         out.append(Line(f"gpu{index} util %", history.telemetry[f"util:{index}"]))
         out.append(Line(f"gpu{index} mem %", history.telemetry[f"mem:{index}"]))
     if "cpu" in history.telemetry:
-        out.append(Line("host cpu %", history.telemetry["cpu"]))
+        out.append(Line("host cpu % (the run)" if on_cpu else "host cpu %", history.telemetry["cpu"]))
     return out
 
 
 def thermal_lines(history: History) -> list[Line]:
+    """Each card's temperature and power; none while the runs are on the CPU (the cards did not work)."""
     out: list[Line] = []
+    if history.cards_unused:
+        return out
     for index in history.device_indices():
         out.append(Line(f"gpu{index} °C", history.telemetry[f"temp:{index}"]))
         out.append(Line(f"gpu{index} W", history.telemetry[f"power:{index}"], "right"))

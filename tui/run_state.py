@@ -5,7 +5,9 @@
     state.see_event(event)      # start, fallback, warning, result, end
     state = RunState.from_record(load_run(path))
 
-The launcher pane renders it (`tui.panes.launcher.render_state`).
+The launcher pane renders it (`tui.panes.launcher.render_state`). ``cpu_alarm`` is
+the run's CPU-trap warning (`tui.cpu_trap`): work on the CPU while accelerators are
+listed, the loudest thing the workbench shows.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from tui.cpu_trap import CODE as CPU_TRAP, is_cpu
 from tui.launch import total_steps
 from tui.runs import RunRecord
 from workloads import protocol, registry
@@ -41,6 +44,8 @@ class RunState:
     fallbacks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     result: dict = field(default_factory=dict)
+    device: str | None = None     # where the run is, from its start event ("cuda:0 (...)", "cpu (...)")
+    cpu_alarm: protocol.WorkloadWarning | None = None  # ran on the CPU while accelerators are listed
     first_step: tuple[float, int] | None = field(default=None, repr=False)  # (t, step) first seen: the ETA's origin
 
     @classmethod
@@ -52,6 +57,11 @@ class RunState:
     @property
     def active(self) -> bool:
         return self.status in ACTIVE
+
+    @property
+    def on_cpu(self) -> bool:
+        """The run is (or was) on the CPU: the cards' readings are not its data."""
+        return is_cpu(self.device)
 
     def see_step(self, step: protocol.Step) -> None:
         """A step arrived: progress, figures and the ETA (the rate since the first step seen)."""
@@ -76,10 +86,13 @@ class RunState:
         if isinstance(event, protocol.Start):
             self.status = "running"
             self.total_steps = total_steps(self.workload, [], event.config) or self.total_steps
+            self.device = event.device or None
         elif isinstance(event, protocol.Fallback):
             self.fallbacks.append(_fallback_line(event))
         elif isinstance(event, protocol.WorkloadWarning):
             self.warnings.append(event.message)
+            if event.code == CPU_TRAP:
+                self.cpu_alarm = event
         elif isinstance(event, protocol.Result):
             self.result = dict(event.metrics)
         elif isinstance(event, protocol.End):
@@ -93,11 +106,15 @@ class RunState:
         step = steps[-1] if steps else None
         losses = [s.loss for s in steps if s.loss is not None]
         rates = [s.throughput for s in steps if s.throughput is not None]
+        warnings = record.of(protocol.WorkloadWarning)
+        start = record.start
         return cls(
             workload=record.workload, run_id=record.id, status=record.status,
             step=step.step if step else None, epoch=step.epoch if step else None,
             throughput=rates[-1] if rates else None, unit=next((s.unit for s in steps if s.unit), None),
             loss=losses[-1] if losses else None,
             fallbacks=[_fallback_line(f) for f in record.of(protocol.Fallback)],
-            warnings=[w.message for w in record.of(protocol.WorkloadWarning)],
-            result=dict(record.result.metrics) if record.result else {})
+            warnings=[w.message for w in warnings],
+            result=dict(record.result.metrics) if record.result else {},
+            device=(start.device or None) if start is not None else None,
+            cpu_alarm=next((w for w in warnings if w.code == CPU_TRAP), None))

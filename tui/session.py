@@ -11,6 +11,12 @@ A `RunSession` owns the run store, the runner, the open run and the telemetry
 sink, and stops a child one way: SIGTERM to its process group, SIGKILL after
 ``grace_s``. A second stop joins the first. Whatever ends the stream (the child's
 end, a stop, the caller's cancel), no child outlives it and the run is closed.
+
+It also holds the CPU trap (`tui.cpu_trap.CpuTrap`, ``session.cpu_trap``): when a
+run that was not asked to use the CPU starts on it while telemetry (or the doctor,
+``session.cpu_trap.see_checks``) lists accelerators, the session records a
+``warning`` event (code ``cpu_while_accelerators_listed``) in the run and yields it
+with the others, right after the start (or as soon as a sample lists the cards).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterable
 
+from tui.cpu_trap import CpuTrap
 from tui.runs import Run, RunStore
 from workloads import protocol
 from workloads.runner import DEFAULT_GRACE_S, Runner
@@ -68,6 +75,7 @@ class RunSession:
         self._stop: asyncio.Future | None = None
         self._lock = threading.Lock()        # the sampler's thread writes to the open run
         self._sampled = False
+        self.cpu_trap = CpuTrap()            # work on the CPU while accelerators are listed: said, and recorded
 
     @property
     def running(self) -> bool:
@@ -86,7 +94,11 @@ class RunSession:
         return sampler
 
     def record_telemetry(self, sample: dict[str, Any]) -> None:
-        """Append one sample to the open run's telemetry.jsonl; with no run open it is dropped. Any thread."""
+        """Append one sample to the open run's telemetry.jsonl; with no run open it is dropped. Any thread.
+
+        The CPU trap sees every sample (what is listed), run or not.
+        """
+        self.cpu_trap.see_sample(sample)
         with self._lock:
             if self.run is not None:
                 self.run.append_telemetry(sample)
@@ -108,6 +120,7 @@ class RunSession:
                 pass
         runner = self.runner_factory(workload, args, _Tap(run, self.on_log))
         runner.grace_s = self.grace_s  # a stop that comes while the child is spawning uses it too
+        self.cpu_trap.start_run(workload, args)
         with self._lock:
             self.run = run
         self.runner = runner
@@ -123,7 +136,12 @@ class RunSession:
         stream = runner.events()
         try:
             async for event in stream:
+                warning = self.cpu_trap.see_event(event)
+                if warning is not None and not isinstance(event, protocol.Start):
+                    yield self._record(run, warning)   # a late one still comes before the end
                 yield event
+                if warning is not None and isinstance(event, protocol.Start):
+                    yield self._record(run, warning)
         finally:
             await stream.aclose()
             if runner.running:  # the caller stopped listening (cancelled): the child goes too
@@ -135,6 +153,12 @@ class RunSession:
             if self.runner is runner:
                 self.runner = None
                 self._stop = None
+
+    @staticmethod
+    def _record(run: Run, event: protocol.Event) -> protocol.Event:
+        """An event the session adds to the run (the CPU trap's warning): on disk before it is yielded."""
+        run.append(event)
+        return event
 
     # the one stop policy ---------------------------------------------------------------------
     def request_stop(self) -> None:

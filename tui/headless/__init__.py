@@ -12,6 +12,12 @@ workload and skip the rest; the bundle is still written (exit 130). When the
 bundle itself cannot be written, the runs stay on disk and the message names
 them, so `cardbench export --run DIR...` can retry.
 
+When torch sees none of the accelerators the management CLI (or NVML, or the PCI
+bus) lists, the workloads land on the CPU: the suite says so before it starts,
+each run records the warning (`tui.cpu_trap`), and the export exits 1 once the
+bundle is written, unless ``--allow-cpu`` says CPU figures are what the user wants
+(or ``--device cpu`` asked for them).
+
 On a machine where torch sees no accelerator the quick suite is scaled down
 (small images, few steps, one timed generation run) so it ends within minutes;
 the report says so. There the workloads also share a time budget
@@ -76,6 +82,11 @@ def _accelerator(checks: list[dict[str, Any]], device: str | None) -> bool:
     return accelerator_seen(checks)
 
 
+def _device_args(args: argparse.Namespace) -> list[str]:
+    device = getattr(args, "device", None)
+    return ["--device", device] if device else []
+
+
 def _amp(checks: list[dict[str, Any]]) -> str:
     from tui.doctor import best_autocast
 
@@ -124,6 +135,12 @@ def export_report(args: argparse.Namespace) -> int:
                     f"{'accelerator' if accelerator else 'no accelerator seen by torch: CPU'}.")
 
     session = RunSession(store)
+    allow_cpu = bool(getattr(args, "allow_cpu", False))
+    trap = session.cpu_trap
+    trap.see_checks(doctor)  # what torch sees and how many cards are listed, by the doctor's word
+    before = trap.before_run(", ".join(job.workload for job in jobs), _device_args(args))
+    if before:
+        progress.say(f"WARNING: {before}" + ("" if allow_cpu else " (the export will exit 1: --allow-cpu accepts it)"))
     sampler = _start_sampler(progress, session)
     try:
         asyncio.run(run_suite(jobs, session, state, progress, doctor, suite))
@@ -146,6 +163,10 @@ def export_report(args: argparse.Namespace) -> int:
     for job in jobs:
         if job.workload not in state.ran:
             notes.append(f"{job.workload} did not run (the suite was stopped before it).")
+    on_cpu = trap.verdict()
+    if on_cpu and allow_cpu:
+        notes.append(f"Run with --allow-cpu: CPU figures were accepted although {trap.listed_now().describe()} "
+                     "are listed.")
 
     progress.begin("report bundle")
     try:
@@ -162,4 +183,8 @@ def export_report(args: argparse.Namespace) -> int:
     print_path(path)
     if state.interrupted:
         return exit_codes.INTERRUPTED
+    if on_cpu and not allow_cpu:
+        say_error(f"{on_cpu} The bundle is written; exit 1 because the workloads did not run on the accelerators "
+                  "(pass --allow-cpu if CPU figures are what you want).")
+        return exit_codes.FAILED
     return exit_codes.FAILED if state.failed else exit_codes.OK

@@ -132,14 +132,26 @@ def host_line(sample: Sample | None) -> Text:
     return text
 
 
+TITLE = "devices"
+UNUSED_TITLE = "devices: NOT USED by this run (it is on the CPU)"
+
+
 class DevicePane(Static):
-    """Devices and host at a glance; N/A where a reading is missing."""
+    """Devices and host at a glance; N/A where a reading is missing.
+
+    While the run shown is on the CPU the title says the cards are not used by it:
+    their live readings are the machine's, not the run's.
+    """
 
     sample: reactive[Sample | None] = reactive(None, always_update=True)
 
     def __init__(self, **kwargs) -> None:
         super().__init__("", **kwargs)
-        self.border_title = "devices"
+        self.border_title = TITLE
+
+    def mark_unused(self, unused: bool) -> None:
+        self.set_class(unused, "-unused")
+        self.border_title = UNUSED_TITLE if unused else TITLE
 
     def watch_sample(self, sample: Sample | None) -> None:
         from rich.console import Group

@@ -8,6 +8,9 @@ Each plot draws from the shared `History`, downsampled to its own width at
 render time (cached per data version), so the whole run is shown however long
 it is. Textual renders only what is on screen, so a hidden plot (the pane in
 one-plot mode, a small terminal) costs nothing until it is shown again.
+
+While the runs shown are on the CPU the card plots draw no card lines (their
+readings are not the run's data) and say so in their titles.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from textual.containers import Container
 from textual.reactive import reactive
 
 from tui.history import History
-from tui.plot_lines import loss_lines, thermal_lines, throughput_lines, util_lines
+from tui.plot_lines import CARDS_UNUSED, loss_lines, thermal_lines, throughput_lines, util_lines
 
+UTIL_TITLE, THERMAL_TITLE, THERMAL_EMPTY = "utilisation %", "temp °C / power W", "N/A"
 # below this size the pane shows one plot at a time (`p` cycles)
 MIN_GRID_WIDTH = 70
 MIN_GRID_HEIGHT = 18
@@ -45,10 +49,10 @@ class PlotsPane(Container):
                        empty="none yet (training reports it)"),
             SeriesPlot("throughput", lambda: throughput_lines(self.history), xlabel="step",
                        id="plot-throughput"),
-            SeriesPlot("utilisation %", lambda: util_lines(self.history), xlabel="time", time_axis=True,
+            SeriesPlot(UTIL_TITLE, lambda: util_lines(self.history), xlabel="time", time_axis=True,
                        id="plot-util", empty="no telemetry yet", percent=True),
-            SeriesPlot("temp °C / power W", lambda: thermal_lines(self.history), xlabel="time",
-                       time_axis=True, id="plot-thermal", empty="N/A"),
+            SeriesPlot(THERMAL_TITLE, lambda: thermal_lines(self.history), xlabel="time",
+                       time_axis=True, id="plot-thermal", empty=THERMAL_EMPTY),
         ]
         await self.mount_all(plots)
         self.plots = plots
@@ -81,5 +85,15 @@ class PlotsPane(Container):
         self.refresh_plots()
 
     def refresh_plots(self) -> None:
+        if self.plots:
+            self._say_where_the_run_is()
         for plot in self.plots:
             plot.refresh_if_changed()
+
+    def _say_where_the_run_is(self) -> None:
+        """On the CPU: the utilisation plot is the host's, the thermal plot says why it is empty."""
+        unused = self.history.cards_unused
+        util, thermal = self.plots[2], self.plots[3]
+        util.title = f"host cpu %, {CARDS_UNUSED}" if unused else UTIL_TITLE
+        thermal.title = "temp/power" if unused else THERMAL_TITLE
+        thermal.empty = CARDS_UNUSED if unused else THERMAL_EMPTY
