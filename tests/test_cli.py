@@ -7,6 +7,10 @@ import pytest
 from tui import __version__
 from tui.cli import _split_run_args, main
 from tui.runs import load_run
+from workloads import registry
+from workloads.child.harness import CHECK_ARGS_ENV, HELP_SHOWN, ArgumentParser, run_main
+from workloads.generate import cli as generate_cli
+from workloads.resnet50 import options as resnet50_options
 
 
 def _cardbench(*args, timeout_s=60):
@@ -65,12 +69,69 @@ def test_run_json_prints_only_the_result_on_stdout_and_records_the_run(tmp_path)
     assert record.telemetry and "host" in record.telemetry[0]  # sampled while the run was active
 
 
-def test_run_with_a_bad_workload_option_is_one_error_line_and_exit_2(tmp_path):
-    out = _cardbench("run", "resnet50", "--runs-dir", str(tmp_path), "--batch-size", "0")
+@pytest.mark.parametrize("name", registry.names())
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_run_workload_help_is_its_help_on_stdout_and_nothing_else(name, flag, tmp_path):
+    out = _cardbench("run", name, "--runs-dir", str(tmp_path / "runs"), flag)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"usage: cardbench run {name} [-h]")  # the command the user typed
+    assert '"event"' not in out.stdout and out.stderr == ""  # `| less` shows the help, not a JSON end event
+    assert "--device" in out.stdout
+    assert not (tmp_path / "runs").exists()  # a look at the help is no run
+
+
+@pytest.mark.parametrize("parser", [resnet50_options.build_parser, generate_cli.build_parser])
+def test_every_workload_option_says_what_it_does(parser):
+    silent = [a.option_strings[-1] for a in parser()._actions if not a.help]
+    assert silent == []
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["resnet50", "--bogus"], "cardbench run resnet50: unrecognized arguments: --bogus"),
+    (["resnet50", "--batch-size", "0"], "argument --batch-size: must be a positive integer, got 0"),
+    (["generate", "--dtype", "fp8"], "cardbench run generate: argument --dtype: invalid choice: 'fp8'"),
+])
+def test_a_bad_workload_option_is_one_line_once_exit_2_and_no_run(args, needle, tmp_path):
+    out = _cardbench("run", *args, "--runs-dir", str(tmp_path / "runs"))
     assert out.returncode == 2
-    errors = [line for line in out.stderr.splitlines() if line.startswith("cardbench: error:")]
-    assert len(errors) == 1 and "--batch-size" in errors[0]
+    assert out.stdout == ""
+    assert out.stderr.count("\n") == 1 and needle in out.stderr
+    assert f"see `cardbench run {args[0]} --help`" in out.stderr
+    assert not (tmp_path / "runs").exists()  # the arguments were refused before a run was recorded
+
+
+def test_an_error_the_run_finds_is_said_once_on_stderr(tmp_path):
+    out = _cardbench("run", "resnet50", "--runs-dir", str(tmp_path), "--resume")  # parses; the run refuses it
+    assert out.returncode == 2
+    said = "--resume needs --checkpoint DIR"
+    assert (out.stdout + out.stderr).count(said) == 1
+    assert [line for line in out.stderr.splitlines() if said in line][0].startswith("cardbench: error: ")
     assert "Traceback" not in out.stdout + out.stderr
+    (run_dir,) = tmp_path.iterdir()
+    assert load_run(run_dir).status == "failed"  # past the argument check, a failure is recorded
+
+
+def test_a_check_of_the_arguments_stops_before_the_workload_runs(monkeypatch, capsys):
+    monkeypatch.setenv(CHECK_ARGS_ENV, "cardbench run polish")
+    ran = []
+
+    def main(emitter, argv):  # parses with the harness's parser, then would run
+        parser = ArgumentParser(prog="polish")
+        parser.add_argument("--count", type=int)
+        parser.parse_args(argv)
+        ran.append(argv)
+
+    def plain(emitter, argv):  # parses its own way: stopped at its first event
+        emitter.start("polish", {}, "cpu", {})
+        ran.append(argv)
+
+    assert run_main(main, ["--count", "3"]) == 0 and run_main(plain, []) == 0 and ran == []
+    assert run_main(main, ["--count", "x"]) == 2
+    assert run_main(main, ["--help"]) == HELP_SHOWN
+    out, err = capsys.readouterr()
+    assert out.startswith("usage: cardbench run polish [-h] [--count COUNT]") and '"event"' not in out
+    assert err == ("cardbench run polish: argument --count: invalid int value: 'x' "
+                   "(see `cardbench run polish --help`)\n")
 
 
 def test_the_workbench_without_a_terminal_is_one_line_and_exit_2(tmp_path):

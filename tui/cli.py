@@ -8,7 +8,9 @@
     cardbench --export-report         the headless suite and report bundle, for plain SSH
 
 A bad argument is one line on stderr and exit code 2; no command prints a
-traceback for a failure the user can act on.
+traceback for a failure the user can act on. ``cardbench run`` has the
+workload check its own arguments before a run is recorded, so a mistyped
+option leaves no run directory and ``--help`` is the workload's help on stdout.
 """
 
 from __future__ import annotations
@@ -108,13 +110,43 @@ def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
     if args.workload not in registry:
         raise CliError(f"cardbench run: unknown workload {args.workload!r} "
                        f"(choose from {', '.join(registry.names())})", exit_codes.BAD_INPUT)
-    if any(a in ("-h", "--help") for a in workload_args):
-        import subprocess
-
-        return subprocess.call([sys.executable, "-m", registry.spec_for(args.workload).run_module, "--help"])
+    checked = _check_workload_args(args.workload, workload_args)
+    if checked is not None:
+        return checked
     from tui.run_command import run_workload
 
     return asyncio.run(run_workload(args.workload, workload_args, runs_dir=args.runs_dir, as_json=args.json))
+
+
+# a workload that parses its arguments without the harness's parser runs on to its first event before the check
+# stops it; past this, the arguments were taken and the run goes ahead
+_CHECK_TIMEOUT_S = 60
+
+
+def _check_workload_args(name: str, workload_args: list[str]) -> int | None:
+    """The workload parses its arguments in its own module and stops (the harness's check), before a run is recorded.
+
+    None when they are good; else the exit code: 0 after printing its --help on stdout, 2 after a bad argument
+    (raised as one line). Any other failure is not about the arguments: the run goes ahead and records it.
+    """
+    import os
+    import subprocess
+
+    from workloads.child.harness import CHECK_ARGS_ENV, HELP_SHOWN
+
+    command = [sys.executable, "-m", registry.spec_for(name).run_module, *workload_args]
+    try:
+        done = subprocess.run(command, env={**os.environ, CHECK_ARGS_ENV: f"cardbench run {name}"},
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=_CHECK_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode == HELP_SHOWN:
+        sys.stdout.write(done.stdout)
+        return exit_codes.OK
+    if done.returncode == exit_codes.BAD_INPUT:
+        said = done.stderr.strip().splitlines()  # the harness's one line, last after any import-time noise
+        raise CliError(said[-1] if said else f"cardbench run {name}: bad arguments", exit_codes.BAD_INPUT)
+    return None
 
 
 _TAKES_VALUE = {"--runs-dir", "-o", "--output", "--suite", "--price-per-hour", "--currency", "--lang", "--device"}

@@ -1,7 +1,9 @@
 """`cardbench run WORKLOAD ...`: one workload in a child, its progress on the terminal.
 
 Progress lines go to stdout, or to stderr with ``--json``, where stdout holds
-only the final result as one JSON object. The run is recorded in the run store
+only the final result as one JSON object; an error is one line on stderr, once.
+The workload's arguments were checked before (``tui.cli``), so a mistyped
+option records no run. The run is recorded in the run store
 like any other, with telemetry sampled while it is active. Ctrl+C, SIGTERM and
 SIGHUP (a closed SSH session) stop the child cleanly, and the run directory
 keeps what it reported.
@@ -16,7 +18,7 @@ from contextlib import aclosing
 from tui.runs import RunStore, RunStoreError
 from tui.session import RunSession
 from tui.telemetry.sampler import Sampler
-from workloads import exit_codes
+from workloads import exit_codes, protocol
 from workloads.runner import Outcome
 
 
@@ -45,7 +47,10 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
         async with aclosing(session.events()) as events:
             async for event in events:
                 outcome.see(event)
-                _say(event.describe(), progress)
+                if isinstance(event, protocol.Error):
+                    _say(f"cardbench: error: {outcome.error_line}", sys.stderr)  # once, where errors go
+                else:
+                    _say(event.describe(), progress)
     finally:
         sampler.stop()
         unwatch_signals()
@@ -55,8 +60,6 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
              sys.stdout)
     if status == "ok":
         return exit_codes.OK
-    if outcome.error is not None:
-        _say(f"cardbench: error: {outcome.error_line}", sys.stderr)
     if status == "stopped":
         return exit_codes.INTERRUPTED
     # a workload's bad-input exit stays BAD_INPUT, so scripts can tell it from a crash

@@ -12,6 +12,13 @@
 - :class:`ArgumentParser` reports a bad argument as an ``error`` event and exit 2.
 - :func:`log` writes a progress line to stderr, which the runner keeps as run.log.
 
+``cardbench run`` checks a workload's arguments before it records a run, by
+starting the workload with :data:`CHECK_ARGS_ENV` set to the command's name
+(``cardbench run resnet50``). The workload then stops as soon as
+:class:`ArgumentParser` has parsed, before anything heavy is imported, and
+writes no event: exit 0 when the arguments are good; 2 and one line on stderr
+when not; :data:`HELP_SHOWN` once ``--help`` has printed its text on stdout.
+
 Nothing here imports torch: workloads import it themselves, after parsing.
 """
 
@@ -27,6 +34,20 @@ from typing import Any, Callable, NoReturn, Sequence, TextIO
 
 from workloads import exit_codes, protocol
 from workloads.errors import first_line
+
+
+CHECK_ARGS_ENV = "CARDBENCH_CHECK_ARGS"
+HELP_SHOWN = 3  # a check's exit code after --help: it printed the help and nothing is to run
+
+
+def checking_args() -> str | None:
+    """The command's name when this process only checks its arguments (:data:`CHECK_ARGS_ENV`), else None."""
+    return os.environ.get(CHECK_ARGS_ENV) or None
+
+
+class ArgsChecked(BaseException):
+    """The arguments of a check parsed: the workload stops here, before it runs (a BaseException: no workload
+    ``except Exception`` may swallow it)."""
 
 
 class WorkloadError(Exception):
@@ -47,10 +68,15 @@ class Emitter:
     """Writes protocol events to the stream the runner reads."""
 
     def __init__(self, stream: TextIO | None = None):
+        self.checking = checking_args() is not None
+        if stream is None and self.checking:
+            stream = io.StringIO()  # a check writes no event, and stdout stays the terminal's for --help
         self._stream = stream if stream is not None else _claim_stdout()
         self.ended = False
 
     def emit(self, event: protocol.Event) -> None:
+        if self.checking:
+            raise ArgsChecked()  # a workload parsing without ArgumentParser got past its arguments: stop it here
         if isinstance(event, protocol.End):
             if self.ended:
                 return
@@ -98,9 +124,21 @@ def _claim_stdout() -> TextIO:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse that reports a bad argument as an ``error`` event, exit 2."""
+    """argparse that reports a bad argument as an ``error`` event, exit 2; in a check it stops once it has parsed."""
 
     emitter: Emitter | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        checked_as = checking_args()
+        if checked_as:
+            self.prog = checked_as  # "usage: cardbench run resnet50 ..."
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        parsed = super().parse_args(args, namespace)
+        if checking_args():
+            raise ArgsChecked()
+        return parsed
 
     def error(self, message: str) -> NoReturn:  # type: ignore[override]
         from workloads import registry
@@ -154,6 +192,8 @@ def run_main(main: Callable[[Emitter, Sequence[str]], int | None], argv: Sequenc
     em = emitter or Emitter()
     if argv is None:
         argv = sys.argv[1:]
+    if checking_args():
+        return _check_args(main, em, list(argv))
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code = main(em, list(argv)) or exit_codes.OK
@@ -179,3 +219,22 @@ def run_main(main: Callable[[Emitter, Sequence[str]], int | None], argv: Sequenc
         return exit_codes.FAILED
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _check_args(main: Callable[[Emitter, Sequence[str]], int | None], em: Emitter, argv: list[str]) -> int:
+    """A check (:data:`CHECK_ARGS_ENV`): ``main`` runs until its arguments are parsed; no event, one line at most."""
+    try:
+        main(em, argv)
+    except ArgsChecked:
+        return exit_codes.OK
+    except WorkloadError as exc:
+        log(f"{exc.message} ({exc.hint})" if exc.hint else exc.message)
+        return exc.exit_code
+    except SystemExit as exc:  # --help printed its text on stdout
+        if exc.code in (None, 0):
+            return HELP_SHOWN
+        return exc.code if isinstance(exc.code, int) else exit_codes.FAILED
+    except Exception:  # noqa: BLE001 - not the arguments: the run that follows the check reports it
+        traceback.print_exc(file=sys.stderr)
+        return exit_codes.FAILED
+    return exit_codes.OK  # main returned without parsing or reporting anything: nothing to object to

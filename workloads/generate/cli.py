@@ -46,16 +46,19 @@ def build_parser() -> ArgumentParser:
                    help="local Hugging Face GPT-2 directory (model.safetensors or pytorch_model.bin); "
                         "default: random weights")
     p.add_argument("--prompt-len", metavar="N", type=positive_int, default=32,
-                   help="random prompt token ids (default 32)")
+                   help="length of the random prompt, in tokens (default 32)")
     p.add_argument("--prompt", metavar="TEXT", default=None, help="prompt text (needs a local GPT-2 tokenizer.json)")
     p.add_argument("--tokenizer", metavar="PATH", type=Path, default=None,
                    help="tokenizer.json, or a directory holding one (default: the --weights dir)")
     p.add_argument("--tokens", metavar="N", type=positive_int, default=TOKENS, help=f"new tokens per run (default {TOKENS})")
     p.add_argument("--batch-size", metavar="N", type=positive_int, default=1,
                    help="sequences decoded together (default 1)")
-    p.add_argument("--temperature", metavar="T", type=non_negative_float, default=0.0, help="0 is greedy (default)")
-    p.add_argument("--top-k", metavar="K", type=positive_int, default=None, help="sample from the k likeliest tokens")
-    p.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the weights, prompt and sampling")
+    p.add_argument("--temperature", metavar="T", type=non_negative_float, default=0.0,
+                   help="sampling temperature; 0 is greedy (default)")
+    p.add_argument("--top-k", metavar="K", type=positive_int, default=None,
+                   help="sample from the k likeliest tokens (needs --temperature above 0)")
+    p.add_argument("--seed", metavar="N", type=int, default=0,
+                   help="seed of the weights, prompt and sampling (default 0)")
     p.add_argument("--dtype", choices=["auto", "fp32", "fp16", "bf16"], default="auto",
                    help="weights and cache dtype (auto: fp32 on the CPU, else bf16, else fp16)")
     p.add_argument("--device", metavar="DEVICE", default="auto",

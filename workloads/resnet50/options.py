@@ -18,38 +18,48 @@ DEFAULT_EPOCH_SIZE = EPOCH_SIZE  # 100 steps of the default batch
 
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(prog=WORKLOAD, description="Train torchvision's ResNet-50 and report images/s.")
-    p.add_argument("--epochs", type=positive_int, default=EPOCHS)
-    p.add_argument("--steps", type=positive_int, default=None, help="stop after this many steps (this run)")
-    p.add_argument("--batch-size", type=positive_int, default=BATCH_SIZE, help="images per step per process")
-    p.add_argument("--image-size", type=positive_int, default=224)
+    p.add_argument("--epochs", metavar="N", type=positive_int, default=EPOCHS,
+                   help=f"epochs to train; an epoch is --epoch-size images, or the whole --data folder "
+                        f"(default {EPOCHS})")
+    p.add_argument("--steps", metavar="N", type=positive_int, default=None,
+                   help="stop after this many steps (this run)")
+    p.add_argument("--batch-size", metavar="N", type=positive_int, default=BATCH_SIZE,
+                   help=f"images per step per process (default {BATCH_SIZE})")
+    p.add_argument("--image-size", metavar="PX", type=positive_int, default=224,
+                   help="side of the square input images in pixels, 32 or more (default 224)")
     p.add_argument("--amp", choices=("off", "fp16", "bf16"), default="off",
                    help="autocast precision; fp16 uses a gradient scaler")
-    p.add_argument("--channels-last", action="store_true")
+    p.add_argument("--channels-last", action="store_true",
+                   help="NHWC memory layout for the model and its inputs (often faster with --amp on a GPU)")
     p.add_argument("--compile", action="store_true", help="torch.compile the model (falls back to eager on failure)")
-    p.add_argument("--device", default="auto", help="cuda, cuda:N, cpu, or another torch device type present")
-    p.add_argument("--lr", type=positive_float, default=None,
+    p.add_argument("--device", metavar="DEVICE", default="auto",
+                   help="cuda, cuda:N, cpu, or another torch device type present (default: first accelerator)")
+    p.add_argument("--lr", metavar="LR", type=positive_float, default=None,
                    help="SGD learning rate (default 0.1 x global batch / 256, the ImageNet recipe)")
-    p.add_argument("--data", default=None,
+    p.add_argument("--data", metavar="DIR|fake", default=None,
                    help="an ImageFolder tree DIR/<class>/<image>, or 'fake' for torchvision FakeData; "
                         "default: synthetic tensors on the device")
-    p.add_argument("--epoch-size", type=positive_int, default=None,
+    p.add_argument("--epoch-size", metavar="N", type=positive_int, default=None,
                    help=f"images per epoch for synthetic and fake data, all processes together "
                         f"(default {DEFAULT_EPOCH_SIZE})")
-    p.add_argument("--num-workers", type=non_negative_int, default=None,
+    p.add_argument("--num-workers", metavar="N", type=non_negative_int, default=None,
                    help="DataLoader workers per process (default: up to 8, by CPU count)")
-    p.add_argument("--num-classes", type=positive_int, default=None,
+    p.add_argument("--num-classes", metavar="N", type=positive_int, default=None,
                    help="classifier outputs (default: 1000, or the folder's class count)")
-    p.add_argument("--weights", default=None, help="a local ResNet-50 state dict to start from (fine-tuning)")
+    p.add_argument("--weights", metavar="FILE", default=None,
+                   help="a local ResNet-50 state dict to start from (fine-tuning)")
     p.add_argument("--checkpoint", default=None, metavar="DIR", help="save a checkpoint here after each epoch")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --checkpoint DIR")
-    p.add_argument("--warmup", type=non_negative_int, default=3, help="steps left out of the median")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=positive_int, default=None, help="torch CPU threads")
+    p.add_argument("--warmup", metavar="N", type=non_negative_int, default=3,
+                   help="first steps left out of the median (default 3)")
+    p.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the weights and the data (default 0)")
+    p.add_argument("--threads", metavar="N", type=positive_int, default=None,
+                   help="torch CPU threads (default: torch's choice)")
     p.add_argument("--gpus", default=None, metavar="N|all",
                    help="data-parallel over N devices (torchrun, DDP); with --device cpu, N CPU processes")
     p.add_argument("--find-batch-size", action="store_true",
                    help="find the largest batch that fits (doubling, then bisection), report it and stop")
-    p.add_argument("--max-batch-size", type=positive_int, default=None,
+    p.add_argument("--max-batch-size", metavar="N", type=positive_int, default=None,
                    help="upper bound for --find-batch-size (default 4096 on an accelerator, 64 on the CPU)")
     return p
 
