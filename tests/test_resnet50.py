@@ -15,7 +15,7 @@ import time
 import pytest
 import torch
 
-from test_resnet50_parts import make_image_folder
+from test_resnet50_parts import hold_checkpoint_lock, make_image_folder
 from workloads import protocol
 from workloads.resnet50 import cli as resnet50
 from workloads.child.harness import Emitter, run_main
@@ -86,6 +86,25 @@ def test_synthetic_fp32_run_with_checkpoint_then_resume(tmp_path, capfd):
     code, events = run_inprocess("--weights", str(ckpt / "resnet50-last.pt"), "--num-classes", "3", "--steps", "1")
     assert code == 0 and result(events)["num_classes"] == 3
     assert "new 3-class head (the file's has 10)" in capfd.readouterr().err
+
+
+def test_a_second_run_on_a_checkpoint_directory_in_use_is_refused_at_start(tmp_path, capfd):
+    ckpt = tmp_path / "ckpt"
+    holder = hold_checkpoint_lock(ckpt)  # stands in for a live run saving there
+    try:
+        code, events = run_inprocess("--steps", "1", "--checkpoint", str(ckpt))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 2 and [e.kind for e in events] == ["error", "end"]  # refused before it started
+    (error,) = of(events, "error")
+    assert f"another run (pid {holder.pid}) is using --checkpoint {ckpt}" in error.message
+    assert "\n" not in error.message and "another --checkpoint DIR" in error.hint
+    assert "Traceback" not in capfd.readouterr().err
+    # that run gone (killed: its lock file stays behind), the next run takes the directory over and leaves no lock
+    code, events = run_inprocess("--epochs", "1", "--epoch-size", "2", "--checkpoint", str(ckpt))
+    assert code == 0, capfd.readouterr().err
+    assert sorted(p.name for p in ckpt.iterdir()) == ["resnet50-last.pt"]
 
 
 def test_a_compile_failure_falls_back_to_the_eager_model(monkeypatch):
@@ -228,6 +247,8 @@ def foreign_files(tmp_path):
     (["--amp", "fp8"], "invalid choice"),
     (["--image-size", "16"], "too small"),
     (["--batch-size", "1"], "batch norm"),
+    (["--lr", "inf"], "--lr inf is not a finite number"),
+    (["--lr", "1e999"], "--lr inf is not a finite number"),
 ])
 def test_bad_input_is_one_error_event_and_exit_2(foreign_files, capfd, args, message):
     code, events = run_inprocess(*[a.format(tmp=foreign_files) for a in args], "--steps", "1")
@@ -246,6 +267,15 @@ def test_bad_input_in_a_child_prints_no_traceback(tmp_path):
     code, events, log = run_child("--data", str(tmp_path / "missing"), "--steps", "1")
     assert code == 2 and of(events, "error")[0].message.endswith("does not exist")
     assert "Traceback" not in log
+
+
+def test_threads_far_beyond_the_cpus_are_refused_not_a_crash():
+    # torch.set_num_threads(100000) then a matrix product ends the process on SIGSEGV: a child, in case
+    code, events, log = run_child("--threads", "100000", "--steps", "1")
+    assert code == 2 and [e.kind for e in events] == ["error", "end"], log
+    cpus = os.cpu_count()
+    assert events[0].message == f"--threads 100000 is more than 4 x the {cpus} CPUs here"
+    assert f"--threads {cpus} or fewer" in events[0].hint
 
 
 def _tagged_processes(tag):

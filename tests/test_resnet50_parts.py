@@ -1,4 +1,8 @@
 """The ResNet-50 workload's parts on small inputs: batch search, diagnosis, checkpoints, image folders."""
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 from torch import nn
@@ -6,6 +10,7 @@ from torch import nn
 from workloads.resnet50 import amp_diagnosis
 from workloads.resnet50 import batch_search
 from workloads.resnet50 import checkpoint
+from workloads.resnet50 import checkpoint_lock
 from workloads.resnet50 import imagedata
 from workloads.child.harness import WorkloadError
 
@@ -139,6 +144,64 @@ def test_checkpoint_round_trip_and_foreign_files(tmp_path):
         checkpoint.read(junk)
     with pytest.raises(WorkloadError, match="does not exist"):
         checkpoint.read(tmp_path / "missing.pt")
+
+
+def hold_checkpoint_lock(directory):
+    """Another live run's lock on ``directory``: a process holding it until killed."""
+    code = ("import time\nfrom workloads.resnet50.checkpoint_lock import CheckpointLock\n"
+            f"CheckpointLock({str(directory)!r}).acquire()\nprint('held', flush=True)\ntime.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    assert proc.stdout.readline() == b"held\n"
+    return proc
+
+
+def dead_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_checkpoint_directory_held_by_a_live_run_is_refused_naming_its_pid(tmp_path):
+    directory = tmp_path / "ckpt"
+    holder = hold_checkpoint_lock(directory)
+    try:
+        with pytest.raises(WorkloadError, match=rf"another run \(pid {holder.pid}\) is using --checkpoint") as refused:
+            checkpoint_lock.CheckpointLock(directory).acquire()
+        assert refused.value.exit_code == 2 and "another --checkpoint DIR" in refused.value.hint
+    finally:
+        holder.kill()
+        holder.wait()
+    # the killed run left its lock file; the kernel dropped its lock, so the next run takes it over
+    assert (directory / checkpoint_lock.LOCK_NAME).read_text().strip() == str(holder.pid)
+    with checkpoint_lock.CheckpointLock(directory) as lock:
+        assert lock.path.read_text().strip() == str(os.getpid())
+    assert not lock.path.exists() and directory.is_dir()
+
+
+def test_a_stale_lock_and_a_dead_runs_partial_save_are_taken_over(tmp_path):
+    directory = tmp_path / "ckpt"
+    directory.mkdir()
+    (directory / checkpoint_lock.LOCK_NAME).write_text(f"{dead_pid()}\n")
+    (directory / "resnet50-last.pt.123.partial").write_bytes(b"half a save")
+    (directory / "unrelated.partial").write_bytes(b"not ours")
+    lock = checkpoint_lock.CheckpointLock(directory).acquire()
+    assert sorted(p.name for p in directory.iterdir()) == [checkpoint_lock.LOCK_NAME, "unrelated.partial"]
+    lock.release()
+    lock.release()  # twice is harmless
+    assert [p.name for p in directory.iterdir()] == ["unrelated.partial"]
+    # a directory the lock made is removed again when nothing was saved in it
+    with checkpoint_lock.CheckpointLock(tmp_path / "new" / "dir"):
+        assert (tmp_path / "new" / "dir").is_dir()
+    assert not (tmp_path / "new" / "dir").exists()
+
+
+def test_a_save_writes_through_a_temporary_name_of_its_own(tmp_path):
+    other = tmp_path / "resnet50-last.pt.partial"  # another writer's file in the middle of a save
+    other.write_bytes(b"someone else's")
+    path = checkpoint.save(tmp_path, {"epoch": 1})
+    assert checkpoint.read(path)["epoch"] == 1
+    assert other.read_bytes() == b"someone else's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [checkpoint.FILENAME, other.name]
 
 
 # --- image folders ------------------------------------------------------------------------------

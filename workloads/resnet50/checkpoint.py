@@ -1,7 +1,9 @@
 """Training checkpoints (``--checkpoint DIR``, ``--resume``) and fine-tuning weights (``--weights PATH``).
 
 A checkpoint is one file, ``DIR/resnet50-last.pt``, written through a temporary
-name and renamed, so a run killed while saving leaves the previous one whole.
+name of the writing process's own and renamed, so a run killed while saving
+leaves the previous one whole; one run at a time holds the directory (see
+:mod:`~workloads.resnet50.checkpoint_lock`).
 Loading checks that the file holds this model's parameters and says, in one
 line, what does not match: a checkpoint of another model is bad input, not a
 traceback.
@@ -29,13 +31,16 @@ def path_in(directory: str | os.PathLike[str]) -> Path:
 
 def save(directory: str | os.PathLike[str], state: dict[str, Any]) -> Path:
     target = path_in(directory)
+    # a name of this process's own: a second writer (see checkpoint_lock) cannot rename our half-written file
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".pt.partial")
         torch.save({"format": FORMAT, **state}, partial)
         os.replace(partial, target)
-    except OSError as exc:
-        raise WorkloadError(f"cannot write checkpoint {target}: {exc.strerror or exc}",
+    except (OSError, RuntimeError) as exc:  # torch.save reports a full disk as a RuntimeError
+        partial.unlink(missing_ok=True)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else first_line(exc, limit=200)
+        raise WorkloadError(f"cannot write checkpoint {target}: {reason}",
                             hint="check --checkpoint DIR is writable and has space", bad_input=False) from None
     return target
 

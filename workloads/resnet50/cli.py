@@ -5,8 +5,10 @@ Events go to stdout through :class:`workloads.child.harness.Emitter`; concise pr
 lines go to stderr, which the runner keeps as run.log.
 
 This module is the entry point: it checks the options
-(:mod:`~workloads.resnet50.options`), relaunches under torchrun for ``--gpus N``,
-and runs ``--find-batch-size`` or the training. The training is
+(:mod:`~workloads.resnet50.options`, then the values no run can use), takes the
+``--checkpoint`` directory's lock (:mod:`~workloads.resnet50.checkpoint_lock`),
+relaunches under torchrun for ``--gpus N``, and runs ``--find-batch-size`` or
+the training. The training is
 :mod:`~workloads.resnet50.setup` (device, data, model, optimiser),
 :mod:`~workloads.resnet50.precision` (how a step runs and what it falls back to),
 :mod:`~workloads.resnet50.loop` (the timed steps) and
@@ -17,22 +19,59 @@ imported only once the options are checked and the run stays in this process.
 from __future__ import annotations
 
 import gc
+import math
+import os
 from typing import Any, Sequence
 
 from workloads.child import data_parallel
 from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.errors import first_line
+from workloads.resnet50.checkpoint_lock import CheckpointLock
 from workloads.resnet50.options import UNIT, WORKLOAD, build_parser, check_combinations
+
+# more torch threads than this per CPU only wait on each other, and far more crash the process (issue 16)
+MAX_THREADS_PER_CPU = 4
 
 
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     check_combinations(args)
-    if args.gpus is not None and not data_parallel.in_worker():
-        nproc = data_parallel.process_count(args.gpus, args.device)
-        if nproc > 1:
-            return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc)
+    check_values(args)
+    lock = CheckpointLock(args.checkpoint).acquire() if args.checkpoint and _holds_the_lock() else None
+    try:
+        if args.gpus is not None and not data_parallel.in_worker():
+            nproc = data_parallel.process_count(args.gpus, args.device)
+            if nproc > 1:
+                return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc)
+        return _run(emitter, args)
+    finally:
+        if lock is not None:
+            lock.release()
 
+
+def check_values(args: Any) -> None:
+    """Values the parser lets through that no run can use: refused before torch is imported."""
+    if args.lr is not None and not math.isfinite(args.lr):
+        raise WorkloadError(f"--lr {args.lr} is not a finite number",
+                            hint="give a learning rate such as 0.1, or leave --lr out for the ImageNet recipe")
+    cpus = os.cpu_count() or 1
+    if args.threads is not None and args.threads > MAX_THREADS_PER_CPU * cpus:
+        raise WorkloadError(f"--threads {args.threads} is more than {MAX_THREADS_PER_CPU} x the {cpus} CPUs here",
+                            hint=f"use --threads {cpus} or fewer, or leave it out for torch's choice")
+
+
+def _holds_the_lock() -> bool:
+    """Whether this process takes the --checkpoint lock: the process that outlives the run.
+
+    That is the run's own process, or the launcher of a data-parallel run (its ranks
+    are its children); under a torchrun the user started, rank 0.
+    """
+    if not data_parallel.in_worker():
+        return True
+    return not os.environ.get(data_parallel.WORKER_ENV) and data_parallel.rank() == 0
+
+
+def _run(emitter: Emitter, args: Any) -> int:
     from workloads.resnet50.setup import Setup
 
     setup = Setup(args, emitter)
