@@ -107,6 +107,27 @@ def test_a_second_run_on_a_checkpoint_directory_in_use_is_refused_at_start(tmp_p
     assert sorted(p.name for p in ckpt.iterdir()) == ["resnet50-last.pt"]
 
 
+def test_a_diverged_loss_is_a_warning_and_never_overwrites_a_good_checkpoint(tmp_path, capfd):
+    ckpt = tmp_path / "ckpt"
+    code, _ = run_inprocess("--epochs", "1", "--epoch-size", "2", "--checkpoint", str(ckpt))
+    assert code == 0
+    code, events = run_inprocess("--epochs", "1", "--epoch-size", "6", "--lr", "1e30", "--checkpoint", str(ckpt))
+    log = capfd.readouterr().err
+    assert code == 0 and events[-1].status == "ok", log  # the step times still hold: the run ends, not silently
+    steps = of(events, "step")
+    assert len(steps) == 3 and steps[-1].loss is None  # NaN travels as null
+    warnings = {w.code: w for w in of(events, "warning")}
+    diverged = warnings["nonfinite_loss"]
+    assert diverged.message.startswith(f"the loss is nan at step {diverged.extra['step']} (epoch 1")
+    assert "--lr" in diverged.message and len(of(events, "warning")) == 2  # once, not per step
+    assert "no checkpoint for epoch 1: the weights are NaN or infinite" in warnings["checkpoint_not_saved"].message
+    metrics = result(events)
+    assert metrics["nonfinite_loss_steps"] >= 2 and metrics["final_loss"] is None
+    assert "loss NaN/inf in" in log
+    kept = torch.load(ckpt / "resnet50-last.pt", weights_only=True)
+    assert kept["step"] == 1 and all(torch.isfinite(t).all() for t in kept["model"].values())
+
+
 def test_a_compile_failure_falls_back_to_the_eager_model(monkeypatch):
     def broken_compile(model, **kwargs):
         def run(*args):

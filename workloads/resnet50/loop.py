@@ -6,13 +6,23 @@ do the same). A step is split into data-wait (host time until the batch is in
 hand) and compute (copy, forward, backward, optimiser). The loss is read once per
 step, after that synchronisation. ``images_per_s`` is the median over the steps
 after the warm-up.
+
+A loss that turns NaN or infinite does not end the run: the step times, which
+are what the run measures, still hold, and under fp16 the gradient scaler
+meets an infinite loss now and then and skips that step by design. But it is
+never silent: the first one is a ``nonfinite_loss`` warning, the result counts
+them, and a checkpoint is not saved over the last good one while the weights
+are not finite.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from typing import Any
+
+import torch
 
 from workloads.child import device as devices
 from workloads.child.harness import WorkloadError, log
@@ -57,6 +67,7 @@ class Training:
             s.emitter.warning(f"the checkpoint already holds epoch {s.start_epoch - 1} of {args.epochs}: "
                               "nothing to train", code="nothing_to_train")
         devices.reset_peak_memory(dev)
+        self.nonfinite_losses = 0
         records: list[StepRecord] = []
         counted_from = args.warmup  # index into records of the first step the median counts
         run_steps = 0
@@ -85,6 +96,8 @@ class Training:
                 run_steps += 1
                 step_in_epoch += 1
                 self.global_step += 1
+                if not math.isfinite(loss_value):
+                    self._nonfinite_loss(loss_value, epoch)
                 n = int(images.shape[0]) * s.world
                 step_s = t_end - t_prev
                 if fell_back:
@@ -130,7 +143,16 @@ class Training:
             elif args.checkpoint and s.is_main:
                 log(f"no checkpoint for epoch {epoch}: it stopped at step {step_in_epoch} of {steps_per_epoch}")
         total_s = devices.now(dev) - t_start
-        return report(s, precision, records, loss_value, total_s, epoch, self.global_step)
+        return report(s, precision, records, loss_value, total_s, epoch, self.global_step,
+                      nonfinite_losses=self.nonfinite_losses)
+
+    def _nonfinite_loss(self, loss: float, epoch: int) -> None:
+        self.nonfinite_losses += 1
+        if self.nonfinite_losses == 1 and self.setup.is_main:
+            self.setup.emitter.warning(
+                f"the loss is {loss} at step {self.global_step} (epoch {epoch}, learning rate {self.setup.lr:g}): "
+                "training diverged; the images/s figures still hold, the weights do not "
+                "(try a lower --lr, or --amp off)", code="nonfinite_loss", step=self.global_step)
 
     def _log_step(self, epoch: int, step: int, steps: int, loss: float, n: int, step_s: float, wait_s: float) -> None:
         rate = n / step_s if step_s > 0 else float("nan")
@@ -145,7 +167,11 @@ class Training:
 
     def _save(self, epoch: int) -> None:
         s = self.setup
-        if s.is_main:
+        if s.is_main and not _finite(s.model):
+            s.emitter.warning(f"no checkpoint for epoch {epoch}: the weights are NaN or infinite; "
+                              f"{checkpoint.path_in(self.args.checkpoint)} is left as it was",
+                              code="checkpoint_not_saved")
+        elif s.is_main:
             state = {"model": s.model.state_dict(), "optimizer": s.optimizer.state_dict(),
                      "scaler": s.scaler.state_dict() if self.precision.scaler_on else None, "epoch": epoch,
                      "step": self.global_step, "num_classes": s.num_classes, "precision": self.precision.label,
@@ -156,3 +182,9 @@ class Training:
             import torch.distributed as dist
 
             dist.barrier()
+
+
+def _finite(model: Any) -> bool:
+    """Whether every parameter and buffer is finite (one device sync)."""
+    tensors = [t for t in (*model.parameters(), *model.buffers()) if t.is_floating_point()]
+    return bool(torch.stack([t.isfinite().all() for t in tensors]).all()) if tensors else True

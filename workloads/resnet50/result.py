@@ -25,7 +25,7 @@ class StepRecord:
 
 
 def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_value: float, total_s: float,
-           epoch: int, last_step: int) -> dict[str, Any]:
+           epoch: int, last_step: int, nonfinite_losses: int = 0) -> dict[str, Any]:
     """The result metrics, emitted (by rank 0) and logged; ``total_s`` is the loop's time, the rest was set-up."""
     args = setup.args
     counted = [r for r in records if r.counted] or records
@@ -44,6 +44,7 @@ def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_v
         "total_s": total_s,
         "setup_s": time.perf_counter() - setup.t_begin - total_s,
         "final_loss": loss_value if records else None,
+        "nonfinite_loss_steps": nonfinite_losses,  # steps whose loss was NaN or infinite
         "precision": precision.label,
         "precision_requested": precision.requested,
         "peak_memory_bytes": allocated,
@@ -73,6 +74,7 @@ def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_v
         setup.emitter.result(metrics)
         skipped = f", {metrics['skipped_files']} files skipped" if metrics["skipped_files"] else ""
         fell = f", {len(precision.fallbacks)} fallback(s)" if precision.fallbacks else ""
+        fell += f", loss NaN/inf in {nonfinite_losses} step(s)" if nonfinite_losses else ""
         log(f"result: {num(images_per_s)} images/s median after warm-up "
             f"(compute only {num(metrics['images_per_s_compute'])}), final loss {num(loss_value)}, "
             f"precision {precision.label}, {len(records)} steps in {total_s:.1f} s{skipped}{fell}")
