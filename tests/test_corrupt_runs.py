@@ -118,6 +118,10 @@ def test_a_damaged_run_still_gives_its_report_and_says_what_was_skipped(name, tm
         assert got[key] == value, key
     if expected.get("skipped_event_lines"):
         assert f"{expected['skipped_event_lines']} unreadable event line(s) skipped" in md
+    if expected.get("skipped_telemetry_lines"):
+        assert f"{expected['skipped_telemetry_lines']} unreadable telemetry line(s) skipped" in md
+    for problem in expected.get("problems", ()):
+        assert problem in md  # the reader of report.md learns it too, not only summary.json
 
 
 @pytest.mark.parametrize("damage, message", [

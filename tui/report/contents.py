@@ -294,6 +294,10 @@ def _problems(data: ReportData, w: Words) -> list[Block]:
             items.append(w("status_item", run=run, status=s.status))
         if s.skipped_lines:
             items.append(w("skipped_item", run=run, n=s.skipped_lines))
+        if s.skipped_telemetry_lines:
+            items.append(w("skipped_telemetry_item", run=run, n=s.skipped_telemetry_lines))
+        for problem in s.problems:
+            items.append(w("run_file_item", run=run, problem=problem))
     blocks: list[Block] = [Heading(2, w("problems"))]
     blocks.append(Bullets(items) if items else Para(w("problems_none")))
     if data.notes:

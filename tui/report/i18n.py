@@ -55,6 +55,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "error_item": ("{run}: error: {message}{hint}", "{run}：错误：{message}{hint}"),
     "status_item": ("{run}: the run ended **{status}**", "{run}：运行结束状态 **{status}**"),
     "skipped_item": ("{run}: {n} unreadable event line(s) skipped", "{run}：跳过 {n} 行无法解析的事件"),
+    "skipped_telemetry_item": ("{run}: {n} unreadable telemetry line(s) skipped", "{run}：跳过 {n} 行无法解析的遥测数据"),
+    "run_file_item": ("{run}: {problem}", "{run}：{problem}"),
     "stability": ("Stability", "稳定性"),
     "samples": ("samples", "采样数"),
     "peak_temp": ("peak temperature", "最高温度"),
