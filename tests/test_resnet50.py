@@ -87,6 +87,15 @@ def test_synthetic_fp32_run_with_checkpoint_then_resume(tmp_path, capfd):
     assert code == 0 and result(events)["num_classes"] == 3
     assert "new 3-class head (the file's has 10)" in capfd.readouterr().err
 
+    # a damaged counter in a checkpoint: one line naming the file, not a ValueError's traceback
+    saved = torch.load(ckpt / "resnet50-last.pt", weights_only=True)
+    torch.save({**saved, "epoch": "two"}, ckpt / "resnet50-last.pt")
+    code, events = run_inprocess("--epochs", "3", "--checkpoint", str(ckpt), "--resume")
+    assert code == 2 and "Traceback" not in capfd.readouterr().err
+    (error,) = of(events, "error")
+    assert error.message == (f"checkpoint {ckpt / 'resnet50-last.pt'} is damaged: its 'epoch' is 'two', "
+                             "not a whole number of 0 or more")
+
 
 def test_a_second_run_on_a_checkpoint_directory_in_use_is_refused_at_start(tmp_path, capfd):
     ckpt = tmp_path / "ckpt"
@@ -248,6 +257,7 @@ def foreign_files(tmp_path):
     other_writer = tmp_path / "other_writer"
     other_writer.mkdir()
     torch.save({"model": {}}, other_writer / "resnet50-last.pt")
+    (tmp_path / "garbage.pt").write_bytes(b"\x80\x02}q\x00damaged")
     (tmp_path / "empty").mkdir()
     make_image_folder(tmp_path / "no_images", per_class=0, classes=("a",), corrupt=0, not_images=2)
     return tmp_path
@@ -263,6 +273,7 @@ def foreign_files(tmp_path):
     (["--checkpoint", "{tmp}/foreign_ckpt", "--resume"], "is not a ResNet-50 checkpoint"),
     (["--checkpoint", "{tmp}/other_writer", "--resume"], "was not written by cardbench"),
     (["--checkpoint", "{tmp}/empty", "--resume"], "does not exist"),
+    (["--weights", "{tmp}/garbage.pt"], "weights file {tmp}/garbage.pt is damaged or not a state dict"),
     (["--resume"], "--resume needs --checkpoint"),
     (["--batch-size", "-1"], "must be a positive integer"),
     (["--amp", "fp8"], "invalid choice"),
@@ -275,7 +286,8 @@ def test_bad_input_is_one_error_event_and_exit_2(foreign_files, capfd, args, mes
     code, events = run_inprocess(*[a.format(tmp=foreign_files) for a in args], "--steps", "1")
     assert code == 2
     (error,) = of(events, "error")
-    assert message in error.message and "\n" not in error.message
+    assert message.format(tmp=foreign_files) in error.message and "\n" not in error.message
+    assert "weights_only" not in f"{error.message} {error.hint}"  # no advice to load a file unsafely
     assert events[-1].kind == "end" and events[-1].status == "failed" and events[-1].exit_code == 2
     assert not of(events, "step")
     assert "Traceback" not in capfd.readouterr().err

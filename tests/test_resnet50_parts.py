@@ -138,12 +138,45 @@ def test_checkpoint_round_trip_and_foreign_files(tmp_path):
     with pytest.raises(WorkloadError, match="is not a ResNet-50 checkpoint"):
         checkpoint.load_model(model, nn.Linear(2, 2).state_dict(), "it")
 
-    junk = tmp_path / "junk.pt"
-    junk.write_bytes(b"not a torch file")
-    with pytest.raises(WorkloadError, match="not a readable PyTorch file"):
-        checkpoint.read(junk)
     with pytest.raises(WorkloadError, match="does not exist"):
         checkpoint.read(tmp_path / "missing.pt")
+
+
+def _unreadable(path, what="weights file"):
+    with pytest.raises(WorkloadError) as failed:
+        checkpoint.read(path, what=what)
+    said = f"{failed.value.message} | {failed.value.hint}"
+    assert failed.value.exit_code == 2 and "\n" not in said and "\x1b" not in said
+    assert "weights_only" not in said and "safe_globals" not in said  # never advice to load unsafely
+    assert failed.value.message.startswith(f"{what} {path} is damaged or not a state dict: ")
+    return failed.value
+
+
+def test_a_damaged_or_foreign_file_never_echoes_advice_to_load_it_unsafely(tmp_path):
+    import numpy
+
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a torch file")
+    assert "it does not unpickle (Unsupported operand" in _unreadable(junk).message
+    whole = tmp_path / "whole.pt"
+    torch.save({"fc.weight": torch.zeros(2, 2)}, whole)
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(whole.read_bytes()[:300])
+    error = _unreadable(cut, what="checkpoint")
+    assert error.message.endswith("failed finding central directory") and "copy it again" in error.hint
+    for name, content in (("numpy.pt", {"a": numpy.zeros(3)}), ("module.pt", nn.Linear(2, 2))):
+        torch.save(content, tmp_path / name)
+        error = _unreadable(tmp_path / name)
+        assert "not tensors alone" in error.message and "torch.save(model.state_dict(), PATH)" in error.hint
+    assert "it holds torch.nn.modules.linear.Linear" in error.message
+
+
+@pytest.mark.parametrize("field, value", [("epoch", "two"), ("step", -1), ("num_classes", 0), ("epoch", 2.5)])
+def test_a_checkpoint_with_a_damaged_counter_is_one_line_naming_the_file(field, value):
+    with pytest.raises(WorkloadError, match=rf"^checkpoint /d/resnet50-last.pt is damaged: its '{field}' is "
+                                            rf"{value!r}, not a whole number of [01] or more$"):
+        checkpoint.counters({"epoch": 2, "step": 10, "num_classes": 10, field: value}, "checkpoint /d/resnet50-last.pt")
+    checkpoint.counters({"epoch": 2, "step": 10, "num_classes": None}, "fine")
 
 
 def hold_checkpoint_lock(directory):

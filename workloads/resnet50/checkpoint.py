@@ -12,6 +12,7 @@ traceback.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +54,48 @@ def read(path: str | os.PathLike[str], what: str = "checkpoint") -> dict[str, An
     try:
         data = torch.load(file, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - pickle, zip and torch errors alike mean "not a checkpoint"
-        raise WorkloadError(f"{what} {file} is not a readable PyTorch file: {first_line(exc, limit=200)}") from None
+        detail, hint = _load_failure(exc)
+        raise WorkloadError(f"{what} {file} is damaged or not a state dict: {detail}", hint=hint) from None
     if not isinstance(data, dict):
         raise WorkloadError(f"{what} {file} holds a {type(data).__name__}, not a state dict")
     return data
+
+
+_RESAVE_HINT = "save the weights alone: torch.save(model.state_dict(), PATH)"
+_DAMAGED_HINT = f"if the file is damaged (cut short, or changed), copy it again; otherwise {_RESAVE_HINT}"
+
+
+def _load_failure(exc: BaseException) -> tuple[str, str]:
+    """What a failed safe load says about the file, and a hint; never torch's advice to load it unsafely.
+
+    A file that is not tensors and plain containers (a pickled model, numpy arrays) and a
+    damaged one both fail the safe unpickler, whose message suggests ``weights_only=False``:
+    loading that way runs whatever code the file holds, so that advice is never passed on.
+    """
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # torch's message even carries terminal colours
+    unpickler = re.search(r"WeightsUnpickler error:\s*(.+)", text)
+    if unpickler:
+        reason = unpickler.group(1).strip()
+        found = re.match(r"Unsupported global: GLOBAL (\S+)", reason)
+        if found:
+            return f"it holds {found.group(1)}, not tensors alone", _RESAVE_HINT
+        detail = f"it does not unpickle ({reason.split('. ')[0].rstrip('.')[:120]})"
+    else:
+        detail = first_line(exc, limit=200).split(". ")[0].rstrip(".")
+    if "weights_only" in detail or "safe_globals" in detail or "Weights only" in detail:
+        detail = "it does not unpickle as tensors and plain containers"
+    return detail, _DAMAGED_HINT
+
+
+def counters(data: dict[str, Any], where: str) -> None:
+    """Check the run counters of one of our checkpoints, so a damaged one is one line, not a ValueError."""
+    for key, least in (("epoch", 0), ("step", 0), ("num_classes", 1)):
+        value = data.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise WorkloadError(f"{where} is damaged: its {key!r} is {value!r}, not a whole number of {least} or more",
+                                hint="restore a good copy, or move the file away to start afresh")
 
 
 def model_state(data: dict[str, Any]) -> dict[str, torch.Tensor]:

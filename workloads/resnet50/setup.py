@@ -72,10 +72,12 @@ class Setup:
         args = self.args
         self.resumed: dict[str, Any] | None = None
         if args.resume:
-            self.resumed = checkpoint.read(checkpoint.path_in(args.checkpoint))
+            where = checkpoint.path_in(args.checkpoint)
+            self.resumed = checkpoint.read(where)
             if self.resumed.get("format") != checkpoint.FORMAT:
-                raise WorkloadError(f"{checkpoint.path_in(args.checkpoint)} was not written by cardbench's resnet50",
+                raise WorkloadError(f"{where} was not written by cardbench's resnet50",
                                     hint="use --weights PATH to start from another state dict")
+            checkpoint.counters(self.resumed, f"checkpoint {where}")
         self.weights: dict[str, Any] | None = None
         if args.weights is not None:
             self.weights = checkpoint.model_state(checkpoint.read(args.weights, what="weights file"))
