@@ -182,7 +182,7 @@ async def test_work_on_the_cpu_beside_listed_cards_is_the_loudest_thing_on_the_s
         # before the run: the launcher's device is auto, torch sees none of the two listed cards
         assert app.cpu_banner.display
         text = shown(app)
-        assert "!! torch sees NONE of the 2 listed accelerators: resnet50 (device auto) would run on the CPU" in text
+        assert "!! torch sees NONE of the 2 listed cards: resnet50 would run on the CPU" in text
         assert "hint: this PyTorch does not match the driver" in text
         device = app.launcher.query_one("#param-resnet50-device")
         device.value = "cpu"  # the user means it: no warning
@@ -201,7 +201,8 @@ async def test_work_on_the_cpu_beside_listed_cards_is_the_loudest_thing_on_the_s
         # during the run: the state's warnings, the banner, the log, the device pane and the plots
         assert len(app.state.warnings) == 1 and "resnet50 runs on the CPU" in app.state.warnings[0]
         text = shown(app)
-        assert "!! CPU ONLY: resnet50 runs on the CPU; the 2 listed accelerators are NOT used" in text
+        assert "!! CPU ONLY: resnet50 runs on the CPU; the 2 listed cards are NOT used" in text
+        assert "torch sees none of them. hint: this PyTorch does not match the driver" in text
         assert "warnings 1" in text and "NOT USED by this run" in text
         assert any("WARNING: resnet50 runs on the CPU" in line for line in app.log_pane.lines_text)
         assert [line.label for line in util_lines(app.history)] == ["host cpu % (the run)"]

@@ -21,6 +21,7 @@ from app_fakes import FROZEN_T, fake_sample, frozen_clock
 from tui.app import build_app
 from tui.screenshot import render_screenshot_svg
 from tui.runs import RunRecord
+from tui.telemetry.sample import Sample
 from workloads import protocol
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
@@ -102,3 +103,44 @@ async def test_render_screenshot_svg_is_deterministic():
     text = first.replace("&#160;", " ")
     for expected in ("resnet50 loss", "FALLBACK", "RESULT", "GPU0", "GPT-2 token generation"):
         assert expected in text
+
+
+def idle_cards(i: int):
+    """Two listed cards that nothing uses: idle, cool, at their floor power."""
+    sample = fake_sample(i, t0=FROZEN_T, devices=2)
+    devices = tuple(d.replace(util_gpu_pct=0.0, mem_used_bytes=2**20, temperature_c=31.0, power_w=70.0,
+                              sm_clock_mhz=345.0) for d in sample.devices)
+    return Sample(t=sample.t, devices=devices, host=sample.host.__class__(**{**sample.host.__dict__,
+                                                                             "cpu_pct": 99.0}), sources=("fake",))
+
+
+def cpu_record() -> RunRecord:
+    """ResNet-50 that landed on the CPU while nvidia-smi listed two cards: the session recorded the warning."""
+    from tui.cpu_trap import CpuTrap
+
+    trap = CpuTrap()
+    trap.see_sample(idle_cards(0))
+    trap.start_run("resnet50", ["--batch-size", "8"])
+    start = protocol.Start(t=FROZEN_T, workload="resnet50", config={"steps": 30}, device="cpu (x86_64, 16 threads)",
+                           versions={"torch": "2.14.1+cpu"})
+    warning = trap.see_event(start)
+    warning.t = FROZEN_T
+    events: list[protocol.Event] = [start, warning]
+    for i in range(1, 31):
+        events.append(protocol.Step(t=FROZEN_T + 5 * i, step=i, epoch=0, loss=6.9 / (1 + i / 20), throughput=9.0 + i % 3,
+                                    unit="images/s", step_s=0.9))
+    events.append(protocol.End(t=FROZEN_T + 160, status="ok", exit_code=0))
+    return RunRecord(path=Path("snap-runs/20260101-000000-resnet50-0002"), config={"workload": "resnet50",
+                     "args": ["--batch-size", "8"]}, events=events,
+                     telemetry=[idle_cards(i).to_dict() for i in range(0, 150, 5)])
+
+
+async def test_cpu_run_beside_listed_cards_snapshot(monkeypatch):
+    """The trial's worst case, without colour: the banner says it in words, the cards are marked and not plotted."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    svg = await render_screenshot_svg([cpu_record()], idle_cards(150), size=(80, 24),
+                                      clock=frozen_clock)
+    text = svg.replace("&#160;", " ")
+    assert "!! CPU ONLY: resnet50 runs on the CPU; the 2 listed cards are NOT used" in text
+    assert "NOT USED by this run" in text
+    check("cpu_run_80x24_no_color.svg", svg)

@@ -102,10 +102,13 @@ def default_telemetry_source(callback: Callable[[Any], None]) -> Sampler:
 
 
 class CpuBanner(Static):
-    """One or two lines across the top: work on the CPU while accelerators are listed. Hidden otherwise."""
+    """Work on the CPU while accelerators are listed, across the top: '!! what', then why and the hint.
 
-    def show(self, what: str | None, hint: str = "") -> None:
-        shown = (what, hint) if what else None
+    Words, not only colour (NO_COLOR keeps the '!!' and the capitals); hidden when there is nothing to say.
+    """
+
+    def show(self, what: str | None, detail: str = "") -> None:
+        shown = (what, detail) if what else None
         if shown == getattr(self, "_shown", None):
             return
         self._shown = shown
@@ -113,8 +116,8 @@ class CpuBanner(Static):
         if shown is None:
             return
         text = Text(f"!! {what}", style="bold")
-        if hint:
-            text.append(f"\nhint: {hint}")
+        if detail:
+            text.append(f"\n{detail}; d runs the doctor")
         self.update(text)
 
 
@@ -354,8 +357,7 @@ class Workbench(App):
         if isinstance(event, protocol.Start):
             self.history.see_device(message.run_id, event.device)
         elif event is self.state.cpu_alarm:
-            what, hint = alarm_lines(event)
-            self.notify(f"{what}. hint: {hint}", title="running on the CPU", severity="error", timeout=30)
+            self.notify(". ".join(alarm_lines(event)), title="running on the CPU", severity="error", timeout=30)
         if isinstance(event, protocol.Error):
             self.notify(event.message[:200], title="workload error", severity="error")
         elif isinstance(event, protocol.End):

@@ -251,9 +251,9 @@ def run_message(workload: str, device: str, listed: Listed, hint: str) -> str:
             f"so its figures are CPU figures. Hint: {_with_doctor(hint)}")
 
 
-def _outcome(workload: str, args: Iterable[Any] | None) -> str:
+def _outcome(workload: str, args: Iterable[Any] | None, auto: str = " (device auto)") -> str:
     wanted = requested_device(args)
-    return f"{workload} with --device {wanted} will fail" if wanted else f"{workload} (device auto) would run on the CPU"
+    return f"{workload} with --device {wanted} will fail" if wanted else f"{workload}{auto} would run on the CPU"
 
 
 def before_message(workload: str, args: Iterable[Any] | None, listed: Listed, view: TorchView) -> str:
@@ -261,20 +261,23 @@ def before_message(workload: str, args: Iterable[Any] | None, listed: Listed, vi
     return f"torch sees none of {listed.describe()}: {_outcome(workload, args)}. Hint: {_with_doctor(view.hint)}"
 
 
-def _noun(count: int) -> str:
-    return f"{count} listed accelerator" + ("" if count == 1 else "s")
+def _cards(count: int) -> str:
+    return f"the {count} listed card" + (" is" if count == 1 else "s are")
+
+
+def short_hint(hint: str) -> str:
+    """A hint without the pointer to `cardbench doctor` (a screen that has a doctor key says it its own way)."""
+    return (hint or mismatch_hint()).replace(f"; {DOCTOR_HINT}", "")
 
 
 def alarm_lines(warning: Any) -> tuple[str, str]:
-    """A CPU-trap warning event as (what happened, hint) for a one- or two-line banner."""
+    """A CPU-trap warning event as two banner lines: what happened (fits 80 columns), then why and the hint."""
     data = warning.to_dict() if hasattr(warning, "to_dict") else dict(warning or {})
-    message = str(data.get("message") or "")
-    what, _, hint = message.partition(" Hint: ")
+    what, _, hint = str(data.get("message") or "").partition(" Hint: ")
     count = data.get("accelerators")
     if isinstance(count, int) and data.get("workload"):
-        verb = "is" if count == 1 else "are"
-        what = f"CPU ONLY: {data['workload']} runs on the CPU; the {_noun(count)} {verb} NOT used (torch sees none)"
-    return what, str(data.get("hint") or hint)
+        what = f"CPU ONLY: {data['workload']} runs on the CPU; {_cards(count)} NOT used"
+    return what, f"torch sees none of them. hint: {short_hint(str(data.get('hint') or hint))}"
 
 
 def headline(runs: Sequence[Any], devices: Any = None, checks: Iterable[Any] | None = None) -> str | None:
@@ -373,11 +376,12 @@ class CpuTrap:
         return before_message(workload, args, listed, self.view)
 
     def before_run_lines(self, workload: str, args: Iterable[Any] | None) -> tuple[str, str] | None:
-        """`before_run` for a banner: (what would happen, the hint), short enough for 80 columns."""
+        """`before_run` as two banner lines: what would happen (fits 80 columns), then the hint."""
         if self.before_run(workload, args) is None:
             return None
-        return (f"torch sees NONE of the {_noun(self.listed_now().count)}: {_outcome(workload, args)}",
-                _with_doctor(self.view.hint))
+        count = self.listed_now().count
+        cards = f"the {count} listed card" + ("" if count == 1 else "s")
+        return f"torch sees NONE of {cards}: {_outcome(workload, args, '')}", f"hint: {short_hint(self.view.hint)}"
 
     # a run ---------------------------------------------------------------------------------------
     def start_run(self, workload: str, args: Iterable[Any] | None) -> None:
