@@ -164,5 +164,59 @@ async def test_stop_during_spawn_still_stops_the_child(run, tmp_path):
 
     rest += await asyncio.wait_for(drain(), 20)  # without the fix the child hangs for ever
     assert rest[-1].kind == "end" and rest[-1].status == "stopped"
-    child, grandchild = map(int, pids_file.read_text().split()) if pids_file.exists() else (0, 0)
-    assert not (child and _alive(child)) and not (grandchild and _alive(grandchild))
+    # the child may be stopped before it wrote its pids: its process group (its own session) says what is left
+    assert runner.pid is not None and not _alive(runner.pid)
+    for _ in range(50):
+        if not _group_members(runner.pid):
+            break
+        await asyncio.sleep(0.05)
+    assert _group_members(runner.pid) == []
+    if pids_file.exists():
+        assert not any(_alive(int(p)) for p in pids_file.read_text().split())
+
+
+def _group_members(pgid):
+    """Live processes in process group ``pgid`` (a stopped child's group must be empty)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+def test_a_workload_dies_with_its_sigkilled_parent_even_in_a_silent_phase(tmp_path):
+    """`kill -9` of `cardbench run` or of the workbench: the child goes too, not at its next event."""
+    import signal
+    import subprocess
+
+    pid_file = tmp_path / "child.pid"
+    parent = ("import asyncio, sys\n"
+              "from workloads.runner import Runner\n"
+              "async def main():\n"
+              f"    runner = Runner([sys.executable, {str(CHILDREN / 'silent.py')!r}, {str(pid_file)!r}])\n"
+              "    async for event in runner.events():\n"
+              "        pass\n"
+              "asyncio.run(main())\n")
+    proc = subprocess.Popen([sys.executable, "-c", parent])
+    child = None
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        assert _alive(child)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 3
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child), "the workload outlived its SIGKILLed parent"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if child and _alive(child):
+            os.kill(child, signal.SIGKILL)

@@ -29,6 +29,9 @@ from typing import Any, ClassVar
 SCHEMA_VERSION = 1
 
 END_STATUSES = ("ok", "failed", "stopped")
+# set by the runner in a child's environment to its own pid: the child ties its life to the runner's
+# (workloads/child/parent.py), so a SIGKILLed workbench or `cardbench run` leaves no workload behind
+PARENT_PID_ENV = "CARDBENCH_PARENT_PID"
 
 # lists/objects inside one another: far beyond any real event, far below Python's recursion limit
 MAX_DEPTH = 32

@@ -122,6 +122,7 @@ class Runner:
         env = dict(os.environ if self.env is None else self.env)
         # the child's stdout is a pipe: without this Python would block-buffer its log lines
         env.setdefault("PYTHONUNBUFFERED", "1")
+        env[protocol.PARENT_PID_ENV] = str(os.getpid())  # the child ties its life to ours (workloads/child/parent.py)
         self.process = await asyncio.create_subprocess_exec(
             *self.argv,
             stdin=asyncio.subprocess.DEVNULL,

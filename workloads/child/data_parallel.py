@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from workloads import exit_codes, protocol
 from workloads.child.harness import Emitter, WorkloadError
+from workloads.child.parent import PARENT_ENV, die_with_parent
 
 WORKER_ENV = "CARDBENCH_DDP_WORKER"
 
@@ -116,6 +117,7 @@ def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int) -> in
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
                f"--nproc-per-node={nproc}", "--max-restarts=0", "-m", module, *argv]
     env = dict(os.environ, **{WORKER_ENV: "1"})
+    env.pop(PARENT_ENV, None)  # the ranks' parent is torchrun: they tie themselves to it (init_process_group)
     sys.stderr.write(f"launching {nproc} processes: {' '.join(command)}\n")
     sys.stderr.flush()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, env=env)
@@ -161,27 +163,6 @@ def _stop(proc: subprocess.Popen[Any]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-
-
-def die_with_parent() -> None:
-    """Make this rank die when torchrun does.
-
-    torchrun starts each rank in a session of its own, so a signal to the
-    launcher's group (the runner's SIGKILL, the workbench's exit) would miss the
-    ranks; an NCCL rank left alone blocks in a collective holding device memory.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # torchrun was already gone before the request took effect
-        os._exit(exit_codes.FAILED)
 
 
 def init_process_group(device: Any) -> None:

@@ -33,6 +33,7 @@ import traceback
 from typing import Any, Callable, NoReturn, Sequence, TextIO
 
 from workloads import exit_codes, protocol
+from workloads.child.parent import die_with_runner
 from workloads.errors import first_line
 
 
@@ -194,6 +195,7 @@ def run_main(main: Callable[[Emitter, Sequence[str]], int | None], argv: Sequenc
         argv = sys.argv[1:]
     if checking_args():
         return _check_args(main, em, list(argv))
+    die_with_runner()
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code = main(em, list(argv)) or exit_codes.OK
