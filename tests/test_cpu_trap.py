@@ -144,3 +144,30 @@ def test_alarm_lines_fit_a_banner(device):
     what, hint = alarm_lines(trap.see_event(protocol.Start(workload="resnet50", device=device)))
     assert what == "CPU ONLY: resnet50 runs on the CPU; the 1 listed card is NOT used" and len(what) < 78
     assert hint.startswith("torch sees none of them. hint: this PyTorch") and "cardbench doctor" not in hint
+
+
+class _Collector:
+    def __init__(self, sample, probe):
+        self.sample, self.torch, self.closed = sample, probe, False
+
+    def collect(self):
+        return self.sample
+
+    def close(self):
+        self.closed = True
+
+
+def test_check_before_run_asks_torch_only_when_a_card_is_listed():
+    from tui.cpu_trap import check_before_run
+
+    waited = []
+    probe = types.SimpleNamespace(done=True, result=ProbeReport(torch="2.5.1", cuda="12.4"),
+                                  wait=lambda timeout: waited.append(timeout) or True)
+    blind = _Collector(fake_sample(0, devices=2), probe)
+    line = check_before_run("resnet50", [], collector=blind, timeout=5)
+    assert line.startswith("torch sees none of the 2 accelerators listed") and waited == [5] and blind.closed
+    bare = _Collector(fake_sample(0, devices=0), probe)
+    assert check_before_run("resnet50", [], collector=bare) is None and waited == [5]  # no card: no torch import
+    assert check_before_run("resnet50", ["--device", "cpu"], collector=blind) is None
+    slow = types.SimpleNamespace(done=False, result=None, wait=lambda timeout: False)
+    assert check_before_run("resnet50", [], collector=_Collector(fake_sample(0, devices=2), slow)) is None

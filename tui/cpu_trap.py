@@ -421,3 +421,34 @@ class CpuTrap:
         """This session's runs as the report's headline puts it; None unless work landed on the CPU unasked."""
         line = _headline(self.runs, self.listed_now(), self.view)
         return line if line is not None and line.startswith("WARNING") else None
+
+
+PROBE_WAIT_S = 30.0   # the longest `check_before_run` waits for torch's answer
+
+
+def check_before_run(workload: str, args: Iterable[Any] | None, *, timeout: float = PROBE_WAIT_S,
+                     collector: Any = None) -> str | None:
+    """For a command line (`cardbench run`): would this run land on the CPU beside listed cards? Blocks.
+
+    One telemetry read (the management CLI, NVML, the PCI bus); only when it lists
+    a card is torch asked (the probe child: a torch import, a few seconds, at most
+    ``timeout``). Returns the warning, or None (asked for the CPU, nothing listed,
+    torch sees a card, or no answer in time).
+    """
+    if asked_for_cpu(args):
+        return None
+    if collector is None:
+        from tui.telemetry.collect import Collector
+
+        collector = Collector(torch_probe=True)
+    trap = CpuTrap()
+    try:
+        first = collector.collect()
+        trap.see_sample(first)
+        if trap.listed.count == 0 or trap.listed.seen_by_torch:
+            return None
+        if collector.torch is not None and collector.torch.wait(timeout):
+            trap.see_probe(collector.torch)
+    finally:
+        collector.close()
+    return trap.before_run(workload, args)
