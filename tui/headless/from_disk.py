@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 from pathlib import Path
 
-from tui.headless.output import DOCTOR_FILE, build_bundle, print_path, report_options, say_error
+from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
+                                 retry_hint, say_error)
 from tui.headless.progress import Progress
 from tui.report.bundle import BundleError, check_output_dir
 from tui.report.i18n import Words
@@ -41,14 +43,16 @@ def export_runs(args: argparse.Namespace) -> int:
     progress = Progress(phases=1)
     progress.begin(f"report bundle from {len(run_dirs)} run(s)")
     try:
-        path = build_bundle(run_dirs, output, progress, doctor, doctor_note,
-                            [Words(options["lang"])("from_disk")], None, options)
+        with bundle_signals() as signals:
+            path = build_bundle(run_dirs, output, progress, doctor, doctor_note,
+                                [Words(options["lang"])("from_disk")], None, options)
     except BundleError as exc:
         say_error(str(exc))
         return exit_codes.FAILED
-    except KeyboardInterrupt:
-        say_error("interrupted while writing the bundle (no partial zip is left)")
-        return exit_codes.INTERRUPTED
+    except KeyboardInterrupt as exc:
+        say_error(f"interrupted while writing the bundle (no partial zip is left){retry_hint(run_dirs)}")
+        return exit_codes.for_signal(getattr(exc, "signum", signal.SIGINT))
     progress.end()
     print_path(path)
-    return exit_codes.OK
+    # a hang-up arrived while writing: the bundle is complete, the exit status says what happened
+    return exit_codes.for_signal(signal.SIGHUP) if signals["hangup"] else exit_codes.OK

@@ -3,16 +3,55 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import shlex
+import signal
 import sys
+import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from tui.headless.progress import Progress
 from tui.report.bundle import BundleError
 
 DOCTOR_FILE = "doctor.json"  # the doctor's checks, kept beside a headless run for a later `export --run`
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM while the bundle is written: it ends as Ctrl+C does (the bundle writer leaves no partial zip)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def bundle_signals() -> Iterator[dict[str, bool]]:
+    """The signal policy of the bundle phase; yields ``{"hangup": bool}``.
+
+    SIGTERM raises `Interrupted` (Ctrl+C already raises KeyboardInterrupt): the caller
+    prints the retry command. A hang-up (the SSH session dropped) is only noted: the
+    runs are complete, so the bundle is finished for the user to collect when back.
+    """
+    state = {"hangup": False}
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise Interrupted(signum)
+
+    def on_hangup(signum: int, frame: Any) -> None:
+        state["hangup"] = True
+
+    previous = {sig: signal.signal(sig, handler) for sig, handler in ((signal.SIGTERM, on_term),
+                                                                      (signal.SIGHUP, on_hangup))}
+    try:
+        yield state
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def say_error(message: str) -> None:
@@ -50,11 +89,22 @@ def build_bundle(run_dirs: list[Path], output: Path, progress: Progress, doctor:
     from tui.report import export_bundle
     from tui.screenshot import app_screenshot
 
+    def screenshot(records: Any, sample: Any) -> Any:
+        # the off-screen workbench's event loop resets the handlers it touched to SIG_DFL when it closes:
+        # put the bundle phase's policy back, or a later SIGTERM would leave a partial zip
+        saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        try:
+            return app_screenshot(records, sample)
+        finally:
+            if threading.current_thread() is threading.main_thread():
+                for sig, handler in saved.items():
+                    signal.signal(sig, handler)
+
     def show(message: str) -> None:
         if progress.tty:
             progress.update(None, message)
         else:
             progress.say(f"  {message}")
 
-    return export_bundle(run_dirs, output, screenshot=app_screenshot, progress=show, doctor_checks=doctor,
+    return export_bundle(run_dirs, output, screenshot=screenshot, progress=show, doctor_checks=doctor,
                          doctor_note=doctor_note, notes=notes, sample=sample, **options)
