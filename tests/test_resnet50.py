@@ -238,6 +238,33 @@ def test_find_batch_size_with_injected_out_of_memory(monkeypatch):
     assert [s.extra["batch_size"] for s in of(events, "step")] == [2, 4, 8, 6, 5]
 
 
+def test_a_step_larger_than_the_memory_is_refused_before_allocating_with_the_figures(monkeypatch):
+    from workloads.resnet50 import setup
+
+    monkeypatch.setattr(setup, "total_memory", lambda device: 2**30)  # a 1 GiB machine
+    code, events = run_inprocess("--image-size", "224", "--batch-size", "12", "--steps", "1")
+    assert code == 2 and [e.kind for e in events] == ["error", "end"]
+    (error,) = of(events, "error")
+    assert error.message == ("--image-size 224 with a batch of 12 needs about 1.4 GiB for one training step; "
+                             "cpu has 1 GiB in all")
+    assert "lower --batch-size or --image-size" in error.hint and "--find-batch-size" in error.hint
+    # autocast halves the activations: the same batch in bf16 is within the estimate's reach of 1 GiB
+    assert setup.step_memory_estimate(12, 224, autocast=True) < 2**30 < setup.step_memory_estimate(12, 224, False)
+    assert setup.step_memory_estimate(1, 448, False) - setup.MODEL_STATE_BYTES == pytest.approx(4e8)  # pixels
+    # --find-batch-size is held to one image only: it finds the rest by running out of memory
+    code, events = run_inprocess("--find-batch-size", "--max-batch-size", "2")
+    assert code == 0 and result(events)["max_batch_size"] == 2
+
+
+def test_the_memory_a_check_compares_with_is_the_devices_total():
+    import psutil
+
+    from workloads.resnet50 import setup
+
+    assert setup.total_memory(torch.device("cpu")) == psutil.virtual_memory().total
+    assert setup.total_memory(torch.device("meta")) is None  # a device torch gives no figure for: no check
+
+
 def test_out_of_memory_during_training_is_a_failure_with_a_hint(monkeypatch):
     monkeypatch.setenv("CARDBENCH_INJECT_OOM_BATCH", "1")
     code, events = run_inprocess("--steps", "2")
@@ -280,6 +307,9 @@ def foreign_files(tmp_path):
     (["--image-size", "16"], "too small"),
     (["--batch-size", "1"], "batch norm"),
     (["--lr", "inf"], "--lr inf is not a finite number"),
+    (["--image-size", "99999999"], "--image-size 99999999 with a batch of 2 needs about 34.6 EiB for one training "
+                                   "step; cpu has "),
+    (["--image-size", "99999999", "--find-batch-size"], "--image-size 99999999 with a batch of 1 needs about"),
     (["--lr", "1e999"], "--lr inf is not a finite number"),
 ])
 def test_bad_input_is_one_error_event_and_exit_2(foreign_files, capfd, args, message):

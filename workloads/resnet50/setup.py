@@ -21,6 +21,13 @@ from workloads.resnet50.options import DEFAULT_EPOCH_SIZE, WORKLOAD
 
 OOM_INJECT_ENV = "CARDBENCH_INJECT_OOM_BATCH"
 
+# What one training step holds, on the low side, so that only a run that cannot fit is refused: ResNet-50
+# keeps about 100 MB of activations and their gradients per 224 px image in FP32 (about 130 MB measured on
+# the CPU), in proportion to the pixels, about half of it under autocast; the weights, their gradients and
+# SGD's momentum are about 0.3 GB.
+ACTIVATION_BYTES_PER_224_IMAGE = 100e6
+MODEL_STATE_BYTES = 0.3e9
+
 
 class Setup:
     """One process's share of a run, from the options to a model and optimiser ready for the first step."""
@@ -34,6 +41,7 @@ class Setup:
         self.distributed = self.world > 1
         self.is_main = self.rank == 0
         self.device = self._pick_device(args.device)
+        self._check_memory()
         if args.threads:
             torch.set_num_threads(args.threads)
         torch.manual_seed(args.seed + self.rank)
@@ -56,6 +64,27 @@ class Setup:
             if backend is not None and hasattr(backend, "set_device"):
                 backend.set_device(device)
         return device
+
+    def _check_memory(self) -> None:
+        """Refuse, before anything is allocated, a step that needs more memory than the device has at all.
+
+        An out-of-memory error says only what the allocator failed to get, and a large enough
+        request is not even that (the kernel ends the process). ``--find-batch-size`` is checked
+        with one image: it finds the batch that fits by running out of memory on purpose.
+        """
+        args = self.args
+        batch = 1 if args.find_batch_size else args.batch_size
+        sharing = self.world if self.device.type == "cpu" else 1  # CPU processes share the host's memory
+        needed = sharing * step_memory_estimate(batch, args.image_size, args.amp != "off")
+        total = total_memory(self.device)
+        if total is None or needed <= total:
+            return
+        shared = f" x {sharing} processes" if sharing > 1 else ""
+        raise WorkloadError(
+            f"--image-size {args.image_size} with a batch of {batch}{shared} needs about {_size(needed)} for one "
+            f"training step; {self.device} has {_size(total)} in all",
+            hint="lower --image-size" if args.find_batch_size else
+            "lower --batch-size or --image-size (--find-batch-size finds the largest batch that fits)")
 
     def start(self, precision: str, **resolved: Any) -> None:
         """The start event, once the data and the model are ready, with every option as it took effect."""
@@ -173,3 +202,31 @@ class Setup:
     def close(self) -> None:
         if self.distributed:
             data_parallel.shutdown()
+
+
+def step_memory_estimate(batch: int, image_size: int, autocast: bool) -> float:
+    """Bytes one training step of ``batch`` images of ``image_size`` px holds, about and on the low side."""
+    per_image = ACTIVATION_BYTES_PER_224_IMAGE * (image_size / 224) ** 2 * (0.5 if autocast else 1.0)
+    return MODEL_STATE_BYTES + batch * per_image
+
+
+def total_memory(device: Any) -> int | None:
+    """All the memory of ``device`` (the host's RAM for the CPU), or None where torch does not say."""
+    try:
+        if device.type == "cpu":
+            import psutil
+
+            return int(psutil.virtual_memory().total)
+        properties = getattr(getattr(torch, device.type, None), "get_device_properties", None)
+        return int(properties(device).total_memory) if properties is not None else None
+    except Exception:  # noqa: BLE001 - no figure: no check, the allocator still has its say
+        return None
+
+
+def _size(n: float) -> str:
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+    for unit in units:
+        if n < 1024 or unit == units[-1]:
+            break
+        n /= 1024
+    return f"{n:.3g} {unit}" if n < 1000 else f"{n:,.0f} {unit}"
