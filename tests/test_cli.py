@@ -6,6 +6,7 @@ import pytest
 
 from tui import __version__
 from tui.cli import _split_run_args, main
+from tui import cli
 from tui.runs import load_run
 from workloads import registry
 from workloads.child.harness import CHECK_ARGS_ENV, HELP_SHOWN, ArgumentParser, run_main
@@ -46,6 +47,22 @@ def test_run_options_are_split_from_the_workloads_own():
     own, forwarded = _split_run_args(["--steps", "3", "--json", "--runs-dir", "/tmp/x", "--amp=bf16"])
     assert own == ["--json", "--runs-dir", "/tmp/x"]
     assert forwarded == ["--steps", "3", "--amp=bf16"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--runs-dir", "RUNS", "generate", "--tokens", "8"],
+    ["run", "generate", "--runs-dir", "RUNS", "--tokens", "8"],
+    ["--runs-dir", "RUNS", "run", "generate", "--tokens", "8"],
+])
+def test_runs_dir_is_taken_before_or_after_the_workload_name(argv, monkeypatch):
+    seen = {}
+
+    def fake_run(args, workload_args):
+        seen.update(workload=args.workload, runs_dir=args.runs_dir, workload_args=workload_args)
+        return 0
+    monkeypatch.setattr(cli, "_cmd_run", fake_run)
+    assert cli.dispatch(argv) == 0
+    assert seen == {"workload": "generate", "runs_dir": "RUNS", "workload_args": ["--tokens", "8"]}
 
 
 def test_main_returns_codes_instead_of_exiting(capsys):

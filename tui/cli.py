@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--currency", default="USD", help="currency of --price-per-hour (default USD)")
     parser.add_argument("--lang", choices=("en", "zh"), default="en", help="language of report.md")
     parser.add_argument("--device", metavar="DEV", help="torch device for the workloads (default: first accelerator)")
+    parser.add_argument("--allow-cpu", action="store_true",
+                        help="with --export-report: exit 0 even when the workloads ran on the CPU while "
+                             "accelerators are listed (torch could not use them)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     run = sub.add_parser("run", help="run one workload and stream its progress",
@@ -167,10 +170,11 @@ def dispatch(argv: Sequence[str]) -> int:
     workload_args: list[str] = []
     at = _command_index(argv, "run")
     if at is not None:
-        # everything after the workload name belongs to the workload, except our own options
-        head, tail = argv[:at + 2], argv[at + 2:]
-        own, workload_args = _split_run_args(tail)
-        argv = head + own
+        # everything after the workload name belongs to the workload, except our own options, which may
+        # also come before the name (`cardbench run --runs-dir DIR resnet50 ...`)
+        own, rest = _split_run_args(argv[at + 1:])
+        argv = argv[:at + 1] + own + rest[:1]
+        workload_args = rest[1:]
     args = parser.parse_args(argv)
 
     if args.export_report:

@@ -15,6 +15,7 @@ import json
 import sys
 from contextlib import aclosing
 
+from tui.cpu_trap import check_before_run
 from tui.runs import RunStore, RunStoreError
 from tui.session import RunSession
 from tui.telemetry.sampler import Sampler
@@ -31,6 +32,9 @@ def _say(line: str, stream) -> None:
 
 
 async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_json: bool) -> int:
+    warning = check_before_run(name, args)  # torch asked only when a card is listed: free on a CPU-only box
+    if warning:
+        _say(f"cardbench: WARNING: {warning}", sys.stderr)
     session = RunSession(RunStore(runs_dir))
     sampler = session.attach_sampler(Sampler(interval=1.0))
     try:
@@ -54,6 +58,9 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
     finally:
         sampler.stop()
         unwatch_signals()
+    verdict = session.cpu_trap.verdict()
+    if verdict:
+        _say(f"cardbench: {verdict}", sys.stderr)
     status = outcome.status
     if as_json and outcome.result is not None:
         _say(json.dumps({"workload": name, "run": str(run.path), "status": status, **outcome.result.metrics}),

@@ -121,7 +121,9 @@ def render_state(state: RunState) -> Text:
     fallbacks = len(state.fallbacks)
     warnings = len(state.warnings)
     text.append(f"fallbacks {fallbacks}", style="bold yellow" if fallbacks else "")
-    text.append(f"  warnings {warnings}", style="yellow" if warnings else "")
+    text.append(f"  warnings {warnings}", style="bold red" if state.cpu_alarm else "yellow" if warnings else "")
+    if state.cpu_alarm is not None:
+        text.append("\n!! on the CPU: cards NOT used", style="bold red")
     if state.fallbacks:
         text.append(f"\n{state.fallbacks[-1]}", style="yellow")
     if state.result:

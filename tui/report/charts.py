@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 from xml.sax.saxutils import escape
 
+from tui.cpu_trap import is_cpu
+
 WIDTH, HEIGHT = 900, 380
 _LEFT, _RIGHT, _TOP, _BOTTOM = 78, 24, 46, 56
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -234,7 +236,8 @@ def _utilisation_chart(record, label: str) -> str | None:
             if isinstance(d, dict):
                 devices.setdefault(str(d.get("bus_id") or d.get("index")), []).append((s["t"] - t0, d))
     series: list[Series] = []
-    if devices:
+    on_cpu = start is not None and is_cpu(start.device)  # the cards sat idle: their lines are not this run's
+    if devices and not on_cpu:
         for key, points in devices.items():
             name = points[0][1].get("name") or key
             tag = f"#{points[0][1].get('index')}" if len(devices) > 1 else ""
@@ -250,7 +253,8 @@ def _utilisation_chart(record, label: str) -> str | None:
         series.append(Series("host CPU %", xs, [h.get("cpu_pct") for h in hosts]))
         series.append(Series("host memory %", xs, [_pct(h.get("mem_used_bytes"), h.get("mem_total_bytes"))
                                                    for h in hosts]))
-        title = f"{label}: host CPU and memory (no accelerator telemetry)"
+        title = f"{label}: host CPU and memory (" + ("ran on the CPU; the listed cards were not used" if on_cpu
+                                                     else "no accelerator telemetry") + ")"
     return line_chart(title, series, x_label="seconds since start", y_label="%", y_range=(0.0, 100.0))
 
 

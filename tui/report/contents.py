@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui import __version__
+from tui.cpu_trap import headline as cpu_headline
+from tui.cpu_trap import is_cpu
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
 from tui.report.envinfo import EnvInfo
 from tui.report.i18n import Words
@@ -115,11 +117,13 @@ def _headline(s: WorkloadSummary) -> str:
 
 def build(data: ReportData) -> list[Block]:
     w = Words(data.lang)
-    out: list[Block] = [
-        Heading(1, w("title")),
-        Para(w("generated", time=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(data.generated)), host=data.host,
-               version=__version__)),
-    ]
+    out: list[Block] = [Heading(1, w("title"))]
+    # the trial's worst case comes first: figures measured on the CPU beside cards torch could not use
+    on_cpu = cpu_headline(data.summaries, data.env.devices, data.env.doctor)
+    if on_cpu:
+        out.append(Para(f"**{on_cpu}**"))
+    out.append(Para(w("generated", time=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(data.generated)),
+                      host=data.host, version=__version__)))
     out += _summary(data, w)
     out += _device_software(data, w)
     out += _doctor(data, w)
@@ -333,7 +337,8 @@ def _stability(data: ReportData, w: Words) -> list[Block]:
     else:
         peaks = data.host_peaks
         cpu = f"{num(peaks.get('peak_cpu_pct'), 3)} %" if peaks.get("peak_cpu_pct") is not None else NA
-        blocks.append(Para(w("no_device_telemetry", cpu=cpu, mem=fmt_bytes(peaks.get("peak_mem_used_bytes")))))
+        key = "cpu_run_telemetry" if any(is_cpu(s.device) for s in data.summaries) else "no_device_telemetry"
+        blocks.append(Para(w(key, cpu=cpu, mem=fmt_bytes(peaks.get("peak_mem_used_bytes")))))
     x = data.xid
     if not x.readable:
         blocks.append(Para(w("xid_unreadable", note=x.note)))

@@ -70,6 +70,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "no_device_telemetry": ("No accelerator telemetry was recorded (no device, or no source could read it). "
                             "Host peaks: CPU {cpu}, memory {mem}.",
                             "没有记录到加速卡遥测（无设备或无可用数据源）。主机峰值：CPU {cpu}，内存 {mem}。"),
+    "cpu_run_telemetry": ("The runs ran on the CPU: the listed cards' readings are not their data, so no device row is "
+                          "shown. Host peaks: CPU {cpu}, memory {mem}.",
+                          "负载在 CPU 上运行：所列加速卡的读数不属于这些运行，因此不列出设备。主机峰值：CPU {cpu}，内存 {mem}。"),
     "xid_none": ("Xid events: none in the kernel log ({note}).", "Xid 事件：内核日志中没有（{note}）。"),
     "xid_some": ("Xid events in the kernel log ({note}): {counts}.", "内核日志中的 Xid 事件（{note}）：{counts}。"),
     "xid_unreadable": ("Xid events: {note}.", "Xid 事件：{note}。"),

@@ -18,6 +18,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from tui.cpu_trap import device_runs
 from tui.runs import RunRecord
 from workloads import protocol, registry
 
@@ -344,7 +345,8 @@ def _span(prev: tuple[int, int] | None, value: Any) -> tuple[int, int] | None:
 def stability(records: Sequence[RunRecord]) -> list[DeviceStability]:
     """Per device over every run's telemetry: peaks, throttle reasons seen, ECC and page counters."""
     by_key: dict[str, DeviceStability] = {}
-    samples = sorted((s for r in records for s in _dicts(r.telemetry) if number(s.get("t")) is not None),
+    # a CPU run's samples show cards that sat idle, not cards that trained: they are not its data
+    samples = sorted((s for r in device_runs(records) for s in _dicts(r.telemetry) if number(s.get("t")) is not None),
                      key=lambda s: s["t"])
     for sample in samples:
         for d in _dicts(sample.get("devices")):
