@@ -56,3 +56,43 @@ def test_a_hangup_while_zipping_still_writes_the_bundle(export, monkeypatch, cap
     (bundle,) = out.iterdir()
     assert bundle.suffix == ".zip" and zipfile.ZipFile(bundle).testzip() is None
     assert capsys.readouterr().out.strip() == str(bundle)
+
+
+def test_device_auto_leaves_the_choice_to_the_doctor():
+    from tui import headless
+
+    seen = [{"id": "torch.sees_device", "name": "torch sees the accelerator", "status": "PASS"}]
+    assert headless._accelerator([], "auto") is False  # a CPU-only machine: the scaled-down suite, not hours
+    assert headless._accelerator(seen, "AUTO") is True and headless._accelerator(seen, None) is True
+    assert headless._accelerator(seen, "cpu") is False and headless._accelerator([], "cuda:1") is True
+
+
+@pytest.mark.parametrize("device", ["foo", "cuda:x", "gpu"])
+def test_a_device_torch_would_refuse_is_one_line_and_exit_2_before_anything_runs(device, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert cli.main(["--export-report", "--device", device, "--runs-dir", str(runs), "-o", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"cardbench: --device {device!r} is not a torch device " \
+                                      "(auto, cpu, cuda, cuda:1, npu:0, ...)\n"
+    assert not runs.exists()
+
+
+def test_a_hangup_at_the_screenshot_stage_of_the_headless_export_still_writes_the_bundle(monkeypatch, tmp_path):
+    import json
+
+    from tui import headless, screenshot
+
+    monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv("", {}, 0.1))
+    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
+    monkeypatch.setenv(headless.ARGS_ENV, json.dumps(
+        {"generate": ["--model-size", "tiny", "--tokens", "8", "--repeat", "1", "--warmup", "1", "--device", "cpu"]}))
+
+    def hang_up(records, sample):
+        os.kill(os.getpid(), signal.SIGHUP)  # the SSH session drops while the screen is drawn
+        return None, "drawn as text for this test"
+    monkeypatch.setattr(screenshot, "app_screenshot", hang_up)
+    out = tmp_path / "out"
+    code = cli.main(["--export-report", "--workloads", "generate", "--runs-dir", str(tmp_path / "runs"),
+                     "-o", str(out)])
+    assert code == 128 + signal.SIGHUP
+    (bundle,) = out.glob("cardbench-report-*.zip")
+    assert zipfile.ZipFile(bundle).testzip() is None and not list(out.glob(".*partial"))

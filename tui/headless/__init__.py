@@ -36,12 +36,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
+import signal
 import time
 from pathlib import Path
 from typing import Any
 
 from tui.headless.from_disk import export_runs
-from tui.headless.output import DOCTOR_FILE, build_bundle, print_path, report_options, retry_hint, say_error
+from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
+                                 retry_hint, say_error)
 from tui.headless.plan import (ARGS_ENV, CPU_BUDGET_ENV, CPU_BUDGET_S, Job, cpu_budget, env_overrides, suite_jobs,
                                suite_names)
 from tui.headless.progress import Progress
@@ -75,11 +78,21 @@ def _doctor(progress: Progress) -> tuple[list[dict[str, str]], str | None]:
 
 
 def _accelerator(checks: list[dict[str, Any]], device: str | None) -> bool:
-    if device:
+    """Does the suite run on an accelerator? ``--device auto`` (or none) leaves it to the doctor's word."""
+    if device and device.lower() != "auto":
         return not device.lower().startswith("cpu")
     from tui.doctor import accelerator_seen
 
     return accelerator_seen(checks)
+
+
+# torch's device types (torch.device() accepts these, with an optional ":N"); the UI process never imports torch
+_DEVICE = re.compile(r"(auto|cpu|cuda|hip|mps|xpu|npu|musa|mlu|hpu|xla|ipu|mtia|maia|privateuseone)(:\d+)?", re.I)
+
+
+def _check_device(device: str | None) -> None:
+    if device is not None and not _DEVICE.fullmatch(device):
+        raise BundleError(f"--device {device!r} is not a torch device (auto, cpu, cuda, cuda:1, npu:0, ...)")
 
 
 def _device_args(args: argparse.Namespace) -> list[str]:
@@ -107,6 +120,7 @@ def export_report(args: argparse.Namespace) -> int:
     output = Path(args.output or ".")
     try:
         options = report_options(args)
+        _check_device(getattr(args, "device", None))
         overrides = env_overrides()
         check_output_dir(output)
         store = RunStore(getattr(args, "runs_dir", None))
@@ -125,7 +139,8 @@ def export_report(args: argparse.Namespace) -> int:
     suite = getattr(args, "suite", None) or "quick"
 
     progress.begin("doctor")
-    doctor, doctor_note = _doctor(progress)
+    with bundle_signals(raise_on_term=False) as early:  # a hang-up or SIGTERM now: the suite is skipped, the bundle still written
+        doctor, doctor_note = _doctor(progress)
     progress.end()
     accelerator = _accelerator(doctor, getattr(args, "device", None))
     state.accelerator = accelerator
@@ -142,8 +157,14 @@ def export_report(args: argparse.Namespace) -> int:
     if before:
         progress.say(f"WARNING: {before}" + ("" if allow_cpu else " (the export will exit 1: --allow-cpu accepts it)"))
     sampler = _start_sampler(progress, session)
+    if early["hangup"] or early["terminated"]:
+        state.interrupted = True
+        progress.say("stopping: a signal arrived during the doctor; the suite is skipped, the bundle still written")
+        jobs_to_run: list = []
+    else:
+        jobs_to_run = jobs
     try:
-        asyncio.run(run_suite(jobs, session, state, progress, doctor, suite))
+        asyncio.run(run_suite(jobs_to_run, session, state, progress, doctor, suite))
     except RunStoreError as exc:
         say_error(f"{exc}{retry_hint(state.run_dirs)}")
         if not state.run_dirs:
@@ -170,17 +191,21 @@ def export_report(args: argparse.Namespace) -> int:
 
     progress.begin("report bundle")
     try:
-        path = build_bundle(state.run_dirs, output, progress, doctor, doctor_note, notes, sample, options)
+        # the suite's own handlers went with its event loop: a hang-up now must not cost the bundle
+        with bundle_signals() as late:
+            path = build_bundle(state.run_dirs, output, progress, doctor, doctor_note, notes, sample, options)
     except BundleError as exc:
         say_error(f"{exc}{retry_hint(state.run_dirs)}")
         return exit_codes.FAILED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         say_error(f"interrupted while writing the bundle (no partial zip is left){retry_hint(state.run_dirs)}")
-        return exit_codes.INTERRUPTED
+        return exit_codes.for_signal(getattr(exc, "signum", signal.SIGINT))
     progress.end()
     elapsed = time.monotonic() - started
     progress.say(f"done in {elapsed:.0f} s" + (f"; failed: {', '.join(state.failed)}" if state.failed else ""))
     print_path(path)
+    if late["hangup"]:
+        return exit_codes.for_signal(signal.SIGHUP)
     if state.interrupted:
         return exit_codes.INTERRUPTED
     if on_cpu and not allow_cpu:

@@ -27,20 +27,24 @@ class Interrupted(KeyboardInterrupt):
 
 
 @contextlib.contextmanager
-def bundle_signals() -> Iterator[dict[str, bool]]:
-    """The signal policy of the bundle phase; yields ``{"hangup": bool}``.
+def bundle_signals(raise_on_term: bool = True) -> Iterator[dict[str, bool]]:
+    """The signal policy of the bundle phase; yields ``{"hangup": bool, "terminated": bool}``.
 
     SIGTERM raises `Interrupted` (Ctrl+C already raises KeyboardInterrupt): the caller
     prints the retry command. A hang-up (the SSH session dropped) is only noted: the
     runs are complete, so the bundle is finished for the user to collect when back.
+    With ``raise_on_term=False`` (a phase that cannot be cut short, the doctor's probe)
+    SIGTERM is only noted too.
     """
-    state = {"hangup": False}
+    state = {"hangup": False, "terminated": False}
     if threading.current_thread() is not threading.main_thread():
         yield state
         return
 
     def on_term(signum: int, frame: Any) -> None:
-        raise Interrupted(signum)
+        state["terminated"] = True
+        if raise_on_term:
+            raise Interrupted(signum)
 
     def on_hangup(signum: int, frame: Any) -> None:
         state["hangup"] = True
