@@ -1,7 +1,8 @@
 """The run store: one directory per workload run, append-only, rebuilt from disk.
 
     <runs dir>/<run id>/
-        config.json       what was asked for (workload, arguments, start time)
+        config.json       what was asked for (workload, arguments, start time), and under "redact"
+                          the salted digests of the secrets the arguments hold (never the values)
         events.jsonl      every protocol event, appended and flushed as it arrives
         run.log           the human-readable log: event lines and the workload's stderr
         telemetry.jsonl   device/host samples taken while the run was active
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from tui.report.redact import RECORD_KEY, record_for_run
 from workloads import protocol
 
 ENV_VAR = "CARDBENCH_RUNS_DIR"
@@ -94,11 +96,15 @@ class RunStore:
         t = time.time()
         run_id = f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime(t))}-{workload}-{secrets.token_hex(2)}"
         path = self.root / run_id
+        data = {"workload": workload, "args": list(args), "created": t, **config}
+        # the secrets of this environment the arguments hold, hashed: an export made later, from a shell
+        # without the variable, still redacts them (tui.report.redact.record_for_run)
+        recorded = record_for_run(data)
+        if recorded is not None:
+            data[RECORD_KEY] = recorded
         try:
             path.mkdir(parents=True, exist_ok=False)
-            (path / "config.json").write_text(json.dumps(
-                {"workload": workload, "args": list(args), "created": t, **config}, indent=2) + "\n",
-                encoding="utf-8")
+            (path / "config.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             raise RunStoreError(f"cannot create a run in {self.root}: {exc.strerror or exc}") from None
         return Run(path)
@@ -127,6 +133,8 @@ class RunRecord:
     telemetry: list[dict[str, Any]] = field(default_factory=list)
     skipped_telemetry_lines: int = 0
     problems: list[str] = field(default_factory=list)
+    # the log's text when it is not run.log's (a redacted copy of the run, tui.report.redact.Redactor.record)
+    log: str | None = field(default=None, repr=False, compare=False)
     # of() per kind, built once: the report asks for the start event once per step row, and a long
     # run has hundreds of thousands of events (a rescan per call made the export quadratic)
     _of: dict[type, list[Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -180,6 +188,8 @@ class RunRecord:
     @property
     def log_text(self) -> str:
         """run.log, or "" when there is none or it cannot be read (load_run notes that as a problem)."""
+        if self.log is not None:
+            return self.log
         try:
             return (self.path / "run.log").read_text(encoding="utf-8", errors="replace")
         except OSError:

@@ -77,7 +77,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     from tui.report import contents, envinfo, html, markdown, png, screen, smi, summary, xid
     from tui.report.bundle import Bundle, bundle_stem
     from tui.report.i18n import Words
-    from tui.report.redact import Redactor
+    from tui.report.redact import Redactor, without_record
     from tui.runs import RunStoreError, load_run
 
     started = time.time()
@@ -94,9 +94,15 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
 
     redactor = Redactor(environ)
     for record in records:
-        redactor.learn_from_obj(record.config)
-        if record.start is not None:
-            redactor.learn_from_obj(record.start.config)
+        # its arguments, its start config, and the secrets it recorded when it was created (the variable
+        # may be gone from this shell: an export after a crash)
+        redactor.learn_run(record)
+    if redactor.hiding:  # a recorded secret no config holds now (one was edited): looked for in the logs too
+        for record in records:
+            redactor.discover(record.log_text)
+    # what is drawn (the screen, the text screen, the charts) is drawn from redacted copies: a field or a
+    # line cut to its width can then only cut the marker, never half a secret that no rule finds after
+    shown = [redactor.record(record) for record in records]
 
     if doctor_checks is None:
         _say(progress, "running the doctor")
@@ -144,12 +150,13 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
 
     _say(progress, "screenshot")
     if screenshot_svg is None:
-        screenshot_svg, why = _draw_screen(screenshot, records, sample)
+        screenshot_svg, why = _draw_screen(screenshot, shown, sample)
         if screenshot_svg is None:
             screenshot_note = screenshot_note or (f"{why}; the screenshot is a plain text rendering of the same "
                                                   "devices and runs.")
-            screenshot_svg = png.terminal_svg(screen.text_screen(records, sample), "cardbench", width=screen.WIDTH)
-    screenshot_svg = redactor.text(screenshot_svg)
+            screenshot_svg = png.terminal_svg(screen.text_screen(shown, sample), "cardbench", width=screen.WIDTH)
+    # a screen drawn by the caller before the redactor knew (the live workbench) may hold a cut secret
+    screenshot_svg = redactor.screen(screenshot_svg)
     bundle.add_text("screenshot.svg", screenshot_svg)
     screenshot_png_error = None
     try:
@@ -160,7 +167,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
 
     _say(progress, "charts")
     chart_files: dict[str, list[tuple[str, str]]] = {}
-    for record in records:
+    for record in shown:
         for chart in charts_mod.charts_for(record):
             name = f"charts/{chart.name}.png"
             try:
@@ -184,12 +191,13 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     })
     bundle.add_text("metrics/steps.csv", summary.steps_csv(records))
     bundle.add_text("metrics/telemetry.csv", summary.telemetry_csv(records))
-    for record in records:
-        bundle.add_text(f"logs/{record.id}/run.log", record.log_text)
+    for record, drawn in zip(records, shown):
+        bundle.add_redacted_text(f"logs/{record.id}/run.log", drawn.log_text)  # redacted once, for the screen
         events = record.path / "events.jsonl"
         bundle.add_jsonl(f"logs/{record.id}/events.jsonl",
                          events.read_text(encoding="utf-8", errors="replace") if events.exists() else "")
-        bundle.add_json(f"logs/{record.id}/config.json", record.config)
+        # what the run recorded for the redactor (digests of its secrets) stays on the user's disk
+        bundle.add_json(f"logs/{record.id}/config.json", without_record(record.config))
 
     bundle.add_json("env.json", env.to_dict())
     bundle.add_text("env.txt", envinfo.env_text(env))

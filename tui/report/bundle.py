@@ -67,6 +67,10 @@ class Bundle:
     def add_text(self, name: str, text: str) -> None:
         self.files[name] = self.redactor.text(text).encode("utf-8")
 
+    def add_redacted_text(self, name: str, text: str) -> None:
+        """A text this bundle's redactor has already scrubbed (a long run.log: once is enough)."""
+        self.files[name] = text.encode("utf-8")
+
     def add_json(self, name: str, obj: Any) -> None:
         text = json.dumps(self.redactor.obj(obj), indent=2, ensure_ascii=False, default=str) + "\n"
         self.add_text(name, text)

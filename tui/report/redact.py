@@ -15,6 +15,19 @@ case in a layer does not leak:
    ``"name": "value"`` and ``--name value`` forms whose name looks secret, and
    well-known token shapes (``hf_...``, ``ghp_...``, ``sk-...``, AWS key ids, JWTs).
 
+Two more things keep a secret out when the text it was in is cut short or the variable is gone:
+
+4. a secret the run's arguments or config hold when the run is created (an ``$HF_TOKEN`` inside a
+   ``--data`` path) is recorded with the run (:func:`record_for_run`, ``config.json["redact"]``): a salted
+   SHA-256 digest and the value's shape (its runs of letters and digits replaced by their lengths),
+   never the value. An export made later from a shell without the variable (the README's export after a
+   crash) finds it again (:meth:`Redactor.learn_run`, :meth:`Redactor.discover`): a stretch of text of
+   that shape, whole words, whose digest matches is learned like any other secret;
+5. what is drawn (the screenshot, the text screen, the charts) is drawn from redacted copies of the runs
+   (:meth:`Redactor.record`), so a field or a line cut to its width can only cut the marker, never half a
+   secret; and a drawn screen goes through :meth:`Redactor.screen`, which also removes what a cut left of a
+   learned secret (a word ending with its start or starting with its end) and a token shape cut short.
+
 A long text (a run.log or events.jsonl of hundreds of thousands of steps) is
 scrubbed where it can change: every match of every pattern holds one of
 :data:`_TRIGGERS` on its first line, so only the lines holding one (and the few
@@ -24,10 +37,17 @@ result as the whole text through them, in linear time.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
+import html
 import json
 import os
 import re
+import secrets as _secrets
+import typing
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Iterable, Mapping
 
 # not "<...>": inside the SVG screenshot or report.html that would be a broken or invisible tag
@@ -52,6 +72,10 @@ ENV_ALLOW_EXACT = {"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "VIRTU
 
 # values shorter than this are blanked only where they stand beside a secret name, not everywhere
 MIN_LEARNED = 6
+# a cut piece of a learned secret this long is removed from a drawn screen (Redactor.screen)
+MIN_FRAGMENT = 4
+# config.json's key for what the run recorded for later exports (record_for_run); never in the bundle
+RECORD_KEY = "redact"
 _HARMLESS_VALUES = {"true", "false", "none", "null", "yes", "no", "on", "off", "0", "1"}
 
 _TOKEN_SHAPES = re.compile(
@@ -126,6 +150,10 @@ class Redactor:
     def __init__(self, environ: Mapping[str, str] | None = None):
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        # recorded secrets not found yet: shape -> [(salt, sha256 hex digest)]
+        self._hidden: dict[str, list[tuple[str, str]]] = {}
+        # short strings seen again and again (an event's unit, once per step): text() of each, once
+        self._short: dict[str, str] = {}
         self.learn_environment(os.environ if environ is None else environ)
 
     # -- learning -------------------------------------------------------------------------
@@ -142,6 +170,7 @@ class Redactor:
         if value not in self._secrets:
             self._secrets.add(value)
             self._pattern = None
+            self._short.clear()
 
     def learn_environment(self, environ: Mapping[str, str]) -> None:
         for name, value in environ.items():
@@ -189,6 +218,164 @@ class Redactor:
         elif isinstance(obj, str):
             self.learn_from_text(obj)
 
+    # -- what a run recorded --------------------------------------------------------------
+
+    def learn_recorded(self, recorded: Any) -> None:
+        """The secrets a run recorded when it was created (``config["redact"]``, see :func:`record_for_run`).
+
+        They are found again by shape and digest in the texts this redactor is given from now on
+        (:meth:`discover`); a malformed record is ignored.
+        """
+        for salt, digest, shape in _recorded_entries(recorded):
+            wanted = self._hidden.setdefault(shape, [])
+            if (salt, digest) not in wanted:
+                wanted.append((salt, digest))
+
+    def learn_run(self, record: Any) -> None:
+        """All a run (a ``tui.runs.RunRecord``) tells of its secrets, before anything of it is written.
+
+        Its config (arguments, secret options), its start event's config, and the secrets it recorded,
+        looked for at once in those (where the run put them).
+        """
+        config = record.config if isinstance(record.config, Mapping) else {}
+        self.learn_recorded(config.get(RECORD_KEY))
+        config = without_record(config)
+        self.learn_from_obj(config)
+        start = record.start
+        if start is not None:
+            self.learn_from_obj(start.config)
+        if self._hidden:
+            for leaf in _leaves([config, start.config if start is not None else {}]):
+                if isinstance(leaf, str):
+                    self.discover(leaf)
+
+    def learn_run_dir(self, path: str | os.PathLike[str]) -> None:
+        """:meth:`learn_run` from a run directory without loading the run (its config.json and start event).
+
+        For the workbench, which must know the secrets before it draws its screen for an export: a long
+        run's events take seconds to load, its start event is on one of the first lines.
+        """
+        path = Path(path)
+        config: Any = {}
+        try:
+            config = json.loads((path / "config.json").read_text(encoding="utf-8", errors="replace"))
+        except (OSError, ValueError, RecursionError):
+            pass
+        start: Any = None
+        try:
+            with open(path / "events.jsonl", encoding="utf-8", errors="replace") as handle:
+                for _, line in zip(range(64), handle):
+                    try:
+                        data = json.loads(line)
+                    except (ValueError, RecursionError):
+                        continue
+                    if isinstance(data, dict) and data.get("event") == "start":
+                        start = data
+                        break
+        except OSError:
+            pass
+        start_config = start.get("config") if isinstance(start, dict) else None
+        # what learn_run reads of a record
+        self.learn_run(SimpleNamespace(config=config if isinstance(config, dict) else {},
+                                       start=SimpleNamespace(config=start_config)
+                                       if isinstance(start_config, dict) else None))
+
+    @property
+    def hiding(self) -> bool:
+        """Are there recorded secrets not found yet?"""
+        return bool(self._hidden)
+
+    def discover(self, text: str) -> None:
+        """Learn the recorded secrets this text holds: whole words of their shape whose digest matches."""
+        if not self._hidden or not text:
+            return
+        # a short text (an argument, a config value) at every position: "/data/run<secret>" holds it too;
+        # a long one (a log) at word boundaries only, which keeps the candidates few; an ASCII one (most
+        # logs) with its letters and digits turned into "a"s, where a shape is a plain string to find
+        loose = len(text) <= _LOOSE_UP_TO
+        masked = text.encode("ascii").translate(_MASK) if not loose and text.isascii() else None
+        for shape in list(self._hidden):
+            wanted = self._hidden[shape]
+            if not _may_hold(shape, text):
+                continue
+            if masked is not None:
+                candidates: Iterable[str] = _masked_candidates(shape, text, masked)
+            else:
+                pattern = _shape_pattern(shape, loose)
+                candidates = (m.group(1) for m in pattern.finditer(text)) if pattern is not None else ()
+            tried: set[str] = set()  # a log repeats its words: each one hashed once
+            for candidate in candidates:
+                if candidate in tried:
+                    continue
+                tried.add(candidate)
+                for entry in wanted:
+                    if _digest(entry[0], candidate) == entry[1]:
+                        wanted.remove(entry)
+                        self.learn(candidate)
+                        break
+                if not wanted:
+                    break
+            if not wanted:
+                del self._hidden[shape]
+
+    # -- what is drawn ---------------------------------------------------------------------
+
+    def record(self, record: Any) -> Any:
+        """A copy of a run (a ``tui.runs.RunRecord``) with all it can show redacted, for drawing it.
+
+        Its config and arguments, its events' strings, its log and its problems; its telemetry (numbers
+        and device names) is shared. The screenshot, the text screen and the charts draw this copy: a field
+        or a line cut to its width then cuts the marker, never half a secret (which no rule could find).
+        """
+        log = self.text(record.log_text)  # first: a recorded secret found in it is then known to the rest
+        events = [self.event(e) for e in record.events]
+        config = record.config if isinstance(record.config, Mapping) else {}
+        return dataclasses.replace(record, config=self.obj(without_record(config)), events=events, log=log,
+                                   problems=[self.text(p) for p in record.problems])
+
+    def event(self, event: Any) -> Any:
+        """An event (a ``workloads.protocol`` dataclass) with its strings redacted; the same object if none changes."""
+        changes: dict[str, Any] = {}
+        for name in _text_fields(type(event)):  # a long run's steps: their unit and their (empty) extra
+            value = getattr(event, name)
+            if value.__class__ is str:
+                new: Any = self._short_text(value)
+            elif not value:
+                continue
+            elif isinstance(value, (dict, list, tuple, Mapping)):
+                new = self.obj(value)
+            elif isinstance(value, str):
+                new = self._short_text(value)
+            else:
+                continue
+            if new != value:
+                changes[name] = new
+        return dataclasses.replace(event, **changes) if changes else event
+
+    def _short_text(self, text: str) -> str:
+        if len(text) > 256:
+            return self.text(text)
+        out = self._short.get(text)
+        if out is None:
+            if len(self._short) > 4096:
+                self._short.clear()
+            out = self.text(text)
+            self._short[text] = out  # after text(): a secret it discovered has cleared the cache
+        return out
+
+    def screen(self, text: str) -> str:
+        """A drawn screen (the screenshot's SVG, or a text rendering), with what a cut left of a secret.
+
+        :meth:`text`, then, in each piece of text (an SVG ``<text>`` element's, or a line): a word that
+        ends with the start of a learned secret or begins with its end (at least :data:`MIN_FRAGMENT`
+        characters of it), and a word at the end of a piece that starts like a token shape (``ghp_``,
+        ``hf_``...) but was cut too short for the shape rule, are replaced. The screen is drawn from
+        redacted runs (:meth:`record`); this is for what was drawn before the redactor knew (the live screen).
+        """
+        text = self.text(text)
+        heads, tails = _fragments(self._secrets)
+        return _PIECE.sub(lambda m: _screen_piece(m.group(0), heads, tails), text)
+
     # -- scrubbing ------------------------------------------------------------------------
 
     def _secret_pattern(self) -> re.Pattern[str] | None:
@@ -197,6 +384,8 @@ class Redactor:
         return self._pattern
 
     def text(self, text: str) -> str:
+        if self._hidden:
+            self.discover(text)
         pattern = self._secret_pattern()
         if pattern is not None and len(text) >= _LINEWISE_FROM:
             # an alternation of every learned value scans a long text slowly: only those present in it
@@ -243,6 +432,8 @@ class Redactor:
         body = text[:-1] if text.endswith("\n") else text
         if not body:
             return ""
+        if self._hidden:
+            self.discover(body)
         lines = body.split("\n")
         flags = _flag_lines(body, lines, also="\\")
         present = [s for s in self._secrets if s in body]
@@ -424,3 +615,240 @@ def _blank_option_value(match: re.Match[str]) -> str:
     if match.group("val") == REDACTED:
         return match.group(0)
     return f"{match.group('opt')}{match.group('sep')}{REDACTED}"
+
+
+# -- what a run records, and how it is found again -------------------------------------------
+
+def without_record(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's config without what it recorded for the redactor (that stays on the user's disk)."""
+    return {k: v for k, v in config.items() if k != RECORD_KEY}
+
+
+def record_for_run(config: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+    """What a run's config.json keeps so that a later export redacts what an export now would.
+
+    Every secret a :class:`Redactor` knows now (the environment's secret variables, values of secret
+    options, token shapes, URL passwords) that a string of ``config`` (the arguments, the config) holds,
+    as ``{"salt": hex, "sha256": [digest, ...], "shapes": [shape, ...]}``: a salted SHA-256 digest and
+    the shape (:func:`secret_shape`) of each, never the value. A secret inside a longer word
+    (``/data/runSECRET``) is recorded as that word too: it is found again as whole words only. None
+    when the config holds no secret.
+    """
+    redactor = Redactor(environ)
+    redactor.learn_from_obj(config)
+    texts = [leaf for leaf in _leaves(config) if isinstance(leaf, str)]
+    found: set[str] = set()
+    for secret in redactor._secrets:
+        for text in texts:
+            at = text.find(secret)
+            while at != -1:
+                found.add(secret)
+                start, end = _word_span(text, at, at + len(secret))
+                if end - start != len(secret):
+                    found.add(text[start:end])
+                at = text.find(secret, at + 1)
+    if not found:
+        return None
+    salt = _secrets.token_hex(16)
+    entries = sorted((_digest(salt, value), secret_shape(value)) for value in found)  # in digest order
+    return {"salt": salt, "sha256": [d for d, _ in entries], "shapes": [s for _, s in entries]}
+
+
+_WORD_RUN = re.compile(r"[^\W_]+")  # letters and digits; str.isalnum() says the same of one character
+
+
+def secret_shape(value: str) -> str:
+    """The value with each run of letters and digits replaced by its length: ``ghp_Ab12`` -> ``3_4``."""
+    return _WORD_RUN.sub(lambda m: str(len(m.group())), value)
+
+
+def _word_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) widened to whole words: a secret starting or ending inside a word takes the word."""
+    if start < end and text[start].isalnum():
+        while start > 0 and text[start - 1].isalnum():
+            start -= 1
+    if start < end and text[end - 1].isalnum():
+        while end < len(text) and text[end].isalnum():
+            end += 1
+    return start, end
+
+
+def _digest(salt: str, value: str) -> str:
+    return hashlib.sha256(f"{salt}\0{value}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_HEX_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+def _recorded_entries(recorded: Any) -> list[tuple[str, str, str]]:
+    """(salt, digest, shape) of each well-formed entry of a run's record; anything else is ignored."""
+    if not isinstance(recorded, Mapping):
+        return []
+    salt, digests, shapes = recorded.get("salt"), recorded.get("sha256"), recorded.get("shapes")
+    if not isinstance(salt, str) or not isinstance(digests, list) or not isinstance(shapes, list):
+        return []
+    return [(salt, digest, shape) for digest, shape in zip(digests, shapes)
+            if isinstance(digest, str) and _HEX_DIGEST.fullmatch(digest) and isinstance(shape, str)
+            and _shape_pattern(shape) is not None]
+
+
+_SHAPE_PARTS = re.compile(r"[0-9]+|[^0-9]+")
+
+
+@functools.lru_cache(maxsize=256)
+def _shape_parts(shape: str) -> tuple[int | str, ...] | None:
+    """A shape as (word length | separator text) parts; None when it is not one :func:`secret_shape` gives."""
+    if not shape or len(shape) > 4096:
+        return None
+    parts: list[int | str] = []
+    for part in _SHAPE_PARTS.findall(shape):
+        if part[0] in "0123456789":
+            n = int(part)
+            if not 0 < n <= 1 << 16:
+                return None
+            parts.append(n)
+        elif _WORD_RUN.search(part):  # a separator holds no letter or digit
+            return None
+        else:
+            parts.append(part)
+    return tuple(parts)
+
+
+# texts up to this long are searched for recorded secrets at every position, longer ones at word boundaries
+_LOOSE_UP_TO = 4096
+
+
+@functools.lru_cache(maxsize=256)
+def _shape_pattern(shape: str, loose: bool = False) -> re.Pattern[str] | None:
+    """Every stretch of text of this shape (group 1), overlapping ones too: made of whole words unless loose."""
+    parts = _shape_parts(shape)
+    if parts is None:
+        return None
+    body = "".join(rf"[^\W_]{{{p}}}" if isinstance(p, int) else re.escape(p) for p in parts)
+    lead = r"(?<![^\W_])" if isinstance(parts[0], int) and not loose else ""
+    trail = r"(?![^\W_])" if isinstance(parts[-1], int) and not loose else ""
+    return re.compile(f"{lead}(?=({body}){trail})")
+
+
+# ASCII letters and digits -> "a", everything else kept: a shape's stretches of text are then one string
+_MASK = bytes(ord("a") if chr(b).isalnum() else b for b in range(128)) + bytes(range(128, 256))
+
+
+def _masked_candidates(shape: str, text: str, masked: bytes) -> Iterable[str]:
+    """The stretches of an ASCII text of this shape made of whole words (``masked``: the text through _MASK)."""
+    parts = _shape_parts(shape)
+    if parts is None:
+        return
+    try:
+        needle = b"".join(b"a" * p if isinstance(p, int) else p.encode("ascii") for p in parts)
+    except UnicodeEncodeError:  # a separator no ASCII text holds
+        return
+    word_first, word_last = isinstance(parts[0], int), isinstance(parts[-1], int)
+    size, a = len(needle), ord("a")
+    at = masked.find(needle)
+    while at != -1:
+        end = at + size
+        if (not word_first or at == 0 or masked[at - 1] != a) and (not word_last or end == len(masked)
+                                                                    or masked[end] != a):
+            yield text[at:end]
+        at = masked.find(needle, at + 1)
+
+
+def _may_hold(shape: str, text: str) -> bool:
+    """Each separator of the shape is in the text (at C speed, before the pattern walks a long text)."""
+    parts = _shape_parts(shape)
+    return parts is not None and all(p in text for p in parts if isinstance(p, str))
+
+
+@functools.lru_cache(maxsize=64)
+def _text_fields(cls: type) -> tuple[str, ...]:
+    """The fields of an event class that may hold a string (not those typed as numbers only); () if no dataclass."""
+    if not dataclasses.is_dataclass(cls):
+        return ()
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve: every field is looked at
+        hints = {}
+    numeric = (int, float, bool, type(None))
+    out = []
+    for f in dataclasses.fields(cls):
+        hint = hints.get(f.name, Any)
+        if all(a in numeric for a in (typing.get_args(hint) or (hint,))):
+            continue
+        out.append(f.name)
+    return tuple(out)
+
+
+# -- what the live screen shows ------------------------------------------------------------------
+
+def redacted_args(args: Iterable[Any], redactor: Redactor) -> list[str]:
+    """A run's arguments as a screen may show them: secret options' values and learned secrets replaced."""
+    return redactor.obj([str(a) for a in args])
+
+
+def redacted_values(values: Mapping[str, str], redactor: Redactor) -> dict[str, str]:
+    """The launcher's field values (field name -> text) as a screen may show them.
+
+    A field whose name looks secret shows only the marker; any other its text redacted. Set on the
+    fields before the screen is drawn: a field crops its text, and the cropped half of a secret is
+    found by no rule afterwards.
+    """
+    return {key: (REDACTED if value and is_secret_name(key) else redactor.text(value)) if isinstance(value, str)
+            else value for key, value in values.items()}
+
+
+# SVG: a tag, or text between tags (a <text> element's characters); a line break ends a piece too
+_PIECE = re.compile(r"<[^>]*>|[^<\n]+")
+_SPACES = re.compile(r"((?:\s|&#160;|&nbsp;)+)")
+_ELLIPSIS = ("…", "&#8230;", "...")
+# a token shape's start at the end of a piece: cut there, it may be too short for _TOKEN_SHAPES
+_CUT_SHAPE = re.compile(r"\b(?:hf_|gh[pousr]_|github_pat_|glpat-|sk-|AKIA|ASIA|xox[abprs]-|AIza|npm_|pypi-|eyJ)"
+                        r"[A-Za-z0-9_.-]{6,}$")
+_MAX_FRAGMENT = 512
+
+
+def _fragments(secrets: Iterable[str]) -> tuple[set[str], set[str]]:
+    """Proper prefixes (heads) and suffixes (tails) of each secret, as written and XML-escaped."""
+    heads: set[str] = set()
+    tails: set[str] = set()
+    for secret in secrets:
+        for form in {secret, html.escape(secret, quote=False), html.escape(secret)}:
+            n = len(form)
+            for k in range(MIN_FRAGMENT, min(n, _MAX_FRAGMENT)):
+                heads.add(form[:k])
+                tails.add(form[n - k:])
+    return heads, tails
+
+
+def _screen_piece(piece: str, heads: set[str], tails: set[str]) -> str:
+    if piece.startswith("<"):
+        return piece
+    parts = _SPACES.split(piece)
+    last = max((i for i in range(0, len(parts), 2) if parts[i]), default=-1)
+    for i in range(0, len(parts), 2):
+        if parts[i]:
+            parts[i] = _screen_word(parts[i], heads, tails, at_end=i == last)
+    return "".join(parts)
+
+
+def _screen_word(word: str, heads: set[str], tails: set[str], at_end: bool) -> str:
+    lead = next((e for e in _ELLIPSIS if word.startswith(e)), "")
+    core = word[len(lead):]
+    end = next((e for e in _ELLIPSIS if core.endswith(e)), "")
+    core = core[:len(core) - len(end)]
+    n = len(core)
+    if heads:
+        # the start of a secret, cut at its end: "/data/ghp_AbCdEf" -> "/data/[redacted]"
+        for k in range(min(n, _MAX_FRAGMENT), MIN_FRAGMENT - 1, -1):
+            if core[n - k:] in heads:
+                core = core[:n - k] + REDACTED
+                break
+        n = len(core)
+        # the end of a secret, cut at its start
+        for k in range(min(n, _MAX_FRAGMENT), MIN_FRAGMENT - 1, -1):
+            if core[:k] in tails:
+                core = REDACTED + core[k:]
+                break
+    if at_end:
+        core = _CUT_SHAPE.sub(REDACTED, core)
+    return lead + core + end

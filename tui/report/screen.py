@@ -1,12 +1,14 @@
 """The screenshot when the workbench's own screen is not at hand: a plain text screen of the same facts.
 
-The workbench's screen itself is drawn by ``tui.screenshot`` and handed to the report by its caller.
+The workbench's screen itself is drawn by ``tui.screenshot`` and handed to the report by its caller;
+the live workbench draws its own with :func:`live_screenshot`, its fields redacted while it is drawn.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
+from tui.report.redact import Redactor, redacted_values
 from tui.report.summary import summarize
 from tui.telemetry.sample import fmt, fmt_bytes
 
@@ -42,3 +44,32 @@ def text_screen(records: Sequence[Any], sample: Any = None) -> str:
         lines += [f"  {line[:WIDTH - 2]}" for line in tail]
     return "\n".join(line[:WIDTH] for line in lines)
 
+
+def live_screenshot(app: Any, redactor: Redactor | None = None, run_dirs: Iterable[Any] = ()) -> str:
+    """The live workbench's screen as SVG (``app.export_screenshot()``), its launcher's fields redacted.
+
+    A field crops its text to its width, and what the crop leaves of a secret (half a token inside a
+    ``--data`` path) no rule finds in the SVG afterwards. So each text field of ``app.launcher`` shows its
+    value redacted (:func:`tui.report.redact.redacted_values`; a field whose name looks secret shows only
+    the marker) while the screen is drawn, and its own value again right after, its ``Changed`` message
+    held back both times. ``redactor``: one that knows the secrets, else one learns those of the
+    environment and of ``run_dirs`` (their config.json and start event, without loading the runs).
+    Textual-free: the fields are found by their type's name.
+    """
+    if redactor is None:
+        redactor = Redactor()
+        for path in run_dirs:
+            redactor.learn_run_dir(path)
+    # the ids name the fields' options (param-resnet50-data, param-x-hf_token): a secret name shows the marker
+    fields = {field.id or f"#{i}": field for i, field in enumerate(app.launcher.query("Input"))}
+    shown = redacted_values({name: field.value for name, field in fields.items()}, redactor)
+    changed = [(field, field.value, shown[name]) for name, field in fields.items() if shown[name] != field.value]
+    try:
+        for field, _, new in changed:
+            with field.prevent(type(field).Changed):
+                field.value = new
+        return app.export_screenshot()
+    finally:
+        for field, value, _ in changed:
+            with field.prevent(type(field).Changed):
+                field.value = value
