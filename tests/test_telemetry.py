@@ -294,7 +294,7 @@ def test_devices_text_shows_na_for_missing_fields():
                      processes=(DeviceProcess(4242, "python", 2**30),), source="nvml")
     text = once.render(Sample(t=0.0, devices=(d,), host=HostSample(cpu_pct=2.0), errors=("nvidia-smi timed out",)),
                        {"nvml": "NVML loaded"})
-    assert "[0] NVIDIA H100" in text and "util 0%" in text and "temp N/A" in text
+    assert "GPU0 NVIDIA H100   NVIDIA, bus 0000:18:00.0" in text and "util 0%" in text and "temp N/A" in text
     assert "process 4242 python  1.0 GiB" in text
     assert "problem: nvidia-smi timed out" in text and "nvml: NVML loaded" in text
 

@@ -11,6 +11,7 @@ from typing import Callable
 
 from tui.doctor.check import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck
 from tui.doctor.facts import VISIBLE_DEVICE_VARS, Facts
+from tui.formatting import NA, duration, nbytes
 from tui.telemetry import vendors
 from workloads.hints import hint_for
 from workloads.probe_report import DeviceCheck, DeviceChecks, ProbeDevice
@@ -58,7 +59,7 @@ def check_cli(f: Facts) -> DoctorCheck:
 def check_nvml(f: Facts) -> DoctorCheck:
     cid = "nvml.loads"
     if f.nvml_ok:
-        evidence = f"{f.nvml_count} device(s), driver {f.nvml_driver or 'N/A'}"
+        evidence = f"{f.nvml_count} device(s), driver {f.nvml_driver or NA}"
         if f.nvml_errors:
             return _check(cid, FAIL, f"{evidence}; {'; '.join(f.nvml_errors)}", _hint(f.nvml_errors[0]),
                           f.nvml_count, "devices")
@@ -96,8 +97,7 @@ def check_torch_import(f: Facts) -> DoctorCheck:
     built_text = ", ".join(b for b in built if b) or "CPU only"
     ext_text = "".join(f"; {k}: {v}" for k, v in p.extensions.items())
     broken = [v for v in p.extensions.values() if v != "loaded"]
-    import_s = p.import_s if p.import_s is not None else "N/A"
-    evidence = f"torch {p.torch} built for {built_text}, import {import_s} s{ext_text}"
+    evidence = f"torch {p.torch} built for {built_text}, import {duration(p.import_s)}{ext_text}"
     if broken:
         return _check(cid, WARN, evidence, _hint(broken[0], "the vendor's torch extension fails to import"),
                       p.import_s, "s")
@@ -113,7 +113,7 @@ def check_torch_sees(f: Facts) -> DoctorCheck:
     elsewhere = _gpus_elsewhere(f)
     seen = {"value": len(devices), "unit": "devices"}
     if devices:
-        names = "; ".join(f"{d.label} {d.name or 'N/A'} (capability {d.target or 'N/A'})" for d in devices)
+        names = "; ".join(f"{d.label} {d.name or NA} (capability {d.target or NA})" for d in devices)
         evidence = f"{len(devices)} device(s): {names}"
         if elsewhere > len(devices) and not f.env.get("CUDA_VISIBLE_DEVICES"):
             return _check(cid, WARN, f"{evidence}; but {elsewhere} on the bus/CLI",
@@ -192,16 +192,12 @@ def _device_check(f: Facts, cid: str, pick: Callable[[DeviceChecks], DeviceCheck
     return _check(cid, FAIL, err, _hint(err, "the device computes wrong numbers: report it to the platform")), entry
 
 
-def _seconds(value: float | None) -> str:
-    return f"{value:.2f}" if value is not None else "N/A"
-
-
 def check_init(f: Facts) -> DoctorCheck:
-    import_s = f.probe.import_s if f.probe is not None and f.probe.import_s is not None else "N/A"
+    import_s = duration(f.probe.import_s if f.probe is not None else None)
     check, entry = _device_check(
         f, "device.init", lambda c: c.init,
-        lambda e: f"{_seconds(e.seconds)} s to the first tensor on the device "
-                  f"(torch import {import_s} s; bound {INIT_WARN_S:g} s)")
+        lambda e: f"{duration(e.seconds)} to the first tensor on the device "
+                  f"(torch import {import_s}; bound {duration(INIT_WARN_S)})")
     if check.status != PASS or entry is None or entry.seconds is None:
         return check  # a failed start's seconds are the time to the error, not an initialisation time
     status, hint = PASS, ""
@@ -249,7 +245,7 @@ def check_disk(f: Facts) -> DoctorCheck:
     if f.disk_free_bytes is None:
         return _check(cid, WARN, f"cannot read the free space of {f.disk_path}")
     gib = f.disk_free_bytes / 2**30
-    evidence = f"{gib:.1f} GiB free of {(f.disk_total_bytes or 0) / 2**30:.1f} GiB at {f.disk_path} " \
+    evidence = f"{nbytes(f.disk_free_bytes)} free of {nbytes(f.disk_total_bytes)} at {f.disk_path} " \
                f"(warn below {DISK_WARN_GIB:g} GiB, fail below {DISK_FAIL_GIB:g} GiB)"
     hint = "free space, or run from a larger volume: data sets, checkpoints and the report need several GiB"
     status = FAIL if gib < DISK_FAIL_GIB else WARN if gib < DISK_WARN_GIB else PASS

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui.formatting import duration, fixed, number, percent, rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
@@ -44,18 +45,21 @@ def step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
     else:
         parts = [f"step {event.step}" + (f"/{int(total)}" if total else "")]
     if event.throughput is not None:
-        parts.append(f"{event.throughput:.1f} {event.unit or ''}".strip())
+        parts.append(rate(event.throughput, event.unit or ""))
     if event.loss is not None:
-        parts.append(f"loss {event.loss:.3f}")
+        parts.append(f"loss {fixed(event.loss, 4)}")  # four decimals, as the launcher shows it
     return (float(event.step) / total if total else None), ", ".join(parts)
 
 
 def _line_value(metric: Metric, value: Any) -> str:
+    """As the report's metric table prints it."""
     if metric.kind == "seconds":
-        return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
+        return duration(value)
     if metric.kind == "fraction":
-        return f"{value * 100:.1f} %"
-    return f"{value:.3f}"
+        return percent(value)
+    if metric.kind == "rate":
+        return rate(value)
+    return number(value)
 
 
 def result_line(name: str, outcome: Outcome) -> str:
@@ -68,7 +72,7 @@ def result_line(name: str, outcome: Outcome) -> str:
     m = outcome.result.metrics
     bits = []
     if isinstance(m.get(spec.headline), (int, float)):
-        bits.append(f"{m[spec.headline]:.1f} {spec.unit}")
+        bits.append(rate(m[spec.headline], spec.unit))
     for metric in spec.line_metrics:
         value = m.get(metric.key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

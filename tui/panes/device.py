@@ -7,7 +7,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.telemetry.sample import NA, Sample, fmt, fmt_bytes
+from tui.formatting import NA, device_tag, nbytes, reading
+from tui.telemetry.sample import Sample
 
 BAR_WIDTH = 10
 # (warn, alarm) thresholds; the "!" marks an alarm when there is no colour
@@ -42,7 +43,7 @@ def bar(pct: float | None, width: int = BAR_WIDTH) -> str:
 
 def _util(pct: float | None) -> Text:
     # low utilisation while a run is active is the thing to notice: it is not an alarm by itself
-    return Text(fmt(pct, "%"), style="dim" if pct is None else "")
+    return Text(reading(pct, "%"), style="dim" if pct is None else "")
 
 
 def _memory(used: int | None, total: int | None, pct: float | None) -> Text:
@@ -56,8 +57,8 @@ def _memory(used: int | None, total: int | None, pct: float | None) -> Text:
 def _pair(used: int | None, total: int | None) -> str:
     """'60.0/80.0 GiB' (one unit when both share it), 'N/A/80.0 GiB' never: missing reads N/A."""
     if total is None:
-        return fmt_bytes(used)
-    a, b = fmt_bytes(used), fmt_bytes(total)
+        return nbytes(used)
+    a, b = nbytes(used), nbytes(total)
     unit_a, unit_b = a.rpartition(" ")[2], b.rpartition(" ")[2]
     if used is not None and unit_a == unit_b:
         return f"{a.rpartition(' ')[0]}/{b}"
@@ -68,7 +69,7 @@ def _power(power: float | None, limit: float | None) -> Text:
     if power is None:
         return Text(NA, style="dim")
     pct = 100.0 * power / limit if limit else None
-    body = f"{power:.0f}/{limit:.0f} W" if limit else f"{power:.0f} W"
+    body = f"{reading(power)}/{reading(limit, 'W')}" if limit else reading(power, "W")
     return _cell(body, _level(pct, POWER_PCT) or "ok")
 
 
@@ -98,15 +99,14 @@ def device_table(sample: Sample | None) -> Table:
     for i, dev in enumerate(sample.devices):
         index = dev.index if dev.index is not None else i
         temp = dev.temperature_c
-        clock = f"{dev.sm_clock_mhz:.0f} MHz" if dev.sm_clock_mhz is not None else NA
         table.add_row(
-            Text(f"GPU{index}", style="bold"),
+            Text(device_tag(index), style="bold"),
             Text(dev.name or NA),
             _util(dev.util_gpu_pct),
             _memory(dev.mem_used_bytes, dev.mem_total_bytes, dev.mem_used_pct),
-            _cell(fmt(temp, "°C"), _level(temp, TEMP_C)),
+            _cell(reading(temp, "°C"), _level(temp, TEMP_C)),
             _power(dev.power_w, dev.power_limit_w),
-            Text(clock, style="dim" if dev.sm_clock_mhz is None else ""),
+            Text(reading(dev.sm_clock_mhz, "MHz"), style="dim" if dev.sm_clock_mhz is None else ""),
             _throttle(dev.throttle_reasons),
         )
     return table
@@ -118,17 +118,17 @@ def host_line(sample: Sample | None) -> Text:
     host = sample.host
     ram_pct = 100.0 * host.mem_used_bytes / host.mem_total_bytes if (
         host.mem_used_bytes is not None and host.mem_total_bytes) else None
-    load = " ".join(fmt(v, digits=2) for v in (host.load1, host.load5, host.load15))
+    load = " ".join(reading(v, digits=2) for v in (host.load1, host.load5, host.load15))
     text = Text()
     text.append("host ", style="bold")
     cores = f" of {host.cpu_count}" if host.cpu_count else ""
-    text.append(f"CPU {fmt(host.cpu_pct, '%')}{cores}  load {load}  ")
+    text.append(f"CPU {reading(host.cpu_pct, '%')}{cores}  load {load}  ")
     text.append("RAM ")
     text.append_text(_memory(host.mem_used_bytes, host.mem_total_bytes, ram_pct))
     disk_pct = 100.0 * host.disk_used_bytes / host.disk_total_bytes if (
         host.disk_used_bytes is not None and host.disk_total_bytes) else None
     text.append("  disk ")
-    text.append(f"{fmt_bytes(host.disk_free_bytes)} free", style=_STYLE[_level(disk_pct, (90.0, 98.0))])
+    text.append(f"{nbytes(host.disk_free_bytes)} free", style=_STYLE[_level(disk_pct, (90.0, 98.0))])
     return text
 
 

@@ -11,6 +11,7 @@ from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
+from tui.formatting import NA, duration, fixed, is_number, rate
 from tui.launch import Param, defaults, params_for, values_from_args
 from tui.run_state import RunState
 from workloads import registry
@@ -89,19 +90,6 @@ class WorkloadForm(Container):
         return out
 
 
-def _num(value: float | None, digits: int = 1) -> str:
-    return "N/A" if value is None else f"{value:,.{digits}f}"
-
-
-def _eta(seconds: float | None) -> str:
-    if seconds is None:
-        return "N/A"
-    seconds = int(seconds)
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
-
-
 _STATUS_STYLE = {"running": "bold green", "starting": "yellow", "ok": "green", "failed": "bold red",
                  "stopped": "yellow", "idle": "dim"}
 
@@ -112,12 +100,12 @@ def render_state(state: RunState) -> Text:
     text.append(f"{state.status.upper()}", style=_STATUS_STYLE.get(state.status, ""))
     text.append(f" {title}\n")
     # before the first step of a planned run, "0/N" reads better than "N/A/N"
-    step = str(state.step if state.step is not None else (0 if state.total_steps else "N/A"))
+    step = str(state.step if state.step is not None else (0 if state.total_steps else NA))
     if state.total_steps:
         step += f"/{state.total_steps}"
     epoch = "" if state.epoch is None else f"  epoch {state.epoch}"
-    text.append(f"step {step}{epoch}  ETA {_eta(state.eta_s)}\n")
-    text.append(f"{_num(state.throughput)} {state.unit or ''}  loss {_num(state.loss, 4)}\n")
+    text.append(f"step {step}{epoch}  ETA {duration(state.eta_s)}\n")
+    text.append(f"{rate(state.throughput, state.unit or '')}  loss {fixed(state.loss, 4)}\n")
     fallbacks = len(state.fallbacks)
     warnings = len(state.warnings)
     text.append(f"fallbacks {fallbacks}", style="bold yellow" if fallbacks else "")
@@ -147,8 +135,9 @@ def _glance_value(result: dict, key: str) -> str:
 
 
 def _short(value) -> str:
+    """As the RESULT line of the log above it prints the value (workloads.protocol), N/A for a NaN."""
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return f"{value:.4g}" if is_number(value) else NA
     return str(value)
 
 

@@ -7,6 +7,7 @@ import time
 from rich.text import Text
 from textual.widgets import RichLog
 
+from tui.formatting import utc_clock
 from workloads import protocol
 
 MAX_LINES = 5000
@@ -45,8 +46,7 @@ class LogPane(RichLog):
     def say(self, text: str | Text, style: str = "") -> None:
         if isinstance(text, str):
             text = Text(text, style=style)
-        stamp = time.strftime("%H:%M:%S", time.localtime(self.clock()))
-        line = Text(f"{stamp} ", style="dim") + text
+        line = Text(f"{utc_clock(self.clock())} ", style="dim") + text  # UTC, as the report's times
         self.lines_text.append(line.plain)
         del self.lines_text[:-MAX_LINES]
         self.write(line)

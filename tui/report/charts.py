@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from xml.sax.saxutils import escape
 
 from tui.cpu_trap import is_cpu
+from tui.formatting import device_label, device_tag
 
 WIDTH, HEIGHT = 900, 380
 _LEFT, _RIGHT, _TOP, _BOTTOM = 78, 24, 46, 56
@@ -238,15 +239,15 @@ def _utilisation_chart(record, label: str) -> str | None:
     series: list[Series] = []
     on_cpu = start is not None and is_cpu(start.device)  # the cards sat idle: their lines are not this run's
     if devices and not on_cpu:
-        for key, points in devices.items():
-            name = points[0][1].get("name") or key
-            tag = f"#{points[0][1].get('index')}" if len(devices) > 1 else ""
+        for points in devices.values():
+            first = points[0][1]
+            tag = device_tag(first.get("index")) if len(devices) > 1 else ""
             series.append(Series(f"util % {tag}".strip(), [p[0] for p in points],
                                  [p[1].get("util_gpu_pct") for p in points]))
             series.append(Series(f"memory % {tag}".strip(), [p[0] for p in points],
                                  [_pct(p[1].get("mem_used_bytes"), p[1].get("mem_total_bytes")) for p in points]))
-        title = f"{label}: device utilisation and memory ({name})" if len(devices) == 1 else \
-            f"{label}: device utilisation and memory"
+        one = f" ({device_label(first.get('index'), first.get('name'), first.get('pci_vendor'))})"
+        title = f"{label}: device utilisation and memory" + (one if len(devices) == 1 else "")
     else:
         xs = [s["t"] - t0 for s in samples]
         hosts = [s["host"] if isinstance(s.get("host"), dict) else {} for s in samples]

@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import math
 import shlex
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
 from tui.cpu_trap import is_cpu
+from tui.formatting import NA, device_label, duration, fixed, is_number, nbytes, number, percent, rate, utc
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
 from tui.report.envinfo import EnvInfo
 from tui.report.i18n import Words
 from tui.report.smi import SmiOutput
 from tui.report.summary import DeviceStability, WorkloadSummary, cost
 from tui.report.xid import MEANING, XidReport
-from tui.telemetry.sample import fmt_bytes
+from tui.telemetry.sample import normalize_bus_id
 from workloads import registry
 from workloads.spec import Metric, Text
-
-NA = "N/A"
 
 
 @dataclass
@@ -45,32 +42,6 @@ class ReportData:
     files: list[str] = field(default_factory=list)
 
 
-def num(value: Any, digits: int = 4) -> str:
-    if value is None or isinstance(value, bool):
-        return NA if value is None else str(value)
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
-            return NA
-        if isinstance(value, int) or float(value).is_integer() and abs(value) >= 1000:
-            return f"{int(value):,}"
-        return f"{value:.{digits}g}"
-    return str(value)
-
-
-def seconds(value: Any) -> str:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return NA
-    if value < 1:
-        return f"{value * 1000:.1f} ms"
-    if value < 120:
-        return f"{value:.1f} s"
-    return f"{int(value // 60)} min {value % 60:.0f} s"
-
-
-def pct(value: Any) -> str:
-    return f"{100 * value:.1f} %" if isinstance(value, (int, float)) and not isinstance(value, bool) else NA
-
-
 def _command(s: WorkloadSummary) -> str:
     return "cardbench run " + " ".join(shlex.quote(a) for a in [s.workload, *s.args])
 
@@ -83,21 +54,21 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     tp = s.throughput
     if tp.median is not None:
         key = "median_of_token_steps" if spec.counts == "tokens" else "median_of_steps"
-        parts.append(w(key, n=tp.n, median=num(tp.median), mean=num(tp.mean), p90=num(tp.p90),
+        parts.append(w(key, n=tp.n, median=rate(tp.median), mean=rate(tp.mean), p90=rate(tp.p90),
                        skipped=tp.skipped))
     if m.get("bandwidth_fraction") is not None:
-        parts.append(w("bw_bound", fraction=pct(m.get("bandwidth_fraction")), read=num(m.get("device_read_gbps"), 3),
-                       bound=num(m.get(f"bound_{spec.headline}"), 3), unit=spec.unit))
+        parts.append(w("bw_bound", fraction=percent(m.get("bandwidth_fraction")), read=rate(m.get("device_read_gbps")),
+                       bound=rate(m.get(f"bound_{spec.headline}")), unit=spec.unit))
     elif _unreliable(m, "bandwidth_fraction"):  # above 100 %: the bound was measured low, never shown as a share
-        parts.append(w("bw_unreliable", achieved=num(m.get("bandwidth_gbps"), 3),
-                       read=num(m.get("device_read_gbps"), 3), bound=num(m.get(f"bound_{spec.headline}"), 3),
+        parts.append(w("bw_unreliable", achieved=rate(m.get("bandwidth_gbps")),
+                       read=rate(m.get("device_read_gbps")), bound=rate(m.get(f"bound_{spec.headline}")),
                        unit=spec.unit))
     if m.get("achieved_tflops") is not None and m.get("peak_tflops") is not None:
-        parts.append(w("flop_bound", achieved=num(m.get("achieved_tflops"), 3), peak=num(m.get("peak_tflops"), 3),
-                       util=pct(m.get("flop_utilisation"))))
+        parts.append(w("flop_bound", achieved=rate(m.get("achieved_tflops")), peak=rate(m.get("peak_tflops")),
+                       util=percent(m.get("flop_utilisation"))))
     published = m.get(f"published_{spec.headline}")
     if isinstance(published, dict) and published:
-        refs = ", ".join(f"{k} {num(v)}" for k, v in published.items())
+        refs = ", ".join(f"{k} {rate(v)}" for k, v in published.items())
         size = m.get("image_size")
         if size not in (None, 224):
             refs += f" (224 px; this run {size} px)"
@@ -111,8 +82,7 @@ def _unreliable(m: dict[str, Any], key: str) -> bool:
 
 
 def _headline(s: WorkloadSummary) -> str:
-    value = s.headline
-    return f"{num(value)} {s.throughput.unit or ''}".strip() if value is not None else NA
+    return rate(s.headline, s.throughput.unit or "")
 
 
 def build(data: ReportData) -> list[Block]:
@@ -122,8 +92,8 @@ def build(data: ReportData) -> list[Block]:
     on_cpu = cpu_headline(data.summaries, data.env.devices, data.env.doctor)
     if on_cpu:
         out.append(Para(f"**{on_cpu}**"))
-    out.append(Para(w("generated", time=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(data.generated)),
-                      host=data.host, version=__version__)))
+    # the sentence says UTC itself
+    out.append(Para(w("generated", time=utc(data.generated, zone=False), host=data.host, version=__version__)))
     out += _summary(data, w)
     out += _device_software(data, w)
     out += _doctor(data, w)
@@ -146,7 +116,7 @@ def _summary(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("summary"))]
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
-    rows = [[w.title(s.workload), s.status, _headline(s), _read_against(s, w), s.precision or NA, num(s.batch_size),
+    rows = [[w.title(s.workload), s.status, _headline(s), _read_against(s, w), s.precision or NA, number(s.batch_size),
              s.device or NA] for s in data.summaries]
     blocks.append(Table([w("workload"), w("status"), w("result"), w("read_against"), w("precision"), w("batch"),
                          w("device")], rows))
@@ -157,8 +127,8 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
     env = data.env
     f = env.collect_env.fields
     devices = (env.devices or {}).get("devices") or []
-    names = "; ".join(f"#{d.get('index', '?')} {d.get('name') or NA} ({d.get('pci_vendor') or NA}, "
-                      f"{fmt_bytes(d.get('mem_total_bytes'))}, driver {d.get('driver_version') or NA}, "
+    names = "; ".join(f"{device_label(d.get('index'), d.get('name'))} ({d.get('pci_vendor') or NA}, "
+                      f"{nbytes(d.get('mem_total_bytes'))}, driver {d.get('driver_version') or NA}, "
                       f"runtime {d.get('runtime_version') or NA})" for d in devices) or w("no_accelerator")
     host = (env.devices or {}).get("host") or {}
     versions = next((s.versions for s in data.summaries if s.versions), {})
@@ -171,10 +141,10 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
                                              f"{f.get('ROCM used to build PyTorch', NA)}"],
         ["CUDA runtime", f.get("CUDA runtime version", NA)],
         ["cuDNN", f.get("cuDNN version", NA)],
-        ["CUDA initialisation", f"{seconds(env.cuda_init.get('seconds'))} ({env.cuda_init.get('evidence') or NA})"],
+        ["CUDA initialisation", f"{duration(env.cuda_init.get('seconds'))} ({env.cuda_init.get('evidence') or NA})"],
         ["OS", f.get("OS", env.platform)],
         ["CPU", _cpu(f, host)],
-        [w("host"), f"{host.get('hostname') or data.host}, {fmt_bytes(host.get('mem_total_bytes'))} RAM"],
+        [w("host"), f"{host.get('hostname') or data.host}, {nbytes(host.get('mem_total_bytes'))} RAM"],
         ["Python", f.get("Python version", env.python)],
         ["cardbench", env.cardbench],
     ]
@@ -218,20 +188,22 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     if metric.key == "precision":
         return s.precision or NA
     if metric.key == "batch_size":
-        return num(s.batch_size)
+        return number(s.batch_size)
     if _unreliable(s.metrics, metric.key):
         return w("unreliable")
     value = s.metrics.get(metric.key)
     bound = metric.key == f"bound_{registry.spec_for(s.workload).headline}"
     if bound and _unreliable(s.metrics, "bandwidth_fraction"):
-        return f"{num(value)}, {w('unreliable')}"
+        return f"{rate(value)}, {w('unreliable')}"
     if metric.kind == "seconds":
-        return seconds(value)
+        return duration(value)
     if metric.kind == "fraction":
-        return pct(value)
+        return percent(value)
     if metric.kind == "bytes":
-        return fmt_bytes(value)
-    return num(value)
+        return nbytes(value)
+    if metric.kind == "rate":
+        return rate(value)
+    return number(value)
 
 
 # every run's table has these, whatever its spec lists
@@ -246,20 +218,20 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         blocks.append(Heading(3, f"{w.title(s.workload)} ({s.run_id})"))
         blocks.append(Para(w("command", command=_command(s))))
         blocks.append(Para(w("run_dir", run=s.run_id, status=s.status, device=s.device or NA,
-                             duration=seconds(s.duration_s))))
+                             duration=duration(s.duration_s))))
         listed = registry.spec_for(s.workload).metrics or _ALWAYS
         rows = [[w.metric(m.key, s.workload), _metric_value(m, s, w)] for m in listed
                 if m.key in s.metrics or m.key in ("precision", "batch_size")]
         tp = s.throughput
         if tp.median is not None:
             rows.append([w.metric("step_throughput"),
-                         w("step_stats", median=num(tp.median), mean=num(tp.mean), p90=num(tp.p90),
+                         w("step_stats", median=rate(tp.median), mean=rate(tp.mean), p90=rate(tp.p90),
                            unit=tp.unit or "", steps=w("steps_fmt", n=tp.n), skipped=tp.skipped)])
         if s.first_loss is not None or s.last_loss is not None:
-            rows.append([w.metric("loss"), f"{num(s.first_loss)} -> {num(s.last_loss)}"])
+            rows.append([w.metric("loss"), f"{number(s.first_loss)} -> {number(s.last_loss)}"])
         # on the CPU the workloads can only give the process's peak RSS: say so rather than "device"
         on_cpu = "rss" in str(s.metrics.get("peak_memory_kind", "")).lower() or str(s.device or "").startswith("cpu")
-        rows.append([w.metric("peak_memory_rss" if on_cpu else "peak_memory_bytes"), fmt_bytes(s.peak_memory_bytes)])
+        rows.append([w.metric("peak_memory_rss" if on_cpu else "peak_memory_bytes"), nbytes(s.peak_memory_bytes)])
         rows.append([w.metric("fallbacks"), str(len(s.fallbacks))])
         rows.append([w.metric("warnings"), str(len(s.warnings))])
         blocks.append(Table([w("metric"), w("value")], rows))
@@ -316,6 +288,16 @@ def _span(pair: tuple[int, int] | None, w: Words) -> str:
     return f"{first} -> {last}" + (" (!)" if last > first else "")
 
 
+def _stability_device(d: DeviceStability, data: ReportData) -> str:
+    """'GPU0 NVIDIA H100 80GB HBM3': the index from the key ("index:0") or from the export's device snapshot by
+    bus id; without one, the name and the bus id, which tells two cards of one model apart."""
+    index = d.key.removeprefix("index:") if d.key.startswith("index:") else next(
+        (x.get("index") for x in (data.env.devices or {}).get("devices") or ()
+         if isinstance(x, dict) and x.get("bus_id") and normalize_bus_id(str(x["bus_id"])) == normalize_bus_id(d.key)),
+        None)
+    return device_label(index, d.name) if index is not None else f"{d.name or NA} (bus {d.key})"
+
+
 def _stability(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("stability"))]
     if data.stability:
@@ -325,10 +307,10 @@ def _stability(data: ReportData, w: Words) -> list[Block]:
                 throttle = ", ".join(f"{k} ({n})" for k, n in sorted(d.throttle.items())) or w("none_seen")
             else:
                 throttle = w("not_reported")
-            rows.append([d.name or d.key, str(d.samples),
-                         f"{num(d.peak_temperature_c, 3)} C" if d.peak_temperature_c is not None else NA,
-                         f"{num(d.peak_power_w, 4)} W / {num(d.power_limit_w, 4)} W" if d.peak_power_w is not None else NA,
-                         f"{num(d.min_sm_clock_mhz)} - {num(d.max_sm_clock_mhz)} MHz" if d.max_sm_clock_mhz else NA,
+            rows.append([_stability_device(d, data), str(d.samples),
+                         f"{number(d.peak_temperature_c, 3)} C" if d.peak_temperature_c is not None else NA,
+                         f"{number(d.peak_power_w)} W / {number(d.power_limit_w)} W" if d.peak_power_w is not None else NA,
+                         f"{number(d.min_sm_clock_mhz)} - {number(d.max_sm_clock_mhz)} MHz" if d.max_sm_clock_mhz else NA,
                          throttle,
                          f"{_span(d.ecc_corrected, w)} / {_span(d.ecc_uncorrected, w)}",
                          f"{_span(d.retired_pages, w)} / {_span(d.remapped_rows, w)}"])
@@ -336,9 +318,10 @@ def _stability(data: ReportData, w: Words) -> list[Block]:
                              w("ecc"), w("pages")], rows))
     else:
         peaks = data.host_peaks
-        cpu = f"{num(peaks.get('peak_cpu_pct'), 3)} %" if peaks.get("peak_cpu_pct") is not None else NA
+        peak_cpu = peaks.get("peak_cpu_pct")
+        cpu = percent(peak_cpu / 100) if is_number(peak_cpu) else NA
         key = "cpu_run_telemetry" if any(is_cpu(s.device) for s in data.summaries) else "no_device_telemetry"
-        blocks.append(Para(w(key, cpu=cpu, mem=fmt_bytes(peaks.get("peak_mem_used_bytes")))))
+        blocks.append(Para(w(key, cpu=cpu, mem=nbytes(peaks.get("peak_mem_used_bytes")))))
     x = data.xid
     if not x.readable:
         blocks.append(Para(w("xid_unreadable", note=x.note)))
@@ -357,24 +340,24 @@ def _cost(data: ReportData, w: Words) -> list[Block]:
     if data.price_per_hour is None:
         return blocks + [Para(w("cost_none"))]
     cur = data.currency
-    blocks.append(Para(w("cost_intro", price=num(data.price_per_hour), currency=cur)))
+    blocks.append(Para(w("cost_intro", price=number(data.price_per_hour), currency=cur)))
+    def money(v: Any) -> str:
+        return f"{fixed(v, 4)} {cur}" if is_number(v) else NA
+
     rows = []
     for s in data.summaries:
         c = cost(s, data.price_per_hour)
-        rate = _headline(s)
+        measured = _headline(s)
         title = w.title(s.workload)
-
-        def money(v: Any) -> str:
-            return f"{v:.4f} {cur}" if isinstance(v, (int, float)) else NA
         if "cost_per_imagenet_epoch" in c:
             if c.get("run_epoch_images"):
-                rows.append([title, rate, w("cost_epoch", images=num(c["run_epoch_images"])),
+                rows.append([title, measured, w("cost_epoch", images=number(c["run_epoch_images"])),
                              money(c.get("cost_per_run_epoch"))])
-            rows.append([title, rate, w("cost_imagenet"), money(c.get("cost_per_imagenet_epoch"))])
+            rows.append([title, measured, w("cost_imagenet"), money(c.get("cost_per_imagenet_epoch"))])
         if "cost_per_million_tokens" in c:
-            rows.append([title, f"{num(c.get('tokens_per_s_priced'))} tokens/s", w("cost_mtok"),
+            rows.append([title, rate(c.get("tokens_per_s_priced"), "tokens/s"), w("cost_mtok"),
                          money(c.get("cost_per_million_tokens"))])
         if c.get("cost_of_run") is not None:
-            rows.append([title, seconds(s.duration_s), w("cost_run"), money(c.get("cost_of_run"))])
+            rows.append([title, duration(s.duration_s), w("cost_run"), money(c.get("cost_of_run"))])
     blocks.append(Table([w("workload"), w("rate"), "", w("cost")], rows))
     return blocks

@@ -133,7 +133,7 @@ def gather(doctor_checks: Sequence[Any] | None, environment: dict[str, str], sam
 
 def env_text(info: EnvInfo) -> str:
     """env.txt: the same facts for a person."""
-    from tui.telemetry.sample import fmt, fmt_bytes
+    from tui.formatting import device_label, duration, nbytes, reading
 
     lines = [f"cardbench {info.cardbench}   Python {info.python}   {info.platform}", ""]
     lines.append("== python -m torch.utils.collect_env ==")
@@ -148,14 +148,14 @@ def env_text(info: EnvInfo) -> str:
         lines.append("no accelerator detected (sources answering: "
                      + (", ".join((info.devices or {}).get("sources") or []) or "none") + ")")
     for d in devices:
-        lines.append(f"#{fmt(d.get('index'))} {fmt(d.get('name'))}  vendor {fmt(d.get('pci_vendor'))} "
-                     f"({fmt(d.get('pci_vendor_id'))})  bus {fmt(d.get('bus_id'))}  memory {fmt_bytes(d.get('mem_total_bytes'))}"
-                     f"  driver {fmt(d.get('driver_version'))}  runtime {fmt(d.get('runtime_version'))}"
-                     f"  via {fmt(d.get('source'))}")
+        lines.append(f"{device_label(d.get('index'), d.get('name'))}  vendor {reading(d.get('pci_vendor'))} "
+                     f"({reading(d.get('pci_vendor_id'))})  bus {reading(d.get('bus_id'))}  "
+                     f"memory {nbytes(d.get('mem_total_bytes'))}  driver {reading(d.get('driver_version'))}  "
+                     f"runtime {reading(d.get('runtime_version'))}  via {reading(d.get('source'))}")
     host = (info.devices or {}).get("host") or {}
     if host:
-        lines.append(f"host {fmt(host.get('hostname'))}: {fmt(host.get('cpu_count'))} CPUs, "
-                     f"memory {fmt_bytes(host.get('mem_total_bytes'))}")
+        lines.append(f"host {reading(host.get('hostname'))}: {reading(host.get('cpu_count'))} CPUs, "
+                     f"memory {nbytes(host.get('mem_total_bytes'))}")
     for err in (info.devices or {}).get("errors") or []:
         lines.append(f"source error: {err}")
     lines += ["", "== doctor =="]
@@ -166,7 +166,7 @@ def env_text(info: EnvInfo) -> str:
     if not info.doctor:
         lines.append("(not run)")
     lines += ["", "== CUDA initialisation ==",
-              f"{fmt(info.cuda_init.get('seconds'), 's', 2)}  ({info.cuda_init.get('evidence')})", "",
+              f"{duration(info.cuda_init.get('seconds'))}  ({info.cuda_init.get('evidence')})", "",
               "== environment variables (allow-list only; secret-looking values redacted) =="]
     lines += [f"{k}={v}" for k, v in info.environment.items()] or ["(none of the allow-listed variables is set)"]
     return "\n".join(lines) + "\n"

@@ -11,7 +11,8 @@ import sys
 import time
 from typing import Any, TextIO
 
-from tui.telemetry.sample import DeviceSample, HostSample, Sample, fmt, fmt_bytes
+from tui.formatting import NA, device_label, duration, nbytes, rate, reading, utc
+from tui.telemetry.sample import DeviceSample, HostSample, Sample
 from workloads.errors import first_line
 
 TORCH_WAIT_S = 60.0
@@ -47,69 +48,56 @@ def _describe(source: Any) -> str:
 
 def _pair(value: Any, limit: Any, unit: str, digits: int = 0) -> str:
     if value is None and limit is None:
-        return "N/A"
-    return f"{fmt(value, digits=digits)} / {fmt(limit, unit, digits)}"
+        return NA
+    return f"{reading(value, digits=digits)} / {reading(limit, unit, digits)}"
 
 
 def render_device(d: DeviceSample) -> list[str]:
-    maker = d.pci_vendor or "maker N/A"
-    head = f"[{d.index if d.index is not None else '?'}] {d.name or 'N/A'}"
-    lines = [f"{head}   {maker}, bus {d.bus_id or 'N/A'}   (from {d.source or 'N/A'})"]
+    maker = d.pci_vendor or f"maker {NA}"
+    lines = [f"{device_label(d.index, d.name)}   {maker}, bus {d.bus_id or NA}   (from {d.source or NA})"]
     cap = f"  capability {d.compute_capability}" if d.compute_capability else ""
-    lines.append(f"    driver {fmt(d.driver_version)}  runtime {fmt(d.runtime_version)}{cap}")
-    mem = f"{fmt_bytes(d.mem_used_bytes)} / {fmt_bytes(d.mem_total_bytes)}"
+    lines.append(f"    driver {reading(d.driver_version)}  runtime {reading(d.runtime_version)}{cap}")
+    mem = f"{nbytes(d.mem_used_bytes)} / {nbytes(d.mem_total_bytes)}"
     if d.mem_used_pct is not None:
         mem += f" ({d.mem_used_pct:.0f}%)"
     if d.mem_reserved_bytes is not None:
-        mem += f", reserved {fmt_bytes(d.mem_reserved_bytes)}"
-    lines.append(f"    util {fmt(d.util_gpu_pct, '%')}  mem-bw {fmt(d.util_mem_pct, '%')}  memory {mem}")
-    throttle = fmt(d.throttle_reasons) if d.throttle_reasons is not None else "N/A"
-    lines.append(f"    temp {fmt(d.temperature_c, 'C')}  power {_pair(d.power_w, d.power_limit_w, 'W', 1)}  "
-                 f"fan {fmt(d.fan_pct, '%')}  {fmt(d.pstate)}  clock events: {throttle}")
+        mem += f", reserved {nbytes(d.mem_reserved_bytes)}"
+    lines.append(f"    util {reading(d.util_gpu_pct, '%')}  mem-bw {reading(d.util_mem_pct, '%')}  memory {mem}")
+    throttle = reading(d.throttle_reasons) if d.throttle_reasons is not None else NA
+    lines.append(f"    temp {reading(d.temperature_c, 'C')}  power {_pair(d.power_w, d.power_limit_w, 'W', 1)}  "
+                 f"fan {reading(d.fan_pct, '%')}  {reading(d.pstate)}  clock events: {throttle}")
     lines.append(f"    clocks SM {_pair(d.sm_clock_mhz, d.sm_clock_max_mhz, 'MHz')}  "
                  f"mem {_pair(d.mem_clock_mhz, d.mem_clock_max_mhz, 'MHz')}")
     lines.append(f"    PCIe gen {_pair(d.pcie_gen, d.pcie_gen_max, '')}  width x{_pair(d.pcie_width, d.pcie_width_max, '')}  "
-                 f"tx {fmt(d.pcie_tx_kbps, 'KB/s')}  rx {fmt(d.pcie_rx_kbps, 'KB/s')}")
-    lines.append(f"    ECC volatile corrected {fmt(d.ecc_corrected)} uncorrected {fmt(d.ecc_uncorrected)}  "
-                 f"retired pages {fmt(d.retired_pages)}  remapped rows {fmt(d.remapped_rows)}")
+                 f"tx {reading(d.pcie_tx_kbps, 'KB/s')}  rx {reading(d.pcie_rx_kbps, 'KB/s')}")
+    lines.append(f"    ECC volatile corrected {reading(d.ecc_corrected)} uncorrected {reading(d.ecc_uncorrected)}  "
+                 f"retired pages {reading(d.retired_pages)}  remapped rows {reading(d.remapped_rows)}")
     if d.processes is None:
-        lines.append("    processes: N/A")
+        lines.append(f"    processes: {NA}")
     elif not d.processes:
         lines.append("    processes: none")
     else:
         for p in d.processes:
-            lines.append(f"    process {fmt(p.pid)} {p.name or 'N/A'}  {fmt_bytes(p.used_bytes)}")
+            lines.append(f"    process {reading(p.pid)} {p.name or NA}  {nbytes(p.used_bytes)}")
     return lines
-
-
-def _uptime(seconds: float | None) -> str:
-    if seconds is None:
-        return "N/A"
-    days, rest = divmod(int(seconds), 86400)
-    return f"{days} d {rest // 3600} h" if days else f"{rest // 3600} h {rest % 3600 // 60} min"
-
-
-def _rate(value: float | None) -> str:
-    return "N/A" if value is None else f"{fmt_bytes(value)}/s"
 
 
 def render_host(h: HostSample) -> list[str]:
     cores = f" of {h.cpu_count} logical cores" if h.cpu_count else ""
     return [
-        f"Host {h.hostname or 'N/A'}",
-        f"    CPU {fmt(h.cpu_pct, '%', 1)}{cores}  load {fmt(h.load1, digits=2)} {fmt(h.load5, digits=2)} "
-        f"{fmt(h.load15, digits=2)}  uptime {_uptime(h.uptime_s)}",
-        f"    memory {fmt_bytes(h.mem_used_bytes)} / {fmt_bytes(h.mem_total_bytes)}  "
-        f"swap {fmt_bytes(h.swap_used_bytes)} / {fmt_bytes(h.swap_total_bytes)}",
-        f"    disk {h.disk_path or ''} {fmt_bytes(h.disk_used_bytes)} used of {fmt_bytes(h.disk_total_bytes)} "
-        f"({fmt_bytes(h.disk_free_bytes)} free)  read {_rate(h.disk_read_bps)}  write {_rate(h.disk_write_bps)}",
-        f"    network sent {_rate(h.net_sent_bps)}  received {_rate(h.net_recv_bps)}",
+        f"Host {h.hostname or NA}",
+        f"    CPU {reading(h.cpu_pct, '%', 1)}{cores}  load {reading(h.load1, digits=2)} {reading(h.load5, digits=2)} "
+        f"{reading(h.load15, digits=2)}  uptime {duration(h.uptime_s)}",
+        f"    memory {nbytes(h.mem_used_bytes)} / {nbytes(h.mem_total_bytes)}  "
+        f"swap {nbytes(h.swap_used_bytes)} / {nbytes(h.swap_total_bytes)}",
+        f"    disk {h.disk_path or ''} {nbytes(h.disk_used_bytes)} used of {nbytes(h.disk_total_bytes)} "
+        f"({nbytes(h.disk_free_bytes)} free)  read {rate(h.disk_read_bps, 'B/s')}  write {rate(h.disk_write_bps, 'B/s')}",
+        f"    network sent {rate(h.net_sent_bps, 'B/s')}  received {rate(h.net_recv_bps, 'B/s')}",
     ]
 
 
 def render(sample: Sample, status: dict[str, str]) -> str:
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(sample.t))
-    lines = [f"cardbench devices   {stamp}", ""]
+    lines = [f"cardbench devices   {utc(sample.t)}", ""]
     if sample.devices:
         for d in sample.devices:
             lines.extend(render_device(d))

@@ -9,11 +9,15 @@ missing reading is never a zero. Each type round-trips through
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
-NA = "N/A"
+# the readings' formatting lives in tui.formatting; these names stay for the modules that import them from here
+from tui.formatting import NA
+from tui.formatting import nbytes as fmt_bytes
+from tui.formatting import reading as fmt
+
+__all__ = ["NA", "DeviceProcess", "DeviceSample", "HostSample", "Sample", "fmt", "fmt_bytes", "normalize_bus_id"]
 
 
 class DeviceProcess(NamedTuple):
@@ -191,32 +195,3 @@ def normalize_bus_id(bus_id: str) -> str:
     if len(parts) == 2:  # "3b:00.0" without a domain
         return f"0000:{text}"
     return text
-
-
-def fmt(value: Any, unit: str = "", digits: int = 0) -> str:
-    """Render a reading for people: None (or NaN) -> 'N/A'; numbers with ``digits`` decimals and ``unit``."""
-    if value is None:
-        return NA
-    if isinstance(value, float) and math.isnan(value):
-        return NA
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (int, float)):
-        text = f"{value:.{digits}f}" if isinstance(value, float) or digits else str(value)
-    elif isinstance(value, (tuple, list)):
-        text = ", ".join(str(v) for v in value) if value else "none"
-    else:
-        text = str(value)
-    return f"{text} {unit}".rstrip() if unit and unit != "%" else f"{text}{unit}"
-
-
-def fmt_bytes(value: int | float | None) -> str:
-    """Bytes in binary units (MiB/GiB, as nvidia-smi prints memory); None -> 'N/A'."""
-    if value is None:
-        return NA
-    size = float(value)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(size) < 1024 or unit == "TiB":
-            return f"{size:.0f} {unit}" if unit in ("B", "KiB", "MiB") else f"{size:.1f} {unit}"
-        size /= 1024
-    return NA  # unreachable
