@@ -14,8 +14,7 @@ thread: it records each sample through the session and posts it here
 headless report.
 
 Work on the CPU while accelerators are listed (`tui.cpu_trap`, held by the session)
-is the loudest thing on the screen: a banner across the top, before a run that
-would land there and during and after one that did, in words (not only colour).
+is the loudest thing on the screen: `tui.panes.banner`, across the top.
 """
 
 from __future__ import annotations
@@ -30,95 +29,35 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from rich.text import Text
 from textual import work
-from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingsMap
+from textual.app import App
 from textual.containers import Horizontal
-from textual.widgets import Button, Footer, Input, Static
+from textual.widgets import Button, Footer, Input
 
 from tui.cpu_trap import alarm_lines
 from tui.history import History
 from tui.launch import BadValue, build_args
+from tui.panes import keys
+from tui.panes.banner import CpuBanner
 from tui.panes.confirm import Confirm
 from tui.panes.device import DevicePane
 from tui.panes.doctor import DoctorScreen
+from tui.panes.export import export_in_background
 from tui.panes.launcher import LauncherPane
 from tui.panes.log import LogPane
 from tui.panes.messages import StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
+from tui.run_index import report_run_dirs
 from tui.run_state import RunState
 from tui.runs import RunStore, RunStoreError
 from tui.session import STOP_GRACE_S, RunnerFactory, RunSession
-from tui.telemetry.sampler import Sampler
+from tui.workbench_sampler import TelemetrySource, default_telemetry_source
 from workloads import exit_codes, protocol, registry
 from workloads.errors import first_line
 
 PLOT_REFRESH_S = 0.5   # plots repaint at most this often, however fast steps arrive
 # how long a hang-up (closed SSH session) waits for a clean exit before a hard one
 HANGUP_EXIT_S = 3.0
-
-TelemetrySource = Callable[[Callable[[Any], None]], Any]
-
-
-class _LazyCollector:
-    """The sampler's collector, built on the sampler's thread at its first tick (start-up does not wait for it)."""
-
-    def __init__(self) -> None:
-        self.real: Any = None
-
-    @property
-    def torch(self) -> Any:
-        return getattr(self.real, "torch", None)
-
-    def collect(self) -> Any:
-        if self.real is None:
-            from tui.telemetry.collect import Collector
-
-            self.real = Collector()
-        return self.real.collect()
-
-    def close(self) -> None:
-        if self.real is not None:
-            self.real.close()
-
-
-class WorkbenchSampler(Sampler):
-    """The real sampler (1 Hz, its own thread), its torch probe in reach: does torch see the listed cards?"""
-
-    def __init__(self, callback: Callable[[Any], None]) -> None:
-        self.lazy = _LazyCollector()
-        super().__init__(interval=1.0, callback=callback, collector=self.lazy)
-
-    @property
-    def torch_probe(self) -> Any:
-        """The probe child's answer holder (`TorchProbe`), once the first tick has built it; else None."""
-        return self.lazy.torch
-
-
-def default_telemetry_source(callback: Callable[[Any], None]) -> Sampler:
-    """The real sampler: 1 Hz, on its own thread."""
-    return WorkbenchSampler(callback)
-
-
-class CpuBanner(Static):
-    """Work on the CPU while accelerators are listed, across the top: '!! what', then why and the hint.
-
-    Words, not only colour (NO_COLOR keeps the '!!' and the capitals); hidden when there is nothing to say.
-    """
-
-    def show(self, what: str | None, detail: str = "") -> None:
-        shown = (what, detail) if what else None
-        if shown == getattr(self, "_shown", None):
-            return
-        self._shown = shown
-        self.display = shown is not None
-        if shown is None:
-            return
-        text = Text(f"!! {what}", style="bold")
-        if detail:
-            text.append(f"\n{detail}; d runs the doctor")
-        self.update(text)
 
 
 class Workbench(App):
@@ -131,14 +70,7 @@ class Workbench(App):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
 
-    BINDINGS = [
-        Binding("s", "start_stop", "start/stop"),
-        Binding("e", "export", "export"),
-        Binding("d", "doctor", "doctor"),
-        Binding("p", "cycle_plots", "plots"),
-        Binding("q", "quit", "quit"),
-        Binding("escape", "leave_field", "leave field", show=False),
-    ]
+    BINDINGS = keys.BINDINGS
 
     def __init__(self, runs_dir: str | os.PathLike[str] | None = None, *,
                  telemetry_source: TelemetrySource | None = None, start_sampler: bool = True,
@@ -166,13 +98,7 @@ class Workbench(App):
         self._unwatch_signals: Callable[[], None] | None = None
         self._hangup_task: asyncio.Future | None = None
         self.panes_built = asyncio.Event()  # set once the fields and plots are mounted (after the first frame)
-        # number keys first in the footer, so a narrow terminal still shows them
-        bindings = BindingsMap()
-        for i, name in enumerate(self.workload_names[:9], start=1):
-            bindings.bind(str(i), f"select_workload({i - 1})", registry.spec_for(name).short_title)
-        for key, keyed in self._bindings.key_to_bindings.items():
-            bindings.key_to_bindings.setdefault(key, []).extend(keyed)
-        self._bindings = bindings
+        self._bindings = keys.with_workload_keys(self.workload_names, self._bindings)
 
     # layout -----------------------------------------------------------------------------
     def compose(self):
@@ -181,8 +107,7 @@ class Workbench(App):
         self.launcher = LauncherPane(self.workload_names, id="launcher")
         self.plots = PlotsPane(self.history, id="plots")
         self.log_pane = LogPane(clock=self.clock, id="log")
-        self.cpu_banner = CpuBanner("", id="cpu-banner")
-        self.cpu_banner.display = False
+        self.cpu_banner = CpuBanner(id="cpu-banner")
         yield self.cpu_banner
         yield self.devices
         with Horizontal(id="middle"):
@@ -241,19 +166,9 @@ class Workbench(App):
         device = (self.launcher.values(name).get("device") or "").strip()
         return ["--device", device] if device else []
 
-    def cpu_warning(self, name: str | None = None) -> str | None:
-        """Before a run: would this workload, as the launcher holds it, land on the CPU beside idle cards?"""
-        name = name or self.selected_workload
-        return self.session.cpu_trap.before_run(name, self._requested_args(name))
-
     def _show_cpu_banner(self) -> None:
-        alarm = self.state.cpu_alarm
-        if alarm is not None:
-            self.cpu_banner.show(*alarm_lines(alarm))
-            return
         name = self.selected_workload
-        before = self.session.cpu_trap.before_run_lines(name, self._requested_args(name))
-        self.cpu_banner.show(*(before or (None, "")))
+        self.cpu_banner.show_trap(self.state.cpu_alarm, self.session.cpu_trap, name, self._requested_args(name))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if (event.input.id or "").endswith("-device"):
@@ -385,15 +300,6 @@ class Workbench(App):
     def action_cycle_plots(self) -> None:
         self.plots.cycle()
 
-    def report_run_dirs(self) -> list[Path]:
-        """The runs of this session, else those loaded, else the newest run of each workload on disk."""
-        if self.session.runs or self.loaded_runs:
-            return list(self.session.runs or self.loaded_runs)
-        newest: dict[str, Path] = {}
-        for path in self.store.list():
-            newest[path.name.split("-", 2)[-1].rsplit("-", 1)[0]] = path
-        return list(newest.values())
-
     def action_export(self) -> None:
         if self.state.active:
             # the export runs the doctor's probe and collect_env: they would share the device and the
@@ -403,25 +309,8 @@ class Workbench(App):
             return
         svg = self.export_screenshot()
         self.log_pane.say("exporting the report bundle...", "bold")
-        self._export(svg, self.report_run_dirs(), self.export_dir or Path.cwd())
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="export", description="export the report bundle")
-    def _export(self, svg: str, run_dirs: list[Path], output_dir: Path) -> None:
-        def progress(text: Any) -> None:
-            self.call_from_thread(self.log_pane.say, f"export: {text}", "dim")
-
-        try:
-            from tui.report import export_bundle  # at the first export, not at start-up
-
-            path = export_bundle(run_dirs, output_dir, screenshot_svg=svg, progress=progress)
-        except Exception as exc:  # noqa: BLE001 - a failed export is reported, the workbench stays up
-            self.call_from_thread(self.log_pane.say, f"export failed: {first_line(exc, typed=True)}", "bold red")
-            return
-        self.call_from_thread(self._exported, path)
-
-    def _exported(self, path: Path) -> None:
-        self.log_pane.say(f"report bundle written to {path}", "bold green")
-        self.notify(str(path), title="report exported")
+        run_dirs = report_run_dirs(self.store, self.session.runs, self.loaded_runs)
+        export_in_background(self, svg, run_dirs, self.export_dir or Path.cwd())
 
     def action_doctor(self) -> None:
         screen = DoctorScreen(self.run_checks)
@@ -455,16 +344,14 @@ class Workbench(App):
 
     # quitting -----------------------------------------------------------------------------
     async def action_quit(self) -> None:
-        if not self.session.running:
-            await self._stop_children()
-            self.exit()
-            return
-
         async def answered(yes: bool | None) -> None:
             if yes:
                 await self._stop_children()
                 self.exit()
 
+        if not self.session.running:
+            await answered(True)
+            return
         self.push_screen(Confirm(f"{self.state.workload} is running. Stop it and quit?", "Stop and quit", "Stay"),
                          answered)
 
@@ -503,14 +390,7 @@ class Workbench(App):
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
-        for i, name in enumerate(self.workload_names[:9]):
-            title = registry.spec_for(name).title.en
-            yield SystemCommand(f"Select {title}", f"key {i + 1}", lambda i=i: self.action_select_workload(i))
-        yield SystemCommand("Start or stop the workload", "key s", self.action_start_stop)
-        yield SystemCommand("Export the report bundle", "key e", self.action_export)
-        yield SystemCommand("Doctor", "key d: check the driver, management CLI, PyTorch and the device",
-                            self.action_doctor)
-        yield SystemCommand("Cycle the plots", "key p: all plots, or one at a time", self.action_cycle_plots)
+        yield from keys.system_commands(self)
 
 
 def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_source: TelemetrySource | None = None,
@@ -518,9 +398,7 @@ def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_sourc
               runner_factory: RunnerFactory | None = None, **options: Any) -> Workbench:
     """The workbench, for the CLI and the tests alike.
 
-    ``telemetry_source(callback)`` returns an object with ``start()``/``stop()``/``set_sink(sink)``
-    that calls ``sink(sample.to_dict())`` and then ``callback(sample)`` from its own thread
-    (default: the real 1 Hz sampler); the sink records into the open run. With
+    ``telemetry_source``: a `tui.workbench_sampler.TelemetrySource` (default: the real 1 Hz sampler). With
     ``start_sampler=False`` nothing samples and tests show fakes with ``app.post_sample``.
     ``runner_factory(name, args, sink)`` returns a `Runner` (tests start small scripts).
     """

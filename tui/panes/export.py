@@ -1,0 +1,39 @@
+"""The workbench's export (`e`): the report bundle built off the UI thread, its progress in the log pane.
+
+The bundle itself is `tui.report.export_bundle`, the same one the headless export writes; it is imported
+at the first export, not at start-up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from textual.worker import Worker
+
+from workloads.errors import first_line
+
+
+def export_in_background(app: Any, svg: str, run_dirs: Sequence[Path], output_dir: Path) -> Worker[None]:
+    """Write the bundle on a worker thread; ``app.log_pane`` says each stage, then where it went or why not."""
+    log = app.log_pane
+
+    def export() -> None:
+        def progress(text: Any) -> None:
+            app.call_from_thread(log.say, f"export: {text}", "dim")
+
+        try:
+            from tui.report import export_bundle  # at the first export, not at start-up
+
+            path = export_bundle(list(run_dirs), output_dir, screenshot_svg=svg, progress=progress)
+        except Exception as exc:  # noqa: BLE001 - a failed export is reported, the workbench stays up
+            app.call_from_thread(log.say, f"export failed: {first_line(exc, typed=True)}", "bold red")
+            return
+        app.call_from_thread(exported, path)
+
+    def exported(path: Path) -> None:
+        log.say(f"report bundle written to {path}", "bold green")
+        app.notify(str(path), title="report exported")
+
+    return app.run_worker(export, name="export", group="export", description="export the report bundle",
+                          exclusive=True, exit_on_error=False, thread=True)

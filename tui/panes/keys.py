@@ -1,0 +1,41 @@
+"""The workbench's keys: its bindings, a number key per workload, and the command palette's entries."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+from textual.app import SystemCommand
+from textual.binding import Binding, BindingsMap
+
+from workloads import registry
+
+BINDINGS = [
+    Binding("s", "start_stop", "start/stop"),
+    Binding("e", "export", "export"),
+    Binding("d", "doctor", "doctor"),
+    Binding("p", "cycle_plots", "plots"),
+    Binding("q", "quit", "quit"),
+    Binding("escape", "leave_field", "leave field", show=False),
+]
+
+
+def with_workload_keys(names: Sequence[str], bindings: BindingsMap) -> BindingsMap:
+    """Keys 1-9 choose a workload; they come first in the footer, so a narrow terminal still shows them."""
+    out = BindingsMap()
+    for i, name in enumerate(names[:9], start=1):
+        out.bind(str(i), f"select_workload({i - 1})", registry.spec_for(name).short_title)
+    for key, keyed in bindings.key_to_bindings.items():
+        out.key_to_bindings.setdefault(key, []).extend(keyed)
+    return out
+
+
+def system_commands(app: Any) -> Iterator[SystemCommand]:
+    """The workbench's own entries in the command palette (ctrl+p), each naming its key."""
+    for i, name in enumerate(app.workload_names[:9]):
+        title = registry.spec_for(name).title.en
+        yield SystemCommand(f"Select {title}", f"key {i + 1}", lambda i=i: app.action_select_workload(i))
+    yield SystemCommand("Start or stop the workload", "key s", app.action_start_stop)
+    yield SystemCommand("Export the report bundle", "key e", app.action_export)
+    yield SystemCommand("Doctor", "key d: check the driver, management CLI, PyTorch and the device",
+                        app.action_doctor)
+    yield SystemCommand("Cycle the plots", "key p: all plots, or one at a time", app.action_cycle_plots)
