@@ -59,7 +59,7 @@ def render_device(d: DeviceSample) -> list[str]:
     lines.append(f"    driver {reading(d.driver_version)}  runtime {reading(d.runtime_version)}{cap}")
     mem = f"{nbytes(d.mem_used_bytes)} / {nbytes(d.mem_total_bytes)}"
     if d.mem_used_pct is not None:
-        mem += f" ({d.mem_used_pct:.0f}%)"
+        mem += f" ({reading(d.mem_used_pct, '%')})"
     if d.mem_reserved_bytes is not None:
         mem += f", reserved {nbytes(d.mem_reserved_bytes)}"
     lines.append(f"    util {reading(d.util_gpu_pct, '%')}  mem-bw {reading(d.util_mem_pct, '%')}  memory {mem}")
