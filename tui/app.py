@@ -307,9 +307,11 @@ class Workbench(App):
             self.log_pane.say("a run is active: stop it (s) or let it finish, then export (e)", "yellow")
             self.notify("stop the run or let it finish first", title="export")
             return
-        svg = self.export_screenshot()
-        self.log_pane.say("exporting the report bundle...", "bold")
         run_dirs = report_run_dirs(self.store, self.session.runs, self.loaded_runs)
+        from tui.report.screen import live_screenshot  # Textual-free; loaded at the first export, not at start-up
+
+        svg = live_screenshot(self, run_dirs=run_dirs)  # fields drawn redacted: a field crops its value
+        self.log_pane.say("exporting the report bundle...", "bold")
         export_in_background(self, svg, run_dirs, self.export_dir or Path.cwd())
 
     def action_doctor(self) -> None:
