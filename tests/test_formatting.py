@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from tui.formatting import (NA, device_label, device_tag, duration, fixed, is_number, nbytes, number, percent, rate,
-                            reading, utc, utc_clock, utc_iso)
+from tui.formatting import (NA, device_label, device_tag, duration, fixed, is_number, live_rate, nbytes, number,
+                            percent, rate, reading, utc, utc_clock, utc_iso)
 
 MISSING = [None, float("nan"), float("inf"), float("-inf")]
 T = 1_796_245_475.0  # 2026-12-02 21:04:35 UTC
@@ -16,15 +16,16 @@ T = 1_796_245_475.0  # 2026-12-02 21:04:35 UTC
 
 @pytest.mark.parametrize("value", MISSING)
 def test_missing_is_na_everywhere(value):
-    for show in (number, fixed, rate, percent, nbytes, duration, reading, utc, utc_iso, utc_clock):
+    for show in (number, fixed, rate, live_rate, percent, nbytes, duration, reading, utc, utc_iso, utc_clock):
         assert show(value) == NA, show
-    assert rate(value, "tokens/s") == NA and rate(value, "B/s") == NA and reading(value, "MHz") == NA
+    assert rate(value, "tokens/s") == live_rate(value, "tokens/s") == rate(value, "B/s") == reading(value, "MHz") == NA
     assert not is_number(value)
 
 
 def test_not_a_number_is_na_where_a_number_belongs():
     for value in ("12", True, [1]):
         assert fixed(value) == percent(value) == nbytes(value) == duration(value) == rate(value, "x/s") == NA
+        assert live_rate(value, "x/s") == NA
         assert utc(value) == NA
     assert is_number(0) and is_number(-1.5) and is_number(10**400) and not is_number(False)
 
@@ -40,13 +41,18 @@ def test_number_significant_digits_and_separators():
     assert number("bf16") == "bf16" and number(True) == "True"
 
 
-def test_fixed_and_rate_keep_their_decimals():
-    assert fixed(1240.0) == "1,240.0" and fixed(2.76, 4) == "2.7600"
-    assert rate(1240.0, "tokens/s") == "1,240.0 tokens/s" and rate(9.0, "images/s") == "9.0 images/s"
-    assert rate(950, "images/s") == "950.0 images/s" and rate(0.0, "images/s") == "0.0 images/s"
-    assert rate(0.0123, "tokens/s") == "0.0123 tokens/s"  # a slow rate never reads 0.0
-    assert rate(29.84) == "29.8"  # no unit: the sentence has it
+def test_a_rate_as_a_result_reads_like_any_number():
+    assert rate(950.0, "images/s") == "950 images/s" and rate(40.5, "tokens/s") == "40.5 tokens/s"
+    assert rate(1234.56, "images/s") == "1,235 images/s" and rate(0.0123, "tokens/s") == "0.0123 tokens/s"
     assert rate(12 * 2**20, "B/s") == "12 MiB/s" and rate(0, "B/s") == "0 B/s"
+
+
+def test_figures_watched_live_keep_their_decimals():
+    assert fixed(1240.0) == "1,240.0" and fixed(2.76, 4) == "2.7600"
+    assert live_rate(1240.0, "tokens/s") == "1,240.0 tokens/s" and live_rate(9.0, "images/s") == "9.0 images/s"
+    assert live_rate(950, "images/s") == "950.0 images/s" and live_rate(0.0, "images/s") == "0.0 images/s"
+    assert live_rate(0.0123, "tokens/s") == "0.0123 tokens/s"  # a slow rate never reads 0.0
+    assert live_rate(29.84) == "29.8"  # no unit: the line has it
 
 
 def test_percent_of_a_fraction():

@@ -6,10 +6,11 @@ in report.md. UI-free and torch-free: importing it loads neither Textual nor tor
 
 - Missing is a value: None, NaN, an infinity, or a non-number where a number belongs prints
   ``N/A``, never ``0`` and never ``nan``.
-- ``number`` is for reading (four significant digits, thousands separators from 1,000, never an
-  exponent from 1,000 up); ``fixed`` and ``rate`` are for figures watched live, which keep their
-  decimals so they do not jump about ("1,240.0 tokens/s"); ``reading`` is a telemetry reading
-  with its unit, as the device pane prints it ("1980 MHz", "61%").
+- ``number`` and ``rate`` print results (four significant digits, thousands separators from
+  1,000, never an exponent from 1,000 up: "1,235 images/s"); ``fixed`` and ``live_rate`` print
+  figures watched while they change, which keep their decimals so they do not jump about
+  ("1,240.0 tokens/s", loss "2.7600"); ``reading`` is a telemetry reading with its unit, as the
+  device pane prints it ("1980 MHz", "61%").
 - Times are UTC with the zone written: ``utc(t)`` for people, ``utc_iso(t)`` for programs.
 - A device is ``GPU<index> <name>``: the management index (nvidia-smi's, NVML's, the vendor
   CLI's), which is not torch's ``cuda:N`` once CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER reorder.
@@ -53,12 +54,21 @@ def fixed(value: Any, decimals: int = 1) -> str:
 
 
 def rate(value: Any, unit: str = "") -> str:
-    """A rate: one decimal with separators ('1,240.0 tokens/s'), three significant digits below 1 so a slow
-    one never reads 0.0 ('0.0123 tokens/s'); unit 'B/s' in binary units ('12.0 MiB/s'). N/A alone when missing."""
+    """A measured rate as a result (the report, a run's result line): ``number``'s four significant digits and
+    the unit ('950 images/s', '1,235 tokens/s'); unit 'B/s' in binary units ('12 MiB/s'). N/A alone when missing."""
     if not is_number(value):
         return NA
     if unit == "B/s":
         return f"{nbytes(value)}/s"
+    return f"{number(value)} {unit}".rstrip()
+
+
+def live_rate(value: Any, unit: str = "") -> str:
+    """A rate watched while it changes (the launcher, the export's progress): one decimal with separators, so
+    the figure keeps its width ('1,240.0 tokens/s'); three significant digits below 1, so a slow one never
+    reads 0.0 ('0.0123 tokens/s'). N/A alone when missing."""
+    if not is_number(value):
+        return NA
     text = number(value, 3) if 0 < abs(value) < 1 else fixed(value, 1)
     return f"{text} {unit}".rstrip()
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.formatting import duration, fixed, number, percent, rate
+from tui.formatting import duration, fixed, live_rate, number, percent, rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
@@ -45,7 +45,7 @@ def step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
     else:
         parts = [f"step {event.step}" + (f"/{int(total)}" if total else "")]
     if event.throughput is not None:
-        parts.append(rate(event.throughput, event.unit or ""))
+        parts.append(live_rate(event.throughput, event.unit or ""))
     if event.loss is not None:
         parts.append(f"loss {fixed(event.loss, 4)}")  # four decimals, as the launcher shows it
     return (float(event.step) / total if total else None), ", ".join(parts)
@@ -57,8 +57,6 @@ def _line_value(metric: Metric, value: Any) -> str:
         return duration(value)
     if metric.kind == "fraction":
         return percent(value)
-    if metric.kind == "rate":
-        return rate(value)
     return number(value)
 
 

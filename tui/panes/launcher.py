@@ -11,7 +11,7 @@ from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
-from tui.formatting import NA, duration, fixed, is_number, rate
+from tui.formatting import NA, duration, fixed, is_number, live_rate
 from tui.launch import Param, defaults, params_for, values_from_args
 from tui.run_state import RunState
 from workloads import registry
@@ -105,7 +105,7 @@ def render_state(state: RunState) -> Text:
         step += f"/{state.total_steps}"
     epoch = "" if state.epoch is None else f"  epoch {state.epoch}"
     text.append(f"step {step}{epoch}  ETA {duration(state.eta_s)}\n")
-    text.append(f"{rate(state.throughput, state.unit or '')}  loss {fixed(state.loss, 4)}\n")
+    text.append(f"{live_rate(state.throughput, state.unit or '')}  loss {fixed(state.loss, 4)}\n")
     fallbacks = len(state.fallbacks)
     warnings = len(state.warnings)
     text.append(f"fallbacks {fallbacks}", style="bold yellow" if fallbacks else "")

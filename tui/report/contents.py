@@ -54,21 +54,22 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     tp = s.throughput
     if tp.median is not None:
         key = "median_of_token_steps" if spec.counts == "tokens" else "median_of_steps"
-        parts.append(w(key, n=tp.n, median=rate(tp.median), mean=rate(tp.mean), p90=rate(tp.p90),
+        parts.append(w(key, n=tp.n, median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
                        skipped=tp.skipped))
     if m.get("bandwidth_fraction") is not None:
-        parts.append(w("bw_bound", fraction=percent(m.get("bandwidth_fraction")), read=rate(m.get("device_read_gbps")),
-                       bound=rate(m.get(f"bound_{spec.headline}")), unit=spec.unit))
+        parts.append(w("bw_bound", fraction=percent(m.get("bandwidth_fraction")),
+                       read=number(m.get("device_read_gbps"), 3), bound=number(m.get(f"bound_{spec.headline}"), 3),
+                       unit=spec.unit))
     elif _unreliable(m, "bandwidth_fraction"):  # above 100 %: the bound was measured low, never shown as a share
-        parts.append(w("bw_unreliable", achieved=rate(m.get("bandwidth_gbps")),
-                       read=rate(m.get("device_read_gbps")), bound=rate(m.get(f"bound_{spec.headline}")),
+        parts.append(w("bw_unreliable", achieved=number(m.get("bandwidth_gbps"), 3),
+                       read=number(m.get("device_read_gbps"), 3), bound=number(m.get(f"bound_{spec.headline}"), 3),
                        unit=spec.unit))
     if m.get("achieved_tflops") is not None and m.get("peak_tflops") is not None:
-        parts.append(w("flop_bound", achieved=rate(m.get("achieved_tflops")), peak=rate(m.get("peak_tflops")),
+        parts.append(w("flop_bound", achieved=number(m.get("achieved_tflops"), 3), peak=number(m.get("peak_tflops"), 3),
                        util=percent(m.get("flop_utilisation"))))
     published = m.get(f"published_{spec.headline}")
     if isinstance(published, dict) and published:
-        refs = ", ".join(f"{k} {rate(v)}" for k, v in published.items())
+        refs = ", ".join(f"{k} {number(v)}" for k, v in published.items())
         size = m.get("image_size")
         if size not in (None, 224):
             refs += f" (224 px; this run {size} px)"
@@ -194,15 +195,13 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     value = s.metrics.get(metric.key)
     bound = metric.key == f"bound_{registry.spec_for(s.workload).headline}"
     if bound and _unreliable(s.metrics, "bandwidth_fraction"):
-        return f"{rate(value)}, {w('unreliable')}"
+        return f"{number(value)}, {w('unreliable')}"
     if metric.kind == "seconds":
         return duration(value)
     if metric.kind == "fraction":
         return percent(value)
     if metric.kind == "bytes":
         return nbytes(value)
-    if metric.kind == "rate":
-        return rate(value)
     return number(value)
 
 
@@ -225,7 +224,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         tp = s.throughput
         if tp.median is not None:
             rows.append([w.metric("step_throughput"),
-                         w("step_stats", median=rate(tp.median), mean=rate(tp.mean), p90=rate(tp.p90),
+                         w("step_stats", median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
                            unit=tp.unit or "", steps=w("steps_fmt", n=tp.n), skipped=tp.skipped)])
         if s.first_loss is not None or s.last_loss is not None:
             rows.append([w.metric("loss"), f"{number(s.first_loss)} -> {number(s.last_loss)}"])
@@ -291,10 +290,12 @@ def _span(pair: tuple[int, int] | None, w: Words) -> str:
 def _stability_device(d: DeviceStability, data: ReportData) -> str:
     """'GPU0 NVIDIA H100 80GB HBM3': the index from the key ("index:0") or from the export's device snapshot by
     bus id; without one, the name and the bus id, which tells two cards of one model apart."""
-    index = d.key.removeprefix("index:") if d.key.startswith("index:") else next(
-        (x.get("index") for x in (data.env.devices or {}).get("devices") or ()
-         if isinstance(x, dict) and x.get("bus_id") and normalize_bus_id(str(x["bus_id"])) == normalize_bus_id(d.key)),
-        None)
+    if d.key.startswith("index:"):
+        index = d.key.removeprefix("index:")
+    else:
+        listed = [x for x in (data.env.devices or {}).get("devices") or () if isinstance(x, dict) and x.get("bus_id")]
+        index = next((x.get("index") for x in listed if normalize_bus_id(str(x["bus_id"])) == normalize_bus_id(d.key)),
+                     None)
     return device_label(index, d.name) if index is not None else f"{d.name or NA} (bus {d.key})"
 
 
@@ -309,8 +310,10 @@ def _stability(data: ReportData, w: Words) -> list[Block]:
                 throttle = w("not_reported")
             rows.append([_stability_device(d, data), str(d.samples),
                          f"{number(d.peak_temperature_c, 3)} C" if d.peak_temperature_c is not None else NA,
-                         f"{number(d.peak_power_w)} W / {number(d.power_limit_w)} W" if d.peak_power_w is not None else NA,
-                         f"{number(d.min_sm_clock_mhz)} - {number(d.max_sm_clock_mhz)} MHz" if d.max_sm_clock_mhz else NA,
+                         f"{number(d.peak_power_w)} W / {number(d.power_limit_w)} W"
+                         if d.peak_power_w is not None else NA,
+                         f"{number(d.min_sm_clock_mhz)} - {number(d.max_sm_clock_mhz)} MHz"
+                         if d.max_sm_clock_mhz else NA,
                          throttle,
                          f"{_span(d.ecc_corrected, w)} / {_span(d.ecc_uncorrected, w)}",
                          f"{_span(d.retired_pages, w)} / {_span(d.remapped_rows, w)}"])

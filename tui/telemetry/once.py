@@ -91,7 +91,8 @@ def render_host(h: HostSample) -> list[str]:
         f"    memory {nbytes(h.mem_used_bytes)} / {nbytes(h.mem_total_bytes)}  "
         f"swap {nbytes(h.swap_used_bytes)} / {nbytes(h.swap_total_bytes)}",
         f"    disk {h.disk_path or ''} {nbytes(h.disk_used_bytes)} used of {nbytes(h.disk_total_bytes)} "
-        f"({nbytes(h.disk_free_bytes)} free)  read {rate(h.disk_read_bps, 'B/s')}  write {rate(h.disk_write_bps, 'B/s')}",
+        f"({nbytes(h.disk_free_bytes)} free)  read {rate(h.disk_read_bps, 'B/s')}  "
+        f"write {rate(h.disk_write_bps, 'B/s')}",
         f"    network sent {rate(h.net_sent_bps, 'B/s')}  received {rate(h.net_recv_bps, 'B/s')}",
     ]
 
