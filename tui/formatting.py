@@ -1,6 +1,6 @@
 """One way to print what cardbench reads and measures: N/A, numbers, bytes, durations, rates, times, devices.
 
-The workbench panes, `cardbench devices`, `cardbench run`, the headless export and the report
+The workbench panes, `cardbench devices`, the doctor, the headless export and the report
 bundle all print through these, so a value reads the same on the screen, in a terminal line and
 in report.md. UI-free and torch-free: importing it loads neither Textual nor torch.
 
