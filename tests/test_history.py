@@ -163,10 +163,10 @@ def test_plot_lines_are_read_from_the_history_without_a_screen():
     # the first unit reads on the left axis, a second unit on the right
     assert [(line.label, line.side) for line in throughput_lines(h)] == [
         ("a images/s", "left"), ("b tokens/s", "right"), ("c images/s", "left")]
-    assert [line.label for line in util_lines(h)] == ["gpu0 util %", "gpu0 mem %", "gpu1 util %", "gpu1 mem %",
+    assert [line.label for line in util_lines(h)] == ["GPU0 util %", "GPU0 mem %", "GPU1 util %", "GPU1 mem %",
                                                       "host cpu %"]
     assert [(line.label, line.side) for line in thermal_lines(h)] == [
-        ("gpu0 °C", "left"), ("gpu0 W", "right"), ("gpu1 °C", "left"), ("gpu1 W", "right")]
+        ("GPU0 °C", "left"), ("GPU0 W", "right"), ("GPU1 °C", "left"), ("GPU1 W", "right")]
     assert util_lines(h)[0].series is h.telemetry["util:0"]
 
 

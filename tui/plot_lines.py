@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from tui.formatting import device_tag
 from tui.history import History, Series
 
 __all__ = ["CARDS_UNUSED", "Line", "loss_lines", "thermal_lines", "throughput_lines", "time_axis", "time_scale",
@@ -67,8 +68,8 @@ def util_lines(history: History) -> list[Line]:
     out: list[Line] = []
     on_cpu = history.cards_unused
     for index in [] if on_cpu else history.device_indices():
-        out.append(Line(f"gpu{index} util %", history.telemetry[f"util:{index}"]))
-        out.append(Line(f"gpu{index} mem %", history.telemetry[f"mem:{index}"]))
+        out.append(Line(f"{device_tag(index)} util %", history.telemetry[f"util:{index}"]))
+        out.append(Line(f"{device_tag(index)} mem %", history.telemetry[f"mem:{index}"]))
     if "cpu" in history.telemetry:
         out.append(Line("host cpu % (the run)" if on_cpu else "host cpu %", history.telemetry["cpu"]))
     return out
@@ -80,6 +81,6 @@ def thermal_lines(history: History) -> list[Line]:
     if history.cards_unused:
         return out
     for index in history.device_indices():
-        out.append(Line(f"gpu{index} °C", history.telemetry[f"temp:{index}"]))
-        out.append(Line(f"gpu{index} W", history.telemetry[f"power:{index}"], "right"))
+        out.append(Line(f"{device_tag(index)} °C", history.telemetry[f"temp:{index}"]))
+        out.append(Line(f"{device_tag(index)} W", history.telemetry[f"power:{index}"], "right"))
     return out

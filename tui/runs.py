@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from tui.formatting import utc
 from tui.report.redact import RECORD_KEY, record_for_run
 from workloads import protocol
 
@@ -42,10 +43,6 @@ class RunStoreError(Exception):
 
 def runs_root(override: str | os.PathLike[str] | None = None) -> Path:
     return Path(override or os.environ.get(ENV_VAR) or DEFAULT_DIR)
-
-
-def _timestamp(t: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
 
 
 class Run:
@@ -65,7 +62,7 @@ class Run:
         self.log(event.describe(), t=event.t)
 
     def log(self, line: str, t: float | None = None) -> None:
-        self._log.write(f"[{_timestamp(t or time.time())}] {line}\n")
+        self._log.write(f"[{utc(t or time.time())}] {line}\n")  # the zone in every file a report carries
         self._log.flush()
 
     def append_telemetry(self, sample: dict[str, Any]) -> None:

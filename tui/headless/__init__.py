@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tui.formatting import duration
 from tui.headless.from_disk import export_runs
 from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
                                  retry_hint, say_error)
@@ -202,7 +203,7 @@ def export_report(args: argparse.Namespace) -> int:
         return exit_codes.for_signal(getattr(exc, "signum", signal.SIGINT))
     progress.end()
     elapsed = time.monotonic() - started
-    progress.say(f"done in {elapsed:.0f} s" + (f"; failed: {', '.join(state.failed)}" if state.failed else ""))
+    progress.say(f"done in {duration(elapsed)}" + (f"; failed: {', '.join(state.failed)}" if state.failed else ""))
     print_path(path)
     if late["hangup"]:
         return exit_codes.for_signal(signal.SIGHUP)

@@ -75,6 +75,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     """
     from tui.report import charts as charts_mod
     from tui.report import contents, envinfo, html, markdown, png, screen, smi, summary, xid
+    from tui.formatting import utc_iso
     from tui.report.bundle import Bundle, bundle_stem
     from tui.report.i18n import Words
     from tui.report.redact import Redactor, without_record
@@ -182,7 +183,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     summaries = [summary.summarize(r) for r in records]
     stability = summary.stability(records)
     bundle.add_json("metrics/summary.json", {
-        "generated": started, "host": host, "cardbench": env.cardbench,
+        "generated": started, "generated_utc": utc_iso(started), "host": host, "cardbench": env.cardbench,
         "runs": [s.to_dict() for s in summaries],
         "stability": [d.to_dict() for d in stability], "host_peaks": summary.host_peaks(records),
         "cost": ({"price_per_hour": price_per_hour, "currency": currency,

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from tui.report.redact import Redactor, redacted_values
 from tui.report.summary import summarize
+from tui.formatting import device_label
 from tui.telemetry.sample import fmt, fmt_bytes
 
 WIDTH = 120
@@ -20,7 +21,7 @@ def text_screen(records: Sequence[Any], sample: Any = None) -> str:
     lines = ["cardbench  -  device status and runs (text rendering)", "=" * WIDTH]
     if sample is not None:
         for d in sample.devices:
-            lines.append(f"[{fmt(d.index)}] {fmt(d.name)[:30]:<30} util {fmt(d.util_gpu_pct, '%'):>5}  "
+            lines.append(f"{device_label(d.index, d.name)[:35]:<35} util {fmt(d.util_gpu_pct, '%'):>5}  "
                          f"mem {fmt_bytes(d.mem_used_bytes)} / {fmt_bytes(d.mem_total_bytes)}  "
                          f"{fmt(d.temperature_c, 'C')}  {fmt(d.power_w, 'W')}")
         if not sample.devices:
