@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tui.telemetry.sample import DeviceSample, HostSample, Sample
 from workloads.runner import Runner
+from paths import CHILDREN
 
-CHILDREN = Path(__file__).resolve().parent / "children"
 FROZEN_T = 1_767_225_600.0  # 2026-01-01 00:00:00 UTC
 
 

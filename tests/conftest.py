@@ -3,9 +3,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import FIXTURES, REPO
 
-REPO = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 # the children the tests spawn import `workloads` from this checkout
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))

@@ -17,7 +17,9 @@ from typing import Iterable
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from paths import REPO
+
+ROOT = REPO
 PACKAGES = ("tui", "workloads")
 
 TEXTUAL = ("textual", "textual_plotext", "plotext")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from app_fakes import FakeTelemetry, child_factory, fake_sample, frozen_clock
+from paths import TESTS
 from tui.app import build_app
 from tui.runs import load_run
 
@@ -458,7 +459,7 @@ sys.exit(app.return_code)
 def test_a_hangup_or_kill_stops_the_workload_child(tmp_path, sig):
     """A closed SSH session: the workbench stops its child (here one that ignores SIGTERM) and exits."""
     pids = tmp_path / "pids"
-    code = HANGUP_CHILD.format(tests=str(Path(__file__).parent), runs=str(tmp_path / "runs"), pids=str(pids))
+    code = HANGUP_CHILD.format(tests=str(TESTS), runs=str(tmp_path / "runs"), pids=str(pids))
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     children: list[int] = []
     try:

@@ -18,8 +18,9 @@ from tui.report import BundleError, envinfo, export_bundle, png, smi, xid
 from tui.report.bundle import Bundle, check_output_dir
 from tui.report.redact import Redactor
 from tui.runs import RunStore
+from paths import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "report"
+FIXTURES = ALL_FIXTURES / "report"
 REAL_COLLECT_ENV = envinfo.run_collect_env
 DOCTOR = [{"name": "torch imports", "status": "PASS", "evidence": "torch 2.14.1", "hint": ""},
           {"name": "CUDA initialisation time", "status": "PASS",

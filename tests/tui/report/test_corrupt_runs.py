@@ -14,6 +14,7 @@ from tui import cli
 from tui.report import charts, envinfo, screen, summary
 from tui.runs import RunRecord, RunStore, load_run
 from workloads import protocol
+from paths import REPO
 
 DEEP = "[" * 200_000 + "]" * 200_000    # json.loads: RecursionError
 NESTED = "[" * 900 + "]" * 900           # decodes, then breaks whatever walks it recursively
@@ -213,7 +214,7 @@ def test_the_benchmark_runs(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv("stub", {}, 0.0))
     spec = importlib.util.spec_from_file_location(
-        "export_large_run", Path(__file__).resolve().parent.parent / "bench" / "export_large_run.py")
+        "export_large_run", REPO / "bench" / "export_large_run.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     assert bench.main(["--steps", "2000", "--no-cli", "--keep", str(tmp_path)]) == 0

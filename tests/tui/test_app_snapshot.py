@@ -3,7 +3,7 @@
 The SVG from `export_screenshot` is compared, after normalising, with a file
 under tests/snapshots/. To accept a deliberate change of the screen:
 
-    CARDBENCH_UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/test_app_snapshot.py
+    CARDBENCH_UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/tui/test_app_snapshot.py
 
 and look at the new SVG (or its PNG) before committing it.
 """
@@ -23,8 +23,8 @@ from tui.screenshot import render_screenshot_svg
 from tui.runs import RunRecord
 from tui.telemetry.sample import Sample
 from workloads import protocol
+from paths import SNAPSHOTS
 
-SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 UPDATE = os.environ.get("CARDBENCH_UPDATE_SNAPSHOTS") == "1"
 
 

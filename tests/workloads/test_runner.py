@@ -11,8 +11,8 @@ import pytest
 from tui.runs import RunStore, load_run
 from workloads import protocol
 from workloads.runner import Runner
+from paths import CHILDREN
 
-CHILDREN = Path(__file__).parent / "children"
 
 
 def _argv(name, *args):

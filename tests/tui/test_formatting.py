@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from paths import REPO
 from tui.formatting import (NA, device_label, device_tag, duration, fixed, is_number, live_rate, nbytes, number,
                             percent, rate, reading, utc, utc_clock, utc_iso)
 
@@ -123,4 +124,4 @@ def test_the_module_loads_neither_textual_nor_torch():
 def _root():
     from pathlib import Path
 
-    return Path(__file__).resolve().parent.parent
+    return REPO

@@ -18,9 +18,8 @@ from tui.report import BundleError
 from tui.runs import RunStore, load_run
 from workloads import exit_codes
 from workloads.runner import Runner
+from paths import CHILDREN, REPO
 
-REPO = Path(__file__).resolve().parent.parent
-CHILDREN = Path(__file__).resolve().parent / "children"
 
 
 def _cli(args, env=None, timeout=120, **kw):
