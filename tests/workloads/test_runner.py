@@ -205,8 +205,8 @@ def test_a_workload_dies_with_its_sigkilled_parent_even_in_a_silent_phase(tmp_pa
     child = None
     try:
         deadline = time.monotonic() + 30
-        while not pid_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the file exists a moment before the pid is in it
         child = int(pid_file.read_text())
         assert _alive(child)
         proc.send_signal(signal.SIGKILL)

@@ -451,7 +451,8 @@ def test_a_rank_dies_with_its_parent(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", parent])
     try:
         deadline = time.monotonic() + 30
-        while not pid_file.exists() and time.monotonic() < deadline:
+        # the file exists a moment before the pid is in it
+        while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
             time.sleep(0.05)
         child = int(pid_file.read_text())
         proc.kill()
