@@ -44,7 +44,8 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
         return exit_codes.FAILED
     progress = sys.stderr if as_json else sys.stdout
     _say(f"cardbench: run {run.id} -> {run.path}", progress)
-    unwatch_signals = session.stop_on_signals()
+    received: list[int] = []  # the signal that stopped the run decides the exit status (130, 143, 129)
+    unwatch_signals = session.stop_on_signals(then=received.append)
     sampler.start()
     outcome = Outcome()
     try:
@@ -68,7 +69,7 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
     if status == "ok":
         return exit_codes.OK
     if status == "stopped":
-        return exit_codes.INTERRUPTED
+        return exit_codes.for_signal(received[0]) if received else exit_codes.INTERRUPTED
     # a workload's bad-input exit stays BAD_INPUT, so scripts can tell it from a crash
     bad_input = outcome.end is not None and outcome.end.exit_code == exit_codes.BAD_INPUT
     return exit_codes.BAD_INPUT if bad_input else exit_codes.FAILED

@@ -1,6 +1,8 @@
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -156,3 +158,25 @@ def test_the_workbench_without_a_terminal_is_one_line_and_exit_2(tmp_path):
     assert out.returncode == 2
     assert out.stdout == ""  # no escape codes painted into the pipe
     assert "needs a terminal" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_to_cardbench_run_stops_the_run_and_says_which_in_the_exit_status(sig, code, tmp_path):
+    runs = tmp_path / "runs"
+    proc = subprocess.Popen([sys.executable, "-m", "tui.cli", "run", "resnet50", "--runs-dir", str(runs),
+                             "--device", "cpu", "--image-size", "32", "--batch-size", "2", "--steps", "100000",
+                             "--warmup", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            events = list(runs.glob("*/events.jsonl"))
+            if events and '"step"' in events[0].read_text():
+                break
+            time.sleep(0.1)
+        proc.send_signal(sig)
+        assert proc.wait(timeout=60) == code
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    (run,) = runs.iterdir()
+    assert load_run(run).status == "stopped"
