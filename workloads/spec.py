@@ -127,7 +127,8 @@ class WorkloadSpec:
     short: str = ""                      # the footer's key label; default: the title's first word
     params: tuple[Param, ...] = ()       # the launcher's fields
     suite: SuiteArgs | None = None       # None: not part of the headless suite
-    metrics: tuple[Metric, ...] = ()     # the report's table for a run of this workload, in order
+    metrics: tuple[Metric, ...] = ()     # the report's table for a run of this workload, in order (precision and
+                                         # batch size follow on every table: not listed here)
     line_metrics: tuple[Metric, ...] = ()  # besides the headline: the terminal's result line, the launcher's glance
     counts: str = "steps"                # what a step event counts: "steps" or "tokens"
     warmup_emits_steps: bool = True      # False: warm-up emits no step, so none is dropped from the step statistics

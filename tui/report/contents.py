@@ -205,7 +205,7 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     return number(value)
 
 
-# every run's table has these, whatever its spec lists
+# every run's table has these after the workload's own metrics (labels: the i18n table's common rows)
 _ALWAYS = (Metric("precision", Text("precision"), "text"), Metric("batch_size", Text("batch size")))
 
 
@@ -218,7 +218,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         blocks.append(Para(w("command", command=_command(s))))
         blocks.append(Para(w("run_dir", run=s.run_id, status=s.status, device=s.device or NA,
                              duration=duration(s.duration_s))))
-        listed = registry.spec_for(s.workload).metrics or _ALWAYS
+        listed = (*registry.spec_for(s.workload).metrics, *_ALWAYS)
         rows = [[w.metric(m.key, s.workload), _metric_value(m, s, w)] for m in listed
                 if m.key in s.metrics or m.key in ("precision", "batch_size")]
         tp = s.throughput

@@ -57,8 +57,6 @@ SPEC = WorkloadSpec(
         Metric("images_per_s", Text("images/s (median after warm-up)", "images/s（预热后中位数）"), "rate"),
         Metric("images_per_s_compute", Text("images/s, compute only", "images/s（仅计算）"), "rate"),
         Metric("data_wait_fraction", Text("share of step time waiting for data", "等待数据时间占比"), "fraction"),
-        Metric("precision", Text("precision", "精度"), "text"),
-        Metric("batch_size", Text("batch size", "批大小")),
         Metric("image_size", Text("image size (px)", "图像尺寸（像素）")),
         Metric("steps", Text("steps", "步数")),
         Metric("total_s", Text("training time", "训练时间"), "seconds"),
