@@ -157,7 +157,8 @@ class Workbench(App):
         self.history.add_sample(message.sample)
         self.devices.sample = message.sample
         trap = self.session.cpu_trap
-        trap.see_sample(message.sample)  # also when no sampler feeds the session (tests, a loaded screen)
+        if self.sampler is None:  # else the session saw it already, on the sampler's thread, before this message
+            trap.see_sample(message.sample)
         trap.see_probe(getattr(self.sampler, "torch_probe", None))
         self._show_cpu_banner()
 

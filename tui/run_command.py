@@ -18,6 +18,7 @@ from contextlib import aclosing
 from tui.cpu_trap import check_before_run
 from tui.runs import RunStore, RunStoreError
 from tui.session import RunSession
+from tui.telemetry.collect import Collector
 from tui.telemetry.sampler import Sampler
 from workloads import exit_codes, protocol
 from workloads.runner import Outcome
@@ -32,14 +33,17 @@ def _say(line: str, stream) -> None:
 
 
 async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_json: bool) -> int:
-    warning = check_before_run(name, args)  # torch asked only when a card is listed: free on a CPU-only box
+    session = RunSession(RunStore(runs_dir))
+    # one collector for the check and the run's sampler: one torch probe child, not one for each
+    collector = Collector()
+    warning = check_before_run(name, args, collector=collector, trap=session.cpu_trap)
     if warning:
         _say(f"cardbench: WARNING: {warning}", sys.stderr)
-    session = RunSession(RunStore(runs_dir))
-    sampler = session.attach_sampler(Sampler(interval=1.0))
+    sampler = session.attach_sampler(Sampler(interval=1.0, collector=collector))
     try:
         run = session.start(name, args)
     except RunStoreError as exc:
+        sampler.stop()  # closes the collector and its torch probe
         _say(f"cardbench run: {exc}", sys.stderr)
         return exit_codes.FAILED
     progress = sys.stderr if as_json else sys.stdout

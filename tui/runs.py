@@ -414,10 +414,8 @@ def _load_run(path: Path) -> RunRecord:
             else:
                 skipped_telemetry += 1
     except _Unreadable as why:
-        # the events are the run; without (the rest of) its telemetry the report still stands, and says so
-        problems.append(f"telemetry.jsonl cannot be read ({why}); "
-                        + (f"only the {len(telemetry)} sample(s) before that are reported" if telemetry
-                           else "the run is reported without telemetry"))
+        # the events are the run; without its telemetry (the file is read whole first) the report still stands
+        problems.append(f"telemetry.jsonl cannot be read ({why}); the run is reported without telemetry")
     log = path / "run.log"
     if log.exists() and not log.is_file():
         problems.append("run.log is not a file; the run is reported without its log")

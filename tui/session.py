@@ -187,17 +187,25 @@ class RunSession:
             if then is not None:
                 then(sig)
 
+        previous: dict[int, Any] = {}
         for sig in signals:
             try:
+                before = signal.getsignal(sig)
                 loop.add_signal_handler(sig, on_signal, sig)
+                previous[sig] = before
                 handled.append(sig)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
 
         def remove() -> None:
+            # asyncio's remove_signal_handler leaves SIG_DFL behind: put back what the caller had (the headless
+            # bundle phase's policy, pytest's handlers...), so an off-screen workbench changes nothing around it
             while handled:
+                sig = handled.pop()
                 try:
-                    loop.remove_signal_handler(handled.pop())
+                    loop.remove_signal_handler(sig)
+                    if previous.get(sig) is not None:
+                        signal.signal(sig, previous[sig])
                 except (NotImplementedError, RuntimeError, ValueError):
                     pass
 

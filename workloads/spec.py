@@ -9,7 +9,7 @@ and ``__main__.py`` plus one registry line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 
@@ -124,7 +124,6 @@ class WorkloadSpec:
     title: Text
     unit: str                            # of the headline figure and of each step's throughput
     headline: str                        # the result metric the campaigns quote (images_per_s...)
-    short: str = ""                      # the footer's key label; default: the title's first word
     params: tuple[Param, ...] = ()       # the launcher's fields
     suite: SuiteArgs | None = None       # None: not part of the headless suite
     metrics: tuple[Metric, ...] = ()     # the report's table for a run of this workload, in order (precision and
@@ -135,7 +134,6 @@ class WorkloadSpec:
     cost_basis: str | None = None        # "images" (cost per epoch) or "tokens" (per million tokens)
     planned_steps: PlannedSteps = _cap_only  # how many steps a configuration will count (progress and ETA)
     module: str = ""                     # what the runner starts: `python -m <module>` (default workloads.<name>)
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def run_module(self) -> str:
@@ -143,7 +141,8 @@ class WorkloadSpec:
 
     @property
     def short_title(self) -> str:
-        return self.short or self.title.en.split(" ")[0]
+        """The footer's key label: the title's first word."""
+        return self.title.en.split(" ")[0]
 
     def metric(self, key: str) -> Metric | None:
         return next((m for m in self.metrics if m.key == key), None)

@@ -164,8 +164,11 @@ def test_check_before_run_asks_torch_only_when_a_card_is_listed():
     probe = types.SimpleNamespace(done=True, result=ProbeReport(torch="2.5.1", cuda="12.4"),
                                   wait=lambda timeout: waited.append(timeout) or True)
     blind = _Collector(fake_sample(0, devices=2), probe)
-    line = check_before_run("resnet50", [], collector=blind, timeout=5)
-    assert line.startswith("torch sees none of the 2 accelerators listed") and waited == [5] and blind.closed
+    trap = CpuTrap()
+    line = check_before_run("resnet50", [], collector=blind, timeout=5, trap=trap)
+    assert line.startswith("torch sees none of the 2 accelerators listed") and waited == [5]
+    assert not blind.closed  # the caller's collector goes on into the run's sampler, its torch answer with it
+    assert trap.listed.count == 2  # and the session's trap knows what the check saw
     bare = _Collector(fake_sample(0, devices=0), probe)
     assert check_before_run("resnet50", [], collector=bare) is None and waited == [5]  # no card: no torch import
     assert check_before_run("resnet50", ["--device", "cpu"], collector=blind) is None

@@ -27,7 +27,6 @@ class CpuTrap:
         self.doctor_listed = 0                 # the doctor's count (CLI, NVML, PCI bus)
         self.view = TorchView()                # what torch sees, the newest evidence
         self.runs: list[RunFacts] = []         # every run started, oldest first
-        self.warnings: list[protocol.WorkloadWarning] = []   # the warnings issued, one per CPU run
         self._pending = False                  # the open run is on the CPU; nothing listed yet
         self._run_said = False                 # a run's start told what torch sees
         self._probe_seen: Any = None           # the probe whose answer is in ``view``
@@ -104,7 +103,6 @@ class CpuTrap:
             t=time.time(), message=run_message(run.workload, run.device or "cpu", listed, hint), code=CODE,
             extra={"workload": run.workload, "device": run.device, "accelerators": listed.count, "hint": hint})
         run.warnings.append(warning.to_dict())
-        self.warnings.append(warning)
         return warning
 
     def verdict(self) -> str | None:
@@ -117,21 +115,23 @@ PROBE_WAIT_S = 30.0   # the longest `check_before_run` waits for torch's answer
 
 
 def check_before_run(workload: str, args: Iterable[Any] | None, *, timeout: float = PROBE_WAIT_S,
-                     collector: Any = None) -> str | None:
+                     collector: Any = None, trap: CpuTrap | None = None) -> str | None:
     """For a command line (`cardbench run`): would this run land on the CPU beside listed cards? Blocks.
 
     One telemetry read (the management CLI, NVML, the PCI bus); only when it lists
     a card is torch asked (the probe child: a torch import, a few seconds, at most
     ``timeout``). Returns the warning, or None (asked for the CPU, nothing listed,
-    torch sees a card, or no answer in time).
+    torch sees a card, or no answer in time). A ``collector`` passed in stays open
+    (the run's sampler goes on with it and its torch answer); ``trap`` learns what was seen.
     """
     if asked_for_cpu(args):
         return None
-    if collector is None:
+    owned = collector is None
+    if owned:
         from tui.telemetry.collect import Collector
 
         collector = Collector(torch_probe=True)
-    trap = CpuTrap()
+    trap = trap or CpuTrap()
     try:
         first = collector.collect()
         trap.see_sample(first)
@@ -140,5 +140,6 @@ def check_before_run(workload: str, args: Iterable[Any] | None, *, timeout: floa
         if collector.torch is not None and collector.torch.wait(timeout):
             trap.see_probe(collector.torch)
     finally:
-        collector.close()
+        if owned:
+            collector.close()
     return trap.before_run(workload, args)

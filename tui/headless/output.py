@@ -93,22 +93,11 @@ def build_bundle(run_dirs: list[Path], output: Path, progress: Progress, doctor:
     from tui.report import export_bundle
     from tui.screenshot import app_screenshot
 
-    def screenshot(records: Any, sample: Any) -> Any:
-        # the off-screen workbench's event loop resets the handlers it touched to SIG_DFL when it closes:
-        # put the bundle phase's policy back, or a later SIGTERM would leave a partial zip
-        saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-        try:
-            return app_screenshot(records, sample)
-        finally:
-            if threading.current_thread() is threading.main_thread():
-                for sig, handler in saved.items():
-                    signal.signal(sig, handler)
-
     def show(message: str) -> None:
         if progress.tty:
             progress.update(None, message)
         else:
             progress.say(f"  {message}")
 
-    return export_bundle(run_dirs, output, screenshot=screenshot, progress=show, doctor_checks=doctor,
+    return export_bundle(run_dirs, output, screenshot=app_screenshot, progress=show, doctor_checks=doctor,
                          doctor_note=doctor_note, notes=notes, sample=sample, **options)

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from workloads import exit_codes, protocol
 from workloads.child.harness import Emitter, WorkloadError
-from workloads.child.parent import PARENT_ENV, die_with_parent
+from workloads.child.parent import die_with_parent
 
 WORKER_ENV = "CARDBENCH_DDP_WORKER"
 
@@ -117,7 +117,7 @@ def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int) -> in
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
                f"--nproc-per-node={nproc}", "--max-restarts=0", "-m", module, *argv]
     env = dict(os.environ, **{WORKER_ENV: "1"})
-    env.pop(PARENT_ENV, None)  # the ranks' parent is torchrun: they tie themselves to it (init_process_group)
+    env.pop(protocol.PARENT_PID_ENV, None)  # the ranks' parent is torchrun: they tie themselves to it (init_process_group)
     sys.stderr.write(f"launching {nproc} processes: {' '.join(command)}\n")
     sys.stderr.flush()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, env=env)

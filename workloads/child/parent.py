@@ -13,7 +13,7 @@ import signal
 import sys
 
 from workloads import exit_codes
-from workloads.protocol import PARENT_PID_ENV as PARENT_ENV  # set by the runner: a child started by hand is left alone
+from workloads.protocol import PARENT_PID_ENV  # set by the runner: a child started by hand is left alone
 _PR_SET_PDEATHSIG = 1
 
 
@@ -41,7 +41,7 @@ def die_with_parent(expected_parent: int | None = None) -> bool:
 
 def die_with_runner() -> bool:
     """`die_with_parent` for a child a cardbench runner started (it said so in the environment)."""
-    text = os.environ.get(PARENT_ENV, "")
+    text = os.environ.get(PARENT_PID_ENV, "")
     if not text.isdigit():
         return False
     return die_with_parent(int(text))

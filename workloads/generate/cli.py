@@ -101,12 +101,15 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     # tensor is freed before the model is built and the device's peak is reset before the timed runs (the
     # CPU's peak RSS cannot be reset: it is the larger of the probe and the model); the last round comes after
     # the peak memory is read.
-    before = bandwidth.measure_read_bandwidth(device)
+    # one size for both rounds: after the model is built less memory is free, and a smaller tensor could sit
+    # partly in cache and read high, which the best-of would keep
+    probe_bytes = bandwidth.probe_bytes(device)
+    before = bandwidth.measure_read_bandwidth(device, nbytes=probe_bytes)
     model, cache = setup.build(args, plan, device, precision.DTYPES[dtype_name])
     decoder, prompt, sampling, gen = setup.prepare(args, plan, model, cache, device, emitter)
     runs = measure.timed_runs(args, model, cache, decoder, prompt, sampling, gen, device, emitter)
     allocated, reserved = dev.peak_memory(device)
-    read = bandwidth.best_of([before, bandwidth.measure_read_bandwidth(device)])
+    read = bandwidth.best_of([before, bandwidth.measure_read_bandwidth(device, nbytes=probe_bytes)])
     log(f"device read bandwidth: {read.best_gbps:.1f} GB/s ({read.method}, before and after the timed runs: "
         + " / ".join(f"{g:.1f}" for g in read.round_bests) + f" GB/s; median {read.median_gbps:.1f})")
     metrics = measure.metrics(args, plan, model, cache, runs, read)
