@@ -11,7 +11,7 @@ from tui.cli import _split_run_args, main
 from tui import cli
 from tui.runs import load_run
 from workloads import registry
-from workloads.child.harness import CHECK_ARGS_ENV, HELP_SHOWN, ArgumentParser, run_main
+from workloads.child.harness import CHECK_ARGS_ENV, HELP_SHOWN, ArgumentParser, arguments_checked, run_main
 from workloads.generate import cli as generate_cli
 from workloads.resnet50 import options as resnet50_options
 
@@ -109,20 +109,26 @@ def test_every_workload_option_says_what_it_does(parser):
     (["resnet50", "--bogus"], "cardbench run resnet50: unrecognized arguments: --bogus"),
     (["resnet50", "--batch-size", "0"], "argument --batch-size: must be a positive integer, got 0"),
     (["generate", "--dtype", "fp8"], "cardbench run generate: argument --dtype: invalid choice: 'fp8'"),
+    # the workloads' own checks after parsing count too, not only argparse's
+    (["generate", "--compile", "--cuda-graphs"], "--compile and --cuda-graphs are exclusive"),
+    (["resnet50", "--lr", "inf"], "--lr inf is not a finite number"),
 ])
 def test_a_bad_workload_option_is_one_line_once_exit_2_and_no_run(args, needle, tmp_path):
     out = _cardbench("run", *args, "--runs-dir", str(tmp_path / "runs"))
     assert out.returncode == 2
     assert out.stdout == ""
     assert out.stderr.count("\n") == 1 and needle in out.stderr
-    assert f"see `cardbench run {args[0]} --help`" in out.stderr
+    assert f"cardbench run {args[0]}: " in out.stderr  # which command refused it
+    if "argument" in needle:
+        assert f"see `cardbench run {args[0]} --help`" in out.stderr
     assert not (tmp_path / "runs").exists()  # the arguments were refused before a run was recorded
 
 
 def test_an_error_the_run_finds_is_said_once_on_stderr(tmp_path):
-    out = _cardbench("run", "resnet50", "--runs-dir", str(tmp_path), "--resume")  # parses; the run refuses it
+    out = _cardbench("run", "resnet50", "--runs-dir", str(tmp_path), "--device", "cpu", "--weights",
+                     str(tmp_path / "missing.pt"))  # the arguments pass their check; the run refuses the file
     assert out.returncode == 2
-    said = "--resume needs --checkpoint DIR"
+    said = "missing.pt does not exist"
     assert (out.stdout + out.stderr).count(said) == 1
     assert [line for line in out.stderr.splitlines() if said in line][0].startswith("cardbench: error: ")
     assert "Traceback" not in out.stdout + out.stderr
@@ -134,10 +140,11 @@ def test_a_check_of_the_arguments_stops_before_the_workload_runs(monkeypatch, ca
     monkeypatch.setenv(CHECK_ARGS_ENV, "cardbench run polish")
     ran = []
 
-    def main(emitter, argv):  # parses with the harness's parser, then would run
+    def main(emitter, argv):  # parses with the harness's parser, checks, then would run
         parser = ArgumentParser(prog="polish")
         parser.add_argument("--count", type=int)
         parser.parse_args(argv)
+        arguments_checked()
         ran.append(argv)
 
     def plain(emitter, argv):  # parses its own way: stopped at its first event

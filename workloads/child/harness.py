@@ -46,6 +46,13 @@ def checking_args() -> str | None:
     return os.environ.get(CHECK_ARGS_ENV) or None
 
 
+def arguments_checked() -> None:
+    """A workload calls this once its arguments are parsed and checked, before torch or any work: a check
+    (:data:`CHECK_ARGS_ENV`) stops here, so `cardbench run` refuses what the workload's own checks refuse."""
+    if checking_args():
+        raise ArgsChecked()
+
+
 class ArgsChecked(BaseException):
     """The arguments of a check parsed: the workload stops here, before it runs (a BaseException: no workload
     ``except Exception`` may swallow it)."""
@@ -125,7 +132,7 @@ def _claim_stdout() -> TextIO:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse that reports a bad argument as an ``error`` event, exit 2; in a check it stops once it has parsed."""
+    """argparse that reports a bad argument as an ``error`` event, exit 2; in a check, usage names `cardbench run`."""
 
     emitter: Emitter | None = None
 
@@ -134,12 +141,6 @@ class ArgumentParser(argparse.ArgumentParser):
         checked_as = checking_args()
         if checked_as:
             self.prog = checked_as  # "usage: cardbench run resnet50 ..."
-
-    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        parsed = super().parse_args(args, namespace)
-        if checking_args():
-            raise ArgsChecked()
-        return parsed
 
     def error(self, message: str) -> NoReturn:  # type: ignore[override]
         from workloads import registry
@@ -224,13 +225,16 @@ def run_main(main: Callable[[Emitter, Sequence[str]], int | None], argv: Sequenc
 
 
 def _check_args(main: Callable[[Emitter, Sequence[str]], int | None], em: Emitter, argv: list[str]) -> int:
-    """A check (:data:`CHECK_ARGS_ENV`): ``main`` runs until its arguments are parsed; no event, one line at most."""
+    """A check (:data:`CHECK_ARGS_ENV`): ``main`` runs until `arguments_checked` (or its first event); no event,
+    one line at most."""
     try:
         main(em, argv)
     except ArgsChecked:
         return exit_codes.OK
     except WorkloadError as exc:
-        log(f"{exc.message} ({exc.hint})" if exc.hint else exc.message)
+        said = f"{exc.message} ({exc.hint})" if exc.hint else exc.message
+        command = checking_args() or ""
+        log(said if said.startswith(command) else f"{command}: {said}")  # argparse's lines name it already
         return exc.exit_code
     except SystemExit as exc:  # --help printed its text on stdout
         if exc.code in (None, 0):

@@ -28,7 +28,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from workloads.child.harness import ArgumentParser, Emitter, log, non_negative_float, non_negative_int, positive_int
+from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, log, non_negative_float, non_negative_int, positive_int
 from workloads.generate.plan import Plan, make_plan
 from workloads.generate.spec import REPEAT, TOKENS
 
@@ -80,6 +80,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
     args = build_parser().parse_args(argv)
     plan = make_plan(args)
+    arguments_checked()
 
     from workloads.child import bandwidth
     from workloads.child import device as dev

@@ -24,7 +24,7 @@ import os
 from typing import Any, Sequence
 
 from workloads.child import data_parallel
-from workloads.child.harness import Emitter, WorkloadError, log
+from workloads.child.harness import Emitter, WorkloadError, arguments_checked, log
 from workloads.errors import first_line
 from workloads.resnet50.checkpoint_lock import CheckpointLock
 from workloads.resnet50.options import UNIT, WORKLOAD, build_parser, check_combinations
@@ -37,6 +37,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     check_combinations(args)
     check_values(args)
+    arguments_checked()
     lock = CheckpointLock(args.checkpoint).acquire() if args.checkpoint and _holds_the_lock() else None
     try:
         if args.gpus is not None and not data_parallel.in_worker():
