@@ -262,7 +262,7 @@ class Workbench(App):
     def on_steps_arrived(self, message: StepsArrived) -> None:
         if message.run_id == self.state.run_id:
             self.state.see_step(message.step)
-            self._show_state()
+            self._show_state(banner=False)  # a step changes no device, alarm or field: the banner stays as it is
 
     def on_workload_event(self, message: WorkloadEvent) -> None:
         event = message.event
@@ -284,15 +284,16 @@ class Workbench(App):
     def on_workload_log(self, message: WorkloadLog) -> None:
         self.log_pane.say(message.line, "dim")
 
-    def _show_state(self) -> None:
+    def _show_state(self, banner: bool = True) -> None:
         launcher = self.launcher
         launcher.state = self.state
         button = launcher.query_one("#start-stop", Button)
         active = self.state.active
         button.label = "stop (s)" if active else "start (s)"
         button.variant = "error" if active else "success"
-        self.devices.mark_unused(self.state.on_cpu)
-        self._show_cpu_banner()
+        if banner:
+            self.devices.mark_unused(self.state.on_cpu)
+            self._show_cpu_banner()
         if self.state.run_id:
             # a small terminal: the run's state sits below the fields, keep it in view
             launcher.call_after_refresh(launcher.scroll_end, animate=False)
