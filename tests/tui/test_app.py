@@ -300,7 +300,9 @@ async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir,
         calls.append((list(run_dirs), output_dir, screenshot_svg))
         return output_dir / "cardbench-report.zip"
 
-    monkeypatch.setitem(sys.modules, "tui.report", types.SimpleNamespace(export_bundle=export_bundle))
+    import tui.report  # the real package (the screenshot's redaction is in it), only its bundle writer faked
+
+    monkeypatch.setattr(tui.report, "export_bundle", export_bundle)
     factory = child_factory("steady.py", "3", "0.01")
     app = make_app(runs_dir, factory, export_dir=tmp_path / "out")
     async with app.run_test(size=SIZE) as pilot:
@@ -318,8 +320,9 @@ async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir,
 
 async def test_export_waits_for_the_active_run(runs_dir, tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setitem(sys.modules, "tui.report",
-                        types.SimpleNamespace(export_bundle=lambda *a, **k: calls.append(a) or tmp_path / "x.zip"))
+    import tui.report
+
+    monkeypatch.setattr(tui.report, "export_bundle", lambda *a, **k: calls.append(a) or tmp_path / "x.zip")
     factory = child_factory("steady.py", "100000", "0.05")
     app = make_app(runs_dir, factory, export_dir=tmp_path / "out")
     async with app.run_test(size=SIZE) as pilot:
