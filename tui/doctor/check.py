@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
@@ -48,10 +48,13 @@ class DoctorCheck:
     id: str = ""     # stable ("device.init"); what programs match on, the name is for people
     value: float | None = None  # the check's number where it has one (seconds, GiB, a device count)
     unit: str | None = None     # of ``value``: "s", "GiB", "devices"...
+    # the Chinese of cardbench's own words ({"name", "evidence", "hint"}: each optional); quoted tool
+    # output stays as the tool wrote it, and a report in Chinese falls back to the English field
+    zh: dict[str, str] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "status": self.status, "evidence": self.evidence,
-                "hint": self.hint, "value": self.value, "unit": self.unit}
+                "hint": self.hint, "value": self.value, "unit": self.unit, "zh": dict(self.zh)}
 
 
 def field_of(check: Any, key: str) -> Any:

@@ -128,7 +128,7 @@ def test_report_content_and_metrics(tmp_path):
 
 def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywhere(tmp_path):
     from tui.headless.suite import result_line
-    from tui.panes.launcher import render_state
+    from tui.panes.run_view import render_state
     from tui.run_state import RunState
     from workloads import protocol
     from workloads.runner import Outcome
