@@ -116,6 +116,11 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
             doctor_checks = []
             doctor_note = Words(lang)("doctor_failed", why=f"{type(exc).__name__}: {exc}")
 
+    # collect_env takes seconds whatever the runs: it runs while the screen and the charts are drawn. Not
+    # beside the doctor above, whose probe times the CUDA initialisation the report states
+    _say(progress, "collecting the environment in the background (python -m torch.utils.collect_env)")
+    collect = envinfo.CollectEnvJob()
+
     # one device snapshot for the whole export: env.json, the device table and the screenshot share it
     _say(progress, "device detection")
     devices_note = None
@@ -127,10 +132,6 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
         except Exception as exc:  # noqa: BLE001
             devices_note = f"device detection failed: {type(exc).__name__}: {exc}"
             notes.append(devices_note)
-
-    _say(progress, "collecting the environment (python -m torch.utils.collect_env)")
-    env = envinfo.gather(doctor_checks, redactor.environment(environ), sample=sample, doctor_note=doctor_note,
-                         devices_note=devices_note)
 
     _say(progress, "management CLI output")
     smi_out = smi.run_management_cli(sample=sample)
@@ -178,6 +179,11 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
                 bundle.add_text(name, chart.svg)
                 notes.append(f"{chart.name}: PNG not drawn ({exc}); the SVG is kept")
             chart_files.setdefault(record.id, []).append((chart.title, name))
+
+    if not collect.done():
+        _say(progress, "waiting for collect_env")
+    env = envinfo.gather(doctor_checks, redactor.environment(environ), sample=sample, doctor_note=doctor_note,
+                         devices_note=devices_note, collect=collect)
 
     _say(progress, "metrics and logs")
     summaries = [summary.summarize(r) for r in records]

@@ -4,6 +4,10 @@
 out to pip, conda, nvidia-smi and lscpu, and a broken driver can stall it);
 when it is missing, fails or is slow, the report says so and carries on.
 torch is never imported in this process.
+
+It takes seconds whatever the runs (importing torch in the child, then pip and
+lscpu), so the export starts it early as a :class:`CollectEnvJob` and takes its
+answer when env.json is written: the wait overlaps reading and drawing the runs.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import json
 import os
 import platform
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -78,6 +83,34 @@ def run_collect_env(python: str = sys.executable, timeout: float = COLLECT_ENV_T
     return CollectEnv(text, parse_collect_env(text), seconds)
 
 
+class CollectEnvJob:
+    """:func:`run_collect_env` in a thread, started now; :meth:`result` waits for its answer.
+
+    The child is ``run_bounded``'s (its own process group, killed on timeout and, through the registry
+    there, when the interpreter exits): an export cut short by Ctrl+C or SIGTERM leaves no collect_env behind.
+    """
+
+    def __init__(self, timeout: float = COLLECT_ENV_TIMEOUT_S):
+        self._answer: CollectEnv | None = None
+        self._thread = threading.Thread(target=self._run, args=(timeout,), name="collect_env", daemon=True)
+        self._thread.start()
+
+    def _run(self, timeout: float) -> None:
+        try:
+            # looked up at call time: the tests replace run_collect_env on this module
+            self._answer = run_collect_env(timeout=timeout)
+        except Exception as exc:  # noqa: BLE001 - the report says so, as for a collect_env that failed
+            self._answer = CollectEnv(None, {}, None, f"could not run collect_env: {type(exc).__name__}: {exc}")
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self) -> CollectEnv:
+        self._thread.join()
+        assert self._answer is not None  # _run always sets it before the thread ends
+        return self._answer
+
+
 @dataclass
 class EnvInfo:
     collect_env: CollectEnv
@@ -122,9 +155,15 @@ def cuda_init_from(checks: list[dict[str, Any]]) -> dict[str, Any]:
 
 def gather(doctor_checks: Sequence[Any] | None, environment: dict[str, str], sample: Any = None,
            doctor_note: str | None = None, collect_env_timeout: float = COLLECT_ENV_TIMEOUT_S,
-           devices_note: str | None = None) -> EnvInfo:
-    """``sample`` is the export's one device snapshot (None when detection failed, ``devices_note`` says why)."""
-    collect = run_collect_env(timeout=collect_env_timeout)
+           devices_note: str | None = None, collect: CollectEnv | CollectEnvJob | None = None) -> EnvInfo:
+    """``sample`` is the export's one device snapshot (None when detection failed, ``devices_note`` says why).
+
+    ``collect``: collect_env's answer, or the job started earlier that gives it; when None it runs now.
+    """
+    if collect is None:
+        collect = run_collect_env(timeout=collect_env_timeout)
+    elif isinstance(collect, CollectEnvJob):
+        collect = collect.result()
     checks = normalize_checks(doctor_checks)
     return EnvInfo(collect_env=collect, devices=sample.to_dict() if sample is not None else None,
                    devices_note=devices_note, doctor=checks, doctor_note=doctor_note,

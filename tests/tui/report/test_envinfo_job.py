@@ -1,0 +1,77 @@
+"""Issue 16 item 6: collect_env (seconds of fixed cost) runs in the background while the export draws the
+runs, and its answer reaches env.json exactly as when it ran in the foreground."""
+
+import json
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tui.report import envinfo, export_bundle
+from tui.runs import RunStore
+from workloads import protocol
+
+TEXT = "PyTorch version: 2.14.1\nOS: Linux\n\nCPU:\nArchitecture: x86_64\n"
+DOCTOR = [{"name": "python", "status": "ok", "detail": "test"}]
+
+
+def _run(root: Path) -> Path:
+    run = RunStore(root).create("resnet50", ["--steps", "2"])
+    run.append(protocol.Start(t=1.0, workload="resnet50", device="cpu", config={"batch_size": 4}))
+    for i in (1, 2):
+        run.append(protocol.Step(t=1.0 + i, step=i, epoch=1, loss=1.0 / i, throughput=3.0, unit="images/s"))
+    run.append(protocol.End(t=4.0, status="ok", exit_code=0))
+    run.close()
+    return run.path
+
+
+def _env_json(zip_path: Path) -> dict:
+    with zipfile.ZipFile(zip_path) as zf:
+        (name,) = [n for n in zf.namelist() if n.endswith("/env.json")]
+        return json.loads(zf.read(name))
+
+
+def test_the_job_gives_env_the_same_fields_as_running_collect_env_in_place(monkeypatch):
+    monkeypatch.setattr(envinfo, "run_collect_env",
+                        lambda **kw: envinfo.CollectEnv(TEXT, envinfo.parse_collect_env(TEXT), 0.25))
+    in_place = envinfo.gather(DOCTOR, {"CUDA_VISIBLE_DEVICES": "0"}, doctor_note="kept")
+    job = envinfo.CollectEnvJob()
+    from_job = envinfo.gather(DOCTOR, {"CUDA_VISIBLE_DEVICES": "0"}, doctor_note="kept", collect=job)
+    assert job.done()
+    assert from_job.to_dict() == in_place.to_dict()
+    assert from_job.collect_env.fields["CPU"] == ["Architecture: x86_64"]
+
+
+def test_a_collect_env_that_raises_becomes_a_note_not_a_lost_report(monkeypatch):
+    def broken(**kw):
+        raise OSError("no such interpreter")
+
+    monkeypatch.setattr(envinfo, "run_collect_env", broken)
+    got = envinfo.CollectEnvJob().result()
+    assert got.text is None and got.fields == {}
+    assert got.note == "could not run collect_env: OSError: no such interpreter"
+
+
+@pytest.mark.timeout(60)
+def test_collect_env_runs_while_the_screen_is_drawn(monkeypatch, tmp_path):
+    """collect_env answers only once the screen is drawn: in the foreground (before the screenshot) it
+    would wait its 10 s out and answer with the timeout; in the background it has the whole text."""
+    drawn = threading.Event()
+
+    def collect_env(**kw):
+        if not drawn.wait(10):
+            return envinfo.CollectEnv(None, {}, None, "waited for the screen in vain")
+        return envinfo.CollectEnv(TEXT, envinfo.parse_collect_env(TEXT), 0.5)
+
+    def screenshot(records, sample):
+        drawn.set()
+        return None, "no screen in this test"
+
+    monkeypatch.setattr(envinfo, "run_collect_env", collect_env)
+    path = export_bundle([_run(tmp_path / "runs")], tmp_path / "out", screenshot=screenshot, doctor_checks=DOCTOR,
+                         environ={})
+    env = _env_json(path)
+    assert env["collect_env"]["note"] is None
+    assert env["collect_env"]["text"] == TEXT
+    assert env["collect_env"]["fields"]["PyTorch version"] == "2.14.1"
