@@ -13,11 +13,13 @@ torch is never imported in this process.
 from __future__ import annotations
 
 from tui.doctor.check import (FAIL, PASS, SKIP, STATUSES, TITLES, WARN, DoctorCheck, accelerator_seen,
-                              best_autocast, check_passed, check_value, field_of, find_check, id_of, value_of)
+                              best_autocast, check_passed, check_value, field_of, find_check, id_of, totals,
+                              value_of)
 from tui.doctor.checks import checks_from
 from tui.doctor.facts import Facts, gather, gather_cli, gather_nvml
 from tui.doctor.command import exit_code, main, render, run_checks
 
 __all__ = ["FAIL", "PASS", "SKIP", "STATUSES", "TITLES", "WARN", "DoctorCheck", "Facts", "accelerator_seen",
            "best_autocast", "check_passed", "check_value", "checks_from", "exit_code", "field_of", "find_check",
-           "gather", "gather_cli", "gather_nvml", "id_of", "main", "render", "run_checks", "value_of"]
+           "gather", "gather_cli", "gather_nvml", "id_of", "main", "render", "run_checks", "totals",
+           "value_of"]

@@ -33,6 +33,7 @@ TITLES: dict[str, str] = {
     "tensorflow.sees_device": "TensorFlow sees the device",
     "disk.free": "free disk space",
     "env.visible_devices": "visible-devices variables",
+    "device.busy": "the card --device auto picks is idle",
 }
 
 # a doctor.json written before checks carried a value has the number only in its evidence
@@ -55,6 +56,12 @@ class DoctorCheck:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "status": self.status, "evidence": self.evidence,
                 "hint": self.hint, "value": self.value, "unit": self.unit, "zh": dict(self.zh)}
+
+
+def totals(checks: Iterable[Any]) -> str:
+    """'11 PASS, 1 WARN, 0 FAIL, 1 SKIP': every status, zeros included (a missing FAIL is news too)."""
+    statuses = [str(field_of(c, "status") or "").upper() for c in checks]
+    return ", ".join(f"{statuses.count(s)} {s}" for s in STATUSES)
 
 
 def field_of(check: Any, key: str) -> Any:

@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Callable, TextIO
 
-from tui.doctor.check import FAIL, STATUSES, DoctorCheck
+from tui.doctor.check import FAIL, DoctorCheck, totals
 from tui.doctor.checks import checks_from
 from tui.doctor.facts import PROBE_TIMEOUT_S, gather
 
@@ -23,9 +23,8 @@ def render(checks: list[DoctorCheck]) -> str:
         lines.append(f"{c.status:<4}  {c.name:<{width}}  {c.evidence}")
         if c.hint:
             lines.append(f"{'':<4}  {'':<{width}}  hint: {c.hint}")
-    counts = {s: sum(1 for c in checks if c.status == s) for s in STATUSES}
     lines.append("")
-    lines.append("  ".join(f"{n} {s}" for s, n in counts.items()))
+    lines.append(totals(checks))
     return "\n".join(lines)
 
 

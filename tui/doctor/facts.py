@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tui.telemetry import vendors
+from tui.telemetry.sample import DeviceSample
 from workloads.probe_report import ProbeReport
 
 VISIBLE_DEVICE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
@@ -51,6 +52,7 @@ class Facts:
     disk_free_bytes: int | None = None
     disk_total_bytes: int | None = None
     env: dict[str, str] = field(default_factory=dict)
+    devices: list[DeviceSample] = field(default_factory=list)  # one reading of each card (NVML, CLI): who is busy
 
 
 def _cwd_or_root() -> str:
@@ -95,6 +97,23 @@ def gather_nvml(facts: Facts, module: Any = None) -> None:
         source.close()
 
 
+def gather_readings(facts: Facts) -> None:
+    """One reading of every card, merged from NVML and the CLIs as the workbench reads them (no torch)."""
+    from tui.telemetry.collect import default_sources
+    from tui.telemetry.merge import merge
+
+    per_source = []
+    for source in default_sources():
+        try:
+            if source.available():
+                per_source.append(source.read()[0])
+        except Exception:  # noqa: BLE001 - no reading leaves the busy check SKIPped, never the doctor dead
+            pass
+        finally:
+            source.close()
+    facts.devices = list(merge(per_source, []))
+
+
 def gather(probe_timeout: float = PROBE_TIMEOUT_S, disk_path: str | None = None,
            on_progress: Callable[[str], None] | None = None) -> Facts:
     """Collect the facts; the slow torch child runs in parallel with the quick checks."""
@@ -114,6 +133,8 @@ def gather(probe_timeout: float = PROBE_TIMEOUT_S, disk_path: str | None = None,
     note("NVML")
     gather_nvml(facts)
     facts.pci_vendors = [d.vendor for d in pci.scan()]
+    note("device readings")
+    gather_readings(facts)
     try:
         usage = shutil.disk_usage(facts.disk_path)
         facts.disk_free_bytes, facts.disk_total_bytes = usage.free, usage.total

@@ -1,14 +1,23 @@
-"""The doctor screen: `tui.doctor.run_checks()` in a thread worker, its results as a table."""
+"""The doctor screen: `tui.doctor.run_checks()` in a thread worker, its results as a table under their totals.
+
+When the checks are in, the screen posts `DoctorFinished` to the app, whose log records
+the totals and each FAIL and WARN (`log_lines`). The screen has its own footer: while it
+is up only its keys work, so the workbench's are not offered.
+"""
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
+
+from tui.doctor.check import FAIL, WARN, field_of, totals
+from tui.panes.messages import DoctorFinished
 
 _STATUS_STYLE = {"ok": "green", "pass": "green", "warn": "yellow", "fail": "bold red", "error": "bold red",
                  "skip": "dim"}
@@ -31,10 +40,31 @@ def checks_table(checks) -> Table:
     return table
 
 
+def totals_line(checks) -> Text:
+    """'11 PASS, 1 WARN, 0 FAIL, 1 SKIP', red when a check FAILs, yellow when one WARNs."""
+    statuses = {str(field_of(c, "status") or "").upper() for c in checks}
+    style = "bold red" if FAIL in statuses else "bold yellow" if WARN in statuses else "bold green"
+    return Text(f"doctor: {totals(checks)}", style=style)
+
+
+def log_lines(checks) -> list[tuple[str, str]]:
+    """(line, style) for the workbench's log: the totals, then each FAIL and WARN with its evidence and hint."""
+    head = totals_line(checks)
+    lines = [(head.plain, str(head.style))]
+    for check in checks:
+        status = str(field_of(check, "status") or "").upper()
+        if status not in (FAIL, WARN):
+            continue
+        hint = field_of(check, "hint")
+        text = f"  {status} {field_of(check, 'name')}: {field_of(check, 'evidence')}" + (f" (hint: {hint})" if hint else "")
+        lines.append((text, "red" if status == FAIL else "yellow"))
+    return lines
+
+
 class DoctorScreen(ModalScreen[None]):
     """Checks that the driver, the management CLI, PyTorch and the device work; Escape closes."""
 
-    BINDINGS = [Binding("escape,q,d", "close", "close")]
+    BINDINGS = [Binding("escape,q,d", "close", "close")]  # the footer shows the first: Esc
 
     def __init__(self, run_checks=None) -> None:
         super().__init__()
@@ -46,6 +76,7 @@ class DoctorScreen(ModalScreen[None]):
             body.border_title = "doctor (Esc closes)"
             yield Static("running the checks... (a torch probe child starts; this takes a few seconds)",
                          id="doctor-result")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#doctor-body").focus()  # PageDown and arrows scroll without a Tab first
@@ -66,9 +97,11 @@ class DoctorScreen(ModalScreen[None]):
 
     def _show(self, checks) -> None:
         self.checks = checks
+        self.app.post_message(DoctorFinished(checks))  # the log keeps the outcome, even if the screen is closed
         if not self.is_attached:
             return  # closed before the checks finished
-        self.query_one("#doctor-result", Static).update(checks_table(checks))
+        self.query_one("#doctor-body").border_subtitle = totals(checks)
+        self.query_one("#doctor-result", Static).update(Group(totals_line(checks), checks_table(checks)))
 
     def _show_error(self, text: str) -> None:
         if not self.is_attached:

@@ -43,3 +43,11 @@ class WorkloadLog(Message):
         super().__init__()
         self.run_id = run_id
         self.line = line
+
+
+class DoctorFinished(Message):
+    """The doctor's checks are in (posted to the app by the doctor screen): the log records their outcome."""
+
+    def __init__(self, checks: list) -> None:
+        super().__init__()
+        self.checks = checks

@@ -14,6 +14,7 @@ from tui.doctor import command
 from tui.doctor.checks import _arch_ok
 from tui.report.envinfo import cuda_init_from, normalize_checks
 from workloads.hints import hint_for
+from tui.telemetry.sample import DeviceSample
 from workloads.probe_report import ProbeReport
 
 CPU_ONLY_PROBE = {"torch": "2.14.1+cu130", "cuda": "13.0", "hip": None, "import_s": 1.7, "extensions": {},
@@ -37,7 +38,9 @@ def healthy(**changes):
     """A one-H100 machine where everything works; probe answers may be given as the child's JSON dicts."""
     facts = Facts(cli_name="nvidia-smi", cli_ok=True, cli_output="GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)",
                   cli_gpu_count=1, nvml_ok=True, nvml_count=1, nvml_driver="550.90.07", pci_vendors=["NVIDIA"],
-                  probe=ProbeReport.from_dict(gpu_probe()), disk_free_bytes=100 * 2**30, disk_total_bytes=500 * 2**30)
+                  probe=ProbeReport.from_dict(gpu_probe()), disk_free_bytes=100 * 2**30, disk_total_bytes=500 * 2**30,
+                  devices=[DeviceSample(index=0, name="NVIDIA H100 80GB HBM3", util_gpu_pct=0.0,
+                                        mem_used_bytes=2**29, mem_total_bytes=80 * 2**30)])
     for k, v in changes.items():
         setattr(facts, k, ProbeReport.from_dict(v) if k in ("probe", "tf") and isinstance(v, dict) else v)
     return facts
@@ -290,7 +293,7 @@ def test_main_exits_1_exactly_when_a_check_fails(monkeypatch, facts, code):
     assert doctor.main(as_json=True, out=as_json) == code
     statuses = [r["status"] for r in json.loads(as_json.getvalue())]
     assert (FAIL in statuses) == (code == 1)
-    assert text.getvalue().splitlines()[-1] == "  ".join(f"{statuses.count(s)} {s}" for s in (PASS, WARN, FAIL, SKIP))
+    assert text.getvalue().splitlines()[-1] == ", ".join(f"{statuses.count(s)} {s}" for s in (PASS, WARN, FAIL, SKIP))
 
 
 def test_main_exits_130_when_interrupted(monkeypatch, capsys):
@@ -318,7 +321,7 @@ def test_lookups_read_checks_their_dicts_and_a_doctor_json_from_before_ids():
 
 def test_render_puts_hints_under_their_check():
     text = doctor.render([DoctorCheck("a", PASS, "fine"), DoctorCheck("bb", FAIL, "broken", "do this")])
-    assert "FAIL  bb  broken" in text and "hint: do this" in text and "1 PASS  0 WARN  1 FAIL  0 SKIP" in text
+    assert "FAIL  bb  broken" in text and "hint: do this" in text and "1 PASS, 0 WARN, 1 FAIL, 0 SKIP" in text
 
 
 def test_a_lost_gpu_fails_the_nvml_check_with_its_hint():

@@ -1,0 +1,133 @@
+"""The doctor's verdicts that a user read as contradictions (issue 15, item 8), and its Chinese words.
+
+A compatibility layer's nvidia-smi lists cards that the PCI bus does not name; NVML is
+missing where no NVIDIA card is on the bus; the card `--device auto` picks is already busy.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fake_cli import only_on_path, write_cli
+from test_doctor import CPU_ONLY_PROBE, by_id, healthy
+from tui import doctor
+from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, Facts, checks_from
+from tui.doctor.zh import HINTS_ZH, TITLES_ZH
+from tui.telemetry.sample import DeviceProcess, DeviceSample
+from workloads.hints import HINTS
+
+GIB = 2**30
+NOT_FOUND = "NVMLError_LibraryNotFound: NVML Shared Library Not Found"
+
+
+def v100(index: int, util: float, used_gib: float, **kw) -> DeviceSample:
+    return DeviceSample(index=index, name="Tesla V100-SXM2-32GB", uuid=f"GPU-{index}", util_gpu_pct=util,
+                        mem_used_bytes=int(used_gib * GIB), mem_total_bytes=32 * GIB, **kw)
+
+
+def compat_layer(**changes) -> Facts:
+    """Two cards listed by an nvidia-smi-compatible CLI, none named on the PCI bus, no NVML."""
+    base = dict(cli_output="GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-0)\nGPU 1: Tesla V100-SXM2-32GB (UUID: GPU-1)",
+                cli_gpu_count=2, pci_vendors=[], nvml_ok=False, nvml_error=NOT_FOUND, nvml_count=None,
+                devices=[v100(0, 0, 0.1), v100(1, 0, 0.1)])
+    return healthy(**(base | changes))
+
+
+def test_no_pass_on_an_empty_pci_bus_while_the_cli_lists_cards():
+    check = by_id(checks_from(compat_layer()))["pci.accelerators"]
+    assert check.status == SKIP  # the cards exist; the bus just cannot name their maker
+    assert "none found" not in check.evidence
+    assert "nvidia-smi lists 2" in check.evidence and "compatibility layer" in check.evidence
+    # no tool lists a card either: the bus's silence is the news
+    empty = by_id(checks_from(compat_layer(cli_name=None, cli_ok=None, cli_gpu_count=None, probe=CPU_ONLY_PROBE)))
+    assert empty["pci.accelerators"].status == WARN and "was a GPU instance rented" in empty["pci.accelerators"].hint
+
+
+def test_nvml_missing_is_a_warning_behind_a_compatibility_layer_and_a_failure_on_an_nvidia_card():
+    compat = by_id(checks_from(compat_layer()))["nvml.loads"]
+    assert compat.status == WARN
+    assert "nvidia-smi lists 2 card(s)" in compat.evidence and "readings come from the CLI" in compat.hint
+    nvidia = by_id(checks_from(compat_layer(pci_vendors=["NVIDIA", "NVIDIA"])))["nvml.loads"]
+    assert nvidia.status == FAIL and nvidia.hint.startswith("libnvidia-ml.so is missing")
+    for check in (compat, nvidia):  # neither verdict is excused by a hint that says it is expected
+        assert "expected on non-NVIDIA" not in check.hint
+
+
+def test_the_card_auto_picks_is_named_when_another_process_keeps_it_busy():
+    busy = [v100(0, 83, 30, processes=(DeviceProcess(4242, "python", 30 * GIB),)), v100(1, 0, 0.1)]
+    check = by_id(checks_from(compat_layer(devices=busy)))["device.busy"]
+    assert check.status == WARN
+    assert check.evidence.startswith("GPU0 Tesla V100-SXM2-32GB is already busy: 83 % utilisation, "
+                                     "30.0 GiB of 32.0 GiB in use; processes: 4242 python (30.0 GiB)")
+    assert "GPU1 is idle" in check.hint and (check.value, check.unit) == (83.0, "%")
+    assert doctor.exit_code(checks_from(compat_layer(devices=busy))) == 0  # a busy card is not a broken machine
+
+
+@pytest.mark.parametrize("env, devices, status", [
+    ({}, [v100(0, 0, 0.5), v100(1, 90, 31)], PASS),                          # the busy card is not the one picked
+    ({"CUDA_VISIBLE_DEVICES": "1"}, [v100(0, 0, 0.5), v100(1, 90, 31)], WARN),  # auto picks the first visible
+    ({"CUDA_VISIBLE_DEVICES": "GPU-1,GPU-0"}, [v100(0, 0, 0.5), v100(1, 0, 4)], WARN),  # by UUID; memory alone
+    ({}, [v100(0, 9, 3)], PASS),                                             # under both bounds
+    ({}, [DeviceSample(index=0, name="x")], SKIP),                           # no reading: no verdict
+])
+def test_busy_means_the_first_visible_card_over_either_bound(env, devices, status):
+    check = by_id(checks_from(compat_layer(env=env, devices=devices)))["device.busy"]
+    assert check.status == status, check
+
+
+def test_a_busy_card_torch_cannot_use_is_not_what_auto_picks():
+    check = by_id(checks_from(compat_layer(probe=CPU_ONLY_PROBE, devices=[v100(0, 83, 30)])))["device.busy"]
+    assert check.status == SKIP and "runs on the CPU" in check.evidence
+
+
+def test_gather_reads_the_cards_utilisation_and_memory_from_the_cli(tmp_path, monkeypatch):
+    gpus = [{"index": "0", "name": "Tesla V100-SXM2-32GB", "utilization.gpu": "83", "memory.used": "30720",
+             "memory.total": "32768"},
+            {"index": "1", "name": "Tesla V100-SXM2-32GB", "utilization.gpu": "0", "memory.used": "4",
+             "memory.total": "32768"}]
+    write_cli(tmp_path, "nvidia-smi", {"gpus": gpus, "apps": ""})
+    only_on_path(monkeypatch, tmp_path)
+    facts = Facts()
+    doctor.facts.gather_readings(facts)
+    assert [(d.index, d.util_gpu_pct, d.mem_used_bytes) for d in facts.devices] == [(0, 83.0, 30 * GIB),
+                                                                                     (1, 0.0, 4 * 2**20)]
+
+
+SCENARIOS = {
+    "healthy": healthy(),
+    "compat layer, busy card": compat_layer(devices=[v100(0, 83, 30), v100(1, 0, 0.1)]),
+    "cpu-only torch": compat_layer(probe=CPU_ONLY_PROBE),
+    "nvidia without nvml": compat_layer(pci_vendors=["NVIDIA"]),
+    "no cli, nothing": Facts(nvml_ok=False, nvml_error=NOT_FOUND, probe=healthy().probe, disk_free_bytes=GIB,
+                             disk_total_bytes=10 * GIB, env={"CUDA_VISIBLE_DEVICES": "-1"}),
+}
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_every_check_carries_its_chinese_name_and_hint(name):
+    for check in checks_from(SCENARIOS[name]):
+        assert check.zh["name"] == TITLES_ZH[check.id]
+        if check.hint:
+            assert check.zh.get("hint"), (check.id, check.hint)
+        evidence = check.zh.get("evidence", "")
+        assert evidence != check.evidence  # a Chinese field is never the English copied over
+
+
+def test_the_chinese_evidence_keeps_the_numbers_and_the_quoted_tool_output():
+    c = by_id(checks_from(compat_layer(devices=[v100(0, 83, 30), v100(1, 0, 0.1)])))
+    assert c["device.busy"].zh["evidence"].startswith("GPU0 Tesla V100-SXM2-32GB 已被占用：利用率 83 %，已用显存 30.0 GiB / 32.0 GiB")
+    assert NOT_FOUND in c["nvml.loads"].zh["evidence"]  # the library's own words stay as it wrote them
+    assert "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-0)" in c["cli.answers"].zh["evidence"]
+
+
+def test_every_name_and_every_known_hint_has_its_chinese():
+    assert set(TITLES_ZH) == set(TITLES)
+    missing = [hint for _pattern, hint in HINTS if hint not in HINTS_ZH]
+    assert not missing
+
+
+def test_totals_name_every_status_in_order():
+    checks = checks_from(compat_layer(devices=[v100(0, 83, 30), v100(1, 0, 0.1)]))
+    statuses = [c.status for c in checks]
+    assert doctor.totals(checks) == ", ".join(f"{statuses.count(s)} {s}" for s in (PASS, WARN, FAIL, SKIP))
+    assert doctor.totals([{"status": "PASS"}, {"status": "fail"}]) == "1 PASS, 0 WARN, 1 FAIL, 0 SKIP"
