@@ -11,6 +11,12 @@ The runs dir is ``--runs-dir``, else ``$CARDBENCH_RUNS_DIR``, else ``./cardbench
 Nothing is held only in memory: :func:`load_run` rebuilds everything from the
 files, so a crash, a closed SSH session or a killed workbench loses nothing that
 was already reported.
+
+A run directory that stops taking writes mid-run (disk full, a filesystem gone
+read-only, a file made immutable or unwritable) never stops the run: the first
+failed write becomes the run's :class:`StoreFault` and nothing more is written
+to it (a record with gaps in the middle would read as whole), so the caller can
+say once which directory, why, and since when the run's progress is not on disk.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import json
 import math
 import os
 import secrets
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,36 +52,84 @@ def runs_root(override: str | os.PathLike[str] | None = None) -> Path:
     return Path(override or os.environ.get(ENV_VAR) or DEFAULT_DIR)
 
 
-class Run:
-    """An open run directory that events, log lines and samples are appended to."""
+@dataclass(frozen=True)
+class StoreFault:
+    """A run directory stopped taking writes: which, why, and the last moment of the run on disk."""
 
-    def __init__(self, path: Path):
+    path: Path           # the run directory
+    file: str            # the file whose write failed first
+    cause: str           # the system's words: "No space left on device", "Read-only file system"...
+    errno: int | None
+    since: float         # time of the last write that reached disk (the run's creation if none did)
+
+    def line(self) -> str:
+        """One line for the user."""
+        return (f"run dir {self.path} could not be written ({self.file}: {self.cause}); "
+                f"the run's progress after {utc(self.since)} is not on disk")
+
+
+class Run:
+    """An open run directory that events, log lines and samples are appended to.
+
+    A write that fails does not raise: it becomes :attr:`fault` and every later
+    write is skipped (counted in :attr:`lost_events`), so the run goes on.
+    """
+
+    def __init__(self, path: Path, created: float | None = None):
         self.path = path
         self.id = path.name
+        self.fault: StoreFault | None = None
+        self.lost_events = 0     # events that arrived after the fault, not on disk
+        self._last_written = time.time() if created is None else created
         # line-buffered appends: each write reaches the OS before the next event arrives
         self._events = open(path / "events.jsonl", "a", encoding="utf-8", buffering=1)
         self._log = open(path / "run.log", "a", encoding="utf-8", buffering=1)
         self._telemetry = None
 
+    def _write(self, handle: Any, text: str) -> bool:
+        """Append and flush; False (the fault noted) when the directory no longer takes it."""
+        if self.fault is not None:
+            return False
+        try:
+            handle.write(text)
+            handle.flush()
+        except OSError as exc:
+            self._fail(Path(handle.name).name, exc)
+            return False
+        self._last_written = time.time()
+        return True
+
+    def _fail(self, file: str, exc: OSError) -> None:
+        if self.fault is None:
+            self.fault = StoreFault(self.path, file, exc.strerror or str(exc), exc.errno, self._last_written)
+
     def append(self, event: protocol.Event) -> None:
-        self._events.write(event.to_json() + "\n")
-        self._events.flush()
+        if not self._write(self._events, event.to_json() + "\n"):
+            self.lost_events += 1
+            return
         self.log(event.describe(), t=event.t)
 
     def log(self, line: str, t: float | None = None) -> None:
-        self._log.write(f"[{utc(t or time.time())}] {line}\n")  # the zone in every file a report carries
-        self._log.flush()
+        self._write(self._log, f"[{utc(t or time.time())}] {line}\n")  # the zone in every file a report carries
 
     def append_telemetry(self, sample: dict[str, Any]) -> None:
+        if self.fault is not None:
+            return
         if self._telemetry is None:
-            self._telemetry = open(self.path / "telemetry.jsonl", "a", encoding="utf-8", buffering=1)
-        self._telemetry.write(json.dumps(sample, separators=(",", ":")) + "\n")
-        self._telemetry.flush()
+            try:
+                self._telemetry = open(self.path / "telemetry.jsonl", "a", encoding="utf-8", buffering=1)
+            except OSError as exc:
+                self._fail("telemetry.jsonl", exc)
+                return
+        self._write(self._telemetry, json.dumps(sample, separators=(",", ":")) + "\n")
 
     def close(self) -> None:
         for handle in (self._events, self._log, self._telemetry):
             if handle is not None and not handle.closed:
-                handle.close()
+                try:
+                    handle.close()  # flushes what a failed write left in the buffer: it may fail again
+                except OSError as exc:
+                    self._fail(Path(handle.name).name, exc)
 
     def __enter__(self) -> "Run":
         return self
@@ -99,12 +154,33 @@ class RunStore:
         recorded = record_for_run(data)
         if recorded is not None:
             data[RECORD_KEY] = recorded
+        made = False
         try:
             path.mkdir(parents=True, exist_ok=False)
-            (path / "config.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+            made = True
+            with open(path / "config.json", "w", encoding="utf-8") as handle:
+                handle.write(json.dumps(data, indent=2) + "\n")
+            return Run(path, created=t)
         except OSError as exc:
+            if made:  # a run that could not be created is no run: no empty directory left to puzzle over
+                shutil.rmtree(path, ignore_errors=True)
             raise RunStoreError(f"cannot create a run in {self.root}: {exc.strerror or exc}") from None
-        return Run(path)
+
+    def check(self) -> Path:
+        """Create the runs dir if needed and prove it takes a file now, before any work; RunStoreError if not."""
+        root = self.root
+        try:
+            if root.exists() and not root.is_dir():
+                raise RunStoreError(f"cannot use {root} as the runs dir: it exists and is not a directory")
+            root.mkdir(parents=True, exist_ok=True)
+            probe = root / f".cardbench-write-test-{os.getpid()}"
+            try:
+                probe.write_bytes(b"ok")
+            finally:
+                probe.unlink(missing_ok=True)
+        except OSError as exc:
+            raise RunStoreError(f"cannot use {root} as the runs dir: {exc.strerror or exc}") from None
+        return root
 
     def list(self) -> list[Path]:
         """Run directories, oldest first."""

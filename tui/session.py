@@ -17,6 +17,12 @@ run that was not asked to use the CPU starts on it while telemetry (or the docto
 ``session.cpu_trap.see_checks``) lists accelerators, the session records a
 ``warning`` event (code ``cpu_while_accelerators_listed``) in the run and yields it
 with the others, right after the start (or as soon as a sample lists the cards).
+
+When the run directory stops taking writes mid-run (`tui.runs.StoreFault`: disk
+full, read-only, unwritable), the run goes on and its events keep coming; the
+session yields one ``warning`` (code :data:`STORE_FAULT`) naming the directory and
+the cause, before the event whose write failed. It is not in the run (it could
+not be written); the run's ``fault`` keeps it after the stream has ended.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from workloads.runner import DEFAULT_GRACE_S, Runner
 STOP_GRACE_S = DEFAULT_GRACE_S   # the one grace period: SIGTERM, then SIGKILL this much later
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl+C, kill, a closed SSH session
 TELEMETRY_FILE = "telemetry.jsonl"
+STORE_FAULT = "run_dir_unwritable"  # the code of the warning yielded when the run directory stops taking writes
 
 RunnerFactory = Callable[[str, list, Any], Runner]   # (workload, args, event sink) -> Runner
 LogListener = Callable[[str, str], None]             # (run id, a line the child wrote on stderr)
@@ -134,8 +141,12 @@ class RunSession:
         if runner is None or run is None:
             return
         stream = runner.events()
+        said_fault = False
         try:
             async for event in stream:
+                if run.fault is not None and not said_fault:
+                    said_fault = True
+                    yield protocol.WorkloadWarning(message=run.fault.line(), code=STORE_FAULT)
                 warning = self.cpu_trap.see_event(event)
                 if warning is not None and not isinstance(event, protocol.Start):
                     yield self._record(run, warning)   # a late one still comes before the end

@@ -12,6 +12,13 @@ workload and skip the rest; the bundle is still written (exit 130). When the
 bundle itself cannot be written, the runs stay on disk and the message names
 them, so `cardbench export --run DIR...` can retry.
 
+A runs dir that cannot be used at the start (not a directory, not writable) is one
+line and exit 2 before anything runs. One that stops taking writes mid-suite (disk
+full, read-only, unwritable) does not stop it: the running workload goes on, the
+rest still run (a workload whose run cannot be created is said and counted as
+failed), the report's notes say which workload's record ends where and what it
+showed live, the same is said on stderr at the end, and the exit status is 1.
+
 When torch sees none of the accelerators the management CLI (or NVML, or the PCI
 bus) lists, the workloads land on the CPU: the suite says so before it starts,
 each run records the warning (`tui.cpu_trap`), and the export exits 1 once the
@@ -42,7 +49,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui.formatting import duration
+from tui.formatting import duration, utc
 from tui.headless.from_disk import export_runs
 from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
                                  retry_hint, say_error)
@@ -125,12 +132,9 @@ def export_report(args: argparse.Namespace) -> int:
         overrides = env_overrides()
         check_output_dir(output)
         store = RunStore(getattr(args, "runs_dir", None))
-        check_output_dir(store.root)
-    except BundleError as exc:
+        store.check()
+    except (BundleError, RunStoreError) as exc:
         say_error(str(exc))
-        return exit_codes.BAD_INPUT
-    except OSError as exc:
-        say_error(f"cannot use the runs directory: {exc}")
         return exit_codes.BAD_INPUT
 
     started = time.monotonic()
@@ -166,12 +170,6 @@ def export_report(args: argparse.Namespace) -> int:
         jobs_to_run = jobs
     try:
         asyncio.run(run_suite(jobs_to_run, session, state, progress, doctor, suite))
-    except RunStoreError as exc:
-        say_error(f"{exc}{retry_hint(state.run_dirs)}")
-        if not state.run_dirs:
-            return exit_codes.BAD_INPUT
-        notes.append(f"the suite stopped early: {exc}")
-        state.failed.append("run store")
     finally:
         sample = getattr(sampler, "latest", None) if sampler is not None else None
         if sampler is not None:
@@ -182,8 +180,9 @@ def export_report(args: argparse.Namespace) -> int:
                      "it completed.")
     if state.interrupted:
         notes.append("The suite was interrupted (signal): the running workload was stopped and the rest skipped.")
+    notes.extend(store_notes(state))
     for job in jobs:
-        if job.workload not in state.ran:
+        if job.workload not in state.ran and job.workload not in dict(state.not_started):
             notes.append(f"{job.workload} did not run (the suite was stopped before it).")
     on_cpu = trap.verdict()
     if on_cpu and allow_cpu:
@@ -205,6 +204,9 @@ def export_report(args: argparse.Namespace) -> int:
     elapsed = time.monotonic() - started
     progress.say(f"done in {duration(elapsed)}" + (f"; failed: {', '.join(state.failed)}" if state.failed else ""))
     print_path(path)
+    for lost in state.incomplete:
+        say_error(f"{lost.workload}'s record is incomplete: {lost.fault.line()}; the bundle holds its progress "
+                  f"up to {utc(lost.fault.since)} (seen live: {lost.live})")
     if late["hangup"]:
         return exit_codes.for_signal(signal.SIGHUP)
     if state.interrupted:
@@ -213,4 +215,15 @@ def export_report(args: argparse.Namespace) -> int:
         say_error(f"{on_cpu} The bundle is written; exit 1 because the workloads did not run on the accelerators "
                   "(pass --allow-cpu if CPU figures are what you want).")
         return exit_codes.FAILED
-    return exit_codes.FAILED if state.failed else exit_codes.OK
+    return exit_codes.FAILED if state.failed or state.incomplete else exit_codes.OK
+
+
+def store_notes(state: SuiteState) -> list[str]:
+    """The report's words for runs the runs dir did not keep whole, or could not keep at all."""
+    notes = [f"{name} did not run: {why}." for name, why in state.not_started]
+    for lost in state.incomplete:
+        fault = lost.fault
+        notes.append(f"{lost.workload}: its run directory stopped taking writes at {utc(fault.since)} "
+                     f"({fault.file}: {fault.cause}); this report holds its progress up to then and nothing after. "
+                     f"As seen live (not on disk): {lost.live}.")
+    return notes

@@ -3,6 +3,12 @@
 Ctrl+C, SIGTERM or SIGHUP stop the running workload and skip the rest. On a
 CPU-only machine a run still going at its share of the time budget is stopped
 and counted as measured, not failed.
+
+A runs dir that stops taking writes never stops the suite: a run whose directory
+fails mid-run goes on (its progress still shown) and is listed in
+``SuiteState.incomplete`` with the result seen live; a workload whose run cannot
+even be created is said, listed in ``SuiteState.not_started`` and counted as
+failed, and the suite goes on to the next.
 """
 
 from __future__ import annotations
@@ -21,10 +27,20 @@ from tui.formatting import duration, fixed, live_rate, number, percent, rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
-from tui.session import SIGNALS, RunSession
+from tui.runs import RunStoreError, StoreFault
+from tui.session import SIGNALS, STORE_FAULT, RunSession
 from workloads import protocol, registry
 from workloads.runner import Outcome
 from workloads.spec import Metric
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """A run whose directory stopped taking writes: the bundle holds it only up to ``fault.since``."""
+
+    workload: str
+    fault: StoreFault
+    live: str   # its result line as the terminal showed it (not on disk)
 
 
 @dataclass
@@ -33,6 +49,8 @@ class SuiteState:
     ran: list[str] = field(default_factory=list)
     out_of_time: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    incomplete: list[Incomplete] = field(default_factory=list)
+    not_started: list[tuple[str, str]] = field(default_factory=list)  # (workload, why its run could not be created)
     interrupted: bool = False
     accelerator: bool = True
 
@@ -82,7 +100,13 @@ def result_line(name: str, outcome: Outcome) -> str:
 
 async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: Progress,
                    doctor: list[dict[str, str]], suite: str) -> None:
-    run = session.start(job.workload, job.args, source="cardbench --export-report", suite=suite)
+    try:
+        run = session.start(job.workload, job.args, source="cardbench --export-report", suite=suite)
+    except RunStoreError as exc:
+        progress.say(f"  {job.workload}: not run: {exc}")
+        state.not_started.append((job.workload, str(exc)))
+        state.failed.append(job.workload)
+        return
     state.run_dirs.append(run.path)
     state.ran.append(job.workload)
     try:
@@ -108,12 +132,17 @@ async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: P
                 outcome.see(event)
                 if isinstance(event, protocol.Step):
                     progress.update(*step_detail(event, job))
+                elif isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
+                    progress.say(f"  {job.workload}: {event.message}; the run goes on")
                 elif isinstance(event, (protocol.Fallback, protocol.WorkloadWarning)):
                     progress.say(f"  {event.describe()}")
     finally:
         if timer is not None:
             timer.cancel()
-    progress.say("  " + result_line(job.workload, outcome))
+    line = result_line(job.workload, outcome)
+    progress.say("  " + line)
+    if run.fault is not None:
+        state.incomplete.append(Incomplete(job.workload, run.fault, line))
     stopped_for_time = job.workload in state.out_of_time and outcome.status == "stopped"
     if outcome.status != "ok" and not stopped_for_time:
         state.failed.append(job.workload)
