@@ -14,7 +14,7 @@ line of the report, and the headless export's exit status.
     trap.before_run("resnet50", args)     # the warning before a run, or None
     trap.start_run("resnet50", args)
     warning = trap.see_event(event)       # the run's warning event (once), or None: the session records it
-    headline(summaries, env_devices, checks)   # the report's first line, or None
+    headline(summaries, env_devices, checks)   # the report's first line, or None (lang="zh": in Chinese)
     device_runs(records)                  # the runs whose telemetry is device data (not the CPU runs)
 
 A run the user asked to put on the CPU (``--device cpu``) is no alarm: the cards'
@@ -31,10 +31,10 @@ from tui.cpu_trap.facts import (CODE, Listed, RunFacts, TorchView, asked_for_cpu
                                 doctor_count, facts_of, is_cpu, listed_in, mismatch_hint, requested_device,
                                 view_of_checks, view_of_probe)
 from tui.cpu_trap.trap import PROBE_WAIT_S, CpuTrap, check_before_run
-from tui.cpu_trap.words import (DOCTOR_HINT, alarm_lines, before_lines, before_message, headline, run_message,
-                                short_hint)
+from tui.cpu_trap.words import (DOCTOR_HINT, alarm_lines, before_lines, before_message, describe_zh, headline,
+                                run_message, short_hint)
 
 __all__ = ["CODE", "DOCTOR_HINT", "PROBE_WAIT_S", "CpuTrap", "Listed", "RunFacts", "TorchView", "alarm_lines",
-           "asked_for_cpu", "before_lines", "before_message", "check_before_run", "cpu_only_hint", "device_runs",
+           "asked_for_cpu", "before_lines", "before_message", "check_before_run", "describe_zh", "cpu_only_hint", "device_runs",
            "doctor_count", "facts_of", "headline", "is_cpu", "listed_in", "mismatch_hint", "requested_device",
            "run_message", "short_hint", "view_of_checks", "view_of_probe"]

@@ -6,11 +6,13 @@ used, why (torch sees none of the listed cards) and what to do (the hint, and `c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from tui.cpu_trap.facts import (Listed, RunFacts, TorchView, doctor_count, facts_of, listed_in, mismatch_hint,
-                                requested_device, view_of_checks)
+from tui.cpu_trap.facts import (Listed, RunFacts, TorchView, _models, doctor_count, facts_of, listed_in,
+                                mismatch_hint, requested_device, view_of_checks)
+from workloads import registry
 
 DOCTOR_HINT = "`cardbench doctor` says what torch sees and why"
 
@@ -62,19 +64,37 @@ def before_lines(workload: str, args: Iterable[Any] | None, count: int, hint: st
     return f"torch sees NONE of {cards}: {outcome(workload, args, '')}", f"hint: {short_hint(hint)}"
 
 
-def headline(runs: Sequence[Any], devices: Any = None, checks: Iterable[Any] | None = None) -> str | None:
+def headline(runs: Sequence[Any], devices: Any = None, checks: Iterable[Any] | None = None, *, lang: str = "en",
+             hint: Callable[[str], str] | None = None) -> str | None:
     """The report's first line when work ran on the CPU while accelerators are listed; else None.
 
     ``runs``: the report's `WorkloadSummary`s (or `RunRecord`s); ``devices``: the
     export's telemetry snapshot (its dict, a `Sample`, or a device list); ``checks``:
-    the doctor's checks (objects or dicts).
+    the doctor's checks (objects or dicts). ``lang="zh"``: in Chinese, the doctor's
+    evidence and hint in its check's own Chinese, else ``hint(english)`` (the report's
+    translation of a hint), else quoted.
     """
     checks = list(checks or ())
-    return headline_of([facts_of(r) for r in runs], listed_in(devices).at_least(doctor_count(checks)),
-                     view_of_checks(checks))
+    listed = listed_in(devices).at_least(doctor_count(checks))
+    return headline_of([facts_of(r) for r in runs], listed, view_of_checks(checks), lang=lang,
+                       own=_own_chinese(checks) if lang == "zh" else None, translate=hint)
 
 
-def headline_of(facts: list[RunFacts], listed: Listed, view: TorchView) -> str | None:
+@dataclass(frozen=True)
+class _Alarm:
+    """What the headline says, before it is put in words."""
+
+    who: list[str]          # the workloads that ran on the CPU unasked
+    runs: int               # how many runs they are
+    everyone: bool          # ... and they are every run of the report
+    cards: str              # the listed accelerators, described
+    elsewhere: list[tuple[str, str]]  # (workload, device) of the runs that did use a card
+    doctor: str             # the doctor's evidence that torch sees nothing, or ""
+    hint: str
+
+
+def headline_of(facts: list[RunFacts], listed: Listed, view: TorchView, *, lang: str = "en",
+                own: Mapping[str, str] | None = None, translate: Callable[[str], str] | None = None) -> str | None:
     on_cpu = [f for f in facts if f.on_cpu]
     if not on_cpu:
         return None
@@ -84,22 +104,83 @@ def headline_of(facts: list[RunFacts], listed: Listed, view: TorchView) -> str |
             listed = listed.at_least(alarm["accelerators"])
     if listed.count == 0:
         return None  # a machine without accelerators: the CPU was all there was
+    zh = lang == "zh"
+    cards = describe_zh(listed) if zh else listed.describe()
     unasked = [f for f in on_cpu if not f.asked_for_cpu]
     if not unasked:
-        return (f"Note: the workloads ran on the CPU as asked (`--device cpu`); {listed.describe()} "
+        if zh:
+            return f"注意：负载按要求在 CPU 上运行（`--device cpu`）；{cards}未被使用，其读数不是这些运行的数据。"
+        return (f"Note: the workloads ran on the CPU as asked (`--device cpu`); {cards} "
                 "were not used, and their readings are not the runs' data.")
-    names = list(dict.fromkeys(f.workload for f in unasked))
-    who = "the workloads" if len(unasked) == len(facts) and len(facts) > 1 else " and ".join(names)
-    elsewhere = [f"{f.workload} ran on {f.device}" for f in facts if f.device and not f.on_cpu]
+    name = _title if zh else str
     hint = view.hint if view.sees is False else ""
     hint = hint or next((str(a["hint"]) for f in unasked if (a := f.alarm()) is not None and a.get("hint")), "")
-    text = (f"WARNING: {who} ran on the CPU, not on {listed.describe()}: torch sees none of them, so "
-            f"{'their' if len(unasked) > 1 else 'its'} figures are CPU figures and the cards' readings are not "
-            "the runs' data")
-    if elsewhere:
-        text += f" ({'; '.join(elsewhere)})"
-    text += "."
-    if view.sees is False and view.evidence and view.origin == "doctor":
-        text += f" The doctor: {view.evidence}."
-    return f"{text} Hint: {with_doctor(hint)}."
+    said = _Alarm(who=list(dict.fromkeys(name(f.workload) for f in unasked)), runs=len(unasked),
+                  everyone=len(unasked) == len(facts) and len(facts) > 1, cards=cards,
+                  elsewhere=[(name(f.workload), f.device) for f in facts if f.device and not f.on_cpu],
+                  doctor=view.evidence if view.sees is False and view.origin == "doctor" else "", hint=hint)
+    if zh:
+        own = own or {}
+        doctor_hint = own.get("hint") if view.sees is False else None
+        return _warning_zh(said, own.get("evidence"), doctor_hint or (translate(hint) if translate and hint else ""))
+    return _warning_en(said)
 
+
+def _warning_en(a: _Alarm) -> str:
+    who = "the workloads" if a.everyone else " and ".join(a.who)
+    text = (f"WARNING: {who} ran on the CPU, not on {a.cards}: torch sees none of them, so "
+            f"{'their' if a.runs > 1 else 'its'} figures are CPU figures and the cards' readings "
+            "are not the runs' data")
+    if a.elsewhere:
+        text += f" ({'; '.join(f'{w} ran on {d}' for w, d in a.elsewhere)})"
+    text += "."
+    if a.doctor:
+        text += f" The doctor: {a.doctor}."
+    return f"{text} Hint: {with_doctor(a.hint)}."
+
+
+# -- the headline in Chinese ------------------------------------------------------------------------
+
+_DOCTOR_HINT_ZH = "`cardbench doctor` 会说明 torch 看到了什么以及原因"
+
+
+def _warning_zh(a: _Alarm, evidence: str | None, hint: str) -> str:
+    """The headline in Chinese: the doctor's evidence and the hint in Chinese when given, else quoted."""
+    who = "全部负载" if a.everyone else "和".join(a.who)
+    text = (f"警告：{who}在 CPU 上运行，而不是在{a.cards}上：torch 看不到其中任何一张，因此这些数据是 CPU 的数据，"
+            "加速卡的读数也不是这些运行的数据")
+    if a.elsewhere:
+        text += "（" + "；".join(f"{w}在 {_quote(d)} 上运行" for w, d in a.elsewhere) + "）"
+    text += "。"
+    if a.doctor:
+        text += f"环境检查：{evidence or _quote(a.doctor)}。"
+    hint = (hint or _quote(a.hint or mismatch_hint())).rstrip("。")
+    if _DOCTOR_HINT_ZH not in hint:
+        hint += f"；{_DOCTOR_HINT_ZH}"
+    return f"{text}建议：{hint}。"
+
+
+def _quote(text: str) -> str:
+    """A code span around words cardbench quotes (a model name, English it has no Chinese for)."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def _own_chinese(checks: list[Any]) -> dict[str, str]:
+    """The doctor's torch.sees_device check's own Chinese ({"evidence", "hint"}...), when it carries it."""
+    from tui.doctor import check  # as tui.cpu_trap.facts does: not needed to run a workload
+
+    found = check.find_check(checks, "torch.sees_device")
+    own = check.field_of(found, "zh") if found is not None else None
+    return {k: v for k, v in own.items() if isinstance(v, str) and v.strip()} if isinstance(own, dict) else {}
+
+
+def describe_zh(listed: Listed) -> str:
+    """'nvidia-smi 列出的 2 张加速卡（`2x NVIDIA H100 80GB HBM3`）': `Listed.describe` in Chinese."""
+    tools = "/".join(listed.tools)
+    text = f"{tools} 列出的 {listed.count} 张加速卡" if tools else f"所列的 {listed.count} 张加速卡"
+    models = _models(listed.names)
+    return text + (f"（{_quote(models)}）" if models else "")
+
+
+def _title(workload: str) -> str:
+    return registry.spec_for(workload).title("zh")

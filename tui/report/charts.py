@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape
 
 from tui.cpu_trap import is_cpu
 from tui.formatting import device_label, device_tag
+from workloads.spec import Text
 
 WIDTH, HEIGHT = 900, 380
 _LEFT, _RIGHT, _TOP, _BOTTOM = 78, 24, 46, 56
@@ -193,8 +194,20 @@ def line_chart(title: str, series: Sequence[Series], *, x_label: str, y_label: s
 @dataclass
 class Chart:
     name: str      # file stem, e.g. "<run id>-loss"
-    title: str
+    title: str     # one of TITLES' English; the report says it in its own language (`caption`)
     svg: str
+
+
+# what each chart shows, as the report names it (its alt text). The picture's own words stay English: the
+# monospace font it is drawn with may have no Chinese glyphs, and boxes would say nothing
+TITLES = {"loss": Text("loss", "每步损失曲线"), "throughput": Text("throughput", "每步吞吐曲线"),
+          "utilisation": Text("utilisation and memory", "利用率与内存曲线")}
+
+
+def caption(title: str, lang: str) -> str:
+    """A chart's title in the report's language; a title this module does not know, as it is."""
+    found = next((t for t in TITLES.values() if title in (t.en, t.zh)), None)
+    return found(lang) if found is not None else title
 
 
 def charts_for(record) -> list[Chart]:
@@ -208,15 +221,15 @@ def charts_for(record) -> list[Chart]:
     loss = line_chart(f"{label}: loss per step", [Series("loss", xs, [s.loss for s in steps])],
                       x_label="step", y_label="loss")
     if loss:
-        out.append(Chart(f"{record.id}-loss", "loss", loss))
+        out.append(Chart(f"{record.id}-loss", TITLES["loss"].en, loss))
     unit = throughput_unit(record) or "items/s"
     tput = line_chart(f"{label}: throughput per step", [Series(unit, xs, [s.throughput for s in steps])],
                       x_label="step", y_label=unit)
     if tput:
-        out.append(Chart(f"{record.id}-throughput", "throughput", tput))
+        out.append(Chart(f"{record.id}-throughput", TITLES["throughput"].en, tput))
     util = _utilisation_chart(record, label)
     if util:
-        out.append(Chart(f"{record.id}-utilisation", "utilisation and memory", util))
+        out.append(Chart(f"{record.id}-utilisation", TITLES["utilisation"].en, util))
     return out
 
 

@@ -10,6 +10,7 @@ from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
 from tui.cpu_trap import is_cpu
 from tui.formatting import NA, device_label, duration, fixed, is_number, nbytes, number, percent, rate, utc
+from tui.report.charts import caption
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
 from tui.report.envinfo import EnvInfo
 from tui.report.i18n import Words
@@ -69,10 +70,10 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
                        util=percent(m.get("flop_utilisation"))))
     published = m.get(f"published_{spec.headline}")
     if isinstance(published, dict) and published:
-        refs = ", ".join(f"{k} {number(v)}" for k, v in published.items())
+        refs = ", ".join(f"{w.quote(k)} {number(v)}" for k, v in published.items())
         size = m.get("image_size")
         if size not in (None, 224):
-            refs += f" (224 px; this run {size} px)"
+            refs += w("published_size", size=size)
         parts.append(w("published", refs=refs))
     return "; ".join(parts) or NA
 
@@ -90,7 +91,7 @@ def build(data: ReportData) -> list[Block]:
     w = Words(data.lang)
     out: list[Block] = [Heading(1, w("title"))]
     # the trial's worst case comes first: figures measured on the CPU beside cards torch could not use
-    on_cpu = cpu_headline(data.summaries, data.env.devices, data.env.doctor)
+    on_cpu = cpu_headline(data.summaries, data.env.devices, data.env.doctor, lang=w.lang, hint=w.hint)
     if on_cpu:
         out.append(Para(f"**{on_cpu}**"))
     # the sentence says UTC itself
@@ -104,11 +105,11 @@ def build(data: ReportData) -> list[Block]:
     out += _cost(data, w)
     out += [Heading(2, w("screenshot"))]
     if data.screenshot_note:
-        out.append(Para(data.screenshot_note))
+        out.append(Para(w.text(data.screenshot_note)))
     if data.screenshot_png_error:
         out.append(Para(w("png_missing", why=data.screenshot_png_error) + " (`screenshot.svg`)"))
     else:
-        out += [Para(w("screenshot_of")), Image("screenshot.png", "workbench screenshot")]
+        out += [Para(w("screenshot_of")), Image("screenshot.png", w("alt_screenshot"))]
     out += [Heading(2, w("files")), Para(w("files_intro")), Bullets([f"`{f}`" for f in data.files])]
     return out
 
@@ -117,8 +118,8 @@ def _summary(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("summary"))]
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
-    rows = [[w.title(s.workload), s.status, _headline(s), _read_against(s, w), s.precision or NA, number(s.batch_size),
-             s.device or NA] for s in data.summaries]
+    rows = [[w.title(s.workload), w.status(s.status), _headline(s), _read_against(s, w), s.precision or NA,
+             number(s.batch_size), w.device(s.device) or NA] for s in data.summaries]
     blocks.append(Table([w("workload"), w("status"), w("result"), w("read_against"), w("precision"), w("batch"),
                          w("device")], rows))
     return blocks
@@ -128,59 +129,81 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
     env = data.env
     f = env.collect_env.fields
     devices = (env.devices or {}).get("devices") or []
-    names = "; ".join(f"{device_label(d.get('index'), d.get('name'))} ({d.get('pci_vendor') or NA}, "
-                      f"{nbytes(d.get('mem_total_bytes'))}, driver {d.get('driver_version') or NA}, "
-                      f"runtime {d.get('runtime_version') or NA})" for d in devices) or w("no_accelerator")
+    names = "; ".join(w("device_row", label=_device_name(d.get("index"), d.get("name"), w),
+                        vendor=d.get("pci_vendor") or NA, memory=nbytes(d.get("mem_total_bytes")),
+                        driver=d.get("driver_version") or NA, runtime=d.get("runtime_version") or NA)
+                      for d in devices) or w("no_accelerator")
     host = (env.devices or {}).get("host") or {}
     versions = next((s.versions for s in data.summaries if s.versions), {})
+    def told(key: str, default: Any = NA) -> str:  # collect_env's own words (a version, "Could not collect")
+        value = f.get(key, default)
+        return w.quote(value) if value not in (None, "", NA) else NA
+
     rows = [
         [w("accelerators"), names],
-        ["GPU models (collect_env)", f.get("GPU models and configuration", NA)],
-        ["driver (collect_env)", f.get("Nvidia driver version", NA)],
-        ["PyTorch", f.get("PyTorch version") or versions.get("torch") or NA],
-        ["CUDA / ROCm used to build PyTorch", f"{f.get('CUDA used to build PyTorch', NA)} / "
-                                             f"{f.get('ROCM used to build PyTorch', NA)}"],
-        ["CUDA runtime", f.get("CUDA runtime version", NA)],
-        ["cuDNN", f.get("cuDNN version", NA)],
-        ["CUDA initialisation", f"{duration(env.cuda_init.get('seconds'))} ({env.cuda_init.get('evidence') or NA})"],
-        ["OS", f.get("OS", env.platform)],
-        ["CPU", _cpu(f, host)],
-        [w("host"), f"{host.get('hostname') or data.host}, {nbytes(host.get('mem_total_bytes'))} RAM"],
-        ["Python", f.get("Python version", env.python)],
+        [w("gpu_models"), told("GPU models and configuration")],
+        [w("driver_collect_env"), told("Nvidia driver version")],
+        ["PyTorch", told("PyTorch version", versions.get("torch"))],
+        [w("torch_build"), f"{told('CUDA used to build PyTorch')} / {told('ROCM used to build PyTorch')}"],
+        [w("cuda_runtime"), told("CUDA runtime version")],
+        ["cuDNN", told("cuDNN version")],
+        [w("cuda_init"), w("cuda_init_value", duration=duration(env.cuda_init.get("seconds")),
+                           evidence=_init_evidence(env, w) or NA)],
+        [w("os"), told("OS", env.platform)],
+        ["CPU", _cpu(f, host, w)],
+        [w("host"), w("host_row", host=w.quote(host.get("hostname") or data.host),
+                      memory=nbytes(host.get("mem_total_bytes")))],
+        ["Python", told("Python version", env.python)],
         ["cardbench", env.cardbench],
     ]
     blocks: list[Block] = [Heading(2, w("device_software")), Table([w("item"), w("value")], rows)]
     if env.collect_env.note:
-        blocks.append(Para(f"collect_env: {env.collect_env.note}"))
+        blocks.append(Para(w("collect_env_note", note=w.quote(env.collect_env.note))))
     blocks.append(Heading(3, w("management_cli")))
     if data.smi.tool:
         blocks.append(Para(w("smi_real", command=data.smi.command)))
     else:
-        blocks.append(Para(w("smi_fallback", note=data.smi.why or "")))
+        blocks.append(Para(w("smi_fallback", note=data.smi.why_in(w.lang))))
     if data.smi_png_error:
-        blocks.append(Para(w("png_missing", why=data.smi_png_error)))
+        blocks.append(Para(w("png_missing", why=w.quote(data.smi_png_error))))
         blocks.append(Code(data.smi.text))
     else:
-        blocks.append(Image("nvidia-smi.png", "management CLI output"))
+        blocks.append(Image("nvidia-smi.png", w("alt_smi")))
     return blocks
 
 
-def _cpu(f: dict[str, Any], host: dict[str, Any]) -> str:
+def _device_name(index: Any, name: Any, w: Words) -> str:
+    """'GPU0 NVIDIA H100 80GB HBM3'; in Chinese the model name, as the device reports it, quoted."""
+    label = device_label(index, name)
+    tag = device_label(index, None).removesuffix(NA).strip()
+    return f"{tag} {w.quote(name)}" if w.zh and name else label
+
+
+def _init_evidence(env: EnvInfo, w: Words) -> str:
+    """The doctor's evidence for the CUDA initialisation time, in the doctor check's own Chinese when it has it."""
+    check = next((c for c in env.doctor or () if c.get("id") == "device.init"), None)
+    if check is not None and check.get("evidence") == env.cuda_init.get("evidence"):
+        return w.check(check, "evidence")
+    return w.quote(env.cuda_init.get("evidence"))
+
+
+def _cpu(f: dict[str, Any], host: dict[str, Any], w: Words) -> str:
     cpu = f.get("CPU")
     model = None
     if isinstance(cpu, list):
         model = next((line.split(":", 1)[1].strip() for line in cpu if line.startswith("Model name")), None)
     count = host.get("cpu_count")
-    return f"{model or NA}, {count if count is not None else NA} logical CPUs"
+    return w("cpu_row", model=w.quote(model) if model else NA, count=count if count is not None else NA)
 
 
 def _doctor(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("doctor"))]
     if data.env.doctor_note:
-        blocks.append(Para(data.env.doctor_note))
+        blocks.append(Para(w.text(data.env.doctor_note)))
     if not data.env.doctor:
         return blocks + [Para(w("doctor_none"))]
-    rows = [[c["status"], c["name"], c["evidence"], c["hint"] or ""] for c in data.env.doctor]
+    rows = [[w.check_status(c.get("status")), w.check(c, "name"), w.check(c, "evidence"), w.check(c, "hint")]
+            for c in data.env.doctor]
     return blocks + [Table([w("status"), w("check"), w("evidence"), w("hint")], rows)]
 
 
@@ -214,9 +237,9 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
     for s in data.summaries:
-        blocks.append(Heading(3, f"{w.title(s.workload)} ({s.run_id})"))
+        blocks.append(Heading(3, w("run_named", title=w.title(s.workload), run=s.run_id)))
         blocks.append(Para(w("command", command=_command(s))))
-        blocks.append(Para(w("run_dir", run=s.run_id, status=s.status, device=s.device or NA,
+        blocks.append(Para(w("run_dir", run=s.run_id, status=w.status(s.status), device=w.device(s.device) or NA,
                              duration=duration(s.duration_s))))
         listed = (*registry.spec_for(s.workload).metrics, *_ALWAYS)
         rows = [[w.metric(m.key, s.workload), _metric_value(m, s, w)] for m in listed
@@ -235,12 +258,11 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         rows.append([w.metric("warnings"), str(len(s.warnings))])
         blocks.append(Table([w("metric"), w("value")], rows))
         for e in s.errors:
-            hint = f" (hint: {e.get('hint')})" if e.get("hint") else ""
-            blocks.append(Para(w("error_was", message=f"{e.get('message', '')}{hint}")))
+            blocks.append(Para(w("error_was", message=_error(e, w))))
         charts = data.charts.get(s.run_id) or []
         blocks.append(Heading(4, w("charts")))
         if charts:
-            blocks += [Image(path, title) for title, path in charts]
+            blocks += [Image(path, caption(title, w.lang)) for title, path in charts]
         else:
             blocks.append(Para(w("no_chart_data")))
         if s.metrics:
@@ -250,33 +272,39 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
     return blocks
 
 
+def _error(e: dict[str, Any], w: Words) -> str:
+    """An error event: its message (the failure's own words, quoted in Chinese) and cardbench's hint."""
+    hint = w("hint_in", hint=w.hint(e["hint"])) if e.get("hint") else ""
+    return f"{w.quote(e.get('message', ''))}{hint}"
+
+
 def _problems(data: ReportData, w: Words) -> list[Block]:
     items: list[str] = []
     for s in data.summaries:
-        run = f"{s.workload} ({s.run_id})"
+        run = w("run_named", title=w.title(s.workload) if w.zh else s.workload, run=s.run_id)
         for fb in s.fallbacks:
             where = ""
             if fb.get("layer") or fb.get("op"):
-                where = f" (layer {fb.get('layer') or '?'}, op {fb.get('op') or '?'})"
-            items.append(w("fallback_item", run=run, error=fb.get("error", ""), where=where,
-                           action=fb.get("action", "")))
+                where = w("fallback_where", layer=w.quote(fb.get("layer") or "?"), op=w.quote(fb.get("op") or "?"))
+            items.append(w("fallback_item", run=run, error=w.quote(fb.get("error", "")), where=where,
+                           action=w.quote(fb.get("action", ""))))
         for warn in s.warnings:
-            items.append(w("warning_item", run=run, message=warn.get("message", "")))
+            items.append(w("warning_item", run=run, message=w.warning(warn)))
         for err in s.errors:
-            hint = f" (hint: {err['hint']})" if err.get("hint") else ""
-            items.append(w("error_item", run=run, message=err.get("message", ""), hint=hint))
+            hint = w("hint_in", hint=w.hint(err["hint"])) if err.get("hint") else ""
+            items.append(w("error_item", run=run, message=w.quote(err.get("message", "")), hint=hint))
         if s.status != "ok":
-            items.append(w("status_item", run=run, status=s.status))
+            items.append(w("status_item", run=run, status=w.status(s.status)))
         if s.skipped_lines:
             items.append(w("skipped_item", run=run, n=s.skipped_lines))
         if s.skipped_telemetry_lines:
             items.append(w("skipped_telemetry_item", run=run, n=s.skipped_telemetry_lines))
         for problem in s.problems:
-            items.append(w("run_file_item", run=run, problem=problem))
+            items.append(w("run_file_item", run=run, problem=w.quote(problem)))
     blocks: list[Block] = [Heading(2, w("problems"))]
     blocks.append(Bullets(items) if items else Para(w("problems_none")))
     if data.notes:
-        blocks += [Heading(3, w("notes")), Bullets(data.notes)]
+        blocks += [Heading(3, w("notes")), Bullets([w.text(n) for n in data.notes])]
     return blocks
 
 
@@ -287,7 +315,7 @@ def _span(pair: tuple[int, int] | None, w: Words) -> str:
     return f"{first} -> {last}" + (" (!)" if last > first else "")
 
 
-def _stability_device(d: DeviceStability, data: ReportData) -> str:
+def _stability_device(d: DeviceStability, data: ReportData, w: Words) -> str:
     """'GPU0 NVIDIA H100 80GB HBM3': the index from the key ("index:0") or from the export's device snapshot by
     bus id; without one, the name and the bus id, which tells two cards of one model apart."""
     if d.key.startswith("index:"):
@@ -296,7 +324,9 @@ def _stability_device(d: DeviceStability, data: ReportData) -> str:
         listed = [x for x in (data.env.devices or {}).get("devices") or () if isinstance(x, dict) and x.get("bus_id")]
         index = next((x.get("index") for x in listed if normalize_bus_id(str(x["bus_id"])) == normalize_bus_id(d.key)),
                      None)
-    return device_label(index, d.name) if index is not None else f"{d.name or NA} (bus {d.key})"
+    if index is not None:
+        return _device_name(index, d.name, w)
+    return w("bus", name=w.quote(d.name) if d.name else NA, bus=w.quote(d.key))
 
 
 def _stability(data: ReportData, w: Words) -> list[Block]:
@@ -305,10 +335,10 @@ def _stability(data: ReportData, w: Words) -> list[Block]:
         rows = []
         for d in data.stability:
             if d.throttle_known:
-                throttle = ", ".join(f"{k} ({n})" for k, n in sorted(d.throttle.items())) or w("none_seen")
+                throttle = ", ".join(f"{w.quote(k)} ({n})" for k, n in sorted(d.throttle.items())) or w("none_seen")
             else:
                 throttle = w("not_reported")
-            rows.append([_stability_device(d, data), str(d.samples),
+            rows.append([_stability_device(d, data, w), str(d.samples),
                          f"{number(d.peak_temperature_c, 3)} C" if d.peak_temperature_c is not None else NA,
                          f"{number(d.peak_power_w)} W / {number(d.power_limit_w)} W"
                          if d.peak_power_w is not None else NA,
@@ -326,14 +356,16 @@ def _stability(data: ReportData, w: Words) -> list[Block]:
         key = "cpu_run_telemetry" if any(is_cpu(s.device) for s in data.summaries) else "no_device_telemetry"
         blocks.append(Para(w(key, cpu=cpu, mem=nbytes(peaks.get("peak_mem_used_bytes")))))
     x = data.xid
+    note = w.text(x.note)
     if not x.readable:
-        blocks.append(Para(w("xid_unreadable", note=x.note)))
+        blocks.append(Para(w("xid_unreadable", note=note)))
     elif not x.events:
-        blocks.append(Para(w("xid_none", note=x.note)))
+        blocks.append(Para(w("xid_none", note=note)))
     else:
-        counts = ", ".join(f"Xid {code} x{n} ({MEANING.get(code, 'see NVIDIA Xid catalogue')})"
-                           for code, n in sorted(x.counts.items()))
-        blocks.append(Para(w("xid_some", note=x.note, counts=counts)))
+        counts = ("，" if w.zh else ", ").join(
+            w("xid_count", code=code, n=n, meaning=MEANING[code](w.lang) if code in MEANING else w("xid_unknown"))
+            for code, n in sorted(x.counts.items()))
+        blocks.append(Para(w("xid_some", note=note, counts=counts)))
         blocks.append(Code("\n".join(line for _c, line in x.events[-20:])))
     return blocks
 

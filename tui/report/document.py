@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence, Union
 
@@ -14,7 +15,7 @@ class Heading:
 
 @dataclass
 class Para:
-    text: str  # `code` spans are kept; nothing else is markup
+    text: str  # inline markdown: `code` spans, **bold** and [links](url); everything else is text
 
 
 @dataclass
@@ -40,3 +41,12 @@ class Code:
 
 
 Block = Union[Heading, Para, Bullets, Table, Image, Code]
+
+
+def code(text: str) -> str:
+    """``text`` as a markdown code span, whatever backticks it holds: fenced by one more backtick than its
+    longest run, padded with a space where it starts or ends with one (CommonMark's rule)."""
+    text = " ".join(str(text).split("\n"))
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -11,6 +11,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from tui.report.document import code
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import run_bounded
 
@@ -26,13 +27,22 @@ class SmiOutput:
     text: str
     note: str | None = None   # why the output is not (only) the real CLI's
     tried: tuple[str, ...] = ()
+    failures: tuple[tuple[str, str | None], ...] = ()  # (command, its problem; None: it printed nothing)
 
     @property
     def why(self) -> str:
         """Why cardbench's own table stands in, for one sentence of the report."""
+        return self.why_in("en")
+
+    def why_in(self, lang: str) -> str:
+        """``why`` in the report's language; what each tool answered is quoted as it was."""
+        if self.failures and lang == "zh":
+            return "；".join(f"{code(command)}：{code(problem) if problem else '无输出'}"
+                            for command, problem in self.failures)
         if self.tried:
             return "; ".join(self.tried)
-        return "none of " + ", ".join(t for t, _a in TOOLS) + " is on PATH"
+        tools = ", ".join(t for t, _a in TOOLS)
+        return f"PATH 中没有 {tools}" if lang == "zh" else f"none of {tools} is on PATH"
 
     def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "command": self.command, "note": self.note, "tried": list(self.tried)}
@@ -41,6 +51,7 @@ class SmiOutput:
 def run_management_cli(tools: Sequence[tuple[str, Sequence[str]]] = TOOLS, timeout: float = TIMEOUT_S,
                        sample: Any = None) -> SmiOutput:
     tried: list[str] = []
+    failures: list[tuple[str, str | None]] = []
     for tool, args in tools:
         path = shutil.which(tool)
         if path is None:
@@ -50,14 +61,16 @@ def run_management_cli(tools: Sequence[tuple[str, Sequence[str]]] = TOOLS, timeo
         text = done.stdout.rstrip("\n")
         if done.problem is not None or not text.strip():
             tried.append(f"`{command}`: {done.problem or 'no output'}")
+            failures.append((command, done.problem))
             continue
         return SmiOutput(tool=tool, command=command, text=text, note=None if not tried else
-                         "other tools failed first: " + "; ".join(tried), tried=tuple(tried))
+                         "other tools failed first: " + "; ".join(tried), tried=tuple(tried),
+                         failures=tuple(failures))
     note = ("no management CLI (nvidia-smi or a vendor equivalent) answered on this machine"
             + (": " + "; ".join(tried) if tried else " (none found on PATH)")
             + "; this is cardbench's own device table instead")
     return SmiOutput(tool=None, command="cardbench devices", text=device_table(sample), note=note,
-                     tried=tuple(tried))
+                     tried=tuple(tried), failures=tuple(failures))
 
 
 def device_table(sample: Any = None) -> str:

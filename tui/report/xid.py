@@ -12,34 +12,47 @@ from datetime import datetime
 
 from tui.formatting import utc
 from tui.telemetry.cli_tool import run_bounded
+from workloads.spec import Text
 
 _XID = re.compile(r"NVRM: Xid \((?P<where>[^)]*)\): (?P<code>\d+),")
 # the codes a reviewer asks about, and what they usually mean (NVIDIA's Xid catalogue)
 MEANING = {
-    13: "graphics engine exception (often an application bug or bad memory access)",
-    31: "GPU memory page fault (MMU fault)",
-    43: "GPU stopped processing (user application fault)",
-    45: "preemptive cleanup after another error",
-    48: "double-bit ECC error",
-    61: "internal micro-controller breakpoint/warning",
-    62: "internal micro-controller halt",
-    63: "ECC page retirement or row remapping recorded",
-    64: "ECC page retirement or row remapping failure",
-    74: "NVLink error",
-    79: "GPU has fallen off the bus",
-    92: "high single-bit ECC error rate",
-    94: "contained ECC error",
-    95: "uncontained ECC error",
-    109: "context switch timeout",
-    119: "GSP RPC timeout",
-    120: "GSP error",
+    13: Text("graphics engine exception (often an application bug or bad memory access)",
+             "图形引擎异常（通常是应用程序错误或非法内存访问）"),
+    31: Text("GPU memory page fault (MMU fault)", "GPU 内存页错误（MMU 故障）"),
+    43: Text("GPU stopped processing (user application fault)", "GPU 停止处理（用户程序故障）"),
+    45: Text("preemptive cleanup after another error", "其他错误之后的抢占式清理"),
+    48: Text("double-bit ECC error", "双比特 ECC 错误"),
+    61: Text("internal micro-controller breakpoint/warning", "内部微控制器断点/警告"),
+    62: Text("internal micro-controller halt", "内部微控制器停机"),
+    63: Text("ECC page retirement or row remapping recorded", "已记录 ECC 页退役或行重映射"),
+    64: Text("ECC page retirement or row remapping failure", "ECC 页退役或行重映射失败"),
+    74: Text("NVLink error", "NVLink 错误"),
+    79: Text("GPU has fallen off the bus", "GPU 已从总线上掉线"),
+    92: Text("high single-bit ECC error rate", "单比特 ECC 错误率过高"),
+    94: Text("contained ECC error", "已隔离的 ECC 错误"),
+    95: Text("uncontained ECC error", "未隔离的 ECC 错误"),
+    109: Text("context switch timeout", "上下文切换超时"),
+    119: Text("GSP RPC timeout", "GSP RPC 超时"),
+    120: Text("GSP error", "GSP 错误"),
 }
+
+# how the kernel log was read, said in the report's sentence about Xid events
+READ_UTC = Text("read with dmesg, since boot; times in UTC", "用 `dmesg` 读取，自开机起；时间为 UTC")
+READ_SINCE_BOOT = Text("read with dmesg, since boot; times in seconds since boot",
+                       "用 `dmesg` 读取，自开机起；时间为开机后的秒数")
+NO_DMESG = Text("dmesg is not available: Xid events could not be checked", "没有 `dmesg`：无法检查 Xid 事件")
+
+
+def _unreadable(problem: str) -> Text:
+    return Text(f"the kernel log is not readable ({problem}): Xid events could not be checked",
+                f"内核日志不可读（`{problem}`）：无法检查 Xid 事件")
 
 
 @dataclass
 class XidReport:
     readable: bool
-    note: str
+    note: Text      # how the log was read, or why it could not be
     events: list[tuple[int, str]] = field(default_factory=list)  # (code, the log line)
 
     @property
@@ -82,9 +95,9 @@ def read_kernel_log(timeout: float = 5.0) -> XidReport:
     """Xid lines since boot from `dmesg`, their times in UTC; unreadable (no permission, no dmesg) is said,
     not hidden."""
     if not shutil.which("dmesg"):
-        return XidReport(False, "dmesg is not available: Xid events could not be checked")
+        return XidReport(False, NO_DMESG)
     env = {**os.environ, "TZ": "UTC", "LC_ALL": "C"}  # the stamps in UTC, the month names in English
-    note = "read with dmesg, since boot; times in UTC"
+    note = READ_UTC
     done = run_bounded(["dmesg", "--time-format=iso"], timeout, env=env)
     text = _stamps_in_utc(done.stdout, _ISO, _iso_utc) if done.returncode == 0 else ""
     if done.returncode not in (0, None):  # an older dmesg without ISO stamps
@@ -92,7 +105,7 @@ def read_kernel_log(timeout: float = 5.0) -> XidReport:
         text = _stamps_in_utc(done.stdout, _CTIME, _ctime_utc) if done.returncode == 0 else ""
     if done.returncode not in (0, None):  # some dmesg builds have no -T
         done = run_bounded(["dmesg"], timeout, env=env)
-        text, note = done.stdout, "read with dmesg, since boot; times in seconds since boot"
+        text, note = done.stdout, READ_SINCE_BOOT
     if done.problem is not None:
-        return XidReport(False, f"the kernel log is not readable ({done.problem}): Xid events could not be checked")
+        return XidReport(False, _unreadable(done.problem))
     return XidReport(True, note, parse(text))

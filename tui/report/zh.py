@@ -1,0 +1,90 @@
+"""The Chinese of words other parts of cardbench write in English: statuses, doctor check titles, warning codes
+and the hints of ``workloads.hints``, for the report in Chinese.
+
+Keyed by what those parts write (a status, a check id, a warning code, a hint's English text), so a
+report in Chinese translates them without their writers knowing about languages; a key missing here
+makes the report quote the English as it was written (`tui.report.i18n.Words`), never guess.
+"""
+
+from __future__ import annotations
+
+# a run's end status (workloads.protocol.END_STATUSES, and the summary's own "incomplete" and "running")
+RUN_STATUS = {"ok": "成功", "failed": "失败", "stopped": "已停止", "incomplete": "未完成", "running": "运行中"}
+
+# a doctor check's verdict (tui.doctor.check.STATUSES)
+CHECK_STATUS = {"PASS": "通过", "WARN": "警告", "FAIL": "失败", "SKIP": "跳过"}
+
+# a doctor check's title by its id (tui.doctor.check.TITLES), for a check that carries no Chinese name itself
+CHECK_TITLES = {
+    "cli.answers": "管理工具有响应",
+    "nvml.loads": "NVML 库可加载",
+    "pci.accelerators": "PCI 总线上的加速卡",
+    "torch.imports": "torch 可以导入",
+    "torch.sees_device": "torch 能看到加速卡",
+    "torch.arch_list": "PyTorch 构建的架构列表覆盖该设备",
+    "device.init": "CUDA 初始化时间",
+    "device.kernel": "小计算内核的结果正确",
+    "device.autocast.fp16": "fp16 自动混合精度可在设备上运行",
+    "device.autocast.bf16": "bf16 自动混合精度可在设备上运行",
+    "tensorflow.sees_device": "TensorFlow 能看到设备",
+    "disk.free": "磁盘剩余空间",
+    "env.visible_devices": "可见设备环境变量",
+    "device.busy": "`--device auto` 选中的卡处于空闲",
+}
+
+# a workload warning's code -> what it means (the message itself is quoted after it)
+WARNINGS = {
+    "cpu_while_accelerators_listed": "负载在 CPU 上运行，所列加速卡未被使用",
+    "bound_exceeded": "带宽上限测得偏低，读带宽占比不可靠，未予显示",
+    "checkpoint_not_saved": "检查点未保存",
+    "nonfinite_loss": "损失值出现非有限数（NaN/Inf）",
+    "nothing_to_train": "没有可训练的数据",
+    "skipped_files": "跳过了无法读取的数据文件",
+}
+
+# workloads.hints.HINTS' advice, by its English text
+HINTS = {
+    "the PyTorch build lacks code for this device, or an op is missing under mixed precision: "
+    "run with --amp off and let the ResNet-50 workload name the layer":
+        "PyTorch 构建缺少该设备的代码，或混合精度下缺少某个算子：用 `--amp off` 运行，由 ResNet-50 负载指出出错的层",
+    "an op is missing for that dtype on this device: use --amp off (or --dtype fp32)":
+        "该设备上缺少该数据类型的算子：使用 `--amp off`（或 `--dtype fp32`）",
+    "an op is missing for this dtype or device: try another --dtype/--amp, or --device cpu to compare":
+        "缺少该数据类型或设备的算子：换一个 `--dtype`/`--amp`，或用 `--device cpu` 对比",
+    "batch norm needs two or more images per step: raise --batch-size":
+        "批归一化每步至少需要两张图：增大 `--batch-size`",
+    "the device ran out of memory: lower --batch-size (or use --find-batch-size)":
+        "设备内存不足：减小 `--batch-size`（或使用 `--find-batch-size`）",
+    "this PyTorch does not match the driver: was it reinstalled over the image's build? use the image's PyTorch":
+        "此 PyTorch 与驱动不匹配：是否覆盖安装了镜像自带的版本？请使用镜像自带的 PyTorch",
+    "this PyTorch is a CPU-only build: reinstall the image's (vendor) PyTorch, not the one from PyPI":
+        "此 PyTorch 是仅支持 CPU 的构建：请重新安装镜像自带的（厂商）PyTorch，而不是 PyPI 上的版本",
+    "the device faulted: check `dmesg` for Xid errors and rerun; if it repeats, report it to the platform":
+        "设备出错：用 `dmesg` 检查 Xid 错误后重跑；若重复出现，请报告给平台",
+    "a collective failed: check NCCL_* variables and that every GPU is visible (CUDA_VISIBLE_DEVICES)":
+        "集合通信失败：检查 `NCCL_*` 变量，以及每张 GPU 是否都可见（`CUDA_VISIBLE_DEVICES`）",
+    "PyTorch is not installed in this Python: use the image's PyTorch, or pip install 'cardbench[torch]'":
+        "此 Python 中没有安装 PyTorch：请使用镜像自带的 PyTorch，或 `pip install 'cardbench[torch]'`",
+    "torchvision is missing: pip install the torchvision that matches this PyTorch":
+        "缺少 torchvision：请用 `pip` 安装与此 PyTorch 匹配的 torchvision",
+    "no device is visible to this process: check CUDA_VISIBLE_DEVICES (and HIP_/ROCR_VISIBLE_DEVICES); "
+    "unset it to see all":
+        "此进程看不到任何设备：检查 `CUDA_VISIBLE_DEVICES`（以及 `HIP_`/`ROCR_VISIBLE_DEVICES`）；取消设置即可看到全部设备",
+    "the kernel driver and its user-space library differ (driver updated without a reboot): reboot, or reload "
+    "the driver":
+        "内核驱动与其用户态库的版本不一致（更新驱动后未重启）：重启，或重新加载驱动",
+    "libnvidia-ml.so is missing: the driver's user-space part is not in this image (expected on non-NVIDIA cards)":
+        "缺少 `libnvidia-ml.so`：镜像中没有驱动的用户态部分（非 NVIDIA 卡上属正常）",
+    "the NVIDIA kernel driver is not loaded: check `lsmod | grep nvidia` and `dmesg`, or ask the platform":
+        "NVIDIA 内核驱动未加载：检查 `lsmod | grep nvidia` 和 `dmesg`，或联系平台",
+    "the GPU fell off the bus: the instance needs a reset or a replacement; report it to the platform":
+        "GPU 已从总线上掉线：实例需要重置或更换；请报告给平台",
+    "the tool hangs: the driver may be wedged (check `dmesg` for Xid errors); a reboot often clears it":
+        "工具无响应：驱动可能已卡死（用 `dmesg` 检查 Xid 错误）；重启通常可以解决",
+    "the vendor torch extension does not match this torch build: reinstall the pair from the image":
+        "厂商的 torch 扩展与此 torch 构建不匹配：从镜像重新安装配套的两者",
+    "the disk is full: free space, or point the run directory at a larger volume":
+        "磁盘已满：释放空间，或把运行目录指向更大的卷",
+    "a device error: rerun with CUDA_LAUNCH_BLOCKING=1 to locate it, and run `cardbench doctor`":
+        "设备错误：用 `CUDA_LAUNCH_BLOCKING=1` 重跑以定位，并运行 `cardbench doctor`",
+}
