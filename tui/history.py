@@ -21,11 +21,12 @@ their readings are not those runs' data.
 
 from __future__ import annotations
 
+import itertools
 import math
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from tui.cpu_trap import is_cpu
 from workloads import protocol
@@ -45,16 +46,15 @@ class _Level:
     def __len__(self) -> int:
         return len(self.xs)
 
-    def push(self, x: float, y: float, lo: float, hi: float) -> None:
-        self.xs.append(x)
-        self.ys.append(y)
-        self.lo.append(lo)
-        self.hi.append(hi)
-
-    def push_pair_of(self, other: "_Level", i: int) -> None:
-        """One entry for other[i] and other[i + 1] (equal weights: both hold as many raw points)."""
-        self.push((other.xs[i] + other.xs[i + 1]) / 2, (other.ys[i] + other.ys[i + 1]) / 2,
-                  min(other.lo[i], other.lo[i + 1]), max(other.hi[i], other.hi[i + 1]))
+    def extend_pairs_of(self, other: "_Level", start: int, stop: int) -> None:
+        """One entry for each pair other[i], other[i + 1] from ``start`` (even) while both are before ``stop``
+        (equal weights: both hold as many raw points). Column by column, a level in one go."""
+        stop = start + (stop - start) // 2 * 2
+        for mine, theirs in ((self.xs, other.xs), (self.ys, other.ys)):
+            mine.extend([(a + b) / 2 for a, b in zip(theirs[start:stop:2], theirs[start + 1:stop:2])])
+        # min() and max() of two, inline: the first unless the second is beyond it
+        self.lo.extend([b if b < a else a for a, b in zip(other.lo[start:stop:2], other.lo[start + 1:stop:2])])
+        self.hi.extend([b if b > a else a for a, b in zip(other.hi[start:stop:2], other.hi[start + 1:stop:2])])
 
 
 class Series:
@@ -86,72 +86,83 @@ class Series:
 
     def append(self, x: float | None, y: float | None) -> None:
         """Add a point; a missing or non-finite value is skipped (a gap, never a zero)."""
-        if x is None or y is None:
-            return
-        try:
-            x, y = float(x), float(y)
-        except (TypeError, ValueError):
-            return
-        if not (math.isfinite(x) and math.isfinite(y)):
-            return
-        base = self.base
-        if len(base) and x < base.xs[-1]:
-            self.ascending = False
-        self.count += 1
-        self.version += 1
-        self.last = (x, y)
-        self._add(x, y)
-        if self._last_n == self.stride:
-            self._promote()
+        self.extend((x,), (y,))
 
-    def _add(self, x: float, y: float) -> None:
-        base = self.base
-        if len(base) and self._last_n < self.stride:
-            # fold into the last stored point: a running mean, and the envelope
-            n = self._last_n
-            base.xs[-1] = (base.xs[-1] * n + x) / (n + 1)
-            base.ys[-1] = (base.ys[-1] * n + y) / (n + 1)
-            base.lo[-1] = min(base.lo[-1], y)
-            base.hi[-1] = max(base.hi[-1], y)
-            self._last_n = n + 1
-            return
-        if len(base) >= self.capacity:
-            self._compact()
-            self._add(x, y)
-            return
-        base.push(x, y, y, y)
-        self._last_n = 1
+    def extend(self, xs: Iterable[Any], ys: Iterable[Any]) -> None:
+        """Add the points ``zip(xs, ys)`` in order, each as :meth:`append` says: the same stored points and
+        pyramid whether they come one by one (live) or all at once (a run read back from disk).
 
-    def _promote(self) -> None:
-        """The last stored point is complete: carry finished pairs up the pyramid."""
+        One pass, no call per point: the pyramid is carried up once at the end (and before a compaction),
+        not after every stored point, so a run's 200,000 steps go in a fraction of a second.
+        """
+        base = self.base
+        bx, by, blo, bhi = base.xs, base.ys, base.lo, base.hi
+        stride, last_n, capacity = self.stride, self._last_n, self.capacity
+        ascending, added, last = self.ascending, 0, self.last
+        isfinite = math.isfinite
+        for x, y in zip(xs, ys):
+            if x is None or y is None:
+                continue
+            try:
+                x, y = float(x), float(y)
+            except (TypeError, ValueError):
+                continue
+            if not (isfinite(x) and isfinite(y)):
+                continue
+            n = len(bx)
+            if n and x < bx[-1]:
+                ascending = False
+            added += 1
+            last = (x, y)
+            if n and last_n < stride:
+                # fold into the last stored point: a running mean, and the envelope
+                bx[-1] = (bx[-1] * last_n + x) / (last_n + 1)
+                by[-1] = (by[-1] * last_n + y) / (last_n + 1)
+                if y < blo[-1]:
+                    blo[-1] = y
+                if y > bhi[-1]:
+                    bhi[-1] = y
+                last_n += 1
+                continue
+            if n >= capacity:
+                # every stored point is complete (else it would have folded): level 1 becomes the stored
+                # points, the stride doubles, the memory halves
+                self._last_n = last_n
+                self._carry_up()
+                base = self.base = self.levels.pop(0)
+                bx, by, blo, bhi = base.xs, base.ys, base.lo, base.hi
+                stride *= 2
+                self.stride = stride
+            bx.append(x)
+            by.append(y)
+            blo.append(y)
+            bhi.append(y)
+            last_n = 1
+        if not added:
+            return
+        self._last_n, self.ascending, self.last = last_n, ascending, last
+        self.count += added
+        self.version += added
+        self._carry_up()
+
+    def _carry_up(self) -> None:
+        """Bring the pyramid up to date with the complete stored points: level k pairs level k - 1's entries.
+
+        Every level is up to date after each call, so a level that gains nothing ends the walk.
+        """
         below = self.base
-        for k in range(len(self.levels) + 1):
-            if len(below) % 2:
+        complete = len(below) if self._last_n == self.stride else len(below) - 1
+        for k in itertools.count():
+            if complete < 2:
                 return
             if k == len(self.levels):
                 self.levels.append(_Level())
             level = self.levels[k]
-            level.push_pair_of(below, len(below) - 2)
-            below = level
-
-    def _compact(self) -> None:
-        """Level 1 becomes the stored points: the stride doubles, the memory halves."""
-        base, stride = self.base, self.stride
-        paired = 2 * len(self.levels[0]) if self.levels else 0
-        new = self.levels.pop(0) if self.levels else _Level()
-        # what level 1 does not cover yet (an unpaired point, a partly filled one) becomes one partial point
-        rest = range(paired, len(base))
-        weights = [stride if i < len(base) - 1 else self._last_n for i in rest]
-        if weights:
-            w = sum(weights)
-            new.push(sum(base.xs[i] * wi for i, wi in zip(rest, weights)) / w,
-                     sum(base.ys[i] * wi for i, wi in zip(rest, weights)) / w,
-                     min(base.lo[i] for i in rest), max(base.hi[i] for i in rest))
-            self._last_n = w
-        else:
-            self._last_n = 2 * stride
-        self.base = new
-        self.stride = 2 * stride
+            had = len(level)
+            if complete < 2 * had + 2:
+                return
+            level.extend_pairs_of(below, 2 * had, complete)
+            below, complete = level, len(level)
 
 
 class Drawn(NamedTuple):
@@ -281,24 +292,40 @@ class History:
 
     def add_sample(self, sample: Any) -> None:
         """A `tui.telemetry.Sample` (or anything with ``t``, ``devices``, ``host``)."""
-        t = getattr(sample, "t", None)
-        if t is None:
-            return
-        if self.t0 is None:
-            self.t0 = t
-        x = t - self.t0
-        for i, dev in enumerate(getattr(sample, "devices", ()) or ()):
-            index = dev.index if dev.index is not None else i
-            if dev.name:
-                self.device_names[index] = dev.name
-            self._tseries(f"util:{index}").append(x, dev.util_gpu_pct)
-            self._tseries(f"mem:{index}").append(x, _pct(dev.mem_used_bytes, dev.mem_total_bytes))
-            self._tseries(f"temp:{index}").append(x, dev.temperature_c)
-            self._tseries(f"power:{index}").append(x, dev.power_w)
-        host = getattr(sample, "host", None)
-        if host is not None:
-            self._tseries("cpu").append(x, host.cpu_pct)
-            self._tseries("ram").append(x, _pct(host.mem_used_bytes, host.mem_total_bytes))
+        self._add_readings((_readings_of(sample),))
+
+    def _add_readings(self, readings: Iterable[_Readings | None]) -> None:
+        """Samples' readings in order, gathered per series and added with one :meth:`Series.extend` each."""
+        columns: dict[str, tuple[list[float], list[Any]]] = {}
+
+        def column(name: str) -> tuple[list[float], list[Any]]:
+            found = columns.get(name)
+            if found is None:
+                self._tseries(name)  # created in the order the samples name them, as one by one
+                found = columns[name] = ([], [])
+            return found
+
+        for reading in readings:
+            if reading is None:
+                continue
+            t, devices, host = reading
+            if self.t0 is None:
+                self.t0 = t
+            x = t - self.t0
+            for index, name, *values in devices:
+                if name:
+                    self.device_names[index] = name
+                for kind, value in zip(_DEVICE_SERIES, values):
+                    xs, ys = column(f"{kind}:{index}")
+                    xs.append(x)
+                    ys.append(value)
+            if host is not None:
+                for kind, value in zip(_HOST_SERIES, host):
+                    xs, ys = column(kind)
+                    xs.append(x)
+                    ys.append(value)
+        for name, (xs, ys) in columns.items():
+            self.telemetry[name].extend(xs, ys)
 
     def device_indices(self) -> list[int]:
         seen = {int(name.split(":")[1]) for name in self.telemetry if name.startswith("util:")}
@@ -306,18 +333,76 @@ class History:
 
     # records ----------------------------------------------------------------------------
     def add_record(self, record: Any) -> None:
-        """A `tui.runs.RunRecord`: its steps, and its telemetry lines (a torn one is skipped)."""
+        """A `tui.runs.RunRecord`: its steps, and its telemetry lines (a torn one is skipped).
+
+        The same series as :meth:`add_step` per step and :meth:`add_sample` per line, built column by
+        column: a long run (200,000 steps, a day of samples) is redrawn for the report in well under a second.
+        """
         key = record.id
-        unit = next((s.unit for s in record.steps if s.unit), None)
-        self.run(key, label=record.workload or key, unit=unit)
+        steps = record.steps
+        unit = next((s.unit for s in steps if s.unit), None)
+        series = self.run(key, label=record.workload or key, unit=unit)
         start = record.start
         self.see_device(key, start.device if start is not None else None)
-        for step in record.steps:
-            self.add_step(key, step)
-        for data in record.telemetry:
-            sample = _sample_from(data)
-            if sample is not None:
-                self.add_sample(sample)
+        at = [s.step for s in steps]
+        series.loss.extend(at, [s.loss for s in steps])
+        series.throughput.extend(at, [s.throughput for s in steps])
+        self._add_readings(_readings_of(data) if not isinstance(data, dict) else _readings_of_line(data)
+                           for data in record.telemetry)
+
+
+# what the plots read of one sample: t, per device (index, name, util %, memory %, °C, W), host (cpu %, ram %)
+_Readings = tuple[Any, list[tuple[Any, ...]], "tuple[Any, Any] | None"]
+_DEVICE_SERIES = ("util", "mem", "temp", "power")
+_HOST_SERIES = ("cpu", "ram")
+
+
+def _readings_of(sample: Any) -> _Readings | None:
+    """A `tui.telemetry.Sample` (or anything with ``t``, ``devices``, ``host``); None when it has no time."""
+    t = getattr(sample, "t", None)
+    if t is None:
+        return None
+    devices = [(dev.index if dev.index is not None else i, dev.name, dev.util_gpu_pct,
+                _pct(dev.mem_used_bytes, dev.mem_total_bytes), dev.temperature_c, dev.power_w)
+               for i, dev in enumerate(getattr(sample, "devices", ()) or ())]
+    host = getattr(sample, "host", None)
+    return t, devices, (host.cpu_pct, _pct(host.mem_used_bytes, host.mem_total_bytes)) if host is not None else None
+
+
+def _readings_of_line(data: dict[str, Any]) -> _Readings | None:
+    """A telemetry.jsonl line: what ``_readings_of(Sample.from_dict(data))`` gives (None where that raises),
+    read from the dict itself when it has the usual shape (a day of samples: 86,400 objects not built)."""
+    if not _plain_line(data):
+        return _readings_of(_sample_from(data))
+    devices = []
+    for i, dev in enumerate(data.get("devices", ())):
+        index = dev.get("index")
+        devices.append((index if index is not None else i, dev.get("name"), dev.get("util_gpu_pct"),
+                        _pct(dev.get("mem_used_bytes"), dev.get("mem_total_bytes")), dev.get("temperature_c"),
+                        dev.get("power_w")))
+    host = data.get("host") or {}  # Sample.from_dict gives an empty HostSample for none
+    return float(data["t"]), devices, (host.get("cpu_pct"), _pct(host.get("mem_used_bytes"), host.get("mem_total_bytes")))
+
+
+def _plain_line(data: dict[str, Any]) -> bool:
+    """Will `Sample.from_dict` take this line, for sure and with nothing converted that the plots read?"""
+    if data.get("t").__class__ not in (int, float):
+        return False
+    devices, host = data.get("devices", ()), data.get("host")
+    if not (isinstance(devices, (list, tuple)) and (host is None or isinstance(host, dict))):
+        return False
+    if not all(isinstance(data.get(key, ()), (list, tuple)) for key in ("errors", "sources")):
+        return False
+    if host and not isinstance(host.get("per_core_pct", ()), (list, tuple, type(None))):
+        return False
+    for dev in devices:
+        if not isinstance(dev, dict) or not isinstance(dev.get("throttle_reasons", ()), (list, tuple, type(None))):
+            return False
+        processes = dev.get("processes")
+        if processes is not None and not (isinstance(processes, (list, tuple)) and all(
+                isinstance(p, (list, tuple)) and len(p) == 3 for p in processes)):
+            return False
+    return True
 
 
 def _sample_from(data: Any) -> Any:

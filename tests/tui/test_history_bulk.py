@@ -1,0 +1,224 @@
+"""Issue 16 item 6: a run read back from disk goes into the plot history column by column, and the
+result is the one the point-by-point history gave: the same stored points, pyramid, stride and flags
+(compared exactly, float for float), the same series in the same order, the same device names."""
+
+from __future__ import annotations
+
+import math
+import random
+from array import array
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import tui.history as history_module
+from tui.history import History, Series, _Level
+from tui.runs import RunRecord
+from tui.telemetry.sample import Sample
+from workloads import protocol
+
+
+class PointByPoint(Series):
+    """The history's series as it was before bulk adding: every point folded, promoted and compacted
+    on its own (the reference the fast path must match)."""
+
+    def append(self, x, y):
+        if x is None or y is None:
+            return
+        try:
+            x, y = float(x), float(y)
+        except (TypeError, ValueError):
+            return
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return
+        if len(self.base) and x < self.base.xs[-1]:
+            self.ascending = False
+        self.count += 1
+        self.version += 1
+        self.last = (x, y)
+        self._add_one(x, y)
+        if self._last_n == self.stride:
+            self._promote_one()
+
+    def _add_one(self, x, y):
+        base = self.base
+        if len(base) and self._last_n < self.stride:
+            n = self._last_n
+            base.xs[-1] = (base.xs[-1] * n + x) / (n + 1)
+            base.ys[-1] = (base.ys[-1] * n + y) / (n + 1)
+            base.lo[-1] = min(base.lo[-1], y)
+            base.hi[-1] = max(base.hi[-1], y)
+            self._last_n = n + 1
+            return
+        if len(base) >= self.capacity:
+            self.base = self.levels.pop(0)
+            self._last_n = 2 * self.stride
+            self.stride *= 2
+            self._add_one(x, y)
+            return
+        _push(base, x, y, y, y)
+        self._last_n = 1
+
+    def _promote_one(self):
+        below = self.base
+        for k in range(len(self.levels) + 1):
+            if len(below) % 2:
+                return
+            if k == len(self.levels):
+                self.levels.append(_Level())
+            i = len(below) - 2
+            _push(self.levels[k], (below.xs[i] + below.xs[i + 1]) / 2, (below.ys[i] + below.ys[i + 1]) / 2,
+                  min(below.lo[i], below.lo[i + 1]), max(below.hi[i], below.hi[i + 1]))
+            below = self.levels[k]
+
+
+def _push(level, x, y, lo, hi):
+    level.xs.append(x)
+    level.ys.append(y)
+    level.lo.append(lo)
+    level.hi.append(hi)
+
+
+def _state(series: Series):
+    def cols(level):
+        return [array("d", c).tobytes() for c in (level.xs, level.ys, level.lo, level.hi)]  # bit for bit
+
+    return (cols(series.base), [cols(level) for level in series.levels], series.stride, series._last_n,
+            series.count, series.version, series.ascending, series.last)
+
+
+def _points(rng: random.Random, n: int, messy: bool):
+    x = 0.0
+    for _ in range(n):
+        x += rng.choice([1.0, 1.0, 0.5, 3.0]) if not messy or rng.random() > 0.05 else -2.5  # now and then back
+        y = rng.gauss(5.0, 2.0)
+        if messy:
+            y = rng.choice([y, y, y, y, y, y, None, math.nan, math.inf, "n/a", str(y), int(y * 10)])
+        yield x, y
+
+
+@pytest.mark.parametrize("capacity", [4, 6, 8, 17, 1000])
+@pytest.mark.parametrize("messy", [False, True])
+def test_extend_gives_exactly_what_point_by_point_gave(capacity, messy):
+    rng = random.Random(capacity * 2 + messy)
+    points = list(_points(rng, 20 * capacity + 13, messy))
+    reference = PointByPoint(capacity)
+    for x, y in points:
+        reference.append(x, y)
+    assert reference.stride > 4  # the points went through several compactions
+    at_once = Series(capacity)
+    at_once.extend([x for x, _ in points], [y for _, y in points])
+    one_by_one = Series(capacity)
+    for x, y in points:
+        one_by_one.append(x, y)
+    in_chunks = Series(capacity)
+    i = 0
+    while i < len(points):
+        size = rng.randint(1, 3 * capacity)
+        in_chunks.extend([x for x, _ in points[i:i + size]], [y for _, y in points[i:i + size]])
+        i += size
+    assert _state(at_once) == _state(reference)
+    assert _state(one_by_one) == _state(reference)
+    assert _state(in_chunks) == _state(reference)
+
+
+def test_extend_with_nothing_usable_changes_nothing():
+    s = Series(8)
+    s.extend([1, 2], [3.0, 4.0])
+    before = _state(s)
+    s.extend([None, 3, 4], [1.0, None, math.nan])
+    s.extend([], [])
+    assert _state(s) == before
+
+
+def _device(i: int, **extra):
+    return {"index": 0, "name": f"Bench GPU {i // 50}", "util_gpu_pct": 90.0 + i % 7, "mem_used_bytes": 6e10 + i,
+            "mem_total_bytes": 8e10, "temperature_c": 60 + i % 11, "power_w": 500.5 + i % 50,
+            "throttle_reasons": [], **extra}
+
+
+def _telemetry() -> list:
+    lines = []
+    for i in range(300):
+        line = {"t": 1000.0 + i, "devices": [_device(i)], "errors": [], "sources": ["nvml"],
+                "host": {"hostname": "h", "cpu_pct": 30.0 + i % 20, "mem_used_bytes": 4e10,
+                         "mem_total_bytes": 2.56e11, "per_core_pct": [1.0, 2.0]}}
+        if i % 3 == 0:  # a second card, without an index (its place in the list stands in) and with processes
+            line["devices"].append({"name": "Other", "util_gpu_pct": 10, "processes": [[1, "python", 5]]})
+        lines.append(line)
+    odd = [{"devices": []},                                         # no time: skipped
+           {"t": "1400.5", "devices": [_device(400)]},              # a time as text: from_dict reads it
+           {"t": 1401, "devices": None},                            # from_dict raises: skipped
+           {"t": 1402, "errors": None},                             # from_dict raises: skipped
+           {"t": 1403, "host": None, "devices": [_device(403, util_gpu_pct=None)]},  # an empty host
+           {"t": 1404, "devices": [_device(404, processes=[[1, 2]])]},   # a process of two fields: skipped
+           {"t": 1405, "devices": [_device(405, throttle_reasons=None, index=3)], "host": {}},
+           {"t": 1406.0, "devices": [{"index": 0, "mem_used_bytes": 1, "mem_total_bytes": 0}]},
+           Sample(t=1407.0)]                                        # an object, as a live history holds
+    return lines + odd + [{"t": 1500.0 + i, "devices": [_device(i)]} for i in range(50)]
+
+
+def _record(steps: int) -> RunRecord:
+    events: list = [protocol.Start(t=1.0, workload="resnet50", device="Bench GPU")]
+    events += [protocol.Step(t=1.0 + i, step=i, loss=None if i % 97 == 0 else 7.0 / (1 + i / 50),
+                             throughput=2400.0 + i % 100, unit=None if i < 3 else "images/s") for i in range(steps)]
+    events.append(protocol.End(t=9e3, status="ok", exit_code=0))
+    return RunRecord(path=Path("/runs/20260101-000000-resnet50-abcd"), config={}, events=events,
+                     telemetry=_telemetry())
+
+
+def _one_by_one(record: RunRecord, capacity: int) -> History:
+    """What the history held before, filled as the workbench fills it live, with point-by-point series."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(history_module, "Series", PointByPoint)
+        return _filled_live(record, capacity)
+
+
+def _filled_live(record: RunRecord, capacity: int) -> History:
+    h = History(capacity)
+    h.run(record.id, label=record.workload or record.id)
+    h.see_device(record.id, record.start.device)
+    for step in record.steps:
+        h.add_step(record.id, step)
+    for data in record.telemetry:
+        if isinstance(data, dict):
+            try:
+                data = Sample.from_dict(data)
+            except (KeyError, TypeError, ValueError):
+                continue
+        h.add_sample(data)
+    return h
+
+
+def _history_state(h: History):
+    return ({key: (run.label, run.unit, run.device, _state(run.loss), _state(run.throughput))
+             for key, run in h.runs.items()},
+            [(name, _state(series)) for name, series in h.telemetry.items()],  # in the same order
+            h.device_names, h.t0)
+
+
+@pytest.mark.parametrize("capacity", [16, 25_000])
+def test_a_record_gives_the_history_the_live_workbench_built(capacity):
+    record = _record(5000)
+    bulk = History(capacity)
+    bulk.add_record(record)
+    reference = _one_by_one(record, capacity)
+    assert isinstance(reference.telemetry["cpu"], PointByPoint)
+    assert _history_state(bulk) == _history_state(reference)
+    # and it holds what the lines said
+    assert list(bulk.telemetry) == ["util:0", "mem:0", "temp:0", "power:0", "util:1", "mem:1", "temp:1", "power:1",
+                                    "cpu", "ram", "util:3", "mem:3", "temp:3", "power:3"]
+    assert bulk.runs[record.id].unit == "images/s"
+    assert bulk.device_names == {0: "Bench GPU 0", 1: "Other", 3: "Bench GPU 8"}
+    assert bulk.telemetry["util:0"].count == 300 + 1 + 50  # of the odd lines only "1400.5" has a reading
+    assert bulk.telemetry["util:0"].last == (549.0, 90.0 + 49 % 7)
+
+
+def test_a_sample_object_and_its_line_draw_the_same():
+    line = _telemetry()[3]
+    from_line, from_object = History(), History()
+    from_line.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, telemetry=[line]))
+    from_object.add_sample(Sample.from_dict(line))
+    assert [(n, _state(s)) for n, s in from_line.telemetry.items()] == \
+        [(n, _state(s)) for n, s in from_object.telemetry.items()]
