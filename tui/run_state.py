@@ -19,6 +19,7 @@ from tui.cpu_trap import CODE as CPU_TRAP, is_cpu
 from tui.launch import total_steps
 from tui.runs import RunRecord
 from workloads import protocol, registry
+from workloads.spec import positive
 
 ACTIVE = ("starting", "running")
 
@@ -37,8 +38,10 @@ class RunState:
     step: int | None = None
     epoch: int | None = None
     total_steps: int | None = None
+    total_epochs: int | None = None  # the epoch the run plans to end in (what its step cap allows)
     eta_s: float | None = None
-    throughput: float | None = None
+    throughput: float | None = None  # the last step event's, over ``rate_span`` (never the result's headline)
+    rate_span: str | None = None     # what that throughput is measured over: "last step", "last 16 tokens"
     unit: str | None = None
     loss: float | None = None
     fallbacks: list[str] = field(default_factory=list)
@@ -64,28 +67,40 @@ class RunState:
         return is_cpu(self.device)
 
     def see_step(self, step: protocol.Step) -> None:
-        """A step arrived: progress, figures and the ETA (the rate since the first step seen)."""
+        """A step arrived: progress, figures and the ETA.
+
+        The ETA is the time to the last planned count at the rate since the first step seen (so pauses between
+        steps, a generation's next prefill, are in it); from one step alone, at that step's time per count.
+        """
         self.status = "running"
         self.step = step.step
+        self.total_steps = positive(step.total_steps) or self.total_steps
         if step.epoch is not None:
             self.epoch = step.epoch
+            self.total_epochs = positive(step.total_epochs) or self.total_epochs
         if step.throughput is not None:
             self.throughput = step.throughput
+            self.rate_span = step.rate_span()
             self.unit = step.unit or self.unit
         if step.loss is not None:
             self.loss = step.loss
         if self.first_step is None:
             self.first_step = (step.t, step.step)
         t0, s0 = self.first_step
-        if self.total_steps and step.step > s0 and step.t > t0:
-            rate = (step.step - s0) / (step.t - t0)
-            self.eta_s = max(0.0, (self.total_steps - step.step) / rate)
+        if not self.total_steps:
+            return
+        left = max(0, self.total_steps - step.step)
+        if step.step > s0 and step.t > t0:
+            self.eta_s = left * (step.t - t0) / (step.step - s0)
+        elif step.step_s is not None and step.step_s >= 0:
+            self.eta_s = left * step.step_s
 
     def see_event(self, event: protocol.Event) -> None:
         """Any other event of the run."""
         if isinstance(event, protocol.Start):
             self.status = "running"
             self.total_steps = total_steps(self.workload, [], event.config) or self.total_steps
+            self.total_epochs = positive(event.config.get("total_epochs")) or self.total_epochs
             self.device = event.device or None
         elif isinstance(event, protocol.Fallback):
             self.fallbacks.append(_fallback_line(event))
@@ -105,13 +120,20 @@ class RunState:
         steps = record.steps
         step = steps[-1] if steps else None
         losses = [s.loss for s in steps if s.loss is not None]
-        rates = [s.throughput for s in steps if s.throughput is not None]
+        rated = next((s for s in reversed(steps) if s.throughput is not None), None)
         warnings = record.of(protocol.WorkloadWarning)
         start = record.start
+        config = start.config if start is not None else {}
+        args = record.config.get("args")
+        args = [a for a in args if isinstance(a, str)] if isinstance(args, list) else []  # config.json may be damaged
         return cls(
             workload=record.workload, run_id=record.id, status=record.status,
             step=step.step if step else None, epoch=step.epoch if step else None,
-            throughput=rates[-1] if rates else None, unit=next((s.unit for s in steps if s.unit), None),
+            total_steps=positive(step.total_steps if step else None)
+            or total_steps(record.workload, args, config),
+            total_epochs=positive(step.total_epochs if step else None) or positive(config.get("total_epochs")),
+            throughput=rated.throughput if rated else None, rate_span=rated.rate_span() if rated else None,
+            unit=next((s.unit for s in steps if s.unit), None),
             loss=losses[-1] if losses else None,
             fallbacks=[_fallback_line(f) for f in record.of(protocol.Fallback)],
             warnings=[w.message for w in warnings],

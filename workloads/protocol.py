@@ -103,9 +103,14 @@ class Start(Event):
 class Step(Event):
     """One training step or one generated token batch.
 
-    ``throughput`` is in ``unit`` (``images/s`` or ``tokens/s``); ``data_wait_s``
-    is time spent waiting for input, ``compute_s`` time on the device; memory is
-    the peak since the start of the run, in bytes.
+    ``step`` counts what ``counts`` names (steps unless it says ``"tokens"``),
+    up to ``total_steps``, the number the run plans to end at (its cap); an
+    epoch counts up to ``total_epochs``, the epoch the cap lets the run reach
+    (not the epochs asked for). ``throughput`` is in ``unit`` (``images/s`` or
+    ``tokens/s``), measured over the last ``throughput_window`` counted items
+    (one, this step, when absent); ``step_s`` is the time of one counted item.
+    ``data_wait_s`` is time spent waiting for input, ``compute_s`` time on the
+    device; memory is the peak since the start of the run, in bytes.
     """
 
     kind: ClassVar[str] = "step"
@@ -119,22 +124,41 @@ class Step(Event):
     compute_s: float | None = None
     memory_allocated_bytes: int | None = None
     memory_reserved_bytes: int | None = None
+    total_steps: int | None = None
+    total_epochs: int | None = None
+    counts: str | None = None
+    throughput_window: int | None = None
+
+    @property
+    def noun(self) -> str:
+        """What one count is: "step", "token"."""
+        return (self.counts or "steps").removesuffix("s")
 
     def describe(self) -> str:
-        parts = [f"step {self.step}"]
+        """The run.log line of the step, every figure named: 'step 5/6 | epoch 1/1 | ... 32.2 images/s this step'."""
+        parts = [f"{self.noun} {self.step}" + (f"/{self.total_steps}" if self.total_steps else "")]
         if self.epoch is not None:
-            parts.append(f"epoch {self.epoch}")
+            parts.append(f"epoch {self.epoch}" + (f"/{self.total_epochs}" if self.total_epochs else ""))
+        if self.extra.get("warmup") is True:
+            parts.append("warm-up")
         if self.loss is not None:
             parts.append(f"loss {self.loss:.4f}")
         if self.throughput is not None:
-            parts.append(f"{self.throughput:.1f} {self.unit or 'items/s'}")
+            parts.append(f"{self.throughput:.1f} {self.unit or 'items/s'} {self.rate_span('this', 'over the last')}")
         if self.step_s is not None:
-            parts.append(f"step {self.step_s * 1000:.1f} ms")
+            parts.append(f"{self.noun} {self.step_s * 1000:.1f} ms")
         if self.data_wait_s is not None:
             parts.append(f"data-wait {self.data_wait_s * 1000:.1f} ms")
         if self.memory_allocated_bytes is not None:
             parts.append(f"mem {self.memory_allocated_bytes / 2**20:.0f} MiB")
         return " | ".join(parts)
+
+    def rate_span(self, one: str = "last", many: str = "last") -> str:
+        """What ``throughput`` is measured over, in words: 'last step', 'last 16 tokens' (or 'this step'...)."""
+        window = self.throughput_window
+        if window is None or window == 1:
+            return f"{one} {self.noun}"
+        return f"{many} {window} {self.counts or 'steps'}"
 
 
 @dataclass

@@ -130,9 +130,12 @@ class WorkloadSpec:
                                          # batch size follow on every table: not listed here)
     line_metrics: tuple[Metric, ...] = ()  # besides the headline: the terminal's result line, the launcher's glance
     counts: str = "steps"                # what a step event counts: "steps" or "tokens"
+    progress: Text = Text("step", "步")  # the progress line's name for one count, beside "N/M": "timed token"
+    has_loss: bool = True                # False: no step carries a loss, so none is shown (not even as N/A)
     warmup_emits_steps: bool = True      # False: warm-up emits no step, so none is dropped from the step statistics
     cost_basis: str | None = None        # "images" (cost per epoch) or "tokens" (per million tokens)
-    planned_steps: PlannedSteps = _cap_only  # how many steps a configuration will count (progress and ETA)
+    planned_steps: PlannedSteps = _cap_only  # how many steps a configuration will count (progress and ETA); the
+                                         # words in ``progress`` say what that count covers
     module: str = ""                     # what the runner starts: `python -m <module>` (default workloads.<name>)
 
     @property
@@ -146,6 +149,11 @@ class WorkloadSpec:
 
     def metric(self, key: str) -> Metric | None:
         return next((m for m in self.metrics if m.key == key), None)
+
+    def headline_label(self, lang: str = "en") -> str:
+        """The headline's label, which says which figure it is: 'images/s (median after warm-up)'."""
+        metric = self.metric(self.headline)
+        return metric.label(lang) if metric else self.unit
 
     def steps_planned(self, args: Sequence[str], config: Mapping[str, Any] | None = None) -> int | None:
         """Steps the run will count up to, when knowable: the start event's ``total_steps`` first."""

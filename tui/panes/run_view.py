@@ -10,6 +10,7 @@ from rich.text import Text
 from tui.formatting import NA, duration, fixed, is_number, live_rate
 from tui.run_state import RunState
 from workloads import registry
+from workloads.spec import WorkloadSpec
 
 
 _STATUS_STYLE = {"running": "bold green", "starting": "yellow", "ok": "green", "failed": "bold red",
@@ -17,17 +18,13 @@ _STATUS_STYLE = {"running": "bold green", "starting": "yellow", "ok": "green", "
 
 
 def render_state(state: RunState) -> Text:
+    spec = registry.spec_for(state.workload)
     text = Text()
-    title = registry.spec_for(state.workload).title.en if state.workload else "no run yet"
+    title = spec.title.en if state.workload else "no run yet"
     text.append(f"{state.status.upper()}", style=_STATUS_STYLE.get(state.status, ""))
     text.append(f" {title}\n")
-    # before the first step of a planned run, "0/N" reads better than "N/A/N"
-    step = str(state.step if state.step is not None else (0 if state.total_steps else NA))
-    if state.total_steps:
-        step += f"/{state.total_steps}"
-    epoch = "" if state.epoch is None else f"  epoch {state.epoch}"
-    text.append(f"step {step}{epoch}  ETA {duration(state.eta_s)}\n")
-    text.append(f"{live_rate(state.throughput, state.unit or '')}  loss {fixed(state.loss, 4)}\n")
+    text.append(f"{_progress(state, spec)}  ETA {duration(state.eta_s)}\n")
+    text.append(_live_figures(state, spec) + "\n")
     fallbacks = len(state.fallbacks)
     warnings = len(state.warnings)
     text.append(f"fallbacks {fallbacks}", style="bold yellow" if fallbacks else "")
@@ -37,15 +34,43 @@ def render_state(state: RunState) -> Text:
     if state.fallbacks:
         text.append(f"\n{state.fallbacks[-1]}", style="yellow")
     if state.result:
-        keys = [k for k in _glance(state.workload) if k in state.result] or list(state.result)[:4]
-        body = "  ".join(f"{k}={_glance_value(state.result, k)}" for k in keys[:4])
-        text.append(f"\n{body}", style="bold")
+        text.append(_result_glance(state.result, spec), style="bold")
     return text
 
 
-def _glance(workload: str) -> list[str]:
+def _progress(state: RunState, spec: WorkloadSpec) -> str:
+    """'step 4/6  epoch 1/1', 'timed token 16/48': counted as the workload counts, over what it plans."""
+    # before the first step of a planned run, "0/N" reads better than "N/A/N"
+    done = str(state.step if state.step is not None else (0 if state.total_steps else NA))
+    line = f"{spec.progress.en} {done}" + (f"/{state.total_steps}" if state.total_steps else "")
+    if state.epoch is not None:
+        line += f"  epoch {state.epoch}" + (f"/{state.total_epochs}" if state.total_epochs else "")
+    return line
+
+
+def _live_figures(state: RunState, spec: WorkloadSpec) -> str:
+    """The last step's rate, saying it is that ('37.2 images/s last step'), and the loss where there is one."""
+    line = live_rate(state.throughput, state.unit or "")
+    if state.rate_span and is_number(state.throughput):
+        line += f" {state.rate_span}"
+    if spec.has_loss or state.loss is not None:
+        line += f"  loss {fixed(state.loss, 4)}"
+    return line
+
+
+def _result_glance(result: dict, spec: WorkloadSpec) -> str:
+    """The headline with the words that say which figure it is, then a few more figures as the RESULT line has them."""
+    keys = [k for k in _glance(spec) if k in result] or list(result)[:4]
+    lines = ""
+    if keys[0] == spec.headline:
+        lines += f"\n{_glance_value(result, keys.pop(0))} {spec.headline_label()}"
+    if keys:
+        lines += "\n" + "  ".join(f"{k}={_glance_value(result, k)}" for k in keys[:3])
+    return lines
+
+
+def _glance(spec: WorkloadSpec) -> list[str]:
     """The result figures worth a glance, in this order; the log and run dir hold the rest."""
-    spec = registry.spec_for(workload)
     return [spec.headline, *(m.key for m in spec.line_metrics), "precision", "dtype"]
 
 

@@ -18,6 +18,7 @@ from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.generate import gpt2
 from workloads.generate.plan import Plan
+from workloads.generate.spec import planned_steps
 from workloads.generate.decoding import generate, percentile
 
 
@@ -26,6 +27,7 @@ def timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, p
     """``--repeat`` timed generations; a step event every ``--report-every`` decoded tokens."""
     dev.reset_peak_memory(device)
     runs = []
+    planned = planned_steps([], {"tokens": args.tokens, "repeat": args.repeat})  # the launcher's count too
     for r in range(args.repeat):
         def progress(token_index: int, window: list[float], r: int = r) -> None:
             # the step number counts tokens generated so far over all runs, so the last is tokens x repeat
@@ -33,7 +35,8 @@ def timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, p
             allocated, reserved = dev.peak_memory(device)
             emitter.step(r * args.tokens + token_index + 1, throughput=rate, unit="tokens/s",
                          step_s=statistics.fmean(window), memory_allocated_bytes=allocated,
-                         memory_reserved_bytes=reserved, repeat=r + 1, token=token_index + 1,
+                         memory_reserved_bytes=reserved, total_steps=planned, counts="tokens",
+                         throughput_window=len(window), repeat=r + 1, token=token_index + 1,
                          aggregate_throughput=rate * args.batch_size if rate else None)
 
         timings = generate(model, cache, decoder, prompt, args.tokens, sampling, device, gen,

@@ -12,7 +12,11 @@ TOKENS, REPEAT = 256, 3
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
-    """Decoded tokens over the timed runs: a step event counts tokens."""
+    """Decoded tokens over the timed runs (``--tokens`` x ``--repeat``): a step event counts tokens.
+
+    The warm-up's tokens are not in it: they emit no step (so the ETA, from the rate of the steps seen, is the
+    time to the last timed token; the bandwidth re-measured after it adds a second or two).
+    """
     tokens = positive(config.get("tokens")) or positive(option(args, "--tokens")) or TOKENS
     repeat = positive(config.get("repeat")) or positive(option(args, "--repeat")) or REPEAT
     return tokens * repeat
@@ -44,7 +48,9 @@ SPEC = WorkloadSpec(
         cpu_standard_note="no accelerator, so one timed run of 256 tokens instead of five",
     ),
     metrics=(
-        Metric("tokens_per_s", Text("tokens/s per sequence (decode)", "tokens/s 每序列（解码）"), "rate"),
+        # the headline: its label says which figure it is, the median over the timed runs (after the warm-up)
+        Metric("tokens_per_s", Text("tokens/s per sequence (decode, median after warm-up)",
+                                    "tokens/s 每序列（解码，预热后中位数）"), "rate"),
         Metric("aggregate_tokens_per_s", Text("tokens/s, all sequences", "tokens/s 全部序列"), "rate"),
         Metric("bound_tokens_per_s", Text("tokens/s bound (read bandwidth)", "tokens/s 上限（读带宽）"), "rate"),
         Metric("bandwidth_fraction", Text("share of read bandwidth achieved", "达到读带宽比例"), "fraction"),
@@ -59,6 +65,8 @@ SPEC = WorkloadSpec(
         Metric("bandwidth_fraction", Text("read bandwidth used", "读带宽占比"), "fraction"),
     ),
     counts="tokens",
+    progress=Text("timed token", "计时 token"),  # tokens x timed runs: the warm-up emits no step and is not counted
+    has_loss=False,
     warmup_emits_steps=False,
     cost_basis="tokens",
     planned_steps=planned_steps,

@@ -5,7 +5,13 @@ read, so a step's time is the device's (timm's benchmark and NVIDIA's examples
 do the same). A step is split into data-wait (host time until the batch is in
 hand) and compute (copy, forward, backward, optimiser). The loss is read once per
 step, after that synchronisation. ``images_per_s`` is the median over the steps
-after the warm-up.
+after the warm-up, the one figure a run's headline is; an epoch's summary (and
+its last step's ``epoch_images_per_s``) is the same median over that epoch's
+steps. Counts are over what the run plans: ``--steps`` caps the steps, and the
+epochs are those the cap lets it reach, so a 6-step run is step 6/6 of epoch
+1/1, never step 6 of 3200 in epoch 1 of 3. Each step is one ``step`` event,
+which the parent writes as the run log's one line for it; the child logs only
+what is not a step (the plan, epoch summaries, checkpoints, the result).
 
 A loss that turns NaN or infinite does not end the run: the step times, which
 are what the run measures, still hold, and under fp16 the gradient scaler
@@ -18,7 +24,6 @@ are not finite.
 from __future__ import annotations
 
 import math
-import statistics
 import time
 from typing import Any
 
@@ -29,10 +34,9 @@ from workloads.child.harness import WorkloadError, log
 from workloads.resnet50 import checkpoint
 from workloads.resnet50.options import UNIT
 from workloads.resnet50.precision import Precision
-from workloads.resnet50.result import StepRecord, num, report
+from workloads.resnet50.result import EpochSummary, StepRecord, report
 from workloads.resnet50.setup import Setup
 
-LOG_EVERY_S = 5.0
 # the peak-memory counters build a dict of every allocator statistic per read: at most once a second
 MEMORY_EVERY_S = 1.0
 
@@ -53,12 +57,16 @@ class Training:
         steps_per_epoch = data.steps_per_epoch
         epochs_left = max(0, args.epochs - s.start_epoch + 1)
         planned = epochs_left * steps_per_epoch
-        if args.steps is not None:
-            planned = min(planned, args.steps)
+        capped = args.steps is not None and args.steps < planned
+        if capped:
+            planned = args.steps
+        total_steps = self.global_step + planned
+        total_epochs = s.start_epoch - 1 + -(-planned // max(1, steps_per_epoch))  # the epochs the cap lets it reach
         s.start(precision.requested, steps_per_epoch=steps_per_epoch, start_epoch=s.start_epoch,
-                total_steps=self.global_step + planned)
+                total_steps=total_steps, total_epochs=total_epochs)
         if s.is_main:
-            log(f"data: {data.description}; {steps_per_epoch} steps per epoch, {planned} steps planned")
+            log(f"data: {data.description}; {steps_per_epoch} steps per epoch; "
+                + _plan_words(planned, s.start_epoch, total_epochs, args.epochs, args.steps if capped else None))
         if data.skipped.not_images and s.is_main:
             examples = ", ".join(data.skipped.not_images[:3])
             s.emitter.warning(f"skipping {len(data.skipped.not_images)} non-image files in {args.data} "
@@ -74,12 +82,11 @@ class Training:
         epoch = s.start_epoch - 1
         loss_value = float("nan")
         t_start = t_prev = devices.now(dev)
-        last_log = 0.0
         memory_read_at = float("-inf")
         allocated = reserved = None
         while run_steps < planned:
             epoch += 1
-            epoch_images, epoch_seconds, epoch_losses = 0, 0.0, []
+            epoch_first = len(records)  # this epoch's steps are records[epoch_first:]
             step_in_epoch = 0
             completed = True
             for images, labels, bad in data.epoch(epoch):
@@ -104,9 +111,6 @@ class Training:
                     counted_from = len(records) + 1 + args.warmup
                 records.append(StepRecord(n, step_s, t_end - t_data, t_data - t_prev, loss_value,
                                           counted=len(records) >= counted_from))
-                epoch_images += n
-                epoch_seconds += step_s
-                epoch_losses.append(loss_value)
                 end_of_epoch = step_in_epoch == steps_per_epoch or run_steps == planned
                 if s.is_main:
                     extra: dict[str, Any] = {}
@@ -115,21 +119,19 @@ class Training:
                     if fell_back:
                         extra["fallback"] = True
                     if end_of_epoch:
-                        extra["epoch_images_per_s"] = epoch_images / epoch_seconds if epoch_seconds > 0 else None
-                        extra["epoch_loss"] = statistics.fmean(epoch_losses)
+                        summary = EpochSummary.of(records[epoch_first:], epoch, total_epochs, steps_per_epoch)
+                        extra["epoch_images_per_s"] = summary.images_per_s
+                        extra["epoch_loss"] = summary.mean_loss
                     if end_of_epoch or t_end - memory_read_at >= MEMORY_EVERY_S:
                         allocated, reserved = devices.peak_memory(dev)
                         memory_read_at = t_end
                     s.emitter.step(self.global_step, epoch=epoch, loss=loss_value,
                                    throughput=n / step_s if step_s > 0 else None, unit=UNIT,
                                    step_s=step_s, data_wait_s=t_data - t_prev, compute_s=t_end - t_data,
-                                   memory_allocated_bytes=allocated, memory_reserved_bytes=reserved, **extra)
-                    if run_steps <= 3 or end_of_epoch or t_end - last_log >= LOG_EVERY_S:
-                        last_log = t_end
-                        self._log_step(epoch, step_in_epoch, steps_per_epoch, loss_value, n, step_s, t_data - t_prev)
-                        if end_of_epoch:
-                            log(f"epoch {epoch}/{args.epochs} summary: mean loss {extra['epoch_loss']:.4f}, "
-                                f"{num(extra['epoch_images_per_s'])} images/s over {step_in_epoch} steps")
+                                   memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
+                                   total_steps=total_steps, total_epochs=total_epochs, **extra)
+                    if end_of_epoch:
+                        log(summary.line(capped_at=args.steps if capped else None))
                 t_prev = t_end
                 if run_steps >= planned:
                     completed = step_in_epoch >= steps_per_epoch
@@ -154,11 +156,6 @@ class Training:
                 "training diverged; the images/s figures still hold, the weights do not "
                 "(try a lower --lr, or --amp off)", code="nonfinite_loss", step=self.global_step)
 
-    def _log_step(self, epoch: int, step: int, steps: int, loss: float, n: int, step_s: float, wait_s: float) -> None:
-        rate = n / step_s if step_s > 0 else float("nan")
-        log(f"epoch {epoch}/{self.args.epochs} step {step}/{steps} loss {loss:.4f} {rate:.1f} images/s "
-            f"(step {1000 * step_s:.1f} ms, data-wait {1000 * wait_s:.1f} ms)")
-
     def _skipped(self, indices: list[int]) -> None:
         new = self.setup.data.note_skipped(indices)
         if new and self.setup.is_main:
@@ -182,6 +179,15 @@ class Training:
             import torch.distributed as dist
 
             dist.barrier()
+
+
+def _plan_words(planned: int, first: int, last: int, asked: int, cap: int | None) -> str:
+    """'6 steps planned in epoch 1 (--steps 6 caps the 3 epochs asked for)'."""
+    if planned == 0:
+        return "no steps planned"
+    epochs = f"epoch {first}" if last == first else f"epochs {first}-{last}"
+    capped = f" (--steps {cap} caps the {asked} epoch{'s' if asked > 1 else ''} asked for)" if cap else ""
+    return f"{planned} step{'s' if planned > 1 else ''} planned in {epochs}{capped}"
 
 
 def _finite(model: Any) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from workloads.child import device as devices
 from workloads.child.harness import log
@@ -24,17 +24,69 @@ class StepRecord:
     counted: bool  # after the warm-up, and not a step that fell back
 
 
+def counted_steps(records: Sequence[StepRecord]) -> tuple[list[StepRecord], bool]:
+    """The steps the median counts and whether they are after the warm-up: all of them when every one was warm-up."""
+    counted = [r for r in records if r.counted]
+    return (counted, True) if counted else (list(records), False)
+
+
+def median_rate(records: Sequence[StepRecord]) -> float | None:
+    """Images/s of the median step: the run's headline figure when given the counted steps."""
+    rates = [r.images / r.step_s for r in records if r.step_s > 0]
+    return statistics.median(rates) if rates else None
+
+
+def median_words(after_warmup: bool, n: int) -> str:
+    """Which figure a median is: 'median after warm-up', or, when every step was warm-up, 'median of all 2 steps
+    (all warm-up)', so a run shorter than its warm-up never claims one."""
+    return "median after warm-up" if after_warmup else f"median of all {n} step{'s' if n != 1 else ''} (all warm-up)"
+
+
+@dataclass(frozen=True)
+class EpochSummary:
+    """An epoch's figures, as the run log states them when it ends: the headline's figure over its steps."""
+
+    epoch: int
+    total_epochs: int
+    steps: int
+    steps_per_epoch: int
+    counted: int
+    after_warmup: bool
+    images_per_s: float | None
+    mean_loss: float
+
+    @classmethod
+    def of(cls, records: Sequence[StepRecord], epoch: int, total_epochs: int, steps_per_epoch: int) -> "EpochSummary":
+        counted, after_warmup = counted_steps(records)
+        return cls(epoch, total_epochs, len(records), steps_per_epoch, len(counted), after_warmup,
+                   median_rate(counted), statistics.fmean(r.loss for r in records))
+
+    def line(self, capped_at: int | None = None) -> str:
+        """'epoch 1/1 ended early, after 6 of its 3200 steps (--steps 6): mean loss ..., median after warm-up ...'."""
+        head = f"epoch {self.epoch}/{self.total_epochs}"
+        if self.steps < self.steps_per_epoch:
+            cap = f" (--steps {capped_at})" if capped_at else ""
+            head += f" ended early, after {self.steps} of its {self.steps_per_epoch} steps{cap}"
+        else:
+            head += f" done, {self.steps} step{'s' if self.steps != 1 else ''}"
+        left_out = self.steps - self.counted
+        over = f"{self.counted} step{'s' if self.counted != 1 else ''}" + (f", {left_out} warm-up left out"
+                                                                          if left_out else "")
+        rate = f"{median_words(self.after_warmup, self.counted)} {num(self.images_per_s)} images/s"
+        return f"{head}: mean loss {num(self.mean_loss)}, {rate}" + (f" ({over})" if self.after_warmup else "")
+
+
 def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_value: float, total_s: float,
            epoch: int, last_step: int, nonfinite_losses: int = 0) -> dict[str, Any]:
     """The result metrics, emitted (by rank 0) and logged; ``total_s`` is the loop's time, the rest was set-up."""
     args = setup.args
-    counted = [r for r in records if r.counted] or records
+    counted, after_warmup = counted_steps(records)
     rates = [r.images / r.step_s for r in counted if r.step_s > 0]
     compute_rates = [r.images / r.compute_s for r in counted if r.compute_s > 0]
     waited = sum(r.data_wait_s for r in counted)
     spent = sum(r.step_s for r in counted)
     allocated, reserved = devices.peak_memory(setup.device)
-    images_per_s = statistics.median(rates) if rates else None
+    images_per_s = median_rate(counted)
     metrics: dict[str, Any] = {
         "images_per_s": images_per_s,
         "images_per_s_compute": statistics.median(compute_rates) if compute_rates else None,
@@ -75,7 +127,7 @@ def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_v
         skipped = f", {metrics['skipped_files']} files skipped" if metrics["skipped_files"] else ""
         fell = f", {len(precision.fallbacks)} fallback(s)" if precision.fallbacks else ""
         fell += f", loss NaN/inf in {nonfinite_losses} step(s)" if nonfinite_losses else ""
-        log(f"result: {num(images_per_s)} images/s median after warm-up "
+        log(f"result: {median_words(after_warmup, len(counted))} {num(images_per_s)} images/s "
             f"(compute only {num(metrics['images_per_s_compute'])}), final loss {num(loss_value)}, "
             f"precision {precision.label}, {len(records)} steps in {total_s:.1f} s{skipped}{fell}")
     return metrics
