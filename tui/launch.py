@@ -2,14 +2,24 @@
 
 The launcher shows these as editable fields; :func:`build_args` turns the
 field values into the arguments of ``python -m workloads.<name>``, or says in
-one line which value is wrong. A blank field is left out, so the workload's own
-default applies.
+one line which value is wrong. An empty field runs what it shows as its
+placeholder (`blank_shows`): the field's default, or, where the spec gives a
+placeholder ("no cap", "auto"), nothing, so the workload's own default applies.
+
+A value far above the usual (`unusual`) is not refused but asked about: keys
+typed in one burst (a paste, a laggy SSH link) can land in the next field, since
+Textual handles a printable key and a binding such as Tab on separate paths
+(Textualize/textual#6605), and `epochs 13064` is then one keystroke from a week
+of training.
 """
 
 from __future__ import annotations
 
 from workloads import registry
 from workloads.spec import Param
+
+# with no bound in the spec (Param.max), a number this many times its field's default is asked about
+UNUSUAL_FACTOR = 100
 
 
 class BadValue(ValueError):
@@ -25,11 +35,25 @@ def defaults(workload: str) -> dict[str, str]:
     return {p.key: p.default for p in params_for(workload)}
 
 
+def blank_shows(param: Param) -> str:
+    """The placeholder of an empty field: what an empty field runs."""
+    if param.placeholder:
+        return param.placeholder
+    return f"{param.default} (default)" if param.default else "(workload default)"
+
+
+def _value(param: Param, values: dict[str, str]) -> str:
+    value = str(values.get(param.key) or "").strip()
+    if not value and not param.placeholder:
+        return param.default.strip()  # what the empty field shows (`blank_shows`) is what runs
+    return value
+
+
 def build_args(workload: str, values: dict[str, str]) -> list[str]:
     """Arguments for the workload from field values; raise `BadValue` on the first bad one."""
     args: list[str] = []
     for param in params_for(workload):
-        value = str(values.get(param.key, param.default) or "").strip()
+        value = _value(param, values)
         if not value or value in param.omit:
             continue
         if param.kind == "int":
@@ -47,6 +71,42 @@ def build_args(workload: str, values: dict[str, str]) -> list[str]:
             continue
         args += [param.flag, value]
     return args
+
+
+def bound_of(param: Param) -> int | None:
+    """The largest usual value of a whole-number field: the spec's ``max`` where it declares one."""
+    declared = getattr(param, "max", None)  # Param.max: not every spec version has it
+    if declared:
+        return int(declared)
+    try:
+        return int(param.default) * UNUSUAL_FACTOR if param.kind == "int" and int(param.default) > 0 else None
+    except ValueError:
+        return None
+
+
+def unusual(workload: str, values: dict[str, str]) -> list[str]:
+    """One line per whole-number value above its usual bound ('epochs: 13064, above the usual 100')."""
+    lines = []
+    for param in params_for(workload):
+        bound = bound_of(param)
+        value = _value(param, values)
+        if bound is None or not value.isdigit() or int(value) <= bound:
+            continue
+        lines.append(f"{param.label}: {int(value)}, above the usual {bound}")
+    return lines
+
+
+def start_question(workload: str, values: dict[str, str]) -> str | None:
+    """What to ask before starting with unusual values (they and the whole command line); None: start at once.
+
+    Valid values only: a value `build_args` refuses is its one-line error, not a question.
+    """
+    lines = unusual(workload, values)
+    if not lines:
+        return None
+    command = " ".join([workload, *build_args(workload, values)])
+    return "\n".join([*lines, "", f"this would run: {command}",
+                      "(keys typed in one burst can land in the next field: check each value)"])
 
 
 def values_from_args(workload: str, args: list[str]) -> dict[str, str]:

@@ -113,3 +113,40 @@ def test_a_runs_arguments_fill_the_fields_that_rebuild_them(workload, args):
             assert flag in built
             if not value.startswith("--") and value:
                 assert built[built.index(flag) + 1] == value
+
+
+def test_an_empty_field_runs_the_default_it_shows():
+    from tui.launch import blank_shows
+
+    batch = next(p for p in params_for("resnet50") if p.key == "batch_size")
+    assert blank_shows(batch) == "64 (default)"
+    args = build_args("resnet50", defaults("resnet50") | {"batch_size": "", "epochs": " "})
+    assert args[args.index("--batch-size") + 1] == "64" and args[args.index("--epochs") + 1] == "1"
+    # a field whose placeholder says what empty means runs exactly that: no cap, the automatic device
+    steps = next(p for p in params_for("resnet50") if p.key == "steps")
+    assert blank_shows(steps) == "no cap" and "--steps" not in build_args("resnet50", {"steps": ""})
+    tokens = next(p for p in params_for("generate") if p.key == "tokens")
+    assert blank_shows(tokens) == "256 (default)"
+
+
+def test_a_value_far_above_the_usual_is_asked_about_with_the_whole_command():
+    from tui.launch import start_question, unusual
+
+    burst = defaults("resnet50") | {"batch_size": "6", "epochs": "13064"}
+    assert unusual("resnet50", burst) == ["epochs: 13064, above the usual 100"]
+    question = start_question("resnet50", burst)
+    assert "--batch-size 6 --epochs 13064" in question  # the stray batch size shows too
+    assert start_question("resnet50", defaults("resnet50") | {"epochs": "100", "batch_size": "512"}) is None
+    with pytest.raises(BadValue):  # a value the workload refuses is its one-line error, never a question
+        start_question("resnet50", burst | {"batch_size": "0"})
+
+
+def test_a_bound_the_spec_declares_wins_over_the_factor():
+    from types import SimpleNamespace
+
+    from tui.launch import UNUSUAL_FACTOR, bound_of
+
+    assert bound_of(SimpleNamespace(kind="int", default="3", max=50)) == 50
+    assert bound_of(SimpleNamespace(kind="int", default="3")) == 3 * UNUSUAL_FACTOR
+    assert bound_of(SimpleNamespace(kind="int", default="")) is None
+    assert bound_of(SimpleNamespace(kind="text", default="synthetic")) is None

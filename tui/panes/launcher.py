@@ -5,13 +5,16 @@ The state itself (`tui.run_state.RunState`) is UI-free; this pane only renders i
 
 from __future__ import annotations
 
+from typing import Callable
+
 from rich.style import Style
 from rich.text import Text
 from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
-from tui.launch import Param, defaults, params_for, values_from_args
+from tui.launch import BadValue, Param, blank_shows, defaults, params_for, start_question, values_from_args
+from tui.panes.confirm import Confirm
 from tui.panes.run_view import render_state
 from tui.run_state import RunState
 from workloads import registry
@@ -27,7 +30,7 @@ def _widget_for(workload: str, param: Param):
         return Select([(c, c) for c in param.choices], value=param.default, allow_blank=False, compact=True,
                       id=wid)
     restrict = r"[0-9]*" if param.kind == "int" else None
-    return Input(param.default, placeholder=param.placeholder, restrict=restrict, compact=True, id=wid,
+    return Input(param.default, placeholder=blank_shows(param), restrict=restrict, compact=True, id=wid,
                  select_on_focus=False)
 
 
@@ -76,8 +79,8 @@ class WorkloadForm(Container):
                     widget.value = value
             else:
                 widget.value = value
-                if not value and not param.placeholder:
-                    widget.placeholder = "(workload default)"  # the run left it to the workload
+                # a run that left it out had the workload's own default, whatever this field's is
+                widget.placeholder = "(workload default)" if not value and not param.placeholder else blank_shows(param)
 
     def values(self) -> dict[str, str]:
         out = defaults(self.workload)
@@ -146,6 +149,18 @@ class LauncherPane(VerticalScroll, can_focus=False):
     def values(self, name: str | None = None) -> dict[str, str]:
         name = name or self.selected
         return self.query_one(f"#form-{name}", WorkloadForm).values()
+
+    def start_when_sure(self, start: Callable[[], object]) -> None:
+        """Call ``start`` now, or once the user confirms values far above the usual (a burst of keys gone astray)."""
+        name = self.selected
+        try:
+            question = start_question(name, self.values(name))
+        except BadValue:
+            question = None  # start() reports the bad value in its one line
+        if question is None:
+            start()
+            return
+        self.app.push_screen(Confirm(question, "Start anyway", "Edit the fields"), lambda yes: start() if yes else None)
 
     async def build(self) -> None:
         for form in self.query(WorkloadForm):

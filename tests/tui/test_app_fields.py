@@ -1,0 +1,54 @@
+"""The launcher's fields as a user meets them: an empty field shows what runs; a stray value is asked about."""
+
+from __future__ import annotations
+
+from test_app import SIZE, make_app
+from tui.launch import build_args
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_an_emptied_batch_field_shows_and_runs_its_default(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        field = app.launcher.query_one("#param-resnet50-batch_size")
+        field.focus()
+        await pilot.pause()
+        field.action_end()
+        await pilot.press("backspace", "backspace")
+        await pilot.pause()
+        assert field.value == ""
+        assert "64 (default)" in screen_text(app)
+        args = build_args("resnet50", app.launcher.values())
+        assert args[args.index("--batch-size") + 1] == "64"
+
+
+async def _ask(app, pilot, answer: str) -> list[str]:
+    started: list[str] = []
+    app.launcher.start_when_sure(lambda: started.append("started"))
+    await pilot.pause()
+    assert type(app.screen).__name__ == "Confirm"
+    text = screen_text(app)
+    assert "epochs: 13064, above the usual 100" in text and "--batch-size 6" in text
+    await pilot.press(answer)
+    await pilot.pause()
+    return started
+
+
+async def test_a_stray_epoch_count_asks_before_the_run_starts(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        app.screen.set_focus(None)
+        app.launcher.query_one("#param-resnet50-batch_size").value = "6"
+        app.launcher.query_one("#param-resnet50-epochs").value = "13064"
+        assert await _ask(app, pilot, "n") == []             # "Edit the fields": nothing starts
+        assert await _ask(app, pilot, "y") == ["started"]    # "Start anyway"
+        app.launcher.query_one("#param-resnet50-epochs").value = "2"
+        started: list[str] = []
+        app.launcher.start_when_sure(lambda: started.append("started"))
+        await pilot.pause()
+        assert started == ["started"] and type(app.screen).__name__ != "Confirm"  # usual values: no question
