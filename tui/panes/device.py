@@ -46,11 +46,13 @@ def _util(pct: float | None) -> Text:
     return Text(reading(pct, "%"), style="dim" if pct is None else "")
 
 
-def _memory(used: int | None, total: int | None, pct: float | None) -> Text:
+def _memory(used: int | None, total: int | None, pct: float | None, *, with_bar: bool = True) -> Text:
     level = _level(pct, MEM_PCT)
-    text = Text(bar(pct) + " ", style=_STYLE[level] if pct is not None else "dim")
+    text = Text(bar(pct) + " " if with_bar else "", style=_STYLE[level] if pct is not None else "dim")
     sizes = _pair(used, total)
-    text.append(sizes + ("!" if level == "alarm" else ""), style="" if used is not None else "dim")
+    # without the bar the figures carry the level's colour (a warning is still seen)
+    style = "dim" if used is None else "" if with_bar or level == "ok" else _STYLE[level]
+    text.append(sizes + ("!" if level == "alarm" else ""), style=style)
     return text
 
 
@@ -81,50 +83,78 @@ def _throttle(reasons: tuple[str, ...] | None) -> Text:
     return Text("THROTTLE " + ",".join(reasons), style="bold yellow")
 
 
-def device_table(sample: Sample | None) -> Table:
+_COLUMNS = ("dev", "name", "util", "memory", "temp", "power", "clock", "throttle")
+# what a narrow pane gives up, in this order, before it cuts a card's name: the model matters more than
+# a bar (the memory's figures stay), the clock, the throttle state, the power limit
+_NARROWER = ({}, {"bar": False}, {"bar": False, "clock": False}, {"bar": False, "clock": False, "throttle": False},
+             {"bar": False, "clock": False, "throttle": False, "limit": False})
+
+
+def _device_cells(index: int, dev, *, bar: bool = True, limit: bool = True) -> dict[str, Text]:
+    temp = dev.temperature_c
+    return {
+        "dev": Text(device_tag(index), style="bold"),
+        "name": Text(dev.name or NA),
+        "util": _util(dev.util_gpu_pct),
+        "memory": _memory(dev.mem_used_bytes, dev.mem_total_bytes, dev.mem_used_pct, with_bar=bar),
+        "temp": _cell(reading(temp, "°C"), _level(temp, TEMP_C)),
+        "power": _power(dev.power_w, dev.power_limit_w if limit else None),
+        "clock": Text(reading(dev.sm_clock_mhz, "MHz"), style="dim" if dev.sm_clock_mhz is None else ""),
+        "throttle": _throttle(dev.throttle_reasons),
+    }
+
+
+def _fits(rows: list[dict[str, Text]], columns: list[str], width: int) -> bool:
+    """Whether every cell, every name whole, fits in ``width`` cells (one cell of padding between columns)."""
+    used = sum(max(row[c].cell_len for row in rows) for c in columns) + len(columns) - 1
+    return used <= width
+
+
+def device_table(sample: Sample | None, width: int = 0) -> Table:
+    """One row per device; ``width`` (the pane's, 0: unknown) decides what gives way so the names fit."""
     table = Table.grid(padding=(0, 1), expand=True)
-    table.add_column("dev", no_wrap=True)
-    table.add_column("name", ratio=1, no_wrap=True, overflow="ellipsis", min_width=8)
-    table.add_column("util", no_wrap=True, justify="right")
-    table.add_column("memory", no_wrap=True)
-    table.add_column("temp", no_wrap=True, justify="right")
-    table.add_column("power", no_wrap=True, justify="right")
-    table.add_column("clock", no_wrap=True, justify="right")
-    table.add_column("throttle", no_wrap=True, overflow="ellipsis")
-    if sample is None:
-        table.add_row("", Text("waiting for the first telemetry sample...", style="dim"))
+    if sample is None or not sample.devices:
+        table.add_column("dev", no_wrap=True)
+        table.add_column("name", ratio=1, no_wrap=True, overflow="ellipsis")
+        if sample is None:
+            table.add_row("", Text("waiting for the first telemetry sample...", style="dim"))
+        else:
+            table.add_row(Text("GPU", style="bold"), Text("no device seen (N/A)", style="dim"))
         return table
-    if not sample.devices:
-        table.add_row(Text("GPU", style="bold"), Text("no device seen (N/A)", style="dim"))
-    for i, dev in enumerate(sample.devices):
-        index = dev.index if dev.index is not None else i
-        temp = dev.temperature_c
-        table.add_row(
-            Text(device_tag(index), style="bold"),
-            Text(dev.name or NA),
-            _util(dev.util_gpu_pct),
-            _memory(dev.mem_used_bytes, dev.mem_total_bytes, dev.mem_used_pct),
-            _cell(reading(temp, "°C"), _level(temp, TEMP_C)),
-            _power(dev.power_w, dev.power_limit_w),
-            Text(reading(dev.sm_clock_mhz, "MHz"), style="dim" if dev.sm_clock_mhz is None else ""),
-            _throttle(dev.throttle_reasons),
-        )
+    devices = [(dev.index if dev.index is not None else i, dev) for i, dev in enumerate(sample.devices)]
+    for narrower in _NARROWER:
+        drop = {c for c in ("clock", "throttle") if narrower.get(c) is False}
+        columns = [c for c in _COLUMNS if c not in drop]
+        rows = [_device_cells(index, dev, bar=narrower.get("bar", True), limit=narrower.get("limit", True))
+                for index, dev in devices]
+        if not width or _fits(rows, columns, width):
+            break
+    for column in columns:
+        if column == "name":
+            table.add_column(column, ratio=1, no_wrap=True, overflow="ellipsis", min_width=8)
+        else:
+            table.add_column(column, no_wrap=True, overflow="ellipsis" if column == "throttle" else "fold",
+                             justify="right" if column in ("util", "temp", "power", "clock") else "left")
+    for row in rows:
+        table.add_row(*(row[c] for c in columns))
     return table
 
 
-def host_line(sample: Sample | None) -> Text:
+def host_line(sample: Sample | None, narrow: bool = False) -> Text:
+    """The host's CPU, load, RAM and disk; ``narrow``: one load average and no bar, to stay on one row."""
     if sample is None:
         return Text("")
     host = sample.host
     ram_pct = 100.0 * host.mem_used_bytes / host.mem_total_bytes if (
         host.mem_used_bytes is not None and host.mem_total_bytes) else None
-    load = " ".join(reading(v, digits=2) for v in (host.load1, host.load5, host.load15))
+    loads = (host.load1,) if narrow else (host.load1, host.load5, host.load15)
+    load = " ".join(reading(v, digits=2) for v in loads)
     text = Text()
     text.append("host ", style="bold")
     cores = f" of {host.cpu_count}" if host.cpu_count else ""
     text.append(f"CPU {reading(host.cpu_pct, '%')}{cores}  load {load}  ")
     text.append("RAM ")
-    text.append_text(_memory(host.mem_used_bytes, host.mem_total_bytes, ram_pct))
+    text.append_text(_memory(host.mem_used_bytes, host.mem_total_bytes, ram_pct, with_bar=not narrow))
     disk_pct = 100.0 * host.disk_used_bytes / host.disk_total_bytes if (
         host.disk_used_bytes is not None and host.disk_total_bytes) else None
     text.append("  disk ")
@@ -132,6 +162,8 @@ def host_line(sample: Sample | None) -> Text:
     return text
 
 
+# the host line's full form (three load averages, a RAM bar) needs about this many cells
+HOST_WIDE = 90
 TITLE = "devices"
 UNUSED_TITLE = "devices: NOT USED by this run (it is on the CPU)"
 
@@ -153,10 +185,14 @@ class DevicePane(Static):
         self.set_class(unused, "-unused")
         self.border_title = UNUSED_TITLE if unused else TITLE
 
+    def on_resize(self) -> None:
+        self.watch_sample(self.sample)   # a narrower pane drops bars before names
+
     def watch_sample(self, sample: Sample | None) -> None:
         from rich.console import Group
 
-        parts = [device_table(sample), host_line(sample)]
+        width = self.content_size.width
+        parts = [device_table(sample, width), host_line(sample, narrow=0 < width < HOST_WIDE)]
         if sample is not None and sample.errors:
             parts.append(Text("; ".join(sample.errors[:2]), style="dim", overflow="ellipsis", no_wrap=True))
         self.update(Group(*parts))

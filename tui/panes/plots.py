@@ -37,6 +37,7 @@ class PlotsPane(Container):
         self.history = history
         self.single = False
         self.plots: list = []   # mounted by build(), after the first frame
+        self._shown_index = -1  # the plot shown alone (-1: all)
 
     async def build(self) -> None:
         """Mount the plots (and load plotext): called once the first frame is out."""
@@ -45,14 +46,14 @@ class PlotsPane(Container):
         from tui.panes.series_plot import SeriesPlot
 
         plots = [
-            SeriesPlot("loss", lambda: loss_lines(self.history), xlabel="step", id="plot-loss",
+            SeriesPlot("loss", lambda: loss_lines(self.history), xlabel="steps", id="plot-loss",
                        empty="none yet (training reports it)"),
-            SeriesPlot("throughput", lambda: throughput_lines(self.history), xlabel="step",
+            SeriesPlot("throughput", lambda: throughput_lines(self.history), xlabel="steps",
                        id="plot-throughput"),
             SeriesPlot(UTIL_TITLE, lambda: util_lines(self.history), xlabel="time", time_axis=True,
                        id="plot-util", empty="no telemetry yet", percent=True),
             SeriesPlot(THERMAL_TITLE, lambda: thermal_lines(self.history), xlabel="time",
-                       time_axis=True, id="plot-thermal", empty=THERMAL_EMPTY),
+                       time_axis=True, id="plot-thermal", empty=THERMAL_EMPTY, axis_units=("°C", "W")),
         ]
         await self.mount_all(plots)
         self.plots = plots
@@ -68,18 +69,24 @@ class PlotsPane(Container):
         """All plots -> each one alone -> all again (one alone -> the next, when the pane is small)."""
         count = len(self.plots)
         if self.single:
-            self.shown = (max(self.shown, 0) + 1) % count
+            self.shown = (self._one_shown() + 1) % count
         else:
             self.shown = self.shown + 1 if self.shown + 1 < count else -1
 
     def watch_shown(self) -> None:
         self._apply()
 
+    def _one_shown(self) -> int:
+        """The plot a small pane shows: the one chosen with ``p``, else the first that has data (loss,
+        throughput, utilisation, temperature), so a small screen or its screenshot is not one empty plot."""
+        if self.shown >= 0:
+            return self.shown
+        return next((i for i, plot in enumerate(self.plots) if plot.has_data()), 0)
+
     def _apply(self) -> None:
-        index = self.shown
-        if self.single and index < 0:
-            index = 0
+        index = self._one_shown() if self.single else self.shown
         self.set_class(index >= 0, "-one")
+        self._shown_index = index
         for i, plot in enumerate(self.plots):
             plot.display = index < 0 or i == index
         self.refresh_plots()
@@ -87,6 +94,8 @@ class PlotsPane(Container):
     def refresh_plots(self) -> None:
         if self.plots:
             self._say_where_the_run_is()
+            if self.single and self.shown < 0 and self._one_shown() != self._shown_index:
+                self._apply()   # the first plot with data changed (a run's first step, the first sample)
         for plot in self.plots:
             plot.refresh_if_changed()
 

@@ -2,16 +2,69 @@
 
 A module of its own so that textual-plotext (and plotext) load after the
 workbench's first frame, not before it.
+
+What plotext would decide for itself and get wrong is decided here: the y ticks (`tui.plot_lines.y_axis`:
+each label on the row whose points have its value), one colour and marker per line, and the legend,
+drawn under the plot rather than over its data (plotext's own covers the top rows, and marks the axes
+of a two-axis plot with an unexplained ``L`` and ``⅃``; here a right-axis line says so in words).
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
 from textual_plotext import PlotextPlot
 
 from tui.history import DrawCache
-from tui.plot_lines import Line, time_axis
+from tui.plot_lines import Line, line_styles, time_axis, x_ticks, y_axis
+
+# the rows plotext takes from a plot's height besides the canvas: the frame's top and bottom and the x tick
+# labels (plotext 5.3.2's build_plot, given no title and no axis labels: the header above says those)
+FRAME_ROWS = 3
+Y_LABEL_COLUMNS = 12   # what the y-axis labels and the frame leave for points, about
+
+
+def header_max_rows(height: int) -> int:
+    """Rows the title and legend may take: the canvas keeps most of a small plot."""
+    return 1 if height < 10 else 2 if height < 13 else 3
+
+
+def header_rows(title: Text, entries: list[tuple[str, str, Style]], width: int, max_rows: int) -> list[Text]:
+    """The title, then the legend entries ``(marker, label, style)``, packed into rows of ``width`` cells.
+
+    Above the plot, not over its data (plotext's own legend covers the canvas's top rows). What does not
+    fit in ``max_rows`` is counted (``+2 more``).
+    """
+    rows: list[Text] = []
+    row = title.copy()
+    for i, (marker, label, style) in enumerate(entries):
+        piece = Text(marker, style=style) + Text(f" {label}")
+        if cell_len(row.plain) + 2 + cell_len(piece.plain) > width and row.plain:
+            rows.append(row)
+            row = Text()
+            if len(rows) == max_rows:
+                rows[-1] = _with_more(rows[-1], len(entries) - i, width, title.plain if len(rows) == 1 else "")
+                return rows
+        if row.plain:
+            row.append("  ")
+        row.append_text(piece)
+    rows.append(row)
+    for row in rows:
+        row.truncate(width)
+    return rows
+
+
+def _with_more(row: Text, left: int, width: int, title: str) -> Text:
+    """``row`` and how many entries are left out, cutting legend entries but never the title."""
+    more = f"  +{left} more"
+    if cell_len(row.plain) + len(more) > width:
+        if width - len(more) < cell_len(title):
+            return row   # a long title fills the only row; it names what the plot draws
+        row.truncate(max(0, width - len(more)))
+    return row + Text(more, style="dim")
 
 
 class SeriesPlot(PlotextPlot):
@@ -22,17 +75,23 @@ class SeriesPlot(PlotextPlot):
     """
 
     def __init__(self, title: str, lines: Callable[[], list[Line]], *, xlabel: str, time_axis: bool = False,
-                 empty: str = "no data yet", percent: bool = False, **kwargs) -> None:
+                 empty: str = "no data yet", percent: bool = False, axis_units: tuple[str, str] = ("", ""),
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.title = title
         self.lines = lines
-        self.xlabel = xlabel
+        self.xlabel = xlabel        # the x unit, named by the last x tick label ("60 steps")
+        # (left, right): a two-axis plot's y labels carry their unit ("70°C", "500W"), so each reads on its own
+        self.axis_units = axis_units
         self.time_axis = time_axis
         self.empty = empty
         self.percent = percent      # y from 0 to 100 (or above, if a reading is): a flat line reads true
         self.renders = 0            # paints so far: tests assert hidden plots are not drawn
         self._cache = DrawCache()
         self._drawn_versions: tuple = ()
+
+    def has_data(self) -> bool:
+        return any(len(line.series) for line in self.lines())
 
     def data_version(self) -> tuple:
         return tuple((id(line.series), line.series.version) for line in self.lines())
@@ -52,25 +111,75 @@ class SeriesPlot(PlotextPlot):
         plt.clear_figure()
         lines = [line for line in self.lines() if len(line.series)]
         self._drawn_versions = self.data_version()
-        width = max(10, self.size.width - 12)  # what the y-axis labels leave for points
-        xlabel = self.xlabel
-        scale = 1.0
-        if self.time_axis and lines:
-            scale, unit = time_axis(lines)
-            xlabel = f"{self.xlabel} ({unit})"
-        plt.title(self.title)
+        width, height = self.size.width, self.size.height
         if not lines:
-            plt.title(f"{self.title}: {self.empty}")
             plt.xticks([])
             plt.yticks([])
-            return super().render()
-        top = 0.0
-        for line in lines:
-            drawn = self._cache.get(line.series, width)
-            xs = [x / scale for x in drawn.xs] if scale != 1.0 else drawn.xs
-            plt.plot(xs, drawn.ys, label=line.label, yside=line.side)
-            top = max(top, max(drawn.ys))
-        if self.percent:
-            plt.ylim(0, max(100.0, top))
-        plt.xlabel(xlabel)
-        return super().render()
+            title = f"{self.title}: {self.empty}"
+            framed = self._title_fits(title, width)
+            return self._with_header([] if framed else [Text(title, style="bold")], width, height,
+                                     title if framed else None)
+        styles = line_styles(len(lines))
+        scale, xunit = 1.0, self.xlabel
+        if self.time_axis:
+            scale, xunit = time_axis(lines)
+        two_axes = len({line.side for line in lines}) > 1
+        # a percent plot's title says '%': its legend need not, and then fits two cards and the host in 38 columns
+        entries = [(marker, line.label.replace(" %", "") if self.percent else line.label, Style(color=f"rgb{colour}"))
+                   for line, (colour, marker) in zip(lines, styles)]
+        framed = self._title_fits(self.title, width)
+        header = header_rows(Text() if framed else Text(self.title, style="bold"), entries, width,
+                             header_max_rows(height))
+        rows = max(1, height - len(header)) - FRAME_ROWS
+        drawn = [self._cache.get(line.series, max(10, width - Y_LABEL_COLUMNS)) for line in lines]
+        for side, unit in zip(("left", "right"), self.axis_units):
+            ys = [y for line, d in zip(lines, drawn) if line.side == side for y in d.ys]
+            if not ys:
+                continue
+            lo, hi = min(ys), max(ys)
+            if self.percent:
+                lo, hi = 0.0, max(100.0, hi)
+            axis = y_axis(lo, hi, rows)
+            plt.ylim(axis.lo, axis.hi, yside=side)
+            plt.yticks(list(axis.ticks), [label + unit for label in axis.labels] if two_axes else list(axis.labels),
+                       yside=side)
+        xs_all = [x / scale for d in drawn for x in d.xs]
+        xlo, xhi = min(xs_all), max(xs_all)
+        if xhi > xlo:
+            plt.xlim(xlo, xhi)
+        ticks, labels = x_ticks(xlo, xhi, width - Y_LABEL_COLUMNS, xunit)
+        plt.xticks(ticks, labels)
+        for line, d, (colour, marker) in zip(lines, drawn, styles):
+            xs = [x / scale for x in d.xs] if scale != 1.0 else d.xs
+            plt.plot(xs, d.ys, yside=line.side, color=colour, marker=marker)
+        return self._with_header(header, width, height, self.title if framed else None)
+
+    @staticmethod
+    def _title_fits(title: str, width: int) -> bool:
+        """Whether ``title`` fits in the top frame (else it heads the legend, on a row of its own if need be)."""
+        return cell_len(title) + 2 <= width - Y_LABEL_COLUMNS + 4
+
+    def _with_header(self, header: list[Text], width: int, height: int, framed_title: str | None) -> Text:
+        """The header rows, then PlotextPlot.render at the height they leave (size, Textual's theme, build),
+        with ``framed_title`` on its top frame, like a pane's border title."""
+        plot_height = max(1, height - len(header))
+        self._plot.plotsize(width, plot_height)
+        self._plot._set_size(width, plot_height)   # as PlotextPlot.render does (textual-plotext issue 5)
+        self._plot.theme(self._get_plotext_theme_name(self.app.theme))
+        rows = Text.from_ansi(self._plot.build().rstrip("\n")).split("\n")   # its last row ends in a newline
+        if rows and framed_title:
+            rows[0] = _framed(rows[0], framed_title)
+        return Text("\n").join([*header, *rows])
+
+
+def _framed(row: Text, title: str) -> Text:
+    """The top frame row ``   ┌────┐`` with `` title `` set into it after the corner, if it has room."""
+    corner = row.plain.find("┌")
+    end = row.plain.rfind("┐")
+    if corner < 0:
+        return row
+    label = f" {title} "
+    stop = corner + 2 + cell_len(label)
+    if stop > (end if end > corner else len(row.plain)):
+        return row
+    return row[:corner + 2] + Text(label, style="bold") + row[stop:]

@@ -1,0 +1,156 @@
+"""Plot axes that tell the truth (issue 15 item 2): each y label on the row where a point of its value is drawn.
+
+plotext 5.3.2 spread its own 7 ticks evenly and rounded each down to a row, so at some heights two
+landed on one row and a label vanished (utilisation read `100.0 83.3 66.7 33.3 16.7 0.0`, no 50) and
+a 24 % line sat on the row labelled 16.7. The checks use plotext's own mapping (`get_matrix_data`),
+for the ticks and for the data, and then the drawn plot itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from plotext._utility import get_matrix_data
+from textual.app import App
+
+from tui.history import History, Series
+from tui.plot_lines import Line, line_styles, loss_lines, throughput_lines, x_ticks, y_axis
+from tui.panes.series_plot import SeriesPlot
+from workloads import protocol
+
+RANGES = [(0, 100), (0, 137), (1.0, 5.9), (1045, 1380), (47, 71), (170, 640), (0.0012, 0.0031), (-3, 7), (5, 5),
+          (0, 0)]
+
+
+def data_row(value: float, lo: float, hi: float, rows: int, dots: int) -> int:
+    """The row plotext draws a data point on, for a marker with ``dots`` sub-rows per row (1, 2 or 4)."""
+    return get_matrix_data([value], [lo, hi], rows * dots)[0] // dots
+
+
+@pytest.mark.parametrize("rows", range(4, 21))
+@pytest.mark.parametrize("lo,hi", RANGES)
+def test_each_y_label_names_the_value_drawn_on_its_row(rows, lo, hi):
+    axis = y_axis(lo, hi, rows)
+    assert axis.lo <= lo and axis.hi >= hi                      # the data fits
+    assert len(axis.ticks) >= 2
+    tick_rows = get_matrix_data(list(axis.ticks), [axis.lo, axis.hi], rows)
+    assert tick_rows == sorted(set(tick_rows)) and 0 <= tick_rows[0] and tick_rows[-1] < rows  # a row each
+    for tick, label, row in zip(axis.ticks, axis.labels, tick_rows):
+        assert float(label) == pytest.approx(tick, abs=1e-12)    # the label says the tick's value
+        for dots in (1, 2, 4):
+            assert data_row(tick, axis.lo, axis.hi, rows, dots) == row, (tick, label, dots)
+
+
+def test_plotexts_own_ticks_were_the_bug():
+    """What the workbench showed at 120x36 before: seven even ticks over 0..100 on six rows lose one label."""
+    ticks = [100 * k / 6 for k in range(7)]
+    rows = get_matrix_data(ticks, [0, 100], 6)
+    assert len(set(rows)) < len(ticks)
+    assert len(set(get_matrix_data(list(y_axis(0, 100, 6).ticks), [0, 100], 6))) == len(y_axis(0, 100, 6).ticks)
+
+
+def test_x_ticks_are_round_and_name_the_unit():
+    ticks, labels = x_ticks(2.5, 117.5, 60, "steps")
+    assert ticks == [20, 40, 60, 80, 100] and labels[-1] == "100 steps" and labels[0] == "20"
+    assert x_ticks(3.0, 3.0, 60, "s") == ([3.0], ["3 s"])
+
+
+def test_no_two_lines_share_a_colour():
+    for count in range(1, 21):
+        colours = [colour for colour, _ in line_styles(count)]
+        assert len(set(colours)) == count
+    assert len({marker for _, marker in line_styles(12)}) == 12   # without colour, the markers tell them apart
+
+
+class PlotApp(App):
+    def __init__(self, plot: SeriesPlot) -> None:
+        super().__init__()
+        self.plot = plot
+
+    def compose(self):
+        yield self.plot
+
+
+def flat(value: float, points: int = 40) -> Series:
+    series = Series(1000)
+    for i in range(points):
+        series.append(i, value)
+    return series
+
+
+async def draw(lines: list[Line], height: int, width: int = 60, **options) -> list[str]:
+    plot = SeriesPlot("test", lambda: lines, xlabel="steps", **options)
+    app = PlotApp(plot)
+    async with app.run_test(size=(width, height)):
+        return plot.render().plain.split("\n")
+
+
+LABEL = re.compile(r"^\s*(-?[\d.]+)(?:°C)?┤")
+
+
+def labelled_rows(rows: list[str]) -> dict[int, float]:
+    return {i: float(m.group(1)) for i, row in enumerate(rows) if (m := LABEL.match(row))}
+
+
+def rows_with(rows: list[str], marker: str) -> set[int]:
+    """The rows whose canvas (between the axis and the right frame) holds ``marker``."""
+    out = set()
+    for i, row in enumerate(rows):
+        m = re.match(r"^[^┤│]*[┤│](.*)[│├]", row)
+        if m and marker in m.group(1):
+            out.add(i)
+    return out
+
+
+@pytest.mark.parametrize("height", range(8, 27, 3))
+@pytest.mark.parametrize("percent,values", [(True, (24.0, 100.0)), (False, (1045.0, 1380.0))])
+async def test_a_drawn_plot_puts_each_label_on_the_row_of_its_value(height, percent, values):
+    """Draw the plot, read its labels, draw a flat line at each labelled value: each lands on its label's row.
+
+    Wide enough that the legend stays on one row however many lines it names (the canvas keeps its height).
+    """
+    first = await draw([Line(f"v{v}", flat(v)) for v in values], height, width=200, percent=percent)
+    labels = labelled_rows(first)
+    assert len(labels) >= 2
+    inside = {row: v for row, v in labels.items() if values[0] <= v <= values[1] or percent}
+    lines = [Line(f"v{v}", flat(v)) for v in values] + [Line(f"at {v}", flat(v)) for v in inside.values()]
+    rows = await draw(lines, height, width=200, percent=percent)
+    assert labelled_rows(rows) == labels          # the extra lines did not move the axis
+    styles = line_styles(len(lines))
+    for (_, marker), line in zip(styles[len(values):], lines[len(values):]):
+        value = float(line.label.split()[1])
+        row = next(r for r, v in labels.items() if v == value)
+        assert rows_with(rows, marker) == {row}, (line.label, rows)
+
+
+async def test_the_legend_sits_above_the_plot_and_names_the_right_axis_by_its_unit():
+    lines = [Line("GPU0 °C", flat(60.0)), Line("GPU0 W", flat(500.0), "right"),
+             Line("GPU1 °C", flat(40.0)), Line("GPU1 W", flat(300.0), "right")]
+    rows = await draw(lines, 14, axis_units=("°C", "W"))
+    frame_top = next(i for i, row in enumerate(rows) if "┌" in row)
+    legend = "\n".join(rows[:frame_top])
+    for label in ("GPU0 °C", "GPU0 W", "GPU1 °C", "GPU1 W"):
+        assert label in legend
+    canvas = "\n".join(rows[frame_top:])
+    assert "GPU0" not in canvas and "L " not in canvas and "⅃" not in canvas   # nothing over the data
+    assert re.search(r"\d+°C┤", canvas) and re.search(r"├\d+W", canvas)     # each axis says its unit
+
+
+def steps(history: History, key: str, workload: str, unit: str, count: int, loss: bool) -> None:
+    history.run(key, label=workload, unit=unit)
+    for i in range(1, count + 1):
+        history.add_step(key, protocol.Step(step=i, loss=1.0 / i if loss else None, throughput=10.0 * i, unit=unit))
+
+
+def test_a_step_plot_shows_one_workload_with_one_unit():
+    """The suite's screenshot: 12 ResNet-50 steps and 256 GPT-2 tokens shared no step axis (a bar at x=1)."""
+    h = History()
+    steps(h, "r1", "resnet50", "images/s", 12, True)
+    steps(h, "g1", "generate", "tokens/s", 256, False)
+    assert [line.label for line in throughput_lines(h)] == ["generate tokens/s"]
+    assert [line.label for line in loss_lines(h)] == ["resnet50 loss"]   # the newest run that has a loss
+    steps(h, "r2", "resnet50", "images/s", 12, True)
+    assert [line.label for line in throughput_lines(h)] == ["resnet50 images/s", "resnet50 images/s"]
+    assert [line.series for line in loss_lines(h)] == [h.runs["r1"].loss, h.runs["r2"].loss]
+    assert {line.side for line in throughput_lines(h)} == {"left"}
