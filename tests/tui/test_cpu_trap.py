@@ -15,6 +15,7 @@ from tui.runs import RunRecord
 from tui.telemetry.sample import DeviceSample, Sample
 from workloads import protocol
 from workloads.probe_report import ProbeDevice, ProbeReport
+from zh_words import english_words
 
 BLIND = [{"id": "cli.answers", "status": "PASS", "value": 2.0},
          {"id": "torch.sees_device", "status": "FAIL", "evidence": "management CLI/NVML/PCI see 2 accelerator(s), "
@@ -124,6 +125,28 @@ def test_the_reports_headline_from_summaries_or_records():
     assert asked.startswith("Note: the workloads ran on the CPU as asked")
     assert headline([record("resnet50", "cuda:0")], env_devices, BLIND) is None
     assert headline([record("resnet50", "cpu")], {"devices": []}, []) is None  # no card here: nothing to say
+
+
+def test_the_reports_headline_in_chinese():
+    blind = [record("resnet50", "cpu (x86_64, 16 threads)", ["--batch-size", "8"], warned=2),
+             record("generate", "cpu (x86_64, 16 threads)")]
+    env_devices = fake_sample(0, devices=2).to_dict()
+    # the doctor's check without Chinese of its own: its evidence quoted, its hint translated by the report
+    line = headline(blind, env_devices, BLIND, lang="zh", hint=lambda english: "请使用镜像自带的 PyTorch")
+    assert line.startswith("警告：全部负载在 CPU 上运行，而不是在所列的 2 张加速卡（`2x NVIDIA H100 80GB HBM3`）上：")
+    assert "环境检查：`management CLI/NVML/PCI see 2 accelerator(s), torch sees none`。" in line
+    assert line.endswith("建议：请使用镜像自带的 PyTorch；`cardbench doctor` 会说明 torch 看到了什么以及原因。")
+    assert english_words(line) == set()
+    # with its own Chinese, the doctor's words; no translation of the hint at hand: the English, quoted
+    own = [BLIND[0], {**BLIND[1], "zh": {"evidence": "管理工具看到 2 张加速卡，torch 一张也看不到", "hint": "换回镜像的 PyTorch"}}]
+    line = headline(blind, env_devices, own, lang="zh")
+    assert "环境检查：管理工具看到 2 张加速卡，torch 一张也看不到。" in line and "建议：换回镜像的 PyTorch；" in line
+    assert "建议：`use the image's PyTorch`；" in headline(blind[:1], None, None, lang="zh")  # the run's own hint
+    mixed = headline([record("resnet50", "cpu"), record("generate", "cuda:0")], env_devices, lang="zh")
+    assert mixed.startswith("警告：ResNet-50 训练在 CPU 上运行") and "（GPT-2 token 生成在 `cuda:0` 上运行）" in mixed
+    asked = headline([record("resnet50", "cpu", ["--device", "cpu"])], env_devices, lang="zh")
+    assert asked.startswith("注意：负载按要求在 CPU 上运行（`--device cpu`）") and english_words(asked) == set()
+    assert headline([record("resnet50", "cuda:0")], env_devices, BLIND, lang="zh") is None
 
 
 def test_stability_rows_only_from_runs_on_a_device():

@@ -35,6 +35,6 @@ from tui.cpu_trap.words import (DOCTOR_HINT, alarm_lines, before_lines, before_m
                                 run_message, short_hint)
 
 __all__ = ["CODE", "DOCTOR_HINT", "PROBE_WAIT_S", "CpuTrap", "Listed", "RunFacts", "TorchView", "alarm_lines",
-           "asked_for_cpu", "before_lines", "before_message", "check_before_run", "describe_zh", "cpu_only_hint", "device_runs",
-           "doctor_count", "facts_of", "headline", "is_cpu", "listed_in", "mismatch_hint", "requested_device",
-           "run_message", "short_hint", "view_of_checks", "view_of_probe"]
+           "asked_for_cpu", "before_lines", "before_message", "check_before_run", "cpu_only_hint", "describe_zh",
+           "device_runs", "doctor_count", "facts_of", "headline", "is_cpu", "listed_in", "mismatch_hint",
+           "requested_device", "run_message", "short_hint", "view_of_checks", "view_of_probe"]

@@ -75,7 +75,7 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
         if size not in (None, 224):
             refs += w("published_size", size=size)
         parts.append(w("published", refs=refs))
-    return "; ".join(parts) or NA
+    return w("list_sep").join(parts) or NA
 
 
 def _unreliable(m: dict[str, Any], key: str) -> bool:
@@ -129,7 +129,7 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
     env = data.env
     f = env.collect_env.fields
     devices = (env.devices or {}).get("devices") or []
-    names = "; ".join(w("device_row", label=_device_name(d.get("index"), d.get("name"), w),
+    names = w("list_sep").join(w("device_row", label=_device_name(d.get("index"), d.get("name"), w),
                         vendor=d.get("pci_vendor") or NA, memory=nbytes(d.get("mem_total_bytes")),
                         driver=d.get("driver_version") or NA, runtime=d.get("runtime_version") or NA)
                       for d in devices) or w("no_accelerator")
@@ -218,7 +218,7 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     value = s.metrics.get(metric.key)
     bound = metric.key == f"bound_{registry.spec_for(s.workload).headline}"
     if bound and _unreliable(s.metrics, "bandwidth_fraction"):
-        return f"{number(value)}, {w('unreliable')}"
+        return f"{number(value)}{w('comma')}{w('unreliable')}"
     if metric.kind == "seconds":
         return duration(value)
     if metric.kind == "fraction":
@@ -237,7 +237,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
     for s in data.summaries:
-        blocks.append(Heading(3, w("run_named", title=w.title(s.workload), run=s.run_id)))
+        blocks.append(Heading(3, w("run_named", title=w.title(s.workload), run=w.quote(s.run_id))))
         blocks.append(Para(w("command", command=_command(s))))
         blocks.append(Para(w("run_dir", run=s.run_id, status=w.status(s.status), device=w.device(s.device) or NA,
                              duration=duration(s.duration_s))))
@@ -281,7 +281,7 @@ def _error(e: dict[str, Any], w: Words) -> str:
 def _problems(data: ReportData, w: Words) -> list[Block]:
     items: list[str] = []
     for s in data.summaries:
-        run = w("run_named", title=w.title(s.workload) if w.zh else s.workload, run=s.run_id)
+        run = w("run_named", title=w.title(s.workload) if w.zh else s.workload, run=w.quote(s.run_id))
         for fb in s.fallbacks:
             where = ""
             if fb.get("layer") or fb.get("op"):

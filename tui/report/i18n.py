@@ -115,9 +115,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "steps_fmt": ("{n} steps", "{n} 步"),
     # export-level notes (see `note`): what the suite chose, what was skipped, what could not be drawn
     "note_suite_accelerator": ("Suite: {suite}, run headless (`cardbench --export-report`); accelerator.",
-                               "测试套件：{suite}，无界面运行（`cardbench --export-report`）；使用加速卡。"),
+                               "测试套件：`{suite}`，无界面运行（`cardbench --export-report`）；使用加速卡。"),
     "note_suite_cpu": ("Suite: {suite}, run headless (`cardbench --export-report`); no accelerator seen by torch: CPU.",
-                       "测试套件：{suite}，无界面运行（`cardbench --export-report`）；torch 未看到加速卡：使用 CPU。"),
+                       "测试套件：`{suite}`，无界面运行（`cardbench --export-report`）；torch 未看到加速卡：使用 CPU。"),
     "note_args_env": ("{name}: arguments set by ${env}: {args}", "{name}：参数由 `${env}` 设置：{args}"),
     "note_workload": ("{name}: {note}", "{name}：{note}"),
     "note_suite_stopped": ("the suite stopped early: {error}", "测试套件提前停止：{error}"),
@@ -127,7 +127,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                     "其数据来自已完成的步骤。"),
     "note_interrupted": ("The suite was interrupted (signal): the running workload was stopped and the rest skipped.",
                          "测试套件被信号中断：正在运行的负载已停止，其余负载被跳过。"),
-    "note_not_run": ("{name} did not run (the suite was stopped before it).", "{name} 未运行（测试套件在它之前已停止）。"),
+    "note_not_run": ("{name} did not run (the suite was stopped before it).", "{name}未运行（测试套件在它之前已停止）。"),
     "note_allow_cpu": ("Run with --allow-cpu: CPU figures were accepted although {listed} are listed.",
                        "使用了 `--allow-cpu`：尽管列出了{listed}，仍接受 CPU 数据。"),
     "note_devices_failed": ("device detection failed: {error}", "设备检测失败：{error}"),
@@ -170,6 +170,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cuda_init": ("CUDA initialisation", "CUDA 初始化"),
     "cuda_init_value": ("{duration} ({evidence})", "{duration}（{evidence}）"),
     "run_named": ("{title} ({run})", "{title}（{run}）"),
+    "list_sep": ("; ", "；"),
+    "comma": (", ", "，"),
     "os": ("OS", "操作系统"),
     "device_row": ("{label} ({vendor}, {memory}, driver {driver}, runtime {runtime})",
                    "{label}（{vendor}，{memory}，驱动 {driver}，运行时 {runtime}）"),
@@ -312,7 +314,7 @@ class Words:
             return text
         m = _CPU_DEVICE.fullmatch(text.strip())
         if m:
-            return self("cpu_device", arch=m["arch"], threads=m["threads"])
+            return self("cpu_device", arch=self.quote(m["arch"]), threads=m["threads"])
         return self.quote(text)
 
     def title(self, workload: str) -> str:

@@ -41,8 +41,9 @@ class SmiOutput:
                             for command, problem in self.failures)
         if self.tried:
             return "; ".join(self.tried)
-        tools = ", ".join(t for t, _a in TOOLS)
-        return f"PATH 中没有 {tools}" if lang == "zh" else f"none of {tools} is on PATH"
+        if lang == "zh":
+            return "PATH 中没有 " + "、".join(code(t) for t, _a in TOOLS)
+        return "none of " + ", ".join(t for t, _a in TOOLS) + " is on PATH"
 
     def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "command": self.command, "note": self.note, "tried": list(self.tried)}

@@ -1,0 +1,148 @@
+"""`--lang zh`: the report is Chinese except what it quotes, and report.html renders the report's markdown."""
+
+import html
+import re
+
+import pytest
+
+from report_runs import generate_run, resnet_run
+from test_report import _screenshot, _unzip, quick_env  # noqa: F401 - quick_env: the fake nvidia-smi, collect_env
+from tui.doctor.check import TITLES
+from tui.report import export_bundle
+from tui.report import html as report_html
+from tui.report import zh
+from tui.report.document import Bullets, Para, Table, code
+from tui.report.i18n import Words, note, quoted
+from tui.report.smi import SmiOutput
+from tui.runs import RunStore
+from workloads import protocol, registry
+from workloads.hints import HINTS
+from workloads.spec import Text
+from zh_words import english_words
+
+# the doctor as it writes its checks: an id, and its own Chinese where it has it (the last one has none)
+DOCTOR = [
+    {"id": "torch.imports", "name": "torch imports", "status": "PASS", "evidence": "torch 2.14.1", "hint": "",
+     "zh": {"name": "torch 可以导入", "evidence": "torch 2.14.1"}},
+    {"id": "device.init", "name": "CUDA initialisation time", "status": "WARN",
+     "evidence": "24.1 s to the first tensor on the device (torch import 2.1 s; bound 20 s)",
+     "hint": "enable persistence mode", "value": 24.1, "unit": "s",
+     "zh": {"evidence": "首个张量上设备用时 24.1 s（导入 torch 2.1 s；上限 20 s）", "hint": "开启持久模式"}},
+    {"id": "device.autocast.fp16", "name": "fp16 autocast runs on the device", "status": "FAIL",
+     "evidence": "no kernel image is available for execution on the device", "hint": HINTS[0][1]},
+    {"id": "disk.free", "name": "free disk space", "status": "SKIP", "evidence": "not measured", "hint": ""},
+]
+
+
+def _runs(tmp_path):
+    store = RunStore(tmp_path / "runs")
+    failed = store.create("resnet50", ["--steps", "4"])
+    failed.append(protocol.Start(t=1.0, workload="resnet50", device="cpu (x86_64, 2 threads)"))
+    failed.append(protocol.Error(t=2.0, message="RuntimeError: CUDA out of memory <script>**x**</script>",
+                                 hint=HINTS[4][1]))
+    failed.append(protocol.End(t=3.0, status="failed", exit_code=1))
+    failed.close()
+    return [resnet_run(store), generate_run(store, bound_exceeded=True), failed.path]
+
+
+def _notes():
+    gpt2 = registry.spec_for("generate").title
+    return [note("note_suite_cpu", suite="quick"), note("note_not_run", name=gpt2),
+            note("note_workload", name=gpt2, note=Text("no accelerator, so one timed run", "没有加速卡，因此只计时一次")),
+            note("note_suite_stopped", error=quoted("RunStoreError: disk full"))]
+
+
+@pytest.fixture
+def zh_bundle(tmp_path):
+    path = export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
+                         notes=_notes(), lang="zh", price_per_hour=2.5, currency="USD")
+    return _unzip(path, tmp_path / "zh")
+
+
+def test_a_report_in_chinese_has_no_english_of_cardbench_s_own(zh_bundle):
+    md = (zh_bundle / "report.md").read_text()
+    assert english_words(md) == set()
+    # what it translated is there, in Chinese
+    for said in ("跳过", "失败", "成功", "CPU（`x86_64`，2 线程）", "混合精度/算子回退", "测试套件：`quick`",
+                 "GPT-2 token 生成未运行", "没有加速卡，因此只计时一次", "设备内存不足：减小 `--batch-size`",
+                 "每步损失曲线", "上限不可靠", "操作系统", "CUDA 初始化"):
+        assert said in md, said
+    # what it quotes is there as it was written, in code spans
+    for kept in ("`RuntimeError: CUDA out of memory <script>**x**</script>`", "`CUDA error: device kernel image is "
+                 "invalid`", "`RunStoreError: disk full`", "`Fake GPU 80GB`"):
+        assert kept in md, kept
+
+
+def test_the_english_report_is_unchanged_by_the_translation(tmp_path):
+    path = export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
+                         notes=_notes(), lang="en")
+    md = (_unzip(path, tmp_path / "en") / "report.md").read_text()
+    assert "| FAIL | fp16 autocast runs on the device | no kernel image is available" in md
+    assert "Suite: quick, run headless" in md and "GPT-2 token generation did not run" in md
+    assert "the suite stopped early: RunStoreError: disk full" in md  # quoted only in Chinese
+    assert "status **failed**, on cpu (x86_64, 2 threads)" in md
+    assert not re.search(r"[\u4e00-\u9fff]", md)
+
+
+def test_report_html_renders_the_markdown_and_escapes_everything_else(zh_bundle):
+    page = (zh_bundle / "report.html").read_text()
+    text = re.sub(r"<pre>.*?</pre>", "", page, flags=re.DOTALL)  # tool output, verbatim in <pre>
+    outside_code = re.sub(r"<code>.*?</code>", "", text, flags=re.DOTALL)
+    assert "**" not in outside_code and "`" not in outside_code
+    assert "状态 <strong>失败</strong>" in page
+    # a tool's text is shown as written: escaped, its asterisks not bold
+    assert "<code>RuntimeError: CUDA out of memory &lt;script&gt;**x**&lt;/script&gt;</code>" in page
+    assert "<script>" not in page
+    assert '<td class="FAIL">失败</td>' in page and '<td class="PASS">通过</td>' in page
+
+
+@pytest.mark.parametrize("text", ["plain", "a`b", "``x``", "`lead", "trail`", "a ``` b", "<b>&amp;</b> **x**"])
+def test_a_code_span_holds_any_text_and_html_shows_it_back(text):
+    page = report_html.render([Para(f"before {code(text)} after")], "t")
+    assert f"<p>before <code>{html.escape(text)}</code> after</p>" in page
+
+
+def test_inline_markdown_in_html():
+    page = report_html.render([Para("status **ok**, see [the doc](https://example.org/a?b=1&c=2)"),
+                               Bullets(["[bad](javascript:alert) and **unclosed", r"a \* b"]),
+                               Table(["h"], [["`x|y`"], ["WARN"]])], "t")
+    assert "status <strong>ok</strong>" in page
+    assert '<a href="https://example.org/a?b=1&amp;c=2">the doc</a>' in page
+    assert "<li>[bad](javascript:alert) and **unclosed</li>" in page and "<li>a * b</li>" in page
+    assert "<td><code>x|y</code></td>" in page and '<td class="WARN">WARN</td>' in page
+
+
+def test_a_doctor_check_in_chinese_uses_its_own_words_then_a_title_then_quotes():
+    w = Words("zh")
+    own, no_zh, legacy = DOCTOR[1], DOCTOR[2], {"name": "free disk space", "evidence": "12 GiB free", "hint": "x y"}
+    assert w.check(own, "evidence") == own["zh"]["evidence"] and w.check(own, "hint") == "开启持久模式"
+    assert w.check(own, "name") == "CUDA 初始化时间"               # no Chinese name of its own: the title by id
+    assert w.check(no_zh, "evidence") == "`no kernel image is available for execution on the device`"
+    assert w.check(no_zh, "hint") == zh.HINTS[HINTS[0][1]]        # a hint of workloads.hints: translated
+    assert w.check(legacy, "name") == "磁盘剩余空间"                # a row from before ids: by its English name
+    assert w.check(legacy, "hint") == "`x y`"
+    assert Words("en").check(own, "evidence") == own["evidence"]
+
+
+def test_every_word_another_module_writes_has_its_chinese():
+    assert set(TITLES) <= set(zh.CHECK_TITLES), "a doctor check without a Chinese title"
+    assert {hint for _pattern, hint in HINTS} <= set(zh.HINTS), "a hint of workloads.hints without its Chinese"
+    assert set(protocol.END_STATUSES) <= set(zh.RUN_STATUS)
+    assert set(zh.CHECK_STATUS) == {"PASS", "WARN", "FAIL", "SKIP"}
+
+
+def test_a_note_is_said_in_the_language_of_the_report():
+    said = note("note_suite_stopped", error=quoted("OSError: [Errno 28] No space left"))
+    assert str(said) == "the suite stopped early: OSError: [Errno 28] No space left"
+    assert said("zh") == "测试套件提前停止：`OSError: [Errno 28] No space left`"
+    assert note("note_not_run", name=registry.spec_for("resnet50").title)("zh").startswith("ResNet-50 训练未运行")
+    with pytest.raises(KeyError):
+        note("no such sentence")
+
+
+def test_why_no_management_cli_answered_in_chinese_quotes_each_tool_s_answer():
+    out = SmiOutput(tool=None, command="cardbench devices", text="", tried=("`nvidia-smi`: timed out after 20 s",),
+                    failures=(("nvidia-smi", "timed out after 20 s"), ("ixsmi", None)))
+    assert out.why_in("zh") == "`nvidia-smi`：`timed out after 20 s`；`ixsmi`：无输出"
+    assert out.why == "`nvidia-smi`: timed out after 20 s"
+    assert english_words(SmiOutput(tool=None, command="x", text="").why_in("zh")) == set()
