@@ -22,10 +22,12 @@ or when drawing fails, the screenshot is ``tui.report.screen``'s plain text scre
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from tui.report.bundle import BundleError, check_output_dir
 
@@ -56,6 +58,33 @@ def _draw_screen(screenshot: Screenshot | None, records: Sequence[Any], sample: 
     return (svg, "") if svg is not None else (None, why or "the workbench screen could not be drawn")
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _thaws_the_heap(fn: _F) -> _F:
+    """What ``gc.freeze()`` froze inside ``fn`` is thawed when it returns or raises (the heap was not frozen
+    before: a caller's own freeze is left alone, and then none is made inside)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        was_frozen = gc.get_freeze_count() > 0
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if not was_frozen:
+                gc.unfreeze()
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _freeze_what_was_read() -> None:
+    """The runs just read stay to the end of the export and hold no cycle: a long run is millions of objects
+    that every collection of what the rest allocates (the screen, the CSVs) would walk again."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+
+
+@_thaws_the_heap
 def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | os.PathLike[str], *,
                   screenshot_svg: str | None = None, screenshot: Screenshot | None = None,
                   progress: Callable[[str], Any] | None = None,
@@ -104,6 +133,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     # what is drawn (the screen, the text screen, the charts) is drawn from redacted copies: a field or a
     # line cut to its width can then only cut the marker, never half a secret that no rule finds after
     shown = [redactor.record(record) for record in records]
+    _freeze_what_was_read()
 
     if doctor_checks is None:
         _say(progress, "running the doctor")

@@ -1,6 +1,9 @@
-"""Issue 16 item 6: collect_env (seconds of fixed cost) runs in the background while the export draws the
-runs, and its answer reaches env.json exactly as when it ran in the foreground."""
+"""Issue 16 item 6, what an export costs besides the runs: collect_env (seconds of fixed cost) runs in the
+background while the export draws the runs, and its answer reaches env.json exactly as when it ran in the
+foreground; the runs read are kept out of the garbage collector's walks while the bundle is made, and the
+heap is as it was when the export ends, however it ends."""
 
+import gc
 import json
 import threading
 import zipfile
@@ -75,3 +78,42 @@ def test_collect_env_runs_while_the_screen_is_drawn(monkeypatch, tmp_path):
     assert env["collect_env"]["note"] is None
     assert env["collect_env"]["text"] == TEXT
     assert env["collect_env"]["fields"]["PyTorch version"] == "2.14.1"
+
+
+@pytest.fixture
+def stub_collect_env(monkeypatch):
+    monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv(TEXT, {}, 0.1))
+
+
+def test_the_runs_read_are_frozen_while_the_bundle_is_made_and_thawed_after(stub_collect_env, tmp_path):
+    assert gc.get_freeze_count() == 0
+    frozen_while_drawing = []
+
+    def screenshot(records, sample):
+        frozen_while_drawing.append(gc.get_freeze_count())
+        return None, "no screen in this test"
+
+    export_bundle([_run(tmp_path / "runs")], tmp_path / "out", screenshot=screenshot, doctor_checks=DOCTOR, environ={})
+    assert frozen_while_drawing[0] > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_an_export_cut_short_thaws_the_heap_too(stub_collect_env, tmp_path):
+    def interrupt_at_charts(stage):
+        if stage == "charts":
+            raise KeyboardInterrupt  # Ctrl+C there: a progress display's other errors are swallowed
+
+    with pytest.raises(KeyboardInterrupt):
+        export_bundle([_run(tmp_path / "runs")], tmp_path / "out", doctor_checks=DOCTOR, environ={},
+                      screenshot=lambda records, sample: (None, "no screen"), progress=interrupt_at_charts)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_callers_own_frozen_heap_is_left_frozen(stub_collect_env, tmp_path):
+    gc.freeze()
+    try:
+        export_bundle([_run(tmp_path / "runs")], tmp_path / "out", doctor_checks=DOCTOR, environ={},
+                      screenshot=lambda records, sample: (None, "no screen"))
+        assert gc.get_freeze_count() > 0  # still frozen (fewer: some of what was frozen has been freed)
+    finally:
+        gc.unfreeze()
