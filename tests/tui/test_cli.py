@@ -111,7 +111,8 @@ def test_every_workload_option_says_what_it_does(parser):
     (["generate", "--dtype", "fp8"], "cardbench run generate: argument --dtype: invalid choice: 'fp8'"),
     # the workloads' own checks after parsing count too, not only argparse's
     (["generate", "--compile", "--cuda-graphs"], "--compile and --cuda-graphs are exclusive"),
-    (["resnet50", "--lr", "inf"], "--lr inf is not a finite number"),
+    (["resnet50", "--lr", "inf"], "argument --lr: must be a finite number, got inf"),  # the harness refuses inf
+    (["generate", "--temperature", "inf"], "argument --temperature: must be a finite number, got inf"),
 ])
 def test_a_bad_workload_option_is_one_line_once_exit_2_and_no_run(args, needle, tmp_path):
     out = _cardbench("run", *args, "--runs-dir", str(tmp_path / "runs"))
@@ -158,6 +159,17 @@ def test_a_check_of_the_arguments_stops_before_the_workload_runs(monkeypatch, ca
     assert out.startswith("usage: cardbench run polish [-h] [--count COUNT]") and '"event"' not in out
     assert err == ("cardbench run polish: argument --count: invalid int value: 'x' "
                    "(see `cardbench run polish --help`)\n")
+
+
+@pytest.mark.parametrize("command", [["run", "generate"], ["--export-report"]])
+def test_a_runs_dir_that_is_a_file_is_bad_input_for_every_command(command, tmp_path):
+    blocker = tmp_path / "passwd"
+    blocker.write_text("root:x:0:0\n")
+    out = _cardbench("--runs-dir", str(blocker), *command, "-o" if command[0] == "--export-report" else "--json",
+                     *([str(tmp_path / "out")] if command[0] == "--export-report" else []))
+    assert out.returncode == 2
+    assert out.stderr.strip().endswith(f"cannot use {blocker} as the runs dir: it exists and is not a directory")
+    assert len(out.stderr.strip().splitlines()) == 1 and out.stdout == ""
 
 
 def test_the_workbench_without_a_terminal_is_one_line_and_exit_2(tmp_path):

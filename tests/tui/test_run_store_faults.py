@@ -68,7 +68,7 @@ async def test_a_fault_in_the_samplers_thread_is_said_too(tmp_path, faults):
     assert seen[-1].status == "ok"
 
 
-def _cardbench_with_full_disk(runs, *args, after=9):
+def _cardbench_with_full_disk(runs, *args, after=9, stdout=subprocess.PIPE):
     """`cardbench run` in a child whose run store fails after ``after`` writes; the workload a stand-in."""
     code = ("import sys; sys.path[:0] = [sys.argv.pop(1)]\n"
             "import store_faults, app_fakes, tui.session\n"
@@ -77,7 +77,7 @@ def _cardbench_with_full_disk(runs, *args, after=9):
             "from tui.cli import main\n"
             "sys.exit(main(sys.argv[1:]))\n")
     return subprocess.run([sys.executable, "-c", code, str(TESTS), "run", "resnet50", "--runs-dir", str(runs),
-                           *args], capture_output=True, text=True, timeout=120, cwd=REPO,
+                           *args], stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120, cwd=REPO,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
@@ -94,6 +94,19 @@ def test_cardbench_run_keeps_showing_progress_says_one_line_and_exits_1(tmp_path
     result = json.loads(out.stdout)  # the result too, saying the record is incomplete
     assert result["status"] == "ok" and result["record"] == "incomplete" and result["images_per_s"] > 0
     assert load_run(run).status == "incomplete"
+
+
+def test_a_json_result_that_cannot_reach_stdout_is_exit_1_and_one_line_naming_where_it_is(tmp_path):
+    runs = tmp_path / "runs"
+    with open("/dev/full", "w") as full:  # every write: No space left on device
+        out = _cardbench_with_full_disk(runs, "--json", after=10**6, stdout=full)
+    assert out.returncode == 1
+    (run,) = runs.iterdir()
+    (said,) = [line for line in out.stderr.splitlines() if "could not be written" in line]
+    assert said == ("cardbench run: the result could not be written to stdout (No space left on device); "
+                    f"it is in {run / 'events.jsonl'}")
+    assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr
+    assert load_run(run).result.metrics["images_per_s"] > 0
 
 
 def test_cardbench_run_without_a_fault_is_still_exit_0(tmp_path):

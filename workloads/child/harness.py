@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
 import os
 import signal
 import sys
@@ -155,6 +156,8 @@ def _number(text: str, kind: type, minimum: float, inclusive: bool, what: str):
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
+    if not math.isfinite(value):  # inf passes a lower bound: --temperature inf sampled uniformly, status ok
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
     if not (value >= minimum if inclusive else value > minimum):
         raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
     return value

@@ -84,7 +84,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
 
     from workloads.child import bandwidth
     from workloads.child import device as dev
-    from workloads.generate import measure, precision, setup
+    from workloads.generate import measure, memory, precision, setup
 
     device = dev.resolve(args.device)
     dtype_name, skipped = precision.pick(args.dtype, device)
@@ -104,6 +104,9 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     # the peak memory is read.
     # one size for both rounds: after the model is built less memory is free, and a smaller tensor could sit
     # partly in cache and read high, which the best-of would keep
+    # refused before the bandwidth probe and the model take memory, with the figure, not the allocator's raw line
+    memory.check_fits(plan.config, plan.size, args.batch_size, plan.prompt_len, args.tokens, dtype_name,
+                      precision.DTYPES[dtype_name].itemsize, device)
     probe_bytes = bandwidth.probe_bytes(device)
     before = bandwidth.measure_read_bandwidth(device, nbytes=probe_bytes)
     model, cache = setup.build(args, plan, device, precision.DTYPES[dtype_name])

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workloads.child.harness import WorkloadError
+from workloads.errors import first_line
 
 
 @dataclass(frozen=True)
@@ -51,23 +52,49 @@ def read_config(directory: Path) -> GPT2Config | None:
         return None
     try:
         data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise WorkloadError(f"cannot read {path}: {exc}", hint="the file must be a Hugging Face config.json") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise WorkloadError(f"cannot read {path}: {first_line(exc, typed=True)}",
+                            hint="the file must be a Hugging Face config.json") from None
     if not isinstance(data, dict):
         raise WorkloadError(f"{path} is not a JSON object", hint="the file must be a Hugging Face config.json")
     model_type = data.get("model_type")
     if model_type not in (None, "gpt2"):
         raise WorkloadError(f"{path} describes a {model_type!r} model, not GPT-2",
                             hint="--weights takes a Hugging Face GPT-2 directory (gpt2, gpt2-medium, -large, -xl)")
-    try:
-        config = GPT2Config(
-            n_layer=int(data["n_layer"]), n_head=int(data["n_head"]), n_embd=int(data["n_embd"]),
-            n_ctx=int(data.get("n_positions", data.get("n_ctx", 1024))),
-            vocab_size=int(data["vocab_size"]), eps=float(data.get("layer_norm_epsilon", 1e-5)),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise WorkloadError(f"{path} lacks a usable GPT-2 field: {exc}",
-                            hint="expected n_layer, n_head, n_embd, n_positions, vocab_size") from None
+    hint = "expected a Hugging Face GPT-2 config.json: n_layer, n_head, n_embd, n_positions, vocab_size"
+    context = "n_positions" if "n_positions" in data or "n_ctx" not in data else "n_ctx"
+    config = GPT2Config(
+        n_layer=_whole(data, "n_layer", path, hint), n_head=_whole(data, "n_head", path, hint),
+        n_embd=_whole(data, "n_embd", path, hint), n_ctx=_whole(data, context, path, hint, default=1024),
+        vocab_size=_whole(data, "vocab_size", path, hint), eps=_epsilon(data, path, hint),
+    )
     if config.n_embd % config.n_head:
-        raise WorkloadError(f"{path}: n_embd {config.n_embd} is not a multiple of n_head {config.n_head}")
+        raise WorkloadError(f"{path}: n_embd {config.n_embd} is not a multiple of n_head {config.n_head}", hint=hint)
     return config
+
+
+def _whole(data: dict, key: str, path: Path, hint: str, default: int | None = None) -> int:
+    """A shape field: a whole number of 1 or more (0 heads divides by zero, -2 layers is torch's raw error)."""
+    if key not in data and default is not None:
+        return default
+    if key not in data:
+        raise WorkloadError(f"{path} lacks {key}", hint=hint)
+    value = data[key]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise WorkloadError(f"{path}: {key} is {_shown(value)}, not a whole number of 1 or more", hint=hint)
+    return value
+
+
+def _epsilon(data: dict, path: Path, hint: str) -> float:
+    value = data.get("layer_norm_epsilon", 1e-5)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < 1):
+        raise WorkloadError(f"{path}: layer_norm_epsilon is {_shown(value)}, not a number between 0 and 1",
+                            hint=hint)
+    return float(value)
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."

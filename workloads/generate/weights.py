@@ -45,7 +45,8 @@ _SAFETENSORS_DTYPES = {
 def weights_files(directory: Path) -> list[Path]:
     """The checkpoint file(s) in ``directory``, safetensors first."""
     if not directory.is_dir():
-        raise WorkloadError(f"weights directory {str(directory)!r} does not exist",
+        why = "is not a directory" if directory.exists() else "does not exist"
+        raise WorkloadError(f"weights directory {str(directory)!r} {why}",
                             hint="--weights takes a local Hugging Face GPT-2 directory")
     index = directory / SAFETENSORS_INDEX
     if index.is_file():
@@ -100,12 +101,22 @@ def read_state_dict(directory: Path) -> dict[str, torch.Tensor]:
             else:
                 part = torch.load(path, map_location="cpu", weights_only=True)
         except Exception as exc:  # noqa: BLE001 - any unreadable checkpoint is the same user error
-            raise WorkloadError(f"cannot read {path}: {first_line(exc)}",
+            raise WorkloadError(f"cannot read {path}: {_why_unreadable(exc)}",
                                 hint="the file is damaged or not a PyTorch/safetensors checkpoint") from None
         if not isinstance(part, dict):
             raise WorkloadError(f"{path} does not hold a state dict")
         state.update(part)
     return state
+
+
+def _why_unreadable(exc: BaseException) -> str:
+    """torch.load's failure in a few words; never its advice to load with weights_only=False (that runs the
+    file's code), which even its first line opens with."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # it carries terminal colours too
+    if "weights_only" not in text and "Weights only" not in text:
+        return first_line(exc).split(". ")[0].rstrip(".")[:200]  # the first sentence: what failed, not why
+    found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+    return f"it holds {found.group(1)}, not tensors alone" if found else "it is not tensors and plain containers"
 
 
 def expected_shapes(config: GPT2Config) -> dict[str, tuple[int, ...]]:
