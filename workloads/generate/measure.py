@@ -122,7 +122,9 @@ def log_summary(m: dict[str, Any]) -> None:
         return
     share = (f"{m['bandwidth_fraction']:.0%} of it" if m["bandwidth_fraction"] is not None
              else "above it, so the bound is unreliable")
-    log(f"decode {m['tokens_per_s']:.1f} tokens/s per sequence ({m['aggregate_tokens_per_s']:.1f} in aggregate) "
+    runs = len(m["tokens_per_s_runs"])
+    log(f"decode {m['tokens_per_s']:.1f} tokens/s per sequence, median after warm-up of {runs} timed "
+        f"run{'s' if runs != 1 else ''} ({m['aggregate_tokens_per_s']:.1f} in aggregate) "
         f"against a bound of {m['bound_tokens_per_s']:.1f} at {m['device_read_gbps']:.1f} GB/s read bandwidth: "
         f"{m['bandwidth_gbps']:.1f} GB/s achieved, {share}; "
         f"latency p50 {m['latency_p50_s'] * 1000:.1f} ms, p99 {m['latency_p99_s'] * 1000:.1f} ms; "

@@ -7,7 +7,7 @@ from workloads.generate import cli
 from workloads.generate.spec import SPEC
 
 
-def test_steps_count_timed_tokens_up_to_the_planned_total_and_name_their_window():
+def test_steps_count_timed_tokens_up_to_the_planned_total_and_name_their_window(capfd):
     argv = ["--model-size", "tiny", "--device", "cpu", "--tokens", "10", "--prompt-len", "2", "--repeat", "2",
             "--warmup", "3", "--report-every", "4"]
     stream = io.StringIO()
@@ -20,3 +20,5 @@ def test_steps_count_timed_tokens_up_to_the_planned_total_and_name_their_window(
     # the first token of a run is its time to first token, not a decode step: windows of 4, then what is left (5)
     assert [s.throughput_window for s in steps] == [4, 4, 1, 4, 4, 1]
     assert steps[0].describe().startswith("token 5/20 | ") and " tokens/s over the last 4 tokens | " in steps[0].describe()
+    # the closing line names the headline's figure as the report and the launcher do
+    assert " tokens/s per sequence, median after warm-up of 2 timed runs (" in capfd.readouterr().err
