@@ -10,13 +10,19 @@ def screen_text(app) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
+async def _batch_field(app, pilot):
+    """ResNet-50's batch-size field, focused, once the fields are built."""
+    await app.panes_built.wait()
+    field = app.launcher.query_one("#param-resnet50-batch_size")
+    field.focus()
+    await pilot.pause()
+    return field
+
+
 async def test_an_emptied_batch_field_shows_and_runs_its_default(runs_dir):
     app = make_app(runs_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await app.panes_built.wait()
-        field = app.launcher.query_one("#param-resnet50-batch_size")
-        field.focus()
-        await pilot.pause()
+        field = await _batch_field(app, pilot)
         field.action_end()
         await pilot.press("backspace", "backspace")
         await pilot.pause()
@@ -52,3 +58,24 @@ async def test_a_stray_epoch_count_asks_before_the_run_starts(runs_dir):
         app.launcher.start_when_sure(lambda: started.append("started"))
         await pilot.pause()
         assert started == ["started"] and type(app.screen).__name__ != "Confirm"  # usual values: no question
+
+
+def _burst(app, keys: str) -> None:
+    """Keys as a paste or a laggy SSH link delivers them: all queued before the first is handled."""
+    from textual import events
+
+    names = {"\t": ("tab", None), "<": ("backspace", None), ">": ("end", None)}
+    for char in keys:
+        key, character = names.get(char, (char, char))
+        app.post_message(events.Key(key, character))
+
+
+async def test_keys_typed_in_one_burst_land_in_the_fields_they_were_typed_for(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        (await _batch_field(app, pilot)).value = ""
+        await pilot.pause()
+        _burst(app, "128\t><3\t><<<50")
+        await pilot.pause(0.3)
+        values = app.launcher.values()
+        assert (values["batch_size"], values["epochs"], values["steps"]) == ("128", "3", "50")

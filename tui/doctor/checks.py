@@ -369,10 +369,15 @@ def _reading(d: DeviceSample) -> tuple[str, str]:
 
 def check_busy(f: Facts) -> DoctorCheck:
     cid = "device.busy"
-    if not _torch_devices(f):
-        return _check(cid, SKIP, "torch sees no card: --device auto runs on the CPU",
-                      zh="torch 看不到卡：--device auto 会在 CPU 上运行")
     card = _auto_card(f)
+    if not _torch_devices(f):
+        # still worth a word: once torch is fixed, auto picks this card
+        busy = card is not None and _busy(card)
+        reading, reading_zh = _reading(card) if busy else ("", "")
+        return _check(cid, SKIP, "torch sees no card: --device auto runs on the CPU"
+                      + (f" (GPU{card.index} is already busy: {reading})" if busy else ""),
+                      zh="torch 看不到卡：--device auto 会在 CPU 上运行"
+                         + (f"（GPU{card.index} 已被占用：{reading_zh}）" if busy else ""))
     if card is None or (card.util_gpu_pct is None and card.mem_used_pct is None):
         return _check(cid, SKIP, "no utilisation or memory reading for the card --device auto picks",
                       zh="--device auto 将选用的卡没有利用率或显存读数")

@@ -18,6 +18,11 @@ BINDINGS = [
     Binding("p", "cycle_plots", "plots"),
     Binding("q", "quit", "quit"),
     Binding("escape", "leave_field", "leave field", show=False),
+    # Tab moves focus as the key arrives, before the keys after it are handed to a field: as Textual's
+    # (non-priority) screen binding it runs only once the field has processed what came before, so in
+    # a burst (a paste, a laggy SSH link) the following keys went to the field being left
+    Binding("tab", "app.focus_next", show=False, priority=True),
+    Binding("shift+tab", "app.focus_previous", show=False, priority=True),
     Binding("ctrl+p", "command_palette", "menu", show=False, priority=True, tooltip="every action, with its key"),
 ]
 

@@ -9,6 +9,7 @@ from typing import Callable
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
@@ -24,13 +25,30 @@ def _field_id(workload: str, key: str) -> str:
     return f"param-{workload}-{key}"
 
 
+class Field(Input):
+    """A launcher field that runs its own editing keys (End, Backspace, Enter...) as it receives them.
+
+    Textual resolves a focused widget's bindings at the app, against whatever is focused by
+    then (Textualize/textual#6605): in a burst of keys after a Tab, a Backspace meant for this
+    field edited the next one. Run here, each key acts on the field it was sent to, in order.
+    """
+
+    async def _on_key(self, event: events.Key) -> None:
+        binding = next((b for b in self._bindings.key_to_bindings.get(event.key, ()) if not b.priority), None)
+        if binding is None:
+            return  # printable keys: Input's own handler, next in the MRO
+        event.stop()
+        event.prevent_default()
+        await self.run_action(binding.action)
+
+
 def _widget_for(workload: str, param: Param):
     wid = _field_id(workload, param.key)
     if param.kind in ("choice", "switch"):
         return Select([(c, c) for c in param.choices], value=param.default, allow_blank=False, compact=True,
                       id=wid)
     restrict = r"[0-9]*" if param.kind == "int" else None
-    return Input(param.default, placeholder=blank_shows(param), restrict=restrict, compact=True, id=wid,
+    return Field(param.default, placeholder=blank_shows(param), restrict=restrict, compact=True, id=wid,
                  select_on_focus=False)
 
 

@@ -78,6 +78,7 @@ def test_busy_means_the_first_visible_card_over_either_bound(env, devices, statu
 def test_a_busy_card_torch_cannot_use_is_not_what_auto_picks():
     check = by_id(checks_from(compat_layer(probe=CPU_ONLY_PROBE, devices=[v100(0, 83, 30)])))["device.busy"]
     assert check.status == SKIP and "runs on the CPU" in check.evidence
+    assert "(GPU0 is already busy: 83 % utilisation" in check.evidence  # auto's card once torch is fixed
 
 
 def test_gather_reads_the_cards_utilisation_and_memory_from_the_cli(tmp_path, monkeypatch):
