@@ -49,6 +49,7 @@ from tui.panes.messages import StepsArrived, TelemetryArrived, WorkloadEvent, Wo
 from tui.panes.plots import PlotsPane
 from tui.run_index import report_run_dirs
 from tui.run_state import RunState
+from tui.run_times import run_span, run_times
 from tui.runs import RunStore, RunStoreError
 from tui.session import STOP_GRACE_S, RunnerFactory, RunSession
 from tui.workbench_sampler import TelemetrySource, default_telemetry_source
@@ -97,6 +98,7 @@ class Workbench(App):
         self.state = RunState()
         self._unwatch_signals: Callable[[], None] | None = None
         self._hangup_task: asyncio.Future | None = None
+        self._replay_t: float | None = None   # while a run read from disk is logged: its event's own time
         self.panes_built = asyncio.Event()  # set once the fields and plots are mounted (after the first frame)
         self._bindings = keys.with_workload_keys(self.workload_names, self._bindings)
 
@@ -106,7 +108,7 @@ class Workbench(App):
         self.devices = DevicePane(id="devices")
         self.launcher = LauncherPane(self.workload_names, id="launcher")
         self.plots = PlotsPane(self.history, id="plots")
-        self.log_pane = LogPane(clock=self.clock, id="log")
+        self.log_pane = LogPane(clock=self._log_time, id="log")
         self.cpu_banner = CpuBanner(id="cpu-banner")
         yield self.cpu_banner
         yield self.devices
@@ -327,14 +329,16 @@ class Workbench(App):
         self.push_screen(screen, closed)
 
     # records (headless screenshot, reopened runs) ----------------------------------------
+    def _log_time(self) -> float:
+        # a run read back from disk is logged at its events' own times, not at the time it is re-drawn
+        return self._replay_t if self._replay_t is not None else self.clock()
+
     def load_records(self, records: Sequence[Any]) -> None:
-        """Show runs from disk: their steps and telemetry in the plots, their outcome in the log."""
+        """Show runs from disk: their steps and telemetry in the plots, their outcome in the log (at its times)."""
         for record in records:
             self.history.add_record(record)
             self.loaded_runs.append(record.path)
-            for event in record.events:
-                if not isinstance(event, (protocol.Step, protocol.Start)):
-                    self.log_pane.event(event)
+            self._replay(record)
         if not records:
             return
         last = records[-1]
@@ -345,6 +349,18 @@ class Workbench(App):
             self.launcher.show_args(last.workload, [str(a) for a in last.config.get("args", [])])
         self._show_state()
         self.plots.refresh_plots()
+
+    def _replay(self, record: Any) -> None:
+        """The run's events in the log, each stamped with its own time, after a line saying it was read from disk."""
+        try:
+            self._replay_t = run_times(record)[0]
+            self.log_pane.say(f"{record.id} from disk: {run_span(record)}", "dim")
+            for event in record.events:
+                if not isinstance(event, (protocol.Step, protocol.Start)):
+                    self._replay_t = event.t if event.t is not None else self._replay_t
+                    self.log_pane.event(event)
+        finally:
+            self._replay_t = None
 
     # quitting -----------------------------------------------------------------------------
     async def action_quit(self) -> None:

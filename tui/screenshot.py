@@ -2,6 +2,11 @@
 
     export_bundle(run_dirs, out, screenshot=app_screenshot)
 
+What it draws is a re-drawing from the runs on disk, minutes or hours after they ran (`cardbench export
+--run` after a dropped session), and it says so: the window title reads "re-drawn from the run on
+disk" with the runs' own times (`tui.run_times`), the log lines carry their events' times, and the
+devices show the run's last telemetry sample with its time, not a reading taken at export.
+
 The report (`tui.report`) is UI-free: it takes the screenshot as an SVG or as a
 callable like :func:`app_screenshot` and never imports Textual. This module is the
 one Textual user outside `tui/app.py` and `tui/panes/`. It imports the app only
@@ -14,25 +19,51 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Sequence
 
+from tui.formatting import utc_clock
+from tui.run_times import runs_title
+
 __all__ = ["app_screenshot", "render_screenshot_svg"]
 
 
 async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size: tuple[int, int] = (120, 36),
                                 *, clock: Callable[[], float] | None = None) -> str:
-    """The workbench's main screen as SVG, off-screen, showing the given runs (for the headless report)."""
+    """The workbench's main screen as SVG, off-screen, re-drawn from the given runs (for the headless report).
+
+    The devices show the runs' last telemetry sample; ``sample`` (a reading taken now) only when they
+    recorded none, and then the devices' title says it is a reading at export.
+    """
     from tui.app import build_app
 
     records = list(records)
     app = build_app(records[-1].path.parent if records else None, start_sampler=False, clock=clock)
     async with app.run_test(size=size) as pilot:
         await app.panes_built.wait()
-        app.load_records(list(records))
-        if sample is not None:
+        app.log_pane.clear()   # its start-up line is stamped with the time of this drawing, not of the runs
+        app.load_records(records)
+        last = last_sample(records)
+        if last is not None:
+            app.post_sample(last)
+            app.devices.when = f"the run's last sample, {utc_clock(last.t)} UTC"
+        elif sample is not None:
             app.post_sample(sample)
+            app.devices.when = f"read at export, {utc_clock(sample.t)} UTC"
         await pilot.pause()
         app.plots.refresh_plots()
         await pilot.pause()
-        return app.export_screenshot()
+        return app.export_screenshot(title=runs_title(records) if records else "cardbench: no runs")
+
+
+def last_sample(records: Sequence[Any]) -> Any:
+    """The newest telemetry sample the runs recorded (a torn line skipped), or None."""
+    from tui.telemetry.sample import Sample
+
+    for record in reversed(records):
+        for data in reversed(record.telemetry):
+            try:
+                return Sample.from_dict(data) if isinstance(data, dict) else data
+            except (KeyError, TypeError, ValueError):
+                continue
+    return None
 
 
 def app_screenshot(records: Sequence[Any], sample: Any = None, timeout: float = 60.0) -> tuple[str | None, str | None]:

@@ -176,14 +176,25 @@ class DevicePane(Static):
     """
 
     sample: reactive[Sample | None] = reactive(None, always_update=True)
+    # when the readings are from, for a screen re-drawn later ("the run's last sample, 12:03:04 UTC"); "" live
+    when: reactive[str] = reactive("", init=False)
 
     def __init__(self, **kwargs) -> None:
         super().__init__("", **kwargs)
+        self.unused = False
         self.border_title = TITLE
 
     def mark_unused(self, unused: bool) -> None:
         self.set_class(unused, "-unused")
-        self.border_title = UNUSED_TITLE if unused else TITLE
+        self.unused = unused
+        self._title()
+
+    def watch_when(self) -> None:
+        self._title()
+
+    def _title(self) -> None:
+        title = UNUSED_TITLE if self.unused else TITLE
+        self.border_title = f"{title} ({self.when})" if self.when else title
 
     def on_resize(self) -> None:
         self.watch_sample(self.sample)   # a narrower pane drops bars before names

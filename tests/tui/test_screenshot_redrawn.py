@@ -1,0 +1,70 @@
+"""The headless screenshot says what it is (issue 15 item 7): a re-drawing from the runs on disk, at their times.
+
+`cardbench export --run` after a dropped session drew the screen an hour after the run, and its log
+lines and devices carried the time (and readings) of the export as if it were the workbench then.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from app_fakes import FROZEN_T, fake_sample
+from tui.runs import RunRecord
+from tui.run_times import run_span, runs_title
+from tui.screenshot import render_screenshot_svg
+from workloads import protocol
+
+AN_HOUR_LATER = FROZEN_T + 3600   # 01:00:00 UTC: when the export runs
+
+
+def record(ended: bool = True, telemetry: bool = True) -> RunRecord:
+    events: list[protocol.Event] = [protocol.Start(t=FROZEN_T, workload="resnet50", config={"steps": 12},
+                                                   device="cuda:0", versions={})]
+    events += [protocol.Step(t=FROZEN_T + 10 * i, step=i, epoch=0, loss=2.0 / i, throughput=900.0 + i,
+                             unit="images/s", step_s=0.1) for i in range(1, 13)]
+    if ended:
+        events.append(protocol.End(t=FROZEN_T + 125, status="ok", exit_code=0))   # 00:02:05
+    samples = [fake_sample(i, t0=FROZEN_T).to_dict() for i in range(0, 121, 10)] if telemetry else []
+    return RunRecord(path=Path("runs/20260101-000000-resnet50-0001"), config={"workload": "resnet50"},
+                     events=events, telemetry=samples)
+
+
+def text(svg: str) -> str:
+    """The screen's rows as text (a row is split into one SVG text element per style), and the window title."""
+    rows: dict[float, list[tuple[float, str]]] = defaultdict(list)
+    for m in re.finditer(r'<text class="[\w-]*r\d+" x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>', svg):
+        rows[float(m.group(2))].append((float(m.group(1)), html.unescape(m.group(3)).replace("\xa0", " ")))
+    lines = []
+    for y in sorted(rows):
+        line = ""
+        for x, piece in sorted(rows[y]):
+            line = line.ljust(round(x / 12.2)) + piece
+        lines.append(line)
+    title = re.search(r'-title"[^>]*>([^<]*)<', svg)
+    return "\n".join([html.unescape(title.group(1)).replace("\xa0", " ") if title else "", *lines])
+
+
+async def test_a_re_drawing_says_so_and_shows_the_runs_own_times():
+    at_export = dataclasses.replace(fake_sample(0, t0=AN_HOUR_LATER), t=AN_HOUR_LATER)
+    svg = text(await render_screenshot_svg([record()], at_export, clock=lambda: AN_HOUR_LATER))
+    assert "cardbench: re-drawn from the run on disk, 2026-01-01 00:00:00 to 00:02:05 UTC" in svg
+    assert "00:02:05 end: ok" in svg and "00:00:00 20260101-000000-resnet50-0001 from disk" in svg
+    assert "01:00:00" not in svg                            # nothing carries the export's time
+    assert "devices (the run's last sample, 00:02:00 UTC)" in svg
+
+
+async def test_without_telemetry_the_devices_say_they_were_read_at_export():
+    at_export = dataclasses.replace(fake_sample(0, t0=AN_HOUR_LATER), t=AN_HOUR_LATER)
+    svg = text(await render_screenshot_svg([record(telemetry=False)], at_export, clock=lambda: AN_HOUR_LATER))
+    assert "devices (read at export, 01:00:00 UTC)" in svg
+    assert "re-drawn from the run on disk, 2026-01-01 00:00:00 to 00:02:05 UTC" in svg
+
+
+def test_a_run_cut_short_is_timed_by_its_last_event():
+    cut = record(ended=False)
+    assert run_span(cut) == "00:00:00 to 00:02:00 UTC (its last event: no end event)"
+    assert runs_title([cut, record()]).endswith("re-drawn from 2 runs on disk, 2026-01-01 00:00:00 to 00:02:05 UTC")

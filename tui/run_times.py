@@ -1,0 +1,42 @@
+"""When a run on disk ran, by its own events: for a screen re-drawn from it later (UI-free).
+
+A run read back after a dropped session is re-drawn minutes or hours after it ended; the times it
+shows are the run's (its start event, its end event, else its last event), never the re-drawing's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from tui.formatting import utc, utc_clock
+
+__all__ = ["run_span", "runs_title", "run_times"]
+
+
+def run_times(record: Any) -> tuple[float | None, float | None, bool]:
+    """(start, end, ended): the start event's time (else the first event's), the end event's time (else the
+    last event's, and ``ended`` is False: the run was cut short)."""
+    times = [event.t for event in record.events if getattr(event, "t", None) is not None]
+    start = record.start.t if record.start is not None and record.start.t is not None else (
+        times[0] if times else None)
+    if record.end is not None and record.end.t is not None:
+        return start, record.end.t, True
+    return start, (times[-1] if times else None), False
+
+
+def run_span(record: Any) -> str:
+    """'00:00:00 to 00:02:40 UTC, ok', or '00:00:00 to 00:02:40 UTC (its last event: no end event)'."""
+    start, end, ended = run_times(record)
+    if ended:
+        return f"{utc_clock(start)} to {utc_clock(end)} UTC, {record.status}"
+    return f"{utc_clock(start)} to {utc_clock(end)} UTC (its last event: no end event)"
+
+
+def runs_title(records: Sequence[Any]) -> str:
+    """The re-drawn screen's window title: what it is, and the runs' own first and last times."""
+    spans = [run_times(record) for record in records]
+    starts = [s for s, _, _ in spans if s is not None]
+    ends = [e for _, e, _ in spans if e is not None]
+    what = "the run" if len(records) == 1 else f"{len(records)} runs"
+    when = f", {utc(min(starts), zone=False)} to {utc_clock(max(ends))} UTC" if starts and ends else ""
+    return f"cardbench: re-drawn from {what} on disk{when}"
