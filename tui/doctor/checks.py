@@ -15,15 +15,14 @@ from tui.doctor.facts import VISIBLE_DEVICE_VARS, Facts
 from tui.doctor.zh import HINTS_ZH, TITLES_ZH
 from tui.formatting import NA, duration, nbytes
 from tui.telemetry import vendors
+from tui.telemetry.sample import DeviceSample
 from workloads.hints import hint_for
+from workloads.probe_report import DeviceCheck, DeviceChecks, ProbeDevice
 
 NVML_EXPECTED = ("libnvidia-ml.so is missing although the PCI bus shows an NVIDIA card: the driver's user-space "
                  "part is not in this image; install the driver's utilities, or use the platform's image")
 NVML_ABSENT = ("readings come from the CLI (slower, fewer fields): install the vendor's NVML-compatible library "
                "if it ships one")
-from workloads.probe_report import DeviceCheck, DeviceChecks, ProbeDevice
-from tui.telemetry.sample import DeviceSample
-
 DISK_WARN_GIB = 20.0   # ResNet-50 data, checkpoints, GPT-2 weights and the report need a few GiB each
 DISK_FAIL_GIB = 2.0
 INIT_WARN_S = 20.0     # a healthy driver creates a context in well under this (persistence mode off: ~1-10 s)
@@ -104,13 +103,14 @@ def check_nvml(f: Facts) -> DoctorCheck:
             hint = NVML_EXPECTED
         return _check(cid, FAIL, f"not loaded ({error}); the PCI bus shows an NVIDIA card",
                       hint, zh=f"未能加载（{error}）；PCI 总线上有 NVIDIA 卡")
-    listed = f.cli_gpu_count or 0
-    if f.cli_name in vendors.names(vendors.SMI_CSV) and listed:
+    if f.cli_name in vendors.names(vendors.SMI_CSV):
         # a compatibility layer's nvidia-smi-like CLI need not come with an NVML-compatible library
-        bus = ", ".join(sorted(set(f.pci_vendors))) or "no card"
-        return _check(cid, WARN, f"not loaded ({error}); {f.cli_name} lists {listed} card(s), the PCI bus shows {bus}",
-                      NVML_ABSENT, zh=f"未能加载（{error}）；{f.cli_name} 列出 {listed} 块卡，PCI 总线上"
-                                      f"{'有 ' + bus if f.pci_vendors else '没有卡'}")
+        n = f.cli_gpu_count
+        listed, listed_zh = (f"lists {n} card(s)", f"列出 {n} 块卡") if n else ("lists no card", "没有列出卡")
+        bus = ", ".join(sorted(set(f.pci_vendors)))
+        return _check(cid, WARN, f"not loaded ({error}); {f.cli_name} {listed}, the PCI bus shows {bus or 'no card'}",
+                      NVML_ABSENT, zh=f"未能加载（{error}）；{f.cli_name} {listed_zh}，PCI 总线上"
+                                      f"{'有 ' + bus if bus else '没有卡'}")
     others = ", ".join(sorted(set(f.pci_vendors))) or "no accelerator"
     others_zh = ", ".join(sorted(set(f.pci_vendors))) or "没有加速卡"
     return _check(cid, SKIP, f"not loaded ({error}) (expected here: the PCI bus shows {others})",
