@@ -5,7 +5,9 @@
 - ``checks``: the verdicts, pure functions of the facts (`checks_from`), testable without a GPU.
 - ``check``: one verdict (`DoctorCheck`: stable id, status, evidence, hint, value) and the
   look-ups that find a check by id in objects or in doctor.json dicts.
-- ``command``: `cardbench doctor`: run them (`run_checks`), print them (`render`), exit status (`main`).
+- ``command``: `cardbench doctor`: run them (`run_checks`), print them (`render`, ending with `totals`),
+  exit status (`main`).
+- ``zh``: the Chinese of the check names and of every hint (`DoctorCheck.zh` carries them per check).
 
 torch is never imported in this process.
 """
