@@ -391,10 +391,11 @@ def check_busy(f: Facts) -> DoctorCheck:
     idle = next((d for d in f.devices if d is not card and not _busy(d) and d.util_gpu_pct is not None), None)
     other, other_zh = (f"; GPU{idle.index} is idle", f"；GPU{idle.index} 空闲") if idle else ("", "")
     return _check(cid, WARN, f"{label} is already busy: {reading} ({bound})",
-                  "something else is using this card, so a run on it shares the card and reports lower figures: "
+                  "another process (or a run already going) is using this card, so a run on it shares the card "
+                  "and reports lower figures: "
                   f"stop that process, or pick another card with --device{other}", **seen,
                   zh=f"{label} 已被占用：{reading_zh}（{bound_zh}）",
-                  zh_hint=f"有其他程序在使用这块卡，在其上运行会共享该卡并得到偏低的结果：停止那个进程，或用 --device "
+                  zh_hint=f"有其他进程（或已在进行的运行）在使用这块卡，在其上运行会共享该卡并得到偏低的结果：停止那个进程，或用 --device "
                           f"选择另一块卡{other_zh}")
 
 
