@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -86,64 +87,90 @@ class Series:
 
     def append(self, x: float | None, y: float | None) -> None:
         """Add a point; a missing or non-finite value is skipped (a gap, never a zero)."""
-        self.extend((x,), (y,))
+        point = _finite_point(x, y)
+        if point is not None:
+            self._add_usable([point[0]], [point[1]])
 
     def extend(self, xs: Iterable[Any], ys: Iterable[Any]) -> None:
-        """Add the points ``zip(xs, ys)`` in order, each as :meth:`append` says: the same stored points and
-        pyramid whether they come one by one (live) or all at once (a run read back from disk).
+        """Add the points ``zip(xs, ys)`` in order, each as :meth:`append` says: the same stored points,
+        pyramid and flags, float for float, whether they come one by one (live) or all at once (a run
+        read back from disk).
 
-        One pass, no call per point: the pyramid is carried up once at the end (and before a compaction),
-        not after every stored point, so a run's 200,000 steps go in a fraction of a second.
+        Column-wise: the points that fold into the stored ones are taken a column at a time (the k-th
+        point of every stored point), and the pyramid is carried up once at the end (and before a
+        compaction), so a run's 200,000 steps go in a tenth of a second.
         """
-        base = self.base
-        bx, by, blo, bhi = base.xs, base.ys, base.lo, base.hi
-        stride, last_n, capacity = self.stride, self._last_n, self.capacity
-        ascending, added, last = self.ascending, 0, self.last
-        isfinite = math.isfinite
-        for x, y in zip(xs, ys):
-            if x is None or y is None:
-                continue
-            try:
-                x, y = float(x), float(y)
-            except (TypeError, ValueError):
-                continue
-            if not (isfinite(x) and isfinite(y)):
-                continue
-            n = len(bx)
-            if n and x < bx[-1]:
-                ascending = False
-            added += 1
-            last = (x, y)
-            if n and last_n < stride:
-                # fold into the last stored point: a running mean, and the envelope
-                bx[-1] = (bx[-1] * last_n + x) / (last_n + 1)
-                by[-1] = (by[-1] * last_n + y) / (last_n + 1)
-                if y < blo[-1]:
-                    blo[-1] = y
-                if y > bhi[-1]:
-                    bhi[-1] = y
-                last_n += 1
-                continue
-            if n >= capacity:
-                # every stored point is complete (else it would have folded): level 1 becomes the stored
-                # points, the stride doubles, the memory halves
-                self._last_n = last_n
-                self._carry_up()
-                base = self.base = self.levels.pop(0)
-                bx, by, blo, bhi = base.xs, base.ys, base.lo, base.hi
-                stride *= 2
-                self.stride = stride
-            bx.append(x)
-            by.append(y)
-            blo.append(y)
-            bhi.append(y)
-            last_n = 1
-        if not added:
+        self._add_usable(*_usable(xs, ys))
+
+    def _add_usable(self, fx: list[float], fy: list[float]) -> None:
+        """:meth:`extend` once the points are finite floats."""
+        i, n = 0, len(fx)
+        if not n:
             return
-        self._last_n, self.ascending, self.last = last_n, ascending, last
-        self.count += added
-        self.version += added
+        while i < n:
+            if len(self.base) and self._last_n < self.stride:
+                i = self._fill_last(fx, fy, i)
+            elif len(self.base) >= self.capacity:
+                # every stored point is complete (else it would take the point): level 1 becomes the stored
+                # points, the stride doubles, the memory halves
+                self._carry_up()
+                self.base = self.levels.pop(0)
+                self.stride *= 2
+                self._last_n = self.stride
+            else:
+                i = self._add_stored(fx, fy, i)
+        self.count += n
+        self.version += n
+        self.last = (fx[-1], fy[-1])
         self._carry_up()
+
+    def _fill_last(self, fx: list[float], fy: list[float], i: int) -> int:
+        """Fold points from ``i`` into the partly filled last stored point: a running mean, and the envelope."""
+        base, k = self.base, self._last_n
+        stop = min(len(fx), i + self.stride - k)
+        mx, my, lo, hi = base.xs[-1], base.ys[-1], base.lo[-1], base.hi[-1]
+        for x, y in zip(fx[i:stop], fy[i:stop]):
+            if x < mx:
+                self.ascending = False
+            mx, my = (mx * k + x) / (k + 1), (my * k + y) / (k + 1)
+            if y < lo:
+                lo = y
+            if y > hi:
+                hi = y
+            k += 1
+        base.xs[-1], base.ys[-1], base.lo[-1], base.hi[-1] = mx, my, lo, hi
+        self._last_n = k
+        return stop
+
+    def _add_stored(self, fx: list[float], fy: list[float], i: int) -> int:
+        """New stored points of ``stride`` raw points each from ``i``, up to the capacity: the same running
+        means as point by point, computed for all of them at once, one folded point after another."""
+        base, s = self.base, self.stride
+        stop = min(len(fx), i + (self.capacity - len(base)) * s)
+        seg_x, seg_y = fx[i:stop], fy[i:stop]
+        mx, my = seg_x[::s], seg_y[::s]
+        lo, hi = my[:], my[:]
+        firsts = mx[:]
+        if len(base) and firsts[0] < base.xs[-1]:
+            self.ascending = False
+        for k in range(1, min(s, len(seg_x))):  # one point in (live): no column past it
+            kx, ky = seg_x[k::s], seg_y[k::s]  # the last stored point may have fewer: zip stops there
+            if self.ascending and any(map(operator.lt, kx, mx)):
+                self.ascending = False
+            m = len(kx)
+            mx[:m] = [(a * k + x) / (k + 1) for a, x in zip(mx, kx)]
+            my[:m] = [(a * k + y) / (k + 1) for a, y in zip(my, ky)]
+            lo[:m] = [y if y < a else a for a, y in zip(lo, ky)]
+            hi[:m] = [y if y > a else a for a, y in zip(hi, ky)]
+        # each stored point's first raw point against the mean of the one before it
+        if self.ascending and any(map(operator.lt, firsts[1:], mx)):
+            self.ascending = False
+        base.xs.extend(mx)
+        base.ys.extend(my)
+        base.lo.extend(lo)
+        base.hi.extend(hi)
+        self._last_n = len(seg_x) - (len(mx) - 1) * s
+        return stop
 
     def _carry_up(self) -> None:
         """Bring the pyramid up to date with the complete stored points: level k pairs level k - 1's entries.
@@ -163,6 +190,31 @@ class Series:
                 return
             level.extend_pairs_of(below, 2 * had, complete)
             below, complete = level, len(level)
+
+
+def _usable(xs: Iterable[Any], ys: Iterable[Any]) -> tuple[list[float], list[float]]:
+    """The points of ``zip(xs, ys)`` as floats, those with a missing, non-numeric or non-finite value left out."""
+    xs, ys = list(xs), list(ys)
+    n = min(len(xs), len(ys))
+    try:  # the usual case, every value a finite number: a column at a time
+        fx, fy = [float(x) for x in xs[:n]], [float(y) for y in ys[:n]]
+        if math.isfinite(sum(fx)) and math.isfinite(sum(fy)):  # an inf or a NaN (or an overflow) would show
+            return fx, fy
+    except (TypeError, ValueError):
+        pass
+    points = [p for p in map(_finite_point, xs, ys) if p is not None]
+    return [x for x, _ in points], [y for _, y in points]
+
+
+def _finite_point(x: Any, y: Any) -> tuple[float, float] | None:
+    """(x, y) as floats, or None when either is missing, not a number or not finite."""
+    if x is None or y is None:
+        return None
+    try:
+        x, y = float(x), float(y)
+    except (TypeError, ValueError):
+        return None
+    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
 
 
 class Drawn(NamedTuple):
@@ -305,6 +357,8 @@ class History:
                 found = columns[name] = ([], [])
             return found
 
+        # a device's four columns, by its index (an int, or as it is spelled in the series' names)
+        of_device: dict[Any, list[tuple[list[float], list[Any]]]] = {}
         for reading in readings:
             if reading is None:
                 continue
@@ -315,8 +369,11 @@ class History:
             for index, name, *values in devices:
                 if name:
                     self.device_names[index] = name
-                for kind, value in zip(_DEVICE_SERIES, values):
-                    xs, ys = column(f"{kind}:{index}")
+                key = index if index.__class__ is int else f"{index}"
+                found = of_device.get(key)
+                if found is None:
+                    found = of_device[key] = [column(f"{kind}:{index}") for kind in _DEVICE_SERIES]
+                for (xs, ys), value in zip(found, values):
                     xs.append(x)
                     ys.append(value)
             if host is not None:

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 import tui.history as history_module
-from tui.history import History, Series, _Level
+from tui.history import History, Series, _finite_point, _Level
 from tui.runs import RunRecord
 from tui.telemetry.sample import Sample
 from workloads import protocol
@@ -24,14 +24,10 @@ class PointByPoint(Series):
     on its own (the reference the fast path must match)."""
 
     def append(self, x, y):
-        if x is None or y is None:
+        point = _finite_point(x, y)  # which points are kept: test_history.py's test of the gaps
+        if point is None:
             return
-        try:
-            x, y = float(x), float(y)
-        except (TypeError, ValueError):
-            return
-        if not (math.isfinite(x) and math.isfinite(y)):
-            return
+        x, y = point
         if len(self.base) and x < self.base.xs[-1]:
             self.ascending = False
         self.count += 1
