@@ -395,8 +395,8 @@ def check_busy(f: Facts) -> DoctorCheck:
                   "and reports lower figures: "
                   f"stop that process, or pick another card with --device{other}", **seen,
                   zh=f"{label} 已被占用：{reading_zh}（{bound_zh}）",
-                  zh_hint=f"有其他进程（或已在进行的运行）在使用这块卡，在其上运行会共享该卡并得到偏低的结果：停止那个进程，或用 --device "
-                          f"选择另一块卡{other_zh}")
+                  zh_hint="有其他进程（或已在进行的运行）在使用这块卡，在其上运行会共享该卡并得到偏低的结果："
+                          f"停止那个进程，或用 --device 选择另一块卡{other_zh}")
 
 
 def checks_from(f: Facts) -> list[DoctorCheck]:

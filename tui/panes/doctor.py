@@ -56,7 +56,8 @@ def log_lines(checks) -> list[tuple[str, str]]:
         if status not in (FAIL, WARN):
             continue
         hint = field_of(check, "hint")
-        text = f"  {status} {field_of(check, 'name')}: {field_of(check, 'evidence')}" + (f" (hint: {hint})" if hint else "")
+        text = f"  {status} {field_of(check, 'name')}: {field_of(check, 'evidence')}"
+        text += f" (hint: {hint})" if hint else ""
         lines.append((text, "red" if status == FAIL else "yellow"))
     return lines
 

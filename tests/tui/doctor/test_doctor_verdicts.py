@@ -116,7 +116,8 @@ def test_every_check_carries_its_chinese_name_and_hint(name):
 
 def test_the_chinese_evidence_keeps_the_numbers_and_the_quoted_tool_output():
     c = by_id(checks_from(compat_layer(devices=[v100(0, 83, 30), v100(1, 0, 0.1)])))
-    assert c["device.busy"].zh["evidence"].startswith("GPU0 Tesla V100-SXM2-32GB 已被占用：利用率 83 %，已用显存 30.0 GiB / 32.0 GiB")
+    assert c["device.busy"].zh["evidence"].startswith(
+        "GPU0 Tesla V100-SXM2-32GB 已被占用：利用率 83 %，已用显存 30.0 GiB / 32.0 GiB")
     assert NOT_FOUND in c["nvml.loads"].zh["evidence"]  # the library's own words stay as it wrote them
     assert "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-0)" in c["cli.answers"].zh["evidence"]
 
