@@ -1,0 +1,42 @@
+"""What the workbench, the headless suite and the report know of the operator-coverage scan (torch-free)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, positive
+
+
+def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
+    """Cases (a recorded call in a dtype): known once the worker has recorded, from the start event."""
+    return positive(config.get("total_steps"))
+
+
+# the launcher's fields: empty ones are not passed, so the scan takes its own defaults
+FIELDS = (
+    Param("dtypes", "dtypes", "--dtypes", "", placeholder="fp32,fp16,bf16 (+tf32 where the device has it)"),
+    Param("model", "model", "--model", "", placeholder="built-ins, or MODULE:FUNC"),
+    Param("op_timeout", "per-op timeout (s)", "--op-timeout", "60", "int"),
+    Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+)
+
+SPEC = WorkloadSpec(
+    name="opscan", title=Text("Operator coverage scan", "算子覆盖扫描"), unit="cases/s", headline="cases_per_s",
+    params=FIELDS,
+    # not in the suite by default: the suite's `--workloads opscan` runs it, with the scan's own defaults
+    suite=SuiteArgs(
+        quick=(), standard=(), cpu_quick=(), cpu_standard=(),
+        default=False,
+    ),
+    metrics=(
+        Metric("ops", Text("aten ops scanned", "扫描的 aten 算子")),
+        Metric("calls", Text("recorded calls (op and argument layout)", "记录的调用（算子与参数布局）")),
+        Metric("rows_ok", Text("op x dtype: ok", "算子 x 精度：正常")),
+        Metric("rows_failed", Text("op x dtype: failed", "算子 x 精度：失败")),
+        Metric("precisions_clean", Text("dtypes with no failing op", "无失败算子的精度"), "text"),
+        Metric("restarts", Text("worker restarts (crash or hang)", "工作进程重启（崩溃或挂起）")),
+        Metric("scan_s", Text("scan time", "扫描时间"), "seconds"),
+    ),
+    line_metrics=(Metric("rows_failed", Text("op x dtype failed", "失败的算子 x 精度")),),
+    planned_steps=planned_steps,
+)
