@@ -7,7 +7,7 @@ device's name, English that no table here translates) is in a code span, so a re
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from tui.doctor.check import TITLES
@@ -128,6 +128,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "note_interrupted": ("The suite was interrupted (signal): the running workload was stopped and the rest skipped.",
                          "测试套件被信号中断：正在运行的负载已停止，其余负载被跳过。"),
     "note_not_run": ("{name} did not run (the suite was stopped before it).", "{name}未运行（测试套件在它之前已停止）。"),
+    "note_not_started": ("{name} did not run: {why}.", "{name}未运行：{why}。"),
+    "note_incomplete": ("{name}: its run directory stopped taking writes at {time} ({file}: {cause}); this report holds "
+                        "its progress up to then and nothing after. As seen live (not on disk): {live}.",
+                        "{name}：其运行目录自 {time} 起不再能写入（{file}：{cause}）；本报告只含此前的进度。"
+                        "运行时实时看到的（未写入磁盘）：{live}。"),
     "note_allow_cpu": ("Run with --allow-cpu: CPU figures were accepted although {listed} are listed.",
                        "使用了 `--allow-cpu`：尽管列出了{listed}，仍接受 CPU 数据。"),
     "note_devices_failed": ("device detection failed: {error}", "设备检测失败：{error}"),
@@ -139,9 +144,9 @@ STRINGS: dict[str, tuple[str, str]] = {
                          "{why}；截图是相同设备和运行的纯文本渲染。"),
     "step_stats": ("median {median}, mean {mean}, p90 {p90} {unit} ({steps}, {skipped} warm-up left out)",
                    "中位数 {median}，均值 {mean}，p90 {p90} {unit}（{steps}，前 {skipped} 步为预热未计入）"),
-    "doctor_at_export": ("The doctor ran at export time.", "环境检查在导出时运行。"),
-    "doctor_failed": ("The doctor could not run: {why}", "环境检查未能运行：{why}"),
-    "doctor_from_run": ("The doctor's checks are those recorded with run {run}.", "环境检查结果取自运行 {run} 的记录。"),
+    "doctor_at_export": ("The doctor ran at export time.", "体检在导出时运行。"),
+    "doctor_failed": ("The doctor could not run: {why}", "体检未能运行：{why}"),
+    "doctor_from_run": ("The doctor's checks are those recorded with run {run}.", "体检结果取自运行 {run} 的记录。"),
     "from_disk": ("Built from runs on disk with `cardbench export --run`.",
                   "由磁盘上的运行记录经 `cardbench export --run` 生成。"),
     "median_of_token_steps": ("per-token rate (1 / decode latency) over {n} steps: median {median} (mean {mean}, "
@@ -195,20 +200,26 @@ METRICS: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True, eq=False)
-class Note:
+class Note(str):
     """A sentence for the report, said in the reader's language when the report is written: a key of
     ``STRINGS`` and its values (a value that is callable, a `workloads.spec.Text` or `quoted`, is called
-    with the language). ``str()`` gives the English, so code that prints a note still prints words."""
+    with the language). As a string it is the English, so code that prints, joins or searches notes
+    reads words as before; ``note("zh")`` is the Chinese."""
 
     key: str
-    values: Mapping[str, Any] = field(default_factory=dict)
+    values: Mapping[str, Any]
+
+    def __new__(cls, key: str, values: Mapping[str, Any]) -> "Note":
+        self = super().__new__(cls, _say(key, values, "en"))
+        self.key, self.values = key, dict(values)
+        return self
 
     def __call__(self, lang: str = "en") -> str:
-        return Words(lang)(self.key, **{k: v(lang) if callable(v) else v for k, v in self.values.items()})
+        return _say(self.key, self.values, lang)
 
-    def __str__(self) -> str:
-        return self("en")
+
+def _say(key: str, values: Mapping[str, Any], lang: str) -> str:
+    return Words(lang)(key, **{k: v(lang) if callable(v) else v for k, v in values.items()})
 
 
 def note(key: str, **values: Any) -> Note:
