@@ -58,6 +58,13 @@ def _draw_screen(screenshot: Screenshot | None, records: Sequence[Any], sample: 
     return (svg, "") if svg is not None else (None, why or "the workbench screen could not be drawn")
 
 
+def _collect_env_in_background(progress: Callable[[str], Any] | None) -> Any:
+    from tui.report import envinfo
+
+    _say(progress, "collecting the environment in the background (python -m torch.utils.collect_env)")
+    return envinfo.CollectEnvJob()
+
+
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -114,6 +121,10 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     out_dir = check_output_dir(Path(output_dir))
     notes = list(notes)
 
+    # collect_env takes seconds whatever the runs: it runs while they are read and drawn. Not beside the
+    # doctor (below, when it runs now), whose probe times the CUDA initialisation the report states
+    collect = _collect_env_in_background(progress) if doctor_checks is not None else None
+
     _say(progress, "reading the runs")
     records = []
     for path in run_dirs:
@@ -146,10 +157,8 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
             doctor_checks = []
             doctor_note = Words(lang)("doctor_failed", why=f"{type(exc).__name__}: {exc}")
 
-    # collect_env takes seconds whatever the runs: it runs while the screen and the charts are drawn. Not
-    # beside the doctor above, whose probe times the CUDA initialisation the report states
-    _say(progress, "collecting the environment in the background (python -m torch.utils.collect_env)")
-    collect = envinfo.CollectEnvJob()
+    if collect is None:
+        collect = _collect_env_in_background(progress)
 
     # one device snapshot for the whole export: env.json, the device table and the screenshot share it
     _say(progress, "device detection")

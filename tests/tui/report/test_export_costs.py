@@ -117,3 +117,26 @@ def test_a_callers_own_frozen_heap_is_left_frozen(stub_collect_env, tmp_path):
         assert gc.get_freeze_count() > 0  # still frozen (fewer: some of what was frozen has been freed)
     finally:
         gc.unfreeze()
+
+
+def test_collect_env_waits_for_the_doctor_that_runs_at_export(monkeypatch, tmp_path):
+    """The doctor's probe times the CUDA initialisation the report states: collect_env (torch in a child,
+    nvidia-smi) must not run beside it."""
+    import tui.doctor
+
+    doctor_done = threading.Event()
+    started_after_doctor = []
+
+    def run_checks():
+        doctor_done.set()
+        return DOCTOR
+
+    def collect_env(**kw):
+        started_after_doctor.append(doctor_done.is_set())
+        return envinfo.CollectEnv(TEXT, {}, 0.1)
+
+    monkeypatch.setattr(tui.doctor, "run_checks", run_checks)
+    monkeypatch.setattr(envinfo, "run_collect_env", collect_env)
+    export_bundle([_run(tmp_path / "runs")], tmp_path / "out", environ={},
+                  screenshot=lambda records, sample: (None, "no screen"))
+    assert started_after_doctor == [True]
