@@ -67,5 +67,7 @@ def check_fits(config: GPT2Config, size: str, batch: int, prompt_len: int, token
             f"GPT-2 {size} in {dtype} at batch {batch} x {prompt_len + tokens} positions needs about "
             f"{_gib(need.total)} (weights {_gib(need.weights)}, KV cache {_gib(need.kv_cache)}, activations "
             f"{_gib(need.activations)}); {device} has {_gib(free)} free",
-            hint="lower --batch-size, --tokens or --prompt-len, or pick a smaller --model-size")
+            hint="lower --batch-size, --tokens or --prompt-len, or " + (
+                "use a smaller model than the --weights config.json describes" if size == "custom"
+                else "pick a smaller --model-size"))
     return need
