@@ -58,6 +58,7 @@ from tui.headless.plan import (ARGS_ENV, CPU_BUDGET_ENV, CPU_BUDGET_S, Job, cpu_
 from tui.headless.progress import Progress
 from tui.headless.suite import SuiteState, run_suite
 from tui.report.bundle import BundleError, check_output_dir
+from tui.report.i18n import note
 from tui.runs import RunStore, RunStoreError
 from tui.session import RunSession
 from tui.telemetry.sampler import Sampler
@@ -220,10 +221,7 @@ def export_report(args: argparse.Namespace) -> int:
 
 def store_notes(state: SuiteState) -> list[str]:
     """The report's words for runs the runs dir did not keep whole, or could not keep at all."""
-    notes = [f"{name} did not run: {why}." for name, why in state.not_started]
-    for lost in state.incomplete:
-        fault = lost.fault
-        notes.append(f"{lost.workload}: its run directory stopped taking writes at {utc(fault.since)} "
-                     f"({fault.file}: {fault.cause}); this report holds its progress up to then and nothing after. "
-                     f"As seen live (not on disk): {lost.live}.")
+    notes = [note("note_not_started", name=name, why=why) for name, why in state.not_started]
+    notes += [note("note_incomplete", name=lost.workload, time=utc(lost.fault.since), file=lost.fault.file,
+                   cause=lost.fault.cause, live=lost.live) for lost in state.incomplete]
     return notes
