@@ -142,8 +142,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         if status:
             counts[status] = counts.get(status, 0) + 1
         elapsed = time.perf_counter() - began
+        # op k of N, and the statuses so far; the rate is over every case this scan ran
         emitter.step(seen["done"], throughput=seen["done"] / elapsed if elapsed > 0 else None, unit="cases/s",
-                     op=case["op"], dtype=case["dtype"], status=status, total=seen["total"], counts=dict(counts))
+                     throughput_window=seen["done"], total_steps=seen["total"], counts="cases",
+                     op=case["op"], dtype=case["dtype"], status=status, by_status=dict(counts))
         if status and status != st.OK:
             log(f"opscan: {case['op']} {case['dtype']}: {st.LABELS[status]}: {case.get('message', '')}")
 
