@@ -154,3 +154,18 @@ def test_a_step_plot_shows_one_workload_with_one_unit():
     assert [line.label for line in throughput_lines(h)] == ["resnet50 images/s", "resnet50 images/s"]
     assert [line.series for line in loss_lines(h)] == [h.runs["r1"].loss, h.runs["r2"].loss]
     assert {line.side for line in throughput_lines(h)} == {"left"}
+
+
+def test_a_legend_that_does_not_fit_leaves_out_whole_entries_and_counts_them():
+    from rich.style import Style
+    from rich.text import Text
+
+    from tui.panes.series_plot import header_rows
+
+    entries = [(m, label, Style()) for m, label in zip("•+x*o", ["GPU0 util", "GPU0 mem", "GPU1 util", "GPU1 mem",
+                                                                 "host cpu"])]
+    assert [r.plain for r in header_rows(Text(), entries, 38, 2)] == ["• GPU0 util  + GPU0 mem  x GPU1 util",
+                                                                      "* GPU1 mem  o host cpu"]
+    assert [r.plain for r in header_rows(Text(), entries, 38, 1)] == ["• GPU0 util  + GPU0 mem  +3 more"]
+    title = Text("host cpu %, cards unused (CPU run)")
+    assert [r.plain for r in header_rows(title, entries[4:], 38, 1)] == [title.plain]   # the title is never cut

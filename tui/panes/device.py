@@ -194,7 +194,7 @@ class DevicePane(Static):
 
     def _title(self) -> None:
         title = UNUSED_TITLE if self.unused else TITLE
-        self.border_title = f"{title} ({self.when})" if self.when else title
+        self.border_title = f"{title}; {self.when}" if self.when else title
 
     def on_resize(self) -> None:
         self.watch_sample(self.sample)   # a narrower pane drops bars before names

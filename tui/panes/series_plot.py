@@ -29,42 +29,46 @@ Y_LABEL_COLUMNS = 12   # what the y-axis labels and the frame leave for points, 
 
 def header_max_rows(height: int) -> int:
     """Rows the title and legend may take: the canvas keeps most of a small plot."""
-    return 1 if height < 10 else 2 if height < 13 else 3
+    return 1 if height < 9 else 2 if height < 13 else 3
 
 
 def header_rows(title: Text, entries: list[tuple[str, str, Style]], width: int, max_rows: int) -> list[Text]:
     """The title, then the legend entries ``(marker, label, style)``, packed into rows of ``width`` cells.
 
-    Above the plot, not over its data (plotext's own legend covers the canvas's top rows). What does not
-    fit in ``max_rows`` is counted (``+2 more``).
+    Above the plot, not over its data (plotext's own legend covers the canvas's top rows). Entries that do
+    not fit in ``max_rows`` are left out whole and counted (``+2 more``); the title is never cut for them.
     """
-    rows: list[Text] = []
-    row = title.copy()
-    for i, (marker, label, style) in enumerate(entries):
-        piece = Text(marker, style=style) + Text(f" {label}")
-        if cell_len(row.plain) + 2 + cell_len(piece.plain) > width and row.plain:
-            rows.append(row)
-            row = Text()
-            if len(rows) == max_rows:
-                rows[-1] = _with_more(rows[-1], len(entries) - i, width, title.plain if len(rows) == 1 else "")
-                return rows
-        if row.plain:
-            row.append("  ")
-        row.append_text(piece)
-    rows.append(row)
+    pieces = [Text(marker, style=style) + Text(f" {label}") for marker, label, style in entries]
+    rows: list[list[Text]] = [[title]] if title.plain else [[]]
+    for piece in pieces:
+        row = rows[-1]
+        if row and _width(row + [piece]) > width:
+            rows.append([piece])
+        else:
+            row.append(piece)
+    if len(rows) > max_rows:
+        rows = rows[:max_rows]
+        last = rows[-1]
+        shown = sum(len(row) for row in rows) - bool(title.plain)
+        while True:
+            more = Text(f"+{len(pieces) - shown} more", style="dim")
+            if _width(last + [more]) <= width:
+                last.append(more)
+                break
+            if not last or last[-1] is title:
+                break   # a title that fills the row: it names what the plot draws
+            last.pop()
+            shown -= 1
+    out = []
     for row in rows:
-        row.truncate(width)
-    return rows
+        text = Text("  ").join(row)
+        text.truncate(width)
+        out.append(text)
+    return out
 
 
-def _with_more(row: Text, left: int, width: int, title: str) -> Text:
-    """``row`` and how many entries are left out, cutting legend entries but never the title."""
-    more = f"  +{left} more"
-    if cell_len(row.plain) + len(more) > width:
-        if width - len(more) < cell_len(title):
-            return row   # a long title fills the only row; it names what the plot draws
-        row.truncate(max(0, width - len(more)))
-    return row + Text(more, style="dim")
+def _width(pieces: list[Text]) -> int:
+    return sum(piece.cell_len for piece in pieces) + 2 * max(0, len(pieces) - 1)
 
 
 class SeriesPlot(PlotextPlot):

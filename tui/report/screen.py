@@ -20,8 +20,11 @@ def text_screen(records: Sequence[Any], sample: Any = None) -> str:
     """Devices, runs and their last log lines, laid out in 120 columns."""
     lines = ["cardbench  -  device status and runs (text rendering)", "=" * WIDTH]
     if sample is not None:
-        for d in sample.devices:
-            lines.append(f"{device_label(d.index, d.name)[:35]:<35} util {fmt(d.util_gpu_pct, '%'):>5}  "
+        # a card's whole name: the model matters more than the columns' alignment past 35 cells
+        labels = [device_label(d.index, d.name) for d in sample.devices]
+        name_width = max([35, *map(len, labels)])
+        for d, label in zip(sample.devices, labels):
+            lines.append(f"{label:<{name_width}} util {fmt(d.util_gpu_pct, '%'):>5}  "
                          f"mem {fmt_bytes(d.mem_used_bytes)} / {fmt_bytes(d.mem_total_bytes)}  "
                          f"{fmt(d.temperature_c, 'C')}  {fmt(d.power_w, 'W')}")
         if not sample.devices:
