@@ -8,7 +8,7 @@ from typing import Any
 
 from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
-from tui.cpu_trap import is_cpu
+from tui.cpu_trap import doctor_count, is_cpu, listed_in
 from tui.formatting import NA, device_label, duration, fixed, is_number, nbytes, number, percent, rate, utc
 from tui.report.charts import caption
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
@@ -353,7 +353,10 @@ def _stability(data: ReportData, w: Words) -> list[Block]:
         peaks = data.host_peaks
         peak_cpu = peaks.get("peak_cpu_pct")
         cpu = percent(peak_cpu / 100) if is_number(peak_cpu) else NA
-        key = "cpu_run_telemetry" if any(is_cpu(s.device) for s in data.summaries) else "no_device_telemetry"
+        # "the listed cards' readings are not their data" only where cards are listed
+        listed = listed_in(data.env.devices).at_least(doctor_count(data.env.doctor)).count
+        key = "cpu_run_telemetry" if listed and any(is_cpu(s.device) for s in data.summaries) else \
+            "no_device_telemetry"
         blocks.append(Para(w(key, cpu=cpu, mem=nbytes(peaks.get("peak_mem_used_bytes")))))
     x = data.xid
     note = w.text(x.note)

@@ -119,7 +119,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "note_suite_cpu": ("Suite: {suite}, run headless (`cardbench --export-report`); no accelerator seen by torch: CPU.",
                        "测试套件：`{suite}`，无界面运行（`cardbench --export-report`）；torch 未看到加速卡：使用 CPU。"),
     "note_args_env": ("{name}: arguments set by ${env}: {args}", "{name}：参数由 `${env}` 设置：{args}"),
-    "note_workload": ("{name}: {note}", "{name}：{note}"),
+    "note_workload": ("{name}: {note}", "{name}：{note}。"),
     "note_suite_stopped": ("the suite stopped early: {error}", "测试套件提前停止：{error}"),
     "note_budget": ("{name} was stopped at its share of the {budget} s CPU time budget (so the export ends within "
                     "five minutes on a CPU-only machine); its figures come from the steps it completed.",

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from app_fakes import fake_sample
 from report_runs import generate_run, resnet_run
 from test_report import _screenshot, _unzip, quick_env  # noqa: F401 - quick_env: the fake nvidia-smi, collect_env
 from tui.doctor.check import TITLES
@@ -134,6 +135,7 @@ def test_every_word_another_module_writes_has_its_chinese():
 def test_a_note_is_said_in_the_language_of_the_report():
     said = note("note_suite_stopped", error=quoted("OSError: [Errno 28] No space left"))
     assert str(said) == "the suite stopped early: OSError: [Errno 28] No space left"
+    assert isinstance(said, str) and "stopped early" in said  # code that searches notes still reads English
     assert said("zh") == "测试套件提前停止：`OSError: [Errno 28] No space left`"
     assert note("note_not_run", name=registry.spec_for("resnet50").title)("zh").startswith("ResNet-50 训练未运行")
     with pytest.raises(KeyError):
@@ -146,3 +148,20 @@ def test_why_no_management_cli_answered_in_chinese_quotes_each_tool_s_answer():
     assert out.why_in("zh") == "`nvidia-smi`：`timed out after 20 s`；`ixsmi`：无输出"
     assert out.why == "`nvidia-smi`: timed out after 20 s"
     assert english_words(SmiOutput(tool=None, command="x", text="").why_in("zh")) == set()
+
+
+@pytest.mark.parametrize("devices", [0, 2])
+def test_a_cpu_run_s_telemetry_sentence_names_listed_cards_only_where_there_are_some(tmp_path, devices):
+    store = RunStore(tmp_path / "runs")
+    run = store.create("resnet50", ["--device", "cpu"])
+    run.append(protocol.Start(t=1.0, workload="resnet50", device="cpu (x86_64, 2 threads)"))
+    run.append_telemetry({"t": 1.5, "devices": [], "host": {"cpu_pct": 90.0}, "errors": [], "sources": []})
+    run.append(protocol.End(t=3.0, status="ok"))
+    run.close()
+    for lang, listed, none in (("en", "the listed cards' readings are not their data",
+                                "No accelerator telemetry was recorded"),
+                               ("zh", "所列加速卡的读数不属于这些运行", "没有记录到加速卡遥测")):
+        path = export_bundle([run.path], tmp_path / f"out-{lang}-{devices}", screenshot_svg=_screenshot(),
+                             doctor_checks=[], sample=fake_sample(0, devices=devices), lang=lang)
+        md = (_unzip(path, tmp_path / f"{lang}-{devices}") / "report.md").read_text()
+        assert (listed in md, none in md) == ((True, False) if devices else (False, True))
