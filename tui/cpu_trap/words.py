@@ -122,7 +122,8 @@ def headline_of(facts: list[RunFacts], listed: Listed, view: TorchView, *, lang:
     if zh:
         own = own or {}
         doctor_hint = own.get("hint") if view.sees is False else None
-        return _warning_zh(said, own.get("evidence"), doctor_hint or (translate(hint) if translate and hint else ""))
+        english = hint or mismatch_hint()
+        return _warning_zh(said, own.get("evidence"), doctor_hint or (translate(english) if translate else ""))
     return _warning_en(said)
 
 

@@ -55,14 +55,19 @@ def _notes():
 
 @pytest.fixture
 def zh_bundle(tmp_path):
+    # two cards listed, one run on the CPU: the CPU trap's headline is the first thing the report says
     path = export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
-                         notes=_notes(), lang="zh", price_per_hour=2.5, currency="USD")
+                         notes=_notes(), lang="zh", price_per_hour=2.5, currency="USD",
+                         sample=fake_sample(0, devices=2))
     return _unzip(path, tmp_path / "zh")
 
 
 def test_a_report_in_chinese_has_no_english_of_cardbench_s_own(zh_bundle):
     md = (zh_bundle / "report.md").read_text()
     assert english_words(md) == set()
+    headline = md.split("\n\n")[1]
+    assert headline.startswith("**警告：ResNet-50 训练在 CPU 上运行，而不是在所列的 2 张加速卡")
+    assert "建议：此 PyTorch 与驱动不匹配" in headline  # the hint in Chinese, not quoted English
     # what it translated is there, in Chinese
     for said in ("跳过", "失败", "成功", "CPU（`x86_64`，2 线程）", "混合精度/算子回退", "测试套件：`quick`",
                  "GPT-2 token 生成未运行", "没有加速卡，因此只计时一次", "设备内存不足：减小 `--batch-size`",
