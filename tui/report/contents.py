@@ -262,6 +262,8 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         charts = data.charts.get(s.run_id) or []
         blocks.append(Heading(4, w("charts")))
         if charts:
+            if w.zh:  # the pictures' words are drawn in a font that may have no Chinese glyphs
+                blocks.append(Para(w("charts_in_english")))
             blocks += [Image(path, caption(title, w.lang)) for title, path in charts]
         else:
             blocks.append(Para(w("no_chart_data")))

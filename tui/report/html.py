@@ -18,6 +18,7 @@ th { background: #f3f3f3; }
 pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 code { background: #f3f3f3; padding: 0 0.2em; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.3em 0; }
+figure { margin: 0.5em 0 1em; } figcaption { color: #555; font-size: 0.9em; }
 td.PASS { color: #1a7f37; } td.WARN { color: #9a6700; } td.FAIL { color: #cf222e; font-weight: bold; }
 """
 
@@ -108,7 +109,9 @@ def render(blocks: Sequence[Block], title: str, lang: str = "en") -> str:
             rows = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in b.rows)
             body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
         elif isinstance(b, Image):
-            body.append(f'<p><img src="{html.escape(b.path, quote=True)}" alt="{html.escape(b.alt, quote=True)}"></p>')
+            # the alt text shown too: a chart's own words are English (its font), its caption the reader's language
+            body.append(f'<figure><img src="{html.escape(b.path, quote=True)}" alt="{html.escape(b.alt, quote=True)}">'
+                        f"<figcaption>{html.escape(b.alt)}</figcaption></figure>")
         elif isinstance(b, Code):
             body.append(f"<pre>{html.escape(b.text)}</pre>")
     html_lang = "zh-CN" if lang == "zh" else "en"

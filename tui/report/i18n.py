@@ -56,6 +56,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                 "运行 `{run}`：状态 **{status}**，设备 {device}，用时 {duration}。"),
     "metric": ("metric", "指标"),
     "charts": ("Charts", "图表"),
+    "charts_in_english": ("The charts' own words are in English.",
+                          "图中文字为英文（绘图所用的等宽字体不一定带有中文字形）；各图的中文标题见图下方。"),
     "no_chart_data": ("No step or telemetry data to chart.", "没有可绘制的步骤或遥测数据。"),
     "other_metrics": ("All result metrics", "全部结果指标"),
     "error_was": ("Error: {message}", "错误：{message}"),

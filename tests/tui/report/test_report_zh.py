@@ -100,6 +100,8 @@ def test_report_html_renders_the_markdown_and_escapes_everything_else(zh_bundle)
     assert "<code>RuntimeError: CUDA out of memory &lt;script&gt;**x**&lt;/script&gt;</code>" in page
     assert "<script>" not in page
     assert '<td class="FAIL">失败</td>' in page and '<td class="PASS">通过</td>' in page
+    # a chart's words are drawn in English: its Chinese title is shown under it
+    assert re.search(r'<img src="charts/[^"]+-loss.png" alt="每步损失曲线"><figcaption>每步损失曲线</figcaption>', page)
 
 
 @pytest.mark.parametrize("text", ["plain", "a`b", "``x``", "`lead", "trail`", "a ``` b", "<b>&amp;</b> **x**"])
