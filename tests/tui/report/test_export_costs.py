@@ -140,3 +140,46 @@ def test_collect_env_waits_for_the_doctor_that_runs_at_export(monkeypatch, tmp_p
     export_bundle([_run(tmp_path / "runs")], tmp_path / "out", environ={},
                   screenshot=lambda records, sample: (None, "no screen"))
     assert started_after_doctor == [True]
+
+
+def test_an_export_that_ends_early_leaves_no_collect_env_behind(tmp_path):
+    """Ctrl+C or SIGTERM while collect_env runs in the background: the command exits, and its child goes
+    with it (it runs in its own process group, which run_bounded kills when the interpreter exits)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    pid_file = tmp_path / "collect_env.pid"
+    fake_python = tmp_path / "python"
+    fake_python.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    fake_python.chmod(0o755)
+    script = f"""
+import sys, time
+from tui.report import envinfo
+real = envinfo.run_collect_env
+envinfo.run_collect_env = lambda **kw: real(python={str(fake_python)!r}, **kw)
+job = envinfo.CollectEnvJob()
+for _ in range(200):
+    try:
+        if open({str(pid_file)!r}).read().strip():
+            break
+    except OSError:
+        pass
+    time.sleep(0.05)
+raise KeyboardInterrupt
+"""
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert "KeyboardInterrupt" in done.stderr
+    pid = int(pid_file.read_text())
+    for _ in range(100):
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                break  # killed, not yet reaped by whoever adopted it
+        except OSError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        pytest.fail("collect_env outlived the export")
