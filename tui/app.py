@@ -158,6 +158,7 @@ class Workbench(App):
         self.latest_sample = message.sample
         self.history.add_sample(message.sample)
         self.devices.sample = message.sample
+        self.plots.follow_data()
         trap = self.session.cpu_trap
         if self.sampler is None:  # else the session saw it already, on the sampler's thread, before this message
             trap.see_sample(message.sample)

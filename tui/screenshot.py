@@ -43,10 +43,10 @@ async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size
         last = last_sample(records)
         if last is not None:
             app.post_sample(last)
-            app.devices.when = f"the run's last sample, {utc_clock(last.t)} UTC"
+            app.devices.when = f"run's last sample {utc_clock(last.t)} UTC"
         elif sample is not None:
             app.post_sample(sample)
-            app.devices.when = f"read at export, {utc_clock(sample.t)} UTC"
+            app.devices.when = f"read at export {utc_clock(sample.t)} UTC"
         await pilot.pause()
         app.plots.refresh_plots()
         await pilot.pause()

@@ -54,13 +54,13 @@ async def test_a_re_drawing_says_so_and_shows_the_runs_own_times():
     assert "cardbench: re-drawn from the run on disk, 2026-01-01 00:00:00 to 00:02:05 UTC" in svg
     assert "00:02:05 end: ok" in svg and "00:00:00 20260101-000000-resnet50-0001 from disk" in svg
     assert "01:00:00" not in svg                            # nothing carries the export's time
-    assert "devices; the run's last sample, 00:02:00 UTC" in svg
+    assert "devices: run's last sample 00:02:00 UTC" in svg
 
 
 async def test_without_telemetry_the_devices_say_they_were_read_at_export():
     at_export = dataclasses.replace(fake_sample(0, t0=AN_HOUR_LATER), t=AN_HOUR_LATER)
     svg = text(await render_screenshot_svg([record(telemetry=False)], at_export, clock=lambda: AN_HOUR_LATER))
-    assert "devices; read at export, 01:00:00 UTC" in svg
+    assert "devices: read at export 01:00:00 UTC" in svg
     assert "re-drawn from the run on disk, 2026-01-01 00:00:00 to 00:02:05 UTC" in svg
 
 

@@ -165,7 +165,7 @@ def host_line(sample: Sample | None, narrow: bool = False) -> Text:
 # the host line's full form (three load averages, a RAM bar) needs about this many cells
 HOST_WIDE = 90
 TITLE = "devices"
-UNUSED_TITLE = "devices: NOT USED by this run (it is on the CPU)"
+UNUSED_TITLE = "devices: NOT USED by this run, on the CPU"
 
 
 class DevicePane(Static):
@@ -176,7 +176,7 @@ class DevicePane(Static):
     """
 
     sample: reactive[Sample | None] = reactive(None, always_update=True)
-    # when the readings are from, for a screen re-drawn later ("the run's last sample, 12:03:04 UTC"); "" live
+    # when the readings are from, for a screen re-drawn later ("run's last sample 12:03:04 UTC"); "" live
     when: reactive[str] = reactive("", init=False)
 
     def __init__(self, **kwargs) -> None:
@@ -194,7 +194,8 @@ class DevicePane(Static):
 
     def _title(self) -> None:
         title = UNUSED_TITLE if self.unused else TITLE
-        self.border_title = f"{title}; {self.when}" if self.when else title
+        joiner = "; " if ":" in title else ": "
+        self.border_title = f"{title}{joiner}{self.when}" if self.when else title
 
     def on_resize(self) -> None:
         self.watch_sample(self.sample)   # a narrower pane drops bars before names

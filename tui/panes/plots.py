@@ -94,10 +94,15 @@ class PlotsPane(Container):
     def refresh_plots(self) -> None:
         if self.plots:
             self._say_where_the_run_is()
-            if self.single and self.shown < 0 and self._one_shown() != self._shown_index:
-                self._apply()   # the first plot with data changed (a run's first step, the first sample)
+            self.follow_data()
         for plot in self.plots:
             plot.refresh_if_changed()
+
+    def follow_data(self) -> None:
+        """A small pane left to choose shows the first plot with data: it changes with a run's first step or
+        the first sample (the app calls this on a sample, so the screen follows before the next repaint)."""
+        if self.plots and self.single and self.shown < 0 and self._one_shown() != self._shown_index:
+            self._apply()
 
     def _say_where_the_run_is(self) -> None:
         """On the CPU: the utilisation plot is the host's, the thermal plot says why it is empty."""
