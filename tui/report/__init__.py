@@ -227,10 +227,11 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     _say(progress, "metrics and logs")
     summaries = [summary.summarize(r) for r in records]
     stability = summary.stability(records)
+    host_peaks = summary.host_peaks(records)  # a pass over every sample: once for summary.json and the report
     bundle.add_json("metrics/summary.json", {
         "generated": started, "generated_utc": utc_iso(started), "host": host, "cardbench": env.cardbench,
         "runs": [s.to_dict() for s in summaries],
-        "stability": [d.to_dict() for d in stability], "host_peaks": summary.host_peaks(records),
+        "stability": [d.to_dict() for d in stability], "host_peaks": host_peaks,
         "cost": ({"price_per_hour": price_per_hour, "currency": currency,
                   "runs": {s.run_id: summary.cost(s, price_per_hour) for s in summaries}}
                  if price_per_hour is not None else None),
@@ -255,7 +256,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     data = contents.ReportData(
         generated=started, host=host, lang=lang, summaries=summaries, env=env, smi=smi_out,
         smi_png_error=smi_png_error, screenshot_png_error=screenshot_png_error, screenshot_note=screenshot_note,
-        charts=chart_files, stability=stability, host_peaks=summary.host_peaks(records), xid=xids,
+        charts=chart_files, stability=stability, host_peaks=host_peaks, xid=xids,
         price_per_hour=price_per_hour, currency=currency, notes=notes,
         files=sorted([*bundle.files, "report.md", "report.html", "SHA256SUMS"]))
     blocks = contents.build(data)
