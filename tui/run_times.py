@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from tui.formatting import utc, utc_clock
 
-__all__ = ["run_span", "runs_title", "run_times"]
+__all__ = ["redrawn_from", "run_span", "runs_title", "run_times"]
 
 
 def run_times(record: Any) -> tuple[float | None, float | None, bool]:
@@ -32,11 +32,16 @@ def run_span(record: Any) -> str:
     return f"{utc_clock(start)} to {utc_clock(end)} UTC (its last event: no end event)"
 
 
-def runs_title(records: Sequence[Any]) -> str:
-    """The re-drawn screen's window title: what it is, and the runs' own first and last times."""
+def redrawn_from(records: Sequence[Any]) -> str:
+    """'re-drawn from 2 runs on disk, 2026-01-01 00:00:00 to 00:04:26 UTC': the runs' own first and last times."""
     spans = [run_times(record) for record in records]
     starts = [s for s, _, _ in spans if s is not None]
     ends = [e for _, e, _ in spans if e is not None]
     what = "the run" if len(records) == 1 else f"{len(records)} runs"
     when = f", {utc(min(starts), zone=False)} to {utc_clock(max(ends))} UTC" if starts and ends else ""
-    return f"cardbench: re-drawn from {what} on disk{when}"
+    return f"re-drawn from {what} on disk{when}"
+
+
+def runs_title(records: Sequence[Any]) -> str:
+    """The re-drawn screen's window title: what it is, and when the runs ran."""
+    return f"cardbench: {redrawn_from(records)}"

@@ -169,3 +169,24 @@ def test_a_legend_that_does_not_fit_leaves_out_whole_entries_and_counts_them():
     assert [r.plain for r in header_rows(Text(), entries, 38, 1)] == ["• GPU0 util  + GPU0 mem  +3 more"]
     title = Text("host cpu %, cards unused (CPU run)")
     assert [r.plain for r in header_rows(title, entries[4:], 38, 1)] == [title.plain]   # the title is never cut
+
+
+RIGHT_LABEL = re.compile(r"├(-?[\d.]+)W\s*$")
+
+
+@pytest.mark.parametrize("height", range(8, 27, 3))
+async def test_the_right_axis_labels_sit_on_their_rows_too(height):
+    """temperature on the left, power on the right: a flat power line at each right label lands on its row."""
+    temps = [Line("°C", flat(45.0)), Line("°C", flat(71.0))]
+    power = (170.0, 640.0)
+    options = dict(width=200, axis_units=("°C", "W"))
+    first = await draw(temps + [Line("W", flat(p), "right") for p in power], height, **options)
+    labels = {i: float(m.group(1)) for i, row in enumerate(first) if (m := RIGHT_LABEL.search(row))}
+    assert len(labels) >= 2
+    inside = [v for v in labels.values() if power[0] <= v <= power[1]][:8]   # 12 markers in all: no repeat
+    lines = temps + [Line("W", flat(p), "right") for p in power] + [Line(f"at {v}", flat(v), "right") for v in inside]
+    rows = await draw(lines, height, **options)
+    assert {i: float(m.group(1)) for i, row in enumerate(rows) if (m := RIGHT_LABEL.search(row))} == labels
+    for (_, marker), line in zip(line_styles(len(lines))[4:], lines[4:]):
+        value = float(line.label.split()[1])
+        assert rows_with(rows, marker) == {next(r for r, v in labels.items() if v == value)}, (line.label, rows)

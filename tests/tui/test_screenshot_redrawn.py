@@ -70,12 +70,13 @@ def test_a_run_cut_short_is_timed_by_its_last_event():
     assert runs_title([cut, record()]).endswith("re-drawn from 2 runs on disk, 2026-01-01 00:00:00 to 00:02:05 UTC")
 
 
-def test_the_text_screen_keeps_a_long_card_name_whole():
+def test_the_text_screen_says_when_the_runs_ran_and_keeps_a_long_card_name_whole():
     from tui.report.screen import text_screen
 
     sample = fake_sample(0, devices=2)
     sample = dataclasses.replace(sample, devices=tuple(dataclasses.replace(d, name="Lobster LX-9000 Accelerator 96GB")
                                                        for d in sample.devices))
     screen = text_screen([record()], sample)
+    assert screen.splitlines()[1] == "re-drawn from the run on disk, 2026-01-01 00:00:00 to 00:02:05 UTC"
     assert screen.count("GPU0 Lobster LX-9000 Accelerator 96GB util") == 1
     assert screen.count("GPU1 Lobster LX-9000 Accelerator 96GB util") == 1

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Sequence
 from tui.report.redact import Redactor, redacted_values
 from tui.report.summary import summarize
 from tui.formatting import device_label
+from tui.run_times import redrawn_from
 from tui.telemetry.sample import fmt, fmt_bytes
 
 WIDTH = 120
@@ -18,7 +19,10 @@ WIDTH = 120
 
 def text_screen(records: Sequence[Any], sample: Any = None) -> str:
     """Devices, runs and their last log lines, laid out in 120 columns."""
-    lines = ["cardbench  -  device status and runs (text rendering)", "=" * WIDTH]
+    lines = ["cardbench  -  device status and runs (text rendering)"]
+    if records:   # drawn from the runs on disk, after they ran: their own times say when
+        lines.append(redrawn_from(records))
+    lines.append("=" * WIDTH)
     if sample is not None:
         # a card's whole name: the model matters more than the columns' alignment past 35 cells
         labels = [device_label(d.index, d.name) for d in sample.devices]
