@@ -107,7 +107,7 @@ def build(data: ReportData) -> list[Block]:
     if data.screenshot_note:
         out.append(Para(w.text(data.screenshot_note)))
     if data.screenshot_png_error:
-        out.append(Para(w("png_missing", why=data.screenshot_png_error) + " (`screenshot.svg`)"))
+        out.append(Para(w("png_missing", why=w.quote(data.screenshot_png_error)) + w("see_svg")))
     else:
         out += [Para(w("screenshot_of")), Image("screenshot.png", w("alt_screenshot"))]
     out += [Heading(2, w("files")), Para(w("files_intro")), Bullets([f"`{f}`" for f in data.files])]

@@ -43,6 +43,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "smi_fallback": ("No management CLI answered ({note}), so `nvidia-smi.txt` and the image below hold "
                      "cardbench's own device table.",
                      "没有可用的管理工具（{note}），因此 `nvidia-smi.txt` 和下图是 cardbench 自己的设备表。"),
+    "see_svg": (" (`screenshot.svg`)", "（见 `screenshot.svg`）"),
     "png_missing": ("The PNG could not be drawn ({why}); the text file is complete.",
                     "无法生成 PNG（{why}）；文本文件完整。"),
     "doctor": ("Doctor", "环境检查"),

@@ -9,7 +9,7 @@ from app_fakes import fake_sample
 from report_runs import generate_run, resnet_run
 from test_report import _screenshot, _unzip, quick_env  # noqa: F401 - quick_env: the fake nvidia-smi, collect_env
 from tui.doctor.check import TITLES
-from tui.report import export_bundle
+from tui.report import export_bundle, png
 from tui.report import html as report_html
 from tui.report import zh
 from tui.report.document import Bullets, Para, Table, code
@@ -172,3 +172,15 @@ def test_a_cpu_run_s_telemetry_sentence_names_listed_cards_only_where_there_are_
                              doctor_checks=[], sample=fake_sample(0, devices=devices), lang=lang)
         md = (_unzip(path, tmp_path / f"{lang}-{devices}") / "report.md").read_text()
         assert (listed in md, none in md) == ((True, False) if devices else (False, True))
+
+
+def test_without_a_font_the_chinese_report_quotes_why_and_points_at_the_svg(tmp_path, monkeypatch):
+    monkeypatch.setenv("CARDBENCH_FONT", "none")
+    png.monospace_font.cache_clear()
+    try:
+        path = export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
+                             lang="zh")
+    finally:
+        png.monospace_font.cache_clear()
+    md = (_unzip(path, tmp_path / "zh") / "report.md").read_text()
+    assert re.search(r"无法生成 PNG（`[^`]*no monospace font[^`]*`）；文本文件完整。（见 `screenshot.svg`）", md)
