@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 from tui.formatting import device_tag
 from tui.history import History, RunSeries, Series
+from workloads import registry
 
 __all__ = ["Axis", "CARDS_UNUSED", "Line", "canvas_row", "line_styles", "loss_lines", "thermal_lines",
            "throughput_lines", "time_axis", "time_scale", "util_lines", "x_ticks", "y_axis"]
@@ -27,6 +28,7 @@ class Line:
     label: str
     series: Series
     side: str = "left"   # "right": the second unit of the plot
+    x_unit: str = ""     # what a step counts, for a step plot's x axis ("steps", "timed tokens"); "" the plot's own
 
 
 def time_scale(span_s: float) -> tuple[float, str]:
@@ -57,13 +59,19 @@ def _one_workload(history: History, series: Callable[[RunSeries], Series]) -> li
     return [run for run in runs if run.label == newest.label and run.unit == newest.unit]
 
 
+def _counts(workload: str) -> str:
+    """What one step of ``workload`` counts, plural, as its progress line names it ('timed tokens')."""
+    return f"{registry.spec_for(workload).progress.en}s"
+
+
 def loss_lines(history: History) -> list[Line]:
-    return [Line(f"{run.label} loss", run.loss) for run in _one_workload(history, lambda run: run.loss)]
+    return [Line(f"{run.label} loss", run.loss, x_unit=_counts(run.label))
+            for run in _one_workload(history, lambda run: run.loss)]
 
 
 def throughput_lines(history: History) -> list[Line]:
     """One line per run of one workload, so one unit on one axis."""
-    return [Line(f"{run.label} {run.unit or 'items/s'}", run.throughput)
+    return [Line(f"{run.label} {run.unit or 'items/s'}", run.throughput, x_unit=_counts(run.label))
             for run in _one_workload(history, lambda run: run.throughput)]
 
 

@@ -154,6 +154,9 @@ def test_a_step_plot_shows_one_workload_with_one_unit():
     assert [line.label for line in throughput_lines(h)] == ["resnet50 images/s", "resnet50 images/s"]
     assert [line.series for line in loss_lines(h)] == [h.runs["r1"].loss, h.runs["r2"].loss]
     assert {line.side for line in throughput_lines(h)} == {"left"}
+    assert {line.x_unit for line in throughput_lines(h)} == {"steps"}
+    steps(h, "g2", "generate", "tokens/s", 64, False)
+    assert [line.x_unit for line in throughput_lines(h)] == ["timed tokens", "timed tokens"]   # as its state counts
 
 
 def test_a_legend_that_does_not_fit_leaves_out_whole_entries_and_counts_them():

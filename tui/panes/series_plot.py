@@ -124,7 +124,7 @@ class SeriesPlot(PlotextPlot):
             return self._with_header([] if framed else [Text(title, style="bold")], width, height,
                                      title if framed else None)
         styles = line_styles(len(lines))
-        scale, xunit = 1.0, self.xlabel
+        scale, xunit = 1.0, lines[0].x_unit or self.xlabel
         if self.time_axis:
             scale, xunit = time_axis(lines)
         two_axes = len({line.side for line in lines}) > 1
