@@ -149,7 +149,7 @@ STRINGS: dict[str, tuple[str, str]] = {
                    "中位数 {median}，均值 {mean}，p90 {p90} {unit}（{steps}，前 {skipped} 步为预热未计入）"),
     "doctor_at_export": ("The doctor ran at export time.", "体检在导出时运行。"),
     "doctor_failed": ("The doctor could not run: {why}", "体检未能运行：{why}"),
-    "doctor_from_run": ("The doctor's checks are those recorded with run {run}.", "体检结果取自运行 {run} 的记录。"),
+    "doctor_from_run": ("The doctor's checks are those recorded with run {run}.", "体检结果取自运行 `{run}` 的记录。"),
     "from_disk": ("Built from runs on disk with `cardbench export --run`.",
                   "由磁盘上的运行记录经 `cardbench export --run` 生成。"),
     "median_of_token_steps": ("per-token rate (1 / decode latency) over {n} steps: median {median} (mean {mean}, "
