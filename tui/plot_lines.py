@@ -186,24 +186,26 @@ def _label(value: float, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def x_ticks(lo: float, hi: float, columns: int, unit: str) -> tuple[list[float], list[str]]:
-    """Round-number x ticks between ``lo`` and ``hi``, about one per 8 columns; the last label names the unit.
+def x_ticks(lo: float, hi: float, columns: int) -> tuple[list[float], list[str]]:
+    """Round-number x ticks between ``lo`` and ``hi`` over ``columns`` cells, each label clear of the next.
 
     A column is a fine step, so these need no alignment; they are round so that a step reads as a step
-    (``0 20 40 60 steps``, not ``2.5 31.5 60.5``) and the x unit needs no row of its own.
+    (``0 20 40 60``, not ``2.5 31.5 60.5``). Labels at least their width plus two cells apart: plotext
+    (5.3.2) shifts a label that crowds a neighbour, in an order that changes with the hash seed, and the
+    screen would then differ from run to run.
     """
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
-        return [lo], [f"{_label(lo, _decimals([lo]))} {unit}".strip()]
-    most = max(2, columns // 8)
+        return [lo], [_label(lo, _decimals([lo]))]
     span = hi - lo
-    step = next(nice * 10.0 ** e for e in range(math.floor(math.log10(span / most)) - 1, 99) for nice in _NICE
-                if math.floor(span / (nice * 10.0 ** e)) < most)
-    first = _tidy(math.ceil(lo / step - 1e-9) * step)
-    ticks = [_tidy(first + k * step) for k in range(int((hi - first) / step + 1e-9) + 1)]
-    digits = _decimals(ticks)
-    labels = [_label(t, digits) for t in ticks]
-    labels[-1] = f"{labels[-1]} {unit}".strip()
-    return ticks, labels
+    steps = (nice * 10.0 ** e for e in range(math.floor(math.log10(span / max(2, columns))) - 1, 99) for nice in _NICE)
+    for step in steps:
+        first = _tidy(math.ceil(lo / step - 1e-9) * step)
+        ticks = [_tidy(first + k * step) for k in range(int((hi - first) / step + 1e-9) + 1)]
+        digits = _decimals(ticks)
+        labels = [_label(t, digits) for t in ticks]
+        if len(ticks) == 1 or columns * step / span >= max(map(len, labels)) + 2 and len(ticks) <= max(2, columns // 6):
+            return ticks, labels
+    return [lo], [_label(lo, _decimals([lo]))]
 
 
 # line colours and markers ------------------------------------------------------------------------

@@ -50,10 +50,20 @@ def test_plotexts_own_ticks_were_the_bug():
     assert len(set(get_matrix_data(list(y_axis(0, 100, 6).ticks), [0, 100], 6))) == len(y_axis(0, 100, 6).ticks)
 
 
-def test_x_ticks_are_round_and_name_the_unit():
-    ticks, labels = x_ticks(2.5, 117.5, 60, "steps")
-    assert ticks == [20, 40, 60, 80, 100] and labels[-1] == "100 steps" and labels[0] == "20"
-    assert x_ticks(3.0, 3.0, 60, "s") == ([3.0], ["3 s"])
+@pytest.mark.parametrize("columns", range(10, 120, 7))
+@pytest.mark.parametrize("lo,hi", [(2.5, 117.5), (0.0, 86400.0), (1.0, 12.0), (0.03, 4.2), (5.0, 5.5)])
+def test_x_ticks_are_round_and_each_label_clear_of_the_next(columns, lo, hi):
+    """Crowded labels are shifted by plotext in an order that changes with the hash seed: none may crowd."""
+    ticks, labels = x_ticks(lo, hi, columns)
+    assert all(lo <= t <= hi for t in ticks) and ticks == sorted(ticks)
+    assert all(float(label) == pytest.approx(t) for t, label in zip(ticks, labels))
+    cells = [columns * (t - lo) / (hi - lo) for t in ticks]
+    assert all(b - a >= max(map(len, labels)) + 2 for a, b in zip(cells, cells[1:]))
+
+
+def test_x_ticks_name_round_steps():
+    assert x_ticks(2.5, 117.5, 60) == ([20, 40, 60, 80, 100], ["20", "40", "60", "80", "100"])
+    assert x_ticks(3.0, 3.0, 60) == ([3.0], ["3"])
 
 
 def test_no_two_lines_share_a_colour():

@@ -151,21 +151,26 @@ class SeriesPlot(PlotextPlot):
         xlo, xhi = min(xs_all), max(xs_all)
         if xhi > xlo:
             plt.xlim(xlo, xhi)
-        ticks, labels = x_ticks(xlo, xhi, width - Y_LABEL_COLUMNS, xunit)
+        # the x unit ends the labels' row: the ticks keep clear of its cells (plotext would draw a label there)
+        columns = max(1, width - Y_LABEL_COLUMNS)
+        room = max(0, columns - len(xunit) - 3) / columns
+        ticks, labels = x_ticks(xlo, xlo + (xhi - xlo) * room, int(columns * room)) if room else ([], [])
         plt.xticks(ticks, labels)
         for line, d, (colour, marker) in zip(lines, drawn, styles):
             xs = [x / scale for x in d.xs] if scale != 1.0 else d.xs
             plt.plot(xs, d.ys, yside=line.side, color=colour, marker=marker)
-        return self._with_header(header, width, height, self.title if framed else None)
+        return self._with_header(header, width, height, self.title if framed else None, xunit)
 
     @staticmethod
     def _title_fits(title: str, width: int) -> bool:
         """Whether ``title`` fits in the top frame (else it heads the legend, on a row of its own if need be)."""
         return cell_len(title) + 2 <= width - Y_LABEL_COLUMNS + 4
 
-    def _with_header(self, header: list[Text], width: int, height: int, framed_title: str | None) -> Text:
+    def _with_header(self, header: list[Text], width: int, height: int, framed_title: str | None,
+                     x_unit: str = "") -> Text:
         """The header rows, then PlotextPlot.render at the height they leave (size, Textual's theme, build),
-        with ``framed_title`` on its top frame, like a pane's border title."""
+        with ``framed_title`` on its top frame, like a pane's border title, and ``x_unit`` at the right end
+        of the x labels' row."""
         plot_height = max(1, height - len(header))
         self._plot.plotsize(width, plot_height)
         self._plot._set_size(width, plot_height)   # as PlotextPlot.render does (textual-plotext issue 5)
@@ -173,6 +178,8 @@ class SeriesPlot(PlotextPlot):
         rows = Text.from_ansi(self._plot.build().rstrip("\n")).split("\n")   # its last row ends in a newline
         if rows and framed_title:
             rows[0] = _framed(rows[0], framed_title)
+        if len(rows) > 1 and x_unit:
+            rows[-1] = _x_unit_on(rows[-1], x_unit)
         return Text("\n").join([*header, *rows])
 
 
@@ -187,3 +194,16 @@ def _framed(row: Text, title: str) -> Text:
     if stop > (end if end > corner else len(row.plain)):
         return row
     return row[:corner + 2] + Text(label, style="bold") + row[stop:]
+
+
+def _x_unit_on(row: Text, unit: str) -> Text:
+    """The x labels' row with `` unit`` right-aligned after the labels (the last label gives way if need be)."""
+    plain = row.plain
+    start = len(plain) - len(unit) - 1   # a cell short of the right frame's corner, as the tick labels are
+    used = len(plain.rstrip())
+    if used + 1 > start:   # the last label is in the way: it goes, its tick mark stays on the axis
+        used = len(plain[:used].rstrip("0123456789.-").rstrip())
+        if used + 1 > start:
+            return row
+        row = row[:used] + Text(" " * (len(plain) - used))
+    return row[:start] + Text(unit, style="dim") + row[start + len(unit):]
