@@ -46,7 +46,8 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--dtypes", default=None, metavar="LIST",
                    help="dtypes to replay in: fp32,fp16,bf16,tf32 (default fp32,fp16,bf16, and tf32 where the "
                         "device has it)")
-    p.add_argument("--device", default="auto", metavar="DEVICE", help="cuda, cuda:1, cpu... (default: first accelerator)")
+    p.add_argument("--device", default="auto", metavar="DEVICE",
+                   help="cuda, cuda:1, cpu... (default: first accelerator)")
     p.add_argument("--op-timeout", type=positive_float, default=60.0, metavar="S",
                    help="seconds one case may take before it counts as a hang (default 60)")
     p.add_argument("--repeats", type=positive_int, default=3, metavar="N",

@@ -208,7 +208,7 @@ class Recorder(TorchDispatchMode):
     def _caller(self) -> str:
         if self.phase == "backward":
             node = torch._C._current_autograd_node()
-            return self._nodes.get(node, f"{self.source}:(autograd)") if node is not None else f"{self.source}:(autograd)"
+            return self._nodes.get(node, f"{self.source}:(autograd)")
         if self.phase == "optimizer":
             return f"{self.source}:(optimizer)"
         return self._stack[-1] if self._stack else f"{self.source}:(model)"

@@ -7,6 +7,16 @@ from typing import Any, Mapping, Sequence
 from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, positive
 
 
+RUN_FILES = ("ops.csv",)   # what the bundle should carry of a scan's run directory besides the events
+
+
+def report_table(metrics: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+    """The report's compatibility table (heading, columns, rows) from a scan's result metrics (torch-free)."""
+    from workloads.opscan.table import compatibility_of_result
+
+    return compatibility_of_result(dict(metrics))
+
+
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
     """Cases (a recorded call in a dtype): known once the worker has recorded, from the start event."""
     return positive(config.get("total_steps"))

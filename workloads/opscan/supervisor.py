@@ -85,7 +85,8 @@ class Supervisor:
         else:
             self.progress.crashes += 1
         row = {**current, "status": status, "message": f"the worker {outcome}"}
-        log(f"opscan: {current['op']} in {current['dtype']}: {status} (the worker {outcome}); continuing in a new worker")
+        log(f"opscan: {current['op']} in {current['dtype']}: {status} (the worker {outcome}); "
+            "continuing in a new worker")
         self.state.append(row)
         self.on_row(row)
 
@@ -159,8 +160,8 @@ def _telling_line(tail: deque[str]) -> str:
     fatal = next((line for line in lines if line.startswith("Fatal Python error")), None)
     if fatal:
         return fatal
-    return next((line for line in reversed(lines) if not line.startswith(("File ", "Extension modules", "Current thread",
-                                                                           "Thread 0x", "Traceback"))), "")
+    noise = ("File ", "Extension modules", "Current thread", "Thread 0x", "Traceback")
+    return next((line for line in reversed(lines) if not line.startswith(noise)), "")
 
 
 def _forward(stream: Any, tail: deque[str]) -> None:

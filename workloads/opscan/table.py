@@ -142,25 +142,36 @@ def failing_module_types(run_dir: str | Path, dtype: str, source: str) -> list[s
 
 
 def compatibility(run_dir: str | Path) -> tuple[str, list[str], list[list[str]]]:
-    """The report's compatibility table for a scan: (heading, column names, rows), failures first, then one
-    row per dtype with the count of ok ops."""
+    """The report's compatibility table from a scan's run directory (its ops.csv)."""
     rows = run_rows(run_dir)
-    columns = ["op", "dtype", "status", "NMSE (threshold)", "called from", "message"]
-    table: list[list[str]] = []
-    for row in rows:
-        if row.get("status") in (st.OK, "", None):
-            continue
-        nmse = row.get("nmse")
-        metric = f"{float(nmse):.3g} ({float(row['threshold']):g})" if nmse not in (None, "") and row.get("threshold") \
-            else ""
-        modules = row.get("modules") or []
-        callers = ", ".join(m.split(":", 1)[-1] for m in modules[:3]) + (" ..." if len(modules) > 3 else "")
-        table.append([row["op"], row["dtype"], st.LABELS.get(row["status"], row["status"]), metric, callers,
-                      (row.get("message") or "")[:160]])
     ok: dict[str, int] = {}
     for row in rows:
         if row.get("status") == st.OK:
             ok[row["dtype"]] = ok.get(row["dtype"], 0) + 1
+    return _table([r for r in rows if r.get("status") not in (st.OK, "", None)], ok)
+
+
+def compatibility_of_result(metrics: dict[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+    """The same table from a scan's result metrics (its failures and its counts by dtype), for a report that
+    has the result but not the run directory."""
+    by_dtype = metrics.get("by_dtype") or {}
+    ok = {d: c.get(st.OK, 0) for d, c in by_dtype.items() if isinstance(c, dict)}
+    return _table(list(metrics.get("failures") or []), ok)
+
+
+def _table(failures: list[dict[str, Any]], ok: dict[str, int]) -> tuple[str, list[str], list[list[str]]]:
+    """(heading, column names, rows): the failures, worst first, each with the modules that call the op, then
+    one row per dtype with its count of ok ops."""
+    columns = ["op", "dtype", "status", "NMSE (threshold)", "called from", "message"]
+    table: list[list[str]] = []
+    for row in sorted(failures, key=lambda r: (st.SEVERITY.index(r["status"]) if r["status"] in st.SEVERITY else 0,
+                                                r["op"], r["dtype"])):
+        nmse, limit = row.get("nmse"), row.get("threshold")
+        metric = f"{float(nmse):.3g} ({float(limit):g})" if nmse not in (None, "") and limit not in (None, "") else ""
+        modules = row.get("modules") or []
+        callers = ", ".join(m.split(":", 1)[-1] for m in modules[:3]) + (" ..." if len(modules) > 3 else "")
+        table.append([row["op"], row["dtype"], st.LABELS.get(row["status"], row["status"]), metric, callers,
+                      (row.get("message") or "")[:160]])
     for dtype, count in ok.items():
-        table.append([f"{count} ops", dtype, "ok", "", "", ""])
+        table.append([f"{count} ops", dtype, st.LABELS[st.OK], "", "", ""])
     return "Operator coverage (failures first)", columns, table

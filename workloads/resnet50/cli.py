@@ -27,7 +27,7 @@ from workloads.child import data_parallel
 from workloads.child.harness import Emitter, WorkloadError, arguments_checked, log
 from workloads.errors import first_line
 from workloads.resnet50.checkpoint_lock import CheckpointLock
-from workloads.resnet50.options import UNIT, WORKLOAD, build_parser, check_combinations
+from workloads.resnet50.options import UNIT, WORKLOAD, build_parser, check_combinations, kept_in_fp32
 
 # more torch threads than this per CPU only wait on each other, and far more crash the process (issue 16)
 MAX_THREADS_PER_CPU = 4
@@ -37,6 +37,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     check_combinations(args)
     check_values(args)
+    args.fp32_from_scan = kept_in_fp32(args)
     arguments_checked()
     lock = CheckpointLock(args.checkpoint).acquire() if args.checkpoint and _holds_the_lock() else None
     try:

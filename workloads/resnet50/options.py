@@ -59,6 +59,9 @@ def build_parser() -> ArgumentParser:
                    help="data-parallel over N devices (torchrun, DDP); with --device cpu, N CPU processes")
     p.add_argument("--find-batch-size", action="store_true",
                    help="find the largest batch that fits (doubling, then bisection), report it and stop")
+    p.add_argument("--ops-from", metavar="RUN_DIR", default=None,
+                   help="an opscan run: the module types that call an op which failed there in the --amp dtype "
+                        "run in fp32 from the first step")
     p.add_argument("--max-batch-size", metavar="N", type=positive_int, default=None,
                    help="upper bound for --find-batch-size (default 4096 on an accelerator, 64 on the CPU)")
     return p
@@ -76,6 +79,23 @@ def check_combinations(args: Any) -> None:
     if args.image_size < 32:
         raise WorkloadError(f"--image-size {args.image_size} is too small for ResNet-50 (it downsamples 32x)",
                             hint="use 32 or more")
+    if args.ops_from is not None and args.amp == "off":
+        raise WorkloadError("--ops-from keeps in fp32 what failed in a mixed precision; without --amp all is fp32",
+                            hint="add --amp bf16 or --amp fp16")
     if args.batch_size == 1 and args.image_size <= 32 and not args.find_batch_size:
         raise WorkloadError("a batch of 1 image of 32 px leaves batch norm one value per channel",
                             hint="use --batch-size 2 or more, or a larger --image-size")
+
+
+def kept_in_fp32(args: Any) -> list[str]:
+    """The module types ``--ops-from RUN_DIR`` keeps in fp32: those of ResNet-50 that call an op the scan found
+    failing in the ``--amp`` dtype (none without the option). Read before torch is imported."""
+    if args.ops_from is None:
+        return []
+    from workloads.opscan.table import failing_module_types
+
+    try:
+        return failing_module_types(args.ops_from, args.amp, source=WORKLOAD)
+    except (OSError, ValueError, KeyError) as exc:
+        raise WorkloadError(f"--ops-from {args.ops_from}: not the run directory of an opscan ({exc})",
+                            hint="give the directory of a `cardbench run opscan` run (it holds ops.csv)") from None

@@ -37,7 +37,7 @@ class Precision:
         self.amp_dtype = devices.autocast_dtype(args.amp)
         self.requested = "fp32" if args.amp == "off" else args.amp
         self.scaler_on = setup.scaler.is_enabled()
-        self.fp32_types: list[str] = []
+        self.fp32_types: list[str] = list(getattr(args, "fp32_from_scan", None) or [])  # --ops-from's, at the start
         self.diagnosed = False
         self.fallbacks: list[dict[str, Any]] = []
         self.compile_checked = not args.compile
@@ -130,7 +130,7 @@ class Precision:
                         raise
                     reason = f"; autocast off for {', '.join(types)} was not enough: {first_line(exc)}"
                 else:
-                    self.fp32_types = types
+                    self.fp32_types = sorted(set(self.fp32_types) | set(types))
                     self._note_fallback(step, error, f"autocast off for {', '.join(types)}; "
                                                      f"the rest stays in {self.requested}{eager}",
                                         first, diagnosis)

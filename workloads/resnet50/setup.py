@@ -123,6 +123,11 @@ class Setup:
                 raise WorkloadError(f"{amp_diagnosis.INJECT_ENV}={self.amp_failure_spec} names no module of ResNet-50")
             if self.is_main:
                 log(f"injected autocast failure in: {', '.join(names[:5])}{' ...' if len(names) > 5 else ''}")
+        if getattr(args, "fp32_from_scan", None):
+            kept = amp_diagnosis.keep_in_fp32(self.model, args.fp32_from_scan, self.device.type)
+            if self.is_main:
+                log(f"--ops-from {args.ops_from}: {', '.join(args.fp32_from_scan)} kept in fp32 from the start "
+                    f"({len(kept)} modules; their ops failed in {args.amp} in that scan)")
         self.model.to(self.device, memory_format=self.memory_format)
         self.criterion = torch.nn.CrossEntropyLoss()
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.lr, momentum=0.9, weight_decay=1e-4)

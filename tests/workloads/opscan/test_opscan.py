@@ -29,7 +29,8 @@ def scan(tmp_path: Path, *args: str, inject: str = "", timeout: float = 120) -> 
                **{STATE_ENV: str(tmp_path / "state"), INJECT_ENV: inject})
     proc = subprocess.run([sys.executable, "-m", "workloads.opscan", "--device", "cpu", "--repeats", "1", *args],
                           capture_output=True, text=True, env=env, timeout=timeout, stdin=subprocess.DEVNULL)
-    return proc.returncode, [protocol.parse_line(line) for line in proc.stdout.splitlines() if line.strip()], proc.stderr
+    events = [protocol.parse_line(line) for line in proc.stdout.splitlines() if line.strip()]
+    return proc.returncode, events, proc.stderr
 
 
 def rows(path: Path) -> dict[tuple[str, str], dict[str, str]]:
@@ -60,7 +61,8 @@ def test_every_injected_failure_shows_as_its_status_and_the_scan_covers_the_rest
     # the modules that call each failing op, which is what a user keeps in fp32
     assert matrix[("aten.native_layer_norm.default", "bf16")]["modules"] == "build:1 (LayerNorm)"
     assert matrix[("aten.gelu.default", "fp16")]["modules"] == "build:2 (GELU)"
-    assert float(matrix[("aten.addmm.default", "fp16")]["nmse"]) > float(matrix[("aten.addmm.default", "fp16")]["threshold"])
+    wrong = matrix[("aten.addmm.default", "fp16")]
+    assert float(wrong["nmse"]) > float(wrong["threshold"])
     assert "not implemented for 'BFloat16'" in matrix[("aten.mm.default", "bf16")]["message"]
     # progress: one step per case, op k of N with the counts so far
     steps = [e for e in events if isinstance(e, protocol.Step)]
@@ -89,7 +91,8 @@ def test_a_resumed_scan_runs_only_the_cases_left(tmp_path):
 
 
 @pytest.mark.parametrize("args, said", [
-    (("--model", "tinynet:not_a_model"), "--model tinynet:not_a_model: not_a_model() returned 3 (int), not (model, example_inputs)"),
+    (("--model", "tinynet:not_a_model"),
+     "--model tinynet:not_a_model: not_a_model() returned 3 (int), not (model, example_inputs)"),
     (("--model", "tinynet:broken"), "--model tinynet:broken: broken() raised KeyError: 'weights.bin'"),
     (("--model", "tinynet:missing"), "--model tinynet:missing: tinynet has no function missing"),
     (("--model", "no_such_module:build"), "--model no_such_module:build: no module named no_such_module"),

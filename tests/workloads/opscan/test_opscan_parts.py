@@ -1,0 +1,118 @@
+"""The scan's parts in process: the comparison, the thresholds, who calls an op, the table, the option checks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import types
+
+import pytest
+import torch
+from torch import nn
+
+from workloads.child.harness import WorkloadError
+from workloads.opscan import cli, sources, statuses, table
+from workloads.opscan.record import Recorder
+from workloads.opscan.replay import compare
+
+
+def test_a_value_beyond_the_dtype_range_is_inf_there_and_no_mismatch():
+    ref = torch.tensor([1.0, 1e5, -2e5], dtype=torch.float64)
+    got = ref.to(torch.float16)  # 1e5 is past fp16's 65504: inf, as fp16 must
+    assert compare([got], [ref]) == (0.0, 0, "")
+
+
+def test_a_nan_or_inf_where_the_reference_is_finite_is_counted_apart():
+    ref = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    got = torch.tensor([1.0, float("nan"), float("inf")], dtype=torch.float16)
+    nmse, nonfinite, _ = compare([got], [ref])
+    assert nonfinite == 2 and nmse == 0.0  # the finite part agrees: the NaN/inf are the finding
+
+
+def test_integer_outputs_must_be_equal():
+    assert compare([torch.tensor([1, 2, 3])], [torch.tensor([1, 2, 4])])[2] == "1 of 3 integer/boolean values differ"
+
+
+def test_the_nmse_is_relative_to_the_reference():
+    ref = torch.tensor([3.0, 4.0], dtype=torch.float64)
+    got = torch.tensor([3.0, 4.5], dtype=torch.float32)
+    assert compare([got], [ref])[0] == pytest.approx(0.25 / 25)
+
+
+@pytest.mark.parametrize("op, family", [("aten.convolution_backward.default", "matmul"),
+                                        ("aten.addmm.default", "matmul"),
+                                        ("aten._scaled_dot_product_flash_attention_for_cpu.default", "matmul"),
+                                        ("aten.native_layer_norm_backward.default", "reduction"),
+                                        ("aten.sum.dim_IntList", "reduction"),
+                                        ("aten.gelu.default", "elementwise"), ("aten.add_.Tensor", "elementwise")])
+def test_op_families(op, family):
+    assert statuses.family(op) == family
+
+
+def test_thresholds_loosen_with_the_dtype_and_for_accumulating_families():
+    for dtype in ("fp32", "fp16", "bf16"):
+        assert statuses.threshold("aten.mul.Tensor", dtype) < statuses.threshold("aten.mm.default", dtype)
+    assert statuses.threshold("aten.mul.Tensor", "fp32") < statuses.threshold("aten.mul.Tensor", "fp16") \
+        < statuses.threshold("aten.mul.Tensor", "bf16")
+
+
+def test_forward_and_backward_ops_are_charged_to_the_module_that_calls_them():
+    model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.GELU(), nn.Linear(8, 1))
+    recorder = Recorder()
+    recorder.watch(model, "tiny")
+    with recorder:
+        recorder.phase = "forward"
+        loss = model(torch.randn(3, 4)).sum()
+        recorder.phase = "backward"
+        loss.backward()
+    callers = {}
+    for call in recorder.calls.values():
+        callers.setdefault(call.op, set()).update(call.modules)
+    assert callers["aten.native_layer_norm.default"] == {"tiny:1 (LayerNorm)"}
+    assert callers["aten.native_layer_norm_backward.default"] == {"tiny:1 (LayerNorm)"}
+    assert callers["aten.gelu_backward.default"] == {"tiny:2 (GELU)"}
+    assert callers["aten.addmm.default"] == {"tiny:0 (Linear)", "tiny:3 (Linear)"}
+
+
+def test_an_op_folds_to_its_worst_status_with_the_callers_of_its_failing_calls():
+    calls = [{"modules": ["m:a (LayerNorm)"], "phases": ["forward"]},
+             {"modules": ["m:b (LayerNorm)"], "phases": ["forward"]}]
+    cases = [{"op": "aten.native_layer_norm.default", "dtype": "bf16", "call": 0, "status": "ok", "nmse": 1e-6},
+             {"op": "aten.native_layer_norm.default", "dtype": "bf16", "call": 1, "status": "mismatch", "nmse": 0.3,
+              "threshold": 5e-4, "message": "NMSE 0.3 > 0.0005"}]
+    [row] = table.fold(cases, calls, device_is_cpu=True)
+    assert row["status"] == "mismatch" and row["nmse"] == 0.3 and row["modules"] == ["m:b (LayerNorm)"]
+    assert row["message"] == "1 of 2 calls: NMSE 0.3 > 0.0005"
+
+
+def test_the_report_table_lists_failures_worst_first_then_ok_counts():
+    metrics = {"by_dtype": {"fp32": {"ok": 50}, "bf16": {"ok": 48}},
+               "failures": [{"op": "aten.addmm.default", "dtype": "bf16", "status": "mismatch", "nmse": 0.2,
+                             "threshold": 5e-4, "modules": ["gpt2-train:h.0.mlp.c_fc (Dense)"], "message": ""},
+                            {"op": "aten.native_layer_norm.default", "dtype": "bf16", "status": "crash",
+                             "modules": ["gpt2-train:h.0.ln_1 (LayerNorm)"], "message": "the worker died"}]}
+    heading, columns, rows = table.compatibility_of_result(metrics)
+    assert [r[:3] for r in rows] == [["aten.native_layer_norm.default", "bf16", "crash"],
+                                     ["aten.addmm.default", "bf16", "mismatch"],
+                                     ["50 ops", "fp32", "ok"], ["48 ops", "bf16", "ok"]]
+    assert rows[0][4] == "h.0.ln_1 (LayerNorm)" and rows[1][3] == "0.2 (0.0005)"
+
+
+def _args(**given):
+    values = dict(dtypes=None, sources=None, model=None, opinfo=None, device="cpu", seed=0, repeats=1)
+    return argparse.Namespace(**{**values, **given})
+
+
+def test_opinfo_without_expecttest_is_refused_before_anything_runs(monkeypatch):
+    real = cli.importlib.util.find_spec
+    monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name: None if name == "expecttest" else real(name))
+    with pytest.raises(WorkloadError, match="--opinfo needs the expecttest package"):
+        cli.check(_args(opinfo="conv"))
+
+
+def test_an_opinfo_regex_that_matches_nothing_is_refused(monkeypatch):
+    fake = types.ModuleType("torch.testing._internal.common_methods_invocations")
+    fake.op_db = [types.SimpleNamespace(name="add"), types.SimpleNamespace(name="nn.functional.conv2d")]
+    monkeypatch.setitem(sys.modules, fake.__name__, fake)
+    with pytest.raises(WorkloadError, match="--opinfo zzz: no OpInfo name matches"):
+        sources.record_opinfo("zzz", Recorder(), torch.device("cpu"), 0)
