@@ -116,3 +116,18 @@ def test_an_opinfo_regex_that_matches_nothing_is_refused(monkeypatch):
     monkeypatch.setitem(sys.modules, fake.__name__, fake)
     with pytest.raises(WorkloadError, match="--opinfo zzz: no OpInfo name matches"):
         sources.record_opinfo("zzz", Recorder(), torch.device("cpu"), 0)
+
+
+def test_the_gpt2_training_step_names_the_layer_norm_each_backward_op_comes_from():
+    recorder = Recorder()
+    sources.record_builtin("gpt2-train", recorder, torch.device("cpu"), 0)
+    callers: dict[str, set[str]] = {}
+    phases: dict[str, set[str]] = {}
+    for call in recorder.calls.values():
+        callers.setdefault(call.op, set()).update(call.modules)
+        phases.setdefault(call.op, set()).update(call.phases)
+    assert {"gpt2-train:h.0.ln_1 (LayerNorm)", "gpt2-train:ln_f (LayerNorm)"} \
+        <= callers["aten.native_layer_norm_backward.default"]
+    assert "gpt2-train:h.1.mlp (MLP)" in callers["aten.gelu_backward.default"]  # F.gelu is called in MLP.forward
+    assert phases["aten.native_layer_norm_backward.default"] == {"backward"}
+    assert "optimizer" in phases["aten.addcdiv_.default"]  # AdamW's update
