@@ -4,9 +4,10 @@ A module of its own so that textual-plotext (and plotext) load after the
 workbench's first frame, not before it.
 
 What plotext would decide for itself and get wrong is decided here: the y ticks (`tui.plot_lines.y_axis`:
-each label on the row whose points have its value), one colour and marker per line, and the legend,
-drawn under the plot rather than over its data (plotext's own covers the top rows, and marks the axes
-of a two-axis plot with an unexplained ``L`` and ``⅃``; here a right-axis line says so in words).
+each label on the row whose points have its value), round x ticks clear of each other with the x unit at
+the end of their row, one colour and marker per line, the title set in the top frame, and the legend
+above the plot rather than over its data (plotext's own covers the canvas's top rows, and marks the axes
+of a two-axis plot with an unexplained ``L`` and ``⅃``; here each axis's labels carry its unit).
 """
 
 from __future__ import annotations
