@@ -153,15 +153,17 @@ def test_history_leaves_missing_device_readings_out():
 
 def test_plot_lines_are_read_from_the_history_without_a_screen():
     h = History()
-    h.add_step("a", protocol.Step(step=1, loss=2.0, throughput=10.0, unit="images/s"))
-    h.add_step("b", protocol.Step(step=1, loss=3.0, throughput=50.0, unit="tokens/s"))
-    h.add_step("c", protocol.Step(step=1, loss=None, throughput=9.0, unit="images/s"))
+    for key, label in (("r1", "resnet50"), ("g1", "generate"), ("r2", "resnet50")):
+        h.run(key, label=label)
+    h.add_step("r1", protocol.Step(step=1, loss=2.0, throughput=10.0, unit="images/s"))
+    h.add_step("g1", protocol.Step(step=1, loss=3.0, throughput=50.0, unit="tokens/s"))
+    h.add_step("r2", protocol.Step(step=1, loss=None, throughput=9.0, unit="images/s"))
     for i in range(3):
         h.add_sample(fake_sample(i, devices=2))
-    assert [line.label for line in loss_lines(h)] == ["a loss", "b loss", "c loss"]
-    # the first unit reads on the left axis, a second unit on the right
-    assert [(line.label, line.side) for line in throughput_lines(h)] == [
-        ("a images/s", "left"), ("b tokens/s", "right"), ("c images/s", "left")]
+    # a step plot shows the newest run's workload (with points in it): its runs share the x axis and the unit
+    assert [line.label for line in loss_lines(h)] == ["generate loss"]
+    assert [(line.label, line.side, line.series) for line in throughput_lines(h)] == [
+        ("resnet50 images/s", "left", h.runs["r1"].throughput), ("resnet50 images/s", "left", h.runs["r2"].throughput)]
     assert [line.label for line in util_lines(h)] == ["GPU0 util %", "GPU0 mem %", "GPU1 util %", "GPU1 mem %",
                                                       "host cpu %"]
     assert [(line.label, line.side) for line in thermal_lines(h)] == [
