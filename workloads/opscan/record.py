@@ -143,9 +143,11 @@ class Call:
             self.phases.append(phase)
 
     def add_module(self, path: str) -> None:
+        """Keep a caller's path: up to MODULES_KEPT, and past that every source and module type not kept yet
+        (what ``--ops-from`` keeps in fp32 is the types, so none may be lost to the cap)."""
         if path in self.modules:
             return
-        if len(self.modules) < MODULES_KEPT:
+        if len(self.modules) < MODULES_KEPT or _kind(path) not in {_kind(m) for m in self.modules}:
             self.modules.append(path)
         else:
             self.more_modules += 1
@@ -233,6 +235,11 @@ class Recorder(TorchDispatchMode):
             _widen(call.kwargs, described_kwargs)
         call.add_module(self._caller())
         return out
+
+
+def _kind(path: str) -> tuple[str, str]:
+    """(source, module type) of a caller's path ``gpt2-train:h.0.ln_1 (LayerNorm)``."""
+    return path.split(":", 1)[0], path.rsplit(" (", 1)[-1]
 
 
 def _tensors(value: Any) -> Iterator[torch.Tensor]:

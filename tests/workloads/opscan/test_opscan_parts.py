@@ -131,3 +131,14 @@ def test_the_gpt2_training_step_names_the_layer_norm_each_backward_op_comes_from
     assert "gpt2-train:h.1.mlp (MLP)" in callers["aten.gelu_backward.default"]  # F.gelu is called in MLP.forward
     assert phases["aten.native_layer_norm_backward.default"] == {"backward"}
     assert "optimizer" in phases["aten.addcdiv_.default"]  # AdamW's update
+
+
+def test_past_the_cap_of_callers_every_module_type_is_still_kept():
+    from workloads.opscan.record import MODULES_KEPT, Call
+
+    call = Call("aten.native_batch_norm.default", [], {}, ["forward"], "resnet50")
+    for i in range(MODULES_KEPT + 5):
+        call.add_module(f"resnet50:layer{i}.bn1 (BatchNorm2d)")
+    call.add_module("resnet50:head.norm (GroupNorm)")
+    assert len(call.modules) == MODULES_KEPT + 1 and call.modules[-1] == "resnet50:head.norm (GroupNorm)"
+    assert call.more_modules == 5
