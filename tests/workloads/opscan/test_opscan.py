@@ -109,3 +109,26 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, said):
 def test_a_bad_injection_is_refused(tmp_path):
     code, events, _ = scan(tmp_path, "--model", "tinynet:build", inject="aten.gelu:fp8=crash")
     assert code == 2 and "OP:DTYPE=KIND" in next(e for e in events if isinstance(e, protocol.Error)).message
+
+
+def test_cardbench_run_records_a_scan_like_any_workload(tmp_path, monkeypatch, capsys):
+    """Registered as the registry line will register it: `cardbench run opscan` runs it through the run store."""
+    import asyncio
+
+    from tui.run_command import run_workload
+    from tui.runs import load_run
+    from workloads import registry
+    from workloads.opscan.spec import SPEC
+
+    monkeypatch.setenv("PYTHONPATH", f"{HERE}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    monkeypatch.setenv(STATE_ENV, str(tmp_path / "state"))
+    monkeypatch.setenv(INJECT_ENV, "aten.native_layer_norm:bf16=crash")
+    with registry.registered(SPEC):
+        code = asyncio.run(run_workload("opscan", ["--model", "tinynet:build", "--device", "cpu", "--repeats", "1"],
+                                        runs_dir=str(tmp_path / "runs"), as_json=False))
+    assert code == 0
+    record = load_run(next((tmp_path / "runs").iterdir()))
+    assert record.status == "ok" and record.result.metrics["crashes"] == 1
+    assert len(record.steps) == record.start.config["total_steps"]
+    said = capsys.readouterr().out
+    assert "WARNING: aten.native_layer_norm.default in bf16: crash: the worker died (SIGABRT)" in said
