@@ -143,9 +143,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         if status:
             counts[status] = counts.get(status, 0) + 1
         elapsed = time.perf_counter() - began
-        # op k of N, and the statuses so far; the rate is over every case this scan ran
-        emitter.step(seen["done"], throughput=seen["done"] / elapsed if elapsed > 0 else None, unit="cases/s",
-                     throughput_window=seen["done"], total_steps=seen["total"], counts="cases",
+        ran = seen["done"] - len(earlier)  # a resumed scan's rate counts only the cases this run ran
+        # op k of N, and the statuses so far; the rate is over every case this run ran
+        emitter.step(seen["done"], throughput=ran / elapsed if elapsed > 0 else None, unit="cases/s",
+                     throughput_window=ran, total_steps=seen["total"], counts="cases",
                      op=case["op"], dtype=case["dtype"], status=status, by_status=dict(counts))
         if status and status != st.OK:
             log(f"opscan: {case['op']} {case['dtype']}: {st.LABELS[status]}: {case.get('message', '')}")

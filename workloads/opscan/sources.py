@@ -21,7 +21,6 @@ import torch
 from workloads.child.harness import WorkloadError
 from workloads.opscan.record import Recorder
 
-from workloads.opscan.sources_names import BUILTINS  # noqa: F401 - the names, torch-free
 # 64 px, not 32: at 32 px the last stage is 1x1, its batch norms see 2 values a channel and the backward's
 # gradients reach 1e7 (64 px: 8 values, gradients below 15), an overflow no real training step meets
 RESNET_PX, RESNET_BATCH = 64, 2
