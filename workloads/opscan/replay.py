@@ -317,13 +317,16 @@ class Replayer:
                 last = first_line(exc)
         return None, last
 
-    def cpu_fp32_ms(self, call: Call, index: int) -> float | None:
-        """The same call on the CPU in float32 (median of the repeats): the figure the device is read against."""
+    def time_again(self, call: Call, dtype_name: str, index: int, device: torch.device | None = None) -> float | None:
+        """The call's time in a dtype (median of the repeats, ms), without a comparison: a second look at a
+        time that looked slow, or the CPU's float32 figure the device is read against."""
+        device = device or self.device
         try:
-            inputs = Inputs(call, torch.float32, torch.device("cpu"), self.seed + index)
+            inputs = Inputs(call, TORCH_DTYPES[dtype_name], device, self.seed + index)
             func = resolve(call.op)
-            return timed(lambda: func(*inputs.args, **inputs.kwargs), torch.device("cpu"), self.repeats)[1]
-        except Exception:  # noqa: BLE001 - no CPU figure: the column stays empty
+            with _Tf32(dtype_name == "tf32"):
+                return timed(lambda: func(*inputs.args, **inputs.kwargs), device, self.repeats)[1]
+        except Exception:  # noqa: BLE001 - no figure: the column stays empty
             return None
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from workloads.child.harness import WorkloadError
 from workloads.opscan.state import RECORDING, ScanState, cases_of
+from workloads.opscan.table import SLOWER_THAN_FP32
 
 
 def say(**message: Any) -> None:
@@ -62,6 +63,12 @@ def _has_tf32(device: Any) -> bool:
     return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] >= 8
 
 
+def torch_cpu() -> Any:
+    import torch
+
+    return torch.device("cpu")
+
+
 def _warm_up(device: Any) -> None:
     """Start the thread pools and the device's libraries before the first timed case, so it is not the one
     timed with their start-up (tens of milliseconds on a CPU)."""
@@ -100,6 +107,7 @@ def main(state_dir: str, first: int, restarted: bool = False) -> int:
     replayer = Replayer(device, parse(), repeats=plan["repeats"], seed=plan["seed"])
     given_up = state.given_up()
     cpu_ms: dict[int, float | None] = {}
+    fp32_ms: dict[int, float | None] = {}
     for k in range(first, len(cases)):
         i, dtype = cases[k]
         call = calls[i]
@@ -109,8 +117,16 @@ def main(state_dir: str, first: int, restarted: bool = False) -> int:
             continue
         say(begin=row)
         outcome = replayer.run(call, dtype, i)
+        if dtype == "fp32":
+            fp32_ms[i] = outcome.device_ms
+        elif outcome.device_ms and fp32_ms.get(i) and outcome.device_ms > SLOWER_THAN_FP32 * fp32_ms[i]:
+            # a time that looks slow is timed again and the smaller kept: on a shared host a median of three
+            # can still be a burst of another process's work (12 ms for a 0.01 ms op was seen here)
+            again = replayer.time_again(call, dtype, i)
+            outcome.device_ms = min(outcome.device_ms, again) if again else outcome.device_ms
         if i not in cpu_ms:
-            cpu_ms[i] = outcome.device_ms if device.type == "cpu" and dtype == "fp32" else replayer.cpu_fp32_ms(call, i)
+            cpu_ms[i] = (outcome.device_ms if device.type == "cpu" and dtype == "fp32" else
+                         replayer.time_again(call, "fp32", i, torch_cpu()))
         say(row={**row, **outcome.to_row(), "cpu_ms": cpu_ms[i]})
     say(done=True)
     return 0

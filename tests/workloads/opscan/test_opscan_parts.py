@@ -143,3 +143,28 @@ def test_past_the_cap_of_callers_every_module_type_is_still_kept():
     call.add_module("resnet50:head.norm (GroupNorm)")
     assert len(call.modules) == MODULES_KEPT + 1 and call.modules[-1] == "resnet50:head.norm (GroupNorm)"
     assert call.more_modules == 5
+
+
+def test_a_time_that_looks_slow_against_fp32_is_timed_again_and_the_smaller_kept(tmp_path, monkeypatch):
+    from workloads.opscan import worker
+    from workloads.opscan.record import merged
+    from workloads.opscan.replay import Outcome, Replayer
+    from workloads.opscan.state import RECORDING, ScanState
+
+    model = nn.Linear(4, 2)
+    recorder = Recorder()
+    recorder.watch(model, "tiny")
+    with recorder:
+        model(torch.randn(3, 4))
+    calls = [c for c in merged(list(recorder.calls.values())) if c.op == "aten.addmm.default"]
+    state = ScanState(tmp_path)
+    state.start({"device": "cpu", "repeats": 1, "seed": 0}, resume=False)
+    state.write_json(RECORDING, {"dtypes": ["fp32", "fp16"], "calls": [c.to_json() for c in calls], "record_s": 0.1})
+    burst = {"fp32": 0.01, "fp16": 12.0}  # a burst of someone else's work landed on the fp16 timing
+    monkeypatch.setattr(Replayer, "run", lambda self, call, dtype, i: Outcome("ok", device_ms=burst[dtype]))
+    monkeypatch.setattr(Replayer, "time_again", lambda self, call, dtype, i, device=None: 0.012)
+    said = []
+    monkeypatch.setattr(worker, "say", lambda **message: said.append(message))
+    assert worker.main(str(tmp_path), 0) == 0
+    times = {m["row"]["dtype"]: m["row"]["device_ms"] for m in said if "row" in m}
+    assert times == {"fp32": 0.01, "fp16": 0.012}
