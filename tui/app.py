@@ -41,17 +41,17 @@ from tui.panes import keys
 from tui.panes.banner import CpuBanner
 from tui.panes.confirm import Confirm
 from tui.panes.device import DevicePane
-from tui.panes.doctor import DoctorScreen
+from tui.panes.doctor import DoctorScreen, log_lines as doctor_log_lines
 from tui.panes.export import export_in_background
 from tui.panes.launcher import LauncherPane
 from tui.panes.log import LogPane
-from tui.panes.messages import StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
+from tui.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
 from tui.run_index import report_run_dirs
 from tui.run_state import RunState
 from tui.run_times import run_span, run_times
 from tui.runs import RunStore, RunStoreError
-from tui.session import STOP_GRACE_S, RunnerFactory, RunSession
+from tui.session import STOP_GRACE_S, STORE_FAULT, RunnerFactory, RunSession
 from tui.workbench_sampler import TelemetrySource, default_telemetry_source
 from workloads import exit_codes, protocol, registry
 from workloads.errors import first_line
@@ -213,7 +213,8 @@ class Workbench(App):
         if self.session.running:
             self.stop_workload()
         else:
-            self.start_workload()
+            # a value far above the usual (a burst of keys in the wrong field) is asked about first
+            self.launcher.start_when_sure(self.start_workload)
 
     def start_workload(self, name: str | None = None) -> bool:
         name = name or self.selected_workload
@@ -277,6 +278,8 @@ class Workbench(App):
             self.history.see_device(message.run_id, event.device)
         elif event is self.state.cpu_alarm:
             self.notify(". ".join(alarm_lines(event)), title="running on the CPU", severity="error", timeout=30)
+        if isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
+            self.notify(event.message, title="run dir not writable", severity="error", timeout=30)
         if isinstance(event, protocol.Error):
             self.notify(event.message[:200], title="workload error", severity="error")
         elif isinstance(event, protocol.End):
@@ -328,6 +331,10 @@ class Workbench(App):
                 self._show_cpu_banner()
 
         self.push_screen(screen, closed)
+
+    def on_doctor_finished(self, message: DoctorFinished) -> None:
+        for line, style in doctor_log_lines(message.checks):
+            self.log_pane.say(line, style)
 
     # records (headless screenshot, reopened runs) ----------------------------------------
     def _log_time(self) -> float:

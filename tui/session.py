@@ -28,6 +28,7 @@ not be written); the run's ``fault`` keeps it after the stream has ended.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import threading
 from pathlib import Path
@@ -41,6 +42,7 @@ from workloads.runner import DEFAULT_GRACE_S, Runner
 STOP_GRACE_S = DEFAULT_GRACE_S   # the one grace period: SIGTERM, then SIGKILL this much later
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl+C, kill, a closed SSH session
 TELEMETRY_FILE = "telemetry.jsonl"
+RUN_DIR_ENV = "CARDBENCH_RUN_DIR"   # the run directory, in the child's environment
 STORE_FAULT = "run_dir_unwritable"  # the code of the warning yielded when the run directory stops taking writes
 
 RunnerFactory = Callable[[str, list, Any], Runner]   # (workload, args, event sink) -> Runner
@@ -127,6 +129,9 @@ class RunSession:
                 pass
         runner = self.runner_factory(workload, args, _Tap(run, self.on_log))
         runner.grace_s = self.grace_s  # a stop that comes while the child is spawning uses it too
+        # where a workload may write files of its own (the scan's ops.csv) beside the events
+        env = getattr(runner, "env", None)
+        runner.env = {**(env if env is not None else os.environ), RUN_DIR_ENV: str(run.path)}
         self.cpu_trap.start_run(workload, args)
         with self._lock:
             self.run = run

@@ -15,6 +15,7 @@ import contextlib
 from typing import Iterator
 
 from workloads.generate.spec import SPEC as _GENERATE
+from workloads.opscan.spec import SPEC as _OPSCAN
 from workloads.resnet50.spec import SPEC as _RESNET50
 from workloads.spec import WorkloadSpec, unknown
 
@@ -55,4 +56,5 @@ class Registry:
 registry = Registry((
     _RESNET50,
     _GENERATE,
+    _OPSCAN,
 ))

@@ -151,6 +151,9 @@ class Step(Event):
             parts.append(f"data-wait {self.data_wait_s * 1000:.1f} ms")
         if self.memory_allocated_bytes is not None:
             parts.append(f"mem {self.memory_allocated_bytes / 2**20:.0f} MiB")
+        by_status = self.extra.get("by_status")  # a scan's counts so far (workloads.opscan)
+        if isinstance(by_status, dict):
+            parts.append(" ".join(f"{k} {v}" for k, v in by_status.items()))
         return " | ".join(parts)
 
     def rate_span(self, one: str = "last", many: str = "last") -> str:

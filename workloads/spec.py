@@ -36,6 +36,7 @@ class Param:
     choices: tuple[str, ...] = ()
     placeholder: str = ""
     omit: tuple[str, ...] = ()         # values that mean "the workload's default": not passed
+    max: int | None = None             # "int": above this the launcher asks before starting (a stray key adds digits)
 
 
 SWITCH = ("off", "on")
@@ -69,12 +70,12 @@ class SuiteArgs:
     standard: tuple[str, ...] = ()
     cpu_quick: tuple[str, ...] = ()
     cpu_standard: tuple[str, ...] = ()
-    cpu_quick_note: str = ""
-    cpu_standard_note: str = ""
+    cpu_quick_note: str | Text = ""     # the report says it in its language when it is a Text
+    cpu_standard_note: str | Text = ""
     amp_flag: str | None = None
     default: bool = True               # run when `--workloads` does not name the workloads
 
-    def args(self, suite: str, *, accelerator: bool, amp: str = "off") -> tuple[list[str], str | None]:
+    def args(self, suite: str, *, accelerator: bool, amp: str = "off") -> tuple[list[str], str | Text | None]:
         """(arguments, note for the report or None) for this suite on this machine."""
         standard = suite == "standard"
         if accelerator:
@@ -137,6 +138,9 @@ class WorkloadSpec:
     planned_steps: PlannedSteps = _cap_only  # how many steps a configuration will count (progress and ETA); the
                                          # words in ``progress`` say what that count covers
     module: str = ""                     # what the runner starts: `python -m <module>` (default workloads.<name>)
+    # an extra table the report shows under the run's metrics, from the result's metrics: (heading, columns, rows)
+    report_table: Callable[[Mapping[str, Any]], tuple[str, list[str], list[list[str]]]] | None = None
+    run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
 
     @property
     def run_module(self) -> str:

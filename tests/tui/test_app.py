@@ -397,14 +397,17 @@ async def test_small_terminal_shows_one_plot_and_does_not_draw_the_hidden_ones(r
         for i in range(5):
             app.post_sample(fake_sample(i))
         await pilot.pause(0.7)  # a plot refresh tick
+        # only telemetry so far: the pane shows the first plot with data, utilisation, and draws only it
+        assert [p.display for p in plots] == [False, False, True, False]
         drawn = [p.renders - b for p, b in zip(plots, before)]
-        assert drawn[1:] == [0, 0, 0]  # the utilisation plot got data but is hidden
+        assert drawn[2] > 0 and drawn[1] == drawn[3] == 0
         await pilot.press("p")
         await pilot.pause()
-        assert [p.display for p in plots] == [False, True, False, False]
+        assert [p.display for p in plots] == [False, False, False, True]
+        assert plots[3].renders > before[3] and plots[1].renders == before[1]
         await pilot.press("p")
         await pilot.pause()
-        assert plots[2].renders > before[2] and plots[3].renders == before[3]
+        assert [p.display for p in plots] == [True, False, False, False]
         assert plots[2]._drawn_versions == plots[2].data_version()
         # every pane keeps a non-empty place on the screen
         for widget in (app.devices, app.launcher, app.plots, app.log_pane):
@@ -418,12 +421,12 @@ async def test_tiny_terminal_does_not_crash(runs_dir):
         app.post_sample(fake_sample(0))
         await pilot.pause()
         plots = app.plots.plots
-        assert [p.display for p in plots] == [True, False, False, False]  # no room for the grid: one plot
+        assert [p.display for p in plots] == [False, False, True, False]  # no room for the grid: the one with data
         await pilot.press("2", "p")
         assert app.selected_workload == "generate"
-        assert [p.display for p in plots] == [False, True, False, False]  # `p` showed the next one
+        assert [p.display for p in plots] == [False, False, False, True]  # `p` showed the next one
         await pilot.press("p", "p", "p")
-        assert [p.display for p in plots] == [True, False, False, False]  # and round again
+        assert [p.display for p in plots] == [False, False, True, False]  # and round again
 
 
 async def test_a_telemetry_source_that_fails_leaves_the_app_up(runs_dir):

@@ -72,3 +72,17 @@ async def test_the_main_footer_keeps_every_label_at_80_columns(runs_dir):
         if binding.show:
             assert f"{binding.key} {binding.description} " in footer, footer  # key, whole label, then a gap
     assert "q quit" in footer and "^p menu" in footer
+
+
+async def test_the_log_gets_the_doctors_totals_and_each_fail_and_warn(runs_dir):
+    app = make_app(runs_dir, run_checks=lambda: list(CHECKS))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        await pilot.press("d")
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.checks is not None, what="the checks")
+        await pilot.press("escape")
+        await pilot.pause()
+        text = "\n".join(s.text for s in app.screen._compositor.render_strips())
+        assert "doctor: 1 PASS, 1 WARN, 1 FAIL, 1 SKIP" in text
+        assert "WARN NVML library loads" in text and "FAIL torch sees the accelerator" in text

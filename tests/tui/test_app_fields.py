@@ -79,3 +79,16 @@ async def test_keys_typed_in_one_burst_land_in_the_fields_they_were_typed_for(ru
         await pilot.pause(0.3)
         values = app.launcher.values()
         assert (values["batch_size"], values["epochs"], values["steps"]) == ("128", "3", "50")
+
+
+async def test_s_with_a_stray_epoch_count_asks_before_anything_starts(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        app.launcher.query_one("#param-resnet50-epochs").value = "13064"
+        await pilot.press("s")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "Confirm"
+        await pilot.press("n")
+        await pilot.pause()
+        assert not app.session.running and not app.session.runs

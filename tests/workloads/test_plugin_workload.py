@@ -119,7 +119,7 @@ def test_the_headless_export_runs_it_and_the_report_labels_it(polish, tmp_path, 
         summary = json.loads(zf.read(next(n for n in names if n.endswith("metrics/summary.json"))))
     run = summary["runs"][0]
     assert run["workload"] == "polish" and run["headline"] == 43.0 and run["throughput"]["unit"] == "widgets/s"
-    title, label, shine = (("Widget polishing", "widgets/s polished", "shine achieved") if lang == "en" else
-                           ("部件抛光", "每秒抛光部件", "光泽度"))
-    assert f"| {title} | ok | 43 widgets/s |" in report
+    title, label, shine, ok = (("Widget polishing", "widgets/s polished", "shine achieved", "ok") if lang == "en" else
+                               ("部件抛光", "每秒抛光部件", "光泽度", "成功"))
+    assert f"| {title} | {ok} | 43 widgets/s |" in report
     assert f"| {label} | 43 |" in report and f"| {shine} | 87.5 % |" in report

@@ -49,6 +49,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tui.cpu_trap import describe_zh
 from tui.formatting import duration, utc
 from tui.headless.from_disk import export_runs
 from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
@@ -58,12 +59,13 @@ from tui.headless.plan import (ARGS_ENV, CPU_BUDGET_ENV, CPU_BUDGET_S, Job, cpu_
 from tui.headless.progress import Progress
 from tui.headless.suite import SuiteState, run_suite
 from tui.report.bundle import BundleError, check_output_dir
-from tui.report.i18n import note
+from tui.report.i18n import Note, note, quoted
 from tui.runs import RunStore, RunStoreError
 from tui.session import RunSession
 from tui.telemetry.sampler import Sampler
-from workloads import exit_codes
+from workloads import exit_codes, registry
 from workloads.errors import first_line
+from workloads.spec import Text
 
 __all__ = ["ARGS_ENV", "CPU_BUDGET_ENV", "CPU_BUDGET_S", "DOCTOR_FILE", "Job", "Progress", "export_report",
            "export_runs", "suite_jobs", "suite_names"]
@@ -152,8 +154,7 @@ def export_report(args: argparse.Namespace) -> int:
     state.accelerator = accelerator
     jobs, notes = suite_jobs(suite, workloads, accelerator=accelerator, device=getattr(args, "device", None),
                              amp=_amp(doctor), overrides=overrides)
-    notes.insert(0, f"Suite: {suite}, run headless (`cardbench --export-report`); "
-                    f"{'accelerator' if accelerator else 'no accelerator seen by torch: CPU'}.")
+    notes.insert(0, note("note_suite_accelerator" if accelerator else "note_suite_cpu", suite=suite))
 
     session = RunSession(store)
     allow_cpu = bool(getattr(args, "allow_cpu", False))
@@ -176,19 +177,17 @@ def export_report(args: argparse.Namespace) -> int:
         if sampler is not None:
             sampler.stop()
     for name in state.out_of_time:
-        notes.append(f"{name} was stopped at its share of the {cpu_budget():.0f} s CPU time budget (so the "
-                     "export ends within five minutes on a CPU-only machine); its figures come from the steps "
-                     "it completed.")
+        notes.append(note("note_budget", name=_title(name), budget=f"{cpu_budget():.0f}"))
     if state.interrupted:
-        notes.append("The suite was interrupted (signal): the running workload was stopped and the rest skipped.")
+        notes.append(note("note_interrupted"))
     notes.extend(store_notes(state))
     for job in jobs:
         if job.workload not in state.ran and job.workload not in dict(state.not_started):
-            notes.append(f"{job.workload} did not run (the suite was stopped before it).")
+            notes.append(note("note_not_run", name=_title(job.workload)))
     on_cpu = trap.verdict()
     if on_cpu and allow_cpu:
-        notes.append(f"Run with --allow-cpu: CPU figures were accepted although {trap.listed_now().describe()} "
-                     "are listed.")
+        listed = trap.listed_now()
+        notes.append(note("note_allow_cpu", listed=Text(listed.describe(), describe_zh(listed))))
 
     progress.begin("report bundle")
     try:
@@ -219,9 +218,15 @@ def export_report(args: argparse.Namespace) -> int:
     return exit_codes.FAILED if state.failed or state.incomplete else exit_codes.OK
 
 
-def store_notes(state: SuiteState) -> list[str]:
+def store_notes(state: SuiteState) -> list[Note]:
     """The report's words for runs the runs dir did not keep whole, or could not keep at all."""
-    notes = [note("note_not_started", name=name, why=why) for name, why in state.not_started]
-    notes += [note("note_incomplete", name=lost.workload, time=utc(lost.fault.since), file=lost.fault.file,
-                   cause=lost.fault.cause, live=lost.live) for lost in state.incomplete]
+    notes = [note("note_not_started", name=_title(name), why=quoted(why)) for name, why in state.not_started]
+    notes += [note("note_incomplete", name=_title(lost.workload), time=utc(lost.fault.since),
+                   file=quoted(lost.fault.file), cause=quoted(lost.fault.cause), live=quoted(lost.live))
+              for lost in state.incomplete]
     return notes
+
+
+def _title(workload: str) -> Any:
+    """A workload as the report names it: its name in English, its spec's title in Chinese."""
+    return Text(workload, registry.spec_for(workload).title("zh")) if workload in registry else workload

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from tui.report.bundle import BundleError
+from tui.report.i18n import Note, note, quoted
 from workloads import registry
+from workloads.spec import Text
 
 ARGS_ENV = "CARDBENCH_HEADLESS_ARGS"
 # on a CPU-only machine the workloads together get this long, so the whole export ends within five minutes
@@ -34,21 +36,22 @@ def suite_names(workloads: Sequence[str] | None) -> list[str]:
 
 
 def suite_jobs(suite: str, workloads: Sequence[str] | None, *, accelerator: bool, device: str | None,
-               amp: str = "off", overrides: dict[str, list[str]] | None = None) -> tuple[list[Job], list[str]]:
+               amp: str = "off", overrides: dict[str, list[str]] | None = None) -> tuple[list[Job], list[Note]]:
     """The workloads to run and their arguments, with one note per choice the report must state."""
-    notes: list[str] = []
+    notes: list[Note] = []
     device_args = ["--device", device] if device else []
     jobs: list[Job] = []
     for name in suite_names(workloads):
         spec = registry.spec_for(name)
         if overrides and name in overrides:
             args = [str(a) for a in overrides[name]]
-            notes.append(f"{name}: arguments set by ${ARGS_ENV}: {' '.join(args)}")
+            notes.append(note("note_args_env", name=Text(name, spec.title("zh")), env=ARGS_ENV,
+                              args=quoted(" ".join(args))))
         elif spec.suite is not None:
-            args, note = spec.suite.args(suite, accelerator=accelerator, amp=amp)
+            args, scaled = spec.suite.args(suite, accelerator=accelerator, amp=amp)
             args += device_args
-            if note:
-                notes.append(f"{name}: {note}")
+            if scaled:
+                notes.append(note("note_workload", name=Text(name, spec.title("zh")), note=scaled))
         else:
             args = list(device_args)
         jobs.append(Job(name, args, spec.steps_planned(args)))

@@ -58,12 +58,10 @@ class SuiteState:
 def step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
     """The bar's fraction and text for a step."""
     total = job.total
-    if registry.spec_for(job.workload).counts == "tokens":
-        parts = [f"{event.step}/{int(total)} tokens" if total else f"{event.step} tokens"]
-    else:
-        parts = [f"step {event.step}" + (f"/{int(total)}" if total else "")]
+    spec = registry.spec_for(job.workload)
+    parts = [f"{spec.progress.en} {event.step}" + (f"/{int(total)}" if total else "")]
     if event.throughput is not None:
-        parts.append(live_rate(event.throughput, event.unit or ""))
+        parts.append(f"{live_rate(event.throughput, event.unit or '')} {event.rate_span()}")
     if event.loss is not None:
         parts.append(f"loss {fixed(event.loss, 4)}")  # four decimals, as the launcher shows it
     return (float(event.step) / total if total else None), ", ".join(parts)
@@ -88,7 +86,7 @@ def result_line(name: str, outcome: Outcome) -> str:
     m = outcome.result.metrics
     bits = []
     if isinstance(m.get(spec.headline), (int, float)):
-        bits.append(rate(m[spec.headline], spec.unit))
+        bits.append(rate(m[spec.headline], spec.headline_label()))
     for metric in spec.line_metrics:
         value = m.get(metric.key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -28,10 +28,14 @@ BINDINGS = [
 
 
 def with_workload_keys(names: Sequence[str], bindings: BindingsMap) -> BindingsMap:
-    """Keys 1-9 choose a workload; they come first in the footer, so a narrow terminal still shows them."""
+    """Keys 1-9 choose a workload. The footer shows them as one entry ('1-3 workload'), first, so a narrow
+    terminal still shows every key: the launcher's bar above the fields names each workload beside its key."""
     out = BindingsMap()
-    for i, name in enumerate(names[:9], start=1):
-        out.bind(str(i), f"select_workload({i - 1})", registry.spec_for(name).short_title)
+    shown = names[:9]
+    span = "1" if len(shown) == 1 else f"1-{len(shown)}"
+    for i, name in enumerate(shown, start=1):
+        out.bind(str(i), f"select_workload({i - 1})", "workload" if i == 1 else registry.spec_for(name).short_title,
+                 show=i == 1, key_display=span if i == 1 else None)
     for key, keyed in bindings.key_to_bindings.items():
         out.key_to_bindings.setdefault(key, []).extend(keyed)
     return out

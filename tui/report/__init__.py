@@ -113,9 +113,10 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     from tui.report import contents, envinfo, html, markdown, png, screen, smi, summary, xid
     from tui.formatting import utc_iso
     from tui.report.bundle import Bundle, bundle_stem
-    from tui.report.i18n import Words
+    from tui.report.i18n import Words, note, quoted
     from tui.report.redact import Redactor, without_record
     from tui.runs import RunStoreError, load_run
+    from workloads import registry
 
     started = time.time()
     out_dir = check_output_dir(Path(output_dir))
@@ -170,7 +171,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
             sample = collect_once()
         except Exception as exc:  # noqa: BLE001
             devices_note = f"device detection failed: {type(exc).__name__}: {exc}"
-            notes.append(devices_note)
+            notes.append(note("note_devices_failed", error=quoted(f"{type(exc).__name__}: {exc}")))
 
     _say(progress, "management CLI output")
     smi_out = smi.run_management_cli(sample=sample)
@@ -187,14 +188,15 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
                                                             smi_out.command))
     except png.PngError as exc:
         smi_png_error = str(exc)
-        notes.append(f"nvidia-smi.png was not drawn: {exc}")
+        notes.append(note("note_smi_png", error=quoted(exc)))
 
     _say(progress, "screenshot")
+    screenshot_caption = "screenshot_of"   # the live workbench's own screen, handed in by the caller
     if screenshot_svg is None:
+        screenshot_caption = "screenshot_redrawn"   # drawn now from the runs on disk (tui.screenshot, or text)
         screenshot_svg, why = _draw_screen(screenshot, shown, sample)
         if screenshot_svg is None:
-            screenshot_note = screenshot_note or (f"{why}; the screenshot is a plain text rendering of the same "
-                                                  "devices and runs.")
+            screenshot_note = screenshot_note or note("note_text_screen", why=quoted(why))
             screenshot_svg = png.terminal_svg(screen.text_screen(shown, sample), "cardbench", width=screen.WIDTH)
     # a screen drawn by the caller before the redactor knew (the live workbench) may hold a cut secret
     screenshot_svg = redactor.screen(screenshot_svg)
@@ -204,7 +206,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
         bundle.add_binary("screenshot.png", png.svg_to_png(screenshot_svg))
     except png.PngError as exc:
         screenshot_png_error = str(exc)
-        notes.append(f"screenshot.png was not drawn ({exc}); screenshot.svg is in the bundle")
+        notes.append(note("note_screenshot_png", error=quoted(exc)))
 
     _say(progress, "charts")
     chart_files: dict[str, list[tuple[str, str]]] = {}
@@ -216,7 +218,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
             except png.PngError as exc:
                 name = f"charts/{chart.name}.svg"
                 bundle.add_text(name, chart.svg)
-                notes.append(f"{chart.name}: PNG not drawn ({exc}); the SVG is kept")
+                notes.append(note("note_chart_png", chart=quoted(chart.name), error=quoted(exc)))
             chart_files.setdefault(record.id, []).append((chart.title, name))
 
     if not collect.done():
@@ -245,17 +247,22 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
                          events.read_text(encoding="utf-8", errors="replace") if events.exists() else "")
         # what the run recorded for the redactor (digests of its secrets) stays on the user's disk
         bundle.add_json(f"logs/{record.id}/config.json", without_record(record.config))
+        for name in registry.spec_for(record.workload).run_files:  # what the workload's report points to (ops.csv)
+            extra = record.path / name
+            if extra.is_file():
+                bundle.add_text(f"logs/{record.id}/{name}", extra.read_text(encoding="utf-8", errors="replace"))
 
     bundle.add_json("env.json", env.to_dict())
     bundle.add_text("env.txt", envinfo.env_text(env))
 
     _say(progress, "writing the report")
     if env.collect_env.note:
-        notes.append(f"collect_env: {env.collect_env.note}")
+        notes.append(note("collect_env_note", note=quoted(env.collect_env.note)))
     xids = xid.read_kernel_log()
     data = contents.ReportData(
         generated=started, host=host, lang=lang, summaries=summaries, env=env, smi=smi_out,
         smi_png_error=smi_png_error, screenshot_png_error=screenshot_png_error, screenshot_note=screenshot_note,
+        screenshot_caption=screenshot_caption,
         charts=chart_files, stability=stability, host_peaks=host_peaks, xid=xids,
         price_per_hour=price_per_hour, currency=currency, notes=notes,
         files=sorted([*bundle.files, "report.md", "report.html", "SHA256SUMS"]))

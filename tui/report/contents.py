@@ -41,6 +41,7 @@ class ReportData:
     currency: str
     notes: list[str] = field(default_factory=list)  # export-level problems and choices (scaled suite...)
     files: list[str] = field(default_factory=list)
+    screenshot_caption: str = "screenshot_of"       # or "screenshot_redrawn": drawn from the runs on disk later
 
 
 def _command(s: WorkloadSummary) -> str:
@@ -109,7 +110,7 @@ def build(data: ReportData) -> list[Block]:
     if data.screenshot_png_error:
         out.append(Para(w("png_missing", why=w.quote(data.screenshot_png_error)) + w("see_svg")))
     else:
-        out += [Para(w("screenshot_of")), Image("screenshot.png", w("alt_screenshot"))]
+        out += [Para(w(data.screenshot_caption)), Image("screenshot.png", w("alt_screenshot"))]
     out += [Heading(2, w("files")), Para(w("files_intro")), Bullets([f"`{f}`" for f in data.files])]
     return out
 
@@ -257,6 +258,11 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         rows.append([w.metric("fallbacks"), str(len(s.fallbacks))])
         rows.append([w.metric("warnings"), str(len(s.warnings))])
         blocks.append(Table([w("metric"), w("value")], rows))
+        extra = registry.spec_for(s.workload).report_table  # a workload's own table (the scan's compatibility)
+        if extra is not None:
+            heading, columns, table_rows = extra(s.metrics)
+            if table_rows:
+                blocks += [Heading(4, heading), Table(columns, table_rows)]
         for e in s.errors:
             blocks.append(Para(w("error_was", message=_error(e, w))))
         charts = data.charts.get(s.run_id) or []

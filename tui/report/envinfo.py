@@ -141,7 +141,10 @@ def normalize_checks(checks: Sequence[Any] | None) -> list[dict[str, Any]]:
     out = []
     for c in checks or ():
         text = {key: str(field_of(c, key) or "") for key in ("name", "status", "evidence", "hint")}
-        out.append({"id": id_of(c), **text, "value": value_of(c), "unit": field_of(c, "unit")})
+        zh = field_of(c, "zh")  # the check's own Chinese (DoctorCheck.zh): the report in Chinese says it
+        zh = {k: v for k, v in zh.items() if k in ("name", "evidence", "hint") and isinstance(v, str)} \
+            if isinstance(zh, dict) else {}
+        out.append({"id": id_of(c), **text, "value": value_of(c), "unit": field_of(c, "unit"), "zh": zh})
     return out
 
 

@@ -111,6 +111,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cost_run": ("this run", "本次运行"),
     "screenshot": ("Screenshot", "截图"),
     "screenshot_of": ("The workbench screen at export time:", "导出时的工作台界面："),
+    "screenshot_redrawn": ("The workbench screen re-drawn from the runs on disk, with their own times (its title "
+                           "says when they ran); not a capture of the screen at the time:",
+                           "根据磁盘上的运行记录重新绘制的工作台界面，显示运行自身的时间（标题注明运行的时间段），"
+                           "并非当时屏幕的截图："),
     "notes": ("Notes on this report", "报告说明"),
     "files": ("Files in this bundle", "报告包文件"),
     "files_intro": ("Check them with `sha256sum -c SHA256SUMS` in this directory.",

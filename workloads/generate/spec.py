@@ -28,13 +28,13 @@ SPEC = WorkloadSpec(
     unit="tokens/s",
     headline="tokens_per_s",
     params=(
-        Param("tokens", "tokens", "--tokens", "256", "int"),
-        Param("batch_size", "batch size", "--batch-size", "1", "int"),
+        Param("tokens", "tokens", "--tokens", "256", "int", max=1024),
+        Param("batch_size", "batch size", "--batch-size", "1", "int", max=256),
         Param("dtype", "dtype", "--dtype", "auto", "choice", ("auto", "fp32", "fp16", "bf16"), omit=("auto",)),
         # not "tiny": its context (64) is below the default tokens
         Param("model_size", "model size", "--model-size", "124M", "choice", ("124M", "355M", "774M", "1.5B")),
-        Param("prompt_len", "prompt length", "--prompt-len", "32", "int"),
-        Param("repeat", "timed runs", "--repeat", "3", "int"),
+        Param("prompt_len", "prompt length", "--prompt-len", "32", "int", max=1024),
+        Param("repeat", "timed runs", "--repeat", "3", "int", max=100),
         Param("cuda_graphs", "CUDA graphs", "--cuda-graphs", "off", "switch", SWITCH),
         Param("compile", "torch.compile", "--compile", "off", "switch", SWITCH),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
@@ -44,8 +44,10 @@ SPEC = WorkloadSpec(
         standard=("--tokens", "256", "--repeat", "5"),
         cpu_quick=("--tokens", "256", "--repeat", "1", "--warmup", "8"),
         cpu_standard=("--tokens", "256", "--repeat", "1", "--warmup", "8"),
-        cpu_quick_note="no accelerator, so one timed run of 256 tokens instead of three",
-        cpu_standard_note="no accelerator, so one timed run of 256 tokens instead of five",
+        cpu_quick_note=Text("no accelerator, so one timed run of 256 tokens instead of three",
+                            "没有加速卡，因此只计时运行一次 256 个 token，而不是三次"),
+        cpu_standard_note=Text("no accelerator, so one timed run of 256 tokens instead of five",
+                               "没有加速卡，因此只计时运行一次 256 个 token，而不是五次"),
     ),
     metrics=(
         # the headline: its label says which figure it is, the median over the timed runs (after the warm-up)

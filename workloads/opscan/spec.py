@@ -51,4 +51,5 @@ SPEC = WorkloadSpec(
     ),
     line_metrics=(Metric("rows_failed", Text("op x dtype failed", "失败的算子 x 精度")),),
     planned_steps=planned_steps,
+    report_table=report_table, run_files=RUN_FILES,
 )

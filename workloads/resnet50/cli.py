@@ -19,7 +19,6 @@ imported only once the options are checked and the run stays in this process.
 from __future__ import annotations
 
 import gc
-import math
 import os
 from typing import Any, Sequence
 
@@ -53,9 +52,6 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
 
 def check_values(args: Any) -> None:
     """Values the parser lets through that no run can use: refused before torch is imported."""
-    if args.lr is not None and not math.isfinite(args.lr):
-        raise WorkloadError(f"--lr {args.lr} is not a finite number",
-                            hint="give a learning rate such as 0.1, or leave --lr out for the ImageNet recipe")
     cpus = os.cpu_count() or 1
     if args.threads is not None and args.threads > MAX_THREADS_PER_CPU * cpus:
         raise WorkloadError(f"--threads {args.threads} is more than {MAX_THREADS_PER_CPU} x the {cpus} CPUs here",

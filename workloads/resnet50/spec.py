@@ -32,10 +32,10 @@ SPEC = WorkloadSpec(
     unit="images/s",
     headline="images_per_s",
     params=(
-        Param("batch_size", "batch size", "--batch-size", "64", "int"),
-        Param("epochs", "epochs", "--epochs", "1", "int"),
-        Param("steps", "steps (cap)", "--steps", "200", "int", placeholder="no cap"),
-        Param("image_size", "image size", "--image-size", "224", "int"),
+        Param("batch_size", "batch size", "--batch-size", "64", "int", max=2048),
+        Param("epochs", "epochs", "--epochs", "1", "int", max=100),
+        Param("steps", "steps (cap)", "--steps", "200", "int", placeholder="no cap", max=100000),
+        Param("image_size", "image size", "--image-size", "224", "int", max=1024),
         Param("amp", "AMP", "--amp", "off", "choice", ("off", "fp16", "bf16")),
         Param("channels_last", "channels-last", "--channels-last", "off", "switch", SWITCH),
         Param("data", "data", "--data", "synthetic", placeholder="synthetic | fake | DIR", omit=("synthetic",)),
@@ -47,10 +47,13 @@ SPEC = WorkloadSpec(
         cpu_quick=("--steps", "12", "--batch-size", "8", "--image-size", "64", "--warmup", "2"),
         cpu_standard=("--epochs", "3", "--epoch-size", "96", "--batch-size", "16", "--image-size", "64",
                       "--warmup", "2"),
-        cpu_quick_note="no accelerator, so the quick suite was scaled down to 12 steps of 8 images at 64 px "
-                       "(the figure is not comparable with 224 px results)",
-        cpu_standard_note="no accelerator, so the standard shape (--epochs 3 --batch-size 128 at 224 px) was "
-                          "scaled down to 3 epochs of 96 images, batch 16, 64 px",
+        cpu_quick_note=Text("no accelerator, so the quick suite was scaled down to 12 steps of 8 images at 64 px "
+                            "(the figure is not comparable with 224 px results)",
+                            "没有加速卡，因此快速套件缩小为 12 步、每步 8 张 64 px 的图（该数字不能与 224 px 的结果比较）"),
+        cpu_standard_note=Text("no accelerator, so the standard shape (--epochs 3 --batch-size 128 at 224 px) was "
+                               "scaled down to 3 epochs of 96 images, batch 16, 64 px",
+                               "没有加速卡，因此标准规模（`--epochs 3 --batch-size 128`，224 px）缩小为 3 个 epoch、"
+                               "每个 96 张图、批大小 16、64 px"),
         amp_flag="--amp",
     ),
     metrics=(

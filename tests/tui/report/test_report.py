@@ -151,7 +151,8 @@ def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywher
     outcome = Outcome()
     outcome.see(protocol.Result(metrics=metrics))
     outcome.see(protocol.End(status="ok", exit_code=0))
-    assert result_line("generate", outcome) == ("generate: ok, 40.5 tokens/s, time to first token 12 ms, "
+    assert result_line("generate", outcome) == ("generate: ok, 40.5 tokens/s per sequence (decode, median after warm-up), "
+                                                "time to first token 12 ms, "
                                                 "read bandwidth used unreliable")
     glance = render_state(RunState(workload="generate", status="ok", result=metrics)).plain.splitlines()[-1]
     assert "bandwidth_fraction=unreliable" in glance and "1.358" not in glance and "%" not in glance
@@ -392,3 +393,17 @@ def test_two_exports_in_the_same_second_keep_both(tmp_path):
     assert first != second and first.exists() and second.exists()
     with zipfile.ZipFile(second) as zf:
         assert zf.namelist()[0].startswith(f"{second.stem}/")
+
+
+def test_the_caption_says_whether_the_screen_is_the_live_one_or_re_drawn_from_the_runs(tmp_path):
+    """Issue 15.7: `cardbench export --run` after a dropped session drew the screen later; it was captioned
+    as the screen at export time."""
+    from tui.screenshot import app_screenshot
+
+    redrawn = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=app_screenshot, doctor_checks=DOCTOR),
+                     tmp_path / "x")
+    md = (redrawn / "report.md").read_text()
+    assert "re-drawn from the runs on disk, with their own times" in md and "at export time:" not in md
+    live = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out2", screenshot_svg="<svg/>", doctor_checks=DOCTOR),
+                  tmp_path / "y")
+    assert "The workbench screen at export time:" in (live / "report.md").read_text()

@@ -71,7 +71,7 @@ def test_synthetic_fp32_run_with_checkpoint_then_resume(tmp_path, capfd):
     assert metrics["precision"] == "fp32" and metrics["final_loss"] == steps[-1].loss
     assert metrics["peak_memory_bytes"] > 0 and metrics["total_s"] > 0 and metrics["fallbacks"] == []
     assert metrics["gflop_per_image"] == pytest.approx(24.5 * (32 / 224) ** 2, rel=1e-3)
-    assert "epoch 2/2 step 2/2 loss" in log and "checkpoint saved" in log and "Traceback" not in log
+    assert "epoch 2/2 done, 2 steps: mean loss" in log and "checkpoint saved" in log and "Traceback" not in log
     assert (ckpt / "resnet50-last.pt").is_file()
 
     code, events = run_inprocess("--epochs", "3", "--epoch-size", "4", "--checkpoint", str(ckpt), "--resume")
@@ -306,11 +306,11 @@ def foreign_files(tmp_path):
     (["--amp", "fp8"], "invalid choice"),
     (["--image-size", "16"], "too small"),
     (["--batch-size", "1"], "batch norm"),
-    (["--lr", "inf"], "--lr inf is not a finite number"),
+    (["--lr", "inf"], "argument --lr: must be a finite number, got inf"),
     (["--image-size", "99999999"], "--image-size 99999999 with a batch of 2 needs about 34.6 EiB for one training "
                                    "step; cpu has "),
     (["--image-size", "99999999", "--find-batch-size"], "--image-size 99999999 with a batch of 1 needs about"),
-    (["--lr", "1e999"], "--lr inf is not a finite number"),
+    (["--lr", "1e999"], "argument --lr: must be a finite number, got 1e999"),
 ])
 def test_bad_input_is_one_error_event_and_exit_2(foreign_files, capfd, args, message):
     code, events = run_inprocess(*[a.format(tmp=foreign_files) for a in args], "--steps", "1")
