@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
+from tui.headless.scan_handover import SCAN
 from tui.report.bundle import BundleError
 from tui.report.i18n import Note, note, quoted
 from workloads import registry
@@ -27,12 +28,16 @@ class Job:
     deadline: float | None = None  # monotonic time by which a CPU-only run is stopped (the five-minute promise)
 
 
-def suite_names(workloads: Sequence[str] | None) -> list[str]:
-    """The workloads the suite runs, in registry order: those named, else every default one."""
+def suite_names(workloads: Sequence[str] | None, suite: str = "quick") -> list[str]:
+    """The workloads the suite runs, in registry order: those named, else every default one, and in the standard
+    suite the operator scan too. The scan runs first: what it finds is handed to the training run after it."""
     if workloads:
-        return [s.name for s in registry.specs() if s.name in workloads] + \
-            [w for w in workloads if w not in registry]
-    return [s.name for s in registry.specs() if s.suite is not None and s.suite.default]
+        names = [s.name for s in registry.specs() if s.name in workloads] + [w for w in workloads if w not in registry]
+    else:
+        names = [s.name for s in registry.specs() if s.suite is not None and s.suite.default]
+        if suite == "standard" and SCAN in registry:  # not in the quick suite: its time budget has no room for it
+            names.append(SCAN)
+    return sorted(names, key=lambda name: name != SCAN)
 
 
 def suite_jobs(suite: str, workloads: Sequence[str] | None, *, accelerator: bool, device: str | None,
@@ -41,7 +46,7 @@ def suite_jobs(suite: str, workloads: Sequence[str] | None, *, accelerator: bool
     notes: list[Note] = []
     device_args = ["--device", device] if device else []
     jobs: list[Job] = []
-    for name in suite_names(workloads):
+    for name in suite_names(workloads, suite):
         spec = registry.spec_for(name)
         if overrides and name in overrides:
             args = [str(a) for a in overrides[name]]

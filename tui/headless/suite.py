@@ -27,6 +27,8 @@ from tui.formatting import duration, fixed, live_rate, number, percent, rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
+from tui.headless.scan_handover import SCAN, Handover
+from tui.report.i18n import Note
 from tui.runs import RunStoreError, StoreFault
 from tui.session import SIGNALS, STORE_FAULT, RunSession
 from workloads import protocol, registry
@@ -53,6 +55,7 @@ class SuiteState:
     not_started: list[tuple[str, str]] = field(default_factory=list)  # (workload, why its run could not be created)
     interrupted: bool = False
     accelerator: bool = True
+    notes: list[Note] = field(default_factory=list)  # the report's words on choices made while the suite ran
 
 
 def step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
@@ -97,14 +100,15 @@ def result_line(name: str, outcome: Outcome) -> str:
 
 
 async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: Progress,
-                   doctor: list[dict[str, str]], suite: str) -> None:
+                   doctor: list[dict[str, str]], suite: str) -> tuple[Path, Outcome] | None:
+    """The run's directory and what it ended with; None when its run could not be created."""
     try:
         run = session.start(job.workload, job.args, source="cardbench --export-report", suite=suite)
     except RunStoreError as exc:
         progress.say(f"  {job.workload}: not run: {exc}")
         state.not_started.append((job.workload, str(exc)))
         state.failed.append(job.workload)
-        return
+        return None
     state.run_dirs.append(run.path)
     state.ran.append(job.workload)
     try:
@@ -144,6 +148,7 @@ async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: P
     stopped_for_time = job.workload in state.out_of_time and outcome.status == "stopped"
     if outcome.status != "ok" and not stopped_for_time:
         state.failed.append(job.workload)
+    return run.path, outcome
 
 
 async def run_suite(jobs: list[Job], session: RunSession, state: SuiteState, progress: Progress,
@@ -157,11 +162,19 @@ async def run_suite(jobs: list[Job], session: RunSession, state: SuiteState, pro
     unwatch_signals = session.stop_on_signals(SIGNALS, then=interrupted)
     try:
         set_deadlines(jobs, time.monotonic(), None if state.accelerator else cpu_budget())
+        # only a suite that runs the scan hands its verdict on (and says so): the others run as they always did
+        handover = Handover() if any(job.workload == SCAN for job in jobs) else None
         for job in jobs:
             if state.interrupted:
                 break
             progress.begin(f"{registry.spec_for(job.workload).title.en} ({job.workload})")
-            await _run_job(job, session, state, progress, doctor, suite)
+            said = handover.prepare(job.workload, job.args) if handover else None
+            if said is not None:
+                state.notes.append(said)
+                progress.say(f"  {said}")
+            ended = await _run_job(job, session, state, progress, doctor, suite)
+            if handover and job.workload == SCAN:
+                handover.scan_finished(*(ended or (None, None)))
             progress.end()
     finally:
         unwatch_signals()

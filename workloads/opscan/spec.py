@@ -34,7 +34,8 @@ FIELDS = (
 SPEC = WorkloadSpec(
     name="opscan", title=Text("Operator coverage scan", "算子覆盖扫描"), unit="cases/s", headline="cases_per_s",
     params=FIELDS,
-    # not in the suite by default (`--workloads opscan` adds it): where the suite runs it, it should run first
+    # not in the quick suite (`--workloads opscan` adds it); the standard suite runs it first and hands its verdict
+    # to resnet50 (tui/headless/scan_handover.py)
     suite=SuiteArgs(
         quick=(), standard=(), cpu_quick=("--repeats", "1"), cpu_standard=("--repeats", "1"),
         cpu_quick_note=CPU_NOTE, cpu_standard_note=CPU_NOTE,
