@@ -58,7 +58,7 @@ def test_a_run_read_back_from_disk_keeps_its_plan_and_what_its_rate_is(tmp_path)
         run.append(resnet_step(n, float(n)))
     run.append(protocol.End(status="stopped"))
     run.close()
-    assert lines(RunState.from_record(load_run(run.path)))[1:3] == ["step 6/6  epoch 1/1  ETA N/A",
+    assert lines(RunState.from_record(load_run(run.path)))[1:3] == ["step 6/6  epoch 1/1",
                                                                    "37.2 images/s last step  loss 1.2068"]
     # one line per step in run.log, in one format
     log = (run.path / "run.log").read_text().splitlines()

@@ -23,7 +23,9 @@ def render_state(state: RunState) -> Text:
     title = spec.title.en if state.workload else "no run yet"
     text.append(f"{state.status.upper()}", style=_STATUS_STYLE.get(state.status, ""))
     text.append(f" {title}\n")
-    text.append(f"{_progress(state, spec)}  ETA {duration(state.eta_s)}\n")
+    # an ended run has no ETA to give: "ETA N/A" under a finished run read as if something were unknown
+    eta = f"  ETA {duration(state.eta_s)}" if state.active or state.status == "idle" else ""
+    text.append(f"{_progress(state, spec)}{eta}\n")
     text.append(_live_figures(state, spec) + "\n")
     fallbacks = len(state.fallbacks)
     warnings = len(state.warnings)
