@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import sys
 from typing import NoReturn, Sequence
 
 from tui import __version__
 from workloads import exit_codes, registry
+
+# commands that live in their own package: each module has ``add_parser(sub)`` (sub: the subparsers action;
+# it adds its parser under its name) and ``run(args) -> int``. Importing one must stay light (no torch, no Textual).
+COMMAND_MODULES: dict[str, str] = {}
 
 
 class CliError(Exception):
@@ -84,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="instance price, for cost per epoch and per million tokens")
     export.add_argument("--currency", default=argparse.SUPPRESS, help="currency of --price-per-hour (default USD)")
     export.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="language of report.md")
+    for module in COMMAND_MODULES.values():
+        importlib.import_module(module).add_parser(sub)
     return parser
 
 
@@ -197,6 +204,8 @@ def dispatch(argv: Sequence[str]) -> int:
         from tui.headless import export_runs
 
         return export_runs(args)
+    if args.command in COMMAND_MODULES:
+        return int(importlib.import_module(COMMAND_MODULES[args.command]).run(args))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         # Textual would paint escape codes into a pipe and wait for keys that never come
         raise CliError("cardbench: the workbench needs a terminal (ssh -t); without one use "
