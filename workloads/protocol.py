@@ -224,9 +224,16 @@ class End(Event):
         return f"end: {self.status}{code}"
 
 
+# a result's list or table longer than this is counted, not printed: it would fill a terminal (the scan's
+# failures with every module that calls them); events.jsonl keeps it whole
+_NESTED_CHARS = 160
+
+
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, (list, dict)) and len(str(value)) > _NESTED_CHARS:
+        return f"<{len(value)} {'items' if isinstance(value, list) else 'entries'}, in events.jsonl>"
     return str(value)
 
 

@@ -138,8 +138,9 @@ class WorkloadSpec:
     planned_steps: PlannedSteps = _cap_only  # how many steps a configuration will count (progress and ETA); the
                                          # words in ``progress`` say what that count covers
     module: str = ""                     # what the runner starts: `python -m <module>` (default workloads.<name>)
-    # an extra table the report shows under the run's metrics, from the result's metrics: (heading, columns, rows)
-    report_table: Callable[[Mapping[str, Any]], tuple[str, list[str], list[list[str]]]] | None = None
+    # an extra table the report shows under the run's metrics, from the result's metrics: (heading, columns, rows);
+    # any of its words may be a Text, which the report says in its language
+    report_table: Callable[[Mapping[str, Any]], "tuple[str | Text, list[str | Text], list[list[str | Text]]]"] | None = None
     run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
 
     @property

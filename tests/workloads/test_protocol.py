@@ -83,3 +83,12 @@ def test_numbers_are_numbers_and_missing_is_null():
     assert (step.t, step.step, step.throughput, step.unit) == (5, 3.0, 12, None) and math.isnan(step.loss)
     assert protocol.fits(1, (int, float)) and not protocol.fits(True, (int, float))
     assert protocol.fits(True, (bool,)) and protocol.fits([1], (object,))
+
+
+def test_a_result_line_counts_a_long_list_instead_of_printing_it():
+    failures = [{"op": f"aten.op{i}.default", "modules": [f"resnet50:layer{j}.conv1 (Conv2d)" for j in range(40)]}
+                for i in range(4)]
+    line = protocol.Result(t=0.0, metrics={"ops": 57, "failures": failures, "clean": ["fp32"],
+                                           "by_dtype": {"fp32": {"ok": 57}}}).describe()
+    assert line == ("RESULT: ops=57, failures=<4 items, in events.jsonl>, clean=['fp32'], "
+                    "by_dtype={'fp32': {'ok': 57}}")

@@ -262,7 +262,8 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         if extra is not None:
             heading, columns, table_rows = extra(s.metrics)
             if table_rows:
-                blocks += [Heading(4, heading), Table(columns, table_rows)]
+                blocks += [Heading(4, _said(heading, w.lang)), Table([_said(c, w.lang) for c in columns],
+                                                                   [[_said(c, w.lang) for c in r] for r in table_rows])]
         for e in s.errors:
             blocks.append(Para(w("error_was", message=_error(e, w))))
         charts = data.charts.get(s.run_id) or []
@@ -278,6 +279,11 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
             blocks.append(Heading(4, w("other_metrics")))
             blocks.append(Code("\n".join(f"{k} = {v}" for k, v in shown.items())))
     return blocks
+
+
+def _said(word: Any, lang: str) -> str:
+    """A workload table's cell: its Text in the report's language, anything else as it is."""
+    return word(lang) if isinstance(word, Text) else str(word)
 
 
 def _error(e: dict[str, Any], w: Words) -> str:

@@ -10,7 +10,7 @@ from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, positiv
 RUN_FILES = ("ops.csv",)   # what the bundle should carry of a scan's run directory besides the events
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
     """The report's compatibility table (heading, columns, rows) from a scan's result metrics (torch-free)."""
     from workloads.opscan.table import compatibility_of_result
 

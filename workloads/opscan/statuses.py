@@ -37,6 +37,8 @@ STATUSES = SEVERITY
 FAILED = tuple(s for s in SEVERITY if s != OK)
 LABELS = {OK: "ok", MISMATCH: "mismatch", NOT_IMPLEMENTED: "not implemented", CPU_FALLBACK: "CPU fallback",
           ERROR: "error", CRASH: "crash", HANG: "hang"}
+LABELS_ZH = {OK: "正常", MISMATCH: "结果不符", NOT_IMPLEMENTED: "未实现", CPU_FALLBACK: "回退到 CPU",
+             ERROR: "出错", CRASH: "崩溃", HANG: "挂起"}
 
 DTYPES = ("fp32", "fp16", "bf16", "tf32")
 DEFAULT_DTYPES = ("fp32", "fp16", "bf16")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from workloads.opscan import statuses as st
+from workloads.spec import Text
 
 OPS_CSV = "ops.csv"
 COLUMNS = ("op", "dtype", "status", "calls", "nmse", "threshold", "nonfinite", "device_ms", "cpu_ms", "vs_fp32",
@@ -141,7 +142,7 @@ def failing_module_types(run_dir: str | Path, dtype: str, source: str) -> list[s
     return sorted(types)
 
 
-def compatibility(run_dir: str | Path) -> tuple[str, list[str], list[list[str]]]:
+def compatibility(run_dir: str | Path) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
     """The report's compatibility table from a scan's run directory (its ops.csv)."""
     rows = run_rows(run_dir)
     ok: dict[str, int] = {}
@@ -151,7 +152,7 @@ def compatibility(run_dir: str | Path) -> tuple[str, list[str], list[list[str]]]
     return _table([r for r in rows if r.get("status") not in (st.OK, "", None)], ok)
 
 
-def compatibility_of_result(metrics: dict[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+def compatibility_of_result(metrics: dict[str, Any]) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
     """The same table from a scan's result metrics (its failures and its counts by dtype), for a report that
     has the result but not the run directory."""
     by_dtype = metrics.get("by_dtype") or {}
@@ -159,19 +160,25 @@ def compatibility_of_result(metrics: dict[str, Any]) -> tuple[str, list[str], li
     return _table(list(metrics.get("failures") or []), ok)
 
 
-def _table(failures: list[dict[str, Any]], ok: dict[str, int]) -> tuple[str, list[str], list[list[str]]]:
+def _table(failures: list[dict[str, Any]], ok: dict[str, int]) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
     """(heading, column names, rows): the failures, worst first, each with the modules that call the op, then
     one row per dtype with its count of ok ops."""
-    columns = ["op", "dtype", "status", "NMSE (threshold)", "called from", "message"]
-    table: list[list[str]] = []
+    columns: list[str | Text] = [Text("op", "算子"), Text("dtype", "精度"), Text("status", "状态"),
+                                 Text("NMSE (threshold)", "NMSE（阈值）"), Text("called from", "调用它的模块"),
+                                 Text("message", "信息")]
+    table: list[list[str | Text]] = []
     for row in sorted(failures, key=lambda r: (st.SEVERITY.index(r["status"]) if r["status"] in st.SEVERITY else 0,
                                                 r["op"], r["dtype"])):
         nmse, limit = row.get("nmse"), row.get("threshold")
         metric = f"{float(nmse):.3g} ({float(limit):g})" if nmse not in (None, "") and limit not in (None, "") else ""
         modules = row.get("modules") or []
         callers = ", ".join(m.split(":", 1)[-1] for m in modules[:3]) + (" ..." if len(modules) > 3 else "")
-        table.append([row["op"], row["dtype"], st.LABELS.get(row["status"], row["status"]), metric, callers,
+        table.append([row["op"], row["dtype"], _status(row["status"]), metric, callers,
                       (row.get("message") or "")[:160]])
     for dtype, count in ok.items():
-        table.append([f"{count} ops", dtype, st.LABELS[st.OK], "", "", ""])
-    return "Operator coverage (failures first)", columns, table
+        table.append([Text(f"{count} ops", f"{count} 个算子"), dtype, _status(st.OK), "", "", ""])
+    return Text("Operator coverage (failures first)", "算子覆盖（失败在前）"), columns, table
+
+
+def _status(status: str) -> Text:
+    return Text(st.LABELS.get(status, status), st.LABELS_ZH.get(status, ""))

@@ -93,6 +93,8 @@ def test_the_report_table_lists_failures_worst_first_then_ok_counts():
                             {"op": "aten.native_layer_norm.default", "dtype": "bf16", "status": "crash",
                              "modules": ["gpt2-train:h.0.ln_1 (LayerNorm)"], "message": "the worker died"}]}
     heading, columns, rows = SPEC_TABLE(metrics)  # what the report calls, through the spec
+    rows = [[str(c) if isinstance(c, str) else c("en") for c in r] for r in rows]
+    assert heading("zh") == "算子覆盖（失败在前）" and columns[2]("zh") == "状态"
     assert [r[:3] for r in rows] == [["aten.native_layer_norm.default", "bf16", "crash"],
                                      ["aten.addmm.default", "bf16", "mismatch"],
                                      ["50 ops", "fp32", "ok"], ["48 ops", "bf16", "ok"]]
