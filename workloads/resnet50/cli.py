@@ -36,6 +36,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     check_combinations(args)
     check_values(args)
+    _classes_from_val(args)
     args.fp32_from_scan = kept_in_fp32(args)
     arguments_checked()
     lock = CheckpointLock(args.checkpoint).acquire() if args.checkpoint and _holds_the_lock() else None
@@ -58,6 +59,16 @@ def check_values(args: Any) -> None:
                             hint=f"use --threads {cpus} or fewer, or leave it out for torch's choice")
 
 
+def _classes_from_val(args: Any) -> None:
+    """Training on synthetic or fake data with ``--val DIR``: the head gets the split's classes unless told."""
+    if args.val is None or args.eval_only or args.num_classes is not None or args.data not in (None, "fake"):
+        return
+    root = os.path.expanduser(args.val)
+    classes = [e for e in os.listdir(root) if not e.startswith(".") and os.path.isdir(os.path.join(root, e))]
+    if classes:
+        args.num_classes = len(classes)
+
+
 def _holds_the_lock() -> bool:
     """Whether this process takes the --checkpoint lock: the process that outlives the run.
 
@@ -76,6 +87,10 @@ def _run(emitter: Emitter, args: Any) -> int:
     try:
         if args.find_batch_size:
             find_batch_size(setup)
+        elif args.eval_only:
+            from workloads.resnet50.evaluate import evaluate_only
+
+            evaluate_only(setup)
         else:
             from workloads.resnet50.loop import Training
 

@@ -32,6 +32,7 @@ import torch
 from workloads.child import device as devices
 from workloads.child.harness import WorkloadError, log
 from workloads.resnet50 import checkpoint
+from workloads.resnet50.evaluate import Validation
 from workloads.resnet50.options import UNIT
 from workloads.resnet50.precision import Precision
 from workloads.resnet50.result import EpochSummary, StepRecord, report
@@ -62,6 +63,7 @@ class Training:
             planned = args.steps
         total_steps = self.global_step + planned
         total_epochs = s.start_epoch - 1 + -(-planned // max(1, steps_per_epoch))  # the epochs the cap lets it reach
+        self.validation = Validation(s, args.val) if args.val is not None else None
         s.start(precision.requested, steps_per_epoch=steps_per_epoch, start_epoch=s.start_epoch,
                 total_steps=total_steps, total_epochs=total_epochs)
         if s.is_main:
@@ -83,6 +85,7 @@ class Training:
         loss_value = float("nan")
         t_start = t_prev = devices.now(dev)
         memory_read_at = float("-inf")
+        evaluated_s = 0.0
         allocated = reserved = None
         while run_steps < planned:
             epoch += 1
@@ -139,14 +142,30 @@ class Training:
             if step_in_epoch == 0:
                 raise WorkloadError(f"no readable images in {data.description}: "
                                     f"{data.skipped.count} files skipped", hint="check the files decode")
+            if self.validation is not None:
+                evaluated_s += self._validate(epoch)
+                t_prev = devices.now(dev)  # evaluating is not training time
             if completed and args.checkpoint:
                 self._save(epoch)
                 t_prev = devices.now(dev)  # saving is not training time
             elif args.checkpoint and s.is_main:
                 log(f"no checkpoint for epoch {epoch}: it stopped at step {step_in_epoch} of {steps_per_epoch}")
-        total_s = devices.now(dev) - t_start
+        total_s = devices.now(dev) - t_start - evaluated_s
         return report(s, precision, records, loss_value, total_s, epoch, self.global_step,
-                      nonfinite_losses=self.nonfinite_losses)
+                      nonfinite_losses=self.nonfinite_losses,
+                      evaluation=self.validation.metrics() if self.validation is not None else None)
+
+    def _validate(self, epoch: int) -> float:
+        """Score the weights on ``--val`` (rank 0; the others wait): the seconds it took, left out of training."""
+        s = self.setup
+        t0 = devices.now(s.device)
+        if s.is_main:
+            self.validation.run(s.model, epoch, self.precision.amp_dtype)
+        if s.distributed:
+            import torch.distributed as dist
+
+            dist.barrier()
+        return devices.now(s.device) - t0
 
     def _nonfinite_loss(self, loss: float, epoch: int) -> None:
         self.nonfinite_losses += 1

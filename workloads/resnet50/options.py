@@ -6,6 +6,7 @@ imported, and the run modules take their names and defaults from here.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_int, positive_float, positive_int
@@ -48,6 +49,11 @@ def build_parser() -> ArgumentParser:
                    help="classifier outputs (default: 1000, or the folder's class count)")
     p.add_argument("--weights", metavar="FILE", default=None,
                    help="a local ResNet-50 state dict to start from (fine-tuning)")
+    p.add_argument("--val", metavar="DIR", default=None,
+                   help="an ImageFolder validation split DIR/<class>/<image>: top-1 and top-5 accuracy after each "
+                        "epoch (its class folders must be the training data's)")
+    p.add_argument("--eval-only", action="store_true",
+                   help="no training: evaluate --weights FILE on --val DIR and report top-1 and top-5")
     p.add_argument("--checkpoint", default=None, metavar="DIR", help="save a checkpoint here after each epoch")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --checkpoint DIR")
     p.add_argument("--warmup", metavar="N", type=non_negative_int, default=3,
@@ -82,6 +88,17 @@ def check_combinations(args: Any) -> None:
     if args.ops_from is not None and args.amp == "off":
         raise WorkloadError("--ops-from keeps in fp32 what failed in a mixed precision; without --amp all is fp32",
                             hint="add --amp bf16 or --amp fp16")
+    if args.eval_only and (args.val is None or args.weights is None):
+        raise WorkloadError("--eval-only evaluates trained weights on a validation split",
+                            hint="give both --weights FILE and --val DIR")
+    if args.eval_only and (args.resume or args.find_batch_size or args.gpus not in (None, "1")):
+        raise WorkloadError("--eval-only runs no training: --resume, --find-batch-size and --gpus do not apply",
+                            hint="drop them, or drop --eval-only")
+    if args.val is not None and not os.path.isdir(os.path.expanduser(args.val)):
+        why = "does not exist" if not os.path.exists(os.path.expanduser(args.val)) else "is not a directory"
+        raise WorkloadError(f"--val {args.val} {why}", hint="give an ImageFolder tree: DIR/<class name>/<image file>")
+    if args.val is not None and args.find_batch_size:
+        raise WorkloadError("--find-batch-size trains nothing to evaluate", hint="drop --val")
     if args.batch_size == 1 and args.image_size <= 32 and not args.find_batch_size:
         raise WorkloadError("a batch of 1 image of 32 px leaves batch norm one value per channel",
                             hint="use --batch-size 2 or more, or a larger --image-size")

@@ -77,8 +77,11 @@ class EpochSummary:
 
 
 def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_value: float, total_s: float,
-           epoch: int, last_step: int, nonfinite_losses: int = 0) -> dict[str, Any]:
-    """The result metrics, emitted (by rank 0) and logged; ``total_s`` is the loop's time, the rest was set-up."""
+           epoch: int, last_step: int, nonfinite_losses: int = 0,
+           evaluation: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The result metrics, emitted (by rank 0) and logged; ``total_s`` is the loop's time, the rest was set-up.
+
+    ``evaluation``: the ``--val`` figures (top-1, top-5, by epoch), carried as they are."""
     args = setup.args
     counted, after_warmup = counted_steps(records)
     rates = [r.images / r.step_s for r in counted if r.step_s > 0]
@@ -121,12 +124,14 @@ def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_v
         # NVIDIA's figures are at 224 px: beside another size they would mislead
         "published_images_per_s": baselines.PUBLISHED_IMAGES_PER_S if args.image_size == 224 else None,
         **baselines.bounds(images_per_s, args.image_size, setup.device_name, precision.label, devices=setup.world),
+        **(evaluation or {}),
     }
     if setup.is_main:
         setup.emitter.result(metrics)
         skipped = f", {metrics['skipped_files']} files skipped" if metrics["skipped_files"] else ""
         fell = f", {len(precision.fallbacks)} fallback(s)" if precision.fallbacks else ""
         fell += f", loss NaN/inf in {nonfinite_losses} step(s)" if nonfinite_losses else ""
+        fell += f", validation top-1 {metrics['val_top1']:.2%}" if metrics.get("val_top1") is not None else ""
         log(f"result: {median_words(after_warmup, len(counted))} {num(images_per_s)} images/s "
             f"(compute only {num(metrics['images_per_s_compute'])}), final loss {num(loss_value)}, "
             f"precision {precision.label}, {len(records)} steps in {total_s:.1f} s{skipped}{fell}")

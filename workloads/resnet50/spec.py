@@ -60,6 +60,9 @@ SPEC = WorkloadSpec(
         Metric("images_per_s", Text("images/s (median after warm-up)", "images/s（预热后中位数）"), "rate"),
         Metric("images_per_s_compute", Text("images/s, compute only", "images/s（仅计算）"), "rate"),
         Metric("data_wait_fraction", Text("share of step time waiting for data", "等待数据时间占比"), "fraction"),
+        # with --val DIR: after the last epoch (or of --weights with --eval-only)
+        Metric("val_top1", Text("top-1 accuracy (validation)", "top-1 准确率（验证集）"), "fraction"),
+        Metric("val_top5", Text("top-5 accuracy (validation)", "top-5 准确率（验证集）"), "fraction"),
         Metric("image_size", Text("image size (px)", "图像尺寸（像素）")),
         Metric("steps", Text("steps", "步数")),
         Metric("total_s", Text("training time", "训练时间"), "seconds"),
