@@ -1,0 +1,89 @@
+"""`cardbench trial` keeps the trial in the user's config file; the time left reads the same for every reader."""
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from tui import cli
+from tui.trial import clock, config as trial_config
+
+NOW = 1_800_000_000.0   # 2027-01-15 08:00:00 UTC
+
+
+@pytest.fixture
+def cfg(tmp_path, monkeypatch):
+    path = tmp_path / "cardbench" / "config.json"
+    monkeypatch.setenv(trial_config.ENV_VAR, str(path))
+    monkeypatch.setitem(cli.COMMAND_MODULES, "trial", "tui.trial.command")
+    return path
+
+
+def test_ends_and_price_are_kept_beside_the_files_other_keys_and_shown(cfg, capsys):
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text(json.dumps({"theme": "dark"}))
+    assert cli.main(["trial", "--trial-ends", "2099-01-02T03:04:05+08:00", "--price-per-hour", "6.5",
+                     "--currency", "CNY", "--backup-dest", "oss:bucket/trial"]) == 0
+    data = json.loads(cfg.read_text())
+    assert data["theme"] == "dark"
+    assert data["trial"]["ends"] == datetime(2099, 1, 1, 19, 4, 5, tzinfo=timezone.utc).timestamp()
+    assert data["trial"]["price_per_hour"] == 6.5 and data["trial"]["currency"] == "CNY"
+    out = capsys.readouterr().out
+    assert "(ends 2099-01-01 19:04:05 UTC), 0.00 CNY so far at 6.50 CNY/h list price" in out
+    assert "the banner and bell come at 2099-01-01 17:04:05 UTC (2 h before the end" in out
+    assert "backup destination (key b): oss:bucket/trial" in out
+    assert cli.main(["trial", "--clear"]) == 0
+    assert json.loads(cfg.read_text()) == {"theme": "dark"}
+    assert trial_config.load() == trial_config.TrialConfig()
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--ends", "friday"], "cannot read 'friday' as a time"),
+    (["--ends", "2020-01-01T00:00Z"], "the trial's end 2020-01-01 00:00:00 UTC is in the past"),
+    (["--hours", "0"], "--hours must be more than 0, not 0"),
+    (["--hours", "nan"], "--hours must be more than 0, not nan"),
+    (["--hours", "3", "--price-per-hour", "-1"], "--price-per-hour must be 0 or more, not -1"),
+    (["--ends", "2099-01-01T00:00Z", "--hours", "3"], "not allowed with argument"),
+    (["--started", "2026-12-01T00:00Z"], "--started needs a trial"),
+])
+def test_bad_values_are_one_line_and_exit_2_and_keep_nothing(cfg, capsys, argv, said):
+    assert cli.main(["trial", *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not cfg.exists()
+
+
+def test_a_broken_config_file_is_one_line_for_the_command_and_silence_for_the_readers(cfg, capsys):
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text("{not json")
+    assert cli.main(["trial", "--show"]) == 2
+    err = capsys.readouterr().err
+    assert f"the config file {cfg} is not valid JSON (line 1)" in err and err.count("\n") == 1
+    assert clock.left_line() is None   # `cardbench devices` and the export print no trial line, and do not fail
+    assert cfg.read_text() == "{not json"   # and nothing overwrote the user's file
+
+
+def test_the_config_lives_under_xdg_config_home_by_default(tmp_path, monkeypatch):
+    monkeypatch.delenv(trial_config.ENV_VAR, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert trial_config.config_path() == tmp_path / "xdg" / "cardbench" / "config.json"
+
+
+def test_the_time_left_line_for_the_headless_export_and_devices():
+    trial = trial_config.TrialConfig(ends=NOW + 26 * 3600 + 125, started=NOW - 10 * 3600, price_per_hour=2.5)
+    assert clock.left_line(trial_config.TrialConfig(), clock=lambda: NOW) is None
+    assert clock.left_line(trial, clock=lambda: NOW) == (
+        "trial: 1 d 2 h left (ends 2027-01-16 10:02:05 UTC), 25.00 USD so far at 2.50 USD/h list price")
+    near = clock.left_line(trial, clock=lambda: trial.ends - 7140)   # 1 h 59 min left: within the 2 h lead
+    assert near.startswith("trial: 1 h 59 min left") and near.endswith(
+        "; export the report and back up now (cardbench backup DEST)")
+    after = clock.left_line(trial, clock=lambda: trial.ends + 60)
+    assert after.startswith("trial: ENDED at 2027-01-16 10:02:05 UTC, 90.09 USD so far")   # cost stops at the end
+
+
+@pytest.mark.parametrize("seconds, text", [
+    (59.9, "59 s"), (179.5, "2 min 59 s"), (3599.9, "59 min 59 s"), (7199, "1 h 59 min"),
+    (2 * 86400 - 1, "1 d 23 h"), (-1, "N/A"),
+])
+def test_time_left_is_rounded_down(seconds, text):
+    assert clock.time_left(seconds) == text
