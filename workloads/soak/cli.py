@@ -1,0 +1,340 @@
+"""The soak: one workload (or an alternation, or the user's command) for hours, watched interval by interval.
+
+Run as ``python -m workloads.soak --hours H --workload resnet50[,generate] [--args '...'] [-- CMD ...]``
+(``cardbench soak``). Each inner run is a child of this process (`python -m workloads.<name>`, through the
+same :class:`~workloads.runner.Runner` the workbench uses), started again and again until the hours are up;
+its steps are forwarded as the soak's own (numbered across runs, ``inner`` naming the workload), its
+warnings and errors as warnings, and its stderr goes to the soak's log. A failed run is counted, and the
+next one is a restart.
+
+Every interval (``--interval``, default 10 min) is closed into a row (`workloads.soak.intervals`): it goes to
+``intervals.csv`` in the run directory (rewritten whole each time), to the log, and its findings come as
+``warning`` events at once. At the end (or on SIGTERM, after closing the interval in progress) the result
+carries the verdict, its findings, the rules and the rows, and ``verdict.txt`` says the same in words.
+
+Telemetry is the run's own: the runner's sampler writes ``$CARDBENCH_RUN_DIR/telemetry.jsonl`` and the soak
+reads it as it grows (`workloads.soak.telemetry_tail`). Xid lines come from the kernel log
+(`workloads.soak.kernel`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import itertools
+import os
+import shlex
+import signal
+import sys
+import time
+from contextlib import suppress
+from pathlib import Path
+from typing import Any, Sequence
+
+from workloads import exit_codes, protocol, registry
+from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
+                                     positive_float)
+from workloads.runner import Runner
+from workloads.soak import table
+from workloads.soak.intervals import IntervalBook
+from workloads.soak.kernel import KernelLog
+from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
+from workloads.soak.verdict import DRIFT_LIMIT_PCT, THERMAL_SHARE, judge, rules
+
+WORKLOAD = "soak"
+RUN_DIR_ENV = "CARDBENCH_RUN_DIR"
+COMMAND = "command"            # the user's own job: `python -m workloads.command -- CMD`
+POLL_S = 2.0                   # how often the telemetry file is read
+KERNEL_POLL_S = 30.0           # how often dmesg is read (and at every interval's close)
+RESTART_DELAY_S = 1.0          # after a failed run, so a workload that fails at once does not spin
+STOP_GRACE_S = 10.0
+
+
+def build_parser() -> ArgumentParser:
+    p = ArgumentParser(prog=WORKLOAD, description="Run a workload for hours and judge the card interval by interval.")
+    p.add_argument("--hours", type=positive_float, required=True, metavar="H", help="how long (0.5 = 30 minutes)")
+    p.add_argument("--workload", default=None, metavar="NAMES",
+                   help="the workload, or several comma-separated to alternate (resnet50,generate)")
+    p.add_argument("--args", action="append", default=[], metavar="[NAME=]ARGS",
+                   help="arguments for the inner workload(s), quoted as one ('--device cpu --steps 20'); "
+                        "NAME=ARGS for one of an alternation; repeatable")
+    p.add_argument("--interval", type=positive_float, default=600.0, metavar="S",
+                   help="seconds per interval of the table and the verdict (default 600)")
+    p.add_argument("--drift-limit", type=positive_float, default=DRIFT_LIMIT_PCT, metavar="PCT",
+                   help=f"throughput drift against the first interval that fails (default {DRIFT_LIMIT_PCT:g} %%)")
+    p.add_argument("--thermal-share", type=positive_float, default=THERMAL_SHARE, metavar="FRACTION",
+                   help=f"share of an interval under thermal throttling that warns (default {THERMAL_SHARE:g})")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="where intervals.csv and verdict.txt go (default: the run directory)")
+    p.add_argument("command", nargs="*", metavar="-- CMD", help="your own command instead of --workload")
+    return p
+
+
+def plan(args: Any) -> list[tuple[str, list[str]]]:
+    """The inner runs to cycle through: (workload, its arguments). Refuses what cannot run, before anything does."""
+    if args.command and args.workload:
+        raise WorkloadError("give --workload or -- CMD, not both", hint="`cardbench soak --hours 1 -- python train.py`")
+    if args.command:
+        if importlib.util.find_spec(f"workloads.{COMMAND}") is None:
+            raise WorkloadError("this cardbench has no `command` workload to run -- CMD",
+                                hint="use --workload with a built-in workload")
+        return [(COMMAND, ["--", *args.command])]
+    if not args.workload:
+        raise WorkloadError("--workload or -- CMD is required", hint="`cardbench soak --hours 1 --workload resnet50`")
+    names = [n.strip() for n in args.workload.split(",") if n.strip()]
+    offered = [n for n in registry.names() if n != WORKLOAD]
+    bad = [n for n in names if n not in offered]
+    if bad or not names:
+        raise WorkloadError(f"--workload: unknown workload {', '.join(bad) or '(none given)'}",
+                            hint=f"choose from {', '.join(offered)}")
+    common: list[str] = []
+    own: dict[str, list[str]] = {}
+    for text in args.args:
+        name, _, rest = text.partition("=")
+        try:
+            if name in names and " " not in name:
+                own.setdefault(name, []).extend(shlex.split(rest))
+            else:
+                common.extend(shlex.split(text))
+        except ValueError as exc:
+            raise WorkloadError(f"--args {text!r}: {exc}") from None
+    return [(n, common + own.get(n, [])) for n in names]
+
+
+class _ToLog:
+    """The inner run's stderr goes to the soak's (the run log); its events come through the queue, not here."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def append(self, event: protocol.Event) -> None:
+        pass
+
+    def log(self, line: str) -> None:
+        log(line)
+
+
+class Soak:
+    def __init__(self, em: Emitter, runs: list[tuple[str, list[str]]], args: Any, now: float | None = None):
+        self.em, self.runs, self.args = em, runs, args
+        self.t0 = time.time() if now is None else now
+        self.deadline = self.t0 + args.hours * 3600.0
+        self.book = IntervalBook(self.t0, args.interval, self.deadline)
+        run_dir = os.environ.get(RUN_DIR_ENV)
+        self.out = args.out or (Path(run_dir) if run_dir else None)
+        self.tail = TelemetryTail(Path(run_dir) / TELEMETRY if run_dir else None)
+        self.kernel = KernelLog()
+        self.started = False
+        self.step = 0
+        self.failed_last = False
+        self.counts = {"runs": 0, "failed_runs": 0, "errors": 0, "restarts": 0}
+        self.stop = asyncio.Event()
+        self._next_poll = self._next_kernel = 0.0
+        self._unwatched: list[str] = []
+
+    # --- events of the inner run
+    def _start(self, device: str = "", versions: dict[str, Any] | None = None) -> None:
+        if self.started:
+            return
+        self.started = True
+        config = {"hours": self.args.hours, "interval_s": self.args.interval,
+                  "workloads": [name for name, _ in self.runs], "args": {n: a for n, a in self.runs},
+                  "drift_limit_pct": self.args.drift_limit, "thermal_share": self.args.thermal_share}
+        self.em.start(WORKLOAD, config, device, versions or {})
+
+    def _inner(self, name: str, event: protocol.Event) -> None:
+        if isinstance(event, protocol.Start):
+            self._start(event.device, event.versions)
+            return
+        self._start()
+        if isinstance(event, protocol.Step):
+            warmup = event.extra.get("warmup") is True
+            self.book.add_step(event.t, name, event.throughput, event.unit, warmup)
+            self.step += 1
+            fields = {k: getattr(event, k) for k in ("loss", "throughput", "unit", "step_s", "data_wait_s",
+                                                     "compute_s", "memory_allocated_bytes", "throughput_window")
+                      if getattr(event, k) is not None}
+            self.em.step(self.step, inner=name, inner_step=event.step, **({"warmup": True} if warmup else {}),
+                         **fields)
+        elif isinstance(event, protocol.Error):
+            self.counts["errors"] += 1
+            said = f"{name}: {event.message}" + (f" (hint: {event.hint})" if event.hint else "")
+            self.book.add_error(event.t, said)
+            self.em.warning(said, code="soak_inner_error")
+        elif isinstance(event, (protocol.WorkloadWarning, protocol.Fallback)):
+            self.em.warning(f"{name}: {event.describe()}", code="soak_inner_warning")
+
+    # --- the loop
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        with suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, self.stop.set)
+        self.kernel.start()
+        if self.kernel.problem:
+            self._unwatched.append(f"kernel log not read ({self.kernel.problem}): Xid events were not checked")
+            self.em.warning(self._unwatched[-1], code="soak_unwatched")
+        for name, args in itertools.cycle(self.runs):
+            if self._over():
+                break
+            code = await self._one_run(name, args)
+            if code == exit_codes.BAD_INPUT and self.counts["runs"] <= len(self.runs):
+                raise WorkloadError(f"{name} refused its arguments {shlex.join(args)!r} (exit 2); see the log",
+                                    hint="check them with `cardbench run " + name + " ... --help`")
+            if self.failed_last and not self._over():
+                await self._wait(RESTART_DELAY_S)
+
+    def _over(self) -> bool:
+        return self.stop.is_set() or time.time() >= self.deadline
+
+    async def _one_run(self, name: str, args: list[str]) -> int | None:
+        now = time.time()
+        restart = self.failed_last
+        self.counts["runs"] += 1
+        self.counts["restarts"] += restart
+        self.book.add_run(now, restart)
+        log(f"soak: {'restart' if restart else 'run'} {self.counts['runs']}: {name} {shlex.join(args)}".rstrip())
+        runner = Runner.for_workload(name, args, run=_ToLog(name), grace_s=STOP_GRACE_S)
+        queue: asyncio.Queue[protocol.Event | None] = asyncio.Queue()
+
+        async def pump() -> None:
+            try:
+                async for event in runner.events():
+                    await queue.put(event)
+            finally:
+                await queue.put(None)
+
+        task = asyncio.create_task(pump())
+        end: protocol.End | None = None
+        stopping = False
+        try:
+            while True:
+                if self._over() and not stopping:
+                    stopping = True
+                    asyncio.ensure_future(runner.stop())   # its end comes through the queue
+                try:
+                    event = await asyncio.wait_for(queue.get(), timeout=self._timeout())
+                except asyncio.TimeoutError:
+                    self._housekeeping()
+                    continue
+                if event is None:
+                    break
+                if isinstance(event, protocol.End):
+                    end = event
+                else:
+                    self._inner(name, event)
+                self._housekeeping()
+        finally:
+            if not task.done():
+                await runner.stop(grace_s=STOP_GRACE_S)
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+        ok = end is not None and (end.status == "ok" or (stopping and end.status == "stopped"))
+        self.failed_last = not ok
+        if not ok:
+            self.counts["failed_runs"] += 1
+        log(f"soak: {name} ended {end.status if end else 'without an end'}"
+            + (f" (exit code {end.exit_code})" if end and end.exit_code is not None else ""))
+        return end.exit_code if end else None
+
+    def _timeout(self) -> float:
+        now = time.time()
+        return max(0.05, min(self._next_poll, self.deadline + 0.01) - now) if not self.stop.is_set() else 0.05
+
+    async def _wait(self, seconds: float) -> None:
+        until = min(time.time() + seconds, self.deadline)
+        while time.time() < until and not self.stop.is_set():
+            await asyncio.sleep(min(0.2, max(0.0, until - time.time())))
+            self._housekeeping()
+
+    def _housekeeping(self, final: bool = False) -> None:
+        now = time.time()
+        if now >= self._next_poll or final:
+            self._next_poll = now + POLL_S
+            for sample in self.tail.new_samples():
+                self.book.add_sample(sample)
+        due = self.book.close_due(now) if not final else []
+        if due or final or now >= self._next_kernel:
+            self._next_kernel = now + KERNEL_POLL_S
+            for x in self.kernel.new(now):
+                self.book.add_xid(x.t, x.code, x.where, x.line)
+            due = self.book.close_due(now) if not final else self.book.close_all(min(now, self.deadline))
+        for row in due:
+            self._closed(row)
+
+    def _closed(self, row: dict[str, Any]) -> None:
+        self._start()
+        cells = table.flat(row)
+        log(f"soak: interval {row['interval']} closed: " + ", ".join(f"{k}={v}" for k, v in cells.items() if v))
+        _, findings = judge([row], drift_limit_pct=self.args.drift_limit, thermal_share=self.args.thermal_share)
+        for f in findings:
+            if f.rule != "unwatched":     # said once, at the end, for the whole soak
+                self.em.warning(f"soak {f.level}: {f.text}", code="soak_finding", level=f.level, rule=f.rule)
+        self._write_csv()
+
+    def _write_csv(self) -> None:
+        if self.out is None:
+            return
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            table.write_csv(self.out / table.INTERVALS_CSV, [table.flat(r) for r in self.book.rows])
+        except OSError as exc:
+            log(f"soak: {table.INTERVALS_CSV} could not be written in {self.out}: {exc}")
+
+    # --- the end
+    def finish(self, stopped: bool) -> dict[str, Any]:
+        self._housekeeping(final=True)   # the last samples and Xid lines, then the interval in progress
+        rows = self.book.rows
+        unwatched = list(self._unwatched)
+        if self.tail.skipped:
+            unwatched.append(f"{self.tail.skipped} telemetry line(s) could not be read")
+        verdict, findings = judge(rows, drift_limit_pct=self.args.drift_limit, thermal_share=self.args.thermal_share,
+                                  unwatched=unwatched)
+        the_rules = rules(self.args.drift_limit, self.args.thermal_share)
+        ran = time.time() - self.t0
+        summary = [f"ran {ran / 3600:.2f} h of {self.args.hours:g} h" + (" (stopped early)" if stopped else "")
+                   + f"; {len(rows)} interval(s) of {self.args.interval:g} s; runs {self.counts['runs']}, "
+                   f"failed {self.counts['failed_runs']}, restarts {self.counts['restarts']}, "
+                   f"errors {self.counts['errors']}"]
+        flat = [table.flat(r) for r in rows]
+        log("soak: per interval\n" + table.terminal_table(flat))
+        text = table.verdict_text(verdict, findings, the_rules, summary)
+        log(text.rstrip())
+        if self.out is not None:
+            self._write_csv()
+            try:
+                (self.out / table.VERDICT_TXT).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                log(f"soak: {table.VERDICT_TXT} could not be written in {self.out}: {exc}")
+        first = next(iter(self.book.first_median.items()), None)
+        drifts = [float(c["drift_pct"]) for c in flat if c["drift_pct"]]
+        metrics: dict[str, Any] = {
+            "verdict": verdict, "findings_count": len(findings),
+            "findings": [f.to_dict() for f in findings], "rules": the_rules, "intervals": flat,
+            "hours": round(ran / 3600, 4), "hours_planned": self.args.hours, "interval_s": self.args.interval,
+            "stopped_early": stopped, **self.counts, "xid_count": sum(len(r["xids"]) for r in rows),
+            "drift_worst_pct": min(drifts, key=lambda d: (d > 0, -abs(d))) if drifts else None,
+        }
+        if first is not None:
+            metrics["first_interval_median"] = first[1]
+            metrics["first_workload"] = first[0]
+        for i, f in enumerate(findings[:20], start=1):   # short lines, so the report's metric list shows them
+            metrics[f"finding_{i}"] = f"{f.level} {f.text}"[:190]
+        return metrics
+
+
+def main(em: Emitter, argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(argv)
+    runs = plan(args)
+    arguments_checked()
+    soak = Soak(em, runs, args)
+    try:
+        asyncio.run(soak.run())
+    finally:
+        # whatever ended it, what was gathered is closed, written and reported
+        stopped = soak.stop.is_set()
+        soak._start()
+        em.result(soak.finish(stopped))
+    if stopped:
+        raise Stopped()
+    return exit_codes.OK

@@ -1,0 +1,119 @@
+"""The soak's rows as intervals.csv, as the report's table, and its verdict as verdict.txt (torch-free).
+
+A row (`workloads.soak.intervals`) is flattened once (:func:`flat`): the same cells go to the CSV, to
+the result event and to the report's table, so the three never disagree. Peaks are the highest over
+the devices and name the device; error counters are summed over the devices, and the cell names each
+device whose count changed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any, Mapping
+
+from workloads.soak.verdict import Finding, clock, throttle_words
+
+INTERVALS_CSV = "intervals.csv"
+VERDICT_TXT = "verdict.txt"
+CSV_COLUMNS = ("interval", "start_utc", "minutes", "throughput", "drift_pct", "steps", "runs", "errors", "restarts",
+               "sm_clock_min_mhz", "sm_clock_max_mhz", "temperature_peak_c", "power_peak_w", "throttle",
+               "thermal_throttle_pct", "ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages",
+               "pcie_replays", "xid", "samples")
+DELTA_COLUMNS = ("ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages", "pcie_replays")
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    return "" if value is None else f"{value:.{digits}g}"
+
+
+def _peak(devices: dict[str, dict[str, Any]], key: str, pick=max) -> tuple[float | None, str]:
+    seen = [(d[key], name) for name, d in devices.items() if d.get(key) is not None]
+    if not seen:
+        return None, ""
+    value, name = pick(seen)
+    return value, name
+
+
+def flat(row: dict[str, Any]) -> dict[str, str]:
+    """One interval as CSV cells (strings; '' where nothing was read)."""
+    devices = row["devices"]
+    rates = row["rates"]
+    drifts = [r["drift_pct"] for r in rates.values() if r["drift_pct"] is not None]
+    worst = min(drifts, key=lambda d: (d > 0, -abs(d))) if drifts else None   # the largest fall, else the largest rise
+    clock_min, _ = _peak(devices, "sm_clock_min_mhz", min)
+    clock_max, _ = _peak(devices, "sm_clock_max_mhz")
+    temp, temp_at = _peak(devices, "temperature_peak_c")
+    power, power_at = _peak(devices, "power_peak_w")
+    throttle = "; ".join(f"{name} {words}" for name, d in devices.items() if (words := throttle_words(d["throttle_s"])))
+    thermal = max((d["thermal_share"] for d in devices.values()), default=None)
+    out = {
+        "interval": str(row["interval"]), "start_utc": clock(row["start"]), "minutes": f"{row['duration_s'] / 60:.1f}",
+        "throughput": "; ".join(f"{name} {r['median']:.4g} {r['unit']}".strip() for name, r in rates.items()),
+        "drift_pct": "" if worst is None else f"{worst:+.1f}", "steps": str(row["steps"]), "runs": str(row["runs"]),
+        "errors": str(len(row["errors"])), "restarts": str(row["restarts"]),
+        "sm_clock_min_mhz": _num(clock_min), "sm_clock_max_mhz": _num(clock_max),
+        "temperature_peak_c": f"{temp:g} ({temp_at})" if temp is not None else "",
+        "power_peak_w": f"{power:g} ({power_at})" if power is not None else "",
+        "throttle": throttle, "thermal_throttle_pct": "" if thermal is None else f"{100 * thermal:.0f}",
+        "xid": "; ".join(f"{x['code']} at {clock(x['t'])[11:19]} ({x['where']})" for x in row["xids"]),
+        "samples": str(row["samples"]),
+    }
+    for key in DELTA_COLUMNS:
+        changed = [(name, d["deltas"][key]) for name, d in devices.items() if key in d["deltas"]]
+        total = sum(v for _, v in changed)
+        named = ", ".join(f"{name} +{v:g}" for name, v in changed if v > 0)
+        out[key] = "" if not changed else f"{total:g}" + (f" ({named})" if named else "")
+    return out
+
+
+def write_csv(path: Path, rows: list[dict[str, str]]) -> None:
+    """intervals.csv, rewritten whole (it is a few hundred rows for a day) so a reader never sees half a row."""
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text.getvalue(), encoding="utf-8")
+    tmp.replace(path)
+
+
+TABLE_COLUMNS = ("interval", "start (UTC)", "min", "throughput (median)", "drift %", "runs / errors / restarts",
+                 "SM clock MHz", "temp peak °C", "power peak W", "throttle (s)", "ECC corr. / uncorr.",
+                 "remapped rows", "PCIe replays", "Xid")
+
+
+def table_row(cells: Mapping[str, str]) -> list[str]:
+    clock_range = "-".join(c for c in (cells.get("sm_clock_min_mhz", ""), cells.get("sm_clock_max_mhz", "")) if c)
+    ecc = " / ".join(cells.get(k) or "-" for k in ("ecc_corrected", "ecc_uncorrected"))
+    return [cells.get("interval", ""), cells.get("start_utc", "")[11:19], cells.get("minutes", ""),
+            cells.get("throughput", ""), cells.get("drift_pct", ""),
+            f"{cells.get('runs', '')} / {cells.get('errors', '')} / {cells.get('restarts', '')}", clock_range,
+            cells.get("temperature_peak_c", ""), cells.get("power_peak_w", ""), cells.get("throttle", ""), ecc,
+            cells.get("remapped_rows", ""), cells.get("pcie_replays", ""), cells.get("xid", "")]
+
+
+def report_table(metrics: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+    """The report's table from the soak's result metrics: the verdict in the heading, one row per interval."""
+    rows = [r for r in metrics.get("intervals") or [] if isinstance(r, dict)]
+    verdict = metrics.get("verdict") or "no verdict"
+    findings = metrics.get("findings_count")
+    said = f"{verdict}, {findings} finding(s) listed in verdict.txt" if isinstance(findings, int) else verdict
+    return f"Soak per interval (verdict {said})", list(TABLE_COLUMNS), [table_row(r) for r in rows]
+
+
+def verdict_text(verdict: str, findings: list[Finding], rules: list[str], summary: list[str]) -> str:
+    """verdict.txt: the verdict, each finding, then the rules it was judged by."""
+    lines = [f"soak verdict: {verdict}", *summary, "", "findings:"]
+    lines += [f"  {f.level} {f.rule}: {f.text}" for f in findings] or ["  none"]
+    lines += ["", "rules:", *(f"  {rule}" for rule in rules)]
+    return "\n".join(lines) + "\n"
+
+
+def terminal_table(rows: list[dict[str, str]]) -> str:
+    """The per-interval table as aligned text for run.log and the terminal (the columns that hold something)."""
+    table = [list(TABLE_COLUMNS)] + [table_row(r) for r in rows]
+    keep = [i for i in range(len(TABLE_COLUMNS)) if any(r[i] not in ("", "- / -") for r in table[1:])]
+    widths = [max(len(r[i]) for r in table) for i in keep]
+    return "\n".join("  ".join(r[i].ljust(w) for i, w in zip(keep, widths)).rstrip() for r in table)

@@ -1,0 +1,114 @@
+"""The soak's verdict: rules written out, each finding named with its interval and its time.
+
+FAIL when the card or the workload broke; WARN when it held but something a migration should know
+about happened (or could not be watched); PASS when no rule found anything. The rules' wording is
+what the report prints above the findings, with the limits this soak used.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from workloads.soak.intervals import QUIET_REASONS, THERMAL_REASONS
+
+DRIFT_LIMIT_PCT = 5.0
+THERMAL_SHARE = 0.10
+LEVELS = ("PASS", "WARN", "FAIL")
+# counters whose growth is a WARN (the card repaired or retried something), in the words the finding uses
+_WARN_COUNTERS = (("ecc_corrected", "corrected (single-bit) ECC errors"), ("remapped_rows", "remapped rows"),
+                  ("retired_pages", "retired pages"), ("pcie_replays", "PCIe replays"))
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str       # "FAIL" or "WARN"
+    rule: str        # the rule's short name: "xid", "ecc", "drift"...
+    text: str        # the finding, naming its device, interval and time
+
+    def to_dict(self) -> dict[str, str]:
+        return {"level": self.level, "rule": self.rule, "text": self.text}
+
+
+def rules(drift_limit_pct: float = DRIFT_LIMIT_PCT, thermal_share: float = THERMAL_SHARE) -> list[str]:
+    """The rules as the report states them, with this soak's limits."""
+    return [
+        "FAIL: any Xid line in the kernel log during the soak",
+        "FAIL: any uncorrectable (double-bit) ECC error",
+        f"FAIL: an interval's median throughput more than {drift_limit_pct:g} % below the first interval's "
+        "(same workload; warm-up steps left out)",
+        "FAIL: a workload error, or a run that had to be restarted",
+        f"WARN: thermal throttling (sw/hw thermal) over {thermal_share:.0%} of an interval on any device",
+        "WARN: hw slowdown or power brake seen",
+        "WARN: corrected ECC errors, remapped rows, retired pages or PCIe replays increased",
+        f"WARN: an interval's median throughput more than {drift_limit_pct:g} % above the first interval's "
+        "(the first interval was slow: drift is read against it)",
+        "WARN: something the soak could not watch (no device readings, no throughput, no kernel log)",
+        "PASS: none of the above",
+    ]
+
+
+def clock(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+
+
+def _when(row: dict[str, Any], t: float | None = None) -> str:
+    where = f"interval {row['interval']}"
+    return f"{where}, {clock(row['start'] if t is None else t)}"
+
+
+def judge(rows: list[dict[str, Any]], *, drift_limit_pct: float = DRIFT_LIMIT_PCT,
+          thermal_share: float = THERMAL_SHARE, unwatched: Iterable[str] = ()) -> tuple[str, list[Finding]]:
+    """(verdict, findings): FAIL findings first, each in the order it happened."""
+    found: list[Finding] = []
+    for row in rows:
+        for x in row["xids"]:
+            found.append(Finding("FAIL", "xid", f"Xid {x['code']} ({x['where']}) at {clock(x['t'])}, interval "
+                                                f"{row['interval']}: {x['line'][:200]}"))
+        for message in row["errors"]:
+            found.append(Finding("FAIL", "error", f"workload error in {_when(row)}: {message[:200]}"))
+        if row["restarts"]:
+            found.append(Finding("FAIL", "restart", f"{row['restarts']} restart(s) after a failed run in "
+                                                    f"{_when(row)}"))
+        for name, rate in row["rates"].items():
+            drift = rate["drift_pct"]
+            if drift is None or abs(drift) <= drift_limit_pct:
+                continue
+            level, way = ("FAIL", "below") if drift < 0 else ("WARN", "above")
+            found.append(Finding(level, "drift", f"{name} {rate['median']:.4g} {rate['unit']} in {_when(row)}: "
+                                                 f"{abs(drift):.1f} % {way} the first interval's"))
+        for device, d in row["devices"].items():
+            deltas = d["deltas"]
+            if deltas.get("ecc_uncorrected", 0) > 0:
+                found.append(Finding("FAIL", "ecc", f"{device}: {deltas['ecc_uncorrected']:g} uncorrectable ECC "
+                                                    f"error(s) in {_when(row)}"))
+            if d["thermal_share"] > thermal_share:
+                found.append(Finding("WARN", "thermal", f"{device}: thermal throttling {d['thermal_share']:.0%} of "
+                                                        f"{_when(row)}"))
+            for reason in ("hw slowdown", "power brake"):
+                if d["throttle_s"].get(reason):
+                    found.append(Finding("WARN", "slowdown", f"{device}: {reason} for {d['throttle_s'][reason]:g} s "
+                                                             f"in {_when(row)}"))
+            for key, words in _WARN_COUNTERS:
+                if deltas.get(key, 0) > 0:
+                    found.append(Finding("WARN", key, f"{device}: {deltas[key]:g} more {words} in {_when(row)}"))
+    if rows and not any(row["devices"] for row in rows):
+        found.append(Finding("WARN", "unwatched", "no device readings: clocks, temperature, ECC and throttling "
+                                                  "were not checked"))
+    if rows and not any(row["rates"] for row in rows):
+        found.append(Finding("WARN", "unwatched", "no throughput reported: drift was not measured"))
+    found += [Finding("WARN", "unwatched", line) for line in unwatched]
+    verdict = max((f.level for f in found), key=LEVELS.index, default="PASS")
+    found.sort(key=lambda f: -LEVELS.index(f.level))   # stable: in time order within a level
+    return verdict, found
+
+
+def throttle_words(throttle_s: dict[str, float]) -> str:
+    """'power cap 120 s, sw thermal 30 s': the reasons that say something, longest first."""
+    shown = sorted(((s, r) for r, s in throttle_s.items() if r not in QUIET_REASONS and s), reverse=True)
+    return ", ".join(f"{r} {s:g} s" for s, r in shown)
+
+
+__all__ = ["DRIFT_LIMIT_PCT", "THERMAL_REASONS", "THERMAL_SHARE", "Finding", "clock", "judge", "rules",
+           "throttle_words"]
