@@ -137,7 +137,7 @@ class Soak:
         if self.started:
             return
         self.started = True
-        config = {"hours": self.args.hours, "interval_s": self.args.interval,
+        config = {"hours": self.args.hours, "interval_s": self.args.interval, "started": self.t0,
                   "workloads": [name for name, _ in self.runs], "args": {n: a for n, a in self.runs},
                   "drift_limit_pct": self.args.drift_limit, "thermal_share": self.args.thermal_share}
         self.em.start(WORKLOAD, config, device, versions or {})

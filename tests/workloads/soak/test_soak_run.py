@@ -1,0 +1,162 @@
+"""The soak end to end: a real session samples fake NVML devices into telemetry.jsonl while the soak runs a
+torch-free stand-in workload again and again; faults injected at known times are found in their intervals."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import os
+import sys
+import textwrap
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from fake_nvml import FakeNvml, h100
+from tui.runs import RunStore
+from tui.session import RunSession
+from tui.telemetry.collect import Collector
+from tui.telemetry.nvml import NvmlSource
+from tui.telemetry.sampler import Sampler
+from workloads import protocol, registry
+from workloads.spec import Text, WorkloadSpec
+
+TICK = textwrap.dedent('''
+    """A stand-in workload: --steps steps at 100 items/s, one every 20 ms."""
+    import sys, time
+    from workloads.child.harness import ArgumentParser, positive_int, run_main
+
+    def main(em, argv):
+        p = ArgumentParser(prog="tick")
+        p.add_argument("--steps", type=positive_int, default=20)
+        p.add_argument("--fail", action="store_true")
+        args = p.parse_args(argv)
+        em.start("tick", {"steps": args.steps}, "cuda:0", {"python": sys.version.split()[0]})
+        for step in range(1, args.steps + 1):
+            time.sleep(0.02)
+            em.step(step, throughput=100.0, unit="items/s", loss=1.0 / step)
+        if args.fail:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        em.result({"items_per_s": 100.0})
+        return 0
+
+    sys.exit(run_main(main))
+''')
+TICK_SPEC = WorkloadSpec(name="tick", title=Text("tick"), unit="items/s", headline="items_per_s", module="tick")
+
+
+# the soak (a child) checks --workload against its own registry: every child of these tests registers tick too
+REGISTER = textwrap.dedent('''
+    from workloads import registry
+    from workloads.spec import Text, WorkloadSpec
+    registry._specs["tick"] = WorkloadSpec(name="tick", title=Text("tick"), unit="items/s", headline="items_per_s",
+                                           module="tick")
+''')
+
+
+@pytest.fixture
+def tick(tmp_path, monkeypatch):
+    package = tmp_path / "plugins" / "tick"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text(TICK)
+    (package.parent / "sitecustomize.py").write_text(REGISTER)
+    monkeypatch.setenv("PYTHONPATH", f"{package.parent}{os.pathsep}{os.environ['PYTHONPATH']}")
+    with registry.registered(TICK_SPEC):
+        yield
+
+
+@pytest.fixture
+def kernel_log(tmp_path, monkeypatch):
+    """A dmesg on PATH that prints a file the test appends to (ISO stamps, as util-linux gives them)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "kern.log"
+    log.write_text("2026-01-01T00:00:00,000000+00:00 NVRM: Xid (PCI:0000:18:00): 13, before the soak\n")
+    (bin_dir / "dmesg").write_text(f"#!{sys.executable}\nimport sys\nsys.stdout.write(open({str(log)!r}).read())\n")
+    (bin_dir / "dmesg").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return log
+
+
+async def soak(runs_dir, nvml, args, inject=None):
+    """Run the soak in a session that samples ``nvml`` every 0.2 s; ``inject(started, now)`` on every event."""
+    session = RunSession(RunStore(runs_dir))
+    collector = Collector(sources=[NvmlSource(nvml, slow_ttl=0)], torch_probe=False)
+    sampler = session.attach_sampler(Sampler(interval=0.2, collector=collector))
+    run = session.start("soak", args)
+    sampler.start()
+    events, started = [], None
+    try:
+        async for event in session.events():
+            events.append(event)
+            if isinstance(event, protocol.Start):
+                started = event.config["started"]
+            if inject and started:
+                inject(started, time.time())
+    finally:
+        sampler.stop()
+    return run, events
+
+
+def test_injected_xid_ecc_and_throttling_fail_the_soak_in_the_intervals_they_happened(tick, kernel_log, runs_dir):
+    nvml = FakeNvml([h100(0), h100(1)])
+    done: set[str] = set()
+
+    def inject(started, now):
+        if now >= started + 3.0 and "ecc" not in done:      # mid interval 2 of [2 s, 4 s)
+            done.add("ecc")
+            nvml.devices[1]["ecc"] = (3, 1)
+            nvml.devices[1]["reasons"] = 0x4 | 0x40          # power cap + hw thermal
+        if now >= started + 5.0 and "xid" not in done:      # mid interval 3
+            done.add("xid")
+            stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace(".", ",")
+            with open(kernel_log, "a") as f:
+                f.write(f"{stamp} NVRM: Xid (PCI:0000:19:00): 79, pid=1, GPU has fallen off the bus.\n")
+
+    run, events = asyncio.run(soak(runs_dir, nvml, ["--hours", str(6.5 / 3600), "--interval", "2",
+                                                    "--workload", "tick", "--args", "--steps 40"], inject))
+    assert done == {"ecc", "xid"}
+    result = next(e for e in events if isinstance(e, protocol.Result)).metrics
+    assert events[-1].status == "ok"
+    assert result["verdict"] == "FAIL"
+    found: dict[tuple[str, str], str] = {}
+    for f in result["findings"]:
+        found.setdefault((f["level"], f["rule"]), f["text"])   # the first of each: when it began
+    assert found[("FAIL", "xid")].startswith("Xid 79 (PCI:0000:19:00) at ") and ", interval 3:" in found[("FAIL", "xid")]
+    assert found[("FAIL", "ecc")].startswith("GPU1: 1 uncorrectable ECC error(s) in interval 2,")
+    assert found[("WARN", "thermal")].startswith("GPU1: thermal throttling ") and "of interval 2," in found[("WARN", "thermal")]
+    assert "Xid 13" not in str(result["findings"])      # logged before the soak
+    # said live, as each interval closed, not only at the end
+    live = [e.message for e in events if isinstance(e, protocol.WorkloadWarning) and e.code == "soak_finding"]
+    assert any("uncorrectable ECC" in m for m in live) and any("Xid 79" in m for m in live)
+    # the steps came through as the soak's own, across the restarts of the inner workload
+    steps = [e for e in events if isinstance(e, protocol.Step)]
+    assert [s.step for s in steps] == list(range(1, len(steps) + 1)) and result["runs"] >= 2
+    with open(run.path / "intervals.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["interval"] for r in rows] == ["1", "2", "3", "4"] and rows[-1]["minutes"] == "0.0"
+    assert rows[1]["ecc_uncorrected"] == "1 (GPU1 +1)" and rows[2]["xid"].startswith("79 at ")
+    text = (run.path / "verdict.txt").read_text()
+    assert text.startswith("soak verdict: FAIL\n") and "rules:\n  FAIL: any Xid line" in text
+    assert "soak: per interval" in (run.path / "run.log").read_text()
+
+
+def test_a_failing_workload_is_restarted_counted_and_fails_the_soak(tick, kernel_log, runs_dir):
+    run, events = asyncio.run(soak(runs_dir, FakeNvml([h100(0)]), ["--hours", str(3 / 3600), "--interval", "10",
+                                                                    "--workload", "tick", "--args", "--steps 5 --fail"]))
+    result = next(e for e in events if isinstance(e, protocol.Result)).metrics
+    assert result["verdict"] == "FAIL" and result["restarts"] >= 1 and result["errors"] == result["runs"]
+    rules = {f["rule"] for f in result["findings"]}
+    assert {"error", "restart"} <= rules
+
+
+def test_arguments_the_inner_workload_refuses_end_the_soak_at_once(tick, kernel_log, runs_dir):
+    start = time.monotonic()
+    run, events = asyncio.run(soak(runs_dir, FakeNvml([h100(0)]), ["--hours", "1", "--workload", "tick",
+                                                                    "--args", "--steps -3"]))
+    assert time.monotonic() - start < 30
+    error = next(e for e in events if isinstance(e, protocol.Error))
+    assert error.message.startswith("tick refused its arguments '--steps -3' (exit 2)")
+    assert events[-1].status == "failed" and events[-1].exit_code == 2
