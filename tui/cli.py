@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("workload", help=f"one of: {', '.join(registry.names())}")
     run.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
     run.add_argument("--runs-dir", metavar="DIR", default=argparse.SUPPRESS, help="where the run is kept")
+    run.add_argument("--detach", action="store_true",
+                     help="start the run in a session of its own and return: it goes on after the terminal, SSH "
+                          "or tmux session closes (the workbench's key r lists, attaches to and stops it)")
 
     devices = sub.add_parser("devices", help="print one snapshot of every device and the host")
     devices.add_argument("--json", action="store_true", help="as JSON")
@@ -95,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # options of `cardbench run` itself; everything else is the workload's
-_RUN_OWN = {"--json": 0, "--runs-dir": 1}
+_RUN_OWN = {"--json": 0, "--runs-dir": 1, "--detach": 0}
 
 
 def _split_run_args(rest: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -105,6 +108,9 @@ def _split_run_args(rest: Sequence[str]) -> tuple[list[str], list[str]]:
     i = 0
     while i < len(items):
         item = items[i]
+        if item == "--" and forwarded:
+            forwarded.extend(items[i:])  # the workload's own `--` and all after it (a command's arguments) are its
+            break
         key = item.split("=", 1)[0]
         if key in _RUN_OWN:
             take = 0 if "=" in item else _RUN_OWN[key]
@@ -120,9 +126,19 @@ def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
     if args.workload not in registry:
         raise CliError(f"cardbench run: unknown workload {args.workload!r} "
                        f"(choose from {', '.join(registry.names())})", exit_codes.BAD_INPUT)
-    checked = _check_workload_args(args.workload, workload_args)
+    if args.detach and args.json:
+        raise CliError("cardbench run: --detach returns before the result exists; leave out --json "
+                       "(the result is in the run's events.jsonl)", exit_codes.BAD_INPUT)
+    from tui.detach import is_detached
+
+    # a detached run's arguments were checked by the command that started it
+    checked = None if is_detached() else _check_workload_args(args.workload, workload_args)
     if checked is not None:
         return checked
+    if args.detach:
+        from tui.run_command import detach_run
+
+        return detach_run(args.workload, workload_args, runs_dir=args.runs_dir)
     from tui.run_command import run_workload
 
     return asyncio.run(run_workload(args.workload, workload_args, runs_dir=args.runs_dir, as_json=args.json))

@@ -8,6 +8,12 @@ like any other, with telemetry sampled while it is active. Ctrl+C, SIGTERM and
 SIGHUP (a closed SSH session) stop the child cleanly, and the run directory
 keeps what it reported.
 
+While it runs, the run directory holds ``live.json`` (`tui.run_live`): this
+process's pid, touched every few seconds, so the workbench can list the run as in
+progress, attach to it and stop it. ``--detach`` (:func:`detach_run`) starts the
+same command in a session of its own (`tui.detach`); that one ignores SIGHUP,
+which is the point of it, and stops on SIGTERM or Ctrl+C as any run does.
+
 Exit status: 0 ok; 2 a bad argument, or a runs dir that cannot be used at all
 (not a directory, not writable: said before anything runs); 1 the workload
 failed, or the run is not all on disk (the runs dir stopped taking writes
@@ -18,14 +24,20 @@ in the run's events.jsonl); 130/143/129 the signal that stopped it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import signal
 import sys
+import time
 from contextlib import aclosing
+from pathlib import Path
 
 from tui.cpu_trap import check_before_run
+from tui.detach import DEFAULT_LOG, is_detached, start_detached
+from tui.run_live import LiveMarker, wait_for_live
 from tui.runs import RunStore, RunStoreError
-from tui.session import STORE_FAULT, RunSession
+from tui.session import SIGNALS, STORE_FAULT, RunSession
 from tui.telemetry.collect import Collector
 from tui.telemetry.sampler import Sampler
 from workloads import exit_codes, protocol
@@ -76,25 +88,32 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
         return exit_codes.FAILED
     progress = sys.stderr if as_json else sys.stdout
     _say(f"cardbench: run {run.id} -> {run.path}", progress)
+    detached = is_detached()
+    marker = LiveMarker(run.path, detached=detached, workload=name).start()
     received: list[int] = []  # the signal that stopped the run decides the exit status (130, 143, 129)
-    unwatch_signals = session.stop_on_signals(then=received.append)
+    unwatch_signals = session.stop_on_signals(_DETACHED_SIGNALS if detached else SIGNALS, then=received.append)
+    if detached:
+        # a hang-up is not for a detached run; handled (not ignored) so the workload child does not inherit it
+        asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, run.log, "[cardbench] hang-up ignored: detached")
     sampler.start()
     outcome = Outcome()
     told_fault = False
     try:
         async with aclosing(session.events()) as events:
             async for event in events:
+                marker.set_child(session.runner.pid if session.runner is not None else None)
                 outcome.see(event)
                 if isinstance(event, protocol.Error):
                     _say(f"cardbench: error: {outcome.error_line}", sys.stderr)  # once, where errors go
                 elif isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
                     told_fault = True
                     _say(f"cardbench run: {event.message}; the run goes on", sys.stderr)
-                else:
+                elif not detached:  # a detached run's log is run.log: its own log would grow as long
                     _say(event.describe(), progress)
     finally:
         sampler.stop()
         unwatch_signals()
+        marker.remove()
     verdict = session.cpu_trap.verdict()
     if verdict:
         _say(f"cardbench: {verdict}", sys.stderr)
@@ -119,3 +138,51 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
     # a workload's bad-input exit stays BAD_INPUT, so scripts can tell it from a crash
     bad_input = outcome.end is not None and outcome.end.exit_code == exit_codes.BAD_INPUT
     return exit_codes.BAD_INPUT if bad_input else exit_codes.FAILED
+
+
+_DETACHED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# the detached command creates its run directory within this; it checks nothing first (we did)
+_RUN_APPEARS_S = 60.0
+# the entry point a detached run re-runs (`python -m <this>`): tests point it at one that registers a stand-in
+DETACH_ENTRY = "tui.cli"
+
+
+def detach_run(name: str, args: list[str], *, runs_dir: str | None) -> int:
+    """`cardbench run NAME ARGS --detach`: start the run in a session of its own, say where it is and how to
+    reach it, exit 0. Arguments are checked before (tui.cli), the runs dir here: both before anything starts."""
+    store = RunStore(runs_dir)
+    try:
+        root = store.check()
+    except RunStoreError as exc:
+        _say(f"cardbench run: {exc}", sys.stderr)
+        return exit_codes.BAD_INPUT
+    log = root.absolute() / DEFAULT_LOG
+    try:
+        size_before = log.stat().st_size if log.exists() else 0
+        pid = start_detached(["run", name, *args], runs_dir=root, log_path=log, module=DETACH_ENTRY)
+    except OSError as exc:
+        _say(f"cardbench run: cannot start a detached run: {exc.strerror or exc}", sys.stderr)
+        return exit_codes.FAILED
+    live = wait_for_live(root, pid, _RUN_APPEARS_S)
+    if live is None:
+        said = _last_line(log, size_before)
+        _say(f"cardbench run: the detached run (pid {pid}) ended before recording a run"
+             f"{': ' + said if said else ''} (see {log})", sys.stderr)
+        return exit_codes.FAILED
+    _say(f"cardbench: run {live.id} detached (pid {pid}) -> {live.path}", sys.stdout)
+    _say(f"  it goes on after this shell, the SSH session or tmux close; follow: tail -f {live.path / 'run.log'}",
+         sys.stdout)
+    _say(f"  attach or stop it in the workbench (`cardbench`, key r); or stop it: kill -TERM -- -{pid}", sys.stdout)
+    return exit_codes.OK
+
+
+
+def _last_line(log: Path, offset: int) -> str:
+    """The last line the detached process wrote to its log (after ``offset``), for a run that never started."""
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(offset)
+            lines = handle.read().decode("utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1].strip() if lines else ""

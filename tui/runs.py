@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from tui import run_segments
 from tui.formatting import utc
+from tui.run_segments import SegmentedFile, dropped_note, read_text, segment_paths
 from tui.report.redact import RECORD_KEY, record_for_run
 from workloads import protocol
 
@@ -81,10 +83,12 @@ class Run:
         self.fault: StoreFault | None = None
         self.lost_events = 0     # events that arrived after the fault, not on disk
         self._last_written = time.time() if created is None else created
-        # line-buffered appends: each write reaches the OS before the next event arrives
+        # line-buffered appends: each write reaches the OS before the next event arrives. events.jsonl is the
+        # run and is never cut; the log and the telemetry are rotated and capped (tui.run_segments)
         self._events = open(path / "events.jsonl", "a", encoding="utf-8", buffering=1)
-        self._log = open(path / "run.log", "a", encoding="utf-8", buffering=1)
-        self._telemetry = None
+        self._log = SegmentedFile(path / "run.log", run_segments.LOG_SEGMENT_BYTES, run_segments.LOG_KEEP_BYTES,
+                                  opener=open)
+        self._telemetry: SegmentedFile | None = None
 
     def _write(self, handle: Any, text: str) -> bool:
         """Append and flush; False (the fault noted) when the directory no longer takes it."""
@@ -117,7 +121,8 @@ class Run:
             return
         if self._telemetry is None:
             try:
-                self._telemetry = open(self.path / "telemetry.jsonl", "a", encoding="utf-8", buffering=1)
+                self._telemetry = SegmentedFile(self.path / "telemetry.jsonl", run_segments.TELEMETRY_SEGMENT_BYTES,
+                                                run_segments.TELEMETRY_KEEP_BYTES, opener=open)
             except OSError as exc:
                 self._fail("telemetry.jsonl", exc)
                 return
@@ -260,28 +265,44 @@ class RunRecord:
 
     @property
     def log_text(self) -> str:
-        """run.log, or "" when there is none or it cannot be read (load_run notes that as a problem)."""
+        """run.log with its rotated segments before it, or "" when there is none or it cannot be read (load_run
+        notes that as a problem)."""
         if self.log is not None:
             return self.log
-        try:
-            return (self.path / "run.log").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
+        parts = []
+        for part in [*segment_paths(self.path / "run.log"), self.path / "run.log"]:  # rotated ones first
+            try:
+                parts.append(read_text(part))
+            except OSError:
+                continue
+        return "".join(parts)
 
 
 class _Unreadable(Exception):
     """A JSON-lines file that cannot be read (a directory, no permission, an I/O error)."""
 
 
+def read_rotated_telemetry(run_dir: Path, problems: list[str]) -> list[Any]:
+    """The decoded lines of telemetry.jsonl's rotated segments (tui.run_segments), oldest first; a segment that
+    cannot be read is a problem, and the others are still read."""
+    out: list[Any] = []
+    for segment in segment_paths(run_dir / "telemetry.jsonl"):
+        try:
+            out.extend(_read_jsonl(segment))
+        except _Unreadable as why:
+            problems.append(f"{segment.name} cannot be read ({why}); the run's telemetry has a gap there")
+    return out
+
+
 def _read_jsonl(path: Path) -> list[Any]:
-    """The decoded lines of a JSON-lines file, blank lines left out; a line that does not decode gives None.
+    """The decoded lines of a JSON-lines file (gunzipped: a segment's .gz), blank lines left out; a line that
+    does not decode gives None.
 
     Raises _Unreadable when the file cannot be read; a missing file has no lines.
     """
     try:
         # read whole and split: a quarter faster than line by line, and a long run has 100,000s of lines
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        text = read_text(path)
     except FileNotFoundError:
         return []
     except OSError as exc:
@@ -304,7 +325,7 @@ _CONFIG_TYPES: dict[str, tuple[type, ...]] = {"workload": (str,), "args": (list,
 _CONFIG_WANTED = {"workload": "a string", "args": "a list", "created": "a number"}
 
 
-def _read_config(path: Path, problems: list[str]) -> dict[str, Any]:
+def read_config(path: Path, problems: list[str]) -> dict[str, Any]:
     """config.json as a dict; whatever is wrong with it becomes a problem and an empty (or partial) config."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -468,7 +489,7 @@ def _load_run(path: Path) -> RunRecord:
     events_path = path / "events.jsonl"
     check_run(path)
     problems: list[str] = []
-    config = _read_config(path / "config.json", problems)
+    config = read_config(path / "config.json", problems)
     events: list[protocol.Event] = []
     skipped = 0
     try:
@@ -484,7 +505,7 @@ def _load_run(path: Path) -> RunRecord:
     telemetry: list[dict[str, Any]] = []
     skipped_telemetry = 0
     try:
-        for data in _read_jsonl(path / "telemetry.jsonl"):
+        for data in [*read_rotated_telemetry(path, problems), *_read_jsonl(path / "telemetry.jsonl")]:
             if telemetry_sample_ok(data):
                 telemetry.append(data)
             else:
@@ -495,5 +516,6 @@ def _load_run(path: Path) -> RunRecord:
     log = path / "run.log"
     if log.exists() and not log.is_file():
         problems.append("run.log is not a file; the run is reported without its log")
+    problems.extend(note for note in (dropped_note(log), dropped_note(path / "telemetry.jsonl")) if note)
     return RunRecord(path=path, config=config, events=events, skipped_lines=skipped, telemetry=telemetry,
                      skipped_telemetry_lines=skipped_telemetry, problems=problems)

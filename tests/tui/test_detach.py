@@ -4,12 +4,18 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 
 import psutil
 
 from paths import CHILDREN
+from tui.cli import _split_run_args
 from tui.detach import start_detached
+from tui.run_live import LIVE_FILE, STALE_S, LiveMarker, live_runs, read_live, stop_live
+from tui.runs import load_run
 
 
 def _first_line(path, timeout=30.0):
@@ -41,3 +47,119 @@ def test_the_command_runs_in_its_own_session_with_its_output_in_the_log(tmp_path
     while psutil.pid_exists(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not psutil.pid_exists(pid)
+
+
+# --- `cardbench run --detach`, through a stand-in `cardbench` that knows the workload `tick` ---
+
+def _tick_env(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", f"{CHILDREN}{os.pathsep}{os.environ['PYTHONPATH']}")
+    return dict(os.environ)
+
+
+def _steps_on_disk(run_dir) -> int:
+    return sum('"event": "step"' in line or '"event":"step"' in line
+               for line in (run_dir / "events.jsonl").read_text().splitlines())
+
+
+def _wait_for(predicate, timeout=30.0, what="the condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_detached_run_survives_the_hang_up_of_its_session_and_the_death_of_its_starter(tmp_path, monkeypatch):
+    env = _tick_env(monkeypatch)
+    runs = tmp_path / "runs"
+    # the terminal's session: a shell that starts the run and stays, as an SSH or tmux session does
+    shell = subprocess.Popen(["sh", "-c", f"{sys.executable} -m tick_cli run tick --delay 0.1 --runs-dir {runs} "
+                                          f"--detach; echo rc=$?; sleep 60"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                             start_new_session=True)
+    said = []
+    for line in shell.stdout:
+        said.append(line)
+        if line.startswith("rc="):
+            break
+    assert said[-1].strip() == "rc=0", said
+    assert said[0].startswith("cardbench: run ") and "detached (pid " in said[0], said
+    assert any("kill -TERM -- -" in line for line in said) and any("tail -f" in line for line in said)
+    [live] = live_runs(runs)
+    assert live.detached and live.workload == "tick" and live.pid == live.pgid
+    # the session closes: SIGHUP to its whole process group, then the shell is killed outright
+    os.killpg(shell.pid, signal.SIGHUP)
+    os.killpg(shell.pid, signal.SIGKILL)
+    shell.wait(timeout=10)
+    before = _steps_on_disk(live.path)
+    _wait_for(lambda: _steps_on_disk(live.path) >= before + 5, what="steps after the hang-up")
+    _wait_for(lambda: read_live(live.path) is not None and read_live(live.path).child_pid is not None,
+              what="the child's pid in live.json")
+    child = read_live(live.path).child_pid
+    assert [run.id for run in live_runs(runs)] == [live.id]
+    assert "stopped (SIGTERM" in stop_live(live)
+    record = load_run(live.path)
+    assert record.status == "stopped" and len(record.steps) >= before + 5
+    assert not (live.path / LIVE_FILE).exists() and live_runs(runs) == []
+    _wait_for(lambda: not psutil.pid_exists(live.pid) and not psutil.pid_exists(child), what="no process left")
+
+
+def test_detach_with_json_or_a_bad_argument_is_one_line_and_no_run(tmp_path, monkeypatch):
+    env = _tick_env(monkeypatch)
+    runs = tmp_path / "runs"
+    for extra, said in ((["--json"], "--detach returns before the result exists"),
+                        (["--delay", "x"], "invalid float value")):
+        done = subprocess.run([sys.executable, "-m", "tick_cli", "run", "tick", "--runs-dir", str(runs), "--detach",
+                               *extra], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 2, done
+        assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert not runs.exists() or not [p for p in runs.iterdir() if p.is_dir()]
+
+
+def test_a_commands_own_double_dash_and_what_follows_belong_to_the_workload():
+    own, forwarded = _split_run_args(["--detach", "command", "--", "python", "train.py", "--json", "--detach"])
+    assert own == ["--detach"]
+    assert forwarded == ["command", "--", "python", "train.py", "--json", "--detach"]
+
+
+# --- what is listed as in progress ---
+
+def _marker(run_dir, **fields):
+    run_dir.mkdir(parents=True, exist_ok=True)
+    me = psutil.Process()
+    data = {"pid": me.pid, "pgid": os.getpgid(0), "started": me.create_time(), "host": socket.gethostname(),
+            "detached": True, "child_pid": None, "workload": "tick", **fields}
+    (run_dir / LIVE_FILE).write_text(json.dumps(data))
+    return run_dir
+
+
+def test_a_live_pid_with_a_fresh_heartbeat_is_in_progress(tmp_path):
+    run = _marker(tmp_path / "runs" / "20261203-000000-tick-aaaa")
+    [live] = live_runs(tmp_path / "runs")
+    assert live.path == run and live.pid == os.getpid()
+
+
+def test_a_stale_pid_file_is_not_in_progress(tmp_path):
+    runs = tmp_path / "runs"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    _marker(runs / "a-crashed-run", pid=dead.pid)                          # the process is gone
+    _marker(runs / "b-reused-pid", started=psutil.Process().create_time() - 3600)  # the pid is another process now
+    _marker(runs / "c-other-host", host="another-machine")                 # a runs dir shared over NFS
+    old = _marker(runs / "d-no-heartbeat") / LIVE_FILE                     # alive, but no longer recording
+    os.utime(old, (time.time() - STALE_S - 5, time.time() - STALE_S - 5))
+    (runs / "e-torn").mkdir()
+    (runs / "e-torn" / LIVE_FILE).write_text('{"pid": 12')
+    assert live_runs(runs) == []
+
+
+def test_the_marker_beats_while_the_run_goes_and_is_gone_when_it_ends(tmp_path):
+    marker = LiveMarker(tmp_path, detached=False, workload="tick", interval=0.05).start()
+    path = tmp_path / LIVE_FILE
+    os.utime(path, (time.time() - 100, time.time() - 100))
+    _wait_for(lambda: time.time() - path.stat().st_mtime < 5, timeout=5, what="a heartbeat")
+    marker.set_child(4242)
+    assert json.loads(path.read_text())["child_pid"] == 4242 and read_live(tmp_path) is not None
+    marker.remove()
+    assert not path.exists() and read_live(tmp_path) is None

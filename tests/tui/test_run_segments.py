@@ -1,0 +1,87 @@
+"""Issue 13 item 4: run.log and telemetry.jsonl rotated into gzipped segments and capped; read back whole."""
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from tui import run_segments
+from tui.run_follow import RunFollower
+from tui.runs import RunStore, load_run
+from workloads import protocol
+
+
+def _sample(i: int) -> dict:
+    return {"t": 1_000_000.0 + i, "devices": [{"index": d, "name": "NVIDIA H100", "util_gpu_pct": float(i % 100),
+                                               "temperature_c": 50.0} for d in range(8)],
+            "host": {"cpu_pct": 10.0}, "sources": ["fake"]}
+
+
+@pytest.fixture
+def small_caps(monkeypatch):
+    monkeypatch.setattr(run_segments, "TELEMETRY_SEGMENT_BYTES", 16_384)
+    monkeypatch.setattr(run_segments, "LOG_SEGMENT_BYTES", 4_096)
+
+
+def test_a_long_run_is_rotated_into_gzipped_segments_and_read_back_whole(tmp_path, small_caps):
+    run = RunStore(tmp_path).create("tick", [])
+    for i in range(600):
+        run.append_telemetry(_sample(i))
+        run.log(f"line {i}")
+    run.close()
+    segments = sorted(p.name for p in run.path.glob("telemetry.*.jsonl.gz"))
+    assert len(segments) >= 10 and segments[0] == "telemetry.0001.jsonl.gz"
+    assert (run.path / "telemetry.jsonl").stat().st_size < 16_384 + 2_000
+    assert sorted(p.name for p in run.path.glob("run.*.log.gz"))[0] == "run.0001.log.gz"
+    assert not list(run.path.glob("*.jsonl.gz.part")) and not list(run.path.glob("telemetry.0*.jsonl"))
+    record = load_run(run.path)
+    assert [s["t"] for s in record.telemetry] == [1_000_000.0 + i for i in range(600)]
+    assert [line.split("] ", 1)[1] for line in record.log_text.splitlines()] == [f"line {i}" for i in range(600)]
+    assert record.problems == [] and record.skipped_telemetry_lines == 0
+    # gzipped, the segments hold their lines in a fraction of the bytes
+    packed = sum(p.stat().st_size for p in run.path.glob("telemetry.*.jsonl.gz"))
+    lines = sum(len(gzip.decompress(p.read_bytes())) for p in run.path.glob("telemetry.*.jsonl.gz"))
+    assert packed * 5 < lines
+
+
+def test_past_the_cap_the_oldest_segments_but_the_first_go_and_the_gap_is_said(tmp_path, small_caps, monkeypatch):
+    monkeypatch.setattr(run_segments, "TELEMETRY_KEEP_BYTES", 3_000)
+    run = RunStore(tmp_path).create("tick", [])
+    for i in range(1200):
+        run.append_telemetry(_sample(i))
+    run.close()
+    packed = sorted(run.path.glob("telemetry.*.jsonl.gz"))
+    assert packed[0].name == "telemetry.0001.jsonl.gz"  # the run's start is kept
+    assert sum(p.stat().st_size for p in packed) <= 3_000 + max(p.stat().st_size for p in packed)
+    record = load_run(run.path)
+    ts = [s["t"] for s in record.telemetry]
+    assert ts[0] == 1_000_000.0 and ts[-1] == 1_000_000.0 + 1199 and ts == sorted(ts) and len(ts) < 1200
+    [note] = [p for p in record.problems if "telemetry.jsonl" in p]
+    assert "deleted by the size cap" in note and f"({1200 - len(ts)} lines)" in note
+
+
+def test_a_follower_sees_every_event_and_sample_once_across_a_rotation(tmp_path, small_caps):
+    run = RunStore(tmp_path).create("tick", [])
+    run.append(protocol.Start(workload="tick", config={}, device="cpu"))
+    for i in range(50):
+        run.append_telemetry(_sample(i))
+    # a line being written: not an event yet
+    run._events.write('{"event": "step", "step"')
+    run._events.flush()
+    follower = RunFollower(run.path)
+    record = follower.record()
+    assert [e.kind for e in record.events] == ["start"] and len(record.telemetry) == 50
+    run._events.write(': 1, "t": 5.0}\n')
+    run._events.flush()
+    for i in range(50, 400):  # rotates several times
+        run.append_telemetry(_sample(i))
+    events, samples = follower.read()
+    assert [(e.kind, e.step) for e in events] == [("step", 1)]
+    seen = [s["t"] for s in record.telemetry + samples]
+    for i in range(400, 420):
+        run.append_telemetry(_sample(i))
+    seen += [s["t"] for s in follower.read()[1]]
+    assert seen == [1_000_000.0 + i for i in range(420)]
+    assert follower.read() == ([], [])
+    run.close()
+    follower.close()

@@ -1,0 +1,149 @@
+"""Follow a run directory as another process writes it: whole new lines of events and telemetry. UI-free.
+
+    follower = RunFollower(run_dir)
+    record = follower.record()            # the run so far, as `tui.runs.load_run` builds it
+    events, samples = follower.read()     # what was appended since, in order; ([], []) when nothing was
+
+Each file is read from where the last read stopped; a line still being written
+(no newline yet) waits for the next read. When the file at the path is a new one
+(telemetry.jsonl rotated by `tui.runs.Run`), the rest of the old one is read
+first, then the new one from its start, so nothing is read twice or lost. A line
+that is not a well-formed event or sample is skipped and counted, as load_run does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tui.run_segments import read_text, segment_paths
+from tui.runs import RunRecord, check_run, read_config, read_rotated_telemetry, telemetry_sample_ok
+from workloads import protocol
+
+_CHUNK = 1 << 20
+
+
+class _Tail:
+    """New whole lines of one file, following it across rotations (a new file at the same path, the old one a
+    segment: tui.run_segments). After a rotation the segments made since the file was opened are read whole:
+    one of them is the old file itself, so a caller that must not see a line twice drops repeats (telemetry by
+    its time)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.handle: Any = None
+        self.rest = b""
+        self.last_segment = 0
+
+    def _open(self) -> bool:
+        try:
+            self.handle = open(self.path, "rb")
+        except OSError:
+            return False
+        self.rest = b""
+        # listed after the open: the file opened is this segment or a later one, never an earlier one
+        self.last_segment = _segment_number(segment_paths(self.path)[-1:])
+        return True
+
+    def _drain(self) -> list[bytes]:
+        data = self.rest + b"".join(iter(lambda: self.handle.read(_CHUNK), b""))
+        *lines, self.rest = data.split(b"\n")
+        return lines
+
+    def lines(self) -> list[bytes]:
+        if self.handle is None and not self._open():
+            return []
+        out = self._drain()
+        try:
+            replaced = os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
+        except OSError:
+            replaced = False  # rotated and not yet made again: the next read looks again
+        if replaced:
+            out += self._drain()  # what reached the old file after the last read
+            self.handle.close()
+            self.handle = None
+            since = self.last_segment
+            for segment in segment_paths(self.path):
+                if _segment_number([segment]) > since:
+                    try:
+                        out += read_text(segment).encode("utf-8").split(b"\n")
+                    except OSError:
+                        continue
+            if self._open():
+                out += self._drain()
+        return out
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+
+def _segment_number(segments: list[Path]) -> int:
+    return int(segments[0].name.split(".")[1]) if segments else 0
+
+
+def _decode(raw: bytes) -> Any:
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return False  # not JSON: counted as skipped
+
+
+class RunFollower:
+    """The events and telemetry appended to a run directory since the last read."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self._events = _Tail(self.path / "events.jsonl")
+        self._telemetry = _Tail(self.path / "telemetry.jsonl")
+        self.skipped_events = 0
+        self.skipped_samples = 0
+        self._last_t: float | None = None   # the newest sample read: a rotated segment read twice is not doubled
+
+    def record(self) -> RunRecord:
+        """The run so far, as `tui.runs.load_run` builds it (raises its RunStoreError), read through this
+        follower: what is appended after it comes from :meth:`read`, once. Call it first, once."""
+        check_run(self.path)
+        problems: list[str] = []
+        config = read_config(self.path / "config.json", problems)
+        self._telemetry._open()  # before the rotated segments are listed: a rotation meanwhile is in one or the other
+        rotated = [data for data in read_rotated_telemetry(self.path, problems) if telemetry_sample_ok(data)]
+        self._last_t = rotated[-1]["t"] if rotated else None
+        events, samples = self.read()
+        return RunRecord(path=self.path, config=config, events=events, skipped_lines=self.skipped_events,
+                         telemetry=rotated + samples, skipped_telemetry_lines=self.skipped_samples,
+                         problems=problems)
+
+    def read(self) -> tuple[list[protocol.Event], list[dict[str, Any]]]:
+        """New events and telemetry samples, in order."""
+        events: list[protocol.Event] = []
+        for raw in self._events.lines():
+            data = _decode(raw)
+            if data is None:
+                continue
+            try:
+                if data is False:
+                    raise protocol.MalformedLine("not JSON")
+                events.append(protocol.from_dict(data))
+            except protocol.MalformedLine:
+                self.skipped_events += 1
+        samples: list[dict[str, Any]] = []
+        for raw in self._telemetry.lines():
+            data = _decode(raw)
+            if data is None:
+                continue
+            if not telemetry_sample_ok(data):
+                self.skipped_samples += 1
+            elif self._last_t is None or data["t"] > self._last_t:
+                samples.append(data)
+                self._last_t = data["t"]
+        return events, samples
+
+    def close(self) -> None:
+        self._events.close()
+        self._telemetry.close()
