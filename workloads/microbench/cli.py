@@ -1,0 +1,245 @@
+"""Microbenchmarks: what the card really delivers (GEMM, memory, host link, launch, bit-for-bit stability), each
+figure beside the rated one its makers publish.
+
+Run as ``python -m workloads.microbench [options]`` (or ``cardbench run microbench``).
+Parts, each selectable with ``--only``: ``gemm`` (:mod:`~workloads.microbench.gemm`),
+``memory`` (:mod:`~workloads.microbench.memory`), ``transfer`` (host <-> device with the
+PCIe link, :mod:`~workloads.microbench.transfer`, :mod:`~workloads.microbench.link`),
+``launch`` (:mod:`~workloads.microbench.launch`), ``burn`` (silent-data-corruption check,
+:mod:`~workloads.microbench.burn`) and ``collectives`` (across the visible devices
+through torchrun, :mod:`workloads.microbench.collectives`, when this build has it).
+
+Events: ``start``; a ``step`` per part done (part k of N, with its figures); a
+``warning`` when the burn check fails; one ``result`` whose ``figures`` list each
+figure with the rated one and measured / rated (:mod:`~workloads.microbench.figures`),
+also flat (``gemm_bf16``, ``gemm_bf16_rated``, ``gemm_bf16_of_rated``...). A burn
+check that FAILs ends the run failed (exit 1), after its result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import platform
+from types import ModuleType
+from typing import Any, Sequence
+
+from workloads import exit_codes
+from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, log,
+                                     positive_float, positive_int)
+from workloads.microbench.spec import PARTS
+
+WORKLOAD = "microbench"
+COLLECTIVES = "workloads.microbench.collectives"
+DEFAULT_MAX_SIZE = {"cpu": 2048, "device": 16384}
+DEFAULT_BURN_SIZE = {"cpu": 512, "device": 8192}
+TRANSFER_MAX_BYTES = 256 * 2**20
+
+
+def build_parser(collectives: ModuleType | None = None, add_help: bool = True) -> ArgumentParser:
+    from workloads.microbench.gemm import DTYPES
+
+    p = ArgumentParser(prog=WORKLOAD, add_help=add_help,
+                       description="GEMM, memory, host link, launch latency and a bit-for-bit check, against the "
+                                   "device's rated figures.")
+    p.add_argument("--only", default=None, metavar="PARTS",
+                   help=f"parts to run, comma-separated: {','.join(PARTS)} (default: all; collectives when this "
+                        "build has them)")
+    p.add_argument("--dtypes", default=None, metavar="LIST",
+                   help=f"GEMM dtypes: {','.join(DTYPES)} (default: all; one the device cannot run is skipped with "
+                        "the reason)")
+    p.add_argument("--max-size", type=positive_int, default=None, metavar="N",
+                   help=f"largest GEMM side (default {DEFAULT_MAX_SIZE['device']}, on the CPU "
+                        f"{DEFAULT_MAX_SIZE['cpu']}); the sweep stops earlier where the figure stops rising")
+    p.add_argument("--max-call-s", type=positive_float, default=1.0, metavar="S",
+                   help="the GEMM sweep stops after a size whose one call takes longer (default 1)")
+    p.add_argument("--buffer-mib", type=positive_int, default=None, metavar="MIB",
+                   help="memory buffer and largest host transfer, MiB (default: 8x the last-level cache, at least "
+                        "1 GiB on a device and 256 MiB on the CPU; transfers up to 256 MiB)")
+    p.add_argument("--burn-seconds", type=positive_float, default=30.0, metavar="S",
+                   help="how long the bit-for-bit GEMM check repeats (default 30)")
+    p.add_argument("--burn-size", type=positive_int, default=None, metavar="N",
+                   help=f"side of the check's fp32 GEMM (default {DEFAULT_BURN_SIZE['device']}, on the CPU "
+                        f"{DEFAULT_BURN_SIZE['cpu']})")
+    p.add_argument("--device", default="auto", metavar="DEVICE", help="cuda, cuda:1, cpu... (default: first accelerator)")
+    if collectives is not None:
+        collectives.add_collective_arguments(p)
+    return p
+
+
+def _listed(text: str | None, allowed: Sequence[str], flag: str) -> list[str] | None:
+    if text is None:
+        return None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in items if t not in allowed]
+    if bad or not items:
+        raise WorkloadError(f"{flag}: unknown {', '.join(bad) or '(none given)'}", hint=f"use some of {','.join(allowed)}")
+    return list(dict.fromkeys(items))
+
+
+def collectives_module() -> ModuleType | None:
+    """The collectives part's module when this build has it (another package writes it), else None."""
+    if importlib.util.find_spec(COLLECTIVES) is None:
+        return None
+    return importlib.import_module(COLLECTIVES)
+
+
+def parse(argv: Sequence[str]) -> tuple[Any, list[str], ModuleType | None]:
+    """(options, parts, collectives module): collectives' own options are known only when it is selected."""
+    from workloads.microbench.gemm import DTYPES
+
+    first, _ = build_parser(add_help=False).parse_known_args(list(argv))
+    asked = _listed(first.only, PARTS, "--only")
+    module = collectives_module() if asked is None or "collectives" in asked else None
+    if asked is not None and "collectives" in asked and module is None:
+        raise WorkloadError("--only collectives: the collectives part is not available in this build "
+                            f"({COLLECTIVES} is missing)", hint="leave collectives out of --only")
+    args = build_parser(module).parse_args(list(argv))
+    args.dtype_list = _listed(args.dtypes, DTYPES, "--dtypes") or list(DTYPES)
+    return args, asked or list(PARTS), module
+
+
+def main(emitter: Emitter, argv: Sequence[str]) -> int:
+    args, parts, collectives = parse(argv)
+    arguments_checked()
+
+    from workloads.child import device as dev
+    from workloads.microbench import figures, rated
+    from workloads.microbench.table import lines
+
+    device = dev.resolve(args.device)
+    kind = "cpu" if device.type == "cpu" else "device"
+    max_size = args.max_size or DEFAULT_MAX_SIZE[kind]
+    burn_size = args.burn_size or DEFAULT_BURN_SIZE[kind]
+    device_name = _device_name(device)
+    ratings = None if device.type == "cpu" else rated.lookup(device_name)
+    config = {"parts": parts, "dtypes": args.dtype_list, "max_size": max_size, "max_call_s": args.max_call_s,
+              "buffer_mib": args.buffer_mib, "burn_seconds": args.burn_seconds, "burn_size": burn_size,
+              "device": str(device), "device_name": device_name, "total_steps": len(parts),
+              "rated_as": ratings.device if ratings else None}
+    emitter.start(WORKLOAD, config, dev.name(device), dev.versions())
+    log(f"microbench: {', '.join(parts)} on {dev.name(device)}; rated figures: "
+        + (ratings.device if ratings else "none in the table for this device (N/A)"))
+
+    rows: list[dict[str, Any]] = []
+    raw: dict[str, Any] = {}
+    for index, part in enumerate(parts, start=1):
+        log(f"microbench: part {index}/{len(parts)}: {part}")
+        part_rows, raw[part] = _run_part(part, args, device, ratings, max_size, burn_size, collectives)
+        rows += part_rows
+        emitter.step(index, total_steps=len(parts), counts="parts", part=part,
+                     figures={r["key"]: r["measured"] for r in part_rows if r["key"]})
+
+    metrics: dict[str, Any] = {"figures": rows, **raw, **figures.flat(rows), "device_name": device_name,
+                               "rated_as": ratings.device if ratings else None,
+                               "precision": _precisions(raw.get("gemm"))}
+    metrics.update(_headline(raw.get("gemm")))
+    if ratings is None:
+        metrics["rated_note"] = ("the CPU has no rated figures: N/A" if device.type == "cpu" else
+                                 f"no rated figures in the table for {device_name!r}: N/A")
+    for line in lines(rows):
+        log(line)
+    burn = raw.get("burn")
+    if burn and burn["status"] == "FAIL":
+        emitter.warning(f"silent data corruption: {burn['mismatched_iterations']} of {burn['iterations']} repeats "
+                        f"of the same GEMM differ from the first ({burn['mismatched_elements']} elements)",
+                        code="sdc_mismatch")
+    emitter.result(metrics)
+    return exit_codes.FAILED if burn and burn["status"] == "FAIL" else exit_codes.OK
+
+
+def _run_part(part: str, args: Any, device: Any, ratings: Any, max_size: int, burn_size: int,
+              collectives: ModuleType | None) -> tuple[list[dict[str, Any]], Any]:
+    from workloads.microbench import figures
+
+    if part == "gemm":
+        from workloads.microbench import gemm
+
+        start = 256 if device.type == "cpu" else 1024
+        results = [gemm.sweep(d, device, start=min(start, max_size), max_size=max_size, max_call_s=args.max_call_s,
+                              on_size=lambda p, d=d: log(f"gemm {d} n={p['n']}: {p['best']:.3g} best, "
+                                                         f"{p['median']:.3g} median")).to_dict()
+                   for d in args.dtype_list]
+        return figures.gemm_rows(results, ratings), results
+    if part == "memory":
+        from workloads.microbench import memory
+
+        result = memory.measure(device, memory.buffer_bytes(device, _mib(args.buffer_mib)))
+        return figures.memory_rows(result, ratings), result
+    if part == "transfer":
+        return _transfer(args, device)
+    if part == "launch":
+        from workloads.microbench import launch
+
+        result = launch.measure(device)
+        return figures.launch_rows(result), result
+    if part == "burn":
+        from workloads.microbench.burn import burn
+
+        result = burn(device, args.burn_seconds, burn_size,
+                      on_progress=lambda p: log(f"burn: {p['iterations']} iterations, {p['seconds']:.1f} s, "
+                                                f"{p['mismatched_iterations']} differing"))
+        return figures.burn_rows(result), result
+    return _collectives(args, device, collectives)
+
+
+def _transfer(args: Any, device: Any) -> tuple[list[dict[str, Any]], Any]:
+    from workloads.microbench import figures
+
+    if device.type == "cpu":
+        reason = "the CPU is the host: there is no host <-> device link to measure"
+        return figures.transfer_rows([], None, reason), {"skipped": reason}
+    from workloads.microbench import link, transfer
+
+    max_bytes = min(TRANSFER_MAX_BYTES, _mib(args.buffer_mib) or TRANSFER_MAX_BYTES)
+    points = transfer.sweep(device, max_bytes, on_point=lambda p: log(
+        f"transfer {p['mode']} {p['direction']} {p['bytes'] / 2**20:g} MiB: {p['best_gbps']:.2f} GB/s"))
+    found = link.read(link.pci_address(device))
+    return figures.transfer_rows(points, found, None), {"points": points, "link": found}
+
+
+def _collectives(args: Any, device: Any, collectives: ModuleType | None) -> tuple[list[dict[str, Any]], Any]:
+    """The one place the collectives part is called (its module is another package's)."""
+    from workloads.microbench import figures
+
+    if collectives is None:
+        reason = f"not available in this build ({COLLECTIVES} is missing)"
+        return [figures.row("collectives", "all_reduce, all_gather, reduce_scatter, broadcast", None, "GB/s",
+                            note=f"skipped: {reason}", key="collectives")], {"skipped": reason}
+    points = collectives.measure_collectives(device.type, **collectives.collective_kwargs(args))
+    wrong = [p for p in points if not p.get("correct")]
+    if wrong:
+        log(f"collectives: {len(wrong)} result(s) WRONG: " + ", ".join(f"{p['op']} {p['bytes']} B" for p in wrong[:5]))
+    return figures.collective_rows(points), points
+
+
+def _mib(value: int | None) -> int | None:
+    return value * 2**20 if value else None
+
+
+def _device_name(device: Any) -> str:
+    """The device's model name as its driver gives it ("NVIDIA H200"), matched against the rated table."""
+    import torch
+
+    backend = getattr(torch, device.type, None)
+    if device.type != "cpu" and hasattr(backend, "get_device_name"):
+        try:
+            return str(backend.get_device_name(device))
+        except Exception:  # noqa: BLE001 - a layer that cannot name it: no rated figures, said as N/A
+            pass
+    return platform.processor() or platform.machine() if device.type == "cpu" else device.type
+
+
+def _headline(results: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The fastest dtype's best GEMM figure: the workload's headline, with the dtype it is of."""
+    ran = [r for r in results or [] if r.get("best") is not None and r["unit"] == "TFLOP/s"]  # int8 counts TOPS
+    if not ran:
+        return {}
+    top = max(ran, key=lambda r: r["best"])
+    return {"gemm_best_tflops": top["best"], "gemm_best_dtype": top["dtype"]}
+
+
+def _precisions(results: list[dict[str, Any]] | None) -> str:
+    """The dtypes the GEMM part ran (the report's precision row); fp32 for every other part."""
+    ran = [r["dtype"] for r in results or [] if r.get("best") is not None]
+    return ",".join(ran) if ran else "fp32"

@@ -1,0 +1,162 @@
+"""GEMM throughput per dtype: square matrices of growing size until the figure stops rising.
+
+A product of two n x n matrices costs 2 n^3 operations (FLOP, or integer operations for
+int8). Each dtype runs the call a user of that dtype would make:
+
+- fp32: ``torch.mm`` with TF32 off (float32 matmul precision "highest"): the CUDA cores.
+- tf32: ``torch.mm`` on fp32 tensors with precision "high": TF32 tensor cores (CUDA 8.0+).
+- fp16, bf16: ``torch.mm``.
+- int8: ``torch._int_mm`` (int8 in, int32 out).
+- fp8: ``torch._scaled_mm`` (e4m3 in, bf16 out, unit scales; the second operand column-major as it requires).
+
+A dtype the device or this PyTorch cannot run is skipped with the reason (the error of
+a small trial call). Sizes double from ``start`` up to ``max_size``; the sweep ends after
+:data:`PATIENCE` sizes in a row that do not beat the best by :data:`RISE`, after a size
+whose one call takes longer than ``max_call_s``, or when the next size would not fit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import torch
+
+from workloads.child import bandwidth
+from workloads.errors import first_line
+from workloads.microbench.timing import Timed, time_calls
+
+DTYPES = ("fp32", "tf32", "fp16", "bf16", "int8", "fp8")
+RISE = 1.03          # a size must beat the best so far by 3 % to count as rising
+PATIENCE = 2         # sizes in a row that do not rise end the sweep (one alone may be a busy moment on the host)
+TRIAL_N = 64         # the trial call's size: a multiple of 16, which int8 and fp8 kernels ask for
+_ITEMSIZE = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "int8": 1, "fp8": 1}
+
+
+@dataclass
+class DtypeResult:
+    dtype: str
+    unit: str = "TFLOP/s"
+    skipped: str | None = None            # why it did not run
+    sizes: list[dict[str, Any]] = field(default_factory=list)   # n, best and median TFLOP/s, calls timed
+    stop: str = ""                        # why the sweep ended where it did
+
+    @property
+    def best(self) -> dict[str, Any] | None:
+        return max(self.sizes, key=lambda s: s["best"]) if self.sizes else None
+
+    def to_dict(self) -> dict[str, Any]:
+        best = self.best
+        return {"dtype": self.dtype, "unit": self.unit, "skipped": self.skipped, "sizes": self.sizes,
+                "stop": self.stop, "best_n": best["n"] if best else None,
+                "best": best["best"] if best else None, "median": best["median"] if best else None}
+
+
+@contextlib.contextmanager
+def matmul_precision(dtype: str) -> Iterator[None]:
+    """fp32 runs with TF32 off and tf32 with it on, whatever the process had; restored after."""
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high" if dtype == "tf32" else "highest")
+    try:
+        yield
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
+def unsupported(dtype: str, device: torch.device) -> str | None:
+    """Why ``dtype`` cannot run here, before trying it; None when a trial call decides."""
+    if dtype == "tf32":
+        if device.type != "cuda":
+            return "TF32 is a CUDA tensor-core mode; this device has no such switch in PyTorch"
+        major, minor = torch.cuda.get_device_capability(device)
+        if major < 8:
+            return f"TF32 needs CUDA compute capability 8.0 or later; this device is {major}.{minor}"
+    return None
+
+
+def operands(dtype: str, n: int, device: torch.device, seed: int = 0) -> Callable[[], torch.Tensor]:
+    """A call computing one n x n product in ``dtype`` on ``device``, its operands made once."""
+    # made on the device: 16384^2 random numbers drawn on the host and copied would take seconds per dtype
+    gen = torch.Generator(device=device).manual_seed(seed)
+    if dtype == "int8":
+        a = torch.randint(-8, 8, (n, n), generator=gen, device=device, dtype=torch.int8)
+        b = torch.randint(-8, 8, (n, n), generator=gen, device=device, dtype=torch.int8)
+        return lambda: torch._int_mm(a, b)
+    if dtype == "fp8":
+        a = torch.randn(n, n, generator=gen, device=device).to(torch.float8_e4m3fn)
+        b = torch.randn(n, n, generator=gen, device=device).to(torch.float8_e4m3fn).t()  # column-major
+        one = torch.ones((), device=device)
+        return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    kind = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(dtype, torch.float32)
+    a = torch.randn(n, n, generator=gen, device=device, dtype=kind)
+    b = torch.randn(n, n, generator=gen, device=device, dtype=kind)
+    out = torch.empty(n, n, device=device, dtype=kind)
+    return lambda: torch.mm(a, b, out=out)
+
+
+def trial(dtype: str, device: torch.device) -> str | None:
+    """The reason ``dtype`` does not run here (the first line of a small call's error), or None."""
+    reason = unsupported(dtype, device)
+    if reason:
+        return reason
+    try:
+        with matmul_precision(dtype):
+            operands(dtype, TRIAL_N, device)()
+    except Exception as exc:  # noqa: BLE001 - any failure of the trial is the reason to skip
+        return first_line(exc, typed=True, limit=200)
+    return None
+
+
+def fits(dtype: str, n: int, device: torch.device) -> bool:
+    """Whether three n x n matrices (and fp8's float32 staging) fit in a quarter of the free memory."""
+    free = bandwidth._available_bytes(device)
+    need = 3 * n * n * max(_ITEMSIZE[dtype], 4 if dtype == "fp8" else 0)
+    return free is None or need <= free // 4
+
+
+def sweep(dtype: str, device: torch.device, *, start: int, max_size: int, max_call_s: float,
+          on_size: Callable[[dict[str, Any]], None] | None = None) -> DtypeResult:
+    result = DtypeResult(dtype, unit="TOPS" if dtype == "int8" else "TFLOP/s")
+    result.skipped = trial(dtype, device)
+    if result.skipped:
+        return result
+    n, best, flat = start, 0.0, 0
+    with matmul_precision(dtype):
+        while True:
+            if not fits(dtype, n, device):
+                result.stop = f"{n} x {n} would not fit in a quarter of the free memory"
+                break
+            call = operands(dtype, n, device)
+            timed = time_calls(call, device)
+            del call
+            point = figure(n, timed)
+            result.sizes.append(point)
+            if on_size:
+                on_size(point)
+            flat = flat + 1 if point["best"] <= best * RISE else 0
+            best = max(best, point["best"])
+            if flat == PATIENCE:
+                result.stop = f"stopped rising at {n} ({PATIENCE} sizes below {RISE:.2f}x the best before them)"
+                break
+            if timed.best_s > max_call_s:
+                result.stop = f"one call at {n} took {timed.best_s:.2f} s (cap {max_call_s:g} s)"
+                break
+            if n * 2 > max_size:
+                result.stop = f"reached the largest size asked for ({max_size})"
+                break
+            n *= 2
+    _release(device)
+    return result
+
+
+def figure(n: int, timed: Timed) -> dict[str, Any]:
+    ops = 2 * n ** 3
+    return {"n": n, "best": ops / timed.best_s / 1e12, "median": ops / timed.median_s / 1e12,
+            "calls": len(timed.seconds) * timed.calls_per_batch}
+
+
+def _release(device: torch.device) -> None:
+    backend = getattr(torch, device.type, None) if device.type != "cpu" else None
+    if hasattr(backend, "empty_cache"):
+        backend.empty_cache()  # the next part must not find the sweep's blocks held
