@@ -1,0 +1,151 @@
+"""`python -m workloads.command [--metric NAME=REGEX]... -- CMD ARGS...` (or `cardbench run command -- ...`).
+
+The command runs in its own process group (:mod:`~workloads.command.job`); its output goes line by
+line to the run's log and is read for progress (:mod:`~workloads.command.parsers`). Events: ``start``
+(the command, the figures asked for), a ``step`` per count the log printed with the loss and rate it
+printed (and ``rate_as``, which rate that is), one ``result`` (the median of those rates after the first
+few, the tool's own closing figures, the exit code) even when the command fails or is stopped, and the
+end: ok when the command exits 0; failed, naming its exit code and last lines, when not.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import sys
+from typing import Any, Sequence
+
+from workloads import exit_codes
+from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
+                                     positive_float)
+from workloads.command.job import Job, pump
+from workloads.command.output import LogCopy
+from workloads.command.parsers import read
+from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
+from workloads.command.progress import Tracker
+from workloads.hints import hint_for
+
+WORKLOAD = "command"
+_NAMED_LINES = 3   # a failure names this many of the command's last lines
+_LINE_CHARS = 200
+
+
+def build_parser() -> ArgumentParser:
+    p = ArgumentParser(
+        prog=WORKLOAD,
+        usage="%(prog)s [--metric NAME=REGEX]... [--grace S] -- CMD [ARGS...]",
+        description="Your own job as a workload: its output goes to run.log and is read for progress (tqdm, "
+                    "Hugging Face Trainer, PyTorch Lightning, timm, torchvision references, or --metric).")
+    p.add_argument("--command", default=None, metavar="'CMD ARGS'",
+                   help="the command as one string, split as a shell would (the launcher's field); "
+                        "or give it after --")
+    p.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX",
+                   help="a figure to read from every line: the regex's one group is the number. NAME loss, step "
+                        "or epoch; a NAME with /s (tokens/s) is the throughput in that unit; any other is kept")
+    p.add_argument("--grace", type=positive_float, default=3.0, metavar="S",
+                   help="seconds between SIGTERM and SIGKILL when the job is stopped (default 3)")
+    return p
+
+
+def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(our options, the command after `--`)."""
+    items = list(argv)
+    if "--" in items:
+        at = items.index("--")
+        return items[:at], items[at + 1:]
+    return items, []
+
+
+def command_of(option: str | None, after: list[str]) -> list[str]:
+    if option is not None and after:
+        raise WorkloadError("give the command once: after -- or with --command, not both")
+    if option is not None:
+        try:
+            after = shlex.split(option)
+        except ValueError as exc:
+            raise WorkloadError(f"--command: cannot split {option!r} ({exc})") from None
+    if not after:
+        raise WorkloadError("no command: give it after --, e.g. `cardbench run command -- python train.py`",
+                            hint="see `cardbench run command --help`")
+    if shutil.which(after[0]) is None:
+        raise WorkloadError(f"command not found: {after[0]}",
+                            hint="check its name and PATH, or give its path (./train.sh needs to be executable)")
+    return after
+
+
+def metrics_of(texts: list[str]) -> tuple[Metric, ...]:
+    try:
+        return tuple(compile_metric(t) for t in texts)
+    except BadMetric as exc:
+        raise WorkloadError(str(exc)) from None
+
+
+def _exit_words(code: int) -> tuple[str, int]:
+    """How the command ended, and the code a shell would show ('killed by SIGKILL', 137)."""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}", exit_codes.for_signal(-code)
+    return f"exited with code {code}", code
+
+
+def main(emitter: Emitter, argv: Sequence[str]) -> int:
+    own, after = split_argv(argv)
+    args = build_parser().parse_args(own)
+    command = command_of(args.command, after)
+    metrics = metrics_of(args.metric)
+    arguments_checked()
+
+    job = Job(command, grace_s=args.grace)
+    try:
+        job.start()
+    except OSError as exc:  # found on PATH but not runnable (a binary for another machine, a bad #! line)
+        raise WorkloadError(f"cannot run {command[0]}: {exc.strerror or exc}") from None
+    emitter.start(WORKLOAD, {"command": command, "metrics": [m.name for m in metrics], "cwd": os.getcwd(),
+                             "pid": job.pid, "grace_s": args.grace},
+                  "as the command chooses", {"python": sys.version.split()[0]})
+    tracker = Tracker(emit_step=emitter.step)
+    copy = LogCopy(log)
+    printed = understood = 0
+
+    def on_line(text: str, ended: str) -> None:
+        nonlocal printed, understood
+        copy.line(text, ended)
+        printed += bool(text.strip())
+        reading = read(text, metrics)
+        if reading is not None:
+            understood += 1
+            tracker.see(reading)
+
+    try:
+        pump(job, on_line, tracker.tick)
+    except (Stopped, KeyboardInterrupt):
+        job.stop(on_line, tracker.tick)
+        copy.flush()
+        emitter.result(_result(tracker, printed, understood, None))
+        raise
+    copy.flush()
+    job.release()
+    code = job.process.returncode if job.process else None
+    emitter.result(_result(tracker, printed, understood, code))
+    if code == 0:
+        return exit_codes.OK
+    said, _ = _exit_words(code if code is not None else -signal.SIGKILL)
+    last = [line.strip()[:_LINE_CHARS] for line in list(copy.tail)[-_NAMED_LINES:]]
+    message = f"the command {said}" + (f"; its last lines: {' | '.join(last)}" if last else " and printed nothing")
+    emitter.error(message, hint_for(" ".join(last)) or "run.log has all of the command's output")
+    # the run's end is this child's: failed (1), whatever the command's code, which the error names and the
+    # result keeps (a command's 2 is not `cardbench run`'s "bad argument, nothing ran")
+    return exit_codes.FAILED
+
+
+def _result(tracker: Tracker, lines: int, understood: int, code: int | None) -> dict[str, Any]:
+    out = tracker.result()
+    out.update(lines=lines, lines_read=understood)
+    if code is not None:
+        out["exit_code"] = _exit_words(code)[1]
+    return out

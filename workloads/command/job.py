@@ -1,0 +1,119 @@
+"""The user's command in its own process group, with a guard, and the loop that reads what it prints.
+
+:meth:`Job.start` runs the command with stdout and stderr on one pipe (so their lines keep the
+order a terminal would show) in a new process group, then starts the guard
+(:mod:`workloads.command.guard`) inside that group. :meth:`Job.stop` is SIGTERM to the whole group,
+SIGKILL after the grace period. :func:`pump` reads the pipe until the command has exited and its
+output is drained, handing each line over and giving the caller a tick while the job is quiet.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from typing import Callable
+
+from workloads.command.output import Splitter
+from workloads.protocol import PARENT_PID_ENV
+
+_TICK_S = 0.25
+DRAIN_S = 1.0  # after the command exits, how long a process it left behind may keep the pipe open
+
+
+class Job:
+    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None, grace_s: float = 3.0):
+        self.argv = argv
+        self.env = dict(os.environ if env is None else env)
+        # the runner's pid is ours to watch, not the job's: a cardbench workload run as the job would take
+        # it for its own runner and exit at once
+        self.env.pop(PARENT_PID_ENV, None)
+        # a Python job writes its lines as it prints them, not in 8 KiB blocks, so progress is live
+        self.env.setdefault("PYTHONUNBUFFERED", "1")
+        self.grace_s = grace_s
+        self.process: subprocess.Popen | None = None
+        self.guard: subprocess.Popen | None = None
+        self.splitter = Splitter()  # one for the job's life: a line cut by a stop is finished by the next read
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self) -> None:
+        """Start the command (OSError when it cannot be executed) and its guard."""
+        self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, env=self.env, process_group=0)
+        try:
+            # the guard joins the job's group (the job may be a zombie already: its group is still there)
+            self.guard = subprocess.Popen([sys.executable, "-m", "workloads.command.guard", str(self.pid),
+                                           str(self.grace_s)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                          process_group=self.pid)
+        except (OSError, subprocess.SubprocessError):
+            self.guard = None  # the group is gone: the job has ended and left nothing to guard
+
+    def signal_group(self, sig: int) -> None:
+        try:
+            os.killpg(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def stop(self, on_line: Callable[[str, str], None], tick: Callable[[], None] = lambda: None) -> None:
+        """SIGTERM to the group, its output still read; SIGKILL after the grace period."""
+        self.signal_group(signal.SIGTERM)
+        pump(self, on_line, tick, deadline=time.monotonic() + self.grace_s)
+        if self.process is not None and self.process.poll() is None:
+            on_line(f"[cardbench] the command ignored SIGTERM for {self.grace_s:g} s; sending SIGKILL", "\n")
+            self.signal_group(signal.SIGKILL)
+            self.process.wait()
+        self.release()
+
+    def release(self) -> None:
+        """Let the guard go: it takes down what the job left in its group, then exits."""
+        if self.guard is None:
+            return
+        try:
+            self.guard.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.guard.wait(timeout=self.grace_s + 2.0)
+        except subprocess.TimeoutExpired:
+            pass
+        self.guard = None
+
+
+def pump(job: Job, on_line: Callable[[str, str], None], tick: Callable[[], None] = lambda: None,
+         deadline: float | None = None) -> None:
+    """Read the job's output until it is drained after the job's exit (or ``deadline``, monotonic)."""
+    assert job.process is not None and job.process.stdout is not None
+    stream = job.process.stdout
+    if stream.closed:
+        return
+    fd = stream.fileno()
+    splitter = job.splitter
+    drain_until: float | None = None
+    while True:
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            break
+        if drain_until is None and job.process.poll() is not None:
+            drain_until = now + DRAIN_S
+        if drain_until is not None and now >= drain_until:
+            break
+        ready, _, _ = select.select([fd], [], [], _TICK_S)
+        if ready:
+            data = os.read(fd, 65536)
+            if not data:
+                stream.close()
+                break
+            for text, ended in splitter.feed(data):
+                on_line(text, ended)
+        tick()
+    for text, ended in splitter.close():
+        on_line(text, ended)
+    if stream.closed:
+        job.process.wait()

@@ -1,0 +1,105 @@
+"""The job's output, split into lines as a terminal shows them, and copied to the run's log.
+
+A line ends at `\\n`; a bar redrawn in place ends at `\\r` (`\\r\\n` is one line end). Every line
+goes to the log unchanged (it reaches run.log through this child's stderr, with run.log's time
+stamp in front). Redraws are the exception: a tqdm bar redraws up to ten times a second, so the
+log keeps one redraw every :data:`REDRAW_LOG_S` and the last one before the next full line (each
+redraw is still read for progress); a redraw that only blanks the line (tqdm's clear before a
+`tqdm.write`) carries nothing and is not kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Callable, Iterator
+
+REDRAW_LOG_S = 5.0
+LONGEST = 64 * 1024  # a "line" this long with no end yet is cut here, so memory stays bounded
+NEWLINE, REDRAW, CUT = "\n", "\r", ""
+
+
+class Splitter:
+    """Bytes in, (text, how it ended) out; a `\\r` at the end of a chunk waits for the next one."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, data: bytes) -> Iterator[tuple[str, str]]:
+        buffer = self._buffer + data
+        start = 0
+        i = 0
+        n = len(buffer)
+        while i < n:
+            byte = buffer[i]
+            if byte == 0x0A:
+                yield _text(buffer[start:i]), NEWLINE
+                start = i + 1
+            elif byte == 0x0D:
+                if i + 1 == n:
+                    break  # a `\r\n` may be cut between two reads
+                if buffer[i + 1] == 0x0A:
+                    yield _text(buffer[start:i]), NEWLINE
+                    i += 1
+                else:
+                    yield _text(buffer[start:i]), REDRAW
+                start = i + 1
+            i += 1
+        rest = buffer[start:]
+        while len(rest) > LONGEST:
+            yield _text(rest[:LONGEST]), CUT
+            rest = rest[LONGEST:]
+        self._buffer = rest
+
+    def close(self) -> Iterator[tuple[str, str]]:
+        """The job's last words when they had no line end."""
+        rest, self._buffer = self._buffer, b""
+        if rest.endswith(b"\r"):
+            rest = rest[:-1]
+        if rest:
+            yield _text(rest), NEWLINE
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+class LogCopy:
+    """Writes the job's lines to the log (``write``), keeping the redraws as the module says; the last
+    lines it wrote are ``tail`` (what a failure names)."""
+
+    def __init__(self, write: Callable[[str], None], clock: Callable[[], float] = time.monotonic,
+                 tail: int = 20):
+        self._write = write
+        self._clock = clock
+        self._redraw: str | None = None       # the newest redraw not yet written
+        self._redraw_written_at: float | None = None
+        self.tail: deque[str] = deque(maxlen=tail)
+        self.lines = 0
+
+    def line(self, text: str, ended: str) -> None:
+        if ended == REDRAW:
+            if not text.strip():
+                return
+            now = self._clock()
+            if self._redraw_written_at is None or now - self._redraw_written_at >= REDRAW_LOG_S:
+                self._redraw = None
+                self._redraw_written_at = now
+                self._out(text)
+            else:
+                self._redraw = text
+            return
+        self.flush()
+        self._redraw_written_at = None  # the next bar's first redraw is written at once
+        self._out(text)
+
+    def flush(self) -> None:
+        if self._redraw is not None:
+            self._out(self._redraw)
+            self._redraw = None
+
+    def _out(self, text: str) -> None:
+        self.lines += 1
+        if text.strip():
+            self.tail.append(text)
+        self._write(text)

@@ -1,0 +1,45 @@
+"""One module per tool whose log lines cardbench reads; :func:`read` asks them in turn.
+
+The tools' own formats come first (a Lightning or Trainer line is also a tqdm bar or a dict), plain
+tqdm last; the user's `--metric` figures are read from every line and win over a tool's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable
+
+from workloads.command.parsers import custom, hf_trainer, lightning, timm, torchvision_ref, tqdm
+from workloads.command.parsers.reading import Reading
+
+PARSERS: tuple[Callable[[str], Reading | None], ...] = (
+    lightning.parse, hf_trainer.parse, timm.parse, torchvision_ref.parse, tqdm.parse,
+)
+# colours, cursor moves (tqdm's nested bars move up with ESC[A): not part of what a line says
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def read(line: str, metrics: tuple[custom.Metric, ...] = ()) -> Reading | None:
+    """What the line says, or None when no parser understands it."""
+    text = _ANSI.sub("", line)
+    found = next((r for r in (parse(text) for parse in PARSERS) if r is not None), None)
+    mine = custom.parse(text, metrics) if metrics else None
+    if mine is None:
+        return found
+    if found is None:
+        return mine
+    return _merge(found, mine)
+
+
+def _merge(found: Reading, mine: Reading) -> Reading:
+    """A tool's reading with the user's figures on top: a `--metric` names what the user wants counted."""
+    changes: dict = {"values": {**found.values, **mine.values}}
+    for name in ("count", "epoch", "loss"):
+        if getattr(mine, name) is not None:
+            changes[name] = getattr(mine, name)
+    if mine.rate is not None:
+        changes.update(rate=mine.rate, unit=mine.unit, rate_as=mine.rate_as)
+    if mine.count is not None and found.bar is None:
+        changes["bar"] = mine.bar
+    return replace(found, **changes)

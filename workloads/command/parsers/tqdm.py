@@ -1,0 +1,84 @@
+"""tqdm progress bars: `desc:  10%|▉   | 499/5000 [06:28<57:55,  1.30it/s, loss=0.9962, lr=0.000300]`.
+
+Also the forms without a bar (`34% 1020/3000 [...]`, as a notebook capture shows it) and without a
+total (`Training: 0it [00:00, ?it/s]`). tqdm prints the rate as `N<unit>/s`, or as `N s/<unit>`
+once it falls below one per second; both are read as items per second. That rate is tqdm's own
+smoothed figure (an exponential moving average over its recent updates, `smoothing=0.3` by
+default), not the rate of the last item, and ``rate_as`` says so.
+"""
+
+from __future__ import annotations
+
+import re
+
+from workloads.command.parsers.reading import EVAL, EVAL_WORDS, TRAIN, Reading, finite, to_number
+
+SOURCE = "tqdm"
+RATE_AS = "tqdm's smoothed rate"
+_SI = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_COUNT = r"\d+(?:\.\d+)?[kMGT]?"
+# `1.30it/s`, `?it/s`, `12.3kB/s`, or `1.10s/it`
+_RATE = (r"(?:(?P<rate>\?|\d+(?:\.\d+)?)(?P<si>[kMGT]?)(?P<unit>[^\s\d/,\]]*)/s"
+         r"|(?P<spi>\d+(?:\.\d+)?)s/(?P<inv_unit>[^\s,\]]+))")
+_WITH_TOTAL = re.compile(
+    r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<pct>\d{1,3})%(?:\|[^|]*\||\s)\s*(?P<n>" + _COUNT + r")/(?P<total>" + _COUNT
+    + r")\s*\[(?P<elapsed>[\d:]+)<(?P<remaining>[\d:?]+),\s*" + _RATE + r"(?P<postfix>[^\]]*)\]")
+_NO_TOTAL = re.compile(
+    r"(?:(?P<desc>[^|\r\n]*?):\s*(?::\s*)?)?(?P<n>" + _COUNT + r")(?P<n_unit>[^\s\d\[]*) \[(?P<elapsed>[\d:]+),\s*"
+    + _RATE + r"(?P<postfix>[^\]]*)\]")
+_PAIR = re.compile(r"\s*([^=,\s]+)=([^,]*)")
+# the postfix names a loss in several ways: `loss=` (custom loops, old Lightning), `train_loss=` (Lightning's
+# self.log), `train/loss=`; the first of these present is the loss
+LOSS_KEYS = ("loss", "train_loss", "train/loss", "train_loss_step", "loss_step")
+
+
+def _count(text: str) -> int | None:
+    """`499` or, under unit_scale, `1.23k`."""
+    scale = _SI[text[-1]] if text[-1] in "kMGT" else 1.0
+    number = to_number(text.rstrip("kMGT"))
+    return int(number * scale) if number is not None else None
+
+
+def _rate(m: re.Match) -> tuple[float | None, str | None]:
+    if m.group("spi") is not None:
+        seconds = float(m.group("spi"))
+        return (1.0 / seconds if seconds > 0 else None), f"{m.group('inv_unit')}/s"
+    unit = m.group("unit") or "it"
+    if m.group("rate") == "?":
+        return None, f"{unit}/s"
+    return finite(float(m.group("rate")) * _SI[m.group("si")]), f"{unit}/s"
+
+
+def postfix_values(text: str) -> dict[str, float]:
+    """The numeric `key=value` pairs of a bar's postfix (`, loss=0.99, v_num=3hqp` -> {'loss': 0.99})."""
+    values = {}
+    for key, raw in _PAIR.findall(text):
+        number = to_number(raw)
+        if number is not None:
+            values[key] = number
+    return values
+
+
+def loss_of(values: dict[str, float]) -> float | None:
+    return next((values[k] for k in LOSS_KEYS if k in values), None)
+
+
+def bar(line: str) -> tuple[str, Reading] | None:
+    """(the bar's description, what it says) for a tqdm line, else None."""
+    m = _WITH_TOTAL.search(line) or _NO_TOTAL.search(line)
+    if m is None:
+        return None
+    desc = (m.group("desc") or "").strip()
+    rate, unit = _rate(m)
+    values = postfix_values(m.group("postfix"))
+    total = _count(m.group("total")) if "total" in m.re.groupindex else None
+    kind = EVAL if EVAL_WORDS.search(desc) else TRAIN
+    # the bar's identity: its description without numbers (`Epoch 3` is `Epoch #`) and its total
+    key = f"{re.sub(r'[0-9]+', '#', desc)}|{total}"
+    return desc, Reading(source=SOURCE, kind=kind, count=_count(m.group("n")), total=total, loss=loss_of(values),
+                         rate=rate, unit=unit, rate_as=RATE_AS, bar=key, values=values)
+
+
+def parse(line: str) -> Reading | None:
+    found = bar(line)
+    return found[1] if found else None

@@ -1,0 +1,179 @@
+"""From readings of the job's log to step events and the run's result.
+
+A step is a count the log printed (tqdm's n, a logged batch): the first bar to count past 0 is the
+run's; another bar (an evaluation, a nested loop) is not. When its count falls back (a new epoch's
+bar, the next epoch of timm or torchvision) the passes add up, so steps only go forward. A log with no
+count at all (the Trainer's dicts alone, a `--metric` without `step`) numbers its progress lines.
+
+A step stays open until its count moves on (or for :data:`OPEN_S`), because tools print a count and
+then its figures: Lightning redraws a count with its new loss, the Trainer logs the loss of the step
+its bar just showed. A loss that comes after its step was emitted is a step event of its own, with the
+same count and no rate.
+
+Rates keep the unit the log used; the first one printed is the run's unit, and a rate in another
+unit (the Trainer's closing samples/s beside its bar's it/s) is kept in the result, never mixed in.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from workloads.command.parsers.reading import EVAL, SUMMARY, Reading
+
+OPEN_S = 2.0  # a step with no further line for this long is emitted as it is
+
+
+def warmup_of(n: int) -> int:
+    """The first rates left out of the headline: a tool's first rates are its start-up (tqdm's begins at '?')."""
+    return 0 if n < 3 else min(max(1, n // 10), 10)
+
+
+@dataclass
+class _Open:
+    step: int
+    t: float
+    epoch: int | None = None
+    loss: float | None = None
+    rate: float | None = None
+    unit: str | None = None
+    rate_as: str | None = None
+    total: int | None = None
+    source: str = ""
+
+
+@dataclass
+class Tracker:
+    """Feeds on readings (:meth:`see`), emits step events through ``emit_step(step, **fields)``."""
+
+    emit_step: Callable[..., None]
+    clock: Callable[[], float] = time.time
+    bar: str | None = None
+    offset: int = 0
+    last: tuple[int, int | None, int | None] | None = None  # the tracked bar's (count, total, epoch) last seen
+    emitted: int = 0                                        # the last step number emitted
+    numbered: int = 0
+    open: _Open | None = None
+    unit: str | None = None
+    rate_as: str | None = None
+    rate_source: str | None = None
+    rates: list[float] = field(default_factory=list)
+    other_unit_rates: int = 0
+    steps: int = 0
+    final_loss: float | None = None
+    summary: dict[str, float] = field(default_factory=dict)
+    evaluation: dict[str, float] = field(default_factory=dict)
+    figures: dict[str, float] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+
+    def see(self, r: Reading) -> None:
+        if r.source not in self.sources:
+            self.sources.append(r.source)
+        if r.kind == SUMMARY:
+            self.summary.update(r.values)
+            return
+        if r.kind == EVAL:
+            self.evaluation.update(r.values)
+            return
+        self.figures.update({k: v for k, v in r.values.items() if r.source == "--metric"})
+        step = self._step_of(r)
+        if step is None:
+            return
+        if self.open is not None and self.open.step == step:
+            self._update(self.open, r)
+        elif step > max(self.emitted, self.open.step if self.open else 0):
+            self.flush()
+            self.open = self._update(_Open(step=step, t=self.clock()), r)
+        elif r.loss is not None:
+            # the figures of a step already shown (the Trainer logs after its bar moved on): said on their own
+            self._emit(self._update(_Open(step=step, t=self.clock()), r), with_rate=False)
+
+    def _step_of(self, r: Reading) -> int | None:
+        if r.bar is not None and r.count is not None:
+            if self.bar is None and r.count > 0:
+                self.bar = r.bar  # the first bar that counts: a bar at 0 may be renamed (Lightning's `Training`)
+            if r.bar != self.bar:
+                return None
+            if self.last is not None:
+                count, total, epoch = self.last
+                if r.count < count or (r.epoch is not None and epoch is not None and r.epoch != epoch):
+                    self.offset += total or count  # a new pass of the same bar: steps go on from the last one
+            self.last = (r.count, r.total, r.epoch)
+            return self.offset + r.count
+        if r.loss is None and r.rate is None:
+            return None
+        if r.count is not None:       # the Trainer's `'step': 9000`, a `--metric step=...`
+            return r.count
+        if self.open is not None:
+            return self.open.step
+        if self.bar is not None:
+            return self.emitted
+        self.numbered += 1            # no count anywhere in this log: its progress lines are the steps
+        return self.numbered
+
+    def _update(self, s: _Open, r: Reading) -> _Open:
+        s.epoch = r.epoch if r.epoch is not None else s.epoch
+        s.loss = r.loss if r.loss is not None else s.loss
+        if r.rate is not None:
+            s.rate, s.unit, s.rate_as, s.source = r.rate, r.unit, r.rate_as, r.source
+        if r.bar is not None and r.bar == self.bar:
+            s.total = r.total
+        return s
+
+    def tick(self) -> None:
+        """Called while the job is quiet: a step open for :data:`OPEN_S` is emitted."""
+        if self.open is not None and self.clock() - self.open.t >= OPEN_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.open is not None:
+            self._emit(self.open, with_rate=True)
+            self.open = None
+
+    def _emit(self, s: _Open, *, with_rate: bool) -> None:
+        fields: dict[str, Any] = {}
+        if s.epoch is not None:
+            fields["epoch"] = s.epoch
+        if s.loss is not None:
+            fields["loss"] = s.loss
+            self.final_loss = s.loss
+        if with_rate and s.rate is not None and s.unit:
+            if self.unit is None:
+                self.unit, self.rate_as, self.rate_source = s.unit, s.rate_as, s.source
+            if s.unit == self.unit:
+                fields.update(throughput=s.rate, unit=s.unit, rate_as=s.rate_as)
+                self.rates.append(s.rate)
+            else:
+                self.other_unit_rates += 1
+        # a total that covers the run: one pass of a bar without epochs (an epoch's bar ends with its epoch)
+        if s.total and s.epoch is None:
+            fields["total_steps"] = self.offset + s.total
+        if not fields:
+            return
+        self.emit_step(s.step, **fields)
+        self.emitted = max(self.emitted, s.step)
+        self.steps += 1
+
+    def result(self) -> dict[str, Any]:
+        """The run's figures: the headline is the median of the rates the log printed, after the first few."""
+        self.flush()
+        skip = warmup_of(len(self.rates))
+        kept = self.rates[skip:]
+        out: dict[str, Any] = {
+            "throughput": statistics.median(kept) if kept else None,
+            "throughput_unit": self.unit,
+            "throughput_from": self.rate_as,
+            "rates": len(kept),
+            "warmup_steps": skip,
+            "steps_read": self.steps,
+            "final_loss": self.final_loss,
+            "read_by": ", ".join(self.sources) or None,
+        }
+        if self.other_unit_rates:
+            out["rates_in_other_units"] = self.other_unit_rates
+        out.update({k: v for k, v in self.summary.items() if k != "epoch"})
+        out.update({k: v for k, v in self.evaluation.items() if k.startswith("eval_")})
+        out.update({f"metric {k}": v for k, v in self.figures.items()})
+        return {k: v for k, v in out.items() if v is not None}
