@@ -1,0 +1,119 @@
+"""One backup: compare with the previous snapshot, send what changed, carry what did not, verify, name it.
+
+Both `cardbench backup` and the workbench's `b` key run :func:`run_backup`; a progress callback gets the
+bytes done and to do. Any failure, a Ctrl+C included, abandons the new snapshot and leaves the previous
+one as the backup (LATEST is written only after verification).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tui.backup.errors import BackupError
+from tui.backup.manifest import Entry
+from tui.backup.rclone import is_remote
+from tui.backup.snapshot import new_stamp
+from tui.backup.sources import Gathered, SourceFile
+from tui.formatting import nbytes
+
+Progress = Callable[[int, int], None]   # (bytes done, bytes to do), counting each pass over the data
+
+
+@dataclass
+class BackupResult:
+    dest: str
+    snapshot: str
+    previous: str | None
+    files: int
+    size: int
+    sent: int
+    sent_bytes: int
+    unchanged: int
+    unchanged_bytes: int
+    verified: str
+    restore: str
+    pruned: list[str] = field(default_factory=list)
+    cleaned: int = 0   # unfinished snapshots of interrupted backups removed first
+
+    def lines(self) -> list[str]:
+        previous = f" (previous: {self.previous})" if self.previous else ""
+        out = [f"backup: {_files(self.sent)} sent ({nbytes(self.sent_bytes)}), {self.unchanged} unchanged not sent "
+               f"({nbytes(self.unchanged_bytes)}); {_files(self.files)}, {nbytes(self.size)} in all",
+               f"backup: verified: {self.verified}",
+               f"backup: done: {self.snapshot} in {self.dest}{previous}"]
+        if self.cleaned:
+            out.append(f"backup: removed {self.cleaned} unfinished backup(s) left by an interruption")
+        if self.pruned:
+            out.append(f"backup: removed older backups {', '.join(self.pruned)} (--keep)")
+        out.append(f"backup: restore with: {self.restore}")
+        return out
+
+
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
+
+
+def open_destination(dest: str, staging: str | None = None):
+    if is_remote(dest):
+        from tui.backup.remote import RemoteDestination
+
+        return RemoteDestination(dest, staging)
+    from tui.backup.local import LocalDestination
+
+    return LocalDestination(dest)
+
+
+def _unchanged(source: SourceFile, before: Entry | None) -> bool:
+    """rsync's quick check: the same file, the same size and modification time as when it was last sent."""
+    if before is None or before.source != str(source.path):
+        return False
+    try:
+        stat = source.path.stat()
+    except OSError:
+        return False
+    return stat.st_size == before.size and stat.st_mtime_ns == before.mtime_ns
+
+
+def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | None = None,
+               progress: Progress | None = None, clock: Callable[[], float] = time.time,
+               destination=None) -> BackupResult:
+    target = destination or open_destination(dest, staging)
+    cleaned = target.clean_partials()
+    previous = target.latest()
+    prev_name, prev_entries = previous if previous else (None, {})
+    to_send = [f for f in gathered.files if not _unchanged(f, prev_entries.get(f.rel))]
+    to_carry = [f.rel for f in gathered.files if f.rel not in {s.rel for s in to_send}]
+    sending = sum(_size_of(f) for f in to_send)
+    total, done = sending * target.passes, [0]
+
+    def on_bytes(n: int) -> None:
+        done[0] += n
+        if progress is not None:
+            progress(min(done[0], total), total)
+
+    stamp = new_stamp(clock(), target.taken())
+    target.begin(stamp, sending)
+    try:
+        entries = target.send(to_send, on_bytes)
+        if prev_name:
+            target.carry(prev_name, to_carry, on_bytes)
+        entries.update({rel: prev_entries[rel] for rel in to_carry})
+        verified = target.finish(stamp, entries, set(e for e in entries if e not in to_carry), clock())
+    except BaseException:
+        target.abandon()
+        raise
+    pruned = target.prune(keep, stamp)
+    sent_bytes = sum(entries[f.rel].size for f in to_send)
+    return BackupResult(dest=dest, snapshot=stamp, previous=prev_name, files=len(entries),
+                        size=sum(e.size for e in entries.values()), sent=len(to_send), sent_bytes=sent_bytes,
+                        unchanged=len(to_carry), unchanged_bytes=sum(prev_entries[r].size for r in to_carry),
+                        verified=verified, restore=target.restore_hint(stamp), pruned=pruned, cleaned=cleaned)
+
+
+def _size_of(source: SourceFile) -> int:
+    try:
+        return source.path.stat().st_size
+    except OSError:
+        raise BackupError(f"cardbench backup: {source.path} went away before it was sent") from None

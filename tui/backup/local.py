@@ -1,0 +1,137 @@
+"""A local or mounted destination: a snapshot is written under '.partial-<name>' and renamed once verified.
+
+Unchanged files are hard links to the previous snapshot's (a copy where the filesystem has no links, as
+some FUSE mounts): they cost no space, and a new backup never writes into a file an older one holds.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from tui.backup.errors import BackupError, full_line
+from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, file_sha256, index_text, manifest_text, parse_index
+from tui.backup.snapshot import STAMP, OnBytes, copy_file, to_prune
+from tui.backup.sources import SourceFile
+from workloads import exit_codes
+
+PARTIAL = ".partial-"
+
+
+class LocalDestination:
+    passes = 1
+
+    def __init__(self, dest: str):
+        self.dest = dest
+        self.root = Path(dest).expanduser()
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BackupError(f"cardbench backup: cannot use {dest}: {exc.strerror or exc}", exit_codes.BAD_INPUT) from None
+        if not os.access(self.root, os.W_OK | os.X_OK):
+            raise BackupError(f"cardbench backup: cannot write into {dest}", exit_codes.BAD_INPUT)
+        self.work: Path | None = None
+        self.previous: str | None = None
+
+    # what is there ------------------------------------------------------------------------------------
+    def complete(self) -> list[str]:
+        return sorted(p.name for p in self.root.iterdir() if STAMP.match(p.name) and (p / INDEX).is_file())
+
+    def taken(self) -> list[str]:
+        return [p.name.removeprefix(PARTIAL) for p in self.root.iterdir()]
+
+    def latest(self) -> tuple[str, dict[str, Entry]] | None:
+        try:
+            name = (self.root / LATEST).read_text(encoding="utf-8").strip()
+            index = (self.root / name / INDEX).read_text(encoding="utf-8") if STAMP.match(name) else None
+        except (OSError, UnicodeDecodeError):
+            return None
+        if index is None:
+            return None
+        self.previous = name
+        return name, parse_index(index)
+
+    def clean_partials(self) -> int:
+        """Remove what interrupted backups left; the snapshots they did not finish were never named in LATEST."""
+        left = [p for p in self.root.iterdir() if p.name.startswith(PARTIAL) and p.is_dir()]
+        for path in left:
+            shutil.rmtree(path, ignore_errors=True)
+        return len(left)
+
+    # one backup ---------------------------------------------------------------------------------------
+    def begin(self, stamp: str, sending: int) -> None:
+        free = shutil.disk_usage(self.root).free
+        if sending > free:
+            raise BackupError(f"cardbench backup: {full_line(self.dest, f'{sending:,} bytes to send, {free:,} free', self.previous)}")
+        self.work = self.root / f"{PARTIAL}{stamp}"
+        self.work.mkdir()
+
+    def send(self, files: list[SourceFile], on_bytes: OnBytes) -> dict[str, Entry]:
+        assert self.work is not None
+        out = {}
+        for source in files:
+            try:
+                out[source.rel] = copy_file(source, self.work / source.rel, on_bytes)
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise BackupError(f"cardbench backup: {full_line(self.dest, exc.strerror, self.previous)}") from None
+                if exc.filename and Path(exc.filename) == source.path:
+                    raise BackupError(f"cardbench backup: cannot read {source.path}: {exc.strerror}") from None
+                raise BackupError(f"cardbench backup: cannot write into {self.dest}: {exc.strerror or exc}") from None
+        return out
+
+    def carry(self, previous: str, rels: list[str], on_bytes: OnBytes) -> None:
+        assert self.work is not None
+        for rel in rels:
+            old, new = self.root / previous / rel, self.work / rel
+            new.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(old, new)
+            except OSError:
+                shutil.copy2(old, new)   # no hard links here: a copy within the destination
+
+    def finish(self, stamp: str, entries: dict[str, Entry], sent: set[str], created: float) -> str:
+        """Manifest, verification, index; then the rename and LATEST make it the backup. Returns what was verified."""
+        assert self.work is not None
+        (self.work / MANIFEST).write_text(manifest_text(entries), encoding="utf-8")
+        for rel, entry in entries.items():
+            path = self.work / rel
+            size = path.stat().st_size
+            if size != entry.size:
+                raise BackupError(f"cardbench backup: verification failed: {rel} is {size:,} bytes in the backup, "
+                                  f"{entry.size:,} sent")
+            if rel in sent and file_sha256(path)[0] != entry.sha256:
+                raise BackupError(f"cardbench backup: verification failed: {rel} reads back with another SHA-256")
+        (self.work / INDEX).write_text(index_text(entries, created), encoding="utf-8")
+        final = self.root / stamp
+        os.replace(self.work, final)
+        self.work = None
+        _write_atomically(self.root / LATEST, stamp + "\n")
+        return f"sizes of all {len(entries)} files, SHA-256 of the {len(sent)} sent read back"
+
+    def abandon(self) -> None:
+        if self.work is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.work = None
+
+    def prune(self, keep: int, latest: str) -> list[str]:
+        old = to_prune(self.complete(), latest, keep)
+        for name in old:
+            shutil.rmtree(self.root / name, ignore_errors=True)
+        return old
+
+    def restore_hint(self, stamp: str) -> str:
+        return f"mkdir DIR && cp -a {self.root / stamp}/. DIR/ && cd DIR && sha256sum -c --quiet {MANIFEST}"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fchmod(handle.fileno(), 0o644)   # mkstemp's 0600 would hide it from whoever restores
+        os.fsync(handle.fileno())
+    os.replace(temp, path)

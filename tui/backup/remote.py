@@ -1,0 +1,162 @@
+"""An rclone remote destination: changed files are staged locally, sent with `rclone copy`, checked, then named.
+
+Staging copies each changed file while hashing it, so the sum in the manifest is of the bytes sent even
+when a run is still appending to its files. Unchanged files are copied from the previous snapshot on the
+remote (`--files-from`; server-side where the back end can, as object stores do). A snapshot is complete
+once its index is there (written after verification); LATEST is written after that, so an interrupted
+backup leaves LATEST naming the previous one, and the next backup removes the unfinished folder.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from tui.backup.errors import BackupError
+from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, index_text, manifest_text, parse_index, parse_manifest
+from tui.backup.rclone import Rclone, join
+from tui.backup.snapshot import STAMP, OnBytes, copy_file, to_prune
+from tui.backup.sources import SourceFile
+
+
+class RemoteDestination:
+    passes = 2   # each byte sent is read twice: staged, then uploaded
+
+    def __init__(self, dest: str, staging: str | None = None):
+        self.dest = dest.rstrip("/") if not dest.endswith(":") else dest
+        self.previous: str | None = None
+        self.rclone = Rclone(self.dest, previous=lambda: self.previous)
+        self.rclone.check_remote()
+        self.staging_root = Path(staging) if staging else Path(tempfile.gettempdir())
+        self.staging: Path | None = None
+        self.stamp: str | None = None
+
+    # what is there ------------------------------------------------------------------------------------
+    def _listing(self, *args: str) -> list[dict]:
+        done = self.rclone.call(["lsjson", self.dest, *args], missing_ok=True)
+        return [] if done.returncode else json.loads(done.stdout or "[]")
+
+    def taken(self) -> list[str]:
+        return [item["Name"] for item in self._listing("--dirs-only") if STAMP.match(item["Name"])]
+
+    def complete(self) -> list[str]:
+        found = self._listing("-R", "--max-depth", "2", "--files-only", "--include", f"/*/{INDEX}")
+        return sorted({item["Path"].split("/")[0] for item in found} & set(self.taken()))
+
+    def latest(self) -> tuple[str, dict[str, Entry]] | None:
+        name = (self.rclone.cat(LATEST) or "").strip()
+        index = self.rclone.cat(f"{name}/{INDEX}") if STAMP.match(name) else None
+        if index is None:
+            return None
+        self.previous = name
+        return name, parse_index(index)
+
+    def clean_partials(self) -> int:
+        complete = set(self.complete())
+        left = [name for name in self.taken() if name not in complete]
+        for name in left:
+            self.rclone.call(["purge", join(self.dest, name)], missing_ok=True)
+        return len(left)
+
+    # one backup ---------------------------------------------------------------------------------------
+    def begin(self, stamp: str, sending: int) -> None:
+        try:
+            self.staging_root.mkdir(parents=True, exist_ok=True)
+            free = shutil.disk_usage(self.staging_root).free
+            self.staging = Path(tempfile.mkdtemp(prefix="cardbench-backup-", dir=self.staging_root))
+        except OSError as exc:
+            raise BackupError(f"cardbench backup: cannot stage files in {self.staging_root}: {exc.strerror or exc}") from None
+        if sending > free:
+            raise BackupError(f"cardbench backup: {sending:,} bytes to send need staging space in {self.staging_root}, "
+                              f"which has {free:,} free; choose another with --staging DIR")
+        self.stamp = stamp
+
+    def send(self, files: list[SourceFile], on_bytes: OnBytes) -> dict[str, Entry]:
+        assert self.staging is not None
+        files_dir = self.staging / "files"
+        out = {}
+        for source in files:
+            try:
+                out[source.rel] = copy_file(source, files_dir / source.rel, on_bytes)
+            except OSError as exc:
+                raise BackupError(f"cardbench backup: cannot stage {source.path} in {self.staging_root}: "
+                                  f"{exc.strerror or exc}") from None
+        if out:
+            self.rclone.copy([str(files_dir), join(self.dest, self.stamp), "--no-traverse"],
+                             _progress(on_bytes))
+        return out
+
+    def carry(self, previous: str, rels: list[str], on_bytes: OnBytes) -> None:
+        if not rels:
+            return
+        listed = self._list_file("carry", rels)
+        self.rclone.copy([join(self.dest, previous), join(self.dest, self.stamp), "--files-from-raw", str(listed),
+                          "--no-traverse"], lambda done, total: None)
+
+    def _list_file(self, name: str, rels: list[str]) -> Path:
+        assert self.staging is not None
+        path = self.staging / f"{name}.list"
+        path.write_text("".join(f"{rel}\n" for rel in rels), encoding="utf-8")
+        return path
+
+    def finish(self, stamp: str, entries: dict[str, Entry], sent: set[str], created: float) -> str:
+        text = manifest_text(entries)
+        self.rclone.put_text(join(stamp, MANIFEST), text)
+        # verification: the manifest read back, every size listed, and the files sent downloaded and hashed
+        if self.rclone.cat(join(stamp, MANIFEST)) != text:
+            raise BackupError(f"cardbench backup: verification failed: {MANIFEST} reads back different from {self.dest}")
+        listed = {item["Path"]: item["Size"] for item in self._listing_of(stamp)}
+        for rel, entry in entries.items():
+            if listed.get(rel) != entry.size:
+                raise BackupError(f"cardbench backup: verification failed: {rel} is "
+                                  f"{'missing' if rel not in listed else f'{listed[rel]:,} bytes'} on the remote, "
+                                  f"{entry.size:,} sent")
+        if sent:
+            done = self.rclone.call(["hashsum", "sha256", "--download", join(self.dest, stamp),
+                                     "--files-from-raw", str(self._list_file("sent", sorted(sent)))])
+            read_back = parse_manifest(done.stdout)
+            for rel in sent:
+                if read_back.get(rel) != entries[rel].sha256:
+                    raise BackupError(f"cardbench backup: verification failed: {rel} downloads with another SHA-256")
+        self.rclone.put_text(join(stamp, INDEX), index_text(entries, created))
+        self.rclone.put_text(LATEST, stamp + "\n")
+        return (f"{MANIFEST} read back, sizes of all {len(entries)} files listed, "
+                f"SHA-256 of the {len(sent)} sent downloaded")
+
+    def _listing_of(self, stamp: str) -> list[dict]:
+        done = self.rclone.call(["lsjson", "-R", "--files-only", join(self.dest, stamp)])
+        return json.loads(done.stdout or "[]")
+
+    def abandon(self) -> None:
+        # the unfinished folder on the remote stays until the next backup removes it: a Ctrl+C is not
+        # kept waiting on the network, and LATEST still names the previous backup
+        self._drop_staging()
+
+    def _drop_staging(self) -> None:
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+
+    def prune(self, keep: int, latest: str) -> list[str]:
+        self._drop_staging()
+        old = to_prune(self.complete(), latest, keep)
+        for name in old:
+            self.rclone.call(["purge", join(self.dest, name)], missing_ok=True)
+        return old
+
+    def restore_hint(self, stamp: str) -> str:
+        return f"rclone copy {join(self.dest, stamp)} DIR && cd DIR && sha256sum -c --quiet {MANIFEST}"
+
+
+def _progress(on_bytes: OnBytes):
+    """rclone's running totals as the increments ``on_bytes`` counts."""
+    seen = [0]
+
+    def each(done: int, total: int) -> None:
+        if done > seen[0]:
+            on_bytes(done - seen[0])
+            seen[0] = done
+    return each
+
