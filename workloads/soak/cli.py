@@ -251,7 +251,7 @@ class Soak:
         now = time.time()
         if now >= self._next_poll or final:
             self._next_poll = now + POLL_S
-            for sample in self.tail.new_samples():
+            for sample in self.tail.samples():
                 self.book.add_sample(sample)
         due = self.book.close_due(now) if not final else []
         if due or final or now >= self._next_kernel:
@@ -284,6 +284,7 @@ class Soak:
     # --- the end
     def finish(self, stopped: bool) -> dict[str, Any]:
         self._housekeeping(final=True)   # the last samples and Xid lines, then the interval in progress
+        self.tail.close()
         rows = self.book.rows
         unwatched = list(self._unwatched)
         if self.tail.skipped:

@@ -159,3 +159,18 @@ def test_a_kernel_log_that_cannot_be_read_is_said(tmp_path, monkeypatch):
     kernel = KernelLog()
     kernel.start()
     assert kernel.problem.startswith("dmesg could not be read")
+
+
+def test_the_telemetry_tail_follows_the_store_across_a_rotation(tmp_path):
+    path = tmp_path / "telemetry.jsonl"
+    tail = TelemetryTail(path)
+    with open(path, "w") as f:
+        f.write("".join(json.dumps({"t": float(t)}) + "\n" for t in range(3)))
+    assert [s["t"] for s in tail.samples()] == [0.0, 1.0, 2.0]
+    with open(path, "a") as f:                       # written after the tail's last read, then rotated away
+        f.write(json.dumps({"t": 3.0}) + "\n")
+    os.replace(path, tmp_path / "telemetry.0001.jsonl")
+    with open(path, "w") as f:
+        f.write(json.dumps({"t": 4.0}) + "\n")
+    assert [s["t"] for s in tail.samples()] == [3.0, 4.0]
+    assert list(tail.samples()) == []
