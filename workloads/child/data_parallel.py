@@ -20,16 +20,17 @@ With ``--gpus``, ``--device`` names the device type: rank N takes device N.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from workloads import exit_codes, protocol
+from workloads.child import multinode
 from workloads.child.harness import Emitter, WorkloadError
 from workloads.child.parent import die_with_parent
 
 WORKER_ENV = "CARDBENCH_DDP_WORKER"
+STOP_GRACE_S = 30.0  # torchrun's own shutdown of its ranks, then SIGKILL (the ranks die with it)
 
 
 def in_worker() -> bool:
@@ -112,19 +113,29 @@ def _accelerators(device_type: str) -> tuple[str, int] | None:
     return None
 
 
-def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int) -> int:
-    """Run ``python -m module argv`` under torchrun with ``nproc`` workers; relay rank 0's events."""
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
-               f"--nproc-per-node={nproc}", "--max-restarts=0", "-m", module, *argv]
-    env = dict(os.environ, **{WORKER_ENV: "1"})
-    env.pop(protocol.PARENT_PID_ENV, None)  # the ranks' parent is torchrun: they tie themselves to it (init_process_group)
-    sys.stderr.write(f"launching {nproc} processes: {' '.join(command)}\n")
+def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int, rendezvous: Sequence[str] = (),
+           env: Mapping[str, str] | None = None) -> int:
+    """Run ``python -m module argv`` under torchrun with ``nproc`` workers on this node; relay rank 0's events.
+
+    ``rendezvous``: torchrun's options that join other nodes
+    (:func:`workloads.child.multinode.torchrun_args`; this node alone when empty);
+    ``env``: what the workers need besides this process's environment
+    (:func:`workloads.child.multinode.worker_env`). A node that does not hold global
+    rank 0 has no event to relay: its run ends with a warning that says where the figures are.
+    """
+    across_nodes = bool(rendezvous) and "--standalone" not in rendezvous
+    options = [*(rendezvous or ("--standalone", "--nnodes=1")), f"--nproc-per-node={nproc}", "--max-restarts=0",
+               "-m", module, *argv]
+    worker_env = dict(os.environ, **(env or {}), **{WORKER_ENV: "1"})
+    worker_env.pop(protocol.PARENT_PID_ENV, None)  # the ranks' parent is torchrun: they tie themselves to it (init_process_group)
+    torchrun = multinode.Torchrun(options, env=worker_env, stdout=subprocess.PIPE)
+    sys.stderr.write(f"launching {nproc} processes: {' '.join(torchrun.command)}\n")
     sys.stderr.flush()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, env=env)
     worker_end: protocol.End | None = None
+    relayed = 0
     try:
-        assert proc.stdout is not None
-        for raw in proc.stdout:
+        assert torchrun.proc.stdout is not None
+        for raw in torchrun.proc.stdout:
             try:
                 event = protocol.parse_line(raw)
             except protocol.MalformedLine:
@@ -135,34 +146,31 @@ def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int) -> in
                 worker_end = event  # the launcher decides how the run ends, once torchrun is done
                 continue
             emitter.emit(event)
-        code = proc.wait()
+            relayed += 1
+        code = torchrun.proc.wait()
     finally:
-        _stop(proc)
-    return _ending(emitter, worker_end, code)
+        torchrun.stop(STOP_GRACE_S)
+    if code == 0 and worker_end is None and relayed == 0 and across_nodes:
+        emitter.warning("this node ran its ranks of a multi-node run; global rank 0, on another node, records "
+                        "the run and its figures", code="multinode_not_rank0")
+        emitter.end("ok", exit_code=exit_codes.OK)
+        return exit_codes.OK
+    return _ending(emitter, worker_end, code, torchrun.last_error())
 
 
-def _ending(emitter: Emitter, worker_end: protocol.End | None, torchrun_code: int) -> int:
+def _ending(emitter: Emitter, worker_end: protocol.End | None, torchrun_code: int, torchrun_error: str | None) -> int:
     if torchrun_code == 0 and worker_end is not None:
         emitter.emit(worker_end)
         return worker_end.exit_code or exit_codes.OK
     if worker_end is not None and worker_end.status == "failed":
         emitter.emit(worker_end)  # rank 0 already said why, in an error event
         return worker_end.exit_code or exit_codes.FAILED
-    emitter.error(f"a worker process failed (torchrun exit code {torchrun_code})",
-                  hint="the run log holds each rank's traceback")
+    said = f": {torchrun_error}" if torchrun_error else ""
+    emitter.error(f"a worker process failed (torchrun exit code {torchrun_code}){said}",
+                  hint="the run log holds each rank's traceback; in a multi-node run another node may have "
+                       "stopped, or never joined within --dist-timeout")
     emitter.end("failed", exit_code=exit_codes.FAILED)
     return exit_codes.FAILED
-
-
-def _stop(proc: subprocess.Popen[Any]) -> None:
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)  # torchrun passes it to its workers and waits for them
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def init_process_group(device: Any) -> None:
@@ -178,7 +186,7 @@ def init_process_group(device: Any) -> None:
             backend = None
     if backend is None:
         backend = "nccl" if device.type == "cuda" else "gloo"
-    dist.init_process_group(backend=backend)
+    dist.init_process_group(backend=backend, timeout=multinode.dist_timeout())
 
 
 def shutdown() -> None:
