@@ -77,7 +77,7 @@ class Tracker:
         if r.kind == EVAL:
             self.evaluation.update(r.values)
             return
-        self.figures.update({k: v for k, v in r.values.items() if r.source == "--metric"})
+        self.figures.update(r.asked)
         step = self._step_of(r)
         if step is None:
             return
@@ -106,18 +106,18 @@ class Tracker:
             return None
         if r.count is not None:       # the Trainer's `'step': 9000`, a `--metric step=...`
             return r.count
-        if self.open is not None:
-            return self.open.step
-        if self.bar is not None:
-            return self.emitted
-        self.numbered += 1            # no count anywhere in this log: its progress lines are the steps
-        return self.numbered
+        if self.bar is None:
+            self.numbered += 1        # no count in this log so far: its progress lines are the steps
+            return self.numbered
+        return self.open.step if self.open is not None else self.emitted
 
     def _update(self, s: _Open, r: Reading) -> _Open:
         s.epoch = r.epoch if r.epoch is not None else s.epoch
         s.loss = r.loss if r.loss is not None else s.loss
-        if r.rate is not None:
+        if r.rate is not None and r.unit in (s.unit or self.unit or r.unit,):
             s.rate, s.unit, s.rate_as, s.source = r.rate, r.unit, r.rate_as, r.source
+        elif r.rate is not None:
+            self.other_unit_rates += 1  # a second unit on this step: the step keeps the run's
         if r.bar is not None and r.bar == self.bar:
             s.total = r.total
         return s

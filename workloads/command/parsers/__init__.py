@@ -34,7 +34,7 @@ def read(line: str, metrics: tuple[custom.Metric, ...] = ()) -> Reading | None:
 
 def _merge(found: Reading, mine: Reading) -> Reading:
     """A tool's reading with the user's figures on top: a `--metric` names what the user wants counted."""
-    changes: dict = {"values": {**found.values, **mine.values}}
+    changes: dict = {"values": {**found.values, **mine.values}, "asked": mine.asked}
     for name in ("count", "epoch", "loss"):
         if getattr(mine, name) is not None:
             changes[name] = getattr(mine, name)

@@ -63,5 +63,5 @@ def parse(line: str, metrics: tuple[Metric, ...]) -> Reading | None:
         rate=finite(values[rate_name]) if rate_name else None, unit=rate_name,
         rate_as=f"--metric {rate_name}" if rate_name else None,
         bar="--metric step" if step is not None else None,
-        values=values,
+        values=values, asked=values,
     )

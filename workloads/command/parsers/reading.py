@@ -18,7 +18,8 @@ class Reading:
 
     ``count`` is what the line says is done in its pass (tqdm's n, a logged batch index + 1),
     ``bar`` names the progress it belongs to (two bars of one tool are told apart by it),
-    ``rate`` is in ``unit`` and ``rate_as`` says which rate the tool printed. ``kind``:
+    ``rate`` is in ``unit`` and ``rate_as`` says which rate the tool printed; ``values`` are all the
+    figures the line names, ``asked`` those of the user's `--metric`s. ``kind``:
     training progress, an evaluation (never a step) or the tool's closing summary.
     """
 
@@ -33,6 +34,7 @@ class Reading:
     rate_as: str | None = None
     bar: str | None = None
     values: Mapping[str, float] = field(default_factory=dict)
+    asked: Mapping[str, float] = field(default_factory=dict)  # the figures of the user's `--metric`s on this line
 
 
 def to_number(value: Any) -> float | None:

@@ -1,0 +1,110 @@
+"""From a whole real log to the step events and the result a run of it gives."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from paths import FIXTURES
+
+from workloads.command.parsers import read
+from workloads.command.parsers.custom import compile_metric
+from workloads.command.progress import Tracker
+
+
+def track(name: str, metrics=()) -> tuple[list[tuple[int, dict]], dict]:
+    steps: list[tuple[int, dict]] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append((step, fields)), clock=lambda: 0.0)
+    for line in (FIXTURES / "logs" / name).read_text(encoding="utf-8").split("\n"):
+        reading = read(line, metrics)
+        if reading is not None:
+            tracker.see(reading)
+    return steps, tracker.result()
+
+
+def test_lightning_a_counts_loss_is_the_last_one_printed_at_that_count():
+    steps, result = track("lightning-1.txt")
+    # `1/18 ... 8.77s/it` then `1/18 ... loss=10.473`, then `2/18 ... loss=10.473` (still step 1's) and
+    # `2/18 ... loss=10.224`: step 2's loss is 10.224, not the stale 10.473 its first redraw carried
+    assert [(s, f.get("loss")) for s, f in steps] == [(1, 10.473), (2, 10.224), (3, 10.047), (4, 9.926), (5, 9.847)]
+    assert all(f["epoch"] == 0 and f["unit"] == "it/s" for _, f in steps)
+    assert steps[0][1]["throughput"] == pytest.approx(1 / 8.77)
+    assert result["final_loss"] == 9.847
+
+
+def test_a_validation_bar_between_epoch_redraws_is_not_a_step():
+    steps, result = track("lightning-2.txt")
+    assert [s for s, _ in steps] == list(range(932, 941))  # 73/157 and 78/157 of the validation bar are not steps
+    assert result["throughput_unit"] == "it/s"
+
+
+def test_the_trainers_loss_goes_to_the_step_its_bar_had_just_shown():
+    steps, result = track("hf_trainer-1.txt")
+    losses = {s: f["loss"] for s, f in steps if "loss" in f}
+    # ` 82%|...| 435/532` then the clear line, then `{'loss': 4.7764, ...}`: the Trainer logs after step 435
+    assert losses[435] == 4.7764 and losses[436] == 4.5412 and losses[437] == 4.7389 and losses[438] == 4.8916
+    assert all(f.get("total_steps") == 532 for s, f in steps if s > 1)
+    assert result["read_by"] == "hf_trainer, tqdm"
+
+
+def test_trainer_dicts_with_no_bar_are_numbered_and_its_summary_is_kept_apart():
+    steps, result = track("hf_trainer-summary.txt")
+    assert [s for s, _ in steps] == list(range(1, 11))  # ten logged losses, no count in the log: numbered
+    assert [f["loss"] for _, f in steps][-1] == 2.5744 and "throughput" not in steps[0][1]
+    assert result["train_samples_per_second"] == 6.885 and result["train_runtime"] == 116.1914
+    assert "throughput" not in result  # the log printed no per-step rate: no headline is made up
+
+
+def test_headline_is_the_median_of_printed_rates_after_the_first_few_in_the_logs_unit():
+    steps, result = track("torchvision-1.txt")
+    rates = [f["throughput"] for _, f in steps]
+    assert result["warmup_steps"] == 1 and result["rates"] == len(rates) - 1
+    assert result["throughput"] == statistics.median(rates[1:])
+    assert result["throughput_unit"] == "img/s" and "img/s" in result["throughput_from"]
+
+
+def test_timm_passes_add_up_and_its_rates_are_samples_per_second():
+    steps, result = track("timm-1.txt")
+    assert [s for s, _ in steps] == [1, 51, 101, 135]
+    assert result["throughput_unit"] == "samples/s" and result["final_loss"] == 0.4173
+
+
+def test_a_metric_rate_on_the_bars_own_lines_wins_so_one_unit_runs_throughout():
+    steps, result = track("tqdm-1.txt", (compile_metric(r"tok/s=tok/s=([0-9.]+)"),))
+    assert {f["unit"] for _, f in steps} == {"tok/s"}  # the user's figure wins on its lines, one unit throughout
+    assert result["throughput_unit"] == "tok/s" and result["metric tok/s"] == 27902.0
+
+
+def test_bars_that_start_again_continue_the_step_count():
+    steps: list[int] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append(step), clock=lambda: 0.0)
+    for epoch in range(2):
+        for n in (1, 2, 3):
+            tracker.see(read(f"epoch {epoch}: {n * 33}%|###   | {n}/3 [00:0{n}<00:00,  1.00it/s]"))
+    tracker.flush()
+    assert steps == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_quiet_open_step_is_emitted_after_a_while():
+    now = [0.0]
+    steps: list[int] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append(step), clock=lambda: now[0])
+    tracker.see(read("Training:  50%|#####     | 5/10 [00:05<00:05,  1.00it/s]"))
+    tracker.tick()
+    assert steps == []  # the tool may still print this count's loss
+    now[0] = 2.5
+    tracker.tick()
+    assert steps == [5]
+
+
+def test_a_rate_in_another_unit_than_the_first_is_kept_out_of_the_steps_and_the_headline():
+    steps: list[tuple[int, dict]] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append((step, fields)), clock=lambda: 0.0)
+    images = (compile_metric(r"img/s=images/s ([0-9.]+)"),)
+    for n in (1, 2, 3):
+        tracker.see(read(f"Training:  {n}0%|#         | {n}/10 [00:0{n}<00:09,  2.00it/s]", images))
+    tracker.see(read("eval speed: images/s 812.5", images))  # a second unit, on a line of its own
+    result = tracker.result()
+    assert [f.get("unit") for _, f in steps] == ["it/s", "it/s", "it/s"]
+    assert result["throughput_unit"] == "it/s" and result["throughput"] == 2.0
+    assert result["rates_in_other_units"] == 1 and result["metric img/s"] == 812.5
