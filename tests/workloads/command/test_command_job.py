@@ -1,0 +1,99 @@
+"""The job's whole process group ends with the run: stopped, killed with the child, or left behind.
+
+Each test runs the real child (`python -m workloads.command`) on a job that starts a long, silent
+`sleep` in the background and writes both pids to a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SLEEPER = 'sleep 300 & echo $! > "{pids}"; echo $$ >> "{pids}"; '
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != b"Z"
+
+
+def wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def start(tmp_path: Path, script: str, *options: str, before: str = "") -> tuple[subprocess.Popen, list[int]]:
+    pids = tmp_path / "pids"
+    child = subprocess.Popen([sys.executable, "-m", "workloads.command", *options, "--", "sh", "-c",
+                              before + SLEEPER.format(pids=pids) + script],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, 30), "the job did not start"
+    return child, [int(p) for p in pids.read_text().split()]
+
+
+def events(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+@pytest.fixture
+def reaped():
+    """Every pid a test names is gone at its end, whatever the test asserted."""
+    names: list[int] = []
+    yield names
+    for pid in names:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_sigterm_to_the_child_stops_the_jobs_whole_group(tmp_path, reaped):
+    child, pids = start(tmp_path, "wait")
+    reaped += pids
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=30)
+    said = events(out)
+    assert said[-1]["event"] == "end" and said[-1]["status"] == "stopped"
+    assert any(e["event"] == "result" for e in said)  # what was gathered before the stop is kept
+    assert wait_for(lambda: not any(alive(p) for p in pids), 5), "the job's processes outlived the stop"
+
+
+def test_a_sigkilled_child_leaves_no_job_behind_even_a_silent_one(tmp_path, reaped):
+    child, pids = start(tmp_path, "wait")
+    reaped += pids
+    child.kill()  # what PR_SET_PDEATHSIG does to the child when its runner is killed
+    child.communicate(timeout=30)
+    assert wait_for(lambda: not any(alive(p) for p in pids), 10), "the job outlived its SIGKILLed child"
+
+
+def test_a_job_that_ignores_sigterm_is_killed_after_the_grace(tmp_path, reaped):
+    # an ignored signal stays ignored across fork and exec: the shell and its sleep both ignore SIGTERM
+    child, pids = start(tmp_path, "wait", "--grace", "0.5", before="trap '' TERM; ")
+    reaped += pids
+    began = time.monotonic()
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=30)
+    assert events(out)[-1]["status"] == "stopped"
+    assert "ignored SIGTERM for 0.5 s; sending SIGKILL" in err
+    assert time.monotonic() - began < 10
+    assert wait_for(lambda: not any(alive(p) for p in pids), 5)
+
+
+def test_what_the_job_leaves_running_when_it_exits_is_taken_down(tmp_path, reaped):
+    child, pids = start(tmp_path, "exit 0")  # the shell exits, its background sleep holds the pipe open
+    reaped += pids
+    out, err = child.communicate(timeout=30)
+    assert events(out)[-1]["status"] == "ok"
+    assert wait_for(lambda: not alive(pids[0]), 5), "a process the job left behind outlived the run"
