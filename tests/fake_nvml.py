@@ -76,6 +76,8 @@ def h100(index: int = 0, **overrides: Any) -> dict[str, Any]:
         "ecc": (3, 0),
         "retired": ([], []),
         "remapped": (0, 0, 0, 0),
+        "replays": 0,
+        "violation_ns": (0, 0),   # power, thermal
         "procs": [(4242, 30 * 2**30)],
     }
     values.update(overrides)
@@ -99,6 +101,8 @@ class FakeNvml(types.ModuleType):
     NVML_VOLATILE_ECC = 0
     NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0
     NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1
+    NVML_PERF_POLICY_POWER = 0
+    NVML_PERF_POLICY_THERMAL = 1
     nvmlMemory_v2 = 0x2000028
     nvmlClocksEventReasonGpuIdle = 0x1
     nvmlClocksEventReasonApplicationsClocksSetting = 0x2
@@ -242,6 +246,13 @@ class FakeNvml(types.ModuleType):
 
     def nvmlDeviceGetRemappedRows(self, h: int) -> tuple[int, int, int, int]:
         return self._dev("nvmlDeviceGetRemappedRows", h)["remapped"]
+
+    def nvmlDeviceGetPcieReplayCounter(self, h: int) -> int:
+        return self._dev("nvmlDeviceGetPcieReplayCounter", h)["replays"]
+
+    def nvmlDeviceGetViolationStatus(self, h: int, policy: int) -> _Struct:
+        ns = self._dev("nvmlDeviceGetViolationStatus", h)["violation_ns"][policy]
+        return _Struct(referenceTime=0, violationTime=ns)
 
     def nvmlDeviceGetComputeProcesses(self, h: int) -> list[_Struct]:
         return [_Struct(pid=pid, usedGpuMemory=used) for pid, used in self._dev("nvmlDeviceGetComputeProcesses", h)["procs"]]

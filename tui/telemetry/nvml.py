@@ -202,6 +202,9 @@ class NvmlSource:
             ecc_uncorrected=self._ecc(k, handle, corrected=False),
             retired_pages=self._retired(k, handle),
             remapped_rows=self._remapped(k, handle),
+            pcie_replays=_int(self._slow(k, "nvmlDeviceGetPcieReplayCounter", handle)),
+            power_violation_s=self._violation(k, handle, "NVML_PERF_POLICY_POWER", 0),
+            thermal_violation_s=self._violation(k, handle, "NVML_PERF_POLICY_THERMAL", 1),
             processes=self._processes(handle),
             source=self.name,
         )
@@ -254,6 +257,14 @@ class NvmlSource:
             return int(rows[0]) + int(rows[1])  # (correctable, uncorrectable, pending, failed)
         except (TypeError, ValueError, IndexError):
             return None
+
+    def _violation(self, k: tuple[Any, ...], handle: Any, policy_name: str, default: int) -> float | None:
+        """Seconds the clocks were held down by this policy since the driver loaded (NVML counts nanoseconds);
+        a long test reads the change, not this total (`nvidia-smi -q -d PERFORMANCE`'s violation times)."""
+        policy = self._const(policy_name, default)
+        status = self._slow(k + ("violation", policy), "nvmlDeviceGetViolationStatus", handle, policy)
+        ns = _int(getattr(status, "violationTime", None)) if status is not None else None
+        return ns / 1e9 if ns is not None else None
 
     def _processes(self, handle: Any) -> tuple[DeviceProcess, ...] | None:
         procs = self.query("nvmlDeviceGetComputeProcesses", handle)

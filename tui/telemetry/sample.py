@@ -69,6 +69,9 @@ class DeviceSample:
     ecc_uncorrected: int | None = None  # volatile
     retired_pages: int | None = None
     remapped_rows: int | None = None
+    pcie_replays: int | None = None     # PCIe replay counter (link retries), cumulative
+    power_violation_s: float | None = None    # time clocks were held below the requested by power, cumulative
+    thermal_violation_s: float | None = None  # ... by temperature (NVML's violation status), cumulative
     processes: tuple[DeviceProcess, ...] | None = None
     source: str | None = None          # which source(s) supplied this device, "nvml+nvidia-smi"
 
