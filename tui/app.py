@@ -30,11 +30,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button, Footer, Input
 
 from tui.cpu_trap import alarm_lines
+from tui.detach import DEFAULT_LOG, start_detached
 from tui.history import History
 from tui.launch import BadValue, build_args
 from tui.panes import keys
@@ -44,10 +46,13 @@ from tui.panes.device import DevicePane
 from tui.panes.doctor import DoctorScreen, log_lines as doctor_log_lines
 from tui.panes.export import export_in_background
 from tui.panes.launcher import LauncherPane
+from tui.panes.live_runs import LiveRunsScreen, describe
 from tui.panes.log import LogPane
 from tui.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
+from tui.run_follow import AttachedRun, RunFollower
 from tui.run_index import report_run_dirs
+from tui.run_live import STOP_GRACE_S as LIVE_STOP_GRACE_S, LiveRun, live_runs, stop_live, wait_for_live
 from tui.run_state import RunState
 from tui.run_times import run_span, run_times
 from tui.runs import RunStore, RunStoreError
@@ -57,6 +62,8 @@ from workloads import exit_codes, protocol, registry
 from workloads.errors import first_line
 
 PLOT_REFRESH_S = 0.5   # plots repaint at most this often, however fast steps arrive
+FOLLOW_S = 0.5         # how often an attached run's files are read for what it appended
+DETACHED_APPEARS_S = 60.0  # a run started detached (D) records its run directory within this
 # how long a hang-up (closed SSH session) waits for a clean exit before a hard one
 HANGUP_EXIT_S = 3.0
 
@@ -71,7 +78,10 @@ class Workbench(App):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
 
-    BINDINGS = keys.BINDINGS
+    # runs in progress (r) and a detached start (D: in the palette and the runs list, not in the footer, which
+    # at 80 columns holds no more): here until keys.py takes them
+    BINDINGS = [*keys.BINDINGS, Binding("r", "live_runs", "runs"),
+                Binding("D", "start_detached", "detach", show=False)]
 
     def __init__(self, runs_dir: str | os.PathLike[str] | None = None, *,
                  telemetry_source: TelemetrySource | None = None, start_sampler: bool = True,
@@ -93,6 +103,8 @@ class Workbench(App):
         self.export_dir = Path(export_dir) if export_dir else None
         self.history = History()
         self.loaded_runs: list[Path] = []
+        self.attached: AttachedRun | None = None   # a run in progress recorded by another process, followed here
+        self._follow_timer: Any = None
         self.sampler: Any = None
         self.latest_sample: Any = None
         self.state = RunState()
@@ -212,6 +224,8 @@ class Workbench(App):
     def action_start_stop(self) -> None:
         if self.session.running:
             self.stop_workload()
+        elif self.attached is not None and self.attached.following:
+            self.ask_stop(self.attached.live)
         else:
             # a value far above the usual (a burst of keys in the wrong field) is asked about first
             self.launcher.start_when_sure(self.start_workload)
@@ -231,6 +245,7 @@ class Workbench(App):
             log.say(f"cannot start {name}: {exc}", "bold red")
             self.notify(str(exc), severity="error")
             return False
+        self._unfollow()  # an attached run that ended leaves the screen to this one
         self.history.drop_runs()
         self.history.run(run.id, label=name, unit=registry.spec_for(name).unit or None)
         self.state = RunState.starting(name, run.id, args)
@@ -283,7 +298,9 @@ class Workbench(App):
         if isinstance(event, protocol.Error):
             self.notify(event.message[:200], title="workload error", severity="error")
         elif isinstance(event, protocol.End):
-            run_path = self.session.runs[-1] if self.session.runs else None
+            attached = self.attached
+            run_path = (attached.live.path if attached is not None and attached.live.id == message.run_id
+                        else self.session.runs[-1] if self.session.runs else None)
             self.log_pane.say(f"run {message.run_id} {event.status}; everything is in {run_path}", "dim")
         self._show_state()
 
@@ -370,6 +387,131 @@ class Workbench(App):
         finally:
             self._replay_t = None
 
+    # runs in progress on this machine: detached, or in another terminal ------------------------
+    def action_live_runs(self) -> None:
+        self.push_screen(LiveRunsScreen(live_runs(self.store.root)), self._live_run_chosen)
+
+    def _live_run_chosen(self, choice: tuple[str, LiveRun] | None) -> None:
+        if choice is None:
+            return
+        what, live = choice
+        if what == "attach":
+            self.attach(live)
+        else:
+            self.ask_stop(live)
+
+    def attach(self, live: LiveRun) -> bool:
+        """Show a run in progress: its history from disk, then what it appends (plots, log, state)."""
+        if self.session.running:
+            self.log_pane.say("a run of this workbench is active: stop it (s) or let it finish, then attach", "yellow")
+            return False
+        self._unfollow()
+        self.log_pane.say(f"attaching to {describe(live)}...", "bold")
+        self._read_attached(live)
+        return True
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="attach", description="reading a run in progress")
+    def _read_attached(self, live: LiveRun) -> None:
+        # a day-long run takes seconds to read: off the UI thread
+        follower = RunFollower(live.path)
+        try:
+            record = follower.record()
+        except RunStoreError as exc:
+            follower.close()
+            self.call_from_thread(self.log_pane.say, f"cannot attach to {live.id}: {exc}", "bold red")
+            return
+        self.call_from_thread(self._show_attached, AttachedRun(live, follower), record)
+
+    def _show_attached(self, attached: AttachedRun, record: Any) -> None:
+        self._unfollow()
+        self.attached = attached
+        self.history.drop_runs()
+        self.history.drop_telemetry()  # the run's own samples, from its start; this workbench's own follow them
+        self.load_records([record])
+        if self.state.status == "incomplete":  # no end yet: it is running, elsewhere
+            self.state.status = "running"
+            self._show_state()
+        self.log_pane.say(f"attached to {attached.live.id}: s stops it; quitting the workbench leaves it running",
+                          "bold")
+        self._follow_timer = self.set_interval(FOLLOW_S, self._follow)
+
+    def _follow(self) -> None:
+        attached = self.attached
+        if attached is None:
+            return
+        events, samples = attached.poll()
+        run_id = attached.live.id
+        for event in events:
+            if isinstance(event, protocol.Step):
+                self.history.add_step(run_id, event)
+                self.post_message(StepsArrived(run_id, event))
+            else:
+                self.post_message(WorkloadEvent(run_id, event))
+        if self.sampler is None:  # else this workbench samples the same devices itself, now
+            for sample in samples:
+                self.history.add_sample_line(sample)
+        if attached.gone:
+            self.log_pane.say(f"run {run_id}: its process is gone without recording an end (killed?); its record "
+                              f"ends where {attached.live.path} ends", "bold red")
+            self.state.status = "failed"
+            self._show_state()
+        if not attached.following:
+            self._unfollow(keep=True)
+
+    def _unfollow(self, keep: bool = False) -> None:
+        """Stop following the attached run (it ended, or another is shown); ``keep``: it stays on screen."""
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+            self._follow_timer = None
+        if self.attached is not None:
+            self.attached.follower.close()
+            if not keep:
+                self.attached = None
+
+    def ask_stop(self, live: LiveRun) -> None:
+        question = (f"Stop {live.workload or 'the run'} {live.id} (pid {live.pid})? SIGTERM, then SIGKILL after "
+                    f"{LIVE_STOP_GRACE_S:.0f} s if it is still there.")
+        self.push_screen(Confirm(question, "Stop it", "Leave it running"),
+                         lambda yes: self._stop_live(live) if yes else None)
+
+    @work(thread=True, exit_on_error=False, group="stop-live", description="stopping a run in progress")
+    def _stop_live(self, live: LiveRun) -> None:
+        self.call_from_thread(self.log_pane.say, f"stopping {live.id} (SIGTERM, SIGKILL after "
+                                                 f"{LIVE_STOP_GRACE_S:.0f} s)...", "yellow")
+        said = stop_live(live, say=lambda line: self.call_from_thread(self.log_pane.say, line, "yellow"))
+        self.call_from_thread(self.log_pane.say, said, "bold")
+
+    def action_start_detached(self) -> None:
+        """The launcher's workload, started detached (`cardbench run ... --detach`), then attached to."""
+        if self.session.running:
+            self.log_pane.say("a run of this workbench is active: stop it (s) first", "yellow")
+            return
+        name = self.selected_workload
+        try:
+            args = build_args(name, self.launcher.values(name))
+        except BadValue as exc:
+            self.log_pane.say(f"cannot start {name}: {exc}", "bold red")
+            return
+        self.launcher.start_when_sure(lambda: self._start_detached(name, args))
+
+    @work(thread=True, exit_on_error=False, group="detach", description="starting a detached run")
+    def _start_detached(self, name: str, args: list[str]) -> None:
+        say = self.log_pane.say
+        self.call_from_thread(say, f"starting {name} {' '.join(args)} detached: it goes on after the workbench "
+                                   "quits", "bold")
+        root = self.store.root
+        try:
+            pid = start_detached(["run", name, *args], runs_dir=root)
+        except OSError as exc:
+            self.call_from_thread(say, f"cannot start {name} detached: {exc.strerror or exc}", "bold red")
+            return
+        live = wait_for_live(root, pid, DETACHED_APPEARS_S)
+        if live is None:
+            self.call_from_thread(say, f"the detached {name} (pid {pid}) did not record a run; see "
+                                       f"{root / DEFAULT_LOG}", "bold red")
+            return
+        self.call_from_thread(self.attach, live)
+
     # quitting -----------------------------------------------------------------------------
     async def action_quit(self) -> None:
         async def answered(yes: bool | None) -> None:
@@ -408,6 +550,7 @@ class Workbench(App):
 
     async def on_unmount(self) -> None:
         gc.unfreeze()  # an app built again in this process (tests, the headless screenshot) starts clean
+        self._unfollow()  # an attached run is another process's: it goes on
         if self._unwatch_signals is not None:
             self._unwatch_signals()
             self._unwatch_signals = None
@@ -419,6 +562,10 @@ class Workbench(App):
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
         yield from keys.system_commands(self)
+        yield SystemCommand("Runs in progress", "key r: attach to one (detached, or in another terminal), or stop it",
+                            self.action_live_runs)
+        yield SystemCommand("Start detached", "key D: the workload goes on after the workbench quits",
+                            self.action_start_detached)
 
 
 def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_source: TelemetrySource | None = None,

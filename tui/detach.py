@@ -23,16 +23,18 @@ from pathlib import Path
 from workloads.protocol import PARENT_PID_ENV
 
 DETACHED_ENV = "CARDBENCH_DETACHED"   # "1" in a detached command's environment
+ENTRY = "tui.cli"   # the module a detached command runs: tests point it at one that registers a stand-in workload
 DEFAULT_LOG = ".detached.log"         # under the runs dir: what a detached command said outside its run
 
 
 def start_detached(argv: list[str], *, runs_dir: Path, log_path: Path | None = None,
-                   module: str = "tui.cli") -> int:
+                   module: str | None = None) -> int:
     """Start ``python -m <module> --runs-dir <runs_dir> <argv...>`` detached; its pid (also its process group).
 
     Raises OSError when the runs dir or the log cannot be made or the process cannot start.
-    ``module`` is the entry point to re-run (tests re-run one that registers a stand-in workload).
+    ``module`` is the entry point to run, :data:`ENTRY` unless given.
     """
+    module = module or ENTRY
     runs_dir = Path(runs_dir).absolute()   # the child keeps our working directory, but be exact
     runs_dir.mkdir(parents=True, exist_ok=True)
     log_path = Path(log_path) if log_path is not None else runs_dir / DEFAULT_LOG

@@ -346,6 +346,15 @@ class History:
         """A `tui.telemetry.Sample` (or anything with ``t``, ``devices``, ``host``)."""
         self._add_readings((_readings_of(sample),))
 
+    def add_sample_line(self, data: dict[str, Any]) -> None:
+        """A telemetry.jsonl line (a run followed from disk), as :meth:`add_sample` would its `Sample`."""
+        self._add_readings((_readings_of_line(data),))
+
+    def drop_telemetry(self) -> None:
+        """Forget the telemetry: a run read from disk brings its own, from its start (the time axis restarts)."""
+        self.telemetry.clear()
+        self.t0 = None
+
     def _add_readings(self, readings: Iterable[_Readings | None]) -> None:
         """Samples' readings in order, gathered per series and added with one :meth:`Series.extend` each."""
         columns: dict[str, tuple[list[float], list[Any]]] = {}

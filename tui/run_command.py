@@ -143,8 +143,6 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
 _DETACHED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # the detached command creates its run directory within this; it checks nothing first (we did)
 _RUN_APPEARS_S = 60.0
-# the entry point a detached run re-runs (`python -m <this>`): tests point it at one that registers a stand-in
-DETACH_ENTRY = "tui.cli"
 
 
 def detach_run(name: str, args: list[str], *, runs_dir: str | None) -> int:
@@ -159,7 +157,7 @@ def detach_run(name: str, args: list[str], *, runs_dir: str | None) -> int:
     log = root.absolute() / DEFAULT_LOG
     try:
         size_before = log.stat().st_size if log.exists() else 0
-        pid = start_detached(["run", name, *args], runs_dir=root, log_path=log, module=DETACH_ENTRY)
+        pid = start_detached(["run", name, *args], runs_dir=root, log_path=log)
     except OSError as exc:
         _say(f"cardbench run: cannot start a detached run: {exc.strerror or exc}", sys.stderr)
         return exit_codes.FAILED

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
+from tui.run_live import LiveRun, is_alive
 from tui.run_segments import read_text, segment_paths
 from tui.runs import RunRecord, check_run, read_config, read_rotated_telemetry, telemetry_sample_ok
 from workloads import protocol
@@ -147,3 +149,40 @@ class RunFollower:
     def close(self) -> None:
         self._events.close()
         self._telemetry.close()
+
+
+class AttachedRun:
+    """A run in progress that the workbench follows: what it appended since the last poll, and whether it goes on.
+
+    ``ended`` is its end event once read; ``gone`` is true when its recording process died without one
+    (a SIGKILL, a crash): its record ends where the files end.
+    """
+
+    CHECK_EVERY_S = 2.0   # how often the recording process is looked for, between its events
+
+    def __init__(self, live: LiveRun, follower: RunFollower):
+        self.live = live
+        self.follower = follower
+        self.ended: protocol.End | None = None
+        self.gone = False
+        self._checked = time.monotonic()
+
+    @property
+    def following(self) -> bool:
+        return self.ended is None and not self.gone
+
+    def poll(self) -> tuple[list[protocol.Event], list[dict[str, Any]]]:
+        if not self.following:
+            return [], []
+        events, samples = self.follower.read()
+        if self.following and time.monotonic() - self._checked >= self.CHECK_EVERY_S:
+            self._checked = time.monotonic()
+            if not is_alive(self.live):
+                last_events, last_samples = self.follower.read()  # what it wrote as it went
+                events += last_events
+                samples += last_samples
+                self.gone = not any(isinstance(e, protocol.End) for e in events)
+        self.ended = next((e for e in reversed(events) if isinstance(e, protocol.End)), self.ended)
+        if not self.following:
+            self.follower.close()
+        return events, samples

@@ -1,11 +1,11 @@
 """`python -m tick_cli ARGS` is `cardbench ARGS` with the stand-in workload `tick` registered (torch-free, endless).
 
-A detached run re-runs this module (tui.run_command.DETACH_ENTRY), so the detached process knows `tick` too.
+A detached run re-runs this module (tui.detach.ENTRY), so the detached process knows `tick` too.
 tests/children must be on PYTHONPATH: the runner starts `python -m tick_workload`.
 """
 import sys
 
-from tui import cli, run_command
+from tui import cli, detach
 from workloads import registry
 from workloads.spec import Metric, Param, Text, WorkloadSpec
 
@@ -17,6 +17,6 @@ SPEC = WorkloadSpec(
 )
 
 if __name__ == "__main__":
-    run_command.DETACH_ENTRY = "tick_cli"
+    detach.ENTRY = "tick_cli"
     with registry.registered(SPEC):
         sys.exit(cli.main())
