@@ -1,0 +1,106 @@
+"""`cardbench run command -- python -c '...'`: the user's job through the CLI, the runner and the run store.
+
+The spec is registered here as the registry line will register it (workloads/__init__.py is the
+integrator's), so this is the path a user's run takes, end to end.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from tui import cli
+from tui.report.summary import summarize
+from tui.runs import load_run
+from workloads import registry
+from workloads.command.spec import SPEC
+
+# a training script as a user writes one: a tqdm-style bar redrawn with \r on stderr, the Trainer's loss
+# dicts and its closing summary on stdout, and a line nothing reads
+JOB = textwrap.dedent('''
+    import sys, time
+    total = 8
+    for i in range(total + 1):
+        sys.stderr.write(f"\\rTraining: {100 * i // total:3d}%|{'#' * i:<8}| {i}/{total} "
+                         f"[00:0{i}<00:0{total - i}, {20 + i}.00it/s, loss={2.0 / (i + 1):.4f}]")
+        sys.stderr.flush()
+        if i in (4, 8):
+            sys.stderr.write("\\r" + " " * 60 + "\\r")
+            print({"loss": round(2.0 / (i + 1), 4), "learning_rate": 5e-05, "epoch": i / total})
+        time.sleep(0.02)
+    sys.stderr.write("\\n")
+    print({"train_runtime": 0.2, "train_samples_per_second": 321.5, "train_steps_per_second": 40.0,
+           "train_loss": 0.9, "epoch": 1.0})
+    print("a line nobody reads")
+''')
+
+
+@pytest.fixture
+def command_workload():
+    with registry.registered(SPEC):
+        yield SPEC
+
+
+def test_a_users_script_shows_loss_and_throughput_in_the_run_and_its_summary(command_workload, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    code = cli.main(["run", "--runs-dir", str(runs), "command", "--", sys.executable, "-c", JOB])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    record = load_run(next(runs.iterdir()))
+    assert record.status == "ok"
+    steps = [(s.step, s.loss, s.throughput, s.unit) for s in record.steps]
+    assert steps[0] == (1, 1.0, 21.0, "it/s") and steps[-1] == (8, pytest.approx(0.2222), 28.0, "it/s")
+    assert [s.step for s in record.steps] == list(range(1, 9))
+    assert all(s.total_steps == 8 for s in record.steps)
+    metrics = record.result.metrics
+    # the headline: the median of the 8 rates printed, the first left out (21..28 it/s -> median of 22..28)
+    assert metrics["throughput"] == 25.0 and metrics["throughput_unit"] == "it/s" and metrics["warmup_steps"] == 1
+    assert metrics["train_samples_per_second"] == 321.5 and metrics["exit_code"] == 0
+    summary = summarize(record)  # what the report states
+    assert summary.headline == 25.0 and summary.throughput.unit == "it/s" and summary.throughput.median == 25.0
+    assert summary.last_loss == pytest.approx(0.2222)
+    log = (record.path / "run.log").read_text()
+    assert "a line nobody reads" in log and "{'train_runtime': 0.2, 'train_samples_per_second': 321.5" in log
+    assert "Training: 100%|########| 8/8 [00:08<00:00, 28.00it/s, loss=0.2222]" in log
+    assert "step 8/8 | loss 0.2222 | 28.0 it/s" in out  # the terminal's progress lines
+
+
+def test_a_failing_command_fails_the_run_naming_its_code_and_last_lines(command_workload, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    script = "import sys; print('epoch 1 done'); print('RuntimeError: boom', file=sys.stderr); sys.exit(3)"
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", sys.executable, "-c", script]) == 1
+    err = capsys.readouterr().err
+    assert "the command exited with code 3; its last lines: epoch 1 done | RuntimeError: boom" in err
+    record = load_run(next(runs.iterdir()))
+    assert record.status == "failed" and record.result.metrics["exit_code"] == 3
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--"], "no command: give it after --"),
+    ([], "no command: give it after --"),
+    (["--", "no-such-command-xyz"], "command not found: no-such-command-xyz"),
+    (["--metric", "loss=(", "--", "true"], "--metric loss: '(' is not a regular expression"),
+    (["--command", "true", "--", "true"], "give the command once"),
+    (["--command", "python 'unclosed"], "--command: cannot split"),
+])
+def test_bad_input_is_one_line_exit_2_and_no_run(command_workload, tmp_path, capsys, argv, said):
+    runs = tmp_path / "runs"
+    assert cli.main(["run", "--runs-dir", str(runs), "command", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1
+    assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_the_launchers_fields_run_the_command_split_as_a_shell_would(command_workload, tmp_path):
+    from tui.launch import build_args
+
+    args = build_args("command", {"command": f"{sys.executable} -c \"print('loss 0.5')\"",
+                                  "metric": "loss=loss ([0-9.]+)"})
+    assert args[0::2] == ["--command", "--metric"]
+    runs = tmp_path / "runs"
+    assert cli.main(["run", "--runs-dir", str(runs), "command", *args]) == 0
+    record = load_run(next(runs.iterdir()))
+    assert record.start.config["command"] == [sys.executable, "-c", "print('loss 0.5')"]
+    assert [(s.step, s.loss) for s in record.steps] == [(1, 0.5)]
