@@ -60,9 +60,10 @@ class ProgressLine:
         self.stream = stream
         self.clock = clock
         self.start = clock()
-        self.last = self.start
+        self.last = float("-inf")   # the first line comes as soon as the quiet second is over
         self.tty = stream.isatty()
         self.drawn = False
+        self.first: tuple[float, int] | None = None
 
     def __call__(self, done: int, total: int) -> None:
         from tui.formatting import nbytes
@@ -71,9 +72,11 @@ class ProgressLine:
         if now - self.start < QUIET_S or (not self.tty and now - self.last < LINE_EVERY_S):
             return
         self.last = now
-        rate = done / max(now - self.start, 1e-9)
-        line = (f"backup: {100 * done / total if total else 100:.0f} % ({nbytes(done)} of {nbytes(total)}, "
-                f"{nbytes(rate)}/s)")
+        if self.first is None:   # the rate counts from the first bytes, not from listing the destination
+            self.first = (now, done)
+        rate = (done - self.first[1]) / max(now - self.first[0], 1e-9)
+        line = f"backup: {100 * done / total if total else 100:.0f} % ({nbytes(done)} of {nbytes(total)}"
+        line += f", {nbytes(rate)}/s)" if rate > 0 else ")"
         if self.tty:
             self.stream.write(f"\r{line}\x1b[K")
             self.drawn = True

@@ -9,6 +9,7 @@ backup leaves LATEST naming the previous one, and the next backup removes the un
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import tempfile
@@ -19,6 +20,10 @@ from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, index_text, mani
 from tui.backup.rclone import Rclone, join
 from tui.backup.snapshot import STAMP, OnBytes, copy_file, to_prune
 from tui.backup.sources import SourceFile
+
+
+STAGING_PREFIX = "cardbench-backup-"
+STAGING_LOCK = ".lock"
 
 
 class RemoteDestination:
@@ -64,13 +69,16 @@ class RemoteDestination:
     def begin(self, stamp: str, sending: int) -> None:
         try:
             self.staging_root.mkdir(parents=True, exist_ok=True)
+            _drop_dead_staging(self.staging_root)
             free = shutil.disk_usage(self.staging_root).free
-            self.staging = Path(tempfile.mkdtemp(prefix="cardbench-backup-", dir=self.staging_root))
+            if sending > free:
+                raise BackupError(f"cardbench backup: {sending:,} bytes to send need staging space in "
+                                  f"{self.staging_root}, which has {free:,} free; choose another with --staging DIR")
+            self.staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.staging_root))
+            self._lock = open(self.staging / STAGING_LOCK, "a")
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             raise BackupError(f"cardbench backup: cannot stage files in {self.staging_root}: {exc.strerror or exc}") from None
-        if sending > free:
-            raise BackupError(f"cardbench backup: {sending:,} bytes to send need staging space in {self.staging_root}, "
-                              f"which has {free:,} free; choose another with --staging DIR")
         self.stamp = stamp
 
     def send(self, files: list[SourceFile], on_bytes: OnBytes) -> dict[str, Entry]:
@@ -137,6 +145,7 @@ class RemoteDestination:
     def _drop_staging(self) -> None:
         if self.staging is not None:
             shutil.rmtree(self.staging, ignore_errors=True)
+            self._lock.close()
             self.staging = None
 
     def prune(self, keep: int, latest: str) -> list[str]:
@@ -148,6 +157,18 @@ class RemoteDestination:
 
     def restore_hint(self, stamp: str) -> str:
         return f"rclone copy {join(self.dest, stamp)} DIR && cd DIR && sha256sum -c --quiet {MANIFEST}"
+
+
+def _drop_dead_staging(root: Path) -> None:
+    """Staged files of a backup whose process is gone (killed, the session dropped): they would fill the disk.
+    A live backup holds the lock in its staging folder; the kernel lets it go when the process dies."""
+    for path in root.glob(f"{STAGING_PREFIX}*"):
+        try:
+            with open(path / STAGING_LOCK, "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue   # held: a backup running now (or not ours to judge)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _progress(on_bytes: OnBytes):

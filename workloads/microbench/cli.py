@@ -12,7 +12,8 @@ through torchrun, :mod:`workloads.microbench.collectives`, when this build has i
 Events: ``start``; a ``step`` per part done (part k of N, with its figures); a
 ``warning`` when the burn check fails; one ``result`` whose ``figures`` list each
 figure with the rated one and measured / rated (:mod:`~workloads.microbench.figures`),
-also flat (``gemm_bf16``, ``gemm_bf16_rated``, ``gemm_bf16_of_rated``...). A burn
+also flat (``gemm_bf16``, ``gemm_bf16_rated``, ``gemm_bf16_of_rated``...), and whose
+``parts`` hold each part's own measurements (every GEMM size, every transfer size...). A burn
 check that FAILs ends the run failed (exit 1), after its result.
 """
 
@@ -130,7 +131,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         emitter.step(index, total_steps=len(parts), counts="parts", part=part,
                      figures={r["key"]: r["measured"] for r in part_rows if r["key"]})
 
-    metrics: dict[str, Any] = {"figures": rows, **raw, **figures.flat(rows), "device_name": device_name,
+    metrics: dict[str, Any] = {"figures": rows, "parts": raw, **figures.flat(rows), "device_name": device_name,
                                "rated_as": ratings.device if ratings else None,
                                "precision": _precisions(raw.get("gemm"))}
     metrics.update(_headline(raw.get("gemm")))

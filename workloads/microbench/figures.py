@@ -122,13 +122,19 @@ def collective_rows(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+RATED_PARTS = ("gemm", "memory", "transfer")   # the parts a data sheet has a figure for
+
+
 def flat(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The rows as flat result metrics: ``<key>`` measured, ``<key>_rated`` and ``<key>_of_rated`` (a fraction)."""
+    """The rows as flat result metrics: ``<key>`` measured and, for a part a data sheet rates, ``<key>_rated`` and
+    ``<key>_of_rated`` (a fraction; None where the device's figure is not published)."""
     out: dict[str, Any] = {}
     for r in rows:
         if not r["key"] or r["measured"] is None:
             continue
         out[r["key"]] = r["measured"]
+        if r["part"] not in RATED_PARTS or not isinstance(r["measured"], (int, float)):
+            continue
         out[f"{r['key']}_rated"] = r["rated"]
         out[f"{r['key']}_of_rated"] = r["percent"] / 100 if r["percent"] is not None else None
     return out

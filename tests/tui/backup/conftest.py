@@ -1,0 +1,95 @@
+"""A workspace to back up (a runs dir whose run names a checkpoint folder, a report bundle) and a real rclone
+WebDAV remote served on 127.0.0.1 with a throwaway rclone config in tmp."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tui import cli
+
+
+@dataclass
+class Workspace:
+    root: Path
+    runs: Path
+    checkpoint: Path
+    report: Path
+
+    def argv(self, *more: str) -> list[str]:
+        return ["backup", *more, "--runs-dir", str(self.runs)]
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    root = tmp_path / "work"
+    run = root / "cardbench-runs" / "20261203-070000-resnet50"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"workload": "resnet50", "created": 1.0,
+                                                 "args": ["--epochs", "3", "--checkpoint", "ckpt"]}))
+    (run / "events.jsonl").write_text('{"type": "start"}\n')
+    (run / "run.log").write_text("step 1/3\n")
+    checkpoint = root / "ckpt" / "resnet50-last.pt"
+    checkpoint.parent.mkdir()
+    checkpoint.write_bytes(os.urandom(300_000))
+    (root / "ckpt" / "resnet50.lock").write_text("")                 # the run's lock: not a checkpoint
+    (root / "ckpt" / "resnet50-last.pt.123.partial").write_bytes(b"half")   # a save in flight: not one either
+    report = root / "reports" / "cardbench-report-host-20261203T070000Z.zip"
+    report.parent.mkdir()
+    report.write_bytes(b"PK" + os.urandom(1000))
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("CARDBENCH_CONFIG", str(tmp_path / "config.json"))
+    monkeypatch.setitem(cli.COMMAND_MODULES, "backup", "tui.backup.command")
+    return Workspace(root, root / "cardbench-runs", checkpoint, report)
+
+
+def sha256sum_check(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["sha256sum", "-c", "--strict", "MANIFEST.sha256"], cwd=folder, capture_output=True, text=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def webdav(tmp_path, monkeypatch):
+    """(remote name, the folder the server serves): a real rclone remote on 127.0.0.1."""
+    served = tmp_path / "served"
+    served.mkdir()
+    port = _free_port()
+    config = tmp_path / "rclone.conf"
+    config.write_text(f"[dav]\ntype = webdav\nurl = http://127.0.0.1:{port}\nvendor = other\n")
+    monkeypatch.setenv("RCLONE_CONFIG", str(config))
+    server = subprocess.Popen(["rclone", "serve", "webdav", str(served), "--addr", f"127.0.0.1:{port}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "rclone serve webdav did not start"
+                time.sleep(0.1)
+        yield "dav", served
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def kill_mid_copy(dest: str, runs: Path, cwd: Path) -> int:
+    """Run a backup in a child that SIGKILLs itself once the first bytes are sent (the instance going away):
+    no cleanup of any kind runs. Returns its exit status."""
+    code = ("import os, signal, sys; from pathlib import Path\n"
+            "from tui.backup.engine import run_backup\nfrom tui.backup.sources import gather\n"
+            "def die(done, total):\n    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
+            f"run_backup({dest!r}, gather(Path({str(runs)!r})), progress=die)\n")
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=os.environ, capture_output=True).returncode

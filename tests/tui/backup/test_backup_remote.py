@@ -1,0 +1,121 @@
+"""`cardbench backup remote:prefix` against a real rclone remote (`rclone serve webdav` on 127.0.0.1, a throwaway
+rclone config in tmp): restore with rclone into an empty folder and sha256sum -c, a second backup that sends only
+what changed, an upload interrupted mid-way, and one line for each setup error."""
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from conftest import kill_mid_copy, sha256sum_check
+
+from tui import cli
+from tui.backup import command
+
+
+def _restore(dest: str, into: Path) -> Path:
+    latest = subprocess.run(["rclone", "cat", f"{dest}/LATEST"], capture_output=True, text=True, check=True).stdout
+    subprocess.run(["rclone", "copy", f"{dest}/{latest.strip()}", str(into)], check=True)
+    return into
+
+
+def test_backup_to_a_remote_restores_and_checks_and_the_second_sends_only_what_changed(workspace, webdav, tmp_path,
+                                                                                       capsys):
+    remote, served = webdav
+    dest = f"{remote}:bucket/trial"
+    assert cli.main(workspace.argv(dest)) == 0
+    out = capsys.readouterr().out
+    assert "backup: 5 files sent" in out
+    assert ("backup: verified: MANIFEST.sha256 read back, sizes of all 5 files listed, SHA-256 of the 5 sent "
+            "downloaded") in out
+    first = (served / "bucket/trial/LATEST").read_text().strip()
+    restored = _restore(dest, tmp_path / "restored")
+    checked = sha256sum_check(restored)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count(": OK") == 5
+
+    workspace.checkpoint.write_bytes(os.urandom(200_000))
+    assert cli.main(workspace.argv(dest)) == 0
+    out = capsys.readouterr().out
+    assert "backup: 1 file sent (195 KiB), 4 unchanged not sent (" in out and f"(previous: {first})" in out
+    again = _restore(dest, tmp_path / "again")
+    assert sha256sum_check(again).returncode == 0
+    ckpt = again / ("checkpoints" + str(workspace.checkpoint.resolve()))
+    assert ckpt.read_bytes() == workspace.checkpoint.read_bytes()
+
+
+def test_an_upload_interrupted_midway_leaves_the_previous_remote_backup_whole(workspace, webdav, tmp_path, capsys,
+                                                                              monkeypatch):
+    remote, served = webdav
+    dest = f"{remote}:bucket/trial"
+    assert cli.main(workspace.argv(dest)) == 0
+    first = (served / "bucket/trial/LATEST").read_text().strip()
+    workspace.checkpoint.write_bytes(os.urandom(3_000_000))
+    monkeypatch.setenv("RCLONE_BWLIMIT", "1M")   # rclone reads its flags from RCLONE_*: a 3 s upload
+    monkeypatch.setattr(command, "QUIET_S", 0.0)
+
+    def interrupt_in_the_upload(self, done, total):
+        if total // 2 < done < total:   # past staging (the first pass), before the upload has finished
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(command.ProgressLine, "__call__", interrupt_in_the_upload)
+    capsys.readouterr()
+    assert cli.main(workspace.argv(dest)) == 130
+    assert f"interrupted; the previous backup {first} is intact at {dest}" in capsys.readouterr().err
+    unfinished = [p for p in (served / "bucket/trial").iterdir() if p.name not in (first, "LATEST")]
+    assert len(unfinished) == 1   # the upload had begun
+    assert (served / "bucket/trial/LATEST").read_text().strip() == first
+    assert sha256sum_check(_restore(dest, tmp_path / "restored")).returncode == 0
+
+    monkeypatch.delenv("RCLONE_BWLIMIT")
+    monkeypatch.setattr(command.ProgressLine, "__call__", lambda self, done, total: None)
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    monkeypatch.setenv("TMPDIR", str(staging))   # where the killed backup stages its files
+    # killed while staging, after it removed what the Ctrl+C left on the remote
+    assert kill_mid_copy(dest, workspace.runs, workspace.root) == -signal.SIGKILL
+    assert sorted(p.name for p in (served / "bucket/trial").iterdir()) == sorted([first, "LATEST"])
+    assert len(list(staging.iterdir())) == 1
+    assert cli.main(workspace.argv(dest, "--staging", str(staging))) == 0
+    assert "1 file sent" in capsys.readouterr().out
+    assert list(staging.iterdir()) == []   # the killed backup's staged files are gone too
+    assert len(list((served / "bucket/trial").iterdir())) == 3   # the two kept backups and LATEST
+    assert sha256sum_check(_restore(dest, tmp_path / "after")).returncode == 0
+
+
+def test_an_unknown_remote_and_a_missing_rclone_are_one_line_each(workspace, webdav, tmp_path, capsys, monkeypatch):
+    assert cli.main(workspace.argv("oss:bucket/trial")) == 2
+    assert capsys.readouterr().err == ("cardbench backup: no rclone remote named 'oss' (configured: dav); "
+                                       "set it up with `rclone config`\n")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert cli.main(workspace.argv("dav:bucket/trial")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardbench backup: a remote destination needs rclone, which is not installed")
+    assert err.count("\n") == 1
+
+
+# rclone 1.60's JSON log line for a failed WebDAV upload has this form ('Failed to copy: Method Not Allowed: 405
+# Method Not Allowed' was seen here from `rclone serve webdav` on a full tmpfs); a server that reports a full
+# disk answers 507 Insufficient Storage (RFC 4918 11.5), which rclone words the same way
+FULL_LINE = ('{"level":"error","msg":"Failed to copy: Insufficient Storage: 507 Insufficient Storage",'
+             '"object":"x","source":"operations/operations.go:538"}')
+
+
+def test_a_full_remote_is_one_line_and_the_previous_backup_stays(workspace, webdav, tmp_path, capsys, monkeypatch):
+    remote, served = webdav
+    dest = f"{remote}:bucket/trial"
+    assert cli.main(workspace.argv(dest)) == 0
+    first = (served / "bucket/trial/LATEST").read_text().strip()
+    workspace.checkpoint.write_bytes(os.urandom(1000))
+    real = subprocess.run(["sh", "-c", "command -v rclone"], capture_output=True, text=True).stdout.strip()
+    fake = tmp_path / "bin" / "rclone"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\nif [ \"$1\" = copy ]; then echo '{FULL_LINE}' >&2; exit 1; fi\nexec {real} \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    capsys.readouterr()
+    assert cli.main(workspace.argv(dest)) == 1
+    assert capsys.readouterr().err == (
+        f"cardbench backup: destination {dest} is full (Failed to copy: Insufficient Storage: 507 Insufficient "
+        f"Storage); the previous backup {first} is intact; free space there or choose another DEST\n")
+    assert (served / "bucket/trial/LATEST").read_text().strip() == first
