@@ -1,0 +1,170 @@
+"""compare.md and compare.html say the same thing: the comparison as the report's blocks, in English or Chinese.
+
+Rendered by the report's own renderers (``tui.report.markdown``, ``tui.report.html``). In Chinese what
+cardbench writes is Chinese; what it quotes (paths, device names, run ids) is in code spans.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.compare.comparison import Comparison, MetricRow, WorkloadComparison
+from tui.compare.prices import unit_name
+from tui.formatting import NA, number, percent
+from tui.report.document import Block, Bullets, Heading, Image, Para, Table, code
+from workloads import registry
+
+CHART = "compare.png"
+
+WORDS: dict[str, tuple[str, str]] = {
+    "title": ("cardbench comparison", "cardbench 对比"),
+    "how": ("Baseline **{base}**. A ratio is a side's figure over the baseline's, of the figures the reports "
+            "quote (the median after warm-up); ± is hyperfine's ratio × √((s1/m1)² + (s2/m2)²) from each run's "
+            "per-step spread after warm-up (m mean, s standard deviation), and a side is faster or slower only "
+            "beyond it.",
+            "基准为 **{base}**。比值为各方数值除以基准数值，所比的是报告引用的数值（预热后中位数）；± 按 hyperfine 的方法"
+            "计算：比值 × √((s1/m1)² + (s2/m2)²)，s、m 为各次运行预热后逐步吞吐量的标准差和均值，超出该范围才判定更快或更慢。"),
+    "inputs": ("Inputs", "输入"),
+    "side": ("side", "对象"),
+    "input": ("input", "输入"),
+    "kind": ("kind", "类型"),
+    "device": ("device", "设备"),
+    "host": ("host", "主机"),
+    "price": ("price per hour", "每小时价格"),
+    "ratio": ("ratio to {base}", "相对 {base} 的比值"),
+    "verdict": ("faster?", "快慢"),
+    "faster": ("faster", "更快"),
+    "slower": ("slower", "更慢"),
+    "same": ("same within ±", "在误差内相当"),
+    "baseline": ("baseline", "基准"),
+    "not_run": ("not run", "未运行"),
+    "diff_to": ("Δ {base}", "与 {base} 之差"),
+    "per_unit": ("{unit} per {currency}", "每{currency} {unit}"),
+    "imagenet_epoch": ("cost per ImageNet epoch", "每个 ImageNet epoch 成本"),
+    "million_tokens": ("cost per million tokens", "每百万 token 成本"),
+    "price_perf": ("Price-performance", "性价比"),
+    "other_metrics": ("Other figures", "其他指标"),
+    "metric": ("metric", "指标"),
+    "notes": ("Notes", "说明"),
+    "chart": ("Headline ratio to the baseline, with its uncertainty", "相对基准的吞吐量比值及其误差"),
+    "settings_differ": ("Settings that differ are columns; the rest are the same on every side.",
+                        "表中列出各方不同的设置；其余设置各方相同。"),
+    "bundle": ("report bundle", "报告包"),
+    "run": ("run directory", "运行目录"),
+    "published": ("published figure", "公开数据"),
+    "pts": ("{value} pts", "{value} 个百分点"),
+}
+
+
+class Say:
+    def __init__(self, lang: str):
+        self.lang = lang
+        self.zh = lang == "zh"
+
+    def __call__(self, key: str, **values: Any) -> str:
+        en, zh = WORDS[key]
+        return (zh if self.zh else en).format(**values)
+
+    def quote(self, text: Any) -> str:
+        return code(str(text)) if self.zh and text not in (None, "") else str(text or NA)
+
+
+def points(diff: float | None, say: Say) -> str:
+    """A difference of fractions in percentage points: '+1.2 pts'."""
+    return NA if diff is None else say("pts", value=f"{100 * diff:+.1f}")
+
+
+def _value(row: MetricRow, i: int) -> str:
+    value = row.values[i]
+    return percent(value) if row.metric.kind == "fraction" else number(value)
+
+
+def _cost(p: Any, key: str, currency: str) -> str:
+    value = p.cost.get(key) if p is not None else None
+    return NA if value is None else f"{value:,.2f} {currency}"
+
+
+def _workload(c: Comparison, w: WorkloadComparison, say: Say) -> list[Block]:
+    base = c.sides[c.baseline].label
+    spec = registry.spec_for(w.workload)
+    blocks: list[Block] = [Heading(2, spec.title(say.lang))]
+    head = [say("side"), *(d.setting.label(say.lang) for d in w.settings),
+            f"{w.headline.metric.label(say.lang)}", say("ratio", base=base), say("verdict")]
+    accuracy = w.accuracy
+    for m in accuracy:
+        head += [m.metric.label(say.lang), say("diff_to", base=base)]
+    priced = any(p is not None for p in w.prices)
+    basis = spec.cost_basis or ("tokens" if w.unit.startswith("tokens") else "images")
+    if priced:
+        head += [say("price"), say("per_unit", unit=w.unit.split("/")[0], currency=unit_name(c.currency, say.lang)),
+                 say("million_tokens" if basis == "tokens" else "imagenet_epoch")]
+    rows = []
+    for i, side in enumerate(c.sides):
+        run = w.runs[i]
+        r = w.headline.ratios[i]
+        if run is None:
+            verdict = say("not_run")
+        elif i == c.baseline:
+            verdict = say("baseline")
+        else:
+            verdict = say(r.verdict) if r is not None else NA
+        row = [side.label, *(_setting(d.values[i]) for d in w.settings),
+               _value(w.headline, i), r.text() if r is not None else ("1.00" if i == c.baseline and run is not None else NA), verdict]
+        for m in accuracy:
+            row += [_value(m, i), points(m.differences[i], say) if i != c.baseline else "-"]
+        if priced:
+            p = w.prices[i]
+            row += [f"{p.price_per_hour:g} {p.currency}" if p else NA,
+                    number(p.per_currency_unit) if p and p.per_currency_unit is not None else NA,
+                    _cost(p, "cost_per_million_tokens" if basis == "tokens" else "cost_per_imagenet_epoch",
+                          c.currency)]
+        rows.append(row)
+    blocks.append(Table(head, rows))
+    if w.settings:
+        blocks.append(Para(say("settings_differ")))
+    lines = [v.line(say.lang) for v in w.verdicts if v is not None]
+    if lines:
+        blocks += [Heading(3, say("price_perf")), Bullets([f"**{line}**" for line in lines])]
+    others = [m for m in w.metrics if m not in accuracy]
+    if others:
+        blocks.append(Heading(3, say("other_metrics")))
+        table = []
+        for m in others:
+            cells = [m.metric.label(say.lang)]
+            for i in range(len(c.sides)):
+                extra = ""
+                if m.ratios[i] is not None:
+                    extra = f" ({m.ratios[i].value:.2f}x)"
+                elif m.differences[i] is not None:
+                    extra = f" ({points(m.differences[i], say)})"
+                cells.append(_value(m, i) + extra)
+            table.append(cells)
+        blocks.append(Table([say("metric"), *c.labels], table))
+    return blocks
+
+
+def _setting(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return NA if value is None else str(value)
+
+
+def build(c: Comparison, lang: str = "en", chart: bool = False) -> list[Block]:
+    say = Say(lang)
+    base = c.sides[c.baseline]
+    blocks: list[Block] = [Heading(1, say("title")), Para(say("how", base=base.label))]
+    blocks.append(Heading(2, say("inputs")))
+    blocks.append(Table([say("side"), say("input"), say("kind"), say("device"), say("host"), say("price")], [
+        [s.label, say.quote(s.path), say(s.kind), say.quote(s.device or _device(s)), say.quote(s.host or NA),
+         f"{s.price_per_hour:g} {c.currency}" if s.price_per_hour else NA] for s in c.sides]))
+    for w in c.workloads:
+        blocks += _workload(c, w, say)
+    if chart:
+        blocks.append(Image(CHART, say("chart")))
+    if c.notes:
+        blocks += [Heading(2, say("notes")), Bullets([say.quote(n) if say.zh else n for n in c.notes])]
+    return blocks
+
+
+def _device(side: Any) -> str:
+    return next((r.summary.device for r in side.runs.values() if r.summary.device), None) or NA

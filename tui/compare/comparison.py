@@ -1,0 +1,204 @@
+"""The comparison itself, UI-free: per workload each side's figures, its ratio to the baseline, prices, accuracy.
+
+Built from sides (:mod:`tui.compare.load`); rendered by :mod:`tui.compare.blocks` (Markdown, HTML),
+:mod:`tui.compare.chart` (PNG) and :meth:`Comparison.to_dict` (JSON). A workload is compared where
+the baseline and at least one other side ran it; unlike runs raise :class:`~tui.compare.load.CompareError`
+naming the settings unless ``allow_different``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from tui.compare import alike
+from tui.compare.load import CompareError, RunFigures, Side
+from tui.compare.prices import PriceFigures, Verdict, at_price, verdict
+from tui.compare.ratio import Ratio, ratio, relative_spread
+from tui.report.summary import number
+from workloads import registry
+from workloads.spec import Metric
+
+ACCURACY_KEYS = ("val_top1", "val_top5")
+
+
+@dataclass
+class MetricRow:
+    """One metric across the sides: a rate read as a ratio to the baseline, a fraction as a difference."""
+
+    metric: Metric
+    values: list[float | None]
+    ratios: list[Ratio | None]             # rates: per side, None for the baseline and where a figure is missing
+    differences: list[float | None]        # fractions: side minus baseline, None for the baseline
+
+
+@dataclass
+class WorkloadComparison:
+    workload: str
+    title: str                              # "ResNet-50"
+    unit: str
+    headline: MetricRow
+    runs: list[RunFigures | None]           # per side; None where a side did not run it
+    metrics: list[MetricRow]                # the other rates and fractions the sides share
+    settings: list[alike.Difference]        # columns: what differs (allowed or free to differ)
+    unlike: list[alike.Difference]          # must-match settings that differ (only with allow_different)
+    prices: list[PriceFigures | None]
+    verdicts: list[Verdict | None]
+
+    @property
+    def accuracy(self) -> list[MetricRow]:
+        return [m for m in self.metrics if m.metric.key in ACCURACY_KEYS]
+
+
+@dataclass
+class Comparison:
+    sides: list[Side]
+    baseline: int
+    workloads: list[WorkloadComparison]
+    notes: list[str] = field(default_factory=list)
+    currency: str = "USD"
+
+    @property
+    def labels(self) -> list[str]:
+        return [s.label for s in self.sides]
+
+    def below(self, threshold: float) -> list[str]:
+        """'resnet50: B at 0.78 of A' for every headline ratio under ``threshold`` (--fail-below)."""
+        out = []
+        base = self.sides[self.baseline].label
+        for w in self.workloads:
+            for side, r in zip(self.sides, w.headline.ratios):
+                if r is not None and r.value < threshold:
+                    out.append(f"{w.workload}: {side.label} at {r.value:.2f} of {base}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        def row(m: MetricRow) -> dict[str, Any]:
+            return {"metric": m.metric.key, "label": m.metric.label.en, "kind": m.metric.kind,
+                    "values": dict(zip(self.labels, m.values)),
+                    "ratios": {lab: ({"ratio": r.value, "uncertainty": r.uncertainty, "verdict": r.verdict}
+                                     if r else None) for lab, r in zip(self.labels, m.ratios)},
+                    "differences": dict(zip(self.labels, m.differences))}
+
+        return {
+            "baseline": self.sides[self.baseline].label, "currency": self.currency,
+            "sides": [{"label": s.label, "path": s.path, "kind": s.kind, "host": s.host, "name": s.name,
+                       "price_per_hour": s.price_per_hour, "currency": s.currency,
+                       "runs": {w: r.summary.run_id for w, r in s.runs.items()}} for s in self.sides],
+            "workloads": [{
+                "workload": w.workload, "title": w.title, "unit": w.unit, "headline": row(w.headline),
+                "metrics": [row(m) for m in w.metrics],
+                "settings": [{"setting": d.setting.key, "values": dict(zip(self.labels, d.values))} for d in w.settings],
+                "unlike": [{"setting": d.setting.key, "values": dict(zip(self.labels, d.values))} for d in w.unlike],
+                "prices": {lab: ({"price_per_hour": p.price_per_hour, "currency": p.currency,
+                                  "per_currency_unit": p.per_currency_unit, **p.cost} if p else None)
+                           for lab, p in zip(self.labels, w.prices)},
+                "verdicts": {lab: (v.line() if v else None) for lab, v in zip(self.labels, w.verdicts)},
+            } for w in self.workloads],
+            "notes": self.notes,
+        }
+
+
+def _spread(run: RunFigures | None, side: Side) -> float | None:
+    if run is None:
+        return None
+    if side.kind == "published":
+        return 0.0  # a published figure states no spread: the ratio's uncertainty is the measured side's alone
+    return relative_spread(run.mean, run.stdev)
+
+
+def _row(metric: Metric, runs: Sequence[RunFigures | None], sides: Sequence[Side], baseline: int,
+         headline: bool = False) -> MetricRow:
+    values = [number(r.headline if headline else r.metric(metric.key)) if r else None for r in runs]
+    base = values[baseline]
+    ratios: list[Ratio | None] = [None] * len(runs)
+    diffs: list[float | None] = [None] * len(runs)
+    for i, (value, run) in enumerate(zip(values, runs)):
+        if i == baseline or value is None or base is None:
+            continue
+        if metric.kind == "fraction":
+            diffs[i] = value - base
+        elif headline:
+            ratios[i] = ratio(value, base, spread_compared=_spread(run, sides[i]),
+                              spread_baseline=_spread(runs[baseline], sides[baseline]))
+        else:
+            ratios[i] = ratio(value, base)
+    return MetricRow(metric, values, ratios, diffs)
+
+
+def _compared_metrics(workload: str, runs: Sequence[RunFigures | None]) -> list[Metric]:
+    """The spec's rates and fractions besides the headline that at least two sides report."""
+    spec = registry.spec_for(workload)
+    out = []
+    for m in spec.metrics:
+        if m.key == spec.headline or m.kind not in ("rate", "fraction"):
+            continue
+        if sum(1 for r in runs if r is not None and number(r.metric(m.key)) is not None) >= 2:
+            out.append(m)
+    return out
+
+
+def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool = False,
+            prices: Mapping[str, float] | None = None, currency: str | None = None) -> Comparison:
+    """The comparison of ``sides`` against ``sides[baseline]``; CompareError names unlike settings."""
+    sides = list(sides)
+    prices = dict(prices or {})
+    for side in sides:
+        if side.label in prices:
+            side.price_per_hour = prices[side.label]
+    if currency is None:
+        codes = {s.currency for s in sides if s.price_per_hour and s.currency}
+        if len(codes) > 1:
+            raise CompareError(f"cardbench compare: the bundles' prices are in different currencies "
+                               f"({', '.join(sorted(codes))}); give --currency and --price LABEL=PRICE for each")
+        currency = codes.pop() if codes else "USD"
+    base = sides[baseline]
+    notes = [n for s in sides for n in s.notes]
+    compared: list[WorkloadComparison] = []
+    refusals: list[str] = []
+    for workload, base_run in base.runs.items():
+        runs = [s.runs.get(workload) for s in sides]
+        present = [(s, r) for s, r in zip(sides, runs) if r is not None]
+        if len(present) < 2:
+            continue
+        stated = [r for r in runs if r is not None]
+        labels = [s.label for s, _ in present]
+        unlike = alike.differences(stated)
+        if unlike and not allow_different:
+            refusals.append(f"{workload}: " + "; ".join(d.words(labels) for d in unlike))
+            continue
+        free = alike.differences(stated, alike.SHOWN)
+        spec = registry.spec_for(workload)
+        title = spec.short_title or workload
+        head_metric = spec.metric(spec.headline) or Metric(spec.headline or "headline", spec.title, "rate")
+        headline = _row(head_metric, runs, sides, baseline, headline=True)
+        metrics = [_row(m, runs, sides, baseline) for m in _compared_metrics(workload, runs)]
+        for m in ACCURACY_KEYS:  # accuracy beside the speed even when only one side measured it
+            if m not in {x.metric.key for x in metrics} and any(r and number(r.metric(m)) is not None for r in runs):
+                metrics.append(_row(spec.metric(m) or Metric(m, spec.title, "fraction"), runs, sides, baseline))
+        price_figs = [at_price(r, s.price_per_hour, currency) if r is not None and s.price_per_hour else None
+                      for s, r in zip(sides, runs)]
+        verdicts = [None if i == baseline else
+                    verdict(sides[i].label, base.label, title, r.value if r else None, sides[i].price_per_hour,
+                            base.price_per_hour, currency)
+                    for i, r in enumerate(headline.ratios)]
+        compared.append(WorkloadComparison(workload, title, spec.unit, headline, runs, metrics,
+                                           _expand([*unlike, *free], runs), _expand(unlike, runs),
+                                           price_figs, verdicts))
+        if unlike:
+            notes.append(f"{workload}: compared with unlike settings (--allow-different): "
+                         + "; ".join(d.words(labels) for d in unlike))
+    if refusals:
+        raise CompareError("cardbench compare: unlike runs, refused (--allow-different compares them anyway): "
+                           + " | ".join(refusals))
+    if not compared:
+        held = {s.label: sorted(s.runs) for s in sides}
+        raise CompareError("cardbench compare: no workload ran on the baseline and another side ("
+                           + "; ".join(f"{k}: {', '.join(v) or 'none'}" for k, v in held.items()) + ")")
+    return Comparison(sides, baseline, compared, notes, currency)
+
+
+def _expand(found: list[alike.Difference], runs: Sequence[RunFigures | None]) -> list[alike.Difference]:
+    """Settings as columns over every side (the differences were found over the sides that ran the workload)."""
+    return [alike.Difference(d.setting, tuple(d.setting.read(r) if r is not None else None for r in runs))
+            for d in found]

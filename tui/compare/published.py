@@ -1,0 +1,109 @@
+"""``--against "A100 80GB"``: published figures as the baseline side, each with its source and method.
+
+A workload records the published figures its headline is read against in its result
+(``published_<headline>``: source and method -> figure), and only at the settings they were
+measured at (ResNet-50's are NVIDIA's at 224 px, AMP), so a run at other settings has none to
+be compared with, and compare says so rather than set unlike figures side by side. The name
+matches a source on whole words, case aside ("A100 80GB" matches "A100-80GB, AMP (...)").
+
+The device's rated figures (``workloads/microbench/rated.csv``, with their source and date) go
+beside them as notes, where the table is installed and names the device.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tui.compare.load import CompareError, RunFigures, Side
+from tui.formatting import number as shown
+from tui.report.summary import ThroughputStats, WorkloadSummary, number
+from workloads import registry
+
+MIXED = ("fp16", "bf16")
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def matches(query: str, source: str) -> bool:
+    wanted = words(query)
+    return bool(wanted) and wanted <= words(source)
+
+
+def _published(run: RunFigures) -> dict[str, float]:
+    spec = registry.spec_for(run.workload)
+    table = run.metric(f"published_{spec.headline}")
+    if not isinstance(table, dict):
+        return {}
+    return {str(k): float(v) for k, v in table.items() if number(v) is not None}
+
+
+def _precision(source: str, measured: Any) -> str | None:
+    """The precision a published figure was measured in, as far as its source says: AMP is fp16 or bf16."""
+    if "amp" not in words(source):
+        return None
+    base = measured.split(" (")[0] if isinstance(measured, str) else None
+    return base if base in MIXED else "AMP"
+
+
+def _run(workload: str, source: str, value: float, measured: RunFigures) -> RunFigures:
+    spec = registry.spec_for(workload)
+    summary = WorkloadSummary(
+        run_id=source, workload=workload, title=spec.title.en, status="published", device=None, args=[], config={},
+        versions={}, precision=_precision(source, measured.summary.precision), batch_size=None,
+        throughput=ThroughputStats(spec.unit, 0, 0, None, None, None, None, None), metrics={spec.headline: value},
+        ttft_s=None, peak_memory_bytes=None, first_loss=None, last_loss=None, steps=0, epochs=None, started=None,
+        ended=None)
+    return RunFigures(summary, [])
+
+
+def against(query: str, sides: list[Side]) -> Side:
+    """The published side for ``query`` over the workloads the sides ran; CompareError when none matches."""
+    side = Side(query, query, "published", device=query)
+    known: set[str] = set()
+    for measured in sides:
+        for workload, run in measured.runs.items():
+            table = _published(run)
+            known.update(table)
+            if workload in side.runs:
+                continue
+            source = next((s for s in table if matches(query, s)), None)
+            if source is not None:
+                side.runs[workload] = _run(workload, source, table[source], run)
+                side.notes.append(f"{query}: {source} = {shown(table[source])} {registry.spec_for(workload).unit} "
+                                  "(published; its spread is not known, so ± is the measured run's alone)")
+    if not side.runs:
+        if known:
+            raise CompareError(f"cardbench compare: --against {query!r} matches no published figure "
+                               f"(these runs carry: {'; '.join(sorted(known))})")
+        raise CompareError(f"cardbench compare: --against {query!r}: these runs carry no published figure to compare "
+                           "with (a workload records them only at the settings they were measured at)")
+    side.notes += rated_notes(query, sides)
+    return side
+
+
+def rated_notes(query: str, sides: list[Side]) -> list[str]:
+    """The device's rated figures beside what the runs achieved, each with its source; none without the table."""
+    try:
+        from workloads.microbench import rated
+    except ImportError:
+        return []
+    try:
+        device = rated.lookup(query)
+    except (OSError, ValueError):  # the table is not installed, or has a row it cannot read
+        return []
+    if device is None:
+        return []
+    notes = []
+    for side in sides:
+        for run in side.runs.values():
+            achieved = number(run.metric("achieved_tflops"))
+            precision = str(run.summary.precision or "").split(" (")[0]
+            figure = device.get(f"{'tf32' if precision == 'fp32' else precision}_tflops")
+            if achieved is not None and figure is not None:
+                notes.append(f"{side.label} achieved {shown(achieved)} TFLOP/s in {precision}: "
+                             f"{100 * achieved / figure.value:.1f} % of {device.device}'s rated {shown(figure.value)} "
+                             f"TFLOP/s ({figure.source}, {figure.date})")
+    return notes
