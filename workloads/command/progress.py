@@ -97,11 +97,12 @@ class Tracker:
             if r.bar != self.bar:
                 return None
             if self.last is not None:
-                count, total, epoch = self.last
+                count, _, epoch = self.last
                 if r.count < count or (r.epoch is not None and epoch is not None and r.epoch != epoch):
-                    self.offset += total or count  # a new pass of the same bar: steps go on from the last one
+                    self.offset += count  # a new pass of the same bar: steps go on from the last one done
             self.last = (r.count, r.total, r.epoch)
-            return self.offset + r.count
+            # a pass at 0 has done nothing: it starts the pass (above), it is not the last pass's end again
+            return self.offset + r.count if r.count > 0 else None
         if r.loss is None and r.rate is None:
             return None
         if r.count is not None:       # the Trainer's `'step': 9000`, a `--metric step=...`
@@ -118,8 +119,8 @@ class Tracker:
             s.rate, s.unit, s.rate_as, s.source = r.rate, r.unit, r.rate_as, r.source
         elif r.rate is not None:
             self.other_unit_rates += 1  # a second unit on this step: the step keeps the run's
-        if r.bar is not None and r.bar == self.bar:
-            s.total = r.total
+        if r.bar is not None and r.bar == self.bar and r.total:
+            s.total = self.offset + r.total  # the pass's end, counted as its steps are
         return s
 
     def tick(self) -> None:
@@ -149,7 +150,7 @@ class Tracker:
                 self.other_unit_rates += 1
         # a total that covers the run: one pass of a bar without epochs (an epoch's bar ends with its epoch)
         if s.total and s.epoch is None:
-            fields["total_steps"] = self.offset + s.total
+            fields["total_steps"] = s.total
         if not fields:
             return
         self.emit_step(s.step, **fields)

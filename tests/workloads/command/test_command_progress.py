@@ -75,14 +75,18 @@ def test_a_metric_rate_on_the_bars_own_lines_wins_so_one_unit_runs_throughout():
     assert result["throughput_unit"] == "tok/s" and result["metric tok/s"] == 27902.0
 
 
-def test_bars_that_start_again_continue_the_step_count():
-    steps: list[int] = []
-    tracker = Tracker(emit_step=lambda step, **fields: steps.append(step), clock=lambda: 0.0)
+def test_bars_that_start_again_continue_the_step_count_and_their_zero_is_no_step():
+    steps: list[tuple[int, dict]] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append((step, fields)), clock=lambda: 0.0)
     for epoch in range(2):
+        # tqdm draws each epoch's bar at 0 first; a postfix set at once redraws it with a loss
+        tracker.see(read(f"epoch {epoch}:   0%|      | 0/3 [00:00<?, ?it/s, loss=9.0]"))
         for n in (1, 2, 3):
-            tracker.see(read(f"epoch {epoch}: {n * 33}%|###   | {n}/3 [00:0{n}<00:00,  1.00it/s]"))
+            tracker.see(read(f"epoch {epoch}: {n * 33}%|###   | {n}/3 [00:0{n}<00:00,  1.00it/s, loss={epoch}.{n}]"))
     tracker.flush()
-    assert steps == [1, 2, 3, 4, 5, 6]
+    assert [(s, f["loss"]) for s, f in steps] == [(1, 0.1), (2, 0.2), (3, 0.3), (4, 1.1), (5, 1.2), (6, 1.3)]
+    # each pass's total is counted as its steps are: the first pass ends at 3, the second at 6
+    assert [f["total_steps"] for _, f in steps] == [3, 3, 3, 6, 6, 6]
 
 
 def test_a_quiet_open_step_is_emitted_after_a_while():
