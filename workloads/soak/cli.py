@@ -3,7 +3,8 @@
 Run as ``python -m workloads.soak --hours H --workload resnet50[,generate] [--args '...'] [-- CMD ...]``
 (``cardbench soak``). Each inner run is a child of this process (`python -m workloads.<name>`, through the
 same :class:`~workloads.runner.Runner` the workbench uses), started again and again until the hours are up;
-its steps are forwarded as the soak's own (numbered across runs, ``inner`` naming the workload), its
+its steps are forwarded as the soak's own (numbered across runs, ``inner`` naming the workload; at most one a
+second, ``inner_steps`` saying how many it stands for, while the intervals count every one), its
 warnings and errors as warnings, and its stderr goes to the soak's log. A failed run is counted, and the
 next one is a restart.
 
@@ -48,6 +49,9 @@ POLL_S = 2.0                   # how often the telemetry file is read
 KERNEL_POLL_S = 30.0           # how often dmesg is read (and at every interval's close)
 RESTART_DELAY_S = 1.0          # after a failed run, so a workload that fails at once does not spin
 STOP_GRACE_S = 10.0
+# at most one forwarded step a second: a day of a fast workload (hundreds of steps/s) would otherwise be tens of
+# millions of events; the intervals still count every step, and the forwarded one says how many it stands for
+FORWARD_EVERY_S = 1.0
 
 
 def build_parser() -> ArgumentParser:
@@ -126,6 +130,8 @@ class Soak:
         self.kernel = KernelLog()
         self.started = False
         self.step = 0
+        self._forwarded_at = float("-inf")
+        self._unforwarded = 0
         self.failed_last = False
         self.counts = {"runs": 0, "failed_runs": 0, "errors": 0, "restarts": 0}
         self.stop = asyncio.Event()
@@ -151,11 +157,15 @@ class Soak:
             warmup = event.extra.get("warmup") is True
             self.book.add_step(event.t, name, event.throughput, event.unit, warmup)
             self.step += 1
+            self._unforwarded += 1
+            if event.t - self._forwarded_at < FORWARD_EVERY_S:
+                return
+            self._forwarded_at, steps, self._unforwarded = event.t, self._unforwarded, 0
             fields = {k: getattr(event, k) for k in ("loss", "throughput", "unit", "step_s", "data_wait_s",
                                                      "compute_s", "memory_allocated_bytes", "throughput_window")
                       if getattr(event, k) is not None}
-            self.em.step(self.step, inner=name, inner_step=event.step, **({"warmup": True} if warmup else {}),
-                         **fields)
+            self.em.step(self.step, inner=name, inner_step=event.step, inner_steps=steps,
+                         **({"warmup": True} if warmup else {}), **fields)
         elif isinstance(event, protocol.Error):
             self.counts["errors"] += 1
             said = f"{name}: {event.message}" + (f" (hint: {event.hint})" if event.hint else "")
@@ -249,16 +259,17 @@ class Soak:
 
     def _housekeeping(self, final: bool = False) -> None:
         now = time.time()
-        if now >= self._next_poll or final:
+        closing = now >= self.book.next_close_at()
+        if final or closing or now >= self._next_poll:    # the samples up to an interval's end before it closes
             self._next_poll = now + POLL_S
             for sample in self.tail.samples():
                 self.book.add_sample(sample)
-        due = self.book.close_due(now) if not final else []
-        if due or final or now >= self._next_kernel:
+        if final or closing or now >= self._next_kernel:
+            # the kernel log before an interval closes: its Xid lines belong in it
             self._next_kernel = now + KERNEL_POLL_S
             for x in self.kernel.new(now):
                 self.book.add_xid(x.t, x.code, x.where, x.line)
-            due = self.book.close_due(now) if not final else self.book.close_all(min(now, self.deadline))
+        due = self.book.close_all(min(now, self.deadline)) if final else self.book.close_due(now)
         for row in due:
             self._closed(row)
 

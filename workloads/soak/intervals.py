@@ -151,6 +151,10 @@ class IntervalBook:
         self._window(t).xids.append({"t": t, "code": code, "where": where, "line": line})
 
     # --- closing
+    def next_close_at(self) -> float:
+        """When the first open interval may be closed (its end and the grace)."""
+        return self._end_of(self._next) + self.grace_s
+
     def close_due(self, now: float) -> list[dict[str, Any]]:
         """Close every interval that ended at least ``grace_s`` before ``now``; their rows, in order."""
         out = []

@@ -37,7 +37,7 @@ def rules(drift_limit_pct: float = DRIFT_LIMIT_PCT, thermal_share: float = THERM
         "FAIL: any Xid line in the kernel log during the soak",
         "FAIL: any uncorrectable (double-bit) ECC error",
         f"FAIL: an interval's median throughput more than {drift_limit_pct:g} % below the first interval's "
-        "(same workload; warm-up steps left out)",
+        "(of the same workload: the first interval with steps after warm-up; warm-up steps left out)",
         "FAIL: a workload error, or a run that had to be restarted",
         f"WARN: thermal throttling (sw/hw thermal) over {thermal_share:.0%} of an interval on any device",
         "WARN: hw slowdown or power brake seen",

@@ -8,6 +8,7 @@ import csv
 import os
 import sys
 import textwrap
+import threading
 import time
 from datetime import datetime, timezone
 
@@ -80,44 +81,60 @@ def kernel_log(tmp_path, monkeypatch):
     return log
 
 
-async def soak(runs_dir, nvml, args, inject=None):
-    """Run the soak in a session that samples ``nvml`` every 0.2 s; ``inject(started, now)`` on every event."""
+async def soak(runs_dir, nvml, args, inject=()):
+    """Run the soak in a session that samples ``nvml`` every 0.2 s; each ``(after_s, action)`` of ``inject`` runs
+    that long after the soak's start (its own clock, from its start event), on a thread of its own."""
     session = RunSession(RunStore(runs_dir))
     collector = Collector(sources=[NvmlSource(nvml, slow_ttl=0)], torch_probe=False)
     sampler = session.attach_sampler(Sampler(interval=0.2, collector=collector))
     run = session.start("soak", args)
     sampler.start()
-    events, started = [], None
+    events, started, done = [], threading.Event(), threading.Event()
+    t0: list[float] = []
+
+    def injector():
+        started.wait()
+        for after_s, action in inject:
+            if done.wait(max(0.0, t0[0] + after_s - time.time())):
+                return
+            action()
+
+    thread = threading.Thread(target=injector, daemon=True)
+    thread.start()
     try:
         async for event in session.events():
             events.append(event)
             if isinstance(event, protocol.Start):
-                started = event.config["started"]
-            if inject and started:
-                inject(started, time.time())
+                t0.append(event.config["started"])
+                started.set()
     finally:
+        done.set()
+        started.set()
+        thread.join(5)
         sampler.stop()
     return run, events
 
 
 def test_injected_xid_ecc_and_throttling_fail_the_soak_in_the_intervals_they_happened(tick, kernel_log, runs_dir):
     nvml = FakeNvml([h100(0), h100(1)])
-    done: set[str] = set()
+    done: list[str] = []
 
-    def inject(started, now):
-        if now >= started + 3.0 and "ecc" not in done:      # mid interval 2 of [2 s, 4 s)
-            done.add("ecc")
-            nvml.devices[1]["ecc"] = (3, 1)
-            nvml.devices[1]["reasons"] = 0x4 | 0x40          # power cap + hw thermal
-        if now >= started + 5.0 and "xid" not in done:      # mid interval 3
-            done.add("xid")
-            stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace(".", ",")
-            with open(kernel_log, "a") as f:
-                f.write(f"{stamp} NVRM: Xid (PCI:0000:19:00): 79, pid=1, GPU has fallen off the bus.\n")
+    def ecc_and_heat():
+        nvml.devices[1]["ecc"] = (3, 1)
+        nvml.devices[1]["reasons"] = 0x4 | 0x40          # power cap + hw thermal
+        done.append("ecc")
 
-    run, events = asyncio.run(soak(runs_dir, nvml, ["--hours", str(6.5 / 3600), "--interval", "2",
-                                                    "--workload", "tick", "--args", "--steps 40"], inject))
-    assert done == {"ecc", "xid"}
+    def xid():
+        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace(".", ",")
+        with open(kernel_log, "a") as f:
+            f.write(f"{stamp} NVRM: Xid (PCI:0000:19:00): 79, pid=1, GPU has fallen off the bus.\n")
+        done.append("xid")
+
+    # intervals of 3 s: [0, 3) [3, 6) [6, 9) [9, 10); each fault mid-interval
+    run, events = asyncio.run(soak(runs_dir, nvml, ["--hours", str(10 / 3600), "--interval", "3",
+                                                    "--workload", "tick", "--args", "--steps 40"],
+                                   [(4.5, ecc_and_heat), (7.5, xid)]))
+    assert done == ["ecc", "xid"]
     result = next(e for e in events if isinstance(e, protocol.Result)).metrics
     assert events[-1].status == "ok"
     assert result["verdict"] == "FAIL"
@@ -131,12 +148,14 @@ def test_injected_xid_ecc_and_throttling_fail_the_soak_in_the_intervals_they_hap
     # said live, as each interval closed, not only at the end
     live = [e.message for e in events if isinstance(e, protocol.WorkloadWarning) and e.code == "soak_finding"]
     assert any("uncorrectable ECC" in m for m in live) and any("Xid 79" in m for m in live)
-    # the steps came through as the soak's own, across the restarts of the inner workload
+    # the steps came through as the soak's own, across the restarts of the inner workload, one a second at most
     steps = [e for e in events if isinstance(e, protocol.Step)]
-    assert [s.step for s in steps] == list(range(1, len(steps) + 1)) and result["runs"] >= 2
+    assert result["runs"] >= 2 and len(steps) >= 5
+    assert all(b.step > a.step and b.t - a.t >= 1.0 for a, b in zip(steps, steps[1:]))
+    assert steps[-1].step == sum(s.extra["inner_steps"] for s in steps)   # each says how many it stands for
     with open(run.path / "intervals.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert [r["interval"] for r in rows] == ["1", "2", "3", "4"] and rows[-1]["minutes"] == "0.0"
+    assert [r["interval"] for r in rows] == ["1", "2", "3", "4"] and rows[-1]["minutes"] == "0.0"  # 1 s
     assert rows[1]["ecc_uncorrected"] == "1 (GPU1 +1)" and rows[2]["xid"].startswith("79 at ")
     text = (run.path / "verdict.txt").read_text()
     assert text.startswith("soak verdict: FAIL\n") and "rules:\n  FAIL: any Xid line" in text
