@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import TextIO
 
 from workloads import exit_codes
@@ -91,9 +90,9 @@ class ProgressLine:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.backup.engine import open_destination, run_backup
+    from tui.backup.engine import open_destination, run_backup, sources_for
     from tui.backup.errors import BackupError
-    from tui.backup.sources import SourceError, gather
+    from tui.backup.sources import SourceError
     from tui.runs import runs_root
     from tui.trial.config import load_quietly
 
@@ -105,9 +104,7 @@ def run(args: argparse.Namespace) -> int:
     target = None
     try:
         target = open_destination(dest, args.staging)
-        exclude = [target.root] if hasattr(target, "root") else []
-        exclude += [Path(args.staging)] if args.staging else []
-        gathered = gather(runs_root(getattr(args, "runs_dir", None)), args.include, exclude=exclude)
+        gathered = sources_for(target, runs_root(getattr(args, "runs_dir", None)), args.include, args.staging)
         for note in gathered.notes:
             print(f"backup: {note}", file=sys.stderr)
         kinds = ", ".join(f"{kind} {gathered.count(kind)}" for kind in ("runs", "checkpoints", "reports", "include")
@@ -123,6 +120,10 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         print(str(exc), file=sys.stderr)
         return exc.code
+    except OSError as exc:   # unforeseen (a source unreadable mid-way...): still one line, and LATEST untouched
+        progress.close()
+        print(f"cardbench backup: {exc}", file=sys.stderr)
+        return exit_codes.FAILED
     except KeyboardInterrupt:
         progress.close()
         previous = getattr(target, "previous", None)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Iterable
 
 from tui.backup.errors import BackupError
 from tui.backup.manifest import Entry
 from tui.backup.rclone import is_remote
 from tui.backup.snapshot import new_stamp
-from tui.backup.sources import Gathered, SourceFile
+from tui.backup.sources import Gathered, SourceFile, gather
 from tui.formatting import nbytes
 
 Progress = Callable[[int, int], None]   # (bytes done, bytes to do), counting each pass over the data
@@ -63,6 +64,14 @@ def open_destination(dest: str, staging: str | None = None):
     from tui.backup.local import LocalDestination
 
     return LocalDestination(dest)
+
+
+def sources_for(target, runs_root: Path, includes: Iterable[str] = (), staging: str | None = None,
+                report_dirs: Iterable[Path] | None = None) -> Gathered:
+    """What to back up to ``target``: never a local destination into itself, nor the staging folder."""
+    exclude = [target.root] if hasattr(target, "root") else []
+    exclude += [Path(staging)] if staging else []
+    return gather(runs_root, includes, report_dirs=report_dirs, exclude=exclude)
 
 
 def _unchanged(source: SourceFile, before: Entry | None) -> bool:

@@ -6,6 +6,7 @@ import asyncio
 from textual.app import App
 
 from tui import cli
+from tui.panes.backup_worker import start_backup
 from tui.panes.trial_banner import TrialBanner
 from tui.trial import config as trial_config
 
@@ -123,5 +124,48 @@ def test_no_trial_set_hides_the_widget():
         async with app.run_test(size=(80, 10)) as pilot:
             await pilot.pause()
             assert not app.banner.display and app.bells == 0
+
+    asyncio.run(go())
+
+
+class WorkbenchLike(BannerApp):
+    """b runs the workbench's backup action (tui.panes.backup_worker), its lines into a list as the log."""
+
+    def __init__(self, banner: TrialBanner, runs_root):
+        super().__init__(banner)
+        self.runs_root = runs_root
+        self.said: list[str] = []
+
+    def say(self, text, style=""):
+        self.said.append(str(text))
+
+    def action_backup(self) -> None:
+        start_backup(self, self.runs_root, self.say, report_dirs=[])
+
+
+def test_b_from_the_banner_backs_up_to_the_kept_destination(tmp_path, monkeypatch):
+    monkeypatch.setenv(trial_config.ENV_VAR, str(tmp_path / "config.json"))
+    runs = tmp_path / "runs" / "r1"
+    runs.mkdir(parents=True)
+    (runs / "events.jsonl").write_text('{"type": "start"}\n')
+    clock = FakeClock(T0)
+    app = WorkbenchLike(TrialBanner(clock=clock, refresh_s=3600, id="trial"), runs.parent)
+
+    async def go():
+        async with app.run_test(size=(100, 10)) as pilot:
+            await pilot.press("b")
+            await app.workers.wait_for_complete()
+            assert app.said == ["no backup destination: `cardbench trial --backup-dest DEST` (a folder or "
+                                "remote:bucket/prefix) sets the one b uses"]
+            trial_config.save(trial_config.TrialConfig(ends=T0 + 180, backup_dest=str(tmp_path / "bk")))
+            app.banner.reload()
+            await pilot.pause()
+            assert "back up now (b)" in _text(app.banner)
+            await pilot.press("b")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert app.said[1] == f"backing up runs, checkpoints and report bundles to {tmp_path / 'bk'}..."
+            assert "backup: 1 file sent (18 B), 0 unchanged not sent (0 B); 1 file, 18 B in all" in app.said
+            assert (tmp_path / "bk" / "LATEST").is_file()
 
     asyncio.run(go())
