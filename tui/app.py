@@ -431,6 +431,9 @@ class Workbench(App):
         if self.state.status == "incomplete":  # no end yet: it is running, elsewhere
             self.state.status = "running"
             self._show_state()
+        if attached.follower.stride > 1:
+            self.log_pane.say(f"its telemetry before now is plotted from 1 sample in {attached.follower.stride} "
+                              "(a long run); the report reads every one", "dim")
         self.log_pane.say(f"attached to {attached.live.id}: s stops it; quitting the workbench leaves it running",
                           "bold")
         self._follow_timer = self.set_interval(FOLLOW_S, self._follow)

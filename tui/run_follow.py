@@ -1,7 +1,8 @@
 """Follow a run directory as another process writes it: whole new lines of events and telemetry. UI-free.
 
     follower = RunFollower(run_dir)
-    record = follower.record()            # the run so far, as `tui.runs.load_run` builds it
+    record = follower.record()            # the run so far, as `tui.runs.load_run` builds it (a long run's
+                                          # telemetry 1 sample in ``follower.stride``: see ATTACH_SAMPLES)
     events, samples = follower.read()     # what was appended since, in order; ([], []) when nothing was
 
 Each file is read from where the last read stopped; a line still being written
@@ -21,10 +22,13 @@ from typing import Any
 
 from tui.run_live import LiveRun, is_alive
 from tui.run_segments import read_text, segment_paths
-from tui.runs import RunRecord, check_run, read_config, read_rotated_telemetry, telemetry_sample_ok
+from tui.runs import RunRecord, check_run, read_config, telemetry_sample_ok
 from workloads import protocol
 
 _CHUNK = 1 << 20
+# a run longer than this many samples is read back 1 in k for the workbench (a day of 1 Hz: 1 in 5); the
+# report (tui.runs.load_run) reads every one
+ATTACH_SAMPLES = 20_000
 
 
 class _Tail:
@@ -99,8 +103,10 @@ def _decode(raw: bytes) -> Any:
 class RunFollower:
     """The events and telemetry appended to a run directory since the last read."""
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], max_samples: int = ATTACH_SAMPLES):
         self.path = Path(path)
+        self.max_samples = max_samples
+        self.stride = 1   # record() read 1 sample in this many
         self._events = _Tail(self.path / "events.jsonl")
         self._telemetry = _Tail(self.path / "telemetry.jsonl")
         self.skipped_events = 0
@@ -114,11 +120,31 @@ class RunFollower:
         problems: list[str] = []
         config = read_config(self.path / "config.json", problems)
         self._telemetry._open()  # before the rotated segments are listed: a rotation meanwhile is in one or the other
-        rotated = [data for data in read_rotated_telemetry(self.path, problems) if telemetry_sample_ok(data)]
-        self._last_t = rotated[-1]["t"] if rotated else None
+        lines: list[Any] = []
+        for segment in segment_paths(self.path / "telemetry.jsonl"):
+            try:
+                lines += [line for line in read_text(segment).split("\n") if line.strip()]
+            except OSError as exc:
+                problems.append(f"{segment.name} cannot be read ({exc}); the run's telemetry has a gap there")
+        lines += [line for line in self._telemetry.lines() if line.strip()]
+        # every k-th line of a long run (and its last): decoding is most of an attach's time, and the plots
+        # hold ATTACH_SAMPLES points a series anyway
+        self.stride = stride = max(1, -(-len(lines) // self.max_samples))
+        if stride > 1:
+            lines = lines[::stride] + ([lines[-1]] if (len(lines) - 1) % stride else [])
+        telemetry: list[dict[str, Any]] = []
+        for line in lines:
+            data = _decode(line if isinstance(line, bytes) else line.encode("utf-8"))
+            if data is None:
+                continue
+            if not telemetry_sample_ok(data):
+                self.skipped_samples += 1
+            elif self._last_t is None or data["t"] > self._last_t:  # a segment also read from its live file
+                telemetry.append(data)
+                self._last_t = data["t"]
         events, samples = self.read()
         return RunRecord(path=self.path, config=config, events=events, skipped_lines=self.skipped_events,
-                         telemetry=rotated + samples, skipped_telemetry_lines=self.skipped_samples,
+                         telemetry=telemetry + samples, skipped_telemetry_lines=self.skipped_samples,
                          problems=problems)
 
     def read(self) -> tuple[list[protocol.Event], list[dict[str, Any]]]:

@@ -97,6 +97,9 @@ def test_a_detached_run_survives_the_hang_up_of_its_session_and_the_death_of_its
     _wait_for(lambda: read_live(live.path) is not None and read_live(live.path).child_pid is not None,
               what="the child's pid in live.json")
     child = read_live(live.path).child_pid
+    # a hang-up sent to it by name is not its to obey either
+    os.kill(live.pid, signal.SIGHUP)
+    _wait_for(lambda: "hang-up ignored: detached" in (live.path / "run.log").read_text(), what="the hang-up noted")
     assert [run.id for run in live_runs(runs)] == [live.id]
     assert "stopped (SIGTERM" in stop_live(live)
     record = load_run(live.path)

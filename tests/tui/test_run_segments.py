@@ -85,3 +85,16 @@ def test_a_follower_sees_every_event_and_sample_once_across_a_rotation(tmp_path,
     assert follower.read() == ([], [])
     run.close()
     follower.close()
+
+
+def test_a_long_run_is_attached_from_one_sample_in_k_with_its_first_and_last(tmp_path, small_caps):
+    run = RunStore(tmp_path).create("tick", [])
+    for i in range(95):
+        run.append_telemetry(_sample(i))
+    follower = RunFollower(run.path, max_samples=10)
+    ts = [s["t"] - 1_000_000.0 for s in follower.record().telemetry]
+    assert follower.stride == 10 and ts == [*range(0, 95, 10), 94]
+    run.append_telemetry(_sample(95))
+    assert [s["t"] - 1_000_000.0 for s in follower.read()[1]] == [95]  # what follows comes whole
+    run.close()
+    follower.close()

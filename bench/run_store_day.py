@@ -1,0 +1,130 @@
+"""A day of telemetry and log through the run store's caps: what is on disk, and how fast it reads back.
+
+    python bench/run_store_day.py [--hours 24] [--devices 8] [--steps-per-s 1] [--keep DIR]
+
+Writes, on a simulated clock, ``--hours`` of 1 Hz samples of ``--devices`` devices (every field NVML
+gives filled, one process each) through `tui.runs.Run.append_telemetry`, and a run.log line per step at
+``--steps-per-s`` through `Run.log`, with the store's real caps (tui.run_segments: segments of 64 MiB /
+32 MiB, gzipped). Then prints, for telemetry.jsonl and run.log: what was written, what is on disk
+(segments and live file), and the time `tui.runs.load_run` and `RunFollower.record` (the workbench's
+attach) take to read the whole run back, and `RunRecord.log_text`. Exit status 1 when the telemetry on disk is
+over 100 MiB or a read back over 60 s (the bounds this bench holds the caps to).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tui.run_follow import RunFollower  # noqa: E402
+from tui.runs import RunStore, load_run  # noqa: E402
+from tui.telemetry.sample import DeviceProcess, DeviceSample, HostSample, Sample  # noqa: E402
+from workloads import protocol  # noqa: E402
+
+DISK_BOUND = 100 * 2**20
+READ_BOUND_S = 60.0
+GIB = 2**30
+
+
+def _sample(t: float, i: int, devices: int) -> dict:
+    wave = math.sin(i / 600.0)
+    devs = tuple(DeviceSample(
+        index=d, name="NVIDIA H100 80GB HBM3", bus_id=f"0000:{0x18 + d:02X}:00.0", pci_vendor="NVIDIA",
+        pci_vendor_id="0x10de", uuid=f"GPU-5f1c2e8a-{d:04d}-4c1e-9a0b-3e7d1f2a6b{d:02d}", driver_version="550.54.15",
+        runtime_version="12.4", compute_capability="9.0", util_gpu_pct=float(90 + (i + d) % 10),
+        util_mem_pct=float(40 + (i * 7 + d) % 20), mem_used_bytes=int((60 + d) * GIB + (i % 97) * 2**20),
+        mem_total_bytes=80 * GIB, mem_reserved_bytes=512 * 2**20, temperature_c=float(round(68 + 4 * wave)),
+        power_w=round(620 + 40 * wave + d, 2), power_limit_w=700.0, sm_clock_mhz=float(1980 - (i % 3) * 15),
+        sm_clock_max_mhz=1980.0, mem_clock_mhz=2619.0, mem_clock_max_mhz=2619.0, fan_pct=None, pstate="P0",
+        throttle_reasons=("sw_power_cap",) if i % 50 == 0 else (), pcie_gen=5, pcie_gen_max=5, pcie_width=16,
+        pcie_width_max=16, pcie_tx_kbps=float(1200 + i % 400), pcie_rx_kbps=float(5400 + i % 900), ecc_corrected=0,
+        ecc_uncorrected=0, retired_pages=0, remapped_rows=0, pcie_replays=0, power_violation_s=round(i * 0.01, 2),
+        thermal_violation_s=0.0, processes=(DeviceProcess(4242, "python", int(58 * GIB)),))
+        for d in range(devices))
+    host = HostSample(hostname="trial-box", cpu_count=128, cpu_pct=float(30 + i % 20), mem_used_bytes=400 * GIB,
+                      mem_total_bytes=2048 * GIB, disk_free_bytes=900 * GIB, disk_used_bytes=100 * GIB,
+                      disk_total_bytes=1000 * GIB, load1=40.0, load5=38.0, load15=35.0)
+    return Sample(t=t, devices=devs, host=host, sources=("nvml", "psutil")).to_dict()
+
+
+def _size(paths: list[Path]) -> int:
+    return sum(p.stat().st_size for p in paths)
+
+
+def _timed(what: str, call):
+    start = time.perf_counter()
+    out = call()
+    took = time.perf_counter() - start
+    print(f"  {what}: {took:.1f} s")
+    return out, took
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hours", type=float, default=24.0)
+    parser.add_argument("--devices", type=int, default=8)
+    parser.add_argument("--steps-per-s", type=float, default=1.0)
+    parser.add_argument("--keep", metavar="DIR", help="write the run here and keep it")
+    args = parser.parse_args()
+    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="cardbench-day-"))
+    samples = int(args.hours * 3600)
+    t0 = 1_796_000_000.0
+    try:
+        run = RunStore(root).create("resnet50", ["--epochs", "90"])
+        run.append(protocol.Start(workload="resnet50", config={}, device="cuda:0", t=t0))
+        written = {"telemetry": 0, "log": 0}
+        start = time.perf_counter()
+        step = 0
+        steps_due = 0.0
+        for i in range(samples):
+            t = t0 + i
+            sample = _sample(t, i, args.devices)
+            run.append_telemetry(sample)
+            written["telemetry"] += len(__import__("json").dumps(sample, separators=(",", ":"))) + 1
+            steps_due += args.steps_per_s
+            while steps_due >= 1:
+                steps_due -= 1
+                step += 1
+                line = (f"step {step}/9000000 | epoch 1/90 | loss 1.2068 | 2915.3 images/s this step | "
+                        f"step 87.8 ms | data-wait 0.4 ms | mem 61234 MiB")
+                run.log(line, t=t)
+                written["log"] += len(line) + 26
+        run.append(protocol.End(status="ok", exit_code=0, t=t0 + samples))
+        run.close()
+        wrote_s = time.perf_counter() - start
+        path = run.path
+        telemetry_files = sorted(path.glob("telemetry*.jsonl*"))
+        log_files = sorted(path.glob("run*.log*"))
+        print(f"{args.hours:g} h of {args.devices} devices at 1 Hz: {samples:,} samples, "
+              f"{samples * args.devices:,} device readings; {step:,} log lines; written in {wrote_s:.0f} s")
+        print(f"  telemetry: {written['telemetry'] / 2**20:.0f} MiB written -> {_size(telemetry_files) / 2**20:.1f} MiB "
+              f"on disk in {len(telemetry_files)} files ({', '.join(p.name for p in telemetry_files[:2])}...)")
+        print(f"  run.log:   {written['log'] / 2**20:.0f} MiB written -> {_size(log_files) / 2**20:.1f} MiB on disk "
+              f"in {len(log_files)} files")
+        record, load_s = _timed("load_run (the report reads the run this way)", lambda: load_run(path))
+        assert len(record.telemetry) == samples, (len(record.telemetry), samples)
+        follower = RunFollower(path)
+        attached, attach_s = _timed("RunFollower.record (the workbench attaching)", follower.record)
+        follower.close()
+        assert len(attached.telemetry) == samples
+        text, log_s = _timed("log_text (the bundle's run.log)", lambda: record.log_text)
+        assert text.count("\n") == step + 2, (text.count("\n"), step)
+        print(f"  read back whole: {len(record.telemetry):,} samples, {text.count(chr(10)):,} log lines")
+        over = _size(telemetry_files) > DISK_BOUND or max(load_s, attach_s, log_s) > READ_BOUND_S
+        print(f"bounds: telemetry on disk <= {DISK_BOUND // 2**20} MiB, each read <= {READ_BOUND_S:.0f} s: "
+              f"{'OVER' if over else 'met'}")
+        return 1 if over else 0
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
