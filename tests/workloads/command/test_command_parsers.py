@@ -106,3 +106,9 @@ def test_a_metric_that_cannot_work_is_one_line(text, said):
     with pytest.raises(BadMetric, match=said.replace("(", r"\(")) as caught:
         compile_metric(text)
     assert "\n" not in str(caught.value)
+
+
+def test_a_trainer_dict_printed_onto_a_bars_redraw_is_read_at_the_bars_count():
+    # `print(logs)` while the bar is on the line (no tqdm.write to clear it first) glues the two
+    glued = read("Training:  16%|#         | 1/6 [00:01<00:05, 31.00it/s]{'loss': 1.0, 'epoch': 0.17}")
+    assert (glued.source, glued.count, glued.total, glued.loss, glued.rate) == ("hf_trainer", 1, 6, 1.0, 31.0)

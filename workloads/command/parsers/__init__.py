@@ -1,7 +1,8 @@
-"""One module per tool whose log lines cardbench reads; :func:`read` asks them in turn.
+"""One module per tool whose log lines cardbench reads; :func:`read` asks them all.
 
-The tools' own formats come first (a Lightning or Trainer line is also a tqdm bar or a dict), plain
-tqdm last; the user's `--metric` figures are read from every line and win over a tool's.
+The tools' own formats come first (a Lightning line is also a tqdm bar), plain tqdm last; a line that
+holds two (a Trainer dict printed onto a bar's redraw) gives the first's figures at the bar's count.
+The user's `--metric` figures are read from every line and win over a tool's.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import replace
 from typing import Callable
 
 from workloads.command.parsers import custom, hf_trainer, lightning, timm, torchvision_ref, tqdm
-from workloads.command.parsers.reading import Reading
+from workloads.command.parsers.reading import TRAIN, Reading
 
 PARSERS: tuple[Callable[[str], Reading | None], ...] = (
     lightning.parse, hf_trainer.parse, timm.parse, torchvision_ref.parse, tqdm.parse,
@@ -23,7 +24,14 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 def read(line: str, metrics: tuple[custom.Metric, ...] = ()) -> Reading | None:
     """What the line says, or None when no parser understands it."""
     text = _ANSI.sub("", line)
-    found = next((r for r in (parse(text) for parse in PARSERS) if r is not None), None)
+    readings = [r for r in (parse(text) for parse in PARSERS) if r is not None]
+    found = readings[0] if readings else None
+    if found is not None and found.kind == TRAIN and found.bar is None:
+        # a Trainer dict glued to a bar's redraw: the dict's figures at the bar's count
+        bar = next((r for r in readings[1:] if r.kind == TRAIN and r.bar is not None), None)
+        if bar is not None:
+            found = replace(found, count=bar.count, total=bar.total, epoch=bar.epoch, rate=bar.rate, unit=bar.unit,
+                            rate_as=bar.rate_as, bar=bar.bar)
     mine = custom.parse(text, metrics) if metrics else None
     if mine is None:
         return found

@@ -20,6 +20,8 @@ _LONGEST = 20_000  # a dict line longer than this is not a Trainer log line: not
 
 def _dict(line: str) -> dict | None:
     text = line.strip()
+    # a dict printed with `print` while a bar was on the line is glued to the bar's text: `... 1.2it/s]{'loss': ...}`
+    text = text[text.find("{'"):] if not text.startswith("{") and "{'" in text else text
     if not (text.startswith("{") and text.endswith("}")) or len(text) > _LONGEST:
         return None
     try:

@@ -20,12 +20,15 @@ _COUNT = r"\d+(?:\.\d+)?[kMGT]?"
 # `1.30it/s`, `?it/s`, `12.3kB/s`, or `1.10s/it`
 _RATE = (r"(?:(?P<rate>\?|\d+(?:\.\d+)?)(?P<si>[kMGT]?)(?P<unit>[^\s\d/,\]]*)/s"
          r"|(?P<spi>\d+(?:\.\d+)?)s/(?P<inv_unit>[^\s,\]]+))")
+# the bar and what follows it; the description is the text before (a pattern that began with it would be
+# tried at every position of every line, quadratic in a long line's length)
 _WITH_TOTAL = re.compile(
-    r"(?:(?P<desc>[^|\r\n]*?):\s*)?(?P<pct>\d{1,3})%(?:\|[^|]*\||\s)\s*(?P<n>" + _COUNT + r")/(?P<total>" + _COUNT
+    r"(?P<pct>\d{1,3})%(?:\|[^|]*\||\s)\s*(?P<n>" + _COUNT + r")/(?P<total>" + _COUNT
     + r")\s*\[(?P<elapsed>[\d:]+)<(?P<remaining>[\d:?]+),\s*" + _RATE + r"(?P<postfix>[^\]]*)\]")
 _NO_TOTAL = re.compile(
-    r"(?:(?P<desc>[^|\r\n]*?):\s*(?::\s*)?)?(?P<n>" + _COUNT + r")(?P<n_unit>[^\s\d\[]*) \[(?P<elapsed>[\d:]+),\s*"
-    + _RATE + r"(?P<postfix>[^\]]*)\]")
+    r"(?<![\w.])(?P<n>" + _COUNT + r")(?P<n_unit>[^\s\d\[]*) \[(?P<elapsed>[\d:]+),\s*" + _RATE
+    + r"(?P<postfix>[^\]]*)\]")
+_TIMES = re.compile(r"\[\d+:\d\d")  # every tqdm line has its elapsed time: lines without it are passed over at once
 _PAIR = re.compile(r"\s*([^=,\s]+)=([^,]*)")
 # the postfix names a loss in several ways: `loss=` (custom loops, old Lightning), `train_loss=` (Lightning's
 # self.log), `train/loss=`; the first of these present is the loss
@@ -65,10 +68,13 @@ def loss_of(values: dict[str, float]) -> float | None:
 
 def bar(line: str) -> tuple[str, Reading] | None:
     """(the bar's description, what it says) for a tqdm line, else None."""
+    if _TIMES.search(line) is None:
+        return None
     m = _WITH_TOTAL.search(line) or _NO_TOTAL.search(line)
     if m is None:
         return None
-    desc = (m.group("desc") or "").strip()
+    # `Training: `, and `Epoch 2: : ` before a count with no total
+    desc = line[:m.start()].strip().rstrip(":").strip().rstrip(":").strip()
     rate, unit = _rate(m)
     values = postfix_values(m.group("postfix"))
     total = _count(m.group("total")) if "total" in m.re.groupindex else None
