@@ -22,10 +22,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import platform
+import traceback
 from types import ModuleType
 from typing import Any, Sequence
 
 from workloads import exit_codes
+from workloads.errors import first_line
 from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, log,
                                      positive_float, positive_int)
 from workloads.microbench.spec import PARTS
@@ -97,6 +99,8 @@ def parse(argv: Sequence[str]) -> tuple[Any, list[str], ModuleType | None]:
                             f"({COLLECTIVES} is missing)", hint="leave collectives out of --only")
     args = build_parser(module).parse_args(list(argv))
     args.dtype_list = _listed(args.dtypes, DTYPES, "--dtypes") or list(DTYPES)
+    # its options are checked with the others, before anything runs
+    args.collective_kwargs = module.collective_kwargs(args) if module is not None else None
     return args, asked or list(PARTS), module
 
 
@@ -126,7 +130,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     raw: dict[str, Any] = {}
     for index, part in enumerate(parts, start=1):
         log(f"microbench: part {index}/{len(parts)}: {part}")
-        part_rows, raw[part] = _run_part(part, args, device, ratings, max_size, burn_size, collectives)
+        try:
+            part_rows, raw[part] = _run_part(part, args, device, ratings, max_size, burn_size, collectives)
+        except Exception as exc:  # noqa: BLE001 - one part's failure must not lose the others' figures
+            part_rows, raw[part] = _failed_part(part, exc)
         rows += part_rows
         emitter.step(index, total_steps=len(parts), counts="parts", part=part,
                      figures={r["key"]: r["measured"] for r in part_rows if r["key"]})
@@ -140,13 +147,43 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
                                  f"no rated figures in the table for {device_name!r}: N/A")
     for line in lines(rows):
         log(line)
-    burn = raw.get("burn")
-    if burn and burn["status"] == "FAIL":
+    failed = _verdicts(emitter, raw)
+    emitter.result(metrics)
+    return exit_codes.FAILED if failed else exit_codes.OK
+
+
+def _failed_part(part: str, exc: Exception) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    from workloads.microbench import figures
+
+    if isinstance(exc, WorkloadError):
+        said, hint = exc.message, exc.hint
+    else:
+        traceback.print_exc()  # to run.log: the part's own line says what failed
+        said, hint = first_line(exc, typed=True, limit=300), None
+    log(f"microbench: {part} failed: {said}" + (f" ({hint})" if hint else ""))
+    return ([figures.row(part, part, None, "", note=f"failed: {said}" + (f" ({hint})" if hint else ""),
+                         key=f"{part}_failed")], {"error": said, "hint": hint})
+
+
+def _verdicts(emitter: Emitter, raw: dict[str, Any]) -> bool:
+    """Warnings for what makes the run fail (a part that failed, a burn mismatch, a wrong collective); whether any."""
+    failed = False
+    for part, result in raw.items():
+        if isinstance(result, dict) and result.get("error"):
+            failed = True
+            emitter.warning(f"{part} failed: {result['error']}", code="part_failed", part=part, hint=result.get("hint"))
+    burn = raw.get("burn") or {}
+    if burn.get("status") == "FAIL":
+        failed = True
         emitter.warning(f"silent data corruption: {burn['mismatched_iterations']} of {burn['iterations']} repeats "
                         f"of the same GEMM differ from the first ({burn['mismatched_elements']} elements)",
                         code="sdc_mismatch")
-    emitter.result(metrics)
-    return exit_codes.FAILED if burn and burn["status"] == "FAIL" else exit_codes.OK
+    wrong = [p for p in (raw.get("collectives") or {}).get("points", []) if not p.get("correct")]
+    if wrong:
+        failed = True
+        emitter.warning(f"collectives: {len(wrong)} result(s) differ from the expected values: "
+                        + ", ".join(f"{p['op']} {p['bytes']} B" for p in wrong[:5]), code="collective_wrong")
+    return failed
 
 
 def _run_part(part: str, args: Any, device: Any, ratings: Any, max_size: int, burn_size: int,
@@ -194,7 +231,7 @@ def _transfer(args: Any, device: Any) -> tuple[list[dict[str, Any]], Any]:
 
     max_bytes = min(TRANSFER_MAX_BYTES, _mib(args.buffer_mib) or TRANSFER_MAX_BYTES)
     points = transfer.sweep(device, max_bytes, on_point=lambda p: log(
-        f"transfer {p['mode']} {p['direction']} {p['bytes'] / 2**20:g} MiB: {p['best_gbps']:.2f} GB/s"))
+        f"transfer {p['mode']} {p['direction']} {figures.human_bytes(p['bytes'])}: {p['best_gbps']:.2f} GB/s"))
     found = link.read(link.pci_address(device))
     return figures.transfer_rows(points, found, None), {"points": points, "link": found}
 
@@ -207,11 +244,8 @@ def _collectives(args: Any, device: Any, collectives: ModuleType | None) -> tupl
         reason = f"not available in this build ({COLLECTIVES} is missing)"
         return [figures.row("collectives", "all_reduce, all_gather, reduce_scatter, broadcast", None, "GB/s",
                             note=f"skipped: {reason}", key="collectives")], {"skipped": reason}
-    points = collectives.measure_collectives(device.type, **collectives.collective_kwargs(args))
-    wrong = [p for p in points if not p.get("correct")]
-    if wrong:
-        log(f"collectives: {len(wrong)} result(s) WRONG: " + ", ".join(f"{p['op']} {p['bytes']} B" for p in wrong[:5]))
-    return figures.collective_rows(points), points
+    points = collectives.measure_collectives(device.type, **args.collective_kwargs)
+    return figures.collective_rows(points), {"points": points}
 
 
 def _mib(value: int | None) -> int | None:

@@ -116,6 +116,25 @@ def test_the_collectives_part_calls_its_module_with_its_own_options(monkeypatch)
     assert [r["figure"] for r in rows] == ["all_reduce busbw, 1 MiB, 2 ranks", "broadcast busbw, 1 MiB, 2 ranks"]
 
 
+def test_a_part_that_fails_keeps_the_other_parts_figures_and_fails_the_run(monkeypatch):
+    from workloads.child.harness import WorkloadError
+
+    def measure_collectives(device_type, **kwargs):
+        raise WorkloadError("torchrun ended with exit code 1 before any rank reported", hint="see run.log")
+
+    fake = types.SimpleNamespace(add_collective_arguments=lambda parser: None, measure_collectives=measure_collectives,
+                                 collective_kwargs=lambda args: {})
+    monkeypatch.setattr(cli, "collectives_module", lambda: fake)
+    code, events = run(*SMALL, "--only", "launch,collectives")
+    assert code == 1
+    rows = {r["key"]: r for r in of(events, protocol.Result)[0].metrics["figures"]}
+    assert rows["launch_eager_host_us"]["measured"] > 0
+    assert rows["collectives_failed"]["note"] == ("failed: torchrun ended with exit code 1 before any rank reported "
+                                                  "(see run.log)")
+    warning, = of(events, protocol.WorkloadWarning)
+    assert warning.code == "part_failed" and warning.extra["part"] == "collectives"
+
+
 def test_the_sweep_stops_where_the_figure_stops_rising(monkeypatch):
     """Constant time per FLOP from 64 on: two sizes that do not rise end the sweep (timing is faked)."""
     def fake_time(call, device):
