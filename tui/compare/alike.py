@@ -79,7 +79,10 @@ class Difference:
     values: tuple[Any, ...]  # per side, in order; None where a side does not say
 
     def words(self, labels: Sequence[str], lang: str = "en") -> str:
-        """'image size 64 (A) vs 224 (B)'."""
+        """'image size 64 (A) vs 224 (B)'; in Chinese '图像尺寸 64（A）对 224（B）'."""
+        if lang == "zh":
+            return f"{self.setting.label(lang)} " + " 对 ".join(f"{_show(v)}（{label}）"
+                                                               for v, label in zip(self.values, labels))
         parts = [f"{_show(v)} ({label})" for v, label in zip(self.values, labels)]
         return f"{self.setting.label(lang)} " + " vs ".join(parts)
 

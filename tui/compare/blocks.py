@@ -22,8 +22,9 @@ WORDS: dict[str, tuple[str, str]] = {
             "quote (the median after warm-up); ± is hyperfine's ratio × √((s1/m1)² + (s2/m2)²) from each run's "
             "per-step spread after warm-up (m mean, s standard deviation), and a side is faster or slower only "
             "beyond it.",
-            "基准为 **{base}**。比值为各方数值除以基准数值，所比的是报告引用的数值（预热后中位数）；± 按 hyperfine 的方法"
-            "计算：比值 × √((s1/m1)² + (s2/m2)²)，s、m 为各次运行预热后逐步吞吐量的标准差和均值，超出该范围才判定更快或更慢。"),
+            "基准为 **{base}**。比值为各方数值除以基准数值，所比的是报告引用的数值（预热后中位数）；± 按 `hyperfine` 的方法"
+            "计算：`ratio × √((s1/m1)² + (s2/m2)²)`，其中 `s`、`m` 为各次运行预热后逐步吞吐量的标准差和均值，"
+            "超出该范围才判定更快或更慢。"),
     "inputs": ("Inputs", "输入"),
     "side": ("side", "对象"),
     "input": ("input", "输入"),
@@ -39,8 +40,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "baseline": ("baseline", "基准"),
     "not_run": ("not run", "未运行"),
     "diff_to": ("Δ {base}", "与 {base} 之差"),
-    "per_unit": ("{unit} per {currency}", "每{currency} {unit}"),
-    "imagenet_epoch": ("cost per ImageNet epoch", "每个 ImageNet epoch 成本"),
+    "per_unit": ("{unit} per {currency}", "每{currency}{unit}数"),
+    "imagenet_epoch": ("cost per ImageNet-1k epoch", "每个 ImageNet-1k epoch 成本"),
     "million_tokens": ("cost per million tokens", "每百万 token 成本"),
     "price_perf": ("Price-performance", "性价比"),
     "other_metrics": ("Other figures", "其他指标"),
@@ -53,6 +54,10 @@ WORDS: dict[str, tuple[str, str]] = {
     "run": ("run directory", "运行目录"),
     "published": ("published figure", "公开数据"),
     "pts": ("{value} pts", "{value} 个百分点"),
+    "on": ("on", "开"),
+    "off": ("off", "关"),
+    "images": ("images", "图像"),
+    "tokens": ("tokens", "token"),
 }
 
 
@@ -96,7 +101,9 @@ def _workload(c: Comparison, w: WorkloadComparison, say: Say) -> list[Block]:
     priced = any(p is not None for p in w.prices)
     basis = spec.cost_basis or ("tokens" if w.unit.startswith("tokens") else "images")
     if priced:
-        head += [say("price"), say("per_unit", unit=w.unit.split("/")[0], currency=unit_name(c.currency, say.lang)),
+        work = w.unit.split("/")[0]
+        head += [say("price"), say("per_unit", unit=say(work) if work in WORDS else work,
+                                   currency=unit_name(c.currency, say.lang)),
                  say("million_tokens" if basis == "tokens" else "imagenet_epoch")]
     rows = []
     for i, side in enumerate(c.sides):
@@ -108,7 +115,7 @@ def _workload(c: Comparison, w: WorkloadComparison, say: Say) -> list[Block]:
             verdict = say("baseline")
         else:
             verdict = say(r.verdict) if r is not None else NA
-        row = [side.label, *(_setting(d.values[i]) for d in w.settings),
+        row = [side.label, *(_setting(d.values[i], say) for d in w.settings),
                _value(w.headline, i), r.text() if r is not None else ("1.00" if i == c.baseline and run is not None else NA), verdict]
         for m in accuracy:
             row += [_value(m, i), points(m.differences[i], say) if i != c.baseline else "-"]
@@ -143,9 +150,9 @@ def _workload(c: Comparison, w: WorkloadComparison, say: Say) -> list[Block]:
     return blocks
 
 
-def _setting(value: Any) -> str:
+def _setting(value: Any, say: Say) -> str:
     if isinstance(value, bool):
-        return "on" if value else "off"
+        return say("on" if value else "off")
     return NA if value is None else str(value)
 
 
@@ -162,7 +169,7 @@ def build(c: Comparison, lang: str = "en", chart: bool = False) -> list[Block]:
     if chart:
         blocks.append(Image(CHART, say("chart")))
     if c.notes:
-        blocks += [Heading(2, say("notes")), Bullets([say.quote(n) if say.zh else n for n in c.notes])]
+        blocks += [Heading(2, say("notes")), Bullets(c.note_lines(say.lang))]
     return blocks
 
 

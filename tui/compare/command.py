@@ -112,7 +112,9 @@ def run(args: argparse.Namespace) -> int:
             png = chart.png(comparison)
         except PngError as exc:
             why = str(exc)
-            comparison.notes.append(f"compare.png was not drawn: {why}")
+            from workloads.spec import Text
+
+            comparison.notes.append(Text(f"compare.png was not drawn: {why}", f"未能生成 compare.png：{why}"))
     document = blocks.build(comparison, lang, chart=png is not None)
     markdown, as_json = _render(comparison, document)
     if output:

@@ -17,7 +17,7 @@ from tui.compare.prices import PriceFigures, Verdict, at_price, verdict
 from tui.compare.ratio import Ratio, ratio, relative_spread
 from tui.report.summary import number
 from workloads import registry
-from workloads.spec import Metric
+from workloads.spec import Metric, Text
 
 ACCURACY_KEYS = ("val_top1", "val_top5")
 
@@ -55,8 +55,11 @@ class Comparison:
     sides: list[Side]
     baseline: int
     workloads: list[WorkloadComparison]
-    notes: list[str] = field(default_factory=list)
+    notes: list[Text] = field(default_factory=list)  # what was left out or allowed, in English and Chinese
     currency: str = "USD"
+
+    def note_lines(self, lang: str = "en") -> list[str]:
+        return [n(lang) for n in self.notes]
 
     @property
     def labels(self) -> list[str]:
@@ -95,7 +98,7 @@ class Comparison:
                            for lab, p in zip(self.labels, w.prices)},
                 "verdicts": {lab: (v.line() if v else None) for lab, v in zip(self.labels, w.verdicts)},
             } for w in self.workloads],
-            "notes": self.notes,
+            "notes": self.note_lines(),
         }
 
 
@@ -160,6 +163,8 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
         runs = [s.runs.get(workload) for s in sides]
         present = [(s, r) for s, r in zip(sides, runs) if r is not None]
         if len(present) < 2:
+            notes.append(Text(f"{workload}: only {base.label} ran it; not compared",
+                              f"`{workload}`：只有 {base.label} 运行了它，未比较"))
             continue
         stated = [r for r in runs if r is not None]
         labels = [s.label for s, _ in present]
@@ -186,8 +191,15 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
                                            _expand([*unlike, *free], runs), _expand(unlike, runs),
                                            price_figs, verdicts))
         if unlike:
-            notes.append(f"{workload}: compared with unlike settings (--allow-different): "
-                         + "; ".join(d.words(labels) for d in unlike))
+            notes.append(Text(f"{workload}: compared with unlike settings (--allow-different): "
+                              + "; ".join(d.words(labels) for d in unlike),
+                              f"`{workload}`：设置不同，按 `--allow-different` 仍作比较："
+                              + "；".join(d.words(labels, "zh") for d in unlike)))
+    for side in sides:
+        for workload in side.runs:
+            if workload not in base.runs:
+                notes.append(Text(f"{workload}: {side.label} ran it and the baseline {base.label} did not; not compared",
+                                  f"`{workload}`：{side.label} 运行了它而基准 {base.label} 没有，未比较"))
     if refusals:
         raise CompareError("cardbench compare: unlike runs, refused (--allow-different compares them anyway): "
                            + " | ".join(refusals))

@@ -20,6 +20,7 @@ from typing import Any
 from tui.report.summary import WorkloadSummary, number, summarize
 from tui.runs import RunRecord, RunStoreError, load_run
 from workloads import registry
+from workloads.spec import Text
 
 SUMMARY = "metrics/summary.json"
 # what a run is rebuilt from inside a bundle
@@ -70,7 +71,7 @@ class Side:
     price_per_hour: float | None = None
     currency: str | None = None
     device: str | None = None
-    notes: list[str] = field(default_factory=list)  # what was left out (a second run of a workload...)
+    notes: list[Text] = field(default_factory=list)  # what was left out (a second run of a workload...)
 
     @property
     def name(self) -> str:
@@ -98,9 +99,11 @@ def _choose(side: Side, records: list[RunRecord]) -> None:
         side.runs[workload] = figures(chosen)
         for other in runs:
             if other is not chosen:
-                side.notes.append(f"{side.label}: run {other.id} ({workload}) left out; {chosen.id} is compared")
+                side.notes.append(Text(f"{side.label}: run {other.id} ({workload}) left out; {chosen.id} is compared",
+                                       f"{side.label}：未比较运行 `{other.id}`（`{workload}`），比较的是 `{chosen.id}`"))
         if chosen.status != "ok":
-            side.notes.append(f"{side.label}: run {chosen.id} ({workload}) ended {chosen.status}")
+            side.notes.append(Text(f"{side.label}: run {chosen.id} ({workload}) ended {chosen.status}",
+                                   f"{side.label}：运行 `{chosen.id}`（`{workload}`）结束状态为 `{chosen.status}`"))
 
 
 def load_side(path: str, label: str) -> Side:
@@ -154,7 +157,8 @@ def _load_bundle(target: Path, path: str, label: str) -> Side:
                 try:
                     record = load_run(folder)
                 except RunStoreError:
-                    side.notes.append(f"{label}: run {run_id} has no events in the bundle; left out")
+                    side.notes.append(Text(f"{label}: run {run_id} has no events in the bundle; left out",
+                                           f"{label}：报告包中运行 `{run_id}` 没有事件，未比较"))
                     continue
                 record.log = ""  # the folder goes away: nothing reads the log again
                 records.append(record)

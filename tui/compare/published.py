@@ -19,6 +19,7 @@ from tui.compare.load import CompareError, RunFigures, Side
 from tui.formatting import number as shown
 from tui.report.summary import ThroughputStats, WorkloadSummary, number
 from workloads import registry
+from workloads.spec import Text
 
 MIXED = ("fp16", "bf16")
 
@@ -72,8 +73,10 @@ def against(query: str, sides: list[Side]) -> Side:
             source = next((s for s in table if matches(query, s)), None)
             if source is not None:
                 side.runs[workload] = _run(workload, source, table[source], run)
-                side.notes.append(f"{query}: {source} = {shown(table[source])} {registry.spec_for(workload).unit} "
-                                  "(published; its spread is not known, so ± is the measured run's alone)")
+                figure = f"{source} = {shown(table[source])} {registry.spec_for(workload).unit}"
+                side.notes.append(Text(f"{query}: {figure} (published; its spread is not known, so ± is the "
+                                       "measured run's alone)",
+                                       f"{query}：`{figure}`（公开数据；其离散程度未知，± 仅来自实测运行）"))
     if not side.runs:
         if known:
             raise CompareError(f"cardbench compare: --against {query!r} matches no published figure "
@@ -84,7 +87,7 @@ def against(query: str, sides: list[Side]) -> Side:
     return side
 
 
-def rated_notes(query: str, sides: list[Side]) -> list[str]:
+def rated_notes(query: str, sides: list[Side]) -> list[Text]:
     """The device's rated figures beside what the runs achieved, each with its source; none without the table."""
     try:
         from workloads.microbench import rated
@@ -103,7 +106,10 @@ def rated_notes(query: str, sides: list[Side]) -> list[str]:
             precision = str(run.summary.precision or "").split(" (")[0]
             figure = device.get(f"{'tf32' if precision == 'fp32' else precision}_tflops")
             if achieved is not None and figure is not None:
-                notes.append(f"{side.label} achieved {shown(achieved)} TFLOP/s in {precision}: "
-                             f"{100 * achieved / figure.value:.1f} % of {device.device}'s rated {shown(figure.value)} "
-                             f"TFLOP/s ({figure.source}, {figure.date})")
+                share = f"{100 * achieved / figure.value:.1f} %"
+                notes.append(Text(f"{side.label} achieved {shown(achieved)} TFLOP/s in {precision}: {share} of "
+                                  f"{device.device}'s rated {shown(figure.value)} TFLOP/s ({figure.source}, "
+                                  f"{figure.date})",
+                                  f"{side.label} 在 {precision} 下达到 {shown(achieved)} TFLOP/s，为 `{device.device}` "
+                                  f"额定 {shown(figure.value)} TFLOP/s 的 {share}（来源 `{figure.source}`，{figure.date}）"))
     return notes

@@ -54,9 +54,9 @@ class Accuracy:
                 "seconds": round(self.seconds, 3)}
 
     def line(self) -> str:
-        when = f"epoch {self.epoch}" if self.epoch is not None else "weights"
+        when = f"after epoch {self.epoch}" if self.epoch is not None else "of the --weights"
         top5 = f", top-5 {self.top5:.2%}" if self.top5 is not None else ""
-        return (f"validation after {when}: top-1 {self.top1:.2%}{top5} "
+        return (f"validation {when}: top-1 {self.top1:.2%}{top5} "
                 f"on {self.images} images in {self.seconds:.1f} s")
 
 

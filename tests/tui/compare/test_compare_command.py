@@ -130,6 +130,19 @@ def test_written_files_and_chinese(compare, store, tmp_path):
     assert "<table>" in (out_dir / "compare.html").read_text(encoding="utf-8")
 
 
+def test_chinese_has_no_english_of_cardbench_s_own(compare, store):
+    from zh_words import english_words
+
+    a = resnet_like(store, FAST, image_size=64, extra={"val_top1": 0.76, "channels_last": False})
+    b = resnet_like(store, SLOW, extra={"val_top1": 0.75, "channels_last": True})
+    code, out, err = compare(a, b, "--allow-different", "--lang", "zh", "--price", "A=11", "--price", "B=6.5",
+                             "--currency", "CNY")
+    assert code == 0, err
+    assert "`resnet50`：设置不同，按 `--allow-different` 仍作比较：图像尺寸 64（A） 对 224（B）" in out
+    # the sides' labels are the reader's names for the inputs; top-1 and channels-last are kept as terms
+    assert english_words(out) - {"A", "B", "top-1", "channels-last"} == set()
+
+
 @pytest.mark.parametrize("make, argv, said", [
     (None, ["MISSING", "A"], "MISSING does not exist"),
     ("text", ["TEXT", "A"], "TEXT is neither a report bundle (.zip) nor a run directory"),
@@ -161,3 +174,16 @@ def test_the_command_module_imports_light():
             "print(sorted(m for m in ('torch', 'textual', 'tui.compare.comparison') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+
+
+def test_each_workload_is_compared_on_its_own_and_one_only_a_side_ran_is_said(store):
+    from report_runs import generate_run
+    from tui.compare.comparison import compare as build
+    from tui.compare.load import load_side
+
+    a, b = load_side(str(resnet_like(store, FAST)), "A"), load_side(str(resnet_like(store, SLOW)), "B")
+    a.runs.update(load_side(str(generate_run(store)), "A").runs)  # A is a bundle of both workloads
+    comparison = build([a, b])
+    assert [w.workload for w in comparison.workloads] == ["resnet50"]
+    assert "generate: only A ran it; not compared" in comparison.note_lines()
+    assert build([b, a]).note_lines() == ["generate: A ran it and the baseline B did not; not compared"]

@@ -38,7 +38,7 @@ def test_eval_only_scores_the_weights_as_a_hand_count(tmp_path, capfd):
     # every image is guessed 'a' first and 'a'..'e' as its first five: 2 of 12 and 10 of 12 by hand
     assert metrics["val_top1"] == pytest.approx(2 / 12) and metrics["val_top5"] == pytest.approx(10 / 12)
     assert metrics["val_images"] == 12 and metrics["eval_only"] is True and not of(events, "step")
-    assert "validation after weights: top-1 16.67%, top-5 83.33% on 12 images" in log
+    assert "validation of the --weights: top-1 16.67%, top-5 83.33% on 12 images" in log
 
 
 def test_training_with_val_scores_each_epoch_and_the_result_carries_the_last(tmp_path, capfd):
