@@ -62,19 +62,19 @@ class ProgressLine:
         self.last = float("-inf")   # the first line comes as soon as the quiet second is over
         self.tty = stream.isatty()
         self.drawn = False
-        self.first: tuple[float, int] | None = None
+        self.first: tuple[float, int, str] | None = None
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, phase: str, done: int, total: int) -> None:
         from tui.formatting import nbytes
 
         now = self.clock()
         if now - self.start < QUIET_S or (not self.tty and now - self.last < LINE_EVERY_S):
             return
         self.last = now
-        if self.first is None:   # the rate counts from the first bytes, not from listing the destination
-            self.first = (now, done)
+        if self.first is None or self.first[2] != phase:   # a rate per phase, from its first bytes
+            self.first = (now, done, phase)
         rate = (done - self.first[1]) / max(now - self.first[0], 1e-9)
-        line = f"backup: {100 * done / total if total else 100:.0f} % ({nbytes(done)} of {nbytes(total)}"
+        line = f"backup: {phase} {100 * done / total if total else 100:.0f} % ({nbytes(done)} of {nbytes(total)}"
         line += f", {nbytes(rate)}/s)" if rate > 0 else ")"
         if self.tty:
             self.stream.write(f"\r{line}\x1b[K")

@@ -1,7 +1,7 @@
 """One backup: compare with the previous snapshot, send what changed, carry what did not, verify, name it.
 
 Both `cardbench backup` and the workbench's `b` key run :func:`run_backup`; a progress callback gets the
-bytes done and to do. Any failure, a Ctrl+C included, abandons the new snapshot and leaves the previous
+phase (copying; for a remote staging, then uploading) and its bytes done and to do. Any failure, a Ctrl+C included, abandons the new snapshot and leaves the previous
 one as the backup (LATEST is written only after verification).
 """
 
@@ -15,11 +15,10 @@ from typing import Callable, Iterable
 from tui.backup.errors import BackupError
 from tui.backup.manifest import Entry
 from tui.backup.rclone import is_remote
-from tui.backup.snapshot import new_stamp
+from tui.backup.snapshot import Meter, Progress, new_stamp
 from tui.backup.sources import Gathered, SourceFile, gather
 from tui.formatting import nbytes
 
-Progress = Callable[[int, int], None]   # (bytes done, bytes to do), counting each pass over the data
 
 
 @dataclass
@@ -95,19 +94,13 @@ def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | N
     to_send = [f for f in gathered.files if not _unchanged(f, prev_entries.get(f.rel))]
     to_carry = [f.rel for f in gathered.files if f.rel not in {s.rel for s in to_send}]
     sending = sum(_size_of(f) for f in to_send)
-    total, done = sending * target.passes, [0]
-
-    def on_bytes(n: int) -> None:
-        done[0] += n
-        if progress is not None:
-            progress(min(done[0], total), total)
-
+    meter = Meter(sending, progress)
     stamp = new_stamp(clock(), target.taken())
     target.begin(stamp, sending)
     try:
-        entries = target.send(to_send, on_bytes)
+        entries = target.send(to_send, meter)
         if prev_name:
-            target.carry(prev_name, to_carry, on_bytes)
+            target.carry(prev_name, to_carry)
         entries.update({rel: prev_entries[rel] for rel in to_carry})
         verified = target.finish(stamp, entries, set(e for e in entries if e not in to_carry), clock())
     except BaseException:

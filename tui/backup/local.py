@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tui.backup.errors import BackupError, full_line
 from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, file_sha256, index_text, manifest_text, parse_index
-from tui.backup.snapshot import STAMP, OnBytes, copy_file, to_prune
+from tui.backup.snapshot import STAMP, Meter, copy_file, to_prune
 from tui.backup.sources import SourceFile
 from workloads import exit_codes
 
@@ -22,8 +22,6 @@ PARTIAL = ".partial-"
 
 
 class LocalDestination:
-    passes = 1
-
     def __init__(self, dest: str):
         self.dest = dest
         self.root = Path(dest).expanduser()
@@ -69,12 +67,13 @@ class LocalDestination:
         self.work = self.root / f"{PARTIAL}{stamp}"
         self.work.mkdir()
 
-    def send(self, files: list[SourceFile], on_bytes: OnBytes) -> dict[str, Entry]:
+    def send(self, files: list[SourceFile], meter: Meter) -> dict[str, Entry]:
         assert self.work is not None
+        meter.phase("copying")
         out = {}
         for source in files:
             try:
-                out[source.rel] = copy_file(source, self.work / source.rel, on_bytes)
+                out[source.rel] = copy_file(source, self.work / source.rel, meter)
             except OSError as exc:
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                     raise BackupError(f"cardbench backup: {full_line(self.dest, exc.strerror, self.previous)}") from None
@@ -83,7 +82,7 @@ class LocalDestination:
                 raise BackupError(f"cardbench backup: cannot write into {self.dest}: {exc.strerror or exc}") from None
         return out
 
-    def carry(self, previous: str, rels: list[str], on_bytes: OnBytes) -> None:
+    def carry(self, previous: str, rels: list[str]) -> None:
         assert self.work is not None
         for rel in rels:
             old, new = self.root / previous / rel, self.work / rel

@@ -18,7 +18,7 @@ from pathlib import Path
 from tui.backup.errors import BackupError
 from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, index_text, manifest_text, parse_index, parse_manifest
 from tui.backup.rclone import Rclone, join
-from tui.backup.snapshot import STAMP, OnBytes, copy_file, to_prune
+from tui.backup.snapshot import STAMP, Meter, OnBytes, copy_file, to_prune
 from tui.backup.sources import SourceFile
 
 
@@ -27,8 +27,6 @@ STAGING_LOCK = ".lock"
 
 
 class RemoteDestination:
-    passes = 2   # each byte sent is read twice: staged, then uploaded
-
     def __init__(self, dest: str, staging: str | None = None):
         self.dest = dest.rstrip("/") if not dest.endswith(":") else dest
         self.previous: str | None = None
@@ -81,22 +79,24 @@ class RemoteDestination:
             raise BackupError(f"cardbench backup: cannot stage files in {self.staging_root}: {exc.strerror or exc}") from None
         self.stamp = stamp
 
-    def send(self, files: list[SourceFile], on_bytes: OnBytes) -> dict[str, Entry]:
+    def send(self, files: list[SourceFile], meter: Meter) -> dict[str, Entry]:
         assert self.staging is not None
+        meter.phase("staging")
         files_dir = self.staging / "files"
         out = {}
         for source in files:
             try:
-                out[source.rel] = copy_file(source, files_dir / source.rel, on_bytes)
+                out[source.rel] = copy_file(source, files_dir / source.rel, meter)
             except OSError as exc:
                 raise BackupError(f"cardbench backup: cannot stage {source.path} in {self.staging_root}: "
                                   f"{exc.strerror or exc}") from None
         if out:
+            meter.phase("uploading")
             self.rclone.copy([str(files_dir), join(self.dest, self.stamp), "--no-traverse"],
-                             _progress(on_bytes))
+                             _progress(meter))
         return out
 
-    def carry(self, previous: str, rels: list[str], on_bytes: OnBytes) -> None:
+    def carry(self, previous: str, rels: list[str]) -> None:
         if not rels:
             return
         listed = self._list_file("carry", rels)

@@ -13,6 +13,25 @@ from tui.backup.sources import SourceFile
 
 STAMP = re.compile(r"^\d{8}T\d{6}Z(-\d+)?$")
 OnBytes = Callable[[int], None]
+Progress = Callable[[str, int, int], None]   # (phase: copying, staging or uploading; bytes done in it; bytes to do)
+
+
+class Meter:
+    """The bytes done in the backup's current phase, handed on to a progress callback as they come."""
+
+    def __init__(self, total: int, progress: Progress | None):
+        self.total = total
+        self.progress = progress
+        self.name = "copying"
+        self.done = 0
+
+    def phase(self, name: str) -> None:
+        self.name, self.done = name, 0
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.name, min(self.done, self.total), self.total)
 
 
 def new_stamp(t: float, taken: Iterable[str]) -> str:

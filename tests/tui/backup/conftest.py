@@ -90,6 +90,6 @@ def kill_mid_copy(dest: str, runs: Path, cwd: Path) -> int:
     no cleanup of any kind runs. Returns its exit status."""
     code = ("import os, signal, sys; from pathlib import Path\n"
             "from tui.backup.engine import run_backup\nfrom tui.backup.sources import gather\n"
-            "def die(done, total):\n    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
+            "def die(phase, done, total):\n    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
             f"run_backup({dest!r}, gather(Path({str(runs)!r})), progress=die)\n")
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=os.environ, capture_output=True).returncode

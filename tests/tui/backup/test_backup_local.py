@@ -70,7 +70,7 @@ def test_ctrl_c_mid_copy_leaves_the_previous_backup_whole_and_named(workspace, t
     _change_checkpoint(workspace)
     monkeypatch.setattr(command, "QUIET_S", 0.0)
 
-    def interrupt(self, done, total):
+    def interrupt(self, phase, done, total):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(command.ProgressLine, "__call__", interrupt)
@@ -165,11 +165,15 @@ def test_progress_is_a_line_every_few_seconds_off_a_terminal():
     now = [0.0]
     stream = Stream()
     line = command.ProgressLine(stream, clock=lambda: now[0])
-    line(10, 100 * 2**20)              # the first second: quiet
+    line("staging", 10, 100 * 2**20)              # the first second: quiet
     now[0] = 2.0
-    line(10 * 2**20, 100 * 2**20)
+    line("staging", 10 * 2**20, 100 * 2**20)
     now[0] = 3.0
-    line(20 * 2**20, 100 * 2**20)      # within 5 s of the last line: not repeated
+    line("staging", 20 * 2**20, 100 * 2**20)      # within 5 s of the last line: not repeated
     now[0] = 7.0
-    line(60 * 2**20, 100 * 2**20)      # 50 MiB in 5 s since the first line
-    assert stream.text == "backup: 10 % (10 MiB of 100 MiB)\nbackup: 60 % (60 MiB of 100 MiB, 10 MiB/s)\n"
+    line("staging", 60 * 2**20, 100 * 2**20)      # 50 MiB in 5 s since the first line
+    now[0] = 12.0
+    line("uploading", 1 * 2**20, 100 * 2**20)     # a new phase: its own rate, from its own first bytes
+    assert stream.text == ("backup: staging 10 % (10 MiB of 100 MiB)\n"
+                           "backup: staging 60 % (60 MiB of 100 MiB, 10 MiB/s)\n"
+                           "backup: uploading 1 % (1 MiB of 100 MiB)\n")

@@ -54,8 +54,8 @@ def test_an_upload_interrupted_midway_leaves_the_previous_remote_backup_whole(wo
     monkeypatch.setenv("RCLONE_BWLIMIT", "1M")   # rclone reads its flags from RCLONE_*: a 3 s upload
     monkeypatch.setattr(command, "QUIET_S", 0.0)
 
-    def interrupt_in_the_upload(self, done, total):
-        if total // 2 < done < total:   # past staging (the first pass), before the upload has finished
+    def interrupt_in_the_upload(self, phase, done, total):
+        if phase == "uploading" and 0 < done < total:
             raise KeyboardInterrupt
 
     monkeypatch.setattr(command.ProgressLine, "__call__", interrupt_in_the_upload)
@@ -68,7 +68,7 @@ def test_an_upload_interrupted_midway_leaves_the_previous_remote_backup_whole(wo
     assert sha256sum_check(_restore(dest, tmp_path / "restored")).returncode == 0
 
     monkeypatch.delenv("RCLONE_BWLIMIT")
-    monkeypatch.setattr(command.ProgressLine, "__call__", lambda self, done, total: None)
+    monkeypatch.setattr(command.ProgressLine, "__call__", lambda self, phase, done, total: None)
     staging = tmp_path / "staging"
     staging.mkdir()
     monkeypatch.setenv("TMPDIR", str(staging))   # where the killed backup stages its files
