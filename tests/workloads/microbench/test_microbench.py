@@ -161,3 +161,12 @@ def test_cardbench_run_records_the_microbench_like_any_workload(tmp_path):
     record = load_run(next((tmp_path / "runs").iterdir()))
     assert record.status == "ok" and len(record.steps) == record.start.config["total_steps"] == 2
     assert record.result.metrics["burn"] == "PASS" and record.result.metrics["parts"]["burn"]["iterations"] > 0
+
+
+@pytest.mark.parametrize("suite, accelerator", [("quick", True), ("standard", True), ("quick", False),
+                                                ("standard", False)])
+def test_the_suite_s_arguments_are_ones_the_workload_takes(suite, accelerator):
+    args, note = SPEC.suite.args(suite, accelerator=accelerator)
+    parsed, parts, _ = cli.parse(args)
+    assert "collectives" not in parts and parsed.burn_seconds > 0
+    assert (note is None) == accelerator
