@@ -34,13 +34,15 @@ class BackupResult:
     unchanged_bytes: int
     verified: str
     restore: str
+    carried: str = ""   # how the unchanged files reached the new backup
     pruned: list[str] = field(default_factory=list)
     cleaned: int = 0   # unfinished snapshots of interrupted backups removed first
 
     def lines(self) -> list[str]:
         previous = f" (previous: {self.previous})" if self.previous else ""
+        how = f", {self.carried}" if self.carried and self.unchanged else ""
         out = [f"backup: {_files(self.sent)} sent ({nbytes(self.sent_bytes)}), {self.unchanged} unchanged not sent "
-               f"({nbytes(self.unchanged_bytes)}); {_files(self.files)}, {nbytes(self.size)} in all",
+               f"({nbytes(self.unchanged_bytes)}{how}); {_files(self.files)}, {nbytes(self.size)} in all",
                f"backup: verified: {self.verified}",
                f"backup: done: {self.snapshot} in {self.dest}{previous}"]
         if self.cleaned:
@@ -111,7 +113,8 @@ def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | N
     return BackupResult(dest=dest, snapshot=stamp, previous=prev_name, files=len(entries),
                         size=sum(e.size for e in entries.values()), sent=len(to_send), sent_bytes=sent_bytes,
                         unchanged=len(to_carry), unchanged_bytes=sum(prev_entries[r].size for r in to_carry),
-                        verified=verified, restore=target.restore_hint(stamp), pruned=pruned, cleaned=cleaned)
+                        verified=verified, restore=target.restore_hint(stamp), carried=target.carried,
+                        pruned=pruned, cleaned=cleaned)
 
 
 def _size_of(source: SourceFile) -> int:

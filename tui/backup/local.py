@@ -32,6 +32,7 @@ class LocalDestination:
         if not os.access(self.root, os.W_OK | os.X_OK):
             raise BackupError(f"cardbench backup: cannot write into {dest}", exit_codes.BAD_INPUT)
         self.work: Path | None = None
+        self.carried = ""   # how unchanged files reached the new backup, for the result line
         self.previous: str | None = None
 
     # what is there ------------------------------------------------------------------------------------
@@ -84,6 +85,7 @@ class LocalDestination:
 
     def carry(self, previous: str, rels: list[str]) -> None:
         assert self.work is not None
+        self.carried = "hard-linked to the previous backup"
         for rel in rels:
             old, new = self.root / previous / rel, self.work / rel
             new.parent.mkdir(parents=True, exist_ok=True)
@@ -91,6 +93,7 @@ class LocalDestination:
                 os.link(old, new)
             except OSError:
                 shutil.copy2(old, new)   # no hard links here: a copy within the destination
+                self.carried = "copied within the destination (it takes no hard links)"
 
     def finish(self, stamp: str, entries: dict[str, Entry], sent: set[str], created: float) -> str:
         """Manifest, verification, index; then the rename and LATEST make it the backup. Returns what was verified."""

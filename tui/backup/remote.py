@@ -35,6 +35,7 @@ class RemoteDestination:
         self.staging_root = Path(staging) if staging else Path(tempfile.gettempdir())
         self.staging: Path | None = None
         self.stamp: str | None = None
+        self.carried = ""   # how unchanged files reached the new backup, for the result line
 
     # what is there ------------------------------------------------------------------------------------
     def _listing(self, *args: str) -> list[dict]:
@@ -99,6 +100,10 @@ class RemoteDestination:
     def carry(self, previous: str, rels: list[str]) -> None:
         if not rels:
             return
+        done = self.rclone.call(["backend", "features", self.dest])
+        server_side = bool(json.loads(done.stdout or "{}").get("Features", {}).get("Copy"))
+        self.carried = ("copied from the previous backup on the remote (server-side)" if server_side else
+                        "copied from the previous backup by rclone through this machine (no server-side copy)")
         listed = self._list_file("carry", rels)
         self.rclone.copy([join(self.dest, previous), join(self.dest, self.stamp), "--files-from-raw", str(listed),
                           "--no-traverse"], lambda done, total: None)

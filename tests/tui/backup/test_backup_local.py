@@ -49,6 +49,7 @@ def test_a_second_backup_sends_only_what_changed(workspace, tmp_path, capsys):
     assert cli.main(workspace.argv(str(dest))) == 0
     out = capsys.readouterr().out
     assert "backup: 1 file sent (35 B), 4 unchanged not sent (" in out
+    assert "hard-linked to the previous backup); 5 files" in out
     assert f"(previous: {first.name})" in out
     second = _latest(dest)
     assert second != first

@@ -38,6 +38,7 @@ def test_backup_to_a_remote_restores_and_checks_and_the_second_sends_only_what_c
     assert cli.main(workspace.argv(dest)) == 0
     out = capsys.readouterr().out
     assert "backup: 1 file sent (195 KiB), 4 unchanged not sent (" in out and f"(previous: {first})" in out
+    assert "copied from the previous backup on the remote (server-side)); 5 files" in out
     again = _restore(dest, tmp_path / "again")
     assert sha256sum_check(again).returncode == 0
     ckpt = again / ("checkpoints" + str(workspace.checkpoint.resolve()))
