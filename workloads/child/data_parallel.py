@@ -30,6 +30,7 @@ from workloads.child.harness import Emitter, WorkloadError
 from workloads.child.parent import die_with_parent
 
 WORKER_ENV = "CARDBENCH_DDP_WORKER"
+PEER_HINT = "in a multi-node run another node may have stopped, or not joined within --dist-timeout"
 STOP_GRACE_S = 30.0  # torchrun's own shutdown of its ranks, then SIGKILL (the ranks die with it)
 
 
@@ -145,6 +146,9 @@ def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int, rende
             if isinstance(event, protocol.End):
                 worker_end = event  # the launcher decides how the run ends, once torchrun is done
                 continue
+            if isinstance(event, protocol.Error) and across_nodes:
+                event.message = multinode.short_error(event.message)  # the whole text is in the run log
+                event.hint = event.hint or PEER_HINT
             emitter.emit(event)
             relayed += 1
         code = torchrun.proc.wait()
@@ -167,8 +171,7 @@ def _ending(emitter: Emitter, worker_end: protocol.End | None, torchrun_code: in
         return worker_end.exit_code or exit_codes.FAILED
     said = f": {torchrun_error}" if torchrun_error else ""
     emitter.error(f"a worker process failed (torchrun exit code {torchrun_code}){said}",
-                  hint="the run log holds each rank's traceback; in a multi-node run another node may have "
-                       "stopped, or never joined within --dist-timeout")
+                  hint=f"the run log holds each rank's traceback; {PEER_HINT}")
     emitter.end("failed", exit_code=exit_codes.FAILED)
     return exit_codes.FAILED
 

@@ -165,9 +165,26 @@ class Torchrun:
         self._relay.join(timeout=5)
 
     def last_error(self, limit: int = 300) -> str | None:
-        """torchrun's own last error line (a rendezvous that timed out, a store it could not reach), if any."""
+        """Why the ranks ended, in one line: the first rank's error (``[rank N] ERROR: ...``, from
+        :class:`~workloads.child.data_parallel.RankEmitter`), else torchrun's own last error (a rendezvous that
+        timed out, a store it could not reach), if any."""
+        for line in self.tail:
+            found = _RANK_ERROR.match(line.strip())
+            if found:
+                return f"rank {found['rank']}: {short_error(found['message'])}"[:limit]
         for line in reversed(self.tail):
             text = line.strip()
-            if "Error" in text and not text.startswith(("File ", "frame #", "raise ")):
-                return text[:limit]
+            if "Error" in text and "ChildFailedError" not in text and not text.startswith(("File ", "frame #")):
+                return short_error(text)[:limit]
         return None
+
+
+_RANK_ERROR = re.compile(r"^\[rank (?P<rank>\d+)\] ERROR: (?P<message>.*?)(?: \(hint: .*\))?$")
+_SOURCE_LOCATION = re.compile(r"\[[^\]\s]+\.(?:cc|cpp|h|hpp):\d+\]\s*")  # gloo's "[.../pair.cc:545] "
+
+
+def short_error(message: str) -> str:
+    """A backend's error without its source location and its boilerplate ('This is typically caused by...')."""
+    message = _SOURCE_LOCATION.sub("", message)
+    cut = message.find(". This is typically")
+    return message[:cut + 1] if cut > 0 else message

@@ -18,20 +18,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
+from workloads.child import multinode
 from workloads.child.parent import die_with_parent
 from workloads.errors import first_line
 
 RESULTS = "results.jsonl"
 ERROR_PREFIX = "error-rank"
 ELEMENT_BYTES = 4  # float32
-_SOURCE_LOCATION = re.compile(r"\[[^\]\s]+\.(?:cc|cpp|h|hpp):\d+\]\s*")  # gloo's "[.../pair.cc:545] "
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc, SystemExit) and exc.code in (None, 0):
             raise
         traceback.print_exc(file=sys.stderr)
-        message = "stopped" if isinstance(exc, KeyboardInterrupt) else short(first_line(exc, typed=True))
+        message = "stopped" if isinstance(exc, KeyboardInterrupt) else first_line(exc, typed=True)
+        message = multinode.short_error(message)
         (args.out / f"{ERROR_PREFIX}{rank}.txt").write_text(message + "\n", encoding="utf-8")
         return 1
     return 0
@@ -174,13 +174,6 @@ def _synchronize(device: Any) -> None:
 
     if device.type != "cpu":
         getattr(torch, device.type).synchronize(device)
-
-
-def short(message: str) -> str:
-    """A backend's error without its source location and its boilerplate ('This is typically caused by...')."""
-    message = _SOURCE_LOCATION.sub("", message)
-    cut = message.find(". This is typically")
-    return message[:cut + 1] if cut > 0 else message
 
 
 def rank_errors(out: Path) -> list[tuple[int, str]]:
