@@ -87,16 +87,21 @@ def against(query: str, sides: list[Side]) -> Side:
     return side
 
 
-def rated_notes(query: str, sides: list[Side]) -> list[Text]:
-    """The device's rated figures beside what the runs achieved, each with its source; none without the table."""
+def rated_device(query: str) -> Any:
+    """The rated table's device for ``query`` (``.device``, ``.get(figure)`` -> value, source, date), or None."""
     try:
         from workloads.microbench import rated
     except ImportError:
-        return []
+        return None
     try:
-        device = rated.lookup(query)
+        return rated.lookup(query)
     except (OSError, ValueError):  # the table is not installed, or has a row it cannot read
-        return []
+        return None
+
+
+def rated_notes(query: str, sides: list[Side]) -> list[Text]:
+    """The device's rated figures beside what the runs achieved, each with its source; none without the table."""
+    device = rated_device(query)
     if device is None:
         return []
     notes = []

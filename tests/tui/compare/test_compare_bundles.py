@@ -35,8 +35,8 @@ def _train(cardbench, runs, image_size):
     return run
 
 
-def _bundle(cardbench, run, out):
-    code, _, err = cardbench("export", "--run", run, "-o", out)
+def _bundle(cardbench, run, out, *options):
+    code, _, err = cardbench("export", "--run", run, "-o", out, *options)
     assert code == 0, err
     (bundle,) = out.glob("*.zip")
     return bundle
@@ -61,16 +61,16 @@ def test_bundles_of_unlike_runs_are_refused_and_alike_ones_give_ratio_and_verdic
     runs = tmp_path / "runs"
     small = _train(cardbench, runs, "32")
     large = _train(cardbench, runs, "64")
-    a = _bundle(cardbench, small, tmp_path / "a")
+    a = _bundle(cardbench, small, tmp_path / "a", "--price-per-hour", "11", "--currency", "CNY")
     b = _bundle(cardbench, large, tmp_path / "b")
 
     code, out, err = cardbench("compare", a, b)
     assert code == 2 and out == ""
     assert "unlike runs, refused" in err and "image size 32 (A) vs 64 (B)" in err
 
-    slow = _bundle(cardbench, _slowed(small, tmp_path / "slow-run"), tmp_path / "slow")
-    code, out, err = cardbench("compare", a, slow, "--price", "A=11", "--price", "B=6.5", "--currency", "CNY",
-                               "--json")
+    slow = _bundle(cardbench, _slowed(small, tmp_path / "slow-run"), tmp_path / "slow",
+                   "--price-per-hour", "6.5", "--currency", "CNY")
+    code, out, err = cardbench("compare", a, slow, "--json")  # the prices the bundles were exported with
     assert code == 0, err
     (w,) = json.loads(out)["workloads"]
     ratio = w["headline"]["ratios"]["B"]

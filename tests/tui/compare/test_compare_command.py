@@ -116,6 +116,23 @@ def test_against_published_figures_reads_them_with_their_source(compare, store):
     assert code == 2 and "precision fp32 (A) vs AMP (A100 80GB)" in err
 
 
+def test_against_puts_the_rated_figure_beside_the_achieved_one_with_its_source(compare, store, monkeypatch):
+    from types import SimpleNamespace
+
+    from tui.compare import published
+
+    rated = {"bf16_tflops": SimpleNamespace(value=312.0, source="https://example.com/a100.pdf", date="2026-12-01")}
+    monkeypatch.setattr(published, "rated_device", lambda query: SimpleNamespace(device="NVIDIA A100 80GB",
+                                                                                 get=rated.get))
+    a = resnet_like(store, FAST, extra={"achieved_tflops": 23.4, "published_images_per_s": {
+        "A100-80GB, AMP (NVIDIA DeepLearningExamples)": 2470.0}})
+    code, out, err = compare(a, "--against", "A100 80GB")
+    assert code == 0, err
+    # 23.4 / 312 = 7.5 %
+    assert ("A achieved 23.4 TFLOP/s in bf16: 7.5 % of NVIDIA A100 80GB's rated 312 TFLOP/s "
+            "(https://example.com/a100.pdf, 2026-12-01)") in out
+
+
 def test_written_files_and_chinese(compare, store, tmp_path):
     a, b = resnet_like(store, FAST), resnet_like(store, SLOW)
     out_dir = tmp_path / "cmp"
