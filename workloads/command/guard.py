@@ -1,9 +1,10 @@
-"""`python -m workloads.command.guard PGID GRACE_S`: takes the job's process group down when the child goes.
+"""`python -m workloads.command.guard GRACE_S`: leads the job's process group and takes it down when the child goes.
 
 The job runs in its own process group, so neither the runner's stop (it signals the child's group)
 nor the kernel's parent-death signal (it reaches only the child) touch it: a child killed with
-SIGKILL would leave the user's training holding the device. This guard sits in the job's group and
-reads its stdin, a pipe only the child holds. When that pipe ends, however the child ended (done,
+SIGKILL would leave the user's training holding the device. This guard is started first, in a new
+group that the job then joins (so the job never runs unguarded), and reads its stdin, a pipe only the
+child holds. When that pipe ends, however the child ended (done,
 stopped, SIGKILLed with its runner), the guard sends SIGTERM to every other process of the group,
 then SIGKILL after the grace period, and exits. It ignores SIGTERM, SIGINT and SIGHUP, which a stop of
 the group sends to it too, so it always outlives the job.
@@ -56,7 +57,7 @@ def take_down(pgid: int, grace_s: float) -> None:
 def main(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
-    pgid, grace_s = int(argv[0]), float(argv[1])
+    pgid, grace_s = os.getpgrp(), float(argv[0])
     while True:
         try:
             if not os.read(0, 4096):

@@ -1,8 +1,8 @@
 """The user's command in its own process group, with a guard, and the loop that reads what it prints.
 
-:meth:`Job.start` runs the command with stdout and stderr on one pipe (so their lines keep the
-order a terminal would show) in a new process group, then starts the guard
-(:mod:`workloads.command.guard`) inside that group. :meth:`Job.stop` is SIGTERM to the whole group,
+:meth:`Job.start` starts the guard (:mod:`workloads.command.guard`) in a new process group, then the
+command in that group, with its stdout and stderr on one pipe (so their lines keep the order a
+terminal would show). :meth:`Job.stop` is SIGTERM to the whole group,
 SIGKILL after the grace period. :func:`pump` reads the pipe until the command has exited and its
 output is drained, handing each line over and giving the caller a tick while the job is quiet.
 """
@@ -36,6 +36,7 @@ class Job:
         self.grace_s = grace_s
         self.process: subprocess.Popen | None = None
         self.guard: subprocess.Popen | None = None
+        self.group: int | None = None  # the job's process group: the guard's pid (it leads it), else the job's
         self.splitter = Splitter()  # one for the job's life: a line cut by a stop is finished by the next read
 
     @property
@@ -44,27 +45,38 @@ class Job:
         return self.process.pid
 
     def start(self) -> None:
-        """Start the command (OSError when it cannot be executed) and its guard."""
-        self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, env=self.env, process_group=0)
+        """Start the guard, then the command in the guard's group (OSError when it cannot be executed).
+
+        The guard comes first, so there is no moment when the job runs unguarded: a child killed just
+        after starting it would otherwise leave it behind.
+        """
         try:
-            # the guard joins the job's group (the job may be a zombie already: its group is still there)
-            self.guard = subprocess.Popen([sys.executable, "-m", "workloads.command.guard", str(self.pid),
-                                           str(self.grace_s)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                          process_group=self.pid)
+            self.guard = subprocess.Popen([sys.executable, "-m", "workloads.command.guard", str(self.grace_s)],
+                                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, process_group=0)
         except (OSError, subprocess.SubprocessError):
-            self.guard = None  # the group is gone: the job has ended and left nothing to guard
+            self.guard = None  # the job still runs in a group of its own, and a stop still takes all of it
+        try:
+            self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                            stderr=subprocess.STDOUT, env=self.env,
+                                            process_group=self.guard.pid if self.guard is not None else 0)
+        except BaseException:
+            self.release()
+            raise
+        self.group = self.guard.pid if self.guard is not None else self.process.pid
 
     def signal_group(self, sig: int) -> None:
+        if self.group is None:
+            return
         try:
-            os.killpg(self.pid, sig)
+            os.killpg(self.group, sig)
         except (ProcessLookupError, PermissionError):
             pass
 
     def stop(self, on_line: Callable[[str, str], None], tick: Callable[[], None] = lambda: None) -> None:
         """SIGTERM to the group, its output still read; SIGKILL after the grace period."""
         self.signal_group(signal.SIGTERM)
-        pump(self, on_line, tick, deadline=time.monotonic() + self.grace_s)
+        if self.process is not None:
+            pump(self, on_line, tick, deadline=time.monotonic() + self.grace_s)
         if self.process is not None and self.process.poll() is None:
             on_line(f"[cardbench] the command ignored SIGTERM for {self.grace_s:g} s; sending SIGKILL", "\n")
             self.signal_group(signal.SIGKILL)

@@ -14,8 +14,6 @@ import pytest
 from tui import cli
 from tui.report.summary import summarize
 from tui.runs import load_run
-from workloads import registry
-from workloads.command.spec import SPEC
 
 # a training script as a user writes one: a tqdm-style bar redrawn with \r on stderr, the Trainer's loss
 # dicts and its closing summary on stdout, and a line nothing reads
@@ -35,12 +33,6 @@ JOB = textwrap.dedent('''
            "train_loss": 0.9, "epoch": 1.0})
     print("a line nobody reads")
 ''')
-
-
-@pytest.fixture
-def command_workload():
-    with registry.registered(SPEC):
-        yield SPEC
 
 
 def test_a_users_script_shows_loss_and_throughput_in_the_run_and_its_summary(command_workload, tmp_path, capsys):

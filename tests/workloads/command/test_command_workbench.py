@@ -8,8 +8,6 @@ import time
 import pytest
 
 from tui.app import build_app
-from workloads import registry
-from workloads.command.spec import SPEC
 
 # tqdm-style redraws on stderr, the Trainer's loss dicts on stdout
 JOB = ("import sys,time\n"
@@ -18,10 +16,12 @@ JOB = ("import sys,time\n"
        "    print({'loss': 1.0/i, 'learning_rate': 5e-05, 'epoch': i/6}); time.sleep(0.05)\n")
 
 
-@pytest.fixture
-def command_workload():
-    with registry.registered(SPEC):
-        yield SPEC
+async def finished(app, pilot, timeout: float = 60.0) -> str:
+    """The run's status once it has ended (or what it is when ``timeout`` runs out)."""
+    deadline = time.monotonic() + timeout
+    while app.state.active and time.monotonic() < deadline:
+        await pilot.pause(0.1)
+    return app.state.status
 
 
 async def test_the_launchers_command_runs_and_its_loss_and_rate_reach_the_state_and_plots(command_workload, runs_dir):
@@ -29,13 +29,9 @@ async def test_the_launchers_command_runs_and_its_loss_and_rate_reach_the_state_
     async with app.run_test(size=(120, 36)) as pilot:
         await app.panes_built.wait()
         await pilot.press(str(app.workload_names.index("command") + 1))
-        assert app.selected_workload == "command"
         app.launcher.show_args("command", ["--command", f"{sys.executable} -c \"{JOB}\""])
         await pilot.press("s")
-        deadline = time.monotonic() + 60
-        while app.state.status not in ("ok", "failed") and time.monotonic() < deadline:
-            await pilot.pause(0.1)
-        assert app.state.status == "ok", app.state
+        assert await finished(app, pilot) == "ok", app.state
         assert app.state.unit == "it/s" and app.state.throughput == 36.0 and app.state.loss == pytest.approx(1 / 6)
         assert app.state.step == 6 and app.state.total_steps == 6
         assert app.state.result["throughput"] == 34.0  # the median of 32..36 it/s, the first rate left out
