@@ -97,3 +97,26 @@ def test_what_the_job_leaves_running_when_it_exits_is_taken_down(tmp_path, reape
     out, err = child.communicate(timeout=30)
     assert events(out)[-1]["status"] == "ok"
     assert wait_for(lambda: not alive(pids[0]), 5), "a process the job left behind outlived the run"
+
+
+CARDBENCH_RUN = """
+import sys
+from tui import cli
+from workloads import registry
+from workloads.command.spec import SPEC
+with registry.registered(SPEC):
+    sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_kill_9_of_cardbench_run_takes_the_silent_job_with_it(tmp_path, reaped):
+    pids = tmp_path / "pids"
+    runner = subprocess.Popen([sys.executable, "-c", CARDBENCH_RUN, "run", "--runs-dir", str(tmp_path / "runs"),
+                               "command", "--", "sh", "-c", SLEEPER.format(pids=pids) + "wait"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, 60), "the job did not start"
+    job = [int(p) for p in pids.read_text().split()]
+    reaped += job
+    runner.kill()  # the workload child dies with it (PR_SET_PDEATHSIG), and the job's guard takes the group down
+    runner.wait(timeout=30)
+    assert wait_for(lambda: not any(alive(p) for p in job), 15), "the job outlived `cardbench run`"
