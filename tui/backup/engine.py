@@ -89,6 +89,10 @@ def _unchanged(source: SourceFile, before: Entry | None) -> bool:
 def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | None = None,
                progress: Progress | None = None, clock: Callable[[], float] = time.time,
                destination=None) -> BackupResult:
+    if not gathered.files:
+        # an empty backup would become LATEST and, past --keep, push a real one out
+        raise BackupError("cardbench backup: nothing to back up here (no runs dir, checkpoints or report bundles; "
+                          "--runs-dir DIR or --include PATH)")
     target = destination or open_destination(dest, staging)
     cleaned = target.clean_partials()
     previous = target.latest()

@@ -73,7 +73,8 @@ class TrialBanner(Static):
             self.rang = False
             self._shown = ()
             return
-        lines = (header_text(state),) + ((banner_text(state),) if state.in_lead else ())
+        width = self.app.size.width - 2 if self.app.size.width > 2 else None   # the padding's two columns
+        lines = (header_text(state, width),) + ((banner_text(state),) if state.in_lead else ())
         self.set_class(state.in_lead and not state.ended, "-lead")
         self.set_class(state.ended, "-ended")
         self.display = True

@@ -70,17 +70,21 @@ def money(amount: float, currency: str) -> str:
     return f"{amount:,.2f} {currency}"
 
 
-def header_text(state: TrialStatus) -> str:
+def header_text(state: TrialStatus, width: int | None = None) -> str:
     """The workbench header's words: 'trial: 1 h 59 min left (ends 2026-12-05 14:00:00 UTC), 12.50 USD so far at
-    2.50 USD/h list price'."""
-    if state.ended:
-        head = f"trial: ENDED at {utc(state.ends)}"
-    else:
-        head = f"trial: {time_left(state.left_s)} left (ends {utc(state.ends)})"
+    2.50 USD/h list price'; within ``width`` columns the end time goes first, then ' list' (the figures stay)."""
+    cost = ""
     if state.cost is not None and state.price_per_hour is not None:
-        head += (f", {money(state.cost, state.currency)} so far at "
-                 f"{money(state.price_per_hour, state.currency)}/h list price")
-    return head
+        cost = f", {money(state.cost, state.currency)} so far at {money(state.price_per_hour, state.currency)}/h"
+    if state.ended:
+        options = [f"trial: ENDED at {utc(state.ends)}{cost} list price", f"trial: ENDED{cost} list price",
+                   f"trial: ENDED{cost}"]
+    else:
+        left = f"trial: {time_left(state.left_s)} left"
+        options = [f"{left} (ends {utc(state.ends)}){cost} list price", f"{left}{cost} list price", f"{left}{cost}"]
+    if not cost:
+        options = [o.removesuffix(" list price") for o in options]
+    return next((o for o in options if width is None or len(o) <= width), options[-1])
 
 
 def banner_text(state: TrialStatus) -> str:

@@ -178,3 +178,17 @@ def test_progress_is_a_line_every_few_seconds_off_a_terminal():
     assert stream.text == ("backup: staging 10 % (10 MiB of 100 MiB)\n"
                            "backup: staging 60 % (60 MiB of 100 MiB, 10 MiB/s)\n"
                            "backup: uploading 1 % (1 MiB of 100 MiB)\n")
+
+
+def test_nothing_to_back_up_is_refused_and_the_backups_there_stay(workspace, tmp_path, capsys):
+    dest = tmp_path / "backup"
+    assert cli.main(workspace.argv(str(dest))) == 0
+    first = _latest(dest)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.chdir(elsewhere)   # the wrong folder: no runs dir, no reports (the workspace fixture restores the cwd)
+    capsys.readouterr()
+    assert cli.main(["backup", str(dest)]) == 1
+    assert capsys.readouterr().err.endswith("cardbench backup: nothing to back up here (no runs dir, checkpoints or "
+                                            "report bundles; --runs-dir DIR or --include PATH)\n")
+    assert _latest(dest) == first and sorted(p.name for p in dest.iterdir()) == sorted(["LATEST", first.name])

@@ -87,3 +87,13 @@ def test_the_time_left_line_for_the_headless_export_and_devices():
 ])
 def test_time_left_is_rounded_down(seconds, text):
     assert clock.time_left(seconds) == text
+
+
+def test_the_header_gives_up_the_end_time_before_any_figure_when_narrow():
+    state = clock.status(trial_config.TrialConfig(ends=NOW + 180, started=NOW - 7200, price_per_hour=6.5,
+                                                  currency="CNY"), NOW)
+    assert clock.header_text(state) == ("trial: 3 min 0 s left (ends 2027-01-15 08:03:00 UTC), 13.00 CNY so far "
+                                        "at 6.50 CNY/h list price")
+    assert clock.header_text(state, 78) == "trial: 3 min 0 s left, 13.00 CNY so far at 6.50 CNY/h list price"
+    assert clock.header_text(state, 60) == "trial: 3 min 0 s left, 13.00 CNY so far at 6.50 CNY/h"
+    assert clock.header_text(clock.status(trial_config.TrialConfig(ends=NOW + 180), NOW), 40) == "trial: 3 min 0 s left"
