@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.run_live import LiveRun, is_alive
-from tui.run_segments import read_text, segment_paths
+from tui.run_segments import read_bytes, segment_paths
 from tui.runs import RunRecord, check_run, read_config, telemetry_sample_ok
 from workloads import protocol
 
@@ -74,7 +74,7 @@ class _Tail:
             for segment in segment_paths(self.path):
                 if _segment_number([segment]) > since:
                     try:
-                        out += read_text(segment).encode("utf-8").split(b"\n")
+                        out += read_bytes(segment).split(b"\n")
                     except OSError:
                         continue
             if self._open():
@@ -120,10 +120,10 @@ class RunFollower:
         problems: list[str] = []
         config = read_config(self.path / "config.json", problems)
         self._telemetry._open()  # before the rotated segments are listed: a rotation meanwhile is in one or the other
-        lines: list[Any] = []
+        lines: list[bytes] = []
         for segment in segment_paths(self.path / "telemetry.jsonl"):
             try:
-                lines += [line for line in read_text(segment).split("\n") if line.strip()]
+                lines += [line for line in read_bytes(segment).split(b"\n") if line.strip()]
             except OSError as exc:
                 problems.append(f"{segment.name} cannot be read ({exc}); the run's telemetry has a gap there")
         lines += [line for line in self._telemetry.lines() if line.strip()]
@@ -134,7 +134,7 @@ class RunFollower:
             lines = lines[::stride] + ([lines[-1]] if (len(lines) - 1) % stride else [])
         telemetry: list[dict[str, Any]] = []
         for line in lines:
-            data = _decode(line if isinstance(line, bytes) else line.encode("utf-8"))
+            data = _decode(line)
             if data is None:
                 continue
             if not telemetry_sample_ok(data):

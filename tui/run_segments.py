@@ -58,22 +58,28 @@ def segment_paths(path: Path) -> list[Path]:
     return [found[n] for n in sorted(found)]
 
 
-def read_text(path: Path) -> str:
-    """A file's text, gunzipped if it is a segment's .gz; raises OSError (gzip's errors included)."""
+def read_bytes(path: Path) -> bytes:
+    """A file's bytes, gunzipped if it is a segment's .gz; raises OSError (gzip's errors included)."""
     if path.suffix == ".gz":
         try:
-            with gzip.open(path, "rt", encoding="utf-8", errors="replace") as handle:
+            with gzip.open(path, "rb") as handle:
                 return handle.read()
         except (EOFError, gzip.BadGzipFile) as exc:
             raise OSError(f"{path.name}: {exc}") from None
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with open(path, "rb") as handle:
             return handle.read()
     except FileNotFoundError:
         packed = path.with_name(path.name + ".gz")
         if not packed.exists():
             raise
-        return read_text(packed)  # gzipped since it was listed: the .gz took its name before the plain one went
+        return read_bytes(packed)  # gzipped since it was listed: the .gz took its name before the plain one went
+
+
+def read_text(path: Path) -> str:
+    """:func:`read_bytes` as text (UTF-8, a bad byte replaced), newlines as universal newlines read them."""
+    text = read_bytes(path).decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def dropped_note(path: Path) -> str | None:
@@ -138,7 +144,8 @@ class SegmentedFile:
             os.replace(self.path, plain)
             handle = self._open(self.path, "a", encoding="utf-8", buffering=1)
         except OSError:
-            return  # it grows past the cap rather than lose a line
+            self._size = 0  # it grows past the cap rather than lose a line; tried again a segment later
+            return
         self._handle.close()
         self._handle, self._size, self._lines = handle, 0, 0
         if self._gzip is not None:
