@@ -115,8 +115,8 @@ def _workload(c: Comparison, w: WorkloadComparison, say: Say) -> list[Block]:
             verdict = say("baseline")
         else:
             verdict = say(r.verdict) if r is not None else NA
-        row = [side.label, *(_setting(d.values[i], say) for d in w.settings),
-               _value(w.headline, i), r.text() if r is not None else ("1.00" if i == c.baseline and run is not None else NA), verdict]
+        shown = r.text() if r is not None else "1.00" if i == c.baseline and run is not None else NA
+        row = [side.label, *(_setting(d.values[i], say) for d in w.settings), _value(w.headline, i), shown, verdict]
         for m in accuracy:
             row += [_value(m, i), points(m.differences[i], say) if i != c.baseline else "-"]
         if priced:
