@@ -94,6 +94,15 @@ def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | N
         raise BackupError("cardbench backup: nothing to back up here (no runs dir, checkpoints or report bundles; "
                           "--runs-dir DIR or --include PATH)")
     target = destination or open_destination(dest, staging)
+    target.hold()
+    try:
+        return _run(dest, gathered, target, keep, progress, clock)
+    finally:
+        target.release()
+
+
+def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | None,
+         clock: Callable[[], float]) -> BackupResult:
     cleaned = target.clean_partials()
     previous = target.latest()
     prev_name, prev_entries = previous if previous else (None, {})

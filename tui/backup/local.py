@@ -7,6 +7,7 @@ some FUSE mounts): they cost no space, and a new backup never writes into a file
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import shutil
 import tempfile
@@ -19,6 +20,7 @@ from tui.backup.sources import SourceFile
 from workloads import exit_codes
 
 PARTIAL = ".partial-"
+LOCK = ".cardbench-backup.lock"
 
 
 class LocalDestination:
@@ -34,6 +36,19 @@ class LocalDestination:
         self.work: Path | None = None
         self.carried = ""   # how unchanged files reached the new backup, for the result line
         self.previous: str | None = None
+
+    def hold(self) -> None:
+        """One backup at a time into this folder: another one's unfinished snapshot is not ours to remove."""
+        self._lock = open(self.root / LOCK, "a")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise BackupError(f"cardbench backup: another backup into {self.dest} is running; "
+                              "try again when it has finished") from None
+
+    def release(self) -> None:
+        self._lock.close()
 
     # what is there ------------------------------------------------------------------------------------
     def complete(self) -> list[str]:

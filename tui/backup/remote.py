@@ -37,6 +37,12 @@ class RemoteDestination:
         self.stamp: str | None = None
         self.carried = ""   # how unchanged files reached the new backup, for the result line
 
+    def hold(self) -> None:
+        """Nothing to lock on a remote: two backups at once into one prefix are the user's to avoid (README)."""
+
+    def release(self) -> None:
+        self._drop_staging()
+
     # what is there ------------------------------------------------------------------------------------
     def _listing(self, *args: str) -> list[dict]:
         done = self.rclone.call(["lsjson", self.dest, *args], missing_ok=True)

@@ -18,6 +18,11 @@ def _latest(dest: Path) -> Path:
     return dest / (dest / "LATEST").read_text().strip()
 
 
+def _names(dest: Path) -> list[str]:
+    """What a destination holds, but for the lock a backup takes on it."""
+    return sorted(p.name for p in dest.iterdir() if p.name != ".cardbench-backup.lock")
+
+
 def test_a_backup_holds_the_runs_checkpoints_and_reports_and_a_restore_passes_sha256sum(workspace, tmp_path, capsys):
     dest = tmp_path / "backup"
     assert cli.main(workspace.argv(str(dest))) == 0
@@ -80,7 +85,7 @@ def test_ctrl_c_mid_copy_leaves_the_previous_backup_whole_and_named(workspace, t
     err = capsys.readouterr().err
     assert f"cardbench backup: interrupted; the previous backup {first.name} is intact at {dest}" in err
     assert _latest(dest) == first and sha256sum_check(first).returncode == 0
-    assert sorted(p.name for p in dest.iterdir()) == sorted(["LATEST", first.name])   # nothing half-written left
+    assert _names(dest) == sorted(["LATEST", first.name])   # nothing half-written left
 
 
 def test_a_killed_backup_leaves_the_previous_one_and_the_next_backup_cleans_up(workspace, tmp_path, capsys):
@@ -191,4 +196,20 @@ def test_nothing_to_back_up_is_refused_and_the_backups_there_stay(workspace, tmp
     assert cli.main(["backup", str(dest)]) == 1
     assert capsys.readouterr().err.endswith("cardbench backup: nothing to back up here (no runs dir, checkpoints or "
                                             "report bundles; --runs-dir DIR or --include PATH)\n")
-    assert _latest(dest) == first and sorted(p.name for p in dest.iterdir()) == sorted(["LATEST", first.name])
+    assert _latest(dest) == first and _names(dest) == sorted(["LATEST", first.name])
+
+
+def test_a_second_backup_into_the_same_folder_at_once_is_refused(workspace, tmp_path, capsys):
+    import fcntl
+
+    dest = tmp_path / "backup"
+    assert cli.main(workspace.argv(str(dest))) == 0
+    first = _latest(dest)
+    with open(dest / ".cardbench-backup.lock", "a") as held:   # as a backup running in another process holds it
+        fcntl.flock(held, fcntl.LOCK_EX)
+        capsys.readouterr()
+        assert cli.main(workspace.argv(str(dest))) == 1
+        assert capsys.readouterr().err == (f"cardbench backup: another backup into {dest} is running; "
+                                           "try again when it has finished\n")
+    assert _latest(dest) == first
+    assert cli.main(workspace.argv(str(dest))) == 0
