@@ -132,3 +132,12 @@ def parse_time(text: str) -> float:
     if moment.tzinfo is None:
         moment = moment.astimezone()  # local time, as the clock on the wall of this machine reads
     return moment.astimezone(timezone.utc).timestamp()
+
+
+def report_price(price: float | None, currency: str) -> tuple[float | None, str]:
+    """The price the report's costs use: the one given on the command line, else the trial's kept list price
+    (with its currency), so `cardbench --export-report` needs no --price-per-hour after `cardbench trial`."""
+    if price is not None:
+        return price, currency
+    kept = load_quietly()
+    return (kept.price_per_hour, kept.currency) if kept.price_per_hour is not None else (None, currency)

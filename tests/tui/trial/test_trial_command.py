@@ -97,3 +97,10 @@ def test_the_header_gives_up_the_end_time_before_any_figure_when_narrow():
     assert clock.header_text(state, 78) == "trial: 3 min 0 s left, 13.00 CNY so far at 6.50 CNY/h list price"
     assert clock.header_text(state, 60) == "trial: 3 min 0 s left, 13.00 CNY so far at 6.50 CNY/h"
     assert clock.header_text(clock.status(trial_config.TrialConfig(ends=NOW + 180), NOW), 40) == "trial: 3 min 0 s left"
+
+
+def test_the_report_uses_the_kept_price_unless_one_is_given(cfg):
+    assert trial_config.report_price(None, "USD") == (None, "USD")
+    trial_config.save(trial_config.TrialConfig(ends=NOW, price_per_hour=6.5, currency="CNY"))
+    assert trial_config.report_price(None, "USD") == (6.5, "CNY")
+    assert trial_config.report_price(2.0, "EUR") == (2.0, "EUR")
