@@ -13,6 +13,12 @@ thread: it records each sample through the session and posts it here
 `tui.screenshot` renders the same screen off-screen from runs on disk, for the
 headless report.
 
+A run recorded by another process on this machine (`cardbench run`, detached or
+in another terminal: `tui.run_live`) is listed with r; attaching rebuilds its
+plots, log and state from disk and then follows its files (`tui.run_follow`);
+s stops it after asking. Quitting leaves such a run running: only this
+workbench's own runs stop with it. D starts the launcher's workload detached.
+
 Work on the CPU while accelerators are listed (`tui.cpu_trap`, held by the session)
 is the loudest thing on the screen: `tui.panes.banner`, across the top.
 """

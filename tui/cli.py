@@ -1,7 +1,8 @@
 """The `cardbench` command: parses arguments and dispatches; nothing heavy at import.
 
     cardbench                         the workbench (Textual)
-    cardbench run WORKLOAD [ARGS...]  one workload, streamed to the terminal (--json: result as JSON)
+    cardbench run WORKLOAD [ARGS...]  one workload, streamed to the terminal (--json: result as JSON;
+                                      --detach: in a session of its own, it outlives the terminal)
     cardbench devices [--json]        one snapshot of every device and the host
     cardbench doctor [--json]         checks that the driver, the compatibility layer and torch see the card
     cardbench export --run DIR...     a report bundle from runs already on disk

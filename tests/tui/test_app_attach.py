@@ -61,7 +61,8 @@ async def test_a_new_workbench_lists_attaches_to_and_stops_a_detached_run(tick, 
     (stale / "events.jsonl").write_text("")
     (stale / LIVE_FILE).write_text(json.dumps({"pid": 1, "pgid": 1, "started": 0.0, "host": os.uname().nodename,
                                                "detached": True, "workload": "tick"}))
-    while _steps(live.path) < 5:
+    deadline = time.monotonic() + 60
+    while _steps(live.path) < 5 and time.monotonic() < deadline:
         time.sleep(0.1)
     app = build_app(runs_dir, start_sampler=False)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -32,6 +32,7 @@ class LiveRunsScreen(ModalScreen["tuple[str, LiveRun] | None"]):
     LiveRunsScreen { align: center middle; }
     LiveRunsScreen #live-dialog { width: 90%; max-width: 120; height: auto; max-height: 80%;
                                   border: round $primary; background: $surface; padding: 0 1; }
+    LiveRunsScreen Label { width: 1fr; }
     LiveRunsScreen OptionList { height: auto; max-height: 16; }
     """
     BINDINGS = [
