@@ -6,9 +6,12 @@ bar, the next epoch of timm or torchvision) the passes add up, so steps only go 
 count at all (the Trainer's dicts alone, a `--metric` without `step`) numbers its progress lines.
 
 A step stays open until its count moves on (or for :data:`OPEN_S`), because tools print a count and
-then its figures: Lightning redraws a count with its new loss, the Trainer logs the loss of the step
-its bar just showed. A loss that comes after its step was emitted is a step event of its own, with the
-same count and no rate.
+then its figures: Lightning redraws a count with its new loss. Figures logged on a line of their own
+while a bar runs (the Trainer's dict, through tqdm.write) go with the bar's next redraw, which tqdm
+draws right after the line at the count it has reached (its redraws are throttled, so the count drawn
+before can lag behind); a bar that starts a new pass instead, or no redraw within :data:`OPEN_S`,
+leaves them with the count drawn last. A loss for a step already emitted is a step event of its own,
+with the same count and no rate.
 
 Rates keep the unit the log used; the first one printed is the run's unit, and a rate in another
 unit (the Trainer's closing samples/s beside its bar's it/s) is kept in the result, never mixed in.
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from workloads.command.parsers.reading import EVAL, SUMMARY, Reading
@@ -67,6 +70,7 @@ class Tracker:
     evaluation: dict[str, float] = field(default_factory=dict)
     figures: dict[str, float] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
+    waiting: tuple[Reading, float] | None = None  # figures logged between two redraws of the bar, and when
 
     def see(self, r: Reading) -> None:
         if r.source not in self.sources:
@@ -78,9 +82,26 @@ class Tracker:
             self.evaluation.update(r.values)
             return
         self.figures.update(r.asked)
+        if self.bar is not None and r.bar is None and r.count is None and (r.loss is not None or r.rate is not None):
+            # logged while a bar runs: tqdm.write clears the bar, prints, then redraws it at its count now, which
+            # can be past the count last drawn (redraws are throttled): the figures go with that redraw
+            self.settle()
+            self.waiting = (r, self.clock())
+            return
+        tracked = self.bar is not None and r.bar == self.bar
         step = self._step_of(r)
+        if self.waiting is not None and tracked:
+            if step is None:
+                self.settle()  # the bar starts a new pass: what was logged belongs to the pass that ended
+            else:
+                waiting = self.waiting[0]
+                r = replace(r, loss=waiting.loss if waiting.loss is not None else r.loss)
+                self.waiting = None
         if step is None:
             return
+        self._at(step, r)
+
+    def _at(self, step: int, r: Reading) -> None:
         if self.open is not None and self.open.step == step:
             self._update(self.open, r)
         elif step > max(self.emitted, self.open.step if self.open else 0):
@@ -123,12 +144,22 @@ class Tracker:
             s.total = self.offset + r.total  # the pass's end, counted as its steps are
         return s
 
+    def settle(self) -> None:
+        """Figures logged with no redraw after them: they go with the count the bar showed last."""
+        if self.waiting is None:
+            return
+        reading, self.waiting = self.waiting[0], None
+        self._at(self.open.step if self.open is not None else self.emitted, reading)
+
     def tick(self) -> None:
-        """Called while the job is quiet: a step open for :data:`OPEN_S` is emitted."""
+        """Called while the job is quiet: figures and a step waiting for :data:`OPEN_S` go out as they are."""
+        if self.waiting is not None and self.clock() - self.waiting[1] >= OPEN_S:
+            self.settle()
         if self.open is not None and self.clock() - self.open.t >= OPEN_S:
             self.flush()
 
     def flush(self) -> None:
+        self.settle()
         if self.open is not None:
             self._emit(self.open, with_rate=True)
             self.open = None

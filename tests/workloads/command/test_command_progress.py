@@ -112,3 +112,27 @@ def test_a_rate_in_another_unit_than_the_first_is_kept_out_of_the_steps_and_the_
     assert [f.get("unit") for _, f in steps] == ["it/s", "it/s", "it/s"]
     assert result["throughput_unit"] == "it/s" and result["throughput"] == 2.0
     assert result["rates_in_other_units"] == 1 and result["metric img/s"] == 812.5
+
+
+def test_a_loss_written_between_redraws_goes_with_the_count_the_bar_is_redrawn_at():
+    steps: list[tuple[int, dict]] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append((step, fields)), clock=lambda: 0.0)
+    # tqdm throttles redraws: the bar was last drawn at 39, its count is 40 when tqdm.write clears it, prints
+    # the Trainer's dict and redraws it, now at 40
+    for line in ("97%|#########7| 39/40 [00:01<00:00, 23.80it/s]",
+                 "{'loss': 0.075, 'learning_rate': 0.0, 'epoch': 1.0}",
+                 "100%|##########| 40/40 [00:01<00:00, 23.70it/s]"):
+        tracker.see(read(line))
+    tracker.flush()
+    assert [(s, f.get("loss")) for s, f in steps] == [(39, None), (40, 0.075)]
+
+
+def test_a_loss_written_after_a_bar_ends_stays_with_that_pass():
+    steps: list[tuple[int, dict]] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append((step, fields)), clock=lambda: 0.0)
+    epoch_loss = (compile_metric(r"loss=epoch \d+ loss ([0-9.]+)"),)
+    for line in ("epoch 0: 100%|##########| 3/3 [00:03<00:00,  1.00it/s]", "epoch 0 loss 0.5",
+                 "epoch 1:   0%|          | 0/3 [00:00<?, ?it/s]", "epoch 1:  33%|###3      | 1/3 [00:01<00:02,  1.00it/s]"):
+        tracker.see(read(line, epoch_loss))
+    tracker.flush()
+    assert [(s, f.get("loss")) for s, f in steps] == [(3, 0.5), (4, None)]
