@@ -66,7 +66,7 @@ def memory_rows(result: dict[str, Any], device: RatedDevice | None) -> list[dict
         if kind == "read" and result.get("read_vs_probe") is not None:
             note += (f"; the workload's own probe read {result['probe_read_gbps']:.1f} GB/s on the same size "
                      f"({result['read_vs_probe'] * 100:.0f} % of it)")
-        rows.append(row("memory", MEMORY_WORDS[kind], figure["best_gbps"], "GB/s", rated=rated, source=source,
+        rows.append(row("memory", f"{MEMORY_WORDS[kind]}, best", figure["best_gbps"], "GB/s", rated=rated, source=source,
                         note=note, key=f"memory_{kind}"))
     return rows
 
@@ -85,7 +85,7 @@ def transfer_rows(points: list[dict[str, Any]], link: dict[str, Any] | None, ski
             if top is None:
                 continue
             words = "host -> device" if direction == "h2d" else "device -> host"
-            rows.append(row("transfer", f"{words}, {mode}", top["best_gbps"], "GB/s", rated=rated, source=source,
+            rows.append(row("transfer", f"{words}, {mode}, best", top["best_gbps"], "GB/s", rated=rated, source=source,
                             note=f"best at {human_bytes(top['bytes'])}; median {top['median_gbps']:.2f}",
                             key=f"{direction}_{mode}"))
     rows.append(row("transfer", "PCIe link", pcie.describe(link), "", key="pcie_link",
@@ -95,9 +95,12 @@ def transfer_rows(points: list[dict[str, Any]], link: dict[str, Any] | None, ski
 
 
 def launch_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    words = {"eager_host_us": "eager launch, host dispatch", "eager_device_us": "eager launch, device time",
-             "roundtrip_us": "launch + synchronise, round trip", "graph_host_us": "graph replay, host per kernel",
-             "graph_device_us": "graph replay, device per kernel"}
+    calls = result.get("calls")
+    words = {"eager_host_us": f"eager launch, host dispatch (mean of {calls})",
+             "eager_device_us": f"eager launch, device time (mean of {calls})",
+             "roundtrip_us": f"launch + synchronise, round trip (median of {result.get('roundtrips')})",
+             "graph_host_us": "graph replay, host per kernel (mean)",
+             "graph_device_us": "graph replay, device per kernel (mean)"}
     rows = [row("launch", text, result[key], "us", key=f"launch_{key}",
                 note=result.get("device_clock", "") if key == "eager_device_us" else "")
             for key, text in words.items() if key in result]

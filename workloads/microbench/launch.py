@@ -26,6 +26,7 @@ from workloads.errors import first_line
 from workloads.microbench.timing import host_seconds
 
 GRAPH_KERNELS = 100
+ROUNDTRIPS = 50
 
 
 def measure(device: torch.device, calls: int = 1000, replays: int = 20) -> dict[str, Any]:
@@ -44,7 +45,8 @@ def measure(device: torch.device, calls: int = 1000, replays: int = 20) -> dict[
         return out
     dev.synchronize(device)
     out["eager_device_us"], out["device_clock"] = _device_us(launch, device, calls)
-    out["roundtrip_us"] = statistics.median(_roundtrip(launch, device) for _ in range(50)) * 1e6
+    out["roundtrips"] = ROUNDTRIPS
+    out["roundtrip_us"] = statistics.median(_roundtrip(launch, device) for _ in range(ROUNDTRIPS)) * 1e6
     if device.type == "cuda":
         out.update(_graph(launch, device, replays))
     else:

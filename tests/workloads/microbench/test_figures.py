@@ -55,7 +55,7 @@ def test_pinned_transfers_are_read_against_the_link():
     link = {"source": "NVML", "generation": 4, "width": 16, "max_generation": 4, "max_width": 16,
             "gbps_per_direction": 31.5, "max_gbps_per_direction": 31.5}
     rows = figures.transfer_rows(points, link, None)
-    assert rows[0]["figure"] == "host -> device, pinned" and rows[0]["percent"] == pytest.approx(80.0)
+    assert rows[0]["figure"] == "host -> device, pinned, best" and rows[0]["percent"] == pytest.approx(80.0)
     assert rows[-1]["measured"] == "PCIe gen 4 x16 (NVML), 31.5 GB/s per direction"
 
 
@@ -79,3 +79,14 @@ def test_flat_metrics_carry_the_rated_figure_and_the_fraction_beside_each_figure
 @pytest.mark.parametrize("args, steps", [((), 6), (("--only", "gemm,burn"), 2), (("--only=memory",), 1)])
 def test_a_run_plans_one_step_per_part(args, steps):
     assert planned_steps(list(args), {}) == steps
+
+
+def test_launch_rows_name_each_time_and_how_it_was_taken():
+    rows = figures.launch_rows({"calls": 1000, "roundtrips": 50, "eager_host_us": 4.1, "eager_device_us": 2.2,
+                                "device_clock": "CUDA events", "roundtrip_us": 9.5, "graph_kernels": 100,
+                                "graph_host_us": 0.05, "graph_device_us": 1.1})
+    assert [(r["figure"], r["measured"]) for r in rows] == [
+        ("eager launch, host dispatch (mean of 1000)", 4.1), ("eager launch, device time (mean of 1000)", 2.2),
+        ("launch + synchronise, round trip (median of 50)", 9.5), ("graph replay, host per kernel (mean)", 0.05),
+        ("graph replay, device per kernel (mean)", 1.1)]
+    assert rows[1]["note"] == "CUDA events" and all(r["rated"] is None for r in rows)
