@@ -107,7 +107,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         raise WorkloadError(f"cannot run {command[0]}: {exc.strerror or exc}") from None
     emitter.start(WORKLOAD, {"command": command, "metrics": [m.name for m in metrics], "cwd": os.getcwd(),
                              "pid": job.pid, "grace_s": args.grace},
-                  "as the command chooses", {"python": sys.version.split()[0]})
+                  "the device the command chose", {"python": sys.version.split()[0]})
     tracker = Tracker(emit_step=emitter.step)
     copy = LogCopy(log)
     printed = understood = 0
