@@ -13,6 +13,7 @@ ALLOWED = {
     "GPU", "CPU", "ResNet-50", "GPT-2", "PyTorch", "torch", "torchvision", "TensorFlow", "NVML", "PCI", "CUDA", "ROCm",
     "cuDNN", "Python", "cardbench", "NVIDIA", "NVLink", "Xid", "ECC", "SM", "UTC", "N/A", "p90", "RSS", "token",
     "epoch", "ImageNet-1k", "PNG", "SVG", "GSP", "RPC", "MMU", "NaN/Inf", "fp32", "fp16", "bf16", "PATH", "p50", "p99",
+    "top-1", "top-5",  # accuracy, as the papers write it
     "USD", "CNY", "EUR",  # the currency the user gave
 }
 _FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1\s*$", re.MULTILINE | re.DOTALL)

@@ -27,7 +27,9 @@ from workloads import exit_codes, registry
 
 # commands that live in their own package: each module has ``add_parser(sub)`` (sub: the subparsers action;
 # it adds its parser under its name) and ``run(args) -> int``. Importing one must stay light (no torch, no Textual).
-COMMAND_MODULES: dict[str, str] = {}
+COMMAND_MODULES: dict[str, str] = {
+    "compare": "tui.compare.command",
+}
 
 
 class CliError(Exception):
