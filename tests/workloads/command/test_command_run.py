@@ -96,3 +96,11 @@ def test_the_launchers_fields_run_the_command_split_as_a_shell_would(command_wor
     record = load_run(next(runs.iterdir()))
     assert record.start.config["command"] == [sys.executable, "-c", "print('loss 0.5')"]
     assert [(s.step, s.loss) for s in record.steps] == [(1, 0.5)]
+
+
+def test_options_after_the_double_dash_are_the_commands_even_cardbench_runs_own(command_workload, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", sys.executable, "-c",
+                     "import sys; print(sys.argv[1:])", "--json", "--runs-dir", "x"]) == 0
+    assert not capsys.readouterr().out.startswith("{")  # `--json` was not cardbench's
+    assert "['--json', '--runs-dir', 'x']" in (next(runs.iterdir()) / "run.log").read_text()
