@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from workloads.command.parsers.reading import EVAL, SUMMARY, Reading
@@ -44,7 +44,6 @@ class _Open:
     unit: str | None = None
     rate_as: str | None = None
     total: int | None = None
-    source: str = ""
 
 
 @dataclass
@@ -61,7 +60,6 @@ class Tracker:
     open: _Open | None = None
     unit: str | None = None
     rate_as: str | None = None
-    rate_source: str | None = None
     rates: list[float] = field(default_factory=list)
     other_unit_rates: int = 0
     steps: int = 0
@@ -90,16 +88,14 @@ class Tracker:
             return
         tracked = self.bar is not None and r.bar == self.bar
         step = self._step_of(r)
-        if self.waiting is not None and tracked:
-            if step is None:
-                self.settle()  # the bar starts a new pass: what was logged belongs to the pass that ended
-            else:
-                waiting = self.waiting[0]
-                r = replace(r, loss=waiting.loss if waiting.loss is not None else r.loss)
-                self.waiting = None
+        if self.waiting is not None and tracked and step is None:
+            self.settle()  # the bar starts a new pass: what was logged belongs to the pass that ended
         if step is None:
             return
+        waiting, self.waiting = (self.waiting, None) if tracked else (None, self.waiting)
         self._at(step, r)
+        if waiting is not None:
+            self._at(step, waiting[0])
 
     def _at(self, step: int, r: Reading) -> None:
         if self.open is not None and self.open.step == step:
@@ -137,7 +133,7 @@ class Tracker:
         s.epoch = r.epoch if r.epoch is not None else s.epoch
         s.loss = r.loss if r.loss is not None else s.loss
         if r.rate is not None and r.unit in (s.unit or self.unit or r.unit,):
-            s.rate, s.unit, s.rate_as, s.source = r.rate, r.unit, r.rate_as, r.source
+            s.rate, s.unit, s.rate_as = r.rate, r.unit, r.rate_as
         elif r.rate is not None:
             self.other_unit_rates += 1  # a second unit on this step: the step keeps the run's
         if r.bar is not None and r.bar == self.bar and r.total:
@@ -173,7 +169,7 @@ class Tracker:
             self.final_loss = s.loss
         if with_rate and s.rate is not None and s.unit:
             if self.unit is None:
-                self.unit, self.rate_as, self.rate_source = s.unit, s.rate_as, s.source
+                self.unit, self.rate_as = s.unit, s.rate_as
             if s.unit == self.unit:
                 fields.update(throughput=s.rate, unit=s.unit, rate_as=s.rate_as)
                 self.rates.append(s.rate)
