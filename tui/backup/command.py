@@ -36,6 +36,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="the runs dir to back up (default: $CARDBENCH_RUNS_DIR or ./cardbench-runs)")
     parser.add_argument("--keep", type=_positive, default=2, metavar="N",
                         help="complete backups kept at DEST, the newest included (default 2)")
+    parser.add_argument("--verify", choices=("full", "sizes"), default="full",
+                        help="full (default): read back and hash every file sent (for a remote, download it again); "
+                             "sizes: list sizes and read the manifest back only, when time is short")
     parser.add_argument("--staging", metavar="DIR",
                         help="for a remote: where changed files are staged before upload (default: the temp dir)")
     return parser
@@ -111,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
                           if gathered.count(kind))
         print(f"backup: {len(gathered.files)} files to {dest}" + (f" ({kinds})" if kinds else ""), flush=True)
         result = run_backup(dest, gathered, keep=args.keep, staging=args.staging, progress=progress,
-                            destination=target)
+                            destination=target, verify=args.verify)
     except SourceError as exc:
         progress.close()
         print(f"cardbench backup: {exc}", file=sys.stderr)

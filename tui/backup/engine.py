@@ -88,7 +88,8 @@ def _unchanged(source: SourceFile, before: Entry | None) -> bool:
 
 def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | None = None,
                progress: Progress | None = None, clock: Callable[[], float] = time.time,
-               destination=None) -> BackupResult:
+               destination=None, verify: str = "full") -> BackupResult:
+    """``verify``: "full" reads back (downloads, for a remote) and hashes what was sent; "sizes" only lists sizes."""
     if not gathered.files:
         # an empty backup would become LATEST and, past --keep, push a real one out
         raise BackupError("cardbench backup: nothing to back up here (no runs dir, checkpoints or report bundles; "
@@ -96,13 +97,13 @@ def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | N
     target = destination or open_destination(dest, staging)
     target.hold()
     try:
-        return _run(dest, gathered, target, keep, progress, clock)
+        return _run(dest, gathered, target, keep, progress, clock, verify == "full")
     finally:
         target.release()
 
 
 def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | None,
-         clock: Callable[[], float]) -> BackupResult:
+         clock: Callable[[], float], download: bool) -> BackupResult:
     cleaned = target.clean_partials()
     previous = target.latest()
     prev_name, prev_entries = previous if previous else (None, {})
@@ -117,7 +118,7 @@ def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | 
         if prev_name:
             target.carry(prev_name, to_carry)
         entries.update({rel: prev_entries[rel] for rel in to_carry})
-        verified = target.finish(stamp, entries, set(e for e in entries if e not in to_carry), clock())
+        verified = target.finish(stamp, entries, set(e for e in entries if e not in to_carry), clock(), download)
     except BaseException:
         target.abandon()
         raise

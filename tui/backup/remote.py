@@ -108,8 +108,8 @@ class RemoteDestination:
             return
         done = self.rclone.call(["backend", "features", self.dest])
         server_side = bool(json.loads(done.stdout or "{}").get("Features", {}).get("Copy"))
-        self.carried = ("copied from the previous backup on the remote (server-side)" if server_side else
-                        "copied from the previous backup by rclone through this machine (no server-side copy)")
+        self.carried = ("copied server-side from the previous backup" if server_side else
+                        "copied from the previous backup through this machine: the remote has no server-side copy")
         listed = self._list_file("carry", rels)
         self.rclone.copy([join(self.dest, previous), join(self.dest, self.stamp), "--files-from-raw", str(listed),
                           "--no-traverse"], lambda done, total: None)
@@ -120,7 +120,9 @@ class RemoteDestination:
         path.write_text("".join(f"{rel}\n" for rel in rels), encoding="utf-8")
         return path
 
-    def finish(self, stamp: str, entries: dict[str, Entry], sent: set[str], created: float) -> str:
+    def finish(self, stamp: str, entries: dict[str, Entry], sent: set[str], created: float,
+               download: bool = True) -> str:
+        """``download``: read the files sent back and hash them (as much traffic again as the upload)."""
         text = manifest_text(entries)
         self.rclone.put_text(join(stamp, MANIFEST), text)
         # verification: the manifest read back, every size listed, and the files sent downloaded and hashed
@@ -132,7 +134,7 @@ class RemoteDestination:
                 raise BackupError(f"cardbench backup: verification failed: {rel} is "
                                   f"{'missing' if rel not in listed else f'{listed[rel]:,} bytes'} on the remote, "
                                   f"{entry.size:,} sent")
-        if sent:
+        if sent and download:
             done = self.rclone.call(["hashsum", "sha256", "--download", join(self.dest, stamp),
                                      "--files-from-raw", str(self._list_file("sent", sorted(sent)))])
             read_back = parse_manifest(done.stdout)
@@ -142,7 +144,7 @@ class RemoteDestination:
         self.rclone.put_text(join(stamp, INDEX), index_text(entries, created))
         self.rclone.put_text(LATEST, stamp + "\n")
         return (f"{MANIFEST} read back, sizes of all {len(entries)} files listed, "
-                f"SHA-256 of the {len(sent)} sent downloaded")
+                + (f"SHA-256 of the {len(sent)} sent downloaded" if download else "nothing downloaded (--verify sizes)"))
 
     def _listing_of(self, stamp: str) -> list[dict]:
         done = self.rclone.call(["lsjson", "-R", "--files-only", join(self.dest, stamp)])

@@ -35,10 +35,12 @@ def test_backup_to_a_remote_restores_and_checks_and_the_second_sends_only_what_c
     assert checked.stdout.count(": OK") == 5
 
     workspace.checkpoint.write_bytes(os.urandom(200_000))
-    assert cli.main(workspace.argv(dest)) == 0
+    assert cli.main(workspace.argv(dest, "--verify", "sizes")) == 0
     out = capsys.readouterr().out
+    assert ("backup: verified: MANIFEST.sha256 read back, sizes of all 5 files listed, nothing downloaded "
+            "(--verify sizes)") in out
     assert "backup: 1 file sent (195 KiB), 4 unchanged not sent (" in out and f"(previous: {first})" in out
-    assert "copied from the previous backup on the remote (server-side)); 5 files" in out
+    assert "copied server-side from the previous backup); 5 files" in out
     again = _restore(dest, tmp_path / "again")
     assert sha256sum_check(again).returncode == 0
     ckpt = again / ("checkpoints" + str(workspace.checkpoint.resolve()))
@@ -102,18 +104,39 @@ FULL_LINE = ('{"level":"error","msg":"Failed to copy: Insufficient Storage: 507 
              '"object":"x","source":"operations/operations.go:538"}')
 
 
+def _fake_rclone(tmp_path, monkeypatch, subcommand: str, does: str) -> None:
+    """rclone on PATH, but ``subcommand`` runs the shell line ``does`` instead."""
+    real = subprocess.run(["sh", "-c", "command -v rclone"], capture_output=True, text=True).stdout.strip()
+    fake = tmp_path / "bin" / "rclone"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\nREAL={real}\nif [ \"$1\" = {subcommand} ]; then {does}; fi\nexec \"$REAL\" \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_a_file_that_downloads_with_another_sum_fails_the_backup_and_latest_stays(workspace, webdav, tmp_path,
+                                                                                   capsys, monkeypatch):
+    remote, served = webdav
+    dest = f"{remote}:bucket/trial"
+    assert cli.main(workspace.argv(dest)) == 0
+    first = (served / "bucket/trial/LATEST").read_text().strip()
+    workspace.checkpoint.write_bytes(os.urandom(1000))
+    # what a corrupted upload reads back as: the real rclone's hashsum, with every sum replaced
+    _fake_rclone(tmp_path, monkeypatch, "hashsum", f"\"$REAL\" \"$@\" | sed 's/^[0-9a-f]*/{'0' * 64}/'; exit")
+    capsys.readouterr()
+    assert cli.main(workspace.argv(dest)) == 1
+    rel = "checkpoints" + str(workspace.checkpoint.resolve())
+    assert capsys.readouterr().err == f"cardbench backup: verification failed: {rel} downloads with another SHA-256\n"
+    assert (served / "bucket/trial/LATEST").read_text().strip() == first
+
+
 def test_a_full_remote_is_one_line_and_the_previous_backup_stays(workspace, webdav, tmp_path, capsys, monkeypatch):
     remote, served = webdav
     dest = f"{remote}:bucket/trial"
     assert cli.main(workspace.argv(dest)) == 0
     first = (served / "bucket/trial/LATEST").read_text().strip()
     workspace.checkpoint.write_bytes(os.urandom(1000))
-    real = subprocess.run(["sh", "-c", "command -v rclone"], capture_output=True, text=True).stdout.strip()
-    fake = tmp_path / "bin" / "rclone"
-    fake.parent.mkdir()
-    fake.write_text(f"#!/bin/sh\nif [ \"$1\" = copy ]; then echo '{FULL_LINE}' >&2; exit 1; fi\nexec {real} \"$@\"\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    _fake_rclone(tmp_path, monkeypatch, "copy", f"echo '{FULL_LINE}' >&2; exit 1")
     capsys.readouterr()
     assert cli.main(workspace.argv(dest)) == 1
     assert capsys.readouterr().err == (
