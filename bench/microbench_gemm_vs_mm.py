@@ -20,12 +20,14 @@ Goals (issue 12):
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as the workload runs (workloads/microbench/cli.py)
 
 import torch  # noqa: E402
 

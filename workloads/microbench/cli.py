@@ -136,6 +136,11 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         log(f"microbench: part {index}/{len(parts)}: {part}")
         try:
             part_rows, raw[part] = _run_part(part, args, device, ratings, max_size, burn_size, collectives)
+        except WorkloadError as exc:
+            if part == "collectives" and args.only is None:  # not asked for: one device has no collectives to time
+                part_rows, raw[part] = _skipped_collectives(exc.message + (f" ({exc.hint})" if exc.hint else ""))
+            else:
+                part_rows, raw[part] = _failed_part(part, exc)
         except Exception as exc:  # noqa: BLE001 - one part's failure must not lose the others' figures
             part_rows, raw[part] = _failed_part(part, exc)
         rows += part_rows
@@ -245,11 +250,16 @@ def _collectives(args: Any, device: Any, collectives: ModuleType | None) -> tupl
     from workloads.microbench import figures
 
     if collectives is None:
-        reason = f"not available in this build ({COLLECTIVES} is missing)"
-        return [figures.row("collectives", "all_reduce, all_gather, reduce_scatter, broadcast", None, "GB/s",
-                            note=f"skipped: {reason}", key="collectives")], {"skipped": reason}
+        return _skipped_collectives(f"not available in this build ({COLLECTIVES} is missing)")
     points = collectives.measure_collectives(device.type, **args.collective_kwargs)
     return figures.collective_rows(points), {"points": points}
+
+
+def _skipped_collectives(reason: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    from workloads.microbench import figures
+
+    return [figures.row("collectives", "all_reduce, all_gather, reduce_scatter, broadcast", None, "GB/s",
+                        note=f"skipped: {reason}", key="collectives")], {"skipped": reason}
 
 
 def _mib(value: int | None) -> int | None:

@@ -135,6 +135,24 @@ def test_a_part_that_fails_keeps_the_other_parts_figures_and_fails_the_run(monke
     assert warning.code == "part_failed" and warning.extra["part"] == "collectives"
 
 
+def test_left_to_the_default_parts_collectives_that_cannot_run_here_are_skipped_not_failed(monkeypatch):
+    """One GPU has no collectives to time: a run that did not ask for them says so and stays ok."""
+    from workloads.child.harness import WorkloadError
+
+    def measure_collectives(device_type, **kwargs):
+        raise WorkloadError("collectives need 2 or more ranks; this node has 1 cuda device(s)", hint="use --nproc 2")
+
+    fake = types.SimpleNamespace(add_collective_arguments=lambda parser: None, measure_collectives=measure_collectives,
+                                 collective_kwargs=lambda args: {})
+    monkeypatch.setattr(cli, "collectives_module", lambda: fake)
+    monkeypatch.setattr(cli, "PARTS", ("launch", "collectives"))   # the default parts, kept short
+    code, events = run(*SMALL)
+    assert code == 0 and not of(events, protocol.WorkloadWarning)
+    row = next(r for r in of(events, protocol.Result)[0].metrics["figures"] if r["key"] == "collectives")
+    assert row["note"] == ("skipped: collectives need 2 or more ranks; this node has 1 cuda device(s) "
+                           "(use --nproc 2)")
+
+
 def test_the_sweep_stops_where_the_figure_stops_rising(monkeypatch):
     """Constant time per FLOP from 64 on: two sizes that do not rise end the sweep (timing is faked)."""
     def fake_time(call, device):
