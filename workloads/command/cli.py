@@ -11,6 +11,7 @@ end: ok when the command exits 0; failed, naming its exit code and last lines, w
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -35,7 +36,7 @@ _LINE_CHARS = 200
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(
         prog=WORKLOAD,
-        usage="%(prog)s [--metric NAME=REGEX]... [--grace S] -- CMD [ARGS...]",
+        usage="%(prog)s [-h] [--metric NAME=REGEX]... [--grace S] [--device DEVICE] -- CMD [ARGS...]",
         description="Your own job as a workload: its output goes to run.log and is read for progress (tqdm, "
                     "Hugging Face Trainer, PyTorch Lightning, timm, torchvision references, or --metric).")
     p.add_argument("--command", default=None, metavar="'CMD ARGS'",
@@ -46,7 +47,28 @@ def build_parser() -> ArgumentParser:
                         "or epoch; a NAME with /s (tokens/s) is the throughput in that unit; any other is kept")
     p.add_argument("--grace", type=positive_float, default=3.0, metavar="S",
                    help="seconds between SIGTERM and SIGKILL when the job is stopped (default 3)")
+    p.add_argument("--device", default="auto", metavar="DEVICE",
+                   help="auto: the job's environment as it is (default); cpu: CUDA_VISIBLE_DEVICES and "
+                        "HIP_VISIBLE_DEVICES set empty, so torch sees no GPU; cuda:N or N,M: CUDA_VISIBLE_DEVICES=N "
+                        "(the job then sees that card as cuda:0)")
     return p
+
+
+_CARDS = re.compile(r"^(?:cuda:)?(\d+(?:,\d+)*)$")
+
+
+def device_env(device: str) -> tuple[dict[str, str], str]:
+    """The variables ``--device`` sets in the job's environment, and the run's words for its device."""
+    asked = device.strip().lower()
+    if asked in ("", "auto"):
+        return {}, "the device the command chose"
+    if asked == "cpu":
+        return {"CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""}, "cpu (CUDA_VISIBLE_DEVICES empty)"
+    cards = _CARDS.match(asked)
+    if cards is None:
+        raise WorkloadError(f"--device: {device!r} is not auto, cpu or cuda:N",
+                            hint="for another accelerator set its visible-devices variable before cardbench run")
+    return {"CUDA_VISIBLE_DEVICES": cards.group(1)}, f"cuda (CUDA_VISIBLE_DEVICES={cards.group(1)})"
 
 
 def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -98,16 +120,17 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(own)
     command = command_of(args.command, after)
     metrics = metrics_of(args.metric)
+    env, device = device_env(args.device)
     arguments_checked()
 
-    job = Job(command, grace_s=args.grace)
+    job = Job(command, env={**os.environ, **env}, grace_s=args.grace)
     try:
         job.start()
     except OSError as exc:  # found on PATH but not runnable (a binary for another machine, a bad #! line)
         raise WorkloadError(f"cannot run {command[0]}: {exc.strerror or exc}") from None
     emitter.start(WORKLOAD, {"command": command, "metrics": [m.name for m in metrics], "cwd": os.getcwd(),
-                             "pid": job.pid, "grace_s": args.grace},
-                  "the device the command chose", {"python": sys.version.split()[0]})
+                             "pid": job.pid, "grace_s": args.grace, "env": env},
+                  device, {"python": sys.version.split()[0]})
     tracker = Tracker(emit_step=emitter.step)
     copy = LogCopy(log)
     printed = understood = 0

@@ -21,6 +21,7 @@ SPEC = WorkloadSpec(
         Param("command", "command", "--command", "", placeholder="your job: python train.py --epochs 3"),
         Param("metric", "--metric NAME=REGEX", "--metric", "",
               placeholder="none (tqdm, Trainer, Lightning, timm, torchvision are read)"),
+        Param("device", "device", "--device", "", placeholder="auto: the command's choice (cpu, cuda:1...)"),
     ),
     suite=None,  # the headless suite runs the built-in workloads; a command is run by name
     metrics=(

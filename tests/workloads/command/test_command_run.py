@@ -76,6 +76,7 @@ def test_a_failing_command_fails_the_run_naming_its_code_and_last_lines(command_
     (["--metric", "loss=(", "--", "true"], "--metric loss: '(' is not a regular expression"),
     (["--command", "true", "--", "true"], "give the command once"),
     (["--command", "python 'unclosed"], "--command: cannot split"),
+    (["--device", "npu:0", "--", "true"], "--device: 'npu:0' is not auto, cpu or cuda:N"),
 ])
 def test_bad_input_is_one_line_exit_2_and_no_run(command_workload, tmp_path, capsys, argv, said):
     runs = tmp_path / "runs"
@@ -104,3 +105,23 @@ def test_options_after_the_double_dash_are_the_commands_even_cardbench_runs_own(
                      "import sys; print(sys.argv[1:])", "--json", "--runs-dir", "x"]) == 0
     assert not capsys.readouterr().out.startswith("{")  # `--json` was not cardbench's
     assert "['--json', '--runs-dir', 'x']" in (next(runs.iterdir()) / "run.log").read_text()
+
+
+@pytest.mark.parametrize("device, visible, said", [
+    ("cpu", "''", "cpu (CUDA_VISIBLE_DEVICES empty)"),
+    ("cuda:1", "'1'", "cuda (CUDA_VISIBLE_DEVICES=1)"),
+])
+def test_device_sets_what_the_job_sees_and_the_run_says_it(command_workload, tmp_path, device, visible, said):
+    runs = tmp_path / "runs"
+    script = "import os; print(repr(os.environ['CUDA_VISIBLE_DEVICES']))"
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--device", device, "--",
+                     sys.executable, "-c", script]) == 0
+    record = load_run(next(runs.iterdir()))
+    assert record.start.device == said and visible in (record.path / "run.log").read_text()
+
+
+def test_help_is_the_workloads_own_on_stdout(command_workload, tmp_path, capsys):
+    assert cli.main(["run", "--runs-dir", str(tmp_path / "runs"), "command", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: cardbench run command [-h]") and "-- CMD [ARGS...]" in out
+    assert "--metric NAME=REGEX" in out and "--device" in out and not (tmp_path / "runs").exists()
