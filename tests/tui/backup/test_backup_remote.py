@@ -104,42 +104,42 @@ FULL_LINE = ('{"level":"error","msg":"Failed to copy: Insufficient Storage: 507 
              '"object":"x","source":"operations/operations.go:538"}')
 
 
-def _fake_rclone(tmp_path, monkeypatch, subcommand: str, does: str) -> None:
-    """rclone on PATH, but ``subcommand`` runs the shell line ``does`` instead."""
+def _then_rclone_does(tmp_path, monkeypatch, workspace, webdav, subcommand: str, does: str) -> tuple[str, str, Path]:
+    """After a good backup and a changed checkpoint, rclone on PATH whose ``subcommand`` runs the shell line
+    ``does`` instead. Returns the destination, the good backup's name and the LATEST file on the server."""
+    remote, served = webdav
+    dest = f"{remote}:bucket/trial"
+    assert cli.main(workspace.argv(dest)) == 0
+    latest = served / "bucket/trial/LATEST"
+    first = latest.read_text().strip()
+    workspace.checkpoint.write_bytes(os.urandom(1000))
     real = subprocess.run(["sh", "-c", "command -v rclone"], capture_output=True, text=True).stdout.strip()
     fake = tmp_path / "bin" / "rclone"
     fake.parent.mkdir()
     fake.write_text(f"#!/bin/sh\nREAL={real}\nif [ \"$1\" = {subcommand} ]; then {does}; fi\nexec \"$REAL\" \"$@\"\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    return dest, first, latest
 
 
 def test_a_file_that_downloads_with_another_sum_fails_the_backup_and_latest_stays(workspace, webdav, tmp_path,
                                                                                    capsys, monkeypatch):
-    remote, served = webdav
-    dest = f"{remote}:bucket/trial"
-    assert cli.main(workspace.argv(dest)) == 0
-    first = (served / "bucket/trial/LATEST").read_text().strip()
-    workspace.checkpoint.write_bytes(os.urandom(1000))
     # what a corrupted upload reads back as: the real rclone's hashsum, with every sum replaced
-    _fake_rclone(tmp_path, monkeypatch, "hashsum", f"\"$REAL\" \"$@\" | sed 's/^[0-9a-f]*/{'0' * 64}/'; exit")
+    dest, first, latest = _then_rclone_does(tmp_path, monkeypatch, workspace, webdav, "hashsum",
+                                            f"\"$REAL\" \"$@\" | sed 's/^[0-9a-f]*/{'0' * 64}/'; exit")
     capsys.readouterr()
     assert cli.main(workspace.argv(dest)) == 1
     rel = "checkpoints" + str(workspace.checkpoint.resolve())
     assert capsys.readouterr().err == f"cardbench backup: verification failed: {rel} downloads with another SHA-256\n"
-    assert (served / "bucket/trial/LATEST").read_text().strip() == first
+    assert latest.read_text().strip() == first
 
 
 def test_a_full_remote_is_one_line_and_the_previous_backup_stays(workspace, webdav, tmp_path, capsys, monkeypatch):
-    remote, served = webdav
-    dest = f"{remote}:bucket/trial"
-    assert cli.main(workspace.argv(dest)) == 0
-    first = (served / "bucket/trial/LATEST").read_text().strip()
-    workspace.checkpoint.write_bytes(os.urandom(1000))
-    _fake_rclone(tmp_path, monkeypatch, "copy", f"echo '{FULL_LINE}' >&2; exit 1")
+    dest, first, latest = _then_rclone_does(tmp_path, monkeypatch, workspace, webdav, "copy",
+                                            f"echo '{FULL_LINE}' >&2; exit 1")
     capsys.readouterr()
     assert cli.main(workspace.argv(dest)) == 1
     assert capsys.readouterr().err == (
         f"cardbench backup: destination {dest} is full (Failed to copy: Insufficient Storage: 507 Insufficient "
         f"Storage); the previous backup {first} is intact; free space there or choose another DEST\n")
-    assert (served / "bucket/trial/LATEST").read_text().strip() == first
+    assert latest.read_text().strip() == first
