@@ -58,6 +58,7 @@ from tui.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, W
 from tui.panes.plots import PlotsPane
 from tui.run_follow import AttachedRun, RunFollower
 from tui.run_index import report_run_dirs
+from tui.run_segments import THIN_EVERY
 from tui.run_live import STOP_GRACE_S as LIVE_STOP_GRACE_S, LiveRun, live_runs, stop_live, wait_for_live
 from tui.run_state import RunState
 from tui.run_times import run_span, run_times
@@ -437,9 +438,11 @@ class Workbench(App):
         if self.state.status == "incomplete":  # no end yet: it is running, elsewhere
             self.state.status = "running"
             self._show_state()
-        if attached.follower.stride > 1:
-            self.log_pane.say(f"its telemetry before now is plotted from 1 sample in {attached.follower.stride} "
-                              "(a long run); the report reads every one", "dim")
+        follower = attached.follower
+        if follower.thinned or follower.stride > 1:
+            every = follower.stride * (THIN_EVERY if follower.thinned else 1)
+            self.log_pane.say(f"a long run: its older telemetry is plotted from 1 sample in {every}; the report "
+                              "reads every one", "dim")
         self.log_pane.say(f"attached to {attached.live.id}: s stops it; quitting the workbench leaves it running",
                           "bold")
         self._follow_timer = self.set_interval(FOLLOW_S, self._follow)

@@ -11,8 +11,10 @@ The caps (issue 13 item 4: at 1 Hz with 8 devices a day is 86,400 samples, 700,0
   deleted and named in ``<file>.dropped`` (one JSON line each: segment, bytes, lines), and reading the run back notes the gap as a problem. A day of 8 devices is far below the cap
   (``python bench/run_store_day.py`` prints the figures).
 
-Reading back (:func:`read_segments`, `tui.runs.load_run`, `tui.runs.RunRecord.log_text`) sees the
-whole run: the segments in order, then the live file. Nothing is downsampled on disk.
+Reading back (`tui.runs.load_run`, `tui.runs.RunRecord.log_text`) sees the whole run: the segments in
+order, then the live file. Each telemetry segment also gets a thinned copy, ``telemetry.0001.thin.jsonl.gz``
+(1 sample in :data:`THIN_EVERY` and its last, about a tenth of the segment's gzip): the workbench plots a
+long run it attaches to from those and the live file (`tui.run_follow`), and says so.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ TELEMETRY_SEGMENT_BYTES = 64 * 2**20
 TELEMETRY_KEEP_BYTES = 2**30
 LOG_SEGMENT_BYTES = 32 * 2**20
 LOG_KEEP_BYTES = 256 * 2**20
+THIN_EVERY = 10   # a telemetry segment's thinned copy keeps 1 sample in this many (and its last)
 _GZIP_LEVEL = 6   # JSON lines shrink about tenfold; level 9 buys little for much more CPU
 
 
@@ -82,6 +85,12 @@ def read_text(path: Path) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+def thin_path(segment: Path) -> Path:
+    """'telemetry.0003.jsonl[.gz]' -> 'telemetry.0003.thin.jsonl.gz': 1 line in THIN_EVERY of that segment."""
+    stem, n, suffix = segment.name.split(".")[:3]
+    return segment.with_name(f"{stem}.{n}.thin.{suffix}.gz")
+
+
 def dropped_note(path: Path) -> str | None:
     """One line for the report when the cap deleted segments of ``path``, else None."""
     try:
@@ -108,8 +117,10 @@ class SegmentedFile:
     that fails raises OSError as a file's would; a rotation that fails leaves the file growing (never lost).
     """
 
-    def __init__(self, path: Path, segment_bytes: int, keep_bytes: int, opener: Callable[..., Any] = open):
+    def __init__(self, path: Path, segment_bytes: int, keep_bytes: int, opener: Callable[..., Any] = open,
+                 thin_every: int = 1):
         self.path = path
+        self.thin_every = thin_every   # > 1: each segment also gets a thinned copy (thin_path)
         self._open = opener   # the run store's: its tests make writes fail through it
         self.name = str(path)
         self.segment_bytes = segment_bytes
@@ -160,12 +171,25 @@ class SegmentedFile:
         try:
             with open(plain, "rb") as source, gzip.open(part, "wb", compresslevel=_GZIP_LEVEL) as target:
                 shutil.copyfileobj(source, target, 1 << 20)
+            if self.thin_every > 1:
+                self._thin(plain)
             os.replace(part, packed)
             plain.unlink()
             meta["bytes"] = packed.stat().st_size
             self._keep_to_cap(meta)
         except OSError:
             part.unlink(missing_ok=True)  # the plain segment stays, whole, and is read as it is
+
+    def _thin(self, plain: Path) -> None:
+        """Every ``thin_every``-th line of the segment and its last, gzipped beside it: what the workbench reads
+        to plot a long run (a day's segments in a second, not ten); the report reads the segment itself."""
+        lines = [line for line in plain.read_bytes().split(b"\n") if line.strip()]
+        kept = lines[::self.thin_every] + ([lines[-1]] if lines and (len(lines) - 1) % self.thin_every else [])
+        thin = thin_path(plain)
+        part = thin.with_name(thin.name + ".part")
+        with gzip.open(part, "wb", compresslevel=_GZIP_LEVEL) as target:
+            target.write(b"\n".join(kept) + b"\n")
+        os.replace(part, thin)
 
     def _keep_to_cap(self, newest: dict[str, Any]) -> None:
         """Delete the oldest segments but the first while the gzipped ones hold more than ``keep_bytes``."""
@@ -181,6 +205,7 @@ class SegmentedFile:
             note = self._kept.pop(n, {"segment": n})
             note["bytes"] = sizes[victim]
             victim.unlink()
+            thin_path(victim).unlink(missing_ok=True)
             total -= sizes[victim]
             with open(log, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(note) + "\n")

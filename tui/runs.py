@@ -122,7 +122,8 @@ class Run:
         if self._telemetry is None:
             try:
                 self._telemetry = SegmentedFile(self.path / "telemetry.jsonl", run_segments.TELEMETRY_SEGMENT_BYTES,
-                                                run_segments.TELEMETRY_KEEP_BYTES, opener=open)
+                                                run_segments.TELEMETRY_KEEP_BYTES, opener=open,
+                                                thin_every=run_segments.THIN_EVERY)
             except OSError as exc:
                 self._fail("telemetry.jsonl", exc)
                 return

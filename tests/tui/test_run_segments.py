@@ -21,6 +21,7 @@ def _sample(i: int) -> dict:
 def small_caps(monkeypatch):
     monkeypatch.setattr(run_segments, "TELEMETRY_SEGMENT_BYTES", 16_384)
     monkeypatch.setattr(run_segments, "LOG_SEGMENT_BYTES", 4_096)
+    monkeypatch.setattr(run_segments, "THIN_EVERY", 1)  # no thinned copies unless a test asks
 
 
 def test_a_long_run_is_rotated_into_gzipped_segments_and_read_back_whole(tmp_path, small_caps):
@@ -98,3 +99,29 @@ def test_a_long_run_is_attached_from_one_sample_in_k_with_its_first_and_last(tmp
     assert [s["t"] - 1_000_000.0 for s in follower.read()[1]] == [95]  # what follows comes whole
     run.close()
     follower.close()
+
+
+def test_the_workbench_reads_a_rotated_segments_thinned_copy_and_the_report_the_segment(tmp_path, small_caps,
+                                                                                       monkeypatch):
+    monkeypatch.setattr(run_segments, "THIN_EVERY", 10)
+    run = RunStore(tmp_path).create("tick", [])
+    n = 0
+    while n < 600 or not (run.path / "telemetry.jsonl").stat().st_size:  # some in the live file too
+        run.append_telemetry(_sample(n))
+        n += 1
+    run.close()
+    segments = sorted(run.path.glob("telemetry.[0-9]*[0-9].jsonl.gz"))
+    thins = sorted(run.path.glob("telemetry.*.thin.jsonl.gz"))
+    assert len(thins) == len(segments) >= 10
+    for segment, thin in zip(segments, thins):  # its first line, every tenth, and its last
+        lines = gzip.decompress(segment.read_bytes()).splitlines()
+        assert gzip.decompress(thin.read_bytes()).splitlines() == lines[::10] + (
+            [lines[-1]] if (len(lines) - 1) % 10 else [])
+    follower = RunFollower(run.path)
+    ts = [s["t"] - 1_000_000.0 for s in follower.record().telemetry]
+    follower.close()
+    assert follower.thinned == len(segments) and follower.stride == 1
+    live_lines = (run.path / "telemetry.jsonl").read_text().count("\n")
+    assert ts[0] == 0 and ts[-1] == n - 1 and ts == sorted(set(ts)) and len(ts) < n // 3
+    assert ts[len(ts) - live_lines:] == list(range(n - live_lines, n))  # the live file whole
+    assert len(load_run(run.path).telemetry) == n  # the report reads every sample
