@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from workloads import protocol
-from workloads.child.harness import Emitter, run_main
+from workloads.child.harness import Emitter, WorkloadError, run_main
 from workloads.microbench import cli, gemm
 from workloads.microbench.burn import INJECT_ENV
 from workloads.microbench.spec import SPEC
@@ -116,15 +116,18 @@ def test_the_collectives_part_calls_its_module_with_its_own_options(monkeypatch)
     assert [r["figure"] for r in rows] == ["all_reduce busbw, 1 MiB, 2 ranks", "broadcast busbw, 1 MiB, 2 ranks"]
 
 
-def test_a_part_that_fails_keeps_the_other_parts_figures_and_fails_the_run(monkeypatch):
-    from workloads.child.harness import WorkloadError
-
+def collectives_that_raise(monkeypatch, message: str, hint: str) -> None:
+    """A stand-in collectives module whose measurement ends in the WorkloadError the real one raises."""
     def measure_collectives(device_type, **kwargs):
-        raise WorkloadError("torchrun ended with exit code 1 before any rank reported", hint="see run.log")
+        raise WorkloadError(message, hint=hint)
 
     fake = types.SimpleNamespace(add_collective_arguments=lambda parser: None, measure_collectives=measure_collectives,
                                  collective_kwargs=lambda args: {})
     monkeypatch.setattr(cli, "collectives_module", lambda: fake)
+
+
+def test_a_part_that_fails_keeps_the_other_parts_figures_and_fails_the_run(monkeypatch):
+    collectives_that_raise(monkeypatch, "torchrun ended with exit code 1 before any rank reported", "see run.log")
     code, events = run(*SMALL, "--only", "launch,collectives")
     assert code == 1
     rows = {r["key"]: r for r in of(events, protocol.Result)[0].metrics["figures"]}
@@ -137,14 +140,8 @@ def test_a_part_that_fails_keeps_the_other_parts_figures_and_fails_the_run(monke
 
 def test_left_to_the_default_parts_collectives_that_cannot_run_here_are_skipped_not_failed(monkeypatch):
     """One GPU has no collectives to time: a run that did not ask for them says so and stays ok."""
-    from workloads.child.harness import WorkloadError
-
-    def measure_collectives(device_type, **kwargs):
-        raise WorkloadError("collectives need 2 or more ranks; this node has 1 cuda device(s)", hint="use --nproc 2")
-
-    fake = types.SimpleNamespace(add_collective_arguments=lambda parser: None, measure_collectives=measure_collectives,
-                                 collective_kwargs=lambda args: {})
-    monkeypatch.setattr(cli, "collectives_module", lambda: fake)
+    collectives_that_raise(monkeypatch, "collectives need 2 or more ranks; this node has 1 cuda device(s)",
+                           "use --nproc 2")
     monkeypatch.setattr(cli, "PARTS", ("launch", "collectives"))   # the default parts, kept short
     code, events = run(*SMALL)
     assert code == 0 and not of(events, protocol.WorkloadWarning)
