@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The GPU acceptance run in one command (at most 8 minutes on a GPU): the doctor, NVML fields, microbench,
+# ResNet-50 bf16 channels-last 224 px, generation (eager / CUDA graphs / compile) against transformers, opscan.
+# Prints ONE JSON object of figures and goals on stdout; progress on stderr. Options: see bench/gpu_acceptance.py
+# (--cpu-scale tries it on a machine without a GPU). Uses the checkout's .venv when there is one.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+python="${PYTHON:-}"
+if [[ -z "$python" ]]; then
+  if [[ -x "$here/.venv/bin/python" ]]; then python="$here/.venv/bin/python"; else python="python3"; fi
+fi
+exec "$python" "$here/bench/gpu_acceptance.py" "$@"
