@@ -139,6 +139,8 @@ class LocalDestination:
     def prune(self, keep: int, latest: str) -> list[str]:
         old = to_prune(self.complete(), latest, keep)
         for name in old:
+            # the index first: a removal cut short leaves a folder that no longer reads as a complete backup
+            (self.root / name / INDEX).unlink(missing_ok=True)
             shutil.rmtree(self.root / name, ignore_errors=True)
         return old
 

@@ -165,6 +165,8 @@ class RemoteDestination:
         self._drop_staging()
         old = to_prune(self.complete(), latest, keep)
         for name in old:
+            # the index first: a removal cut short leaves a folder that no longer reads as a complete backup
+            self.rclone.call(["deletefile", join(self.dest, name, INDEX)], missing_ok=True)
             self.rclone.call(["purge", join(self.dest, name)], missing_ok=True)
         return old
 

@@ -213,3 +213,20 @@ def test_a_second_backup_into_the_same_folder_at_once_is_refused(workspace, tmp_
                                            "try again when it has finished\n")
     assert _latest(dest) == first
     assert cli.main(workspace.argv(str(dest))) == 0
+
+
+def test_keep_removes_the_oldest_complete_backups_past_n(workspace, tmp_path, capsys):
+    dest = tmp_path / "backup"
+    made = []
+    for _ in range(3):
+        assert cli.main(workspace.argv(str(dest))) == 0
+        made.append(_latest(dest).name)
+    out = capsys.readouterr().out
+    assert f"backup: removed older backups {made[0]} (--keep)" in out
+    assert _names(dest) == sorted(["LATEST", made[1], made[2]])
+    assert cli.main(workspace.argv(str(dest), "--keep", "1")) == 0
+    newest = _latest(dest).name
+    assert _names(dest) == sorted(["LATEST", newest])
+    assert sha256sum_check(dest / newest).returncode == 0   # its hard links outlive the snapshots removed
+    assert cli.main(workspace.argv(str(dest), "--keep", "0")) == 2
+    assert "--keep must be a whole number from 1, not '0'" in capsys.readouterr().err
