@@ -112,3 +112,13 @@ def test_a_trainer_dict_printed_onto_a_bars_redraw_is_read_at_the_bars_count():
     # `print(logs)` while the bar is on the line (no tqdm.write to clear it first) glues the two
     glued = read("Training:  16%|#         | 1/6 [00:01<00:05, 31.00it/s]{'loss': 1.0, 'epoch': 0.17}")
     assert (glued.source, glued.count, glued.total, glued.loss, glued.rate) == ("hf_trainer", 1, 6, 1.0, 31.0)
+
+
+def test_lightning_2_bars_with_v_num_first_and_with_no_known_total():
+    first, second = (read(line) for line in lines("lightning-2.5.txt")[:2])
+    assert (first.epoch, first.count, first.total, first.rate, first.loss) == (0, 3744, 150000, 0.32, None)
+    assert (second.epoch, second.count, second.total, second.rate) == (1, 0, 146256, None)
+    unknown = read(lines("lightning-unknown-total.txt")[0])  # `Epoch 1: |...| 40/? [...]`, a log line glued on
+    assert (unknown.epoch, unknown.count, unknown.total, unknown.rate) == (1, 40, None, 5.01)
+    # the loss its user logged: the training one, not the validation's beside it
+    assert unknown.loss == 0.411 and unknown.values["val_mse_loss_step"] == 0.185

@@ -136,3 +136,9 @@ def test_a_loss_written_after_a_bar_ends_stays_with_that_pass():
         tracker.see(read(line, epoch_loss))
     tracker.flush()
     assert [(s, f.get("loss")) for s, f in steps] == [(3, 0.5), (4, None)]
+
+
+def test_a_lightning_epoch_with_another_total_is_the_same_bar_and_its_zero_no_step():
+    steps, result = track("lightning-2.5.txt")
+    assert [(s, f["epoch"]) for s, f in steps] == [(3744, 0)]
+    assert result["throughput"] == 0.32 and result["throughput_unit"] == "it/s"

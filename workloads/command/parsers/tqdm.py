@@ -1,7 +1,7 @@
 """tqdm progress bars: `desc:  10%|▉   | 499/5000 [06:28<57:55,  1.30it/s, loss=0.9962, lr=0.000300]`.
 
 Also the forms without a bar (`34% 1020/3000 [...]`, as a notebook capture shows it) and without a
-total (`Training: 0it [00:00, ?it/s]`). tqdm prints the rate as `N<unit>/s`, or as `N s/<unit>`
+total (`Training: 0it [00:00, ?it/s]`, Lightning 2's `Epoch 1: |   | 40/? [...]`). tqdm prints the rate as `N<unit>/s`, or as `N s/<unit>`
 once it falls below one per second; both are read as items per second. That rate is tqdm's own
 smoothed figure (an exponential moving average over its recent updates, `smoothing=0.3` by
 default), not the rate of the last item, and ``rate_as`` says so.
@@ -22,9 +22,10 @@ _RATE = (r"(?:(?P<rate>\?|\d+(?:\.\d+)?)(?P<si>[kMGT]?)(?P<unit>[^\s\d/,\]]*)/s"
          r"|(?P<spi>\d+(?:\.\d+)?)s/(?P<inv_unit>[^\s,\]]+))")
 # the bar and what follows it; the description is the text before (a pattern that began with it would be
 # tried at every position of every line, quadratic in a long line's length)
+# `NN%|bar| n/total`, `NN% n/total` (no bar drawn), `|bar| n/?` (Lightning 2 with no known total: no percentage)
 _WITH_TOTAL = re.compile(
-    r"(?P<pct>\d{1,3})%(?:\|[^|]*\||\s)\s*(?P<n>" + _COUNT + r")/(?P<total>" + _COUNT
-    + r")\s*\[(?P<elapsed>[\d:]+)<(?P<remaining>[\d:?]+),\s*" + _RATE + r"(?P<postfix>[^\]]*)\]")
+    r"(?:(?P<pct>\d{1,3})%)?(?:\|[^|]*\|)?\s*(?P<n>" + _COUNT + r")/(?P<total>" + _COUNT
+    + r"|\?)\s*\[(?P<elapsed>[\d:]+)<(?P<remaining>[\d:?]+),\s*" + _RATE + r"(?P<postfix>[^\]]*)\]")
 _NO_TOTAL = re.compile(
     r"(?<![\w.])(?P<n>" + _COUNT + r")(?P<n_unit>[^\s\d\[]*) \[(?P<elapsed>[\d:]+),\s*" + _RATE
     + r"(?P<postfix>[^\]]*)\]")
@@ -62,8 +63,16 @@ def postfix_values(text: str) -> dict[str, float]:
     return values
 
 
+_NOT_TRAINING = re.compile(r"^(val|valid|validation|test|eval)[_/]", re.IGNORECASE)
+
+
 def loss_of(values: dict[str, float]) -> float | None:
-    return next((values[k] for k in LOSS_KEYS if k in values), None)
+    """The training loss among a postfix's figures: a usual name, else the first `*loss*` that is not a validation's
+    (Lightning shows what `self.log(..., prog_bar=True)` names: `train_mse_loss_step=0.411`)."""
+    known = next((values[k] for k in LOSS_KEYS if k in values), None)
+    if known is not None:
+        return known
+    return next((v for k, v in values.items() if "loss" in k.lower() and not _NOT_TRAINING.match(k)), None)
 
 
 def bar(line: str) -> tuple[str, Reading] | None:
@@ -77,7 +86,7 @@ def bar(line: str) -> tuple[str, Reading] | None:
     desc = line[:m.start()].strip().rstrip(":").strip().rstrip(":").strip()
     rate, unit = _rate(m)
     values = postfix_values(m.group("postfix"))
-    total = _count(m.group("total")) if "total" in m.re.groupindex else None
+    total = _count(m.group("total")) if "total" in m.re.groupindex and m.group("total") != "?" else None
     kind = EVAL if EVAL_WORDS.search(desc) else TRAIN
     # the bar's identity: its description without numbers (`Epoch 3` is `Epoch #`) and its total
     key = f"{re.sub(r'[0-9]+', '#', desc)}|{total}"
