@@ -3,7 +3,9 @@
 The same fp32 product (TF32 off, fixed inputs) is computed for ``seconds``; every
 result is compared with the first, element by element, on the device. Any element
 that differs in any iteration makes the check FAIL, with the count of iterations and
-of elements that differed: a healthy device computes the same bits every time.
+of elements that differed: a healthy device computes the same bits every time (cuBLAS
+documents bit-wise reproducible results run to run on the same GPU and toolkit, one
+stream; the CPU's BLAS gives the same on the same buffers and thread count).
 The comparison counts on the device and is read every :data:`CHECK_EVERY` iterations,
 so the device is never left waiting on the host.
 
