@@ -93,7 +93,8 @@ def gather(runs_root: Path, includes: Iterable[str | os.PathLike[str]] = (), rep
             out.notes.append(f"left out {path!s:.200}: its name holds a newline or a backslash")
             return
         seen.add(real)
-        out.files.append(SourceFile(rel, path, kind))
+        # absolute: the next backup's quick check matches it whichever folder that one is started from
+        out.files.append(SourceFile(rel, path.absolute(), kind))
 
     paths = [Path(p).expanduser() for p in includes]
     for path in paths:

@@ -230,3 +230,13 @@ def test_keep_removes_the_oldest_complete_backups_past_n(workspace, tmp_path, ca
     assert sha256sum_check(dest / newest).returncode == 0   # its hard links outlive the snapshots removed
     assert cli.main(workspace.argv(str(dest), "--keep", "0")) == 2
     assert "--keep must be a whole number from 1, not '0'" in capsys.readouterr().err
+
+
+def test_a_backup_started_from_another_folder_still_sends_nothing_unchanged(workspace, tmp_path, capsys):
+    dest = tmp_path / "backup"
+    workspace.report.unlink()   # report bundles are looked for in the folder a backup starts from
+    assert cli.main(["backup", str(dest), "--runs-dir", "cardbench-runs"]) == 0   # relative, from the workspace
+    os.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["backup", str(dest), "--runs-dir", str(workspace.runs)]) == 0
+    assert "backup: 0 files sent (0 B), 4 unchanged not sent" in capsys.readouterr().out
