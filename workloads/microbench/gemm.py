@@ -77,20 +77,21 @@ def unsupported(dtype: str, device: torch.device) -> str | None:
 
 def operands(dtype: str, n: int, device: torch.device, seed: int = 0) -> Callable[[], torch.Tensor]:
     """A call computing one n x n product in ``dtype`` on ``device``, its operands made once."""
-    # made on the device: 16384^2 random numbers drawn on the host and copied would take seconds per dtype
-    gen = torch.Generator(device=device).manual_seed(seed)
+    # drawn on the device (16384^2 numbers drawn on the host and copied take seconds per dtype), from the global
+    # seed: a vendor backend may have no Generator of its own, and this child has no other use for the RNG
+    torch.manual_seed(seed)
     if dtype == "int8":
-        a = torch.randint(-8, 8, (n, n), generator=gen, device=device, dtype=torch.int8)
-        b = torch.randint(-8, 8, (n, n), generator=gen, device=device, dtype=torch.int8)
+        a = torch.randint(-8, 8, (n, n), device=device, dtype=torch.int8)
+        b = torch.randint(-8, 8, (n, n), device=device, dtype=torch.int8)
         return lambda: torch._int_mm(a, b)
     if dtype == "fp8":
-        a = torch.randn(n, n, generator=gen, device=device).to(torch.float8_e4m3fn)
-        b = torch.randn(n, n, generator=gen, device=device).to(torch.float8_e4m3fn).t()  # column-major
+        a = torch.randn(n, n, device=device).to(torch.float8_e4m3fn)
+        b = torch.randn(n, n, device=device).to(torch.float8_e4m3fn).t()  # column-major
         one = torch.ones((), device=device)
         return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
     kind = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(dtype, torch.float32)
-    a = torch.randn(n, n, generator=gen, device=device, dtype=kind)
-    b = torch.randn(n, n, generator=gen, device=device, dtype=kind)
+    a = torch.randn(n, n, device=device, dtype=kind)
+    b = torch.randn(n, n, device=device, dtype=kind)
     out = torch.empty(n, n, device=device, dtype=kind)
     return lambda: torch.mm(a, b, out=out)
 
