@@ -7,10 +7,10 @@ count at all (the Trainer's dicts alone, a `--metric` without `step`) numbers it
 
 A step stays open until its count moves on (or for :data:`OPEN_S`), because tools print a count and
 then its figures: Lightning redraws a count with its new loss. Figures logged on a line of their own
-while a bar runs (the Trainer's dict, through tqdm.write) go with the bar's next redraw, which tqdm
-draws right after the line at the count it has reached (its redraws are throttled, so the count drawn
-before can lag behind); a bar that starts a new pass instead, or no redraw within :data:`OPEN_S`,
-leaves them with the count drawn last. A loss for a step already emitted is a step event of its own,
+while a bar runs (the Trainer's dict, through tqdm.write) go with the bar's redraw that tqdm makes
+right after the line (within :data:`WRITE_REDRAW_S`), at the count it has reached (its redraws are
+throttled, so the count drawn before can lag behind); a later redraw, a bar that starts a new pass, or
+no redraw within :data:`OPEN_S` leaves them with the count drawn last. A loss for a step already emitted is a step event of its own,
 with the same count and no rate.
 
 Rates keep the unit the log used; the first one printed is the run's unit, and a rate in another
@@ -27,6 +27,9 @@ from typing import Any, Callable
 from workloads.command.parsers.reading import EVAL, SUMMARY, Reading
 
 OPEN_S = 2.0  # a step with no further line for this long is emitted as it is
+# tqdm.write redraws the bar in the same burst of output as the line it wrote; a redraw later than this is
+# the next step's
+WRITE_REDRAW_S = 0.05
 
 
 def warmup_of(n: int) -> int:
@@ -93,6 +96,9 @@ class Tracker:
         if step is None:
             return
         waiting, self.waiting = (self.waiting, None) if tracked else (None, self.waiting)
+        if waiting is not None and self.clock() - waiting[1] > WRITE_REDRAW_S:
+            self._at(self.open.step if self.open is not None else self.emitted, waiting[0])
+            waiting = None  # not tqdm.write's redraw: a later step's, so the figures were the count drawn last's
         self._at(step, r)
         if waiting is not None:
             self._at(step, waiting[0])

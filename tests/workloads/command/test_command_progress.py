@@ -142,3 +142,16 @@ def test_a_lightning_epoch_with_another_total_is_the_same_bar_and_its_zero_no_st
     steps, result = track("lightning-2.5.txt")
     assert [(s, f["epoch"]) for s, f in steps] == [(3744, 0)]
     assert result["throughput"] == 0.32 and result["throughput_unit"] == "it/s"
+
+
+def test_a_loss_printed_without_tqdm_write_stays_with_the_count_drawn_before_it():
+    now = [0.0]
+    steps: list[tuple[int, dict]] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append((step, fields)), clock=lambda: now[0])
+    # a script that clears the bar and prints (no redraw after it): the next redraw is the next step's, later
+    tracker.see(read(" 50%|#####     | 5/10 [00:05<00:05, 45.00it/s]"))
+    tracker.see(read("{'loss': 0.4, 'learning_rate': 5e-05, 'epoch': 0.5}"))
+    now[0] += 0.1
+    tracker.see(read(" 60%|######    | 6/10 [00:06<00:04, 46.00it/s]"))
+    tracker.flush()
+    assert [(s, f.get("loss")) for s, f in steps] == [(5, 0.4), (6, None)]
