@@ -99,10 +99,11 @@ def left_line(config: TrialConfig | None = None, clock: Clock = time.time) -> st
     Reads the user's config when none is given, and never fails on it: a broken file prints nothing here
     (`cardbench trial --show` says what is wrong with it).
     """
-    state = status(config if config is not None else load_quietly(), clock())
+    config = config if config is not None else load_quietly()
+    state = status(config, clock())
     if state is None:
         return None
     line = header_text(state)
     if state.in_lead and not state.ended:
-        line += "; export the report and back up now (cardbench backup DEST)"
+        line += f"; export the report and back up now (cardbench backup{'' if config.backup_dest else ' DEST'})"
     return line

@@ -1,5 +1,6 @@
 """`cardbench trial` keeps the trial in the user's config file; the time left reads the same for every reader."""
 
+import dataclasses
 import json
 from datetime import datetime, timezone
 
@@ -77,6 +78,8 @@ def test_the_time_left_line_for_the_headless_export_and_devices():
     near = clock.left_line(trial, clock=lambda: trial.ends - 7140)   # 1 h 59 min left: within the 2 h lead
     assert near.startswith("trial: 1 h 59 min left") and near.endswith(
         "; export the report and back up now (cardbench backup DEST)")
+    kept = dataclasses.replace(trial, backup_dest="oss:bucket/trial")   # `cardbench backup` then needs no DEST
+    assert clock.left_line(kept, clock=lambda: trial.ends - 7140).endswith("back up now (cardbench backup)")
     after = clock.left_line(trial, clock=lambda: trial.ends + 60)
     assert after.startswith("trial: ENDED at 2027-01-16 10:02:05 UTC, 90.09 USD so far")   # cost stops at the end
 
