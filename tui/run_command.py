@@ -89,12 +89,13 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
     progress = sys.stderr if as_json else sys.stdout
     _say(f"cardbench: run {run.id} -> {run.path}", progress)
     detached = is_detached()
-    marker = LiveMarker(run.path, detached=detached, workload=name).start()
     received: list[int] = []  # the signal that stopped the run decides the exit status (130, 143, 129)
     unwatch_signals = session.stop_on_signals(_DETACHED_SIGNALS if detached else SIGNALS, then=received.append)
     if detached:
         # a hang-up is not for a detached run; handled (not ignored) so the workload child does not inherit it
         asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, run.log, "[cardbench] hang-up ignored: detached")
+    # listed (and so stoppable from the workbench) only once a SIGTERM stops the run cleanly
+    marker = LiveMarker(run.path, detached=detached, workload=name).start()
     sampler.start()
     outcome = Outcome()
     told_fault = False

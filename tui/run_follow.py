@@ -140,16 +140,7 @@ class RunFollower:
         self.stride = stride = max(1, -(-len(lines) // self.max_samples))
         if stride > 1:
             lines = lines[::stride] + ([lines[-1]] if (len(lines) - 1) % stride else [])
-        telemetry: list[dict[str, Any]] = []
-        for line in lines:
-            data = _decode(line)
-            if data is None:
-                continue
-            if not telemetry_sample_ok(data):
-                self.skipped_samples += 1
-            elif self._last_t is None or data["t"] > self._last_t:  # a segment also read from its live file
-                telemetry.append(data)
-                self._last_t = data["t"]
+        telemetry = self._samples(lines)
         events, samples = self.read()
         return RunRecord(path=self.path, config=config, events=events, skipped_lines=self.skipped_events,
                          telemetry=telemetry + samples, skipped_telemetry_lines=self.skipped_samples,
@@ -168,8 +159,13 @@ class RunFollower:
                 events.append(protocol.from_dict(data))
             except protocol.MalformedLine:
                 self.skipped_events += 1
+        return events, self._samples(self._telemetry.lines())
+
+    def _samples(self, lines: list[bytes]) -> list[dict[str, Any]]:
+        """The well-formed samples of these lines that are newer than any read before (a rotated segment may
+        be read from its file and from the live file it was)."""
         samples: list[dict[str, Any]] = []
-        for raw in self._telemetry.lines():
+        for raw in lines:
             data = _decode(raw)
             if data is None:
                 continue
@@ -178,7 +174,7 @@ class RunFollower:
             elif self._last_t is None or data["t"] > self._last_t:
                 samples.append(data)
                 self._last_t = data["t"]
-        return events, samples
+        return samples
 
     def close(self) -> None:
         self._events.close()

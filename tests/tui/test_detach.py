@@ -166,3 +166,22 @@ def test_the_marker_beats_while_the_run_goes_and_is_gone_when_it_ends(tmp_path):
     assert json.loads(path.read_text())["child_pid"] == 4242 and read_live(tmp_path) is not None
     marker.remove()
     assert not path.exists() and read_live(tmp_path) is None
+
+
+def test_a_run_in_another_terminal_is_listed_and_stopped_alone_not_its_shells_group(tmp_path, monkeypatch):
+    env = _tick_env(monkeypatch)
+    runs = tmp_path / "runs"
+    # in this process group, as a run started in a terminal is in its shell's job: signalling the group would
+    # take the test runner down with it
+    run = subprocess.Popen([sys.executable, "-m", "tick_cli", "run", "tick", "--delay", "0.1", "--runs-dir", str(runs)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        _wait_for(lambda: len(live_runs(runs)) == 1, what="the run listed")
+        [live] = live_runs(runs)
+        assert not live.detached and live.pid == run.pid and live.pgid == os.getpgid(0)
+        assert "stopped (SIGTERM" in stop_live(live)
+        assert run.wait(timeout=30) == 143  # its own exit status for a SIGTERM
+        assert load_run(live.path).status == "stopped" and live_runs(runs) == []
+    finally:
+        if run.poll() is None:
+            run.kill()
