@@ -10,6 +10,7 @@ for a file and a rendering time bounded by the width.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Sequence
 from xml.sax.saxutils import escape
@@ -69,22 +70,36 @@ def _thin(xs: list[float], ys: list[float], x0: float, per_px: float) -> tuple[l
     n = len(xs)
     if n <= 4 * (WIDTH - _LEFT - _RIGHT):
         return xs, ys
+    if all(a <= b for a, b in zip(xs, xs[1:])):
+        # x never goes back (time, steps): each column's points are one slice, found by bisection, and min()
+        # and max() run over it at C speed; a day of 1 Hz samples is 86,400 points a line
+        first = int((xs[0] - x0) / per_px)
+        last = int((xs[-1] - x0) / per_px)
+        edges = [0] + [bisect_left(xs, x0 + c * per_px) for c in range(first + 1, last + 1)] + [n]
+        return _thin_groups(xs, ys, zip(edges, edges[1:]))
     columns = [int((x - x0) / per_px) for x in xs]
-    out_x: list[float] = []
-    out_y: list[float] = []
+    groups = []
     start = 0
     for i in range(1, n + 1):
         if i < n and columns[i] == columns[start]:
             continue
-        if i - start <= 4:
-            out_x += xs[start:i]
-            out_y += ys[start:i]
-        else:
-            group = ys[start:i]
-            for k in sorted({0, group.index(min(group)), group.index(max(group)), i - start - 1}):
+        groups.append((start, i))
+        start = i
+    return _thin_groups(xs, ys, groups)
+
+
+def _thin_groups(xs: list[float], ys: list[float], groups) -> tuple[list[float], list[float]]:
+    out_x: list[float] = []
+    out_y: list[float] = []
+    for start, stop in groups:
+        if stop - start <= 4:
+            out_x += xs[start:stop]
+            out_y += ys[start:stop]
+        elif stop > start:
+            group = ys[start:stop]
+            for k in sorted({0, group.index(min(group)), group.index(max(group)), stop - start - 1}):
                 out_x.append(xs[start + k])
                 out_y.append(group[k])
-        start = i
     return out_x, out_y
 
 
@@ -235,44 +250,61 @@ def charts_for(record) -> list[Chart]:
 
 def _utilisation_chart(record, label: str) -> str | None:
     # load_run keeps only well-formed samples; a record built otherwise may still hold anything
-    samples = sorted((s for s in record.telemetry if isinstance(s, dict) and _finite(s.get("t"))),
-                     key=lambda s: s["t"])
+    samples = [s for s in record.telemetry if isinstance(s, dict) and _finite(s.get("t"))]
+    if any(a["t"] > b["t"] for a, b in zip(samples, samples[1:])):   # written in order, unless the clock stepped
+        samples.sort(key=lambda s: s["t"])
     if not samples:
         return None
     t0 = samples[0]["t"]
     start = record.start
     if start is not None and _finite(start.t) and start.t <= t0:
         t0 = start.t
-    devices: dict[str, list[tuple[float, dict]]] = {}
+    # a soak's day reads in hours (86.4k seconds says nothing at a glance)
+    unit, per = ("hours", 3600.0) if samples[-1]["t"] - t0 >= 2 * 3600 else ("seconds", 1.0)
+    # one pass, a column per device and reading: a day of 8 devices at 1 Hz is 691,200 device readings
+    xs_of: dict[str, list[float]] = {}
+    util_of: dict[str, list[Any]] = {}
+    mem_of: dict[str, list[float | None]] = {}
+    first_of: dict[str, dict] = {}
     for s in samples:
+        x = (s["t"] - t0) / per
         listed = s.get("devices")
         for d in listed if isinstance(listed, list) else ():
-            if isinstance(d, dict):
-                devices.setdefault(str(d.get("bus_id") or d.get("index")), []).append((s["t"] - t0, d))
+            if not isinstance(d, dict):
+                continue
+            key = str(d.get("bus_id") or d.get("index"))
+            xs = xs_of.get(key)
+            if xs is None:
+                xs = xs_of[key] = []
+                util_of[key], mem_of[key], first_of[key] = [], [], d
+            xs.append(x)
+            util_of[key].append(d.get("util_gpu_pct"))
+            mem_of[key].append(_pct(d.get("mem_used_bytes"), d.get("mem_total_bytes")))
+    devices = xs_of
     series: list[Series] = []
     on_cpu = start is not None and is_cpu(start.device)  # the cards sat idle: their lines are not this run's
     if devices and not on_cpu:
-        for points in devices.values():
-            first = points[0][1]
+        for key, xs in devices.items():
+            first = first_of[key]
             tag = device_tag(first.get("index")) if len(devices) > 1 else ""
-            series.append(Series(f"util % {tag}".strip(), [p[0] for p in points],
-                                 [p[1].get("util_gpu_pct") for p in points]))
-            series.append(Series(f"memory % {tag}".strip(), [p[0] for p in points],
-                                 [_pct(p[1].get("mem_used_bytes"), p[1].get("mem_total_bytes")) for p in points]))
+            series.append(Series(f"util % {tag}".strip(), xs, util_of[key]))
+            series.append(Series(f"memory % {tag}".strip(), xs, mem_of[key]))
         one = f" ({device_label(first.get('index'), first.get('name'), first.get('pci_vendor'))})"
         title = f"{label}: device utilisation and memory" + (one if len(devices) == 1 else "")
     else:
-        xs = [s["t"] - t0 for s in samples]
+        xs = [(s["t"] - t0) / per for s in samples]
         hosts = [s["host"] if isinstance(s.get("host"), dict) else {} for s in samples]
         series.append(Series("host CPU %", xs, [h.get("cpu_pct") for h in hosts]))
         series.append(Series("host memory %", xs, [_pct(h.get("mem_used_bytes"), h.get("mem_total_bytes"))
                                                    for h in hosts]))
         title = f"{label}: host CPU and memory (" + ("ran on the CPU; the listed cards were not used" if on_cpu
                                                      else "no accelerator telemetry") + ")"
-    return line_chart(title, series, x_label="seconds since start", y_label="%", y_range=(0.0, 100.0))
+    return line_chart(title, series, x_label=f"{unit} since start", y_label="%", y_range=(0.0, 100.0))
 
 
 def _pct(used, total) -> float | None:
+    if used.__class__ is int and total.__class__ is int and total > 0:   # bytes, as the sources write them
+        return 100.0 * used / total
     if not _finite(used) or not _finite(total) or not total:
         return None
     return 100.0 * used / total
