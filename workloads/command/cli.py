@@ -22,7 +22,7 @@ from workloads import exit_codes
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
                                      positive_float)
 from workloads.command.job import Job, pump
-from workloads.command.output import LogCopy
+from workloads.command.output import PEEK, LogCopy
 from workloads.command.parsers import read
 from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
 from workloads.command.progress import Tracker
@@ -134,11 +134,18 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     tracker = Tracker(emit_step=emitter.step)
     copy = LogCopy(log)
     printed = understood = 0
+    peeked: str | None = None  # a redraw read as it stood (PEEK): read once, when it ends it is only logged
 
     def on_line(text: str, ended: str) -> None:
-        nonlocal printed, understood
+        nonlocal printed, understood, peeked
         copy.line(text, ended)
-        printed += bool(text.strip())
+        if ended != PEEK:
+            printed += bool(text.strip())
+            seen, peeked = text == peeked, None
+            if seen:
+                return
+        else:
+            peeked = text
         reading = read(text, metrics)
         if reading is not None:
             understood += 1

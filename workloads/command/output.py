@@ -10,17 +10,24 @@ redraw is still read for progress); a redraw that only blanks the line (tqdm's c
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 from typing import Callable, Iterator
 
 REDRAW_LOG_S = 5.0
 LONGEST = 64 * 1024  # a "line" this long with no end yet is cut here, so memory stays bounded
-NEWLINE, REDRAW, CUT = "\n", "\r", ""
+NEWLINE, REDRAW, CUT, PEEK = "\n", "\r", "", "peek"
+_ENDS = re.compile(rb"\r\n|\r|\n")
 
 
 class Splitter:
-    """Bytes in, (text, how it ended) out; a `\\r` at the end of a chunk waits for the next one."""
+    """Bytes in, (text, how it ended) out; a `\\r` at the end of a chunk waits for the next one.
+
+    tqdm writes each redraw as `\\r` then the bar, so a redraw ends only when the next one begins: the
+    text after the chunk's last `\\r` is also handed out at once as :data:`PEEK` (the bar as it stands,
+    to read, not yet a line to log). A redraw is one write below the pipe's atomic size, so it comes whole.
+    """
 
     def __init__(self) -> None:
         self._buffer = b""
@@ -28,28 +35,21 @@ class Splitter:
     def feed(self, data: bytes) -> Iterator[tuple[str, str]]:
         buffer = self._buffer + data
         start = 0
-        i = 0
-        n = len(buffer)
-        while i < n:
-            byte = buffer[i]
-            if byte == 0x0A:
-                yield _text(buffer[start:i]), NEWLINE
-                start = i + 1
-            elif byte == 0x0D:
-                if i + 1 == n:
-                    break  # a `\r\n` may be cut between two reads
-                if buffer[i + 1] == 0x0A:
-                    yield _text(buffer[start:i]), NEWLINE
-                    i += 1
-                else:
-                    yield _text(buffer[start:i]), REDRAW
-                start = i + 1
-            i += 1
+        after_cr = False
+        for end in _ENDS.finditer(buffer):
+            if end.group() == b"\r" and end.end() == len(buffer):
+                break  # a `\r\n` may be cut between two reads
+            after_cr = end.group() == b"\r"
+            yield _text(buffer[start:end.start()]), REDRAW if after_cr else NEWLINE
+            start = end.end()
         rest = buffer[start:]
         while len(rest) > LONGEST:
             yield _text(rest[:LONGEST]), CUT
             rest = rest[LONGEST:]
         self._buffer = rest
+        shown = rest[:-1] if rest.endswith(b"\r") else rest
+        if shown and (after_cr or rest.endswith(b"\r")):
+            yield _text(shown), PEEK
 
     def close(self) -> Iterator[tuple[str, str]]:
         """The job's last words when they had no line end."""
@@ -78,6 +78,8 @@ class LogCopy:
         self.lines = 0
 
     def line(self, text: str, ended: str) -> None:
+        if ended == PEEK:
+            return  # the same text comes again as a redraw or a line once it has ended
         if ended == REDRAW:
             if not text.strip():
                 return

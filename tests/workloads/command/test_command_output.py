@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workloads.command.output import CUT, LONGEST, NEWLINE, REDRAW, REDRAW_LOG_S, LogCopy, Splitter
+from workloads.command.output import CUT, LONGEST, NEWLINE, PEEK, REDRAW, REDRAW_LOG_S, LogCopy, Splitter
 
 
 def split(*chunks: bytes) -> list[tuple[str, str]]:
@@ -12,7 +12,8 @@ def split(*chunks: bytes) -> list[tuple[str, str]]:
 
 
 def test_newlines_redraws_and_a_crlf_cut_between_two_reads():
-    assert split(b"a\rb\r", b"\nc\n", b"last") == [("a", REDRAW), ("b", NEWLINE), ("c", NEWLINE), ("last", NEWLINE)]
+    assert split(b"a\rb\r", b"\nc\n", b"last") == [("a", REDRAW), ("b", PEEK), ("b", NEWLINE), ("c", NEWLINE),
+                                                  ("last", NEWLINE)]
 
 
 def test_utf8_split_across_reads_and_a_line_with_no_end_is_cut_at_a_bound():
@@ -38,3 +39,13 @@ def test_the_log_keeps_full_lines_unchanged_and_one_redraw_per_interval():
     copy.line("  bar 7/9", REDRAW)
     assert written == ["  bar 1/9", "  bar 5/9", "{'loss': 4.7764}", "  bar 6/9", "  bar 7/9"]
     assert list(copy.tail)[-2:] == ["  bar 6/9", "  bar 7/9"]
+
+
+def test_a_redraw_is_handed_out_as_it_stands_before_the_next_one_ends_it():
+    splitter = Splitter()
+    # tqdm writes `\r` then the bar: the bar's text is known at once, its end only with the next redraw
+    assert list(splitter.feed(b"\r 25%|##5       | 10/40 [00:00<00:01, 23.41it/s]")) == [
+        ("", REDRAW), (" 25%|##5       | 10/40 [00:00<00:01, 23.41it/s]", PEEK)]
+    assert list(splitter.feed(b"\r 27%")) == [(" 25%|##5       | 10/40 [00:00<00:01, 23.41it/s]", REDRAW),
+                                             (" 27%", PEEK)]
+    assert list(splitter.feed(b"half a line")) == []  # text after a newline is no redraw: it waits for its end
