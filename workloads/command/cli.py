@@ -1,11 +1,15 @@
-"""`python -m workloads.command [--metric NAME=REGEX]... -- CMD ARGS...` (or `cardbench run command -- ...`).
+"""`python -m workloads.command [--metric NAME=REGEX]... [--device D] -- CMD ARGS...` (`cardbench run command`).
 
-The command runs in its own process group (:mod:`~workloads.command.job`); its output goes line by
-line to the run's log and is read for progress (:mod:`~workloads.command.parsers`). Events: ``start``
-(the command, the figures asked for), a ``step`` per count the log printed with the loss and rate it
-printed (and ``rate_as``, which rate that is), one ``result`` (the median of those rates after the first
-few, the tool's own closing figures, the exit code) even when the command fails or is stopped, and the
-end: ok when the command exits 0; failed, naming its exit code and last lines, when not.
+The command (after `--`, or as one string in `--command`, the launcher's field) runs in its own
+process group (:mod:`~workloads.command.job`); its output goes line by line to the run's log and is
+read for progress (:mod:`~workloads.command.parsers`). Bad input (no command, one not on PATH, a
+`--metric` that cannot work, an unknown `--device`) is refused before anything runs, so `cardbench run`
+says it in one line, exit 2, with no run recorded. Events: ``start`` (the command, the figures asked
+for), a ``step`` per count the log printed with the loss and rate it printed (and ``rate_as``, which
+rate that is), one ``result`` (the median of those rates after the first few, the tool's own closing
+figures, the exit code) even when the command fails or is stopped, and the end: ok when the command
+exits 0; failed, naming its exit code (or signal) and last lines, when not. The run's end code is this
+child's (1), not the command's: a command's 2 must not read as `cardbench run`'s "bad argument".
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ The job runs in its own process group, so neither the runner's stop (it signals 
 nor the kernel's parent-death signal (it reaches only the child) touch it: a child killed with
 SIGKILL would leave the user's training holding the device. This guard is started first, in a new
 group that the job then joins (so the job never runs unguarded), and reads its stdin, a pipe only the
-child holds. When that pipe ends, however the child ended (done,
-stopped, SIGKILLed with its runner), the guard sends SIGTERM to every other process of the group,
-then SIGKILL after the grace period, and exits. It ignores SIGTERM, SIGINT and SIGHUP, which a stop of
+child holds. When that pipe ends, however the child ended (done, stopped, SIGKILLed with its runner),
+the guard sends SIGTERM to every other process of the group, then SIGKILL after the grace period,
+and exits. Linux: the group's members are read from /proc. It ignores SIGTERM, SIGINT and SIGHUP, which a stop of
 the group sends to it too, so it always outlives the job.
 """
 
