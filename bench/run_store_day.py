@@ -114,9 +114,10 @@ def main() -> int:
         follower = RunFollower(path)
         attached, attach_s = _timed("RunFollower.record (the workbench attaching)", follower.record)
         follower.close()
-        assert len(attached.telemetry) >= samples // follower.stride
-        print(f"    the workbench plots {len(attached.telemetry):,} of them (1 in {follower.stride}) until the run's "
-              "live samples")
+        assert attached.telemetry[0]["t"] == t0 and attached.telemetry[-1]["t"] == t0 + samples - 1
+        print(f"    the workbench plots {len(attached.telemetry):,} of them: {follower.thinned} rotated segments "
+              f"from their thinned copies, the live file whole" + (f", then 1 in {follower.stride}"
+                                                                     if follower.stride > 1 else ""))
         text, log_s = _timed("log_text (the bundle's run.log)", lambda: record.log_text)
         assert text.count("\n") == step + 2, (text.count("\n"), step)
         print(f"  read back whole: {len(record.telemetry):,} samples, {text.count(chr(10)):,} log lines")

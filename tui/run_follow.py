@@ -21,15 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from tui.run_live import LiveRun, is_alive
+from tui import run_segments
 from tui.run_segments import read_bytes, segment_paths, thin_path
 from tui.runs import RunRecord, check_run, read_config, telemetry_sample_ok
 from workloads import protocol
 
 _CHUNK = 1 << 20
-# the workbench reads a rotated segment's thinned copy (1 sample in 10, tui.run_segments), and past this many
-# samples even those 1 in k (a day of 1 Hz, thinned, is 9,000-odd: not thinned further); the report
-# (tui.runs.load_run) reads every one
+# the workbench reads a rotated segment's thinned copy (1 sample in THIN_EVERY, tui.run_segments), and past
+# this many samples even those 1 in k (a day of 1 Hz, thinned, is 3,000-odd: not thinned further); the
+# report (tui.runs.load_run) reads every one
 ATTACH_SAMPLES = 20_000
+LIVE_WHOLE = 600   # the last samples of a thinned run's live file read whole: its last 10 minutes at 1 Hz
 
 
 class _Tail:
@@ -127,14 +129,17 @@ class RunFollower:
             thin = thin_path(segment)
             try:
                 try:
-                    data = read_bytes(thin)  # a tenth of the segment: enough to plot, and read ten times faster
+                    data = read_bytes(thin)  # enough to plot a long run, and read many times faster
                     self.thinned += 1
                 except OSError:
                     data = read_bytes(segment)
                 lines += [line for line in data.split(b"\n") if line.strip()]
             except OSError as exc:
                 problems.append(f"{segment.name} cannot be read ({exc}); the run's telemetry has a gap there")
-        lines += [line for line in self._telemetry.lines() if line.strip()]
+        live = [line for line in self._telemetry.lines() if line.strip()]
+        if self.thinned:  # a long run: its live file thinned as its segments are, but for its last minutes
+            live = live[:-LIVE_WHOLE][::run_segments.THIN_EVERY] + live[-LIVE_WHOLE:]
+        lines += live
         # every k-th line of a very long run (and its last): decoding is most of an attach's time, and the plots
         # hold 25,000 points a series anyway
         self.stride = stride = max(1, -(-len(lines) // self.max_samples))

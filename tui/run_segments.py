@@ -1,19 +1,21 @@
 """A run's long files, rotated and capped: telemetry.jsonl and run.log. UI-free.
 
-The caps (issue 13 item 4: at 1 Hz with 8 devices a day is 86,400 samples, 700,000 device readings):
+The caps (issue 13 item 4: at 1 Hz with 8 devices a day is 86,400 samples, 700,000 device readings,
+about 600 MiB of JSON lines with every NVML field read):
 
-- telemetry.jsonl is closed at :data:`TELEMETRY_SEGMENT_BYTES` (64 MiB, about 6 hours of 8 devices at
+- telemetry.jsonl is closed at :data:`TELEMETRY_SEGMENT_BYTES` (64 MiB, about 2.5 hours of 8 devices at
   1 Hz), renamed ``telemetry.0001.jsonl`` (then 0002...) and gzipped in the background
-  (``telemetry.0001.jsonl.gz``, about a tenth of the size); a new telemetry.jsonl takes the next samples.
+  (``telemetry.0001.jsonl.gz``, about a sixteenth of the size); a new telemetry.jsonl takes the next samples.
 - run.log the same at :data:`LOG_SEGMENT_BYTES` (32 MiB): ``run.0001.log.gz``...
 - The gzipped segments of one file are kept up to :data:`TELEMETRY_KEEP_BYTES` (1 GiB) and
   :data:`LOG_KEEP_BYTES` (256 MiB). Past that the oldest segment but the first (the run's start) is
-  deleted and named in ``<file>.dropped`` (one JSON line each: segment, bytes, lines), and reading the run back notes the gap as a problem. A day of 8 devices is far below the cap
+  deleted and named in ``<file>.dropped`` (one JSON line each: segment, bytes, lines), and reading the
+  run back notes the gap as a problem. A day of 8 devices is 37 MiB on disk, far below the cap
   (``python bench/run_store_day.py`` prints the figures).
 
 Reading back (`tui.runs.load_run`, `tui.runs.RunRecord.log_text`) sees the whole run: the segments in
 order, then the live file. Each telemetry segment also gets a thinned copy, ``telemetry.0001.thin.jsonl.gz``
-(1 sample in :data:`THIN_EVERY` and its last, about a tenth of the segment's gzip): the workbench plots a
+(1 sample in :data:`THIN_EVERY` and its last): the workbench plots a
 long run it attaches to from those and the live file (`tui.run_follow`), and says so.
 """
 
@@ -32,7 +34,9 @@ TELEMETRY_SEGMENT_BYTES = 64 * 2**20
 TELEMETRY_KEEP_BYTES = 2**30
 LOG_SEGMENT_BYTES = 32 * 2**20
 LOG_KEEP_BYTES = 256 * 2**20
-THIN_EVERY = 10   # a telemetry segment's thinned copy keeps 1 sample in this many (and its last)
+# a telemetry segment's thinned copy keeps 1 sample in this many (and its last): 30 s apart at 1 Hz, where a
+# day's plot 100 columns wide gives a column 14 minutes
+THIN_EVERY = 30
 _GZIP_LEVEL = 6   # JSON lines shrink about tenfold; level 9 buys little for much more CPU
 
 

@@ -5,7 +5,7 @@ import gzip
 
 import pytest
 
-from tui import run_segments
+from tui import run_follow, run_segments
 from tui.run_follow import RunFollower
 from tui.runs import RunStore, load_run
 from workloads import protocol
@@ -104,9 +104,11 @@ def test_a_long_run_is_attached_from_one_sample_in_k_with_its_first_and_last(tmp
 def test_the_workbench_reads_a_rotated_segments_thinned_copy_and_the_report_the_segment(tmp_path, small_caps,
                                                                                        monkeypatch):
     monkeypatch.setattr(run_segments, "THIN_EVERY", 10)
+    monkeypatch.setattr(run_follow, "LIVE_WHOLE", 3)
     run = RunStore(tmp_path).create("tick", [])
     n = 0
-    while n < 600 or not (run.path / "telemetry.jsonl").stat().st_size:  # some in the live file too
+    live_file = run.path / "telemetry.jsonl"
+    while n < 600 or live_file.read_text().count("\n") < 15:  # the live file thinned too, but for its last lines
         run.append_telemetry(_sample(n))
         n += 1
     run.close()
@@ -121,7 +123,8 @@ def test_the_workbench_reads_a_rotated_segments_thinned_copy_and_the_report_the_
     ts = [s["t"] - 1_000_000.0 for s in follower.record().telemetry]
     follower.close()
     assert follower.thinned == len(segments) and follower.stride == 1
-    live_lines = (run.path / "telemetry.jsonl").read_text().count("\n")
+    live = list(range(n - live_file.read_text().count("\n"), n))
     assert ts[0] == 0 and ts[-1] == n - 1 and ts == sorted(set(ts)) and len(ts) < n // 3
-    assert ts[len(ts) - live_lines:] == list(range(n - live_lines, n))  # the live file whole
+    expected_live = live[:-3][::10] + live[-3:]
+    assert ts[-len(expected_live):] == expected_live
     assert len(load_run(run.path).telemetry) == n  # the report reads every sample
