@@ -10,6 +10,12 @@ from paths import FIXTURES, REPO
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
 
 
+@pytest.fixture(autouse=True)
+def _no_user_config(tmp_path_factory, monkeypatch):
+    """The developer's own ~/.config/cardbench (a trial, a price) stays out of every test and snapshot."""
+    monkeypatch.setenv("CARDBENCH_CONFIG", str(tmp_path_factory.mktemp("config") / "config.json"))
+
+
 @pytest.fixture
 def runs_dir(tmp_path, monkeypatch):
     path = tmp_path / "runs"

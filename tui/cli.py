@@ -29,6 +29,8 @@ from workloads import exit_codes, registry
 # it adds its parser under its name) and ``run(args) -> int``. Importing one must stay light (no torch, no Textual).
 COMMAND_MODULES: dict[str, str] = {
     "compare": "tui.compare.command",
+    "trial": "tui.trial.command",
+    "backup": "tui.backup.command",
 }
 
 

@@ -63,6 +63,7 @@ from tui.report.i18n import Note, note, quoted
 from tui.runs import RunStore, RunStoreError
 from tui.session import RunSession
 from tui.telemetry.sampler import Sampler
+from tui.trial.clock import left_line
 from workloads import exit_codes, registry
 from workloads.errors import first_line
 from workloads.spec import Text
@@ -143,6 +144,9 @@ def export_report(args: argparse.Namespace) -> int:
     started = time.monotonic()
     workloads = getattr(args, "workloads", None)
     progress = Progress(phases=len(suite_names(workloads)) + 2)
+    trial = left_line()  # the trial's time left, when `cardbench trial` set one
+    if trial:
+        progress.say(trial)
     state = SuiteState()
     suite = getattr(args, "suite", None) or "quick"
 

@@ -14,6 +14,7 @@ from typing import Any, Iterator, Sequence
 
 from tui.headless.progress import Progress
 from tui.report.bundle import BundleError
+from tui.trial.config import report_price
 
 DOCTOR_FILE = "doctor.json"  # the doctor's checks, kept beside a headless run for a later `export --run`
 
@@ -81,10 +82,10 @@ def retry_hint(run_dirs: Sequence[Path]) -> str:
 
 
 def report_options(args: argparse.Namespace) -> dict[str, Any]:
-    price = getattr(args, "price_per_hour", None)
+    price, currency = report_price(getattr(args, "price_per_hour", None), getattr(args, "currency", None) or "USD")
     if price is not None and not (math.isfinite(price) and price >= 0):
         raise BundleError(f"--price-per-hour must be a number of 0 or more (0 for a free trial), not {price}")
-    return {"price_per_hour": price, "currency": getattr(args, "currency", None) or "USD",
+    return {"price_per_hour": price, "currency": currency,
             "lang": getattr(args, "lang", None) or "en"}
 
 
