@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
+from workloads.command.spec import SPEC as _COMMAND
 from workloads.generate.spec import SPEC as _GENERATE
 from workloads.opscan.spec import SPEC as _OPSCAN
 from workloads.resnet50.spec import SPEC as _RESNET50
@@ -57,4 +58,5 @@ registry = Registry((
     _RESNET50,
     _GENERATE,
     _OPSCAN,
+    _COMMAND,
 ))

@@ -158,6 +158,9 @@ class Step(Event):
 
     def rate_span(self, one: str = "last", many: str = "last") -> str:
         """What ``throughput`` is measured over, in words: 'last step', 'last 16 tokens' (or 'this step'...)."""
+        told = self.extra.get("rate_as")  # a rate a tool printed says itself what it is: "tqdm's smoothed rate"
+        if isinstance(told, str) and told:
+            return f"({told})"
         window = self.throughput_window
         if window is None or window == 1:
             return f"{one} {self.noun}"

@@ -41,6 +41,8 @@ def test_where_a_run_is_and_what_it_asked_for():
     assert not is_cpu(None) and not is_cpu("")
     assert requested_device(["--batch-size", "8"]) == "" and requested_device(["--device", "auto"]) == ""
     assert requested_device(["--device=CUDA:1"]) == "cuda:1"
+    # after `--` the options are a user's command's own (`cardbench run command -- python train.py --device cpu`)
+    assert requested_device(["--", "python", "train.py", "--device", "cpu"]) == ""
     assert asked_for_cpu(["--device", "cpu"]) and not asked_for_cpu(["--device", "cuda"]) and not asked_for_cpu(None)
 
 

@@ -24,3 +24,9 @@ def test_the_new_fields_survive_the_wire_and_an_older_step_still_reads():
     # a run written before these fields: its step counts steps, its rate is the step's own
     old = protocol.parse_line('{"event":"step","t":1.0,"step":5,"epoch":1,"throughput":32.2,"unit":"images/s"}')
     assert old.describe() == "step 5 | epoch 1 | 32.2 images/s this step" and old.rate_span() == "last step"
+
+
+def test_a_rate_a_tool_printed_says_which_rate_it_is():
+    step = protocol.Step(step=5, loss=0.4, throughput=45.0, unit="it/s", total_steps=10,
+                         extra={"rate_as": "tqdm's smoothed rate"})
+    assert step.describe() == "step 5/10 | loss 0.4000 | 45.0 it/s (tqdm's smoothed rate)"

@@ -35,6 +35,8 @@ def requested_device(args: Iterable[Any] | None) -> str:
     items = [str(a) for a in args or ()]
     found = ""
     for i, item in enumerate(items):
+        if item == "--":
+            break  # what follows is a command's own arguments (`cardbench run command -- ...`)
         if item == "--device" and i + 1 < len(items):
             found = items[i + 1]
         elif item.startswith("--device="):
