@@ -13,8 +13,9 @@ minutes, and the kernel an Xid 79, so the verdict's findings can be checked agai
    the caps.
 2. report: the run read back (tui.runs.load_run, every segment) and its charts built (tui.report.charts),
    timed apart.
-3. plots: the workbench's History fed the same day; traced memory after the first simulated hour and at
-   the end (goal: under 5 % growth), and the time to downsample every plotted series to a plot's width.
+3. plots: the workbench's History fed the same day; the bytes its series hold (every level's arrays) after
+   the first simulated hour and at the end (goal: under 5 % growth), and the time to downsample every
+   plotted series to a plot's width.
 4. soak: its IntervalBook fed the same day; traced memory after the first hour and at the end, and the
    verdict.
 """
@@ -140,18 +141,22 @@ def _traced() -> int:
     return tracemalloc.get_traced_memory()[0]
 
 
+def history_bytes(history: History) -> int:
+    """What the plots' data holds: every column of every stored level of every series (array buffers)."""
+    series = list(history.telemetry.values()) + [s for run in history.runs.values() for s in (run.loss, run.throughput)]
+    return sum(sys.getsizeof(column) for s in series for level in (s.base, *s.levels)
+               for column in (level.xs, level.ys, level.lo, level.hi))
+
+
 def plots(hours: float, devices: int, capacity: int | None) -> None:
     history = History() if capacity is None else History(capacity)
-    tracemalloc.start()
-    base = _traced()
     at_hour = None
     for t, sample, step in day(hours, devices):
         history.add_sample_line(sample)
         history.add_step("soak", step)
         if at_hour is None and t - T0 >= 3600 - 1:
-            at_hour = _traced() - base
-    end = _traced() - base
-    tracemalloc.stop()
+            at_hour = history_bytes(history)
+    end = history_bytes(history)
     series = list(history.telemetry.values()) + [s for run in history.runs.values() for s in (run.loss, run.throughput)]
     started = time.perf_counter()
     for s in series:
@@ -159,9 +164,9 @@ def plots(hours: float, devices: int, capacity: int | None) -> None:
     drawn = time.perf_counter() - started
     growth = 100.0 * (end - at_hour) / at_hour if at_hour else float("nan")
     cap = f"capacity {history.capacity} points a series" + (" (its default)" if capacity is None else "")
-    print(f"plots: History ({cap}) of {len(series)} series: {at_hour / MIB:.2f} MiB after the first hour, {end / MIB:.2f} MiB "
-          f"after {hours:g} h: growth {growth:.1f} % (goal < 5 %); every series drawn at {PLOT_WIDTH} columns in "
-          f"{drawn * 1000:.1f} ms")
+    print(f"plots: History ({cap}) of {len(series)} series: {at_hour / MIB:.2f} MiB after the first hour, "
+          f"{end / MIB:.2f} MiB after {hours:g} h: growth {growth:.1f} % (goal < 5 %); every series drawn at "
+          f"{PLOT_WIDTH} columns in {drawn * 1000:.1f} ms")
 
 
 def soak(hours: float, devices: int, interval: float) -> None:
@@ -196,14 +201,16 @@ def main() -> int:
     p.add_argument("--capacity", type=int, action="append", default=None,
                    help="also measure the plots with History(capacity=N) (repeatable)")
     p.add_argument("--keep", action="store_true", help="keep the run directory (its path is printed)")
+    p.add_argument("--skip-files", action="store_true", help="only the plots and the soak (no run on disk)")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="soak-day-") as tmp:
-        path = files(args.hours, args.devices, Path(tmp))
-        report(path)
-        if args.keep:
-            kept = Path(tempfile.mkdtemp(prefix="soak-day-run-"))
-            os.replace(path, kept / path.name)
-            print(f"  kept: {kept / path.name}")
+    if not args.skip_files:
+        with tempfile.TemporaryDirectory(prefix="soak-day-") as tmp:
+            path = files(args.hours, args.devices, Path(tmp))
+            report(path)
+            if args.keep:
+                kept = Path(tempfile.mkdtemp(prefix="soak-day-run-"))
+                os.replace(path, kept / path.name)
+                print(f"  kept: {kept / path.name}")
     for capacity in [None, *(args.capacity or [])]:
         plots(args.hours, args.devices, capacity)
     soak(args.hours, args.devices, args.interval)

@@ -40,7 +40,7 @@ SPEC = WorkloadSpec(
         Metric("xid_count", Text("Xid lines in the kernel log", "内核日志中的 Xid 行")),
     ),
     line_metrics=(Metric("verdict", Text("verdict", "结论"), "text"),),
-    progress=Text("step of the inner workload", "内部负载的步"),
+    progress=Text("inner step", "内部步"),   # a forwarded step counts the inner workload's steps so far
     report_table=report_table,
     run_files=RUN_FILES,
 )
