@@ -55,6 +55,11 @@ QUERY_FIELDS: list[tuple[str, str, str]] = [
     ("ecc.errors.uncorrected.volatile.total", "ecc_uncorrected", "int"),
     ("retired_pages.single_bit_ecc.count", "retired_pages", "int"),
     ("remapped_rows.correctable", "remapped_rows", "int"),
+    ("pcie.replay_counter", "pcie_replays", "int"),
+    # time the clocks were held down, cumulative, in microseconds (drivers from about 535; older ones refuse the
+    # field and it is dropped): NVML's power and thermal violation time
+    ("clocks_event_reasons_counters.sw_power_cap", "power_violation_s", "us"),
+    ("clocks_event_reasons_counters.sw_thermal_slowdown", "thermal_violation_s", "us"),
 ]
 # older drivers know the throttle name only
 ALIASES = {"clocks_event_reasons.active": "clocks_throttle_reasons.active"}
@@ -102,6 +107,8 @@ def parse_value(text: str | None, kind: str) -> Any:
         factor = {"": MIB, "mib": MIB, "mb": MIB, "gib": 1024 * MIB, "gb": 1024 * MIB,
                   "kib": 1024, "kb": 1024, "b": 1}.get(unit, MIB)
         return int(number * factor)
+    if kind == "us":
+        return number / {"": 1e6, "us": 1e6, "ms": 1e3, "s": 1.0}.get(unit, 1e6)
     if kind == "watt":
         # nounits promises W; some compatibility CLIs print "36180 mW", or bare mW: no single card
         # draws 5 kW, so a bare number above that is mW
