@@ -33,6 +33,12 @@ def start_nodes(command, tag, nnodes=2, extra=()):
             for rank in range(nnodes)]
 
 
+def start_alone(command, tag):
+    """``command`` on this machine alone (no multi-node options), tagged, its stdout and stderr piped."""
+    return subprocess.Popen([sys.executable, *command], cwd=REPO, env=dict(os.environ, **{TAG_ENV: tag}),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
 def kill_tree(proc):
     """SIGKILL a node's whole process tree at once, as a machine that loses power."""
     root = psutil.Process(proc.pid)

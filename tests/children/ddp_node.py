@@ -1,6 +1,6 @@
 """A stand-in for `resnet50 --gpus N` across nodes, on the CPU: the launcher relays rank 0's events from torchrun.
 
-Run as ``python -m tests.children.ddp_node [--nproc N] [--steps N] [--delay S] <multi-node options>``
+Run as ``python -m tests.children.ddp_node [--procs N] [--steps N] [--delay S] [--silent S] <multi-node options>``
 from the repository root: the launcher (:func:`workloads.child.data_parallel.launch`) restarts this
 module under torchrun, where each rank all-reduces a one per step and rank 0 emits the events.
 """
@@ -13,14 +13,15 @@ from workloads.child.harness import ArgumentParser, run_main
 
 def main(emitter, argv):
     parser = ArgumentParser(prog="ddp_node")
-    parser.add_argument("--nproc", type=int, default=1)
+    parser.add_argument("--procs", type=int, default=1)  # not --nproc: torchrun reads that prefix as its own
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--silent", type=float, default=0.0, help="seconds without a word after step 1 (a compile)")
     multinode.add_multinode_arguments(parser)
     args = parser.parse_args(argv)
     multinode.check(args)
     if not data_parallel.in_worker():
-        return data_parallel.launch(emitter, "tests.children.ddp_node", argv, args.nproc,
+        return data_parallel.launch(emitter, "tests.children.ddp_node", argv, args.procs,
                                     multinode.torchrun_args(args), multinode.worker_env(args))
     import torch
     import torch.distributed as dist
@@ -32,7 +33,7 @@ def main(emitter, argv):
             ones = torch.ones(1)
             dist.all_reduce(ones)
             emitter.step(step, throughput=float(ones.item()), unit="ranks")
-            time.sleep(args.delay)
+            time.sleep(args.silent if step == 1 else args.delay)
         emitter.result({"world_size": dist.get_world_size()})
     finally:
         data_parallel.shutdown()

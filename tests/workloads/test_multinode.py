@@ -1,10 +1,12 @@
 """Multi-node options (workloads/child/multinode.py) and a data-parallel run across two "nodes" on 127.0.0.1."""
 import argparse
 import datetime
+import os
+import signal
 
 import pytest
 
-from two_nodes import left_behind, start_nodes, tag  # noqa: F401 - tag is a fixture
+from two_nodes import left_behind, start_alone, start_nodes, tag, tagged  # noqa: F401 - tag is a fixture
 from workloads import protocol
 from workloads.child import multinode
 from workloads.child.harness import WorkloadError
@@ -79,4 +81,17 @@ def test_two_nodes_train_together_and_rank_0_writes_the_run(tag):
     second = events(outputs[1][0])
     assert [e.kind for e in second] == ["warning", "end"] and second[-1].status == "ok"
     assert second[0].code == "multinode_not_rank0" and "global rank 0, on another node" in second[0].message
+    assert left_behind(tag) == []
+
+
+def test_a_killed_launcher_takes_torchrun_and_its_ranks_with_it(tag):
+    # kill -9 of the launcher alone (not its group) while the ranks are silent (no write to meet the broken pipe):
+    # torchrun dies with it, and the ranks with torchrun
+    proc = start_alone([*NODE, "--procs", "2", "--steps", "2", "--silent", "120"], tag)
+    for line in proc.stdout:
+        if protocol.parse_line(line).kind == "step":
+            break
+    assert len(tagged(tag)) >= 4  # the launcher, torchrun, two ranks
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
     assert left_behind(tag) == []

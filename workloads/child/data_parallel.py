@@ -7,10 +7,16 @@ run itself when the workers die without doing so. Ranks other than 0 emit no
 events (their errors go to stderr, so run.log keeps them).
 
 torchrun stays in the launcher's process group, but it starts each worker in a
-session of its own, so a signal to the group misses the workers: each worker
-asks the kernel to kill it when torchrun dies (PR_SET_PDEATHSIG), and on its own
-SIGTERM the launcher also stops torchrun and waits for it, so no worker
-outlives the run.
+session of its own, so a signal to the group misses the workers: torchrun asks
+the kernel to kill it when the launcher dies and each worker the same of
+torchrun (PR_SET_PDEATHSIG), and on its own SIGTERM the launcher also stops
+torchrun and waits for it, so no worker outlives the run.
+
+Across nodes (:mod:`workloads.child.multinode`), each node's launcher runs the
+same command with its own torchrun; the node that holds global rank 0 relays the
+events, and the others end with a warning that says where the figures are. When a
+node dies, the others' collectives fail (a closed connection at once, a frozen
+node at ``--dist-timeout``) and their runs end with one error line.
 
 Nothing here imports torch at module level: the launcher needs it only to count
 accelerators (``--gpus all``, or a count to check); CPU processes need none.

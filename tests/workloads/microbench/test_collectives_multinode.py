@@ -1,9 +1,7 @@
-"""Collectives across two "nodes" on 127.0.0.1 (gloo, one rank each): figures on node 0, a node dying, a node
-that never comes. Each case ends by itself within its timeout and leaves no process behind."""
+"""Collectives across two "nodes" on 127.0.0.1 (gloo, one rank each): figures on node 0, and a node that never comes
+(test_collectives_node_dies.py: a node that dies). Each case ends by itself and leaves no process behind."""
 import json
 import time
-
-import pytest
 
 from paths import CHILDREN
 from two_nodes import kill_tree, left_behind, start_nodes, tag  # noqa: F401 - tag is a fixture
@@ -24,26 +22,6 @@ def test_two_nodes_measure_together_and_node_0_has_the_figures(tag):
     assert left_behind(tag) == []
 
 
-@pytest.mark.parametrize("dies", [1, 0])
-def test_when_a_node_dies_the_other_ends_with_one_line(tag, dies):
-    sweep = ["--coll-sizes", ",".join(["1K"] + ["4M"] * 12), "--dist-timeout", "30", "--coll-timeout", "120"]
-    nodes = start_nodes([*NODE, *sweep], tag)
-    for line in nodes[0].stderr:  # node 0 is mid-sweep: it has measured its first row
-        if line.startswith(b"[rank 0]"):
-            break
-    assert kill_tree(nodes[dies]) >= 3  # the node's command, its torchrun, its rank
-    killed_at = time.monotonic()
-    survivor = nodes[1 - dies]
-    out, _ = survivor.communicate(timeout=90)
-    took = time.monotonic() - killed_at
-    assert survivor.returncode == 1
-    said = out.decode().strip()
-    assert said.startswith("error: collectives failed") and "\n" not in said, said
-    assert "another node or rank may have stopped" in said
-    assert took < 60
-    assert left_behind(tag) == []
-
-
 def test_a_node_that_never_joins_ends_the_wait_at_the_timeout(tag):
     port_and_all = start_nodes([*NODE, "--coll-sizes", "1K", "--dist-timeout", "5"], tag)
     kill_tree(port_and_all[1])  # node 1 never comes
@@ -54,26 +32,4 @@ def test_a_node_that_never_joins_ends_the_wait_at_the_timeout(tag):
     assert said.startswith("error: collectives could not start the ranks: ") and "\n" not in said, said
     assert "1/2 clients joined" in said  # torchrun's own words: who is missing
     assert time.monotonic() - started < 60
-    assert left_behind(tag) == []
-
-
-def test_a_frozen_node_ends_the_other_at_the_dist_timeout(tag):
-    # a machine that stops answering closes no socket: only the collective's own timeout can end the wait
-    import psutil
-
-    sweep = ["--coll-sizes", ",".join(["1K"] + ["4M"] * 12), "--dist-timeout", "8", "--coll-timeout", "120"]
-    nodes = start_nodes([*NODE, *sweep], tag)
-    for line in nodes[0].stderr:
-        if line.startswith(b"[rank 0]"):
-            break
-    frozen = psutil.Process(nodes[1].pid)
-    for p in [frozen, *frozen.children(recursive=True)]:
-        p.suspend()
-    frozen_at = time.monotonic()
-    out, _ = nodes[0].communicate(timeout=90)
-    took = time.monotonic() - frozen_at
-    said = out.decode().strip()
-    assert nodes[0].returncode == 1 and said.startswith("error: collectives failed") and "\n" not in said, said
-    assert 5 < took < 45, took  # the 8 s timeout, not the 120 s sweep limit
-    kill_tree(nodes[1])
     assert left_behind(tag) == []
