@@ -109,15 +109,16 @@ def main() -> int:
               f"on disk in {len(telemetry_files)} files ({', '.join(p.name for p in telemetry_files[:2])}...)")
         print(f"  run.log:   {written['log'] / 2**20:.0f} MiB written -> {_size(log_files) / 2**20:.1f} MiB on disk "
               f"in {len(log_files)} files")
-        record, load_s = _timed("load_run (the report reads the run this way)", lambda: load_run(path))
-        assert len(record.telemetry) == samples, (len(record.telemetry), samples)
         follower = RunFollower(path)
         attached, attach_s = _timed("RunFollower.record (the workbench attaching)", follower.record)
         follower.close()
         assert attached.telemetry[0]["t"] == t0 and attached.telemetry[-1]["t"] == t0 + samples - 1
         print(f"    the workbench plots {len(attached.telemetry):,} of them: {follower.thinned} rotated segments "
-              f"from their thinned copies, the live file whole" + (f", then 1 in {follower.stride}"
-                                                                     if follower.stride > 1 else ""))
+              "from their thinned copies (1 in 30), the live file likewise but for its last 600 samples"
+              + (f", then 1 in {follower.stride}" if follower.stride > 1 else ""))
+        # after the attach: the collector's passes over load_run's 600 MiB of samples would be in its time
+        record, load_s = _timed("load_run (the report reads the run this way)", lambda: load_run(path))
+        assert len(record.telemetry) == samples, (len(record.telemetry), samples)
         text, log_s = _timed("log_text (the bundle's run.log)", lambda: record.log_text)
         assert text.count("\n") == step + 2, (text.count("\n"), step)
         print(f"  read back whole: {len(record.telemetry):,} samples, {text.count(chr(10)):,} log lines")
