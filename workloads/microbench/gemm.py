@@ -128,8 +128,15 @@ def sweep(dtype: str, device: torch.device, *, start: int, max_size: int, max_ca
             if not fits(dtype, n, device):
                 result.stop = f"{n} x {n} would not fit in a quarter of the free memory"
                 break
-            call = operands(dtype, n, device)
-            timed = time_calls(call, device)
+            try:
+                call = operands(dtype, n, device)
+                timed = time_calls(call, device)
+            except Exception as exc:  # noqa: BLE001 - a size that fails (out of memory...) ends the sweep, not the run
+                said = first_line(exc, typed=True, limit=200)
+                result.stop = f"{n} x {n} failed: {said}"
+                if not result.sizes:
+                    result.skipped = said
+                break
             del call
             point = figure(n, timed)
             result.sizes.append(point)

@@ -163,6 +163,20 @@ def test_the_sweep_stops_where_the_figure_stops_rising(monkeypatch):
     assert result.stop.startswith("stopped rising at 256") and result.to_dict()["best_n"] == 128
 
 
+def test_a_size_that_fails_ends_the_sweep_and_keeps_the_sizes_before_it(monkeypatch):
+    real = gemm.operands
+
+    def operands(dtype, n, device, seed=0):
+        if n > 64:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.00 GiB")
+        return real(dtype, n, device, seed)
+
+    monkeypatch.setattr(gemm, "operands", operands)
+    result = gemm.sweep("fp32", torch.device("cpu"), start=32, max_size=4096, max_call_s=10).to_dict()
+    assert [s["n"] for s in result["sizes"]] == [32, 64] and result["skipped"] is None
+    assert result["stop"] == "128 x 128 failed: OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB"
+
+
 def test_cardbench_run_records_the_microbench_like_any_workload(tmp_path):
     """Registered as the registry line will register it: `cardbench run microbench` goes through the run store."""
     from tui.run_command import run_workload
