@@ -25,12 +25,14 @@ Torch-free at import: only counting the devices for ``nproc=None`` imports torch
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from workloads.child import multinode
 from workloads.child.harness import WorkloadError, log, positive_float, positive_int
@@ -44,6 +46,7 @@ CPU_SIZES = tuple(2 ** k for k in range(10, 23, 2))   # 1 KiB to 4 MiB: gloo ove
 CPU_NPROC = 2
 WORKER = collective_worker.__name__
 STOP_GRACE_S = 10.0
+RUN_DIR_ENV = "CARDBENCH_RUN_DIR"  # set by the runner in every workload child
 
 
 def bus_factor(op: str, ranks: int) -> float:
@@ -73,7 +76,7 @@ def describe(r: dict[str, Any]) -> str:
     """One line for run.log: the figures with what they are."""
     check = "correct" if r["correct"] else "WRONG RESULT"
     return (f"{r['op']} {_size(r['bytes'])} x {r['ranks']} ranks: {r['time_us']:.1f} us, algbw "
-            f"{r['algbw_gbps']:.3f} GB/s, busbw {r['busbw_gbps']:.3f} GB/s, {check}")
+            f"{r['algbw_gbps']:.3g} GB/s, busbw {r['busbw_gbps']:.3g} GB/s, {check}")
 
 
 def _size(nbytes: int) -> str:
@@ -158,8 +161,7 @@ def measure_collectives(device_type: str, *, sizes: list[int], ops: list[str], n
         raise WorkloadError(f"collectives need 2 or more ranks; this node has {nproc} {device_type} device(s)",
                             hint="on the CPU use --nproc 2; across machines add --nnodes with --master-addr")
     sizes = list(sizes) or list(GPU_SIZES if device_type != "cpu" else CPU_SIZES)
-    with tempfile.TemporaryDirectory(prefix="cardbench-collectives-") as folder:
-        out = Path(folder)
+    with _rows_folder() as out:
         code, torchrun = _launch(out, device_type, sizes, ops, nproc, timeout_s, list(extra_torchrun_args))
         rows = _read_rows(out / collective_worker.RESULTS)
         if code != 0:
@@ -167,6 +169,22 @@ def measure_collectives(device_type: str, *, sizes: list[int], ops: list[str], n
     if not rows:
         log("collectives: this node holds no global rank 0; node 0's run records the figures")
     return rows
+
+
+@contextlib.contextmanager
+def _rows_folder() -> Iterator[Path]:
+    """Where rank 0 writes its rows: ``collectives/`` in the run directory, kept with the run (a sweep cut short
+    leaves what it measured there), else a temporary folder."""
+    run_dir = os.environ.get(RUN_DIR_ENV)
+    if not run_dir:
+        with tempfile.TemporaryDirectory(prefix="cardbench-collectives-") as folder:
+            yield Path(folder)
+        return
+    out = Path(run_dir) / "collectives"
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in [out / collective_worker.RESULTS, *out.glob(f"{collective_worker.ERROR_PREFIX}*.txt")]:
+        stale.unlink(missing_ok=True)  # a second sweep in the same run
+    yield out
 
 
 def _device_count(device_type: str) -> int:

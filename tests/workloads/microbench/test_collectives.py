@@ -111,3 +111,10 @@ def test_a_wrong_result_is_caught_by_the_check():
     gathered = torch.tensor([1.0, 1.0, 2.0, 2.0])
     assert collective_worker._correct("all_gather", gathered, 2, 2)
     assert not collective_worker._correct("all_gather", gathered.flip(0), 2, 2)
+
+
+def test_in_a_run_the_rows_are_kept_in_its_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("CARDBENCH_RUN_DIR", str(tmp_path))
+    rows = collectives.measure_collectives("cpu", sizes=[1024], ops=["broadcast"], nproc=2, timeout_s=180)
+    kept = (tmp_path / "collectives" / "results.jsonl").read_text().splitlines()
+    assert len(kept) == len(rows) == 1 and '"op": "broadcast"' in kept[0]
