@@ -16,8 +16,8 @@ minutes, and the kernel an Xid 79, so the verdict's findings can be checked agai
 3. plots: the workbench's History fed the same day; the bytes its series hold (every level's arrays), the
    most after the first simulated hour against the most within it (goal: under 5 % growth), and the time to
    downsample every plotted series to a plot's width.
-4. soak: its IntervalBook fed the same day; traced memory after the first hour and at the end, and the
-   verdict.
+4. soak: its IntervalBook fed the same day, each closed interval kept as the soak keeps it (cells and
+   findings); traced memory, the most after the first hour against the most within it, and the verdict.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ from tui.telemetry.nvml import NvmlSource  # noqa: E402
 from tui.telemetry.sample import HostSample, Sample  # noqa: E402
 from workloads import protocol  # noqa: E402
 from workloads.soak.intervals import IntervalBook  # noqa: E402
-from workloads.soak.verdict import judge  # noqa: E402
+from workloads.soak import table  # noqa: E402
+from workloads.soak.verdict import findings_of, verdict_of  # noqa: E402
 
 T0 = 1_800_000_000.0   # the simulated clock's start (2027-01-15 08:00 UTC)
 MIB = 2**20
@@ -176,26 +177,44 @@ def plots(hours: float, devices: int, capacity: int | None) -> None:
 
 
 def soak(hours: float, devices: int, interval: float) -> None:
+    """What the soak holds: its book (the open intervals' raw values) and, per closed interval, its cells and
+    findings, as workloads.soak.cli keeps them."""
     end_t = T0 + hours * 3600
     book = IntervalBook(T0, interval, end_t)
+    cells: list[dict[str, str]] = []
+    found: list[Any] = []
+    seen = {"devices": False, "rates": False}
+
+    def keep(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            cells.append(table.flat(row))
+            found.extend(findings_of(row))
+            seen["devices"] = seen["devices"] or bool(row["devices"])
+            seen["rates"] = seen["rates"] or bool(row["rates"])
+
     tracemalloc.start()
     base = _traced()
-    at_hour = None
+    first_hour = later = 0
     fault_at = T0 + int(hours * 3600 * 13 / 24)
     book.add_xid(fault_at + 60, 79, "PCI:0000:1D:00", "NVRM: Xid (PCI:0000:1D:00): 79, GPU has fallen off the bus.")
     for t, sample, step in day(hours, devices):
         book.add_sample(sample)
         book.add_step(step.t, "resnet50", step.throughput, step.unit)
-        book.close_due(t)
-        if at_hour is None and t - T0 >= 3600 - 1:
-            at_hour = _traced() - base
-    book.close_all(end_t)
+        keep(book.close_due(t))
+        if int(t - T0) % 600 == 599:
+            held = _traced() - base
+            if t - T0 < 3600:
+                first_hour = max(first_hour, held)
+            else:
+                later = max(later, held)
+    keep(book.close_all(end_t))
     end = _traced() - base
     tracemalloc.stop()
-    verdict, findings = judge(book.rows)
-    growth = 100.0 * (end - at_hour) / at_hour if at_hour else float("nan")
-    print(f"soak: {len(book.rows)} intervals; its book holds {at_hour / 1024:.0f} KiB after the first hour, "
-          f"{end / 1024:.0f} KiB at the end (growth {growth:.0f} %: the rows, {len(book.rows)} small dicts)")
+    verdict, findings = verdict_of(found, devices_seen=seen["devices"], rates_seen=seen["rates"])
+    growth = 100.0 * (later - first_hour) / first_hour if first_hour and later else float("nan")
+    print(f"soak: {len(cells)} intervals; it holds at most {first_hour / 1024:.0f} KiB in the first hour, "
+          f"{later / 1024:.0f} KiB after it, {end / 1024:.0f} KiB at the end: growth {growth:.0f} % (the open "
+          f"intervals' raw values, and each closed one's cells and findings)")
     print(f"  verdict {verdict}: " + "; ".join(f"{f.level} {f.text[:90]}" for f in findings[:4]))
 
 

@@ -40,7 +40,7 @@ from workloads.soak import table
 from workloads.soak.intervals import IntervalBook
 from workloads.soak.kernel import KernelLog
 from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
-from workloads.soak.verdict import DRIFT_LIMIT_PCT, THERMAL_SHARE, judge, rules
+from workloads.soak.verdict import DRIFT_LIMIT_PCT, THERMAL_SHARE, Finding, findings_of, rules, verdict_of
 
 WORKLOAD = "soak"
 RUN_DIR_ENV = "CARDBENCH_RUN_DIR"
@@ -135,6 +135,11 @@ class Soak:
         self.failed_last = False
         self.counts = {"runs": 0, "failed_runs": 0, "errors": 0, "restarts": 0}
         self.stop = asyncio.Event()
+        # what the soak keeps of each closed interval: its cells and its findings (a day: 144 short rows)
+        self.cells: list[dict[str, str]] = []
+        self.findings: list[Finding] = []
+        self.devices_seen = self.rates_seen = False
+        self.xids = 0
         self._next_poll = self._next_kernel = 0.0
         self._unwatched: list[str] = []
 
@@ -276,11 +281,15 @@ class Soak:
     def _closed(self, row: dict[str, Any]) -> None:
         self._start()
         cells = table.flat(row)
+        self.cells.append(cells)
+        self.devices_seen = self.devices_seen or bool(row["devices"])
+        self.rates_seen = self.rates_seen or bool(row["rates"])
+        self.xids += len(row["xids"])
         log(f"soak: interval {row['interval']} closed: " + ", ".join(f"{k}={v}" for k, v in cells.items() if v))
-        _, findings = judge([row], drift_limit_pct=self.args.drift_limit, thermal_share=self.args.thermal_share)
-        for f in findings:
-            if f.rule != "unwatched":     # said once, at the end, for the whole soak
-                self.em.warning(f"soak {f.level}: {f.text}", code="soak_finding", level=f.level, rule=f.rule)
+        found = findings_of(row, drift_limit_pct=self.args.drift_limit, thermal_share=self.args.thermal_share)
+        self.findings += found
+        for f in found:
+            self.em.warning(f"soak {f.level}: {f.text}", code="soak_finding", level=f.level, rule=f.rule)
         self._write_csv()
 
     def _write_csv(self) -> None:
@@ -288,7 +297,7 @@ class Soak:
             return
         try:
             self.out.mkdir(parents=True, exist_ok=True)
-            table.write_csv(self.out / table.INTERVALS_CSV, [table.flat(r) for r in self.book.rows])
+            table.write_csv(self.out / table.INTERVALS_CSV, self.cells)
         except OSError as exc:
             log(f"soak: {table.INTERVALS_CSV} could not be written in {self.out}: {exc}")
 
@@ -296,20 +305,19 @@ class Soak:
     def finish(self, stopped: bool) -> dict[str, Any]:
         self._housekeeping(final=True)   # the last samples and Xid lines, then the interval in progress
         self.tail.close()
-        rows = self.book.rows
         unwatched = list(self._unwatched)
         if self.tail.skipped:
             unwatched.append(f"{self.tail.skipped} telemetry line(s) could not be read")
-        verdict, findings = judge(rows, drift_limit_pct=self.args.drift_limit, thermal_share=self.args.thermal_share,
-                                  unwatched=unwatched)
+        cells = self.cells
+        verdict, findings = verdict_of(self.findings, devices_seen=self.devices_seen or not cells,
+                                       rates_seen=self.rates_seen or not cells, unwatched=unwatched)
         the_rules = rules(self.args.drift_limit, self.args.thermal_share)
         ran = time.time() - self.t0
         summary = [f"ran {ran / 3600:.2f} h of {self.args.hours:g} h" + (" (stopped early)" if stopped else "")
-                   + f"; {len(rows)} interval(s) of {self.args.interval:g} s; runs {self.counts['runs']}, "
+                   + f"; {len(cells)} interval(s) of {self.args.interval:g} s; runs {self.counts['runs']}, "
                    f"failed {self.counts['failed_runs']}, restarts {self.counts['restarts']}, "
                    f"errors {self.counts['errors']}"]
-        flat = [table.flat(r) for r in rows]
-        log("soak: per interval\n" + table.terminal_table(flat))
+        log("soak: per interval\n" + table.terminal_table(cells))
         text = table.verdict_text(verdict, findings, the_rules, summary)
         log(text.rstrip())
         if self.out is not None:
@@ -319,12 +327,12 @@ class Soak:
             except OSError as exc:
                 log(f"soak: {table.VERDICT_TXT} could not be written in {self.out}: {exc}")
         first = next(iter(self.book.first_median.items()), None)
-        drifts = [float(c["drift_pct"]) for c in flat if c["drift_pct"]]
+        drifts = [float(c["drift_pct"]) for c in cells if c["drift_pct"]]
         metrics: dict[str, Any] = {
             "verdict": verdict, "findings_count": len(findings),
-            "findings": [f.to_dict() for f in findings], "rules": the_rules, "intervals": flat,
+            "findings": [f.to_dict() for f in findings], "rules": the_rules, "intervals": cells,
             "hours": round(ran / 3600, 4), "hours_planned": self.args.hours, "interval_s": self.args.interval,
-            "stopped_early": stopped, **self.counts, "xid_count": sum(len(r["xids"]) for r in rows),
+            "stopped_early": stopped, **self.counts, "xid_count": self.xids,
             "drift_worst_pct": min(drifts, key=lambda d: (d > 0, -abs(d))) if drifts else None,
         }
         if first is not None:

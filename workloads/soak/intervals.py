@@ -3,8 +3,9 @@
 Steps, runs, errors, telemetry samples and Xid lines are filed by their own time into the interval
 ``[t0 + k * interval_s, t0 + (k + 1) * interval_s)`` (the last one ends with the soak). An interval is
 closed a few seconds after its end (:data:`GRACE_S`: the sampler writes a tick's sample after reading
-it), and then becomes one row: a plain dict, written to intervals.csv and carried by the result. Only
-the open intervals hold raw values, so a day-long soak holds about two intervals' worth at any time.
+it), and then becomes one row: a plain dict, handed to the caller (the soak judges it and keeps its cells
+for intervals.csv). Only the open intervals hold raw values, so a day-long soak holds about two
+intervals' worth at any time.
 
 Per device and interval: the SM clock's range, the temperature and power peaks, the seconds each
 clock-event (throttle) reason was active, and the change of each error counter over the interval
@@ -88,7 +89,7 @@ class IntervalBook:
 
     def __init__(self, t0: float, interval_s: float, end_t: float | None = None, grace_s: float = GRACE_S):
         self.t0, self.interval_s, self.end_t, self.grace_s = t0, float(interval_s), end_t, grace_s
-        self.rows: list[dict[str, Any]] = []
+        self.closed = 0                                # rows handed out (the book keeps none)
         self.first_median: dict[str, float] = {}       # workload -> its first interval's median rate
         self._open: dict[int, _Window] = {}
         self._next = 0                                 # the first interval not closed yet
@@ -177,9 +178,8 @@ class IntervalBook:
         w = self._open.pop(k, None) or _Window(k, self.t0 + k * self.interval_s, self._end_of(k))
         w.end = self._end_of(k)   # the soak may have ended early since the window opened
         self._next = k + 1
-        row = self._row(w)
-        self.rows.append(row)
-        return row
+        self.closed += 1
+        return self._row(w)
 
     def _row(self, w: _Window) -> dict[str, Any]:
         duration = max(w.end - w.start, 1e-9)

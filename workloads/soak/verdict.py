@@ -58,50 +58,66 @@ def _when(row: dict[str, Any], t: float | None = None) -> str:
     return f"{where}, {clock(row['start'] if t is None else t)}"
 
 
-def judge(rows: list[dict[str, Any]], *, drift_limit_pct: float = DRIFT_LIMIT_PCT,
-          thermal_share: float = THERMAL_SHARE, unwatched: Iterable[str] = ()) -> tuple[str, list[Finding]]:
-    """(verdict, findings): FAIL findings first, each in the order it happened."""
+def findings_of(row: dict[str, Any], *, drift_limit_pct: float = DRIFT_LIMIT_PCT,
+                thermal_share: float = THERMAL_SHARE) -> list[Finding]:
+    """What one closed interval breaks of the rules, in the order it happened (judged as it closes, so the soak
+    keeps findings, not raw rows)."""
     found: list[Finding] = []
-    for row in rows:
-        for x in row["xids"]:
-            found.append(Finding("FAIL", "xid", f"Xid {x['code']} ({x['where']}) at {clock(x['t'])}, interval "
-                                                f"{row['interval']}: {x['line'][:200]}"))
-        for message in row["errors"]:
-            found.append(Finding("FAIL", "error", f"workload error in {_when(row)}: {message[:200]}"))
-        if row["restarts"]:
-            found.append(Finding("FAIL", "restart", f"{row['restarts']} restart(s) after a failed run in "
+    for x in row["xids"]:
+        found.append(Finding("FAIL", "xid", f"Xid {x['code']} ({x['where']}) at {clock(x['t'])}, interval "
+                                            f"{row['interval']}: {x['line'][:200]}"))
+    for message in row["errors"]:
+        found.append(Finding("FAIL", "error", f"workload error in {_when(row)}: {message[:200]}"))
+    if row["restarts"]:
+        found.append(Finding("FAIL", "restart", f"{row['restarts']} restart(s) after a failed run in {_when(row)}"))
+    for name, rate in row["rates"].items():
+        drift = rate["drift_pct"]
+        if drift is None or abs(drift) <= drift_limit_pct:
+            continue
+        level, way = ("FAIL", "below") if drift < 0 else ("WARN", "above")
+        found.append(Finding(level, "drift", f"{name} {rate['median']:.4g} {rate['unit']} in {_when(row)}: "
+                                             f"{abs(drift):.1f} % {way} the first interval's"))
+    for device, d in row["devices"].items():
+        deltas = d["deltas"]
+        if deltas.get("ecc_uncorrected", 0) > 0:
+            found.append(Finding("FAIL", "ecc", f"{device}: {deltas['ecc_uncorrected']:g} uncorrectable ECC "
+                                                f"error(s) in {_when(row)}"))
+        if d["thermal_share"] > thermal_share:
+            found.append(Finding("WARN", "thermal", f"{device}: thermal throttling {d['thermal_share']:.0%} of "
                                                     f"{_when(row)}"))
-        for name, rate in row["rates"].items():
-            drift = rate["drift_pct"]
-            if drift is None or abs(drift) <= drift_limit_pct:
-                continue
-            level, way = ("FAIL", "below") if drift < 0 else ("WARN", "above")
-            found.append(Finding(level, "drift", f"{name} {rate['median']:.4g} {rate['unit']} in {_when(row)}: "
-                                                 f"{abs(drift):.1f} % {way} the first interval's"))
-        for device, d in row["devices"].items():
-            deltas = d["deltas"]
-            if deltas.get("ecc_uncorrected", 0) > 0:
-                found.append(Finding("FAIL", "ecc", f"{device}: {deltas['ecc_uncorrected']:g} uncorrectable ECC "
-                                                    f"error(s) in {_when(row)}"))
-            if d["thermal_share"] > thermal_share:
-                found.append(Finding("WARN", "thermal", f"{device}: thermal throttling {d['thermal_share']:.0%} of "
-                                                        f"{_when(row)}"))
-            for reason in ("hw slowdown", "power brake"):
-                if d["throttle_s"].get(reason):
-                    found.append(Finding("WARN", "slowdown", f"{device}: {reason} for {d['throttle_s'][reason]:g} s "
-                                                             f"in {_when(row)}"))
-            for key, words in _WARN_COUNTERS:
-                if deltas.get(key, 0) > 0:
-                    found.append(Finding("WARN", key, f"{device}: {deltas[key]:g} more {words} in {_when(row)}"))
-    if rows and not any(row["devices"] for row in rows):
+        for reason in ("hw slowdown", "power brake"):
+            if d["throttle_s"].get(reason):
+                found.append(Finding("WARN", "slowdown", f"{device}: {reason} for {d['throttle_s'][reason]:g} s "
+                                                         f"in {_when(row)}"))
+        for key, words in _WARN_COUNTERS:
+            if deltas.get(key, 0) > 0:
+                found.append(Finding("WARN", key, f"{device}: {deltas[key]:g} more {words} in {_when(row)}"))
+    return found
+
+
+def verdict_of(found: list[Finding], *, devices_seen: bool, rates_seen: bool,
+               unwatched: Iterable[str] = ()) -> tuple[str, list[Finding]]:
+    """(verdict, findings): the intervals' findings and what could not be watched, FAIL first, each level in the
+    order it happened."""
+    found = list(found)
+    if not devices_seen:
         found.append(Finding("WARN", "unwatched", "no device readings: clocks, temperature, ECC and throttling "
                                                   "were not checked"))
-    if rows and not any(row["rates"] for row in rows):
+    if not rates_seen:
         found.append(Finding("WARN", "unwatched", "no throughput reported: drift was not measured"))
     found += [Finding("WARN", "unwatched", line) for line in unwatched]
     verdict = max((f.level for f in found), key=LEVELS.index, default="PASS")
     found.sort(key=lambda f: -LEVELS.index(f.level))   # stable: in time order within a level
     return verdict, found
+
+
+def judge(rows: list[dict[str, Any]], *, drift_limit_pct: float = DRIFT_LIMIT_PCT,
+          thermal_share: float = THERMAL_SHARE, unwatched: Iterable[str] = ()) -> tuple[str, list[Finding]]:
+    """The verdict of a list of rows (the bench and the tests hold them; the soak judges each as it closes)."""
+    found = [f for row in rows for f in findings_of(row, drift_limit_pct=drift_limit_pct,
+                                                      thermal_share=thermal_share)]
+    return verdict_of(found, devices_seen=not rows or any(r["devices"] for r in rows),
+                      rates_seen=not rows or any(r["rates"] for r in rows), unwatched=unwatched)
 
 
 def throttle_words(throttle_s: dict[str, float]) -> str:
@@ -110,5 +126,5 @@ def throttle_words(throttle_s: dict[str, float]) -> str:
     return ", ".join(f"{r} {s:g} s" for s, r in shown)
 
 
-__all__ = ["DRIFT_LIMIT_PCT", "THERMAL_REASONS", "THERMAL_SHARE", "Finding", "clock", "judge", "rules",
-           "throttle_words"]
+__all__ = ["DRIFT_LIMIT_PCT", "THERMAL_REASONS", "THERMAL_SHARE", "Finding", "clock", "findings_of", "judge",
+           "rules", "throttle_words", "verdict_of"]
