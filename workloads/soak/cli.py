@@ -48,7 +48,7 @@ COMMAND = "command"            # the user's own job: `python -m workloads.comman
 POLL_S = 2.0                   # how often the telemetry file is read
 KERNEL_POLL_S = 30.0           # how often dmesg is read (and at every interval's close)
 RESTART_DELAY_S = 1.0          # after a failed run, so a workload that fails at once does not spin
-STOP_GRACE_S = 10.0
+STOP_GRACE_S = 3.0            # the inner run's grace: the soak must close and write its verdict within its own (5 s)
 # at most one forwarded step a second: a day of a fast workload (hundreds of steps/s) would otherwise be tens of
 # millions of events; the intervals still count every step, and the forwarded one says how many it stands for
 FORWARD_EVERY_S = 1.0

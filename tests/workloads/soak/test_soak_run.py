@@ -179,3 +179,22 @@ def test_arguments_the_inner_workload_refuses_end_the_soak_at_once(tick, kernel_
     error = next(e for e in events if isinstance(e, protocol.Error))
     assert error.message.startswith("tick refused its arguments '--steps -3' (exit 2)")
     assert events[-1].status == "failed" and events[-1].exit_code == 2
+
+
+def test_a_stopped_soak_still_closes_its_interval_and_writes_its_verdict(tick, kernel_log, runs_dir):
+    async def stop_soon():
+        session = RunSession(RunStore(runs_dir))
+        run = session.start("soak", ["--hours", "1", "--interval", "60", "--workload", "tick", "--args", "--steps 500"])
+        events = []
+        async for event in session.events():
+            events.append(event)
+            if isinstance(event, protocol.Step) and event.step >= 20:
+                session.request_stop()
+        return run, events
+
+    run, events = asyncio.run(stop_soon())
+    assert events[-1].status == "stopped"
+    result = next(e for e in events if isinstance(e, protocol.Result)).metrics
+    assert result["stopped_early"] is True and len(result["intervals"]) == 1
+    assert "(stopped early)" in (run.path / "verdict.txt").read_text()
+    assert (run.path / "intervals.csv").read_text().count("\n") == 2
