@@ -28,7 +28,6 @@ from collections import deque
 from typing import Any, Mapping, Sequence
 
 from workloads.child.harness import WorkloadError, non_negative_int, positive_float, positive_int
-from workloads.child.parent import die_with_parent
 
 DIST_TIMEOUT_ENV = "CARDBENCH_DIST_TIMEOUT"
 DEFAULT_DIST_TIMEOUT_S = 300.0
@@ -131,16 +130,23 @@ def dist_timeout() -> datetime.timedelta | None:
     return datetime.timedelta(seconds=seconds) if seconds > 0 else None
 
 
+_DIE_WITH_US_THEN_EXEC = """import os, sys
+from workloads.child.parent import die_with_parent
+die_with_parent(int(sys.argv[1]))
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
 class Torchrun:
     """``python -m torch.distributed.run ...`` started so that it dies with this process (PR_SET_PDEATHSIG; its
     ranks die with it in turn), its stderr passed on to ours (run.log) with the last lines kept for a message."""
 
     def __init__(self, options: Sequence[str], env: Mapping[str, str] | None = None, stdout: Any = None):
         self.command = [sys.executable, "-m", "torch.distributed.run", *options]
-        parent = os.getpid()
-        self.proc = subprocess.Popen(self.command, stdout=stdout, stderr=subprocess.PIPE,
-                                     env=dict(env) if env is not None else None,
-                                     preexec_fn=lambda: die_with_parent(parent))  # noqa: PLW1509 - before exec
+        # a small Python asks for the signal, then becomes torchrun (the request survives exec): a preexec_fn
+        # would do the same between fork and exec, where a process with threads may deadlock
+        self.proc = subprocess.Popen([sys.executable, "-c", _DIE_WITH_US_THEN_EXEC, str(os.getpid()), *self.command],
+                                     stdout=stdout, stderr=subprocess.PIPE, env=dict(env) if env is not None else None)
         self.tail: deque[str] = deque(maxlen=40)
         self._relay = threading.Thread(target=self._pass_on, daemon=True)
         self._relay.start()
