@@ -313,7 +313,9 @@ class Soak:
                                        rates_seen=self.rates_seen or not cells, unwatched=unwatched)
         the_rules = rules(self.args.drift_limit, self.args.thermal_share)
         ran = time.time() - self.t0
-        summary = [f"ran {ran / 3600:.2f} h of {self.args.hours:g} h" + (" (stopped early)" if stopped else "")
+        took = f"{ran / 3600:.2f} h of {self.args.hours:g} h" if self.args.hours >= 1 else \
+            f"{ran / 60:.1f} min of {self.args.hours * 60:g} min"
+        summary = [f"ran {took}" + (" (stopped early)" if stopped else "")
                    + f"; {len(cells)} interval(s) of {self.args.interval:g} s; runs {self.counts['runs']}, "
                    f"failed {self.counts['failed_runs']}, restarts {self.counts['restarts']}, "
                    f"errors {self.counts['errors']}"]

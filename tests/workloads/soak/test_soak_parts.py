@@ -9,9 +9,12 @@ import stat
 import sys
 from pathlib import Path
 
+import pytest
 from paths import FIXTURES
 
+from workloads.child.harness import WorkloadError
 from workloads.soak import table
+from workloads.soak.cli import build_parser, plan
 from workloads.soak.intervals import IntervalBook
 from workloads.soak.kernel import KernelLog
 from workloads.soak.telemetry_tail import TelemetryTail
@@ -174,3 +177,26 @@ def test_the_telemetry_tail_follows_the_store_across_a_rotation(tmp_path):
         f.write(json.dumps({"t": 4.0}) + "\n")
     assert [s["t"] for s in tail.samples()] == [3.0, 4.0]
     assert list(tail.samples()) == []
+
+
+def _plan(*argv):
+    return plan(build_parser().parse_args(list(argv)))
+
+
+def test_an_alternation_gives_each_workload_the_common_arguments_and_its_own():
+    assert _plan("--hours", "1", "--workload", "resnet50,generate", "--args", "--device cpu",
+                 "--args", "resnet50=--steps 20 --amp bf16", "--args=generate=--tokens 64") == [
+        ("resnet50", ["--device", "cpu", "--steps", "20", "--amp", "bf16"]),
+        ("generate", ["--device", "cpu", "--tokens", "64"])]
+
+
+def test_your_own_command_runs_through_the_command_workload():
+    assert _plan("--hours", "1", "--", "python", "train.py", "--lr", "3e-4") == [
+        ("command", ["--", "python", "train.py", "--lr", "3e-4"])]
+
+
+def test_a_workload_and_a_command_together_are_refused():
+    with pytest.raises(WorkloadError, match="give --workload or -- CMD, not both"):
+        _plan("--hours", "1", "--workload", "resnet50", "--", "python", "train.py")
+    with pytest.raises(WorkloadError, match="unknown workload soak"):
+        _plan("--hours", "1", "--workload", "soak")       # not itself
