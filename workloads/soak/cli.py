@@ -340,8 +340,11 @@ class Soak:
         if first is not None:
             metrics["first_interval_median"] = first[1]
             metrics["first_workload"] = first[0]
-        for i, f in enumerate(findings[:20], start=1):   # short lines, so the report's metric list shows them
+        # short lines, so the report's list of result metrics shows the findings and the rules they broke
+        for i, f in enumerate(findings[:20], start=1):
             metrics[f"finding_{i}"] = f"{f.level} {f.text}"[:190]
+        for i, rule in enumerate(the_rules, start=1):
+            metrics[f"rule_{i}"] = rule
         return metrics
 
 

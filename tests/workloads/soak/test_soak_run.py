@@ -198,3 +198,4 @@ def test_a_stopped_soak_still_closes_its_interval_and_writes_its_verdict(tick, k
     assert result["stopped_early"] is True and len(result["intervals"]) == 1
     assert "(stopped early)" in (run.path / "verdict.txt").read_text()
     assert (run.path / "intervals.csv").read_text().count("\n") == 2
+    assert result["rule_1"] == "FAIL: any Xid line in the kernel log during the soak"   # the report lists them
