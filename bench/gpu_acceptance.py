@@ -339,11 +339,12 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.step_list:
         if run.left_s() <= 1:
             run.skip(name, f"the {args.budget_s:g} s budget was spent")
+            run.steps[name]["error"] = "not run: the budget was spent"
             continue
         try:
             STEPS[name](run)
         except Exception as exc:  # noqa: BLE001 - one step's failure must not lose the others' figures
-            run.steps.setdefault(name, {"runs": []})["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            run.steps.setdefault(name, {"runs": []})["error"] = f"{type(exc).__name__}: {exc}"[:300]  # a step's bug
             say(f"[{name}] failed: {type(exc).__name__}: {exc}")
     total = time.monotonic() - run.started
     failed_steps = sorted(n for n, s in run.steps.items()

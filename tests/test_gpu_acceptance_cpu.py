@@ -108,3 +108,14 @@ def test_without_a_gpu_it_says_so_and_points_to_cpu_scale():
     proc = subprocess.run([str(SCRIPT)], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert "torch sees no GPU here" in proc.stderr and "--cpu-scale" in proc.stderr
+
+
+def test_a_step_the_budget_leaves_no_time_for_is_said_and_fails_the_run(monkeypatch, capsys, tmp_path):
+    module = load()
+    clock = iter([0.0, 0.0, 1000.0, 1000.0, 1000.0, 1000.0])
+    monkeypatch.setattr(module.time, "monotonic", lambda: next(clock, 1000.0))
+    monkeypatch.setattr(module.Acceptance, "cardbench", lambda self, step, *argv, cap_s=None: (0, H200))
+    code = module.main(["--cpu-scale", "--steps", "microbench,opscan", "--runs-dir", str(tmp_path), "--budget-s", "60"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["steps"]["opscan"]["skipped"] == "the 60 s budget was spent"
+    assert "opscan" in report["failed_steps"] and report["within_budget"] is False and code == 1
