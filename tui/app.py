@@ -36,8 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from textual import work
-from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.app import App
 from textual.containers import Horizontal
 from textual.widgets import Button, Footer, Input
 
@@ -56,6 +55,7 @@ from tui.panes.live_runs import LiveRunsScreen, describe
 from tui.panes.log import LogPane
 from tui.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
+from tui.panes.trial_banner import TrialBanner
 from tui.run_follow import AttachedRun, RunFollower
 from tui.run_index import report_run_dirs
 from tui.run_segments import THIN_EVERY
@@ -87,8 +87,7 @@ class Workbench(App):
 
     # runs in progress (r) and a detached start (D: in the palette and the runs list, not in the footer, which
     # at 80 columns holds no more): here until keys.py takes them
-    BINDINGS = [*keys.BINDINGS, Binding("r", "live_runs", "runs"),
-                Binding("D", "start_detached", "detach", show=False)]
+    BINDINGS = keys.BINDINGS
 
     def __init__(self, runs_dir: str | os.PathLike[str] | None = None, *,
                  telemetry_source: TelemetrySource | None = None, start_sampler: bool = True,
@@ -129,6 +128,8 @@ class Workbench(App):
         self.plots = PlotsPane(self.history, id="plots")
         self.log_pane = LogPane(clock=self._log_time, id="log")
         self.cpu_banner = CpuBanner(id="cpu-banner")
+        self.trial_banner = TrialBanner(id="trial-banner")   # hidden unless `cardbench trial` set a trial
+        yield self.trial_banner
         yield self.cpu_banner
         yield self.devices
         with Horizontal(id="middle"):
@@ -345,6 +346,12 @@ class Workbench(App):
         svg = live_screenshot(self, run_dirs=run_dirs)  # fields drawn redacted: a field crops its value
         self.log_pane.say("exporting the report bundle...", "bold")
         export_in_background(self, svg, run_dirs, self.export_dir or Path.cwd())
+
+    def action_backup(self) -> None:
+        from tui.panes.backup_worker import start_backup  # loaded at the first backup, not at start-up
+
+        report_dirs = [Path.cwd(), Path.cwd() / "reports", *([self.export_dir] if self.export_dir else [])]
+        start_backup(self, self.store.root, self.log_pane.say, report_dirs=report_dirs)
 
     def action_doctor(self) -> None:
         screen = DoctorScreen(self.run_checks)
@@ -574,10 +581,6 @@ class Workbench(App):
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
         yield from keys.system_commands(self)
-        yield SystemCommand("Runs in progress", "key r: attach to one (detached, or in another terminal), or stop it",
-                            self.action_live_runs)
-        yield SystemCommand("Start detached", "key D: the workload goes on after the workbench quits",
-                            self.action_start_detached)
 
 
 def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_source: TelemetrySource | None = None,

@@ -17,6 +17,10 @@ BINDINGS = [
     Binding("d", "doctor", "doctor"),
     Binding("p", "cycle_plots", "plots"),
     Binding("q", "quit", "quit"),
+    Binding("r", "live_runs", "runs"),
+    # hidden: at 80 columns the footer has no room left; the palette names them (and the trial's banner, b)
+    Binding("D", "start_detached", "detach", show=False),
+    Binding("b", "backup", "backup", show=False),
     Binding("escape", "leave_field", "leave field", show=False),
     # Tab moves focus as the key arrives, before the keys after it are handed to a field: as Textual's
     # (non-priority) screen binding it runs only once the field has processed what came before, so in
@@ -51,3 +55,9 @@ def system_commands(app: Any) -> Iterator[SystemCommand]:
     yield SystemCommand("Doctor", "key d: check the driver, management CLI, PyTorch and the device",
                         app.action_doctor)
     yield SystemCommand("Cycle the plots", "key p: all plots, or one at a time", app.action_cycle_plots)
+    yield SystemCommand("Runs in progress", "key r: attach to one (detached, or in another terminal), or stop it",
+                        app.action_live_runs)
+    yield SystemCommand("Start detached", "key D: the workload goes on after the workbench quits",
+                        app.action_start_detached)
+    yield SystemCommand("Back up now", "key b: runs, checkpoints and report bundles to the destination kept by "
+                        "`cardbench trial --backup-dest`", app.action_backup)
