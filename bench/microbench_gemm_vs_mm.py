@@ -11,8 +11,10 @@ Goals (issue 12):
   and which isolate the harness's cost; the best of each is printed beside them (on a loaded host one
   lucky batch sets it).
 - Memory: the workload's read-only figure is within 20 % of the workload's own read-bandwidth probe
-  (workloads/child/bandwidth.py: the sum of a tensor 8x the last-level cache) on the same buffer, the
-  best of each over the rounds (each round times the workload's three kinds, then the probe). The
+  (workloads/child/bandwidth.py: the sum of a tensor 8x the last-level cache) on the same buffer. Each
+  round times the workload's three kinds, then the probe; the goal is judged on the median of the
+  rounds' read / probe (a pair measured back to back shares the host's load), the best of each printed
+  beside it. The
   copy and fill figures are printed beside it: they move other traffic (a CPU reads each line it writes),
   so they are not held to the probe.
 """
@@ -96,11 +98,12 @@ def main() -> int:
     rounds = [memory.measure(device, nbytes) for _ in range(args.rounds)]   # each round: the kinds, then the probe
     best = {k: max(r["kinds"][k]["best_gbps"] for r in rounds) for k in memory.KINDS}
     probe = max(r["probe_read_gbps"] for r in rounds)
-    read_vs = best["read"] / probe
+    read_vs = statistics.median(r["read_vs_probe"] for r in rounds)
     print(f"memory, {nbytes / 2**20:.0f} MiB buffer, best of {args.rounds} rounds: copy {best['copy']:.1f}, read "
           f"{best['read']:.1f}, fill {best['fill']:.1f} GB/s; the workload's probe ({rounds[0]['probe_method']}) "
-          f"{probe:.1f} GB/s: read at {read_vs * 100:.0f} % of it (goal within {MEMORY_GOAL * 100:.0f} %): "
-          f"{'PASS' if abs(read_vs - 1) <= MEMORY_GOAL else 'FAIL'}; each round's read / probe: "
+          f"{probe:.1f} GB/s (best against best: read at {best['read'] / probe * 100:.0f} %); read / probe, median "
+          f"of the rounds: {read_vs * 100:.0f} % (goal within {MEMORY_GOAL * 100:.0f} %): "
+          f"{'PASS' if abs(read_vs - 1) <= MEMORY_GOAL else 'FAIL'}; each round's: "
           + ", ".join(f"{r['read_vs_probe'] * 100:.0f} %" for r in rounds))
     return 0 if ratio >= GEMM_GOAL and abs(read_vs - 1) <= MEMORY_GOAL else 1
 
