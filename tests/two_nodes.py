@@ -23,12 +23,18 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_nodes(command, tag, nnodes=2, extra=()):
-    """One process tree per node running ``command`` plus the static-rendezvous options; node 0 first."""
+def start_nodes(command, tag, nnodes=2, rendezvous="static"):
+    """One process tree per node running ``command`` plus the rendezvous options: static (``--node-rank``, node 0
+    first) or torchrun's c10d (``--rdzv-endpoint``, the same on each: the nodes are numbered as they join)."""
     port = str(free_port())
     env = dict(os.environ, **{TAG_ENV: tag})
-    return [subprocess.Popen([sys.executable, *command, "--nnodes", str(nnodes), "--node-rank", str(rank),
-                              "--master-addr", "127.0.0.1", "--master-port", port, *extra],
+
+    def joining(rank):
+        if rendezvous == "c10d":
+            return ["--rdzv-endpoint", f"127.0.0.1:{port}"]
+        return ["--node-rank", str(rank), "--master-addr", "127.0.0.1", "--master-port", port]
+
+    return [subprocess.Popen([sys.executable, *command, "--nnodes", str(nnodes), *joining(rank)],
                              cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for rank in range(nnodes)]
 
