@@ -154,12 +154,10 @@ def measure_collectives(device_type: str, *, sizes: list[int], ops: list[str], n
     if bad or not ops:
         raise WorkloadError(f"unknown collective {', '.join(bad) or '(none given)'}",
                             hint=f"use some of {','.join(OPS)}")
-    across_nodes = any((a.startswith("--nnodes=") and a != "--nnodes=1") or a.startswith("--rdzv-endpoint")
-                       for a in extra_torchrun_args)
+    reason = why_not(device_type, nproc, extra_torchrun_args)
+    if reason:
+        raise WorkloadError(reason, hint="on the CPU use --nproc 2; across machines add --nnodes with --master-addr")
     nproc = nproc or _device_count(device_type)
-    if nproc < 2 and not across_nodes:  # one rank has no bus: busbw would read 0 for all_reduce
-        raise WorkloadError(f"collectives need 2 or more ranks; this node has {nproc} {device_type} device(s)",
-                            hint="on the CPU use --nproc 2; across machines add --nnodes with --master-addr")
     sizes = list(sizes) or list(GPU_SIZES if device_type != "cpu" else CPU_SIZES)
     with _rows_folder() as out:
         code, torchrun = _launch(out, device_type, sizes, ops, nproc, timeout_s, list(extra_torchrun_args))
@@ -169,6 +167,19 @@ def measure_collectives(device_type: str, *, sizes: list[int], ops: list[str], n
     if not rows:
         log("collectives: this node holds no global rank 0; node 0's run records the figures")
     return rows
+
+
+def why_not(device_type: str, nproc: int | None, extra_torchrun_args: Sequence[str] = ()) -> str | None:
+    """Why the collectives cannot run here (one rank has no bus: all_reduce's busbw would read 0), or None.
+
+    For a caller that shows the part as skipped rather than failed on a machine with one device.
+    """
+    across_nodes = any((a.startswith("--nnodes=") and a != "--nnodes=1") or a.startswith("--rdzv-endpoint")
+                       for a in extra_torchrun_args)
+    count = nproc or _device_count(device_type)
+    if count < 2 and not across_nodes:
+        return f"collectives need 2 or more ranks; this node has {count} {device_type} device(s)"
+    return None
 
 
 @contextlib.contextmanager

@@ -86,6 +86,10 @@ def test_one_rank_is_refused_with_a_hint():
     with pytest.raises(WorkloadError) as caught:
         collectives.measure_collectives("cpu", sizes=[1024], ops=["all_reduce"], nproc=1, timeout_s=30)
     assert "2 or more ranks" in caught.value.message and "--nproc 2" in caught.value.hint
+    # a caller can ask first, to show the part as skipped on a one-device machine
+    assert collectives.why_not("cpu", 1) == caught.value.message
+    assert collectives.why_not("cpu", 2) is None
+    assert collectives.why_not("cpu", 1, ["--nnodes=2", "--node-rank=0"]) is None  # one rank here, one there
 
 
 def test_two_gloo_processes_report_figures_and_pass_the_check(capfd):
