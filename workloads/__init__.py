@@ -16,6 +16,7 @@ from typing import Iterator
 
 from workloads.command.spec import SPEC as _COMMAND
 from workloads.generate.spec import SPEC as _GENERATE
+from workloads.microbench.spec import SPEC as _MICROBENCH
 from workloads.opscan.spec import SPEC as _OPSCAN
 from workloads.resnet50.spec import SPEC as _RESNET50
 from workloads.spec import WorkloadSpec, unknown
@@ -58,5 +59,6 @@ registry = Registry((
     _RESNET50,
     _GENERATE,
     _OPSCAN,
+    _MICROBENCH,
     _COMMAND,
 ))

@@ -137,6 +137,8 @@ class Step(Event):
     def describe(self) -> str:
         """The run.log line of the step, every figure named: 'step 5/6 | epoch 1/1 | ... 32.2 images/s this step'."""
         parts = [f"{self.noun} {self.step}" + (f"/{self.total_steps}" if self.total_steps else "")]
+        if isinstance(self.extra.get("part"), str):  # which part of a run of parts (workloads.microbench)
+            parts.append(self.extra["part"])
         if self.epoch is not None:
             parts.append(f"epoch {self.epoch}" + (f"/{self.total_epochs}" if self.total_epochs else ""))
         if self.extra.get("warmup") is True:

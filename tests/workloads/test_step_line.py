@@ -30,3 +30,8 @@ def test_a_rate_a_tool_printed_says_which_rate_it_is():
     step = protocol.Step(step=5, loss=0.4, throughput=45.0, unit="it/s", total_steps=10,
                          extra={"rate_as": "tqdm's smoothed rate"})
     assert step.describe() == "step 5/10 | loss 0.4000 | 45.0 it/s (tqdm's smoothed rate)"
+
+
+def test_a_step_of_a_run_of_parts_names_its_part():
+    step = protocol.Step(step=2, total_steps=5, extra={"part": "memory"})
+    assert step.describe() == "step 2/5 | memory"

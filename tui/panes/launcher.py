@@ -111,18 +111,47 @@ class WorkloadForm(Container):
         return out
 
 
-def workload_bar(workloads: list[str], selected: str) -> Text:
-    """'1 ResNet-50  2 GPT-2', the selected one marked (reverse video, and '>' without colour); clickable."""
+def workload_bar(workloads: list[str], selected: str, width: int | None = None) -> Text:
+    """'1 ResNet-50  2 GPT-2', the selected one marked (reverse video, and '>' without colour); clickable.
+
+    Lines break between workloads, never inside one's label, so every key keeps its name at any width.
+    """
     text = Text()
+    used = 0
     for i, name in enumerate(workloads, start=1):
         title = registry.spec_for(name).short_title
         chosen = name == selected
         label = f"{'>' if chosen else ' '}{i} {title} "
+        if width and used and used + len(label) > width:
+            text.append("\n")
+            used = 0
         style = Style(reverse=chosen, bold=chosen, dim=not chosen,
                       meta={"@click": f"app.select_workload({i - 1})"})
         text.append(label, style=style)
-        text.append(" ")
+        used += len(label)
+        if not width or used < width:
+            text.append(" ")
+            used += 1
     return text
+
+
+class WorkloadBar(Static):
+    """The workload bar, laid out for the width it gets."""
+
+    def __init__(self, workloads: list[str], selected: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.workloads = workloads
+        self.selected = selected
+
+    def choose(self, name: str) -> None:
+        self.selected = name
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        return workload_bar(self.workloads, self.selected, self.content_region.width or None)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return len(workload_bar(self.workloads, self.selected, width).plain.split("\n"))
 
 
 class LauncherPane(VerticalScroll, can_focus=False):
@@ -141,7 +170,7 @@ class LauncherPane(VerticalScroll, can_focus=False):
         self._selected = workloads[0]
 
     def compose(self):
-        yield Static(workload_bar(self.workloads, self._selected), id="workload-bar")
+        yield WorkloadBar(self.workloads, self._selected, id="workload-bar")
         with ContentSwitcher(initial=f"form-{self._selected}", id="workload-forms"):
             for name in self.workloads:
                 yield WorkloadForm(name, id=f"form-{name}")
@@ -157,7 +186,7 @@ class LauncherPane(VerticalScroll, can_focus=False):
             return
         self._selected = name
         self.query_one(ContentSwitcher).current = f"form-{name}"
-        self.query_one("#workload-bar", Static).update(workload_bar(self.workloads, name))
+        self.query_one("#workload-bar", WorkloadBar).choose(name)
 
     def show_args(self, name: str, args: list[str]) -> None:
         """Fill a workload's fields from a run's arguments."""

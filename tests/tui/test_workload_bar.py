@@ -1,0 +1,36 @@
+"""The launcher's workload bar: every workload keeps its key and name, however narrow the launcher."""
+
+import asyncio
+
+import pytest
+
+from app_fakes import FakeTelemetry
+from tui.app import build_app
+from tui.panes.launcher import workload_bar
+from workloads import registry
+
+
+@pytest.mark.parametrize("width", range(14, 70, 3))
+def test_lines_break_between_workloads_never_inside_a_label(width):
+    names = registry.names()
+    lines = workload_bar(names, names[1], width).plain.split("\n")
+    assert all(len(line) <= width for line in lines)
+    labels = [f"{i} {registry.spec_for(n).short_title}" for i, n in enumerate(names, start=1)]
+    for label in labels:
+        assert sum(label in line for line in lines) == 1, (label, lines)
+
+
+def test_at_80_columns_the_launcher_names_every_workload():
+    app = build_app(None, start_sampler=False, telemetry_source=FakeTelemetry)
+
+    async def go():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            bar = app.query_one("#workload-bar")
+            lines = bar.render().plain.split("\n")
+            assert bar.size.height == len(lines) > 1  # wrapped, and all of it shown
+            assert all(len(line) <= bar.content_region.width for line in lines)
+            for i, name in enumerate(registry.names(), start=1):
+                assert sum(f"{i} {registry.spec_for(name).short_title}" in line for line in lines) == 1, lines
+
+    asyncio.run(go())
