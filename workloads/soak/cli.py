@@ -169,7 +169,7 @@ class Soak:
             fields = {k: getattr(event, k) for k in ("loss", "throughput", "unit", "step_s", "data_wait_s",
                                                      "compute_s", "memory_allocated_bytes", "throughput_window")
                       if getattr(event, k) is not None}
-            self.em.step(self.step, inner=name, inner_step=event.step, inner_steps=steps,
+            self.em.step(self.step, t=event.t, inner=name, inner_step=event.step, inner_steps=steps,
                          **({"warmup": True} if warmup else {}), **fields)
         elif isinstance(event, protocol.Error):
             self.counts["errors"] += 1

@@ -166,7 +166,8 @@ def test_a_failing_workload_is_restarted_counted_and_fails_the_soak(tick, kernel
     run, events = asyncio.run(soak(runs_dir, FakeNvml([h100(0)]), ["--hours", str(3 / 3600), "--interval", "10",
                                                                     "--workload", "tick", "--args", "--steps 5 --fail"]))
     result = next(e for e in events if isinstance(e, protocol.Result)).metrics
-    assert result["verdict"] == "FAIL" and result["restarts"] >= 1 and result["errors"] == result["runs"]
+    assert result["verdict"] == "FAIL" and result["restarts"] >= 1
+    assert result["errors"] == result["failed_runs"] >= 1      # one error a failed run (the last may be cut short)
     rules = {f["rule"] for f in result["findings"]}
     assert {"error", "restart"} <= rules
 
