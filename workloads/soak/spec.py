@@ -9,7 +9,7 @@ from workloads.spec import Metric, Param, Text, WorkloadSpec
 RUN_FILES = ("intervals.csv", "verdict.txt")
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
     """The per-interval table, the verdict in its heading (torch-free)."""
     from workloads.soak.table import report_table as table
 

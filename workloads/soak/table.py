@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from workloads.soak.verdict import Finding, clock, throttle_words
+from workloads.spec import Text
 
 INTERVALS_CSV = "intervals.csv"
 VERDICT_TXT = "verdict.txt"
@@ -79,9 +80,13 @@ def write_csv(path: Path, rows: list[dict[str, str]]) -> None:
     tmp.replace(path)
 
 
-TABLE_COLUMNS = ("interval", "start (UTC)", "min", "throughput (median)", "drift %", "runs / errors / restarts",
-                 "SM clock MHz", "temp peak °C", "power peak W", "throttle (s)", "ECC corr. / uncorr.",
-                 "remapped rows", "PCIe replays", "Xid")
+# the report's column names, in its two languages (the cells are figures and the tools' own words)
+TABLE_COLUMNS = (Text("interval", "时段"), Text("start (UTC)", "开始（UTC）"), Text("min", "分钟"),
+                 Text("throughput (median)", "吞吐（中位数）"), Text("drift %", "漂移 %"),
+                 Text("runs / errors / restarts", "运行 / 错误 / 重启"), Text("SM clock MHz", "SM 时钟 MHz"),
+                 Text("temp peak °C", "最高温度 °C"), Text("power peak W", "最高功耗 W"),
+                 Text("throttle (s)", "降频原因（秒）"), Text("ECC corr. / uncorr.", "ECC 已纠正 / 不可纠正"),
+                 Text("remapped rows", "重映射行"), Text("PCIe replays", "PCIe 重传"), Text("Xid", "Xid"))
 
 
 def table_row(cells: Mapping[str, str]) -> list[str]:
@@ -94,13 +99,16 @@ def table_row(cells: Mapping[str, str]) -> list[str]:
             cells.get("remapped_rows", ""), cells.get("pcie_replays", ""), cells.get("xid", "")]
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[list[str]]]:
     """The report's table from the soak's result metrics: the verdict in the heading, one row per interval."""
     rows = [r for r in metrics.get("intervals") or [] if isinstance(r, dict)]
-    verdict = metrics.get("verdict") or "no verdict"
+    verdict = metrics.get("verdict") or "N/A"
     findings = metrics.get("findings_count")
-    said = f"{verdict}, {findings} finding(s) listed in verdict.txt" if isinstance(findings, int) else verdict
-    return f"Soak per interval (verdict {said})", list(TABLE_COLUMNS), [table_row(r) for r in rows]
+    count = findings if isinstance(findings, int) else "N/A"
+    heading = Text(f"Soak per interval (verdict {verdict}, {count} finding(s); the rules and findings are in "
+                   f"verdict.txt and below)", f"长时间测试各时段（结论 {verdict}，{count} 项发现；规则与发现见 "
+                                              f"verdict.txt 及下文）")
+    return heading, list(TABLE_COLUMNS), [table_row(r) for r in rows]
 
 
 def verdict_text(verdict: str, findings: list[Finding], rules: list[str], summary: list[str]) -> str:
@@ -113,7 +121,7 @@ def verdict_text(verdict: str, findings: list[Finding], rules: list[str], summar
 
 def terminal_table(rows: list[dict[str, str]]) -> str:
     """The per-interval table as aligned text for run.log and the terminal (the columns that hold something)."""
-    table = [list(TABLE_COLUMNS)] + [table_row(r) for r in rows]
+    table = [[c.en for c in TABLE_COLUMNS]] + [table_row(r) for r in rows]
     keep = [i for i in range(len(TABLE_COLUMNS)) if any(r[i] not in ("", "- / -") for r in table[1:])]
     widths = [max(len(r[i]) for r in table) for i in keep]
     return "\n".join("  ".join(r[i].ljust(w) for i, w in zip(keep, widths)).rstrip() for r in table)
