@@ -22,7 +22,7 @@ import gc
 import os
 from typing import Any, Sequence
 
-from workloads.child import data_parallel
+from workloads.child import data_parallel, multinode
 from workloads.child.harness import Emitter, WorkloadError, arguments_checked, log
 from workloads.errors import first_line
 from workloads.resnet50.checkpoint_lock import CheckpointLock
@@ -43,8 +43,9 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     try:
         if args.gpus is not None and not data_parallel.in_worker():
             nproc = data_parallel.process_count(args.gpus, args.device)
-            if nproc > 1:
-                return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc)
+            if nproc > 1 or multinode.is_multinode(args):
+                return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc,
+                                            multinode.torchrun_args(args), multinode.worker_env(args))
         return _run(emitter, args)
     finally:
         if lock is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from workloads.child import data_parallel, multinode
 from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_int, positive_float, positive_int
 from workloads.resnet50.spec import BATCH_SIZE, EPOCH_SIZE, EPOCHS, SPEC
 
@@ -70,11 +71,18 @@ def build_parser() -> ArgumentParser:
                         "run in fp32 from the first step")
     p.add_argument("--max-batch-size", metavar="N", type=positive_int, default=None,
                    help="upper bound for --find-batch-size (default 4096 on an accelerator, 64 on the CPU)")
+    multinode.add_multinode_arguments(p)
     return p
 
 
 def check_combinations(args: Any) -> None:
     """Option clashes found before torch is imported or any process started."""
+    multinode.check(args)
+    if multinode.is_multinode(args) and args.gpus is None and not data_parallel.in_worker():
+        raise WorkloadError("--nnodes and --rdzv-endpoint need --gpus N|all: the processes on each node",
+                            hint="for example --gpus all on GPU nodes, --device cpu --gpus 1 to try it on CPUs")
+    if args.find_batch_size and multinode.is_multinode(args):
+        raise WorkloadError("--find-batch-size runs on one device", hint="drop --nnodes; the batch is per process")
     if args.resume and not args.checkpoint:
         raise WorkloadError("--resume needs --checkpoint DIR (where the checkpoint is)")
     if args.data not in (None, "fake") and args.epoch_size is not None:
