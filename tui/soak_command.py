@@ -16,7 +16,7 @@ from typing import Any
 
 NAME = "soak"
 # this command's options that the soak workload takes as they are: (flag, its value's name)
-_FORWARDED = (("--hours", "hours"), ("--workload", "workload"), ("--interval", "interval"),
+_FORWARDED = (("--hours", "hours"), ("--workload", "workload"), ("--device", "device"), ("--interval", "interval"),
               ("--drift-limit", "drift_limit"), ("--thermal-share", "thermal_share"))
 
 
@@ -32,6 +32,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--args", action="append", default=[], metavar="[NAME=]ARGS",
                    help="the inner workload's arguments quoted as one ('--amp bf16 --batch-size 256'); "
                         "NAME=ARGS for one workload of an alternation; repeatable")
+    p.add_argument("--device", metavar="DEVICE", help="the inner workload's device (cuda:1, cpu...), unless --args "
+                                                      "names one")
     p.add_argument("--interval", metavar="S", help="seconds per interval (default 600)")
     p.add_argument("--drift-limit", metavar="PCT", help="throughput drift that fails the soak (default 5)")
     p.add_argument("--thermal-share", metavar="FRACTION", help="share of an interval thermally throttled that "

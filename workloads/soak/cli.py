@@ -62,6 +62,9 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--args", action="append", default=[], metavar="[NAME=]ARGS",
                    help="arguments for the inner workload(s), quoted as one ('--device cpu --steps 20'); "
                         "NAME=ARGS for one of an alternation; repeatable")
+    p.add_argument("--device", default=None, metavar="DEVICE",
+                   help="the device for the inner workload(s) (cuda:1, cpu...), passed to each as --device "
+                        "unless its --args name one")
     p.add_argument("--interval", type=positive_float, default=600.0, metavar="S",
                    help="seconds per interval of the table and the verdict (default 600)")
     p.add_argument("--drift-limit", type=positive_float, default=DRIFT_LIMIT_PCT, metavar="PCT",
@@ -82,7 +85,7 @@ def plan(args: Any) -> list[tuple[str, list[str]]]:
         if importlib.util.find_spec(f"workloads.{COMMAND}") is None:
             raise WorkloadError("this cardbench has no `command` workload to run -- CMD",
                                 hint="use --workload with a built-in workload")
-        return [(COMMAND, ["--", *args.command])]
+        return [(COMMAND, _on_device(args.device, ["--", *args.command]))]
     if not args.workload:
         raise WorkloadError("--workload or -- CMD is required", hint="`cardbench soak --hours 1 --workload resnet50`")
     names = [n.strip() for n in args.workload.split(",") if n.strip()]
@@ -102,7 +105,15 @@ def plan(args: Any) -> list[tuple[str, list[str]]]:
                 common.extend(shlex.split(text))
         except ValueError as exc:
             raise WorkloadError(f"--args {text!r}: {exc}") from None
-    return [(n, common + own.get(n, [])) for n in names]
+    return [(n, _on_device(args.device, common + own.get(n, []))) for n in names]
+
+
+def _on_device(device: str | None, args: list[str]) -> list[str]:
+    """``--device`` first, unless the inner arguments choose one themselves (before any ``--`` of a command)."""
+    own = args[:args.index("--")] if "--" in args else args
+    if device is None or any(a == "--device" or a.startswith("--device=") for a in own):
+        return args
+    return ["--device", device, *args]
 
 
 class _ToLog:

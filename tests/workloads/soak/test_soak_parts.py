@@ -195,6 +195,14 @@ def test_an_alternation_gives_each_workload_the_common_arguments_and_its_own():
 def test_your_own_command_runs_through_the_command_workload():
     assert _plan("--hours", "1", "--", "python", "train.py", "--lr", "3e-4") == [
         ("command", ["--", "python", "train.py", "--lr", "3e-4"])]
+    assert _plan("--hours", "1", "--device", "cuda:1", "--", "python", "train.py", "--device", "cuda:0") == [
+        ("command", ["--device", "cuda:1", "--", "python", "train.py", "--device", "cuda:0"])]   # the job's own
+
+
+def test_the_device_goes_to_each_inner_workload_that_does_not_choose_one():
+    assert _plan("--hours", "1", "--device", "cpu", "--workload", "resnet50,generate",
+                 "--args", "generate=--device=cuda:0") == [
+        ("resnet50", ["--device", "cpu"]), ("generate", ["--device=cuda:0"])]
 
 
 def test_a_workload_and_a_command_together_are_refused():
