@@ -31,6 +31,7 @@ COMMAND_MODULES: dict[str, str] = {
     "compare": "tui.compare.command",
     "trial": "tui.trial.command",
     "backup": "tui.backup.command",
+    "soak": "tui.soak_command",
 }
 
 

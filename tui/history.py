@@ -32,8 +32,10 @@ from typing import Any, Iterable, NamedTuple
 from tui.cpu_trap import is_cpu
 from workloads import protocol
 
-# 4 columns x 8 bytes x 25,000 points, twice with the pyramid: 1.6 MB per series at most
-DEFAULT_CAPACITY = 25_000
+# a series fed at 1 Hz (telemetry, a soak's forwarded steps) fills within the first hour, so from then on the
+# plots' memory is flat (issue 13 item 4: under 5 % growth; bench/soak_day.py); 3,000 stored points, each with
+# its min and max, are 25 a column of a 120-column plot
+DEFAULT_CAPACITY = 3_000
 
 
 class _Level:

@@ -19,6 +19,7 @@ from workloads.generate.spec import SPEC as _GENERATE
 from workloads.microbench.spec import SPEC as _MICROBENCH
 from workloads.opscan.spec import SPEC as _OPSCAN
 from workloads.resnet50.spec import SPEC as _RESNET50
+from workloads.soak.spec import SPEC as _SOAK
 from workloads.spec import WorkloadSpec, unknown
 
 
@@ -61,4 +62,5 @@ registry = Registry((
     _OPSCAN,
     _MICROBENCH,
     _COMMAND,
+    _SOAK,
 ))

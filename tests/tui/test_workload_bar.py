@@ -10,7 +10,10 @@ from tui.panes.launcher import workload_bar
 from workloads import registry
 
 
-@pytest.mark.parametrize("width", range(14, 70, 3))
+LONGEST = max(len(f">{i} {registry.spec_for(n).short_title} ") for i, n in enumerate(registry.names(), start=1))
+
+
+@pytest.mark.parametrize("width", range(LONGEST, 70, 3))
 def test_lines_break_between_workloads_never_inside_a_label(width):
     names = registry.names()
     lines = workload_bar(names, names[1], width).plain.split("\n")
@@ -18,6 +21,13 @@ def test_lines_break_between_workloads_never_inside_a_label(width):
     labels = [f"{i} {registry.spec_for(n).short_title}" for i, n in enumerate(names, start=1)]
     for label in labels:
         assert sum(label in line for line in lines) == 1, (label, lines)
+
+
+def test_narrower_than_a_label_each_line_keeps_its_key():
+    names = registry.names()
+    lines = workload_bar(names, names[0], 8).plain.split("\n")
+    assert len(lines) == len(names) and all(len(line) <= 8 for line in lines)
+    assert [line[1] for line in lines] == [str(i) for i in range(1, len(names) + 1)]
 
 
 def test_at_80_columns_the_launcher_names_every_workload():

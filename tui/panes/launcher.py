@@ -122,6 +122,8 @@ def workload_bar(workloads: list[str], selected: str, width: int | None = None) 
         title = registry.spec_for(name).short_title
         chosen = name == selected
         label = f"{'>' if chosen else ' '}{i} {title} "
+        if width and len(label) > width:  # narrower than one label: its key and as much of the name as fits
+            label = label[:width - 1] + "…"
         if width and used and used + len(label) > width:
             text.append("\n")
             used = 0

@@ -5,7 +5,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,10 +48,6 @@ def workspace(tmp_path, monkeypatch):
     return Workspace(root, root / "cardbench-runs", checkpoint, report)
 
 
-def sha256sum_check(folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["sha256sum", "-c", "--strict", "MANIFEST.sha256"], cwd=folder, capture_output=True, text=True)
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -83,13 +78,3 @@ def webdav(tmp_path, monkeypatch):
     finally:
         server.terminate()
         server.wait(timeout=10)
-
-
-def kill_mid_copy(dest: str, runs: Path, cwd: Path) -> int:
-    """Run a backup in a child that SIGKILLs itself once the first bytes are sent (the instance going away):
-    no cleanup of any kind runs. Returns its exit status."""
-    code = ("import os, signal, sys; from pathlib import Path\n"
-            "from tui.backup.engine import run_backup\nfrom tui.backup.sources import gather\n"
-            "def die(phase, done, total):\n    if done: os.kill(os.getpid(), signal.SIGKILL)\n"
-            f"run_backup({dest!r}, gather(Path({str(runs)!r})), progress=die)\n")
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=os.environ, capture_output=True).returncode

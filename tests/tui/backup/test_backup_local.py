@@ -8,7 +8,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from conftest import kill_mid_copy, sha256sum_check
+from backup_helpers import kill_mid_copy, sha256sum_check
 
 from tui import cli
 from tui.backup import command, manifest

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES
+from paths import FIXTURES
 from fake_cli import csv_fixture_gpus, only_on_path, write_cli
 from tui.telemetry.smi_csv import SmiCsvSource, parse_compute_apps, parse_value
 

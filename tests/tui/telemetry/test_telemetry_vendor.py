@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import FIXTURES
+from paths import FIXTURES
 from fake_cli import only_on_path, write_script
 from tui.doctor import Facts, gather_cli
 from tui.report.smi import run_management_cli
