@@ -127,6 +127,11 @@ def main(as_json: bool = False, out: TextIO | None = None, torch: bool = True) -
         out.write(json.dumps(payload, indent=2) + "\n")
     else:
         out.write(render(sample, status) + "\n")
+        from tui.trial.clock import left_line  # the trial's time left, when `cardbench trial` set one
+
+        trial = left_line()
+        if trial:
+            out.write(trial + "\n")
     return 0
 
 

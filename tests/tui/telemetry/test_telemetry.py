@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 import os
 import subprocess
 import sys
@@ -404,3 +405,14 @@ def test_a_poll_of_eight_fake_devices_costs_under_10_ms_of_cpu():
     per_poll = (sum(os.times()[:2]) - start) / 30
     assert len(sample.devices) == 8
     assert per_poll < 0.010, f"{per_poll * 1000:.2f} ms CPU per poll (bound 10 ms)"
+
+
+def test_devices_text_says_the_trial_s_time_left():
+    import io
+
+    from tui import cli
+
+    assert cli.main(["trial", "--hours", "5", "--price-per-hour", "2"]) == 0
+    out = io.StringIO()
+    assert once.main(as_json=False, out=out, torch=False) == 0
+    assert re.search(r"trial: (4 h 59|5 h 0) min left", out.getvalue()), out.getvalue()
