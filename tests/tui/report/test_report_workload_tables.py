@@ -1,4 +1,4 @@
-"""A workload's own report table (the scan's compatibility) is said in the report's language."""
+"""A workload's own words in the report: the scan's table in the report's language, a soak's verdict in its unit."""
 
 import pytest
 
@@ -41,3 +41,17 @@ def test_the_scan_s_table_is_in_the_report_s_language(tmp_path, lang, said):
         assert line in md, line
     if lang == "zh":
         assert "Operator coverage" not in md and "| crash |" not in md
+
+
+def test_a_soak_s_summary_reads_its_verdict_and_drift_in_its_own_unit(tmp_path):
+    run = RunStore(tmp_path / "runs").create("soak", ["--hours", "0.01"])
+    run.append(protocol.Start(t=T0, workload="soak", device="cpu (x86_64, 2 threads)"))
+    for i in range(1, 5):  # the inner workload's forwarded steps are in images/s
+        run.append(protocol.Step(t=T0 + i, step=i, throughput=10.0 + i, unit="images/s"))
+    run.append(protocol.Result(t=T0 + 30, metrics={"verdict": "FAIL", "drift_worst_pct": -24.7}))
+    run.append(protocol.End(t=T0 + 31, status="ok", exit_code=0))
+    run.close()
+    bundle = export_bundle([run.path], tmp_path / "out", screenshot_svg=_screenshot())
+    md = (_unzip(bundle, tmp_path / "x") / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| Soak"))
+    assert "| FAIL (-24.7 % drift) |" in row and "images/s" not in row.split("|")[3]
