@@ -142,6 +142,7 @@ class WorkloadSpec:
     # any of its words may be a Text, which the report says in its language
     report_table: Callable[[Mapping[str, Any]], "tuple[str | Text, list[str | Text], list[list[str | Text]]]"] | None = None
     run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
+    verdict: str = ""                    # a text result metric the summary puts before the headline (a soak's FAIL)
 
     @property
     def run_module(self) -> str:

@@ -85,7 +85,12 @@ def _unreliable(m: dict[str, Any], key: str) -> bool:
 
 
 def _headline(s: WorkloadSummary) -> str:
-    return rate(s.headline, s.throughput.unit or "")
+    """The headline in the workload's own unit (a soak's '% drift', not its inner steps' images/s); the step
+    unit where the spec leaves it to each run (your own job's it/s); a verdict first where the spec has one."""
+    spec = registry.spec_for(s.workload)
+    figure = rate(s.headline, spec.unit or s.throughput.unit or "")
+    verdict = s.metrics.get(spec.verdict) if spec.verdict else None
+    return f"{verdict} ({figure})" if isinstance(verdict, str) and verdict else figure
 
 
 def build(data: ReportData) -> list[Block]:

@@ -43,4 +43,5 @@ SPEC = WorkloadSpec(
     progress=Text("inner step", "内部步"),   # a forwarded step counts the inner workload's steps so far
     report_table=report_table,
     run_files=RUN_FILES,
+    verdict="verdict",
 )
