@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-HEADING = "Microbenchmarks against the device's rated figures"
-COLUMNS = ["part", "figure", "measured", "rated", "measured / rated", "rated figure's source", "note"]
+from workloads.spec import Text
+
+HEADING = Text("Microbenchmarks against the device's rated figures", "微基准测试与设备标称值对比")
+COLUMNS = [Text("part", "部分"), Text("figure", "指标"), Text("measured", "实测"), Text("rated", "标称"),
+           Text("measured / rated", "实测 / 标称"), Text("rated figure's source", "标称值来源"), Text("note", "说明")]
+PARTS = {"gemm": Text("gemm", "矩阵乘"), "memory": Text("memory", "显存带宽"), "transfer": Text("transfer", "主机-设备传输"),
+         "launch": Text("launch", "内核启动"), "burn": Text("burn", "逐位校验"), "collectives": Text("collectives", "集合通信")}
 NA = "N/A"
 
 
@@ -23,19 +28,21 @@ def rows(figures: list[Mapping[str, Any]]) -> list[list[str]]:
     for f in figures:
         percent = f"{f['percent']:.1f} %" if isinstance(f.get("percent"), (int, float)) else NA
         measured = value(f.get("measured"), f.get("unit", ""))
-        out.append([str(f.get("part", "")), str(f.get("figure", "")), measured,
+        part = str(f.get("part", ""))
+        out.append([PARTS.get(part, part), str(f.get("figure", "")), measured,
                     value(f.get("rated"), f.get("unit", "")), percent, str(f.get("source") or ""),
                     str(f.get("note") or "")])
     return out
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]]:
+def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[list[Any]]]:
     figures = [f for f in metrics.get("figures") or [] if isinstance(f, Mapping)]
     return HEADING, list(COLUMNS), rows(figures)
 
 
 def lines(figures: list[Mapping[str, Any]]) -> list[str]:
     """The same table as aligned text lines, for run.log."""
-    table = [COLUMNS[:5]] + [r[:5] for r in rows(figures)]
+    table = [[c.en for c in COLUMNS[:5]]] + [[c.en if isinstance(c, Text) else c for c in r[:5]]
+                                           for r in rows(figures)]
     widths = [max(len(r[i]) for r in table) for i in range(5)]
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]

@@ -31,7 +31,9 @@ def test_on_the_cpu_nothing_is_rated_and_the_table_says_n_a_not_0():
                                            "read": {"best_gbps": 11.7, "median_gbps": 9.6}}}, None)
     assert all(r["rated"] is None and r["percent"] is None for r in rows)
     heading, columns, table = SPEC.report_table({"figures": rows})
-    assert columns[:6] == ["part", "figure", "measured", "rated", "measured / rated", "rated figure's source"]
+    assert [c("en") for c in columns[:6]] == ["part", "figure", "measured", "rated", "measured / rated",
+                                              "rated figure's source"]
+    assert heading("zh") == "微基准测试与设备标称值对比" and columns[4]("zh") == "实测 / 标称" and table[0][0]("zh") == "矩阵乘"
     assert [r[3] for r in table] == ["N/A"] * 3 and [r[4] for r in table] == ["N/A"] * 3
     assert table[0][2] == "0.09 TFLOP/s" and table[1][2] == "11.4 GB/s"
     assert "the workload's own probe read 11.2 GB/s on the same size (104 % of it)" in table[2][6]
