@@ -261,3 +261,53 @@ def test_light_modules_load_neither_torch_nor_textual(modules):
     out = subprocess.run([sys.executable, "-c", CHECK.format(modules=modules)],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"{modules} pulled in {out.stdout.strip()}"
+
+
+# String literals under tui/ equal to a workload's name that are not that workload: the argparse dest and the
+# report's "command" key are the word, not the `command` workload; `cardbench soak` is the command's name. An entry
+# is exact (module, literal): a new one anywhere else fails.
+NOT_A_WORKLOAD = {
+    ("tui.cli", "command"), ("tui.report.contents", "command"), ("tui.report.i18n", "command"),
+    ("tui.report.smi", "command"),
+    ("tui.cli", "soak"),            # COMMAND_MODULES: the `cardbench soak` command's module
+    ("tui.soak_command", "soak"),   # the command's name, and the workload it starts (a known exception)
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
+def workload_literals(root: Path, names: Iterable[str], allowed: Iterable[tuple[str, str]] = ()) -> list[str]:
+    """'module:line names workload' for each string literal under tui/ (docstrings aside) equal to one of ``names``."""
+    names, allowed = set(names), set(allowed)
+    found = []
+    for path in sorted((root / "tui").rglob("*.py")):
+        module = _module_name(root, path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        docs = _docstrings(tree)
+        found += [f"{module}:{node.lineno} names workload {node.value!r}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+                  and id(node) not in docs and (module, node.value) not in allowed]
+    return sorted(found)
+
+
+def test_no_tui_module_names_a_workload():
+    from workloads import registry
+
+    problems = workload_literals(ROOT, registry.names(), NOT_A_WORKLOAD)
+    assert problems == [], "the suite and the workbench read the spec; a workload is never named in tui/:\n" + \
+        "\n".join(problems)
+
+
+def test_the_name_check_sees_literals_and_lets_docstrings_and_comments_be(tmp_path):
+    _write(tmp_path, {
+        "tui/__init__.py": '"""Runs opscan first."""\n',
+        "tui/headless/plan.py": ('"""The plan (opscan first)."""\n# opscan runs first\n'
+                                 'def names():\n    """opscan"""\n    return sorted(x, key=lambda n: n != "opscan")\n'),
+        "tui/cli.py": 'SUB = "command"\nWHO = f"{x} opscan"\nTAKES = ("resnet50",)\n',
+    })
+    assert workload_literals(tmp_path, ["opscan", "resnet50", "command"], {("tui.cli", "command")}) == [
+        "tui.cli:3 names workload 'resnet50'", "tui.headless.plan:5 names workload 'opscan'"]

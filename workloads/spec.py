@@ -10,6 +10,7 @@ and ``__main__.py`` plus one registry line.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 
@@ -57,6 +58,9 @@ class Metric:
             raise ValueError(f"metric {self.key}: kind {self.kind!r} is not one of {', '.join(METRIC_KINDS)}")
 
 
+SUITES = ("quick", "standard")   # the headless suites; the first is the default one
+
+
 @dataclass(frozen=True)
 class SuiteArgs:
     """The workload's arguments in the headless suite (`cardbench --export-report`).
@@ -64,6 +68,7 @@ class SuiteArgs:
     With an accelerator: ``quick`` or ``standard``; where torch sees none, the scaled
     ``cpu_quick`` / ``cpu_standard`` and the note the report states about the scaling.
     ``amp_flag``: the option that takes the autocast mode the doctor found working.
+    ``suites``: the suites that run the workload when `--workloads` does not name the workloads.
     """
 
     quick: tuple[str, ...] = ()
@@ -73,7 +78,17 @@ class SuiteArgs:
     cpu_quick_note: str | Text = ""     # the report says it in its language when it is a Text
     cpu_standard_note: str | Text = ""
     amp_flag: str | None = None
-    default: bool = True               # run when `--workloads` does not name the workloads
+    suites: tuple[str, ...] = SUITES
+
+    def __post_init__(self) -> None:
+        unknown_suites = [s for s in self.suites if s not in SUITES]
+        if unknown_suites:
+            raise ValueError(f"suites {', '.join(unknown_suites)}: not one of {', '.join(SUITES)}")
+
+    @property
+    def default(self) -> bool:
+        """Run by the default suite (quick), which `cardbench --help` lists."""
+        return SUITES[0] in self.suites
 
     def args(self, suite: str, *, accelerator: bool, amp: str = "off") -> tuple[list[str], str | Text | None]:
         """(arguments, note for the report or None) for this suite on this machine."""
@@ -88,22 +103,31 @@ class SuiteArgs:
 
 
 PlannedSteps = Callable[[Sequence[str], Mapping[str, Any]], "int | None"]
+# (this workload's run dir in the suite or None when it did not end ok, why not, a later job's workload, its
+# arguments, which the hook may extend) -> what the report says that job was given, or None: it takes nothing
+HandOver = Callable[[Path | None, Text, str, list[str]], Text | None]
+
+
+def flag_value(args: Sequence[str], flag: str) -> str | None:
+    """What ``flag`` is given in an argument list (``--flag V`` or ``--flag=V``); the last one wins, as argparse."""
+    value = None
+    for i, item in enumerate(args):
+        if item == flag and i + 1 < len(args):
+            value = args[i + 1]
+        elif item.startswith(flag + "="):
+            value = item.split("=", 1)[1]
+    return value
 
 
 def option(args: Sequence[str], flag: str, default: float | None = None) -> float | None:
     """The number given to ``flag`` in an argument list (``--flag N`` or ``--flag=N``), else ``default``."""
-    for i, item in enumerate(args):
-        text = None
-        if item == flag and i + 1 < len(args):
-            text = args[i + 1]
-        elif item.startswith(flag + "="):
-            text = item.split("=", 1)[1]
-        if text is not None:
-            try:
-                return float(text)
-            except ValueError:
-                return default
-    return default
+    text = flag_value(args, flag)
+    if text is None:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        return default
 
 
 def positive(value: Any) -> int | None:
@@ -143,6 +167,7 @@ class WorkloadSpec:
     report_table: Callable[[Mapping[str, Any]], "tuple[str | Text, list[str | Text], list[list[str | Text]]]"] | None = None
     run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
     verdict: str = ""                    # a text result metric the summary puts before the headline (a soak's FAIL)
+    hand_over: HandOver | None = None    # what its run gives the suite's later jobs: with one it runs first
 
     @property
     def run_module(self) -> str:

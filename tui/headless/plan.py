@@ -7,7 +7,6 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
-from tui.headless.scan_handover import SCAN
 from tui.report.bundle import BundleError
 from tui.report.i18n import Note, note, quoted
 from workloads import registry
@@ -29,15 +28,13 @@ class Job:
 
 
 def suite_names(workloads: Sequence[str] | None, suite: str = "quick") -> list[str]:
-    """The workloads the suite runs, in registry order: those named, else every default one, and in the standard
-    suite the operator scan too. The scan runs first: what it finds is handed to the training run after it."""
+    """The workloads the suite runs, in registry order: those named, else those whose spec puts them in ``suite``.
+    A workload that hands something over to the jobs after it (the spec's ``hand_over``) runs first."""
     if workloads:
         names = [s.name for s in registry.specs() if s.name in workloads] + [w for w in workloads if w not in registry]
     else:
-        names = [s.name for s in registry.specs() if s.suite is not None and s.suite.default]
-        if suite == "standard" and SCAN in registry:  # not in the quick suite: its time budget has no room for it
-            names.append(SCAN)
-    return sorted(names, key=lambda name: name != SCAN)
+        names = [s.name for s in registry.specs() if s.suite is not None and suite in s.suite.suites]
+    return sorted(names, key=lambda name: registry.spec_for(name).hand_over is None)
 
 
 def suite_jobs(suite: str, workloads: Sequence[str] | None, *, accelerator: bool, device: str | None,

@@ -27,7 +27,7 @@ from tui.formatting import duration, fixed, live_rate, number, percent, rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
-from tui.headless.scan_handover import SCAN, Handover
+from tui.headless.handover import Handovers
 from tui.report.i18n import Note
 from tui.runs import RunStoreError, StoreFault
 from tui.session import SIGNALS, STORE_FAULT, RunSession
@@ -162,19 +162,16 @@ async def run_suite(jobs: list[Job], session: RunSession, state: SuiteState, pro
     unwatch_signals = session.stop_on_signals(SIGNALS, then=interrupted)
     try:
         set_deadlines(jobs, time.monotonic(), None if state.accelerator else cpu_budget())
-        # only a suite that runs the scan hands its verdict on (and says so): the others run as they always did
-        handover = Handover() if any(job.workload == SCAN for job in jobs) else None
+        handovers = Handovers()
         for job in jobs:
             if state.interrupted:
                 break
             progress.begin(f"{registry.spec_for(job.workload).title.en} ({job.workload})")
-            said = handover.prepare(job.workload, job.args) if handover else None
-            if said is not None:
+            for said in handovers.prepare(job.workload, job.args):
                 state.notes.append(said)
                 progress.say(f"  {said}")
             ended = await _run_job(job, session, state, progress, doctor, suite)
-            if handover and job.workload == SCAN:
-                handover.scan_finished(*(ended or (None, None)))
+            handovers.finished(job.workload, ended)
             progress.end()
     finally:
         unwatch_signals()

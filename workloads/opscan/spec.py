@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from workloads.opscan.handover import hand_over
 from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, positive
 
 
@@ -34,12 +35,12 @@ FIELDS = (
 SPEC = WorkloadSpec(
     name="opscan", title=Text("Operator coverage scan", "算子覆盖扫描"), unit="cases/s", headline="cases_per_s",
     params=FIELDS,
-    # not in the quick suite (`--workloads opscan` adds it); the standard suite runs it first and hands its verdict
-    # to resnet50 (tui/headless/scan_handover.py)
+    # not in the quick suite, whose time budget has no room for it (`--workloads opscan` adds it); with its hand_over
+    # the suite runs it first and its verdict goes to the workloads it names by source (handover.py)
     suite=SuiteArgs(
         quick=(), standard=(), cpu_quick=("--repeats", "1"), cpu_standard=("--repeats", "1"),
         cpu_quick_note=CPU_NOTE, cpu_standard_note=CPU_NOTE,
-        default=False,
+        suites=("standard",),
     ),
     metrics=(
         Metric("ops", Text("aten ops scanned", "扫描的 aten 算子")),
@@ -53,4 +54,5 @@ SPEC = WorkloadSpec(
     line_metrics=(Metric("rows_failed", Text("op x dtype failed", "失败的算子 x 精度")),),
     planned_steps=planned_steps,
     report_table=report_table, run_files=RUN_FILES,
+    hand_over=hand_over,
 )

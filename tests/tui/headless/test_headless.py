@@ -18,7 +18,7 @@ from tui.report import BundleError
 from tui.runs import RunStore, load_run
 from workloads import exit_codes
 from workloads.runner import Runner
-from paths import CHILDREN, REPO
+from paths import CHILDREN
 
 
 

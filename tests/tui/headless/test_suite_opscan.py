@@ -1,18 +1,13 @@
-"""The standard suite runs the operator scan first and hands its verdict to resnet50 (`--ops-from`), and says
-which precision resnet50 was given and why; torch-free stand-ins for the children, no real scan."""
+"""The standard suite runs the operator scan first (its spec's hand_over) and hands its verdict to resnet50
+(`--ops-from`), and says which precision resnet50 was given and why; torch-free stand-ins for the children, no
+real scan."""
 
-import asyncio
-import io
 import json
 import sys
 
 from paths import CHILDREN
+from suite_stand_ins import run_with_stand_ins
 from tui.headless.plan import suite_jobs, suite_names
-from tui.headless.progress import Progress
-from tui.headless.suite import SuiteState, run_suite
-from tui.runs import RunStore
-from tui.session import RunSession
-from workloads.runner import Runner
 
 # what a scan's result lists of its failures: batch norm (called from ResNet-50) not implemented in bf16,
 # layer norm (only GPT-2 calls it) crashing in bf16, convolution wrong in fp16 only
@@ -36,26 +31,12 @@ def _scan_child(tmp_path, failures):
 
 
 def _run(tmp_path, monkeypatch, scan_command, amp="bf16", suite="standard"):
-    """The ``suite`` on an accelerator with the doctor's ``amp``: the arguments each child was started with,
-    the suite's state and the run directories by workload."""
-    steady = [sys.executable, str(CHILDREN / "steady.py"), "2", "0.01"]
-    started = {}
-
-    def for_workload(cls, name, args=(), **kw):
-        started[name] = list(args)
-        return cls(scan_command if name == "opscan" else steady, **kw)
-
-    monkeypatch.setattr(Runner, "for_workload", classmethod(for_workload))
-    jobs, _ = suite_jobs(suite, None, accelerator=True, device=None, amp=amp)
-    state = SuiteState()
-    session = RunSession(RunStore(tmp_path / "runs"))
-    asyncio.run(run_suite(jobs, session, state, Progress(phases=len(jobs), stream=io.StringIO(), tty=False), [],
-                          suite))
-    return started, state, dict(zip(state.ran, state.run_dirs))
+    started, state, runs, _ = run_with_stand_ins(tmp_path, monkeypatch, {"opscan": scan_command}, suite, amp)
+    return started, state, runs
 
 
 def test_the_standard_suite_runs_the_scan_first_and_the_quick_suite_is_unchanged():
-    assert suite_names(None, "standard") == ["opscan", "resnet50", "generate"]
+    assert suite_names(None, "standard") == ["opscan", "resnet50", "generate", "microbench"]
     assert suite_names(None, "quick") == suite_names(None) == ["resnet50", "generate"]
     assert suite_names(["generate", "opscan", "resnet50"], "quick") == ["opscan", "resnet50", "generate"]
     jobs, notes = suite_jobs("standard", None, accelerator=False, device=None)
@@ -65,9 +46,9 @@ def test_the_standard_suite_runs_the_scan_first_and_the_quick_suite_is_unchanged
 
 def test_resnet50_is_given_the_scans_run_and_the_note_says_what_it_keeps_in_fp32_and_why(tmp_path, monkeypatch):
     started, state, runs = _run(tmp_path, monkeypatch, _scan_child(tmp_path, FAILURES))
-    assert list(started) == ["opscan", "resnet50", "generate"]
+    assert list(started) == ["opscan", "resnet50", "generate", "microbench"]
     assert started["resnet50"][-4:] == ["--amp", "bf16", "--ops-from", str(runs["opscan"])]
-    assert "--ops-from" not in started["generate"]
+    assert "--ops-from" not in started["generate"] and "--ops-from" not in started["microbench"]
     (said,) = state.notes
     assert said == ("resnet50: bf16 autocast with BatchNorm2d kept in fp32 from the first step (--ops-from the "
                     "scan's run): the scan found aten.native_batch_norm.default failing in bf16")
@@ -90,7 +71,7 @@ def test_a_failed_scan_leaves_resnet50_as_before_and_the_note_says_so(tmp_path, 
     assert "--ops-from" not in started["resnet50"] and started["resnet50"][-2:] == ["--amp", "bf16"]
     (said,) = state.notes
     assert said.startswith("resnet50: bf16 autocast as without a scan, nothing kept in fp32 from the start")
-    assert "the scan ended failed" in said
+    assert "the operator coverage scan ended failed" in said  # the scan's title, from its spec
     assert state.failed == ["opscan"]
 
 
