@@ -1,0 +1,25 @@
+"""A spec says which headless suites run its workload, and an argument list is read as argparse reads it."""
+
+import pytest
+
+from workloads import registry
+from workloads.spec import SuiteArgs, flag_value, option
+
+
+def test_suites_say_which_suites_run_a_workload_and_default_is_the_quick_one():
+    assert SuiteArgs().suites == ("quick", "standard") and SuiteArgs().default
+    assert not SuiteArgs(suites=("standard",)).default
+    # the quick suite's CPU time budget has room for resnet50 and generate only
+    assert [s.name for s in registry.specs() if s.suite and s.suite.default] == ["resnet50", "generate"]
+
+
+def test_an_unknown_suite_is_refused_when_the_spec_is_written():
+    with pytest.raises(ValueError, match="suites nightly: not one of quick, standard"):
+        SuiteArgs(suites=("standard", "nightly"))
+
+
+def test_the_last_value_of_a_repeated_flag_wins_as_in_argparse():
+    args = ["--steps", "10", "--amp=fp16", "--steps=20", "--amp", "bf16", "--tokens"]
+    assert flag_value(args, "--steps") == "20" and flag_value(args, "--amp") == "bf16"
+    assert flag_value(args, "--tokens") is None  # no value after it
+    assert option(args, "--steps") == 20.0 and option(["--steps", "x"], "--steps", 5) == 5
