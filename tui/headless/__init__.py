@@ -143,12 +143,12 @@ def export_report(args: argparse.Namespace) -> int:
 
     started = time.monotonic()
     workloads = getattr(args, "workloads", None)
-    progress = Progress(phases=len(suite_names(workloads)) + 2)
+    suite = getattr(args, "suite", None) or "quick"
+    progress = Progress(phases=len(suite_names(workloads, suite)) + 2)
     trial = left_line()  # the trial's time left, when `cardbench trial` set one
     if trial:
         progress.say(trial)
     state = SuiteState()
-    suite = getattr(args, "suite", None) or "quick"
 
     progress.begin("doctor")
     with bundle_signals(raise_on_term=False) as early:  # a hang-up or SIGTERM now: the suite is skipped, the bundle still written
@@ -180,6 +180,7 @@ def export_report(args: argparse.Namespace) -> int:
         sample = getattr(sampler, "latest", None) if sampler is not None else None
         if sampler is not None:
             sampler.stop()
+    notes.extend(state.notes)  # what a hand-over gave a later job (tui/headless/handover.py)
     for name in state.out_of_time:
         notes.append(note("note_budget", name=_title(name), budget=f"{cpu_budget():.0f}"))
     if state.interrupted:

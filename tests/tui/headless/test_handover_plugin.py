@@ -7,7 +7,11 @@ import sys
 import pytest
 
 from paths import CHILDREN
-from suite_stand_ins import run_with_stand_ins
+from suite_stand_ins import STEADY, run_with_stand_ins
+from tui import headless
+from tui.cli import build_parser
+from workloads import exit_codes
+from workloads.runner import Runner
 from tui.headless.handover import in_sentence
 from tui.headless.plan import suite_names
 from workloads import registry
@@ -75,3 +79,30 @@ def test_a_suite_without_a_hand_over_calls_no_hook_and_notes_nothing(tmp_path, m
                                            ("GPT-2 generation", "GPT-2 generation"), ("A relay", "a relay")])
 def test_a_title_inside_a_sentence_keeps_its_capitals_only_where_they_are_a_names(title, inside):
     assert in_sentence(title) == inside
+
+
+def _export(tmp_path, monkeypatch, *extra):
+    """`cardbench --export-report` on a machine whose torch sees no accelerator, stand-in children: (exit code,
+    the notes the report was given)."""
+    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
+    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(STEADY, **kw)))
+    built = {}
+    monkeypatch.setattr(headless, "build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,
+                        options: built.update(notes=list(notes)) or output / "b.zip")
+    args = build_parser().parse_args(["--runs-dir", str(tmp_path / "runs"), "--export-report",
+                                      "-o", str(tmp_path / "out"), "--allow-cpu", *extra])
+    return headless.export_report(args), built["notes"]
+
+
+def test_the_hand_over_note_reaches_the_report(relay, tmp_path, monkeypatch):
+    code, notes = _export(tmp_path, monkeypatch)
+    assert code == exit_codes.OK
+    assert [n for n in notes if n.startswith("generate: relayed from ")]
+
+
+def test_the_progress_counts_the_standard_suites_workloads(tmp_path, monkeypatch, capsys):
+    code, _ = _export(tmp_path, monkeypatch, "--suite", "standard")
+    err = capsys.readouterr().err
+    assert code == exit_codes.OK
+    assert "[1/6] doctor" in err and "[6/6] report bundle" in err  # the doctor, four workloads, the bundle
