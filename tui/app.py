@@ -234,6 +234,8 @@ class Workbench(App):
             self.stop_workload()
         elif self.attached is not None and self.attached.following:
             self.ask_stop(self.attached.live)
+        elif registry.spec_for(self.selected_workload).detached:
+            self.action_start_detached()  # hours long (a soak): it must outlive the workbench and the SSH session
         else:
             # a value far above the usual (a burst of keys in the wrong field) is asked about first
             self.launcher.start_when_sure(self.start_workload)

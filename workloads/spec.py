@@ -167,6 +167,7 @@ class WorkloadSpec:
     report_table: Callable[[Mapping[str, Any]], "tuple[str | Text, list[str | Text], list[list[str | Text]]]"] | None = None
     run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
     verdict: str = ""                    # a text result metric the summary puts before the headline (a soak's FAIL)
+    detached: bool = False               # hours long: the workbench starts it detached (quitting leaves it running)
     hand_over: HandOver | None = None    # what its run gives the suite's later jobs: with one it runs first
 
     @property

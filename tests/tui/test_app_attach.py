@@ -111,3 +111,19 @@ async def test_a_run_the_workbench_starts_detached_goes_on_after_it_quits(tick, 
     assert _steps(live.path) >= steps + 3 and [r.id for r in live_runs(runs_dir)] == [live.id]
     assert "stopped" in stop_live(live)
     assert load_run(live.path).status == "stopped"
+
+
+async def test_s_starts_a_workload_whose_spec_says_detached_as_d_does(tick, runs_dir):
+    import dataclasses
+
+    with registry.registered(dataclasses.replace(tick, detached=True)):  # a soak's spec says so
+        app = build_app(runs_dir, start_sampler=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await app.panes_built.wait()
+            await pilot.press(str(app.workload_names.index("tick") + 1))
+            await pilot.press("s")
+            await _until(pilot, lambda: app.attached is not None and app.state.step, what="the detached run's steps")
+            live = app.attached.live
+            assert live.detached and not app.session.running  # not a run of this workbench: it outlives it
+            await pilot.press("q")
+        assert "stopped" in stop_live(live)

@@ -44,4 +44,5 @@ SPEC = WorkloadSpec(
     report_table=report_table,
     run_files=RUN_FILES,
     verdict="verdict",
+    detached=True,   # issue 13: a soak is always detached, from the launcher too
 )
