@@ -46,6 +46,15 @@ async def _until(pilot, predicate, timeout=60.0, what="the condition"):
         await pilot.pause(0.1)
 
 
+async def _start_tick_by(pilot, app, key: str):
+    """Choose the tick workload, press ``key``, and wait until the workbench follows the detached run's steps."""
+    await app.panes_built.wait()
+    await pilot.press(str(app.workload_names.index("tick") + 1))
+    await pilot.press(key)
+    await _until(pilot, lambda: app.attached is not None and app.state.step, what="the detached run's steps")
+    return app.attached.live
+
+
 def _gone(*pids: int) -> bool:
     return not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in pids)
 
@@ -96,11 +105,7 @@ async def test_a_new_workbench_lists_attaches_to_and_stops_a_detached_run(tick, 
 async def test_a_run_the_workbench_starts_detached_goes_on_after_it_quits(tick, runs_dir):
     app = build_app(runs_dir, start_sampler=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        await app.panes_built.wait()
-        await pilot.press(str(app.workload_names.index("tick") + 1))
-        await pilot.press("D")
-        await _until(pilot, lambda: app.attached is not None and app.state.step, what="the detached run's steps")
-        live = app.attached.live
+        live = await _start_tick_by(pilot, app, "D")
         assert live.detached and live.workload == "tick"
         await pilot.press("q")  # no question: nothing of this workbench's is running
     assert not app.is_running
@@ -119,11 +124,7 @@ async def test_s_starts_a_workload_whose_spec_says_detached_as_d_does(tick, runs
     with registry.registered(dataclasses.replace(tick, detached=True)):  # a soak's spec says so
         app = build_app(runs_dir, start_sampler=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await app.panes_built.wait()
-            await pilot.press(str(app.workload_names.index("tick") + 1))
-            await pilot.press("s")
-            await _until(pilot, lambda: app.attached is not None and app.state.step, what="the detached run's steps")
-            live = app.attached.live
+            live = await _start_tick_by(pilot, app, "s")
             assert live.detached and not app.session.running  # not a run of this workbench: it outlives it
             await pilot.press("q")
         assert "stopped" in stop_live(live)
