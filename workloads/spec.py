@@ -168,6 +168,7 @@ class WorkloadSpec:
     run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
     verdict: str = ""                    # a text result metric the summary puts before the headline (a soak's FAIL)
     detached: bool = False               # hours long: the workbench starts it detached (quitting leaves it running)
+    short: str = ""                      # the launcher's and the footer's name, when the title's first word is not one
     hand_over: HandOver | None = None    # what its run gives the suite's later jobs: with one it runs first
 
     @property
@@ -176,8 +177,8 @@ class WorkloadSpec:
 
     @property
     def short_title(self) -> str:
-        """The footer's key label: the title's first word."""
-        return self.title.en.split(" ")[0]
+        """The footer's key label: ``short``, else the title's first word."""
+        return self.short or self.title.en.split(" ")[0]
 
     def metric(self, key: str) -> Metric | None:
         return next((m for m in self.metrics if m.key == key), None)

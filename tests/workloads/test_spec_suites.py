@@ -1,4 +1,4 @@
-"""A spec says which headless suites run its workload, and an argument list is read as argparse reads it."""
+"""A spec says which headless suites run its workload and its short name; an argument list is read as argparse reads it."""
 
 import pytest
 
@@ -23,3 +23,11 @@ def test_the_last_value_of_a_repeated_flag_wins_as_in_argparse():
     assert flag_value(args, "--steps") == "20" and flag_value(args, "--amp") == "bf16"
     assert flag_value(args, "--tokens") is None  # no value after it
     assert option(args, "--steps") == 20.0 and option(["--steps", "x"], "--steps", 5) == 5
+
+
+def test_a_spec_s_short_name_is_its_own_else_the_title_s_first_word():
+    from workloads.spec import Text, WorkloadSpec
+
+    assert WorkloadSpec(name="x", title=Text("Operator coverage scan"), unit="", headline="").short_title == "Operator"
+    assert WorkloadSpec(name="x", title=Text("Operator coverage scan"), unit="", headline="",
+                        short="Op-scan").short_title == "Op-scan"

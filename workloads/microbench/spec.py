@@ -39,6 +39,7 @@ CPU_NOTE = Text("no accelerator, so GEMM in fp32 and int8 up to 512 x 512, memor
 SPEC = WorkloadSpec(
     name="microbench",
     title=Text("Microbenchmarks against rated figures", "微基准测试（对照标称值）"),
+    short="Microbench",
     unit="TFLOP/s",
     headline="gemm_best_tflops",
     params=(

@@ -34,6 +34,7 @@ FIELDS = (
 
 SPEC = WorkloadSpec(
     name="opscan", title=Text("Operator coverage scan", "算子覆盖扫描"), unit="cases/s", headline="cases_per_s",
+    short="Op-scan",
     params=FIELDS,
     # not in the quick suite, whose time budget has no room for it (`--workloads opscan` adds it); with its hand_over
     # the suite runs it first and its verdict goes to the workloads it names by source (handover.py)
