@@ -43,7 +43,11 @@ SPEC = WorkloadSpec(
         cpu_quick_note=CPU_NOTE, cpu_standard_note=CPU_NOTE,
         suites=("standard",),
     ),
+    progress=Text("case", "用例"),   # a step event counts cases (a recorded call in a dtype)
     metrics=(
+        # the headline: one figure for the whole scan, not the steps' windowed rates the summary reads it against
+        Metric("cases_per_s", Text("cases/s over the whole scan (cases run / scan time)",
+                                   "整个扫描的用例/秒（运行的用例数 / 扫描时间）"), "rate"),
         Metric("ops", Text("aten ops scanned", "扫描的 aten 算子")),
         Metric("calls", Text("recorded calls (op and argument layout)", "记录的调用（算子与参数布局）")),
         Metric("rows_ok", Text("op x dtype: ok", "算子 x 精度：正常")),

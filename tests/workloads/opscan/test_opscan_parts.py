@@ -170,3 +170,10 @@ def test_a_time_that_looks_slow_against_fp32_is_timed_again_and_the_smaller_kept
     assert worker.main(str(tmp_path), 0) == 0
     times = {m["row"]["dtype"]: m["row"]["device_ms"] for m in said if "row" in m}
     assert times == {"fp32": 0.01, "fp16": 0.012}
+
+
+def test_the_scan_s_headline_and_progress_say_what_they_count():
+    from workloads.opscan.spec import SPEC
+
+    assert SPEC.headline_label() == "cases/s over the whole scan (cases run / scan time)"
+    assert SPEC.progress("en") == "case" and SPEC.headline_label("zh").startswith("整个扫描")
