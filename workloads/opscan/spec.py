@@ -44,6 +44,7 @@ SPEC = WorkloadSpec(
         suites=("standard",),
     ),
     progress=Text("case", "用例"),   # a step event counts cases (a recorded call in a dtype)
+    has_loss=False,
     metrics=(
         # the headline: one figure for the whole scan, not the steps' windowed rates the summary reads it against
         Metric("cases_per_s", Text("cases/s over the whole scan (cases run / scan time)",

@@ -177,3 +177,4 @@ def test_the_scan_s_headline_and_progress_say_what_they_count():
 
     assert SPEC.headline_label() == "cases/s over the whole scan (cases run / scan time)"
     assert SPEC.progress("en") == "case" and SPEC.headline_label("zh").startswith("整个扫描")
+    assert not SPEC.has_loss  # a case carries no loss: none is shown, not even as N/A
