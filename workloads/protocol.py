@@ -95,7 +95,7 @@ class Start(Event):
 
     def describe(self) -> str:
         versions = " ".join(f"{k}={v}" for k, v in self.versions.items())
-        cfg = " ".join(f"{k}={v}" for k, v in self.config.items())
+        cfg = " ".join(f"{k}={_fmt(v)}" for k, v in self.config.items())
         return f"start {self.workload} on {self.device} ({versions}) config: {cfg}"
 
 

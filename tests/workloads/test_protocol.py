@@ -92,3 +92,8 @@ def test_a_result_line_counts_a_long_list_instead_of_printing_it():
                                            "by_dtype": {"fp32": {"ok": 57}}}).describe()
     assert line == ("RESULT: ops=57, failures=<4 items, in events.jsonl>, clean=['fp32'], "
                     "by_dtype={'fp32': {'ok': 57}}")
+
+
+def test_a_start_line_gives_a_measured_float_four_digits():
+    line = protocol.Start(workload="opscan", device="cpu", config={"record_s": 4.337203169998247, "calls": 558}).describe()
+    assert line == "start opscan on cpu () config: record_s=4.337 calls=558"
