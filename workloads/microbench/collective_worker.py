@@ -90,7 +90,9 @@ def _run(args: argparse.Namespace, rank: int) -> None:
     else:
         device = torch.device(args.device, local_rank)
         getattr(torch, args.device).set_device(device)
-        backend = dist.get_default_backend_for_device(device)
+        # the device's own backend (NCCL, HCCL...); torch before 2.6 has no lookup: NCCL on CUDA, else the type
+        backend = (dist.get_default_backend_for_device(device) if hasattr(dist, "get_default_backend_for_device")
+                   else ("nccl" if args.device == "cuda" else args.device))
     dist.init_process_group(backend=backend, timeout=datetime.timedelta(seconds=args.timeout))
     try:
         world = dist.get_world_size()

@@ -31,6 +31,8 @@ ROUNDTRIPS = 50
 
 def measure(device: torch.device, calls: int = 1000, replays: int = 20) -> dict[str, Any]:
     x = torch.zeros(1, device=device)
+    if device.type == "cuda" and device.index is not None:
+        torch.cuda.set_device(device)  # events record, and graphs capture, on the current device's stream
 
     def launch() -> None:
         x.add_(1.0)

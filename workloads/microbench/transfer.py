@@ -36,7 +36,8 @@ def sweep(device: torch.device, max_bytes: int, on_point: Callable[[dict[str, An
     for nbytes in sizes(max_bytes):
         on_device = torch.empty(nbytes, dtype=torch.uint8, device=device)
         for mode in MODES:
-            host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=mode == "pinned")
+            # written, so pageable pages are real: never-written pages all map the zero page and read from cache
+            host = torch.ones(nbytes, dtype=torch.uint8, pin_memory=mode == "pinned")
             calls = {"h2d": lambda: on_device.copy_(host), "d2h": lambda: host.copy_(on_device)}
             for direction in DIRECTIONS:
                 timed = time_calls(calls[direction], device, repeats=repeats, warmup=1)
