@@ -138,7 +138,7 @@ def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
     from tui.detach import is_detached
 
     # a detached run's arguments were checked by the command that started it
-    checked = None if is_detached() else _check_workload_args(args.workload, workload_args)
+    checked = None if is_detached() else check_workload_args(args.workload, workload_args)
     if checked is not None:
         return checked
     if args.detach:
@@ -155,7 +155,7 @@ def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
 _CHECK_TIMEOUT_S = 60
 
 
-def _check_workload_args(name: str, workload_args: list[str]) -> int | None:
+def check_workload_args(name: str, workload_args: list[str]) -> int | None:
     """The workload parses its arguments in its own module and stops (the harness's check), before a run is recorded.
 
     None when they are good; else the exit code: 0 after printing its --help on stdout, 2 after a bad argument

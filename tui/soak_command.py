@@ -62,12 +62,12 @@ def soak_args(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from tui.cli import CliError, _check_workload_args
+    from tui.cli import CliError, check_workload_args
     from workloads.child.harness import WorkloadError
     from workloads.soak.cli import build_parser, plan
 
     argv = soak_args(args)
-    checked = _check_workload_args(NAME, argv)   # bad input: one line (CliError) and exit 2, nothing started
+    checked = check_workload_args(NAME, argv)   # bad input: one line (CliError) and exit 2, nothing started
     if checked is not None:
         return checked
     # and the inner workload's own arguments, which a detached soak would otherwise refuse only in its log
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     except WorkloadError as exc:   # the check above refuses the same: this registry may differ from the child's
         raise CliError(f"cardbench soak: {exc.message}", 2) from None
     for name, inner in runs:
-        checked = _check_workload_args(name, inner)
+        checked = check_workload_args(name, inner)
         if checked is not None:
             return checked
     runs_dir = getattr(args, "runs_dir", None)

@@ -187,7 +187,8 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
                     verdict(sides[i].label, base.label, title, r.value if r else None, sides[i].price_per_hour,
                             base.price_per_hour, currency)
                     for i, r in enumerate(headline.ratios)]
-        compared.append(WorkloadComparison(workload, title, spec.unit, headline, runs, metrics,
+        unit = next((r.summary.headline_unit for r in runs if r is not None), spec.unit)  # your own job's it/s
+        compared.append(WorkloadComparison(workload, title, unit, headline, runs, metrics,
                                            _expand([*unlike, *free], runs), _expand(unlike, runs),
                                            price_figs, verdicts))
         if unlike:

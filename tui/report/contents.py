@@ -88,7 +88,7 @@ def _headline(s: WorkloadSummary) -> str:
     """The headline in the workload's own unit (a soak's '% drift', not its inner steps' images/s); the step
     unit where the spec leaves it to each run (your own job's it/s); a verdict first where the spec has one."""
     spec = registry.spec_for(s.workload)
-    figure = rate(s.headline, spec.unit or s.throughput.unit or "")
+    figure = rate(s.headline, s.headline_unit)
     verdict = s.metrics.get(spec.verdict) if spec.verdict else None
     return f"{verdict} ({figure})" if isinstance(verdict, str) and verdict else figure
 

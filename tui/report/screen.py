@@ -13,7 +13,6 @@ from tui.report.summary import summarize
 from tui.formatting import device_label
 from tui.run_times import redrawn_from
 from tui.telemetry.sample import fmt, fmt_bytes
-from workloads import registry
 
 WIDTH = 120
 
@@ -41,7 +40,7 @@ def text_screen(records: Sequence[Any], sample: Any = None) -> str:
     for record in records:
         s = summarize(record)
         value = s.headline
-        lines.append(f"{s.title:<24} {s.status:<10} {fmt(value, registry.spec_for(s.workload).unit or s.throughput.unit or '', 1) if value is not None else 'N/A':>18}"
+        lines.append(f"{s.title:<24} {s.status:<10} {fmt(value, s.headline_unit, 1) if value is not None else 'N/A':>18}"
                      f"  steps {s.steps:<5} loss {fmt(s.first_loss, digits=3)} -> {fmt(s.last_loss, digits=3)}"
                      f"  fallbacks {len(s.fallbacks)}  warnings {len(s.warnings)}")
     if not records:

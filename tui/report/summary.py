@@ -161,6 +161,11 @@ class WorkloadSummary:
         """The number the campaigns quote: the spec's headline metric from the result, else the step median."""
         return _first(number(self.metrics.get(registry.spec_for(self.workload).headline)), self.throughput.median)
 
+    @property
+    def headline_unit(self) -> str:
+        """The headline's unit: the workload's own (a soak's '% drift'), else its steps' (your own job's it/s)."""
+        return registry.spec_for(self.workload).unit or self.throughput.unit or ""
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id, "workload": self.workload, "title": self.title, "status": self.status,

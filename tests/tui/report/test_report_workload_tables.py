@@ -55,3 +55,19 @@ def test_a_soak_s_summary_reads_its_verdict_and_drift_in_its_own_unit(tmp_path):
     md = (_unzip(bundle, tmp_path / "x") / "report.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith("| Soak"))
     assert "| FAIL (-24.7 % drift) |" in row and "images/s" not in row.split("|")[3]
+
+
+def test_a_headline_s_unit_is_the_workload_s_own_else_its_steps(tmp_path):
+    from tui.report.summary import summarize
+    from tui.runs import load_run
+
+    def unit_of(workload):
+        run = RunStore(tmp_path / workload).create(workload, [])
+        run.append(protocol.Start(t=T0, workload=workload, device="cpu"))
+        run.append(protocol.Step(t=T0 + 1, step=1, throughput=25.0, unit="it/s"))
+        run.append(protocol.End(t=T0 + 2, status="ok", exit_code=0))
+        run.close()
+        return summarize(load_run(run.path)).headline_unit
+
+    assert unit_of("command") == "it/s"   # a user's job: the unit its log printed
+    assert unit_of("soak") == "% drift"   # not its inner steps' unit
