@@ -17,9 +17,10 @@ factor).
 from __future__ import annotations
 
 import csv
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from workloads.device_names import has_word
 
 RATED_CSV = Path(__file__).with_name("rated.csv")
 COLUMNS = ("device", "match", "figure", "value", "source", "date", "note")
@@ -60,11 +61,6 @@ class RatedDevice:
 
     def get(self, figure: str) -> Rated | None:
         return self.figures.get(figure)
-
-
-def has_word(name: str, words: str) -> bool:
-    """Whether ``words`` appears in ``name`` as whole words, case aside ("L4" is not in "L40S")."""
-    return re.search(rf"\b{re.escape(words)}\b", name, re.IGNORECASE) is not None
 
 
 def load(path: Path = RATED_CSV) -> list[RatedDevice]:

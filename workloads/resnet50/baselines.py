@@ -9,7 +9,7 @@ bound: None, not a guess.
 
 from __future__ import annotations
 
-import re
+from workloads.device_names import has_word
 
 TRAIN_GFLOP_PER_IMAGE_224 = 24.5
 
@@ -40,8 +40,7 @@ def peak_tflops(device_name: str, precision: str) -> float | None:
     """The dense peak for this device and precision ('fp32', 'bf16', 'fp16'), or None when unknown."""
     key = precision.split()[0] if precision else "fp32"
     for fragment, peaks in PEAK_TFLOPS:
-        # whole words: "L4" must not match an L40
-        if re.search(rf"\b{re.escape(fragment)}\b", device_name):
+        if has_word(device_name, fragment):  # whole words: "L4" must not match an L40
             return peaks.get(key)
     return None
 
