@@ -49,6 +49,16 @@ def start_detached(argv: list[str], *, runs_dir: Path, log_path: Path | None = N
     return process.pid
 
 
+_detached: bool | None = None
+
+
 def is_detached() -> bool:
-    """This process was started by :func:`start_detached` (its hang-up is not the user's)."""
-    return os.environ.get(DETACHED_ENV) == "1"
+    """This process was started by :func:`start_detached` (its hang-up is not the user's).
+
+    Read once and taken out of the environment: the workload child and what it starts (a `cardbench run` in a
+    user's own job) were not started detached, and must check their arguments and answer a hang-up as usual.
+    """
+    global _detached
+    if _detached is None:
+        _detached = os.environ.pop(DETACHED_ENV, None) == "1"
+    return _detached

@@ -189,10 +189,11 @@ def _wait_gone(live: LiveRun, timeout: float) -> bool:
 
 
 def _signal(live: LiveRun, sig: int) -> None:
-    """To its whole group when it leads one (a detached run); else only to it, whose group is a shell's."""
+    """To its whole group when detached (it leads a session of its own); else only to it, whose group is a shell's
+    (`cardbench run x | tee log` leads its group too, and tee is not ours to stop)."""
     try:
-        if live.pgid == live.pid:
-            os.killpg(live.pgid, sig)
+        if live.detached:
+            os.killpg(live.pid, sig)
         else:
             os.kill(live.pid, sig)
     except (ProcessLookupError, PermissionError):

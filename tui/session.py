@@ -42,7 +42,6 @@ from workloads.runner import DEFAULT_GRACE_S, Runner
 STOP_GRACE_S = DEFAULT_GRACE_S   # the one grace period: SIGTERM, then SIGKILL this much later
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl+C, kill, a closed SSH session
 TELEMETRY_FILE = "telemetry.jsonl"
-RUN_DIR_ENV = "CARDBENCH_RUN_DIR"   # the run directory, in the child's environment
 STORE_FAULT = "run_dir_unwritable"  # the code of the warning yielded when the run directory stops taking writes
 
 RunnerFactory = Callable[[str, list, Any], Runner]   # (workload, args, event sink) -> Runner
@@ -131,7 +130,7 @@ class RunSession:
         runner.grace_s = self.grace_s  # a stop that comes while the child is spawning uses it too
         # where a workload may write files of its own (the scan's ops.csv) beside the events
         env = getattr(runner, "env", None)
-        runner.env = {**(env if env is not None else os.environ), RUN_DIR_ENV: str(run.path)}
+        runner.env = {**(env if env is not None else os.environ), protocol.RUN_DIR_ENV: str(run.path)}
         self.cpu_trap.start_run(workload, args)
         with self._lock:
             self.run = run

@@ -32,6 +32,7 @@ END_STATUSES = ("ok", "failed", "stopped")
 # set by the runner in a child's environment to its own pid: the child ties its life to the runner's
 # (workloads/child/parent.py), so a SIGKILLed workbench or `cardbench run` leaves no workload behind
 PARENT_PID_ENV = "CARDBENCH_PARENT_PID"
+RUN_DIR_ENV = "CARDBENCH_RUN_DIR"   # the run directory, set by the runner in every workload child's environment
 
 # lists/objects inside one another: far beyond any real event, far below Python's recursion limit
 MAX_DEPTH = 32

@@ -13,6 +13,7 @@ import psutil
 
 from paths import CHILDREN
 from tui.cli import _split_run_args
+from tui import detach
 from tui.detach import start_detached
 from tui.run_live import LIVE_FILE, STALE_S, LiveMarker, live_runs, read_live, stop_live
 from tui.runs import load_run
@@ -185,3 +186,11 @@ def test_a_run_in_another_terminal_is_listed_and_stopped_alone_not_its_shells_gr
     finally:
         if run.poll() is None:
             run.kill()
+
+
+def test_being_detached_is_read_once_and_not_passed_on_to_children(monkeypatch):
+    monkeypatch.setattr(detach, "_detached", None)
+    monkeypatch.setenv(detach.DETACHED_ENV, "1")
+    assert detach.is_detached()
+    assert detach.DETACHED_ENV not in os.environ  # a workload child, and a `cardbench run` in a user's job, are not
+    assert detach.is_detached()

@@ -19,7 +19,6 @@ from typing import Any
 
 from tui.report.summary import WorkloadSummary, number, summarize
 from tui.runs import RunRecord, RunStoreError, load_run
-from workloads import registry
 from workloads.spec import Text
 
 SUMMARY = "metrics/summary.json"
@@ -166,7 +165,3 @@ def _load_bundle(target: Path, path: str, label: str) -> Side:
         raise CompareError(f"cardbench compare: {path} holds no run to compare")
     _choose(side, records)
     return side
-
-
-def spec_title(workload: str) -> str:
-    return registry.spec_for(workload).short_title

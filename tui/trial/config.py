@@ -38,10 +38,6 @@ class TrialConfig:
     lead_hours: float = DEFAULT_LEAD_HOURS   # how long before the end the banner asks to export and back up
     backup_dest: str | None = None       # where `b` in the workbench backs up to (a path or remote:bucket/prefix)
 
-    @property
-    def has_trial(self) -> bool:
-        return self.ends is not None
-
 
 def config_path() -> Path:
     override = os.environ.get(ENV_VAR)

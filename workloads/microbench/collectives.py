@@ -37,6 +37,7 @@ from typing import Any, Iterator, Sequence
 from workloads.child import multinode
 from workloads.child.harness import WorkloadError, log, positive_float, positive_int
 from workloads.microbench import collective_worker
+from workloads.protocol import RUN_DIR_ENV
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
 ELEMENT_BYTES = 4  # float32, as nccl-tests' default
@@ -46,7 +47,6 @@ CPU_SIZES = tuple(2 ** k for k in range(10, 23, 2))   # 1 KiB to 4 MiB: gloo ove
 CPU_NPROC = 2
 WORKER = collective_worker.__name__
 STOP_GRACE_S = 10.0
-RUN_DIR_ENV = "CARDBENCH_RUN_DIR"  # set by the runner in every workload child
 
 
 def bus_factor(op: str, ranks: int) -> float:

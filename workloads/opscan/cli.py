@@ -28,9 +28,9 @@ from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arg
 from workloads.opscan import inject, statuses as st
 from workloads.opscan.sources_names import BUILTINS
 from workloads.opscan.state import ScanState
+from workloads.protocol import RUN_DIR_ENV
 
 WORKLOAD = "opscan"
-RUN_DIR_ENV = "CARDBENCH_RUN_DIR"
 
 
 def build_parser() -> ArgumentParser:

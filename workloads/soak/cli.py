@@ -26,7 +26,6 @@ import itertools
 import os
 import shlex
 import signal
-import sys
 import time
 from contextlib import suppress
 from pathlib import Path
@@ -43,7 +42,6 @@ from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
 from workloads.soak.verdict import DRIFT_LIMIT_PCT, THERMAL_SHARE, Finding, findings_of, rules, verdict_of
 
 WORKLOAD = "soak"
-RUN_DIR_ENV = "CARDBENCH_RUN_DIR"
 COMMAND = "command"            # the user's own job: `python -m workloads.command -- CMD`
 POLL_S = 2.0                   # how often the telemetry file is read
 KERNEL_POLL_S = 30.0           # how often dmesg is read (and at every interval's close)
@@ -135,7 +133,7 @@ class Soak:
         self.t0 = time.time() if now is None else now
         self.deadline = self.t0 + args.hours * 3600.0
         self.book = IntervalBook(self.t0, args.interval, self.deadline)
-        run_dir = os.environ.get(RUN_DIR_ENV)
+        run_dir = os.environ.get(protocol.RUN_DIR_ENV)
         self.out = args.out or (Path(run_dir) if run_dir else None)
         self.tail = TelemetryTail(Path(run_dir) / TELEMETRY if run_dir else None)
         self.kernel = KernelLog()
