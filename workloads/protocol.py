@@ -138,8 +138,8 @@ class Step(Event):
     def describe(self) -> str:
         """The run.log line of the step, every figure named: 'step 5/6 | epoch 1/1 | ... 32.2 images/s this step'."""
         parts = [f"{self.noun} {self.step}" + (f"/{self.total_steps}" if self.total_steps else "")]
-        if isinstance(self.extra.get("part"), str):  # which part of a run of parts (workloads.microbench)
-            parts.append(self.extra["part"])
+        if isinstance(self.extra.get("label"), str):  # the workload's own words for this step: a part, counts so far
+            parts.append(self.extra["label"])
         if self.epoch is not None:
             parts.append(f"epoch {self.epoch}" + (f"/{self.total_epochs}" if self.total_epochs else ""))
         if self.extra.get("warmup") is True:
@@ -154,9 +154,6 @@ class Step(Event):
             parts.append(f"data-wait {self.data_wait_s * 1000:.1f} ms")
         if self.memory_allocated_bytes is not None:
             parts.append(f"mem {self.memory_allocated_bytes / 2**20:.0f} MiB")
-        by_status = self.extra.get("by_status")  # a scan's counts so far (workloads.opscan)
-        if isinstance(by_status, dict):
-            parts.append(" ".join(f"{k} {v}" for k, v in by_status.items()))
         return " | ".join(parts)
 
     def rate_span(self, one: str = "last", many: str = "last") -> str:

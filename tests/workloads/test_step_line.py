@@ -33,5 +33,5 @@ def test_a_rate_a_tool_printed_says_which_rate_it_is():
 
 
 def test_a_step_of_a_run_of_parts_names_its_part():
-    step = protocol.Step(step=2, total_steps=5, extra={"part": "memory"})
+    step = protocol.Step(step=2, total_steps=5, extra={"part": "memory", "label": "memory"})
     assert step.describe() == "step 2/5 | memory"

@@ -147,7 +147,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         # op k of N, and the statuses so far; the rate is over every case this run ran
         emitter.step(seen["done"], throughput=ran / elapsed if elapsed > 0 else None, unit="cases/s",
                      throughput_window=ran, total_steps=seen["total"], counts="cases",
-                     op=case["op"], dtype=case["dtype"], status=status, by_status=dict(counts))
+                     op=case["op"], dtype=case["dtype"], status=status, by_status=dict(counts),
+                     label=" ".join(f"{k} {v}" for k, v in counts.items()))
         if status and status != st.OK:
             log(f"opscan: {case['op']} {case['dtype']}: {st.LABELS[status]}: {case.get('message', '')}")
 

@@ -69,6 +69,7 @@ def test_every_injected_failure_shows_as_its_status_and_the_scan_covers_the_rest
     start = next(e for e in events if isinstance(e, protocol.Start))
     assert len(steps) == start.config["total_steps"] and steps[-1].step == start.config["total_steps"]
     assert steps[-1].extra["by_status"]["crash"] == 1 and steps[-1].extra["by_status"]["hang"] == 1
+    assert "crash 1" in steps[-1].describe() and "hang 1" in steps[-1].describe()  # run.log says the counts so far
     assert events[-1].status == "ok"
 
 
