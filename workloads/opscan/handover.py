@@ -13,20 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workloads.opscan import statuses as st
 from workloads.opscan import table
 from workloads.opscan.sources_names import BUILTINS
 from workloads.spec import Text, flag_value
 
 OPS_FROM = "--ops-from"
-
-
-def failing_ops(run_dir: Path, dtype: str, source: str) -> list[str]:
-    """The ops that failed in ``dtype`` and are called from a module of ``source`` (what keeps its types in fp32)."""
-    prefix = f"{source}:"
-    return sorted({row["op"] for row in table.run_rows(run_dir)
-                   if row.get("dtype") == dtype and row.get("status") not in (st.OK, "", None)
-                   and any(m.startswith(prefix) and not m.startswith(prefix + "(") for m in row.get("modules") or [])})
 
 
 def hand_over(scan_dir: Path | None, why_not: Text, workload: str, args: list[str]) -> Text | None:
@@ -48,8 +39,8 @@ def hand_over(scan_dir: Path | None, why_not: Text, workload: str, args: list[st
 
 def _handed(scan_dir: Path, workload: str, args: list[str], amp: str) -> Text:
     try:
-        types = table.failing_module_types(scan_dir, amp, source=workload)
-        ops = failing_ops(scan_dir, amp, workload)
+        found = table.failing(scan_dir, amp, source=workload)  # one read, one module rule for types and ops
+        types, ops = sorted(found), sorted(set().union(*found.values()))
     except (OSError, ValueError, KeyError) as exc:
         # the workload would stop on the same unreadable directory: it runs without the verdict instead
         return Text(f"{amp} autocast as without a scan: the scan's run directory could not be read ({exc})",

@@ -129,17 +129,22 @@ def run_rows(run_dir: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def failing_module_types(run_dir: str | Path, dtype: str, source: str) -> list[str]:
-    """The module types of ``source`` (resnet50) that call an op which failed in ``dtype``, sorted."""
-    types: set[str] = set()
+def failing(run_dir: str | Path, dtype: str, source: str) -> dict[str, set[str]]:
+    """The module types of ``source`` (resnet50) that call an op which failed in ``dtype``, each with those ops."""
+    types: dict[str, set[str]] = {}
     for row in run_rows(run_dir):
         if row.get("dtype") != dtype or row.get("status") in (st.OK, "", None):
             continue
         for path in row.get("modules") or []:
             match = _MODULE.match(path)
             if match and match["source"] == source and not match["path"].startswith("("):
-                types.add(match["type"])
-    return sorted(types)
+                types.setdefault(match["type"], set()).add(row["op"])
+    return types
+
+
+def failing_module_types(run_dir: str | Path, dtype: str, source: str) -> list[str]:
+    """The module types of ``source`` that call an op which failed in ``dtype``, sorted."""
+    return sorted(failing(run_dir, dtype, source))
 
 
 def compatibility(run_dir: str | Path) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
