@@ -30,6 +30,8 @@ from typing import Any, Callable
 
 import psutil
 
+from tui.files import write_atomically
+
 LIVE_FILE = "live.json"
 HEARTBEAT_S = 5.0    # how often the recording process touches live.json
 STALE_S = 30.0       # a live.json untouched for longer is a run that is no longer recorded
@@ -68,9 +70,7 @@ def _process_start(pid: int) -> float | None:
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Write whole or not at all: a reader never sees half a file."""
-    part = path.with_name(f".{path.name}.{os.getpid()}")
-    part.write_text(json.dumps(data) + "\n", encoding="utf-8")
-    os.replace(part, path)
+    write_atomically(path, json.dumps(data) + "\n", mode=0o644)
 
 
 class LiveMarker:

@@ -10,13 +10,13 @@ import errno
 import fcntl
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 from tui.backup.errors import BackupError, full_line
 from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, file_sha256, index_text, manifest_text, parse_index
 from tui.backup.snapshot import STAMP, Meter, copy_file, to_prune
 from tui.backup.sources import SourceFile
+from tui.files import write_atomically
 from workloads import exit_codes
 
 PARTIAL = ".partial-"
@@ -149,10 +149,4 @@ class LocalDestination:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fchmod(handle.fileno(), 0o644)   # mkstemp's 0600 would hide it from whoever restores
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    write_atomically(path, text, mode=0o644, fsync=True)   # mkstemp's 0600 would hide it from whoever restores

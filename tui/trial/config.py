@@ -13,11 +13,12 @@ import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from tui.files import write_atomically
 
 ENV_VAR = "CARDBENCH_CONFIG"
 DEFAULT_LEAD_HOURS = 2.0
@@ -103,11 +104,7 @@ def save(config: TrialConfig | None, path: Path | None = None) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # a temporary file beside it, renamed: an interrupted write leaves the old file whole
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-        os.replace(temp, path)
+        write_atomically(path, json.dumps(data, indent=2) + "\n")
     except OSError as exc:
         raise TrialConfigError(f"cannot write the config file {path}: {exc.strerror or exc}") from None
     return path
