@@ -21,7 +21,6 @@ reads it as it grows (`workloads.soak.telemetry_tail`). Xid lines come from the 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import itertools
 import os
 import shlex
@@ -80,9 +79,6 @@ def plan(args: Any) -> list[tuple[str, list[str]]]:
     if args.command and args.workload:
         raise WorkloadError("give --workload or -- CMD, not both", hint="`cardbench soak --hours 1 -- python train.py`")
     if args.command:
-        if importlib.util.find_spec(f"workloads.{COMMAND}") is None:
-            raise WorkloadError("this cardbench has no `command` workload to run -- CMD",
-                                hint="use --workload with a built-in workload")
         return [(COMMAND, _on_device(args.device, ["--", *args.command]))]
     if not args.workload:
         raise WorkloadError("--workload or -- CMD is required", hint="`cardbench soak --hours 1 --workload resnet50`")
