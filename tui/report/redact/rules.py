@@ -12,12 +12,17 @@ import re
 # not "<...>": inside the SVG screenshot or report.html that would be a broken or invisible tag
 REDACTED = "[redacted]"
 
-# a name part ends with one of these -> the value is secret ("HF_TOKEN", "apikey", "db-password")
-_SECRET_ENDINGS = ("key", "token", "secret", "pass", "password", "passwd", "pwd", "auth", "credential",
-                   "credentials", "cookie", "signature", "passphrase", "authorization", "sessionid", "dsn")
+# a name part that is one of these -> the value is secret ("HF_TOKEN", "api-key", "db_pass"); whole parts only,
+# or "bypass" (a CPU's "Spec store bypass:") and "monkey" would be secrets
+_SECRET_PARTS = ("key", "token", "secret", "pass", "password", "passwd", "pwd", "auth", "credential",
+                 "credentials", "cookie", "signature", "passphrase", "authorization", "sessionid", "dsn")
+# a part that ends with one of these is secret too: no English word ends so ("hftoken", "dbpassword", "oauth")
+_SECRET_ENDINGS = ("token", "secret", "password", "passwd", "credential", "credentials", "cookie", "passphrase",
+                   "authorization", "sessionid", "apikey", "accesskey", "privatekey", "secretkey", "oauth")
 _SECRET_STARTS = ("secret", "passw", "credential", "cookie", "authoriz", "privatekey")
-# environment names that look secret by the rule above but hold nothing of the kind
-_NOT_SECRET_NAMES = {"pwd", "oldpwd", "keymap", "xauthority"}
+# names that look secret by the rules above but hold nothing of the kind; a bare "pass" is the PASS of a
+# verdict ("PASS: none of the above"), a password is named "db_pass" or "password"
+_NOT_SECRET_NAMES = {"pwd", "oldpwd", "keymap", "xauthority", "pass"}
 
 # names (prefixes or exact) the environment section may show: device selection and the libraries' tuning
 ENV_ALLOW_PREFIXES = (
@@ -91,10 +96,9 @@ def is_secret_name(name: str) -> bool:
     if bare in _NOT_SECRET_NAMES:
         return False
     parts = _parts(name.lstrip("-"))
-    whole = "".join(parts)
-    if any(whole.endswith(e) for e in ("apikey", "accesskey", "privatekey", "secretkey")):
+    if "".join(parts).endswith(("apikey", "accesskey", "privatekey", "secretkey")):
         return True
-    return any(p.endswith(_SECRET_ENDINGS) or p.startswith(_SECRET_STARTS) for p in parts)
+    return any(p in _SECRET_PARTS or p.endswith(_SECRET_ENDINGS) or p.startswith(_SECRET_STARTS) for p in parts)
 
 
 def env_allowed(name: str) -> bool:
