@@ -329,8 +329,11 @@ class History:
 
     @property
     def cards_unused(self) -> bool:
-        """Every run shown ran on the CPU: the cards' readings over them are not their data."""
-        return bool(self.runs) and all(is_cpu(run.device) for run in self.runs.values())
+        """Every run shown ran on the CPU beside listed cards: the cards' readings over them are not their data.
+
+        False on a machine that lists no card: there the CPU was all there was, and nothing went unused."""
+        return (bool(self.runs) and all(is_cpu(run.device) for run in self.runs.values())
+                and any(name.startswith("util:") for name in self.telemetry))
 
     def add_step(self, key: str, step: protocol.Step) -> None:
         series = self.run(key, unit=step.unit)

@@ -181,18 +181,21 @@ class DevicePane(Static):
 
     def __init__(self, **kwargs) -> None:
         super().__init__("", **kwargs)
+        self.on_cpu = False
         self.unused = False
         self.border_title = TITLE
 
-    def mark_unused(self, unused: bool) -> None:
-        self.set_class(unused, "-unused")
-        self.unused = unused
+    def mark_unused(self, on_cpu: bool) -> None:
+        self.on_cpu = on_cpu
         self._title()
 
     def watch_when(self) -> None:
         self._title()
 
     def _title(self) -> None:
+        # "NOT USED" only where cards are listed: on a machine without one the CPU was all there was
+        self.unused = self.on_cpu and bool(self.sample is not None and self.sample.devices)
+        self.set_class(self.unused, "-unused")
         title = UNUSED_TITLE if self.unused else TITLE
         joiner = "; " if ":" in title else ": "
         self.border_title = f"{title}{joiner}{self.when}" if self.when else title
@@ -208,3 +211,5 @@ class DevicePane(Static):
         if sample is not None and sample.errors:
             parts.append(Text("; ".join(sample.errors[:2]), style="dim", overflow="ellipsis", no_wrap=True))
         self.update(Group(*parts))
+        if self.on_cpu:
+            self._title()

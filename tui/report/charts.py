@@ -297,9 +297,15 @@ def _utilisation_chart(record, label: str) -> str | None:
         series.append(Series("host CPU %", xs, [h.get("cpu_pct") for h in hosts]))
         series.append(Series("host memory %", xs, [_pct(h.get("mem_used_bytes"), h.get("mem_total_bytes"))
                                                    for h in hosts]))
-        title = f"{label}: host CPU and memory (" + ("ran on the CPU; the listed cards were not used" if on_cpu
-                                                     else "no accelerator telemetry") + ")"
+        title = f"{label}: host CPU and memory (" + _host_only_why(on_cpu, listed=bool(devices)) + ")"
     return line_chart(title, series, x_label=f"{unit} since start", y_label="%", y_range=(0.0, 100.0))
+
+
+def _host_only_why(on_cpu: bool, listed: bool) -> str:
+    """Why the chart shows the host alone; "not used" only where cards were listed to be unused."""
+    if on_cpu:
+        return "ran on the CPU; the listed cards were not used" if listed else "ran on the CPU; no card listed"
+    return "no accelerator telemetry"
 
 
 def _pct(used, total) -> float | None:
