@@ -1,15 +1,15 @@
 """What a ResNet-50 training figure is read against: published throughput and the device's FLOP bound.
 
 Training one image costs about three forward passes: 3 x 8.2 GFLOP = 24.5 GFLOP
-at 224 px, scaling with the pixel count. Peak figures are NVIDIA's dense
-tensor-core numbers from the data sheets (SXM parts); ``fp32`` is TF32, which
-PyTorch uses for cuDNN convolutions by default. A device not listed has no
-bound: None, not a guess.
+at 224 px, scaling with the pixel count. The bound is the device's dense peak from
+the one table of rated figures (``workloads/microbench/rated.csv``, each with its
+source), for the precision the training ran in. A device the table does not rate
+has no bound: None, not a guess (and never a sibling's: an H100 PCIe is not the SXM).
 """
 
 from __future__ import annotations
 
-from workloads.device_names import has_word
+from workloads.microbench import rated
 
 TRAIN_GFLOP_PER_IMAGE_224 = 24.5
 
@@ -19,17 +19,10 @@ PUBLISHED_IMAGES_PER_S = {
     "V100-16GB, AMP (NVIDIA DeepLearningExamples)": 1200.0,
 }
 
-# name fragment (matched in the device name, first match wins) -> TFLOP/s per precision
-PEAK_TFLOPS: list[tuple[str, dict[str, float]]] = [
-    ("H200", {"bf16": 989.0, "fp16": 989.0, "fp32": 494.0}),
-    ("H100", {"bf16": 989.0, "fp16": 989.0, "fp32": 494.0}),
-    ("A100", {"bf16": 312.0, "fp16": 312.0, "fp32": 156.0}),
-    ("L40S", {"bf16": 362.0, "fp16": 362.0, "fp32": 183.0}),
-    ("L4", {"bf16": 121.0, "fp16": 121.0, "fp32": 60.0}),
-    ("A10", {"bf16": 125.0, "fp16": 125.0, "fp32": 62.5}),
-    ("V100", {"fp16": 125.0, "fp32": 15.7}),
-    ("T4", {"fp16": 65.0, "fp32": 8.1}),
-]
+# the training's precision -> the rated figures its convolutions run at, first found wins. PyTorch lets cuDNN
+# run fp32 convolutions in TF32 by default (torch.backends.cudnn.allow_tf32), so fp32 reads against TF32 where
+# the card has it, and against plain FP32 where it has none (V100, T4)
+PRECISION_FIGURES = {"fp32": ("tf32_tflops", "fp32_tflops"), "bf16": ("bf16_tflops",), "fp16": ("fp16_tflops",)}
 
 
 def train_gflop_per_image(image_size: int) -> float:
@@ -39,9 +32,13 @@ def train_gflop_per_image(image_size: int) -> float:
 def peak_tflops(device_name: str, precision: str) -> float | None:
     """The dense peak for this device and precision ('fp32', 'bf16', 'fp16'), or None when unknown."""
     key = precision.split()[0] if precision else "fp32"
-    for fragment, peaks in PEAK_TFLOPS:
-        if has_word(device_name, fragment):  # whole words: "L4" must not match an L40
-            return peaks.get(key)
+    device = rated.lookup(device_name)
+    if device is None:
+        return None
+    for figure in PRECISION_FIGURES.get(key, ()):
+        found = device.get(figure)
+        if found is not None:
+            return found.value
     return None
 
 
