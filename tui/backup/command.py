@@ -97,9 +97,15 @@ def run(args: argparse.Namespace) -> int:
     from tui.backup.errors import BackupError
     from tui.backup.sources import SourceError
     from tui.runs import runs_root
-    from tui.trial.config import load_quietly
+    from tui.trial.config import TrialConfigError, load
 
-    dest = args.dest or load_quietly().backup_dest
+    dest = args.dest
+    if not dest:   # the destination kept by `cardbench trial --backup-dest`; a broken config must not read as none
+        try:
+            dest = load().backup_dest
+        except TrialConfigError as exc:
+            print(f"cardbench backup: no DEST given, and the kept one cannot be read: {exc}", file=sys.stderr)
+            return exit_codes.BAD_INPUT
     if not dest:
         print("cardbench backup: no DEST given and none kept (cardbench trial --backup-dest DEST)", file=sys.stderr)
         return exit_codes.BAD_INPUT

@@ -145,7 +145,7 @@ def export_report(args: argparse.Namespace) -> int:
     workloads = getattr(args, "workloads", None)
     suite = getattr(args, "suite", None) or "quick"
     progress = Progress(phases=len(suite_names(workloads, suite)) + 2)
-    trial = left_line()  # the trial's time left, when `cardbench trial` set one
+    trial = left_line(warn=progress.say)  # the trial's time left, when `cardbench trial` set one
     if trial:
         progress.say(trial)
     state = SuiteState()

@@ -129,7 +129,7 @@ def main(as_json: bool = False, out: TextIO | None = None, torch: bool = True) -
         out.write(render(sample, status) + "\n")
         from tui.trial.clock import left_line  # the trial's time left, when `cardbench trial` set one
 
-        trial = left_line()
+        trial = left_line(warn=lambda line: print(f"cardbench devices: {line}", file=sys.stderr))
         if trial:
             out.write(trial + "\n")
     return 0

@@ -93,13 +93,14 @@ def banner_text(state: TrialStatus) -> str:
     return f"!! the trial {when}: export the report now (e), back up now (b)"
 
 
-def left_line(config: TrialConfig | None = None, clock: Clock = time.time) -> str | None:
+def left_line(config: TrialConfig | None = None, clock: Clock = time.time,
+              warn: Callable[[str], None] | None = None) -> str | None:
     """One line for the headless export and `cardbench devices`; None when no trial is set (nothing printed).
 
-    Reads the user's config when none is given, and never fails on it: a broken file prints nothing here
-    (`cardbench trial --show` says what is wrong with it).
+    Reads the user's config when none is given, and never fails on it: a broken file is one line to ``warn``
+    (`cardbench trial --show` says the same) and no trial line.
     """
-    config = config if config is not None else load_quietly()
+    config = config if config is not None else load_quietly(warn=warn)
     state = status(config, clock())
     if state is None:
         return None

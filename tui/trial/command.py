@@ -24,24 +24,31 @@ from workloads import exit_codes
 NAME = "trial"
 
 
-def _number(what: str, allow_zero: bool):
+def _number(what: str, allow_zero: bool, most: float):
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be a number, not {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{what} must be a number, not {text[:40]!r}") from None
         if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
             raise argparse.ArgumentTypeError(f"{what} must be {'0 or more' if allow_zero else 'more than 0'}, "
-                                             f"not {text}")
+                                             f"not {text[:40]}")
+        if value > most:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {most:g}, not {text[:40]}")
         return value
     return parse
 
 
-def _time(text: str) -> float:
-    try:
-        return trial_config.parse_time(text)
-    except trial_config.TrialConfigError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def _checked(check):
+    def parse(text: str):
+        try:
+            return check(text)
+        except trial_config.TrialConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return parse
+
+
+_time = _checked(lambda text: trial_config.check_time("the time", trial_config.parse_time(text)))
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -52,16 +59,18 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     when = parser.add_mutually_exclusive_group()
     when.add_argument("--ends", "--trial-ends", dest="ends", type=_time, metavar="TIME",
                       help="when the instance goes away: 2026-12-05T14:00 (local time), 2026-12-05T06:00Z, +08:00...")
-    when.add_argument("--hours", "--trial-hours", dest="hours", type=_number("--hours", False), metavar="H",
+    when.add_argument("--hours", "--trial-hours", dest="hours", type=_number("--hours", False, trial_config.MAX_HOURS), metavar="H",
                       help="the trial ends H hours from now")
     when.add_argument("--show", action="store_true", help="print what is kept and the time left (the default)")
     when.add_argument("--clear", action="store_true", help="forget the trial's settings")
     parser.add_argument("--started", type=_time, metavar="TIME",
                         help="when the trial began, for the cost so far (default: now, when --ends or --hours is set)")
-    parser.add_argument("--price-per-hour", type=_number("--price-per-hour", True), metavar="PRICE",
+    parser.add_argument("--price-per-hour", type=_number("--price-per-hour", True, trial_config.MAX_PRICE_PER_HOUR),
+                        metavar="PRICE",
                         help="the instance's list price per hour, for the cost so far")
-    parser.add_argument("--currency", metavar="C", help="currency of --price-per-hour (default USD)")
-    parser.add_argument("--lead-hours", type=_number("--lead-hours", True), metavar="H",
+    parser.add_argument("--currency", metavar="C", type=_checked(trial_config.check_currency),
+                        help="currency of --price-per-hour (default USD)")
+    parser.add_argument("--lead-hours", type=_number("--lead-hours", True, trial_config.MAX_HOURS), metavar="H",
                         help=f"how long before the end the banner and bell come (default {trial_config.DEFAULT_LEAD_HOURS:g})")
     parser.add_argument("--backup-dest", metavar="DEST",
                         help="where `b` in the workbench backs up to: a path or an rclone remote:bucket/prefix")
@@ -74,7 +83,11 @@ def _changed(kept: trial_config.TrialConfig, args: argparse.Namespace, now: floa
         ends = args.ends if args.ends is not None else now + args.hours * 3600
         if ends <= now:
             raise trial_config.TrialConfigError(f"the trial's end {utc(ends)} is in the past (now {utc(now)})")
-        updates.update(ends=ends, started=now)
+        updates["ends"] = ends
+        # a new end for the trial that is running moves its end, not its start: the cost so far goes on
+        running = kept.ends is not None and kept.ends > now and kept.started is not None
+        if not running:
+            updates["started"] = now
     if args.started is not None:
         updates["started"] = args.started
     for name in ("price_per_hour", "currency", "lead_hours", "backup_dest"):

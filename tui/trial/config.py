@@ -16,9 +16,10 @@ import re
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tui.files import write_atomically
+from workloads import xdg
 
 ENV_VAR = "CARDBENCH_CONFIG"
 DEFAULT_LEAD_HOURS = 2.0
@@ -44,8 +45,7 @@ def config_path() -> Path:
     override = os.environ.get(ENV_VAR)
     if override:
         return Path(override).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "cardbench" / "config.json"
+    return xdg.config_dir() / "config.json"
 
 
 def _read_file(path: Path) -> dict[str, Any]:
@@ -65,6 +65,27 @@ def _read_file(path: Path) -> dict[str, Any]:
     return data
 
 
+# The ranges a kept value must lie in; outside them a clock, a cost or a banner computed from it means nothing
+# (an end of 1e308 s was written as Infinity, and the trial vanished). A trial is days; a year is generous.
+MAX_HOURS = 8784.0                 # a leap year
+MAX_PRICE_PER_HOUR = 1e6           # no instance costs a million an hour in any currency people rent in
+EARLIEST, LATEST = 946684800.0, 4102444800.0   # 2000-01-01 and 2100-01-01 UTC: any trial's start and end
+CURRENCY = re.compile(r"[^\W\d_]{1,8}|[$€£¥₹₩₽]")  # "CNY", "USD", "元", "¥": letters, or one sign
+
+
+def check_currency(text: str) -> str:
+    if not CURRENCY.fullmatch(text):
+        raise TrialConfigError(f"currency {text[:20]!r}{'...' if len(text) > 20 else ''} is not a currency: "
+                               "give up to 8 letters (CNY, USD, EUR) or one sign (¥, $)")
+    return text
+
+
+def check_time(what: str, value: float) -> float:
+    if not EARLIEST <= value <= LATEST:
+        raise TrialConfigError(f"{what} must lie between 2000 and 2100, not {value:g} s since 1970")
+    return value
+
+
 def _finite(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
@@ -72,24 +93,42 @@ def _finite(value: Any) -> float | None:
 
 
 def load(path: Path | None = None) -> TrialConfig:
-    """The trial's settings; an empty TrialConfig when none are kept. A value of the wrong type is ignored."""
-    raw = _read_file(path or config_path()).get("trial")
+    """The trial's settings; an empty TrialConfig when none are kept. A value outside its range is an error
+    naming it (the file was edited or damaged); a value of the wrong type is ignored."""
+    path = path or config_path()
+    raw = _read_file(path).get("trial")
     if not isinstance(raw, dict):
         return TrialConfig()
     lead = _finite(raw.get("lead_hours"))
     currency, dest = raw.get("currency"), raw.get("backup_dest")
-    return TrialConfig(ends=_finite(raw.get("ends")), started=_finite(raw.get("started")),
-                       price_per_hour=_finite(raw.get("price_per_hour")),
-                       currency=currency if isinstance(currency, str) and currency else "USD",
-                       lead_hours=lead if lead is not None and lead >= 0 else DEFAULT_LEAD_HOURS,
-                       backup_dest=dest if isinstance(dest, str) and dest else None)
+    config = TrialConfig(ends=_finite(raw.get("ends")), started=_finite(raw.get("started")),
+                         price_per_hour=_finite(raw.get("price_per_hour")),
+                         currency=currency if isinstance(currency, str) and currency else "USD",
+                         lead_hours=lead if lead is not None and lead >= 0 else DEFAULT_LEAD_HOURS,
+                         backup_dest=dest if isinstance(dest, str) and dest else None)
+    try:
+        for name in ("ends", "started"):
+            if getattr(config, name) is not None:
+                check_time(f"trial.{name}", getattr(config, name))
+        if config.price_per_hour is not None and not 0 <= config.price_per_hour <= MAX_PRICE_PER_HOUR:
+            raise TrialConfigError(f"trial.price_per_hour {config.price_per_hour:g} is not between 0 and "
+                                   f"{MAX_PRICE_PER_HOUR:g}")
+        if config.lead_hours > MAX_HOURS:
+            raise TrialConfigError(f"trial.lead_hours {config.lead_hours:g} is more than a year")
+        check_currency(config.currency)
+    except TrialConfigError as exc:
+        raise TrialConfigError(f"the config file {path} holds {exc}; fix it, or run cardbench trial --clear") from None
+    return config
 
 
-def load_quietly(path: Path | None = None) -> TrialConfig:
-    """For a reader that must not fail on the user's config (the workbench, `devices`): unusable reads as unset."""
+def load_quietly(path: Path | None = None, warn: Callable[[str], None] | None = None) -> TrialConfig:
+    """For a reader that must not fail on the user's config (the workbench, `devices`): unusable reads as unset,
+    and ``warn`` (when given) hears why in one line."""
     try:
         return load(path)
-    except TrialConfigError:
+    except TrialConfigError as exc:
+        if warn is not None:
+            warn(f"trial settings not read: {exc}")
         return TrialConfig()
 
 

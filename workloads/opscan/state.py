@@ -1,7 +1,7 @@
 """A scan's state on disk, torch-free: its plan, its recording and its journal, in one directory.
 
 The directory is named after the scan's plan (sources, dtypes, device, seed), under
-``$CARDBENCH_OPSCAN_STATE`` or ``~/.cache/cardbench/opscan``, so ``--resume``
+``$CARDBENCH_OPSCAN_STATE`` or ``$XDG_CACHE_HOME/cardbench/opscan`` (``~/.cache/...``), so ``--resume``
 finds the scan the same command started. Only the supervisor writes the
 journal (one JSON line per finished case, appended and flushed), so a worker
 dying mid-case never leaves half a line; the worker reads it to skip the ops
@@ -17,6 +17,8 @@ import shutil
 from pathlib import Path
 from typing import Any, Iterable
 
+from workloads import xdg
+
 STATE_ENV = "CARDBENCH_OPSCAN_STATE"
 PLAN, RECORDING, JOURNAL = "plan.json", "recording.json", "journal.jsonl"
 GIVE_UP = ("crash", "hang")      # after one of these an op's other calls in that dtype are not run
@@ -24,7 +26,7 @@ FP32_ONLY = ("fp32", "tf32")     # the dtypes an optimizer-only call is replayed
 
 
 def state_root() -> Path:
-    return Path(os.environ.get(STATE_ENV) or Path.home() / ".cache" / "cardbench" / "opscan")
+    return Path(os.environ.get(STATE_ENV) or xdg.cache_dir() / "opscan")
 
 
 def cases_of(calls: Iterable[Any], dtypes: list[str]) -> list[tuple[int, str]]:

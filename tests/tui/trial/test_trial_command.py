@@ -107,3 +107,74 @@ def test_the_report_uses_the_kept_price_unless_one_is_given(cfg):
     trial_config.save(trial_config.TrialConfig(ends=NOW, price_per_hour=6.5, currency="CNY"))
     assert trial_config.report_price(None, "USD") == (6.5, "CNY")
     assert trial_config.report_price(2.0, "EUR") == (2.0, "EUR")
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--hours", "1e308"], "--hours must be at most 8784, not 1e308"),
+    (["--hours", "9000"], "--hours must be at most 8784"),
+    (["--hours", "3", "--price-per-hour", "1e300"], "--price-per-hour must be at most 1e+06"),
+    (["--hours", "3", "--lead-hours", "1e308"], "--lead-hours must be at most 8784"),
+    (["--hours", "3", "--currency", "X" * 100_000], "is not a currency"),
+    (["--hours", "3", "--currency", "\x1b]0;pwned\x07"], "is not a currency"),
+    (["--ends", "9999-12-31T00:00Z"], "must lie between 2000 and 2100"),
+    (["--ends", "2101-01-01T00:00Z"], "must lie between 2000 and 2100"),
+])
+def test_values_out_of_any_trial_s_range_are_refused(cfg, capsys, argv, said):
+    assert cli.main(["trial", *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1 and "Traceback" not in err and "\x1b" not in err
+    assert len(err) < 400 and not cfg.exists()
+
+
+def test_a_kept_value_out_of_range_is_named_not_a_vanished_trial(cfg, capsys):
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('{"trial": {"ends": 1e308, "started": 1764000000, "currency": "CNY"}}')
+    assert cli.main(["trial", "--show"]) == 2
+    err = capsys.readouterr().err
+    assert "holds trial.ends must lie between 2000 and 2100" in err and "cardbench trial --clear" in err
+    warned = []
+    assert clock.left_line(warn=warned.append) is None
+    assert len(warned) == 1 and "trial settings not read" in warned[0]
+
+
+def test_devices_says_in_one_line_that_the_config_is_broken(cfg, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text("{not json")
+    env = {**os.environ, trial_config.ENV_VAR: str(cfg), "PATH": str(tmp_path)}   # no management CLI
+    done = subprocess.run([sys.executable, "-m", "tui.cli", "devices"], env=env, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and "host" in done.stdout.lower()
+    lines = [line for line in done.stderr.splitlines() if "config" in line]
+    assert len(lines) == 1 and "not valid JSON" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_a_new_end_for_the_running_trial_keeps_its_start_and_cost(cfg, capsys):
+    assert cli.main(["trial", "--hours", "10", "--price-per-hour", "2"]) == 0
+    started = trial_config.load().started
+    cfg.write_text(cfg.read_text().replace(f'"started": {started}', f'"started": {started - 3600}'))
+    assert cli.main(["trial", "--hours", "20"]) == 0
+    kept = trial_config.load()
+    assert kept.started == started - 3600 and kept.ends > started + 19 * 3600
+
+
+def test_xdg_cache_home_holds_opscan_s_state(tmp_path, monkeypatch):
+    from workloads.opscan import state
+
+    monkeypatch.delenv(state.STATE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert state.state_root() == tmp_path / "cache" / "cardbench" / "opscan"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")   # the XDG spec: a relative path is ignored
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert state.state_root() == tmp_path / "home" / ".cache" / "cardbench" / "opscan"
+
+
+def test_backup_without_dest_names_a_broken_config_instead_of_saying_none_is_kept(cfg, capsys):
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('{"trial": {"backup_dest": "oss:bucket", "ends": 1e308}}')
+    assert cli.main(["backup"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the kept one cannot be read" in err and "trial.ends" in err
