@@ -50,3 +50,10 @@ def _cut(s: str, limit: int | None) -> str:
     if limit is None or len(s) <= limit:
         return s
     return s[: max(0, limit - 1)] + "…"
+
+
+def file_name(path: object, limit: int | None = 200) -> str:
+    """A file name as bytes read it, for a terminal: bytes that are not UTF-8 as \\xNN (a surrogate from
+    os.fsdecode would fail to print), control characters and escapes removed."""
+    raw = path if isinstance(path, bytes) else str(path).encode("utf-8", "surrogateescape")
+    return one_line(raw.decode("utf-8", "backslashreplace"), limit)

@@ -1,7 +1,9 @@
 """Strings from outside reach a terminal without the sequences a terminal obeys."""
 import pytest
 
-from workloads.safe_text import one_line, printable
+import os
+
+from workloads.safe_text import file_name, one_line, printable
 
 HOSTILE = [
     ("retitle", "host\x1b]0;pwned\x07name", "hostname"),
@@ -33,3 +35,10 @@ def test_one_line_and_limit():
     assert one_line("first\nsecond\r\nthird\tx") == "first second third x"
     assert one_line("x" * 100, limit=10) == "x" * 9 + "…"
     assert len(printable("y" * 100_000, limit=200)) == 200
+
+
+def test_a_file_name_that_is_not_utf8_prints():
+    name = os.fsdecode(b"run-\xff\x1b]0;x\x07.log")
+    shown = file_name(name)
+    assert shown == "run-\\xff.log"
+    shown.encode("utf-8")   # no surrogate left to fail a print

@@ -58,12 +58,12 @@ class ProgressLine:
     """Bytes done out of the bytes to do, after the first second: redrawn in place on a terminal, else a line
     every few seconds (a log over SSH stays readable)."""
 
-    def __init__(self, stream: TextIO = sys.stderr, clock=time.monotonic):
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None, clock=time.monotonic):
+        self.stream = stream if stream is not None else sys.stderr   # the stderr of now, not of the first import
         self.clock = clock
         self.start = clock()
         self.last = float("-inf")   # the first line comes as soon as the quiet second is over
-        self.tty = stream.isatty()
+        self.tty = self.stream.isatty()
         self.drawn = False
         self.first: tuple[float, int, str] | None = None
 
@@ -93,7 +93,7 @@ class ProgressLine:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.backup.engine import open_destination, run_backup, sources_for
+    from tui.backup.engine import check_dest, open_destination, run_backup, sources_for
     from tui.backup.errors import BackupError
     from tui.backup.sources import SourceError
     from tui.runs import runs_root
@@ -112,8 +112,10 @@ def run(args: argparse.Namespace) -> int:
     progress = ProgressLine()
     target = None
     try:
+        runs = runs_root(getattr(args, "runs_dir", None))
+        check_dest(dest, runs)   # before open_destination makes the folder
         target = open_destination(dest, args.staging)
-        gathered = sources_for(target, runs_root(getattr(args, "runs_dir", None)), args.include, args.staging)
+        gathered = sources_for(target, runs, args.include, args.staging)
         for note in gathered.notes:
             print(f"backup: {note}", file=sys.stderr)
         kinds = ", ".join(f"{kind} {gathered.count(kind)}" for kind in ("runs", "checkpoints", "reports", "include")

@@ -15,9 +15,10 @@ from typing import Callable, Iterable
 from tui.backup.errors import BackupError
 from tui.backup.manifest import Entry
 from tui.backup.rclone import is_remote
-from tui.backup.snapshot import Meter, Progress, new_stamp
-from tui.backup.sources import Gathered, SourceFile, gather
+from tui.backup.snapshot import Meter, Progress, is_private, new_stamp
+from tui.backup.sources import Gathered, SourceError, SourceFile, gather
 from tui.formatting import nbytes
+from workloads.safe_text import file_name
 
 
 
@@ -37,6 +38,7 @@ class BackupResult:
     carried: str = ""   # how the unchanged files reached the new backup
     pruned: list[str] = field(default_factory=list)
     cleaned: int = 0   # unfinished snapshots of interrupted backups removed first
+    vanished: list[str] = field(default_factory=list)   # listed, then gone before they were copied (shown names)
 
     def lines(self) -> list[str]:
         previous = f" (previous: {self.previous})" if self.previous else ""
@@ -45,6 +47,8 @@ class BackupResult:
                f"({nbytes(self.unchanged_bytes)}{how}); {_files(self.files)}, {nbytes(self.size)} in all",
                f"backup: verified: {self.verified}",
                f"backup: done: {self.snapshot} in {self.dest}{previous}"]
+        for name in self.vanished:
+            out.append(f"backup: {name} went away before it was copied (a live run's file); not in this backup")
         if self.cleaned:
             out.append(f"backup: removed {self.cleaned} unfinished backup(s) left by an interruption")
         if self.pruned:
@@ -72,7 +76,34 @@ def sources_for(target, runs_root: Path, includes: Iterable[str] = (), staging: 
     """What to back up to ``target``: never a local destination into itself, nor the staging folder."""
     exclude = [target.root] if hasattr(target, "root") else []
     exclude += [Path(staging)] if staging else []
-    return gather(runs_root, includes, report_dirs=report_dirs, exclude=exclude)
+    gathered = gather(runs_root, includes, report_dirs=report_dirs, exclude=exclude)
+    if not hasattr(target, "root"):   # a remote
+        from tui.backup.remote import unsendable
+
+        kept = []
+        for source in gathered.files:
+            why = unsendable(source.rel)
+            if why:
+                gathered.notes.append(f"left out {file_name(source.path)}: {why}")
+            else:
+                kept.append(source)
+        gathered.files = kept
+    return gathered
+
+
+def check_dest(dest: str, runs_root: Path) -> None:
+    """A folder destination must lie outside the runs dir and hold no part of it: a backup into the tree it saves
+    would back itself up, and one around the runs dir would leave the runs out (a destination is never read)."""
+    if is_remote(dest):
+        return
+    where = Path(dest).expanduser().resolve()
+    runs = runs_root.expanduser().resolve()
+    if where == runs or runs in where.parents:
+        raise SourceError(f"DEST {file_name(dest)} is inside the runs dir {file_name(runs)}: a backup there would "
+                          "back itself up; choose a folder outside it")
+    if where in runs.parents:
+        raise SourceError(f"DEST {file_name(dest)} holds the runs dir {file_name(runs)}: the backup would leave the "
+                          "runs out; choose a folder beside it")
 
 
 def _unchanged(source: SourceFile, before: Entry | None) -> bool:
@@ -112,9 +143,10 @@ def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | 
     sending = sum(_size_of(f) for f in to_send)
     meter = Meter(sending, progress)
     stamp = new_stamp(clock(), target.taken())
-    target.begin(stamp, sending)
+    target.begin(stamp, sending, private=is_private(gathered.files))
     try:
         entries = target.send(to_send, meter)
+        to_send = [f for f in to_send if f.rel in entries]   # those that went away are not in the backup
         if prev_name:
             target.carry(prev_name, to_carry)
         entries.update({rel: prev_entries[rel] for rel in to_carry})
@@ -128,11 +160,12 @@ def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | 
                         size=sum(e.size for e in entries.values()), sent=len(to_send), sent_bytes=sent_bytes,
                         unchanged=len(to_carry), unchanged_bytes=sum(prev_entries[r].size for r in to_carry),
                         verified=verified, restore=target.restore_hint(stamp), carried=target.carried,
-                        pruned=pruned, cleaned=cleaned)
+                        pruned=pruned, cleaned=cleaned,
+                        vanished=[file_name(f.path) for f in getattr(target, "vanished", ())])
 
 
 def _size_of(source: SourceFile) -> int:
     try:
         return source.path.stat().st_size
     except OSError:
-        raise BackupError(f"cardbench backup: {source.path} went away before it was sent") from None
+        return 0   # gone since it was listed: the copy notes it and goes on

@@ -13,11 +13,12 @@ import shutil
 from pathlib import Path
 
 from tui.backup.errors import BackupError, full_line
-from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, file_sha256, index_text, manifest_text, parse_index
-from tui.backup.snapshot import STAMP, Meter, copy_file, to_prune
+from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, file_sha256, index_text, manifest_bytes, parse_index
+from tui.backup.snapshot import STAMP, Meter, copy_file, gone, to_prune
 from tui.backup.sources import SourceFile
 from tui.files import write_atomically
 from workloads import exit_codes
+from workloads.safe_text import file_name
 
 PARTIAL = ".partial-"
 LOCK = ".cardbench-backup.lock"
@@ -36,6 +37,7 @@ class LocalDestination:
         self.work: Path | None = None
         self.carried = ""   # how unchanged files reached the new backup, for the result line
         self.previous: str | None = None
+        self.vanished: list[SourceFile] = []   # listed, then gone before they were copied
 
     def hold(self) -> None:
         """One backup at a time into this folder: another one's unfinished snapshot is not ours to remove."""
@@ -76,12 +78,14 @@ class LocalDestination:
         return len(left)
 
     # one backup ---------------------------------------------------------------------------------------
-    def begin(self, stamp: str, sending: int) -> None:
+    def begin(self, stamp: str, sending: int, private: bool = False) -> None:
         free = shutil.disk_usage(self.root).free
         if sending > free:
             raise BackupError(f"cardbench backup: {full_line(self.dest, f'{sending:,} bytes to send, {free:,} free', self.previous)}")
         self.work = self.root / f"{PARTIAL}{stamp}"
-        self.work.mkdir()
+        self.work.mkdir(mode=0o700)   # the snapshot keeps this mode when renamed: others may enter only if allowed
+        if not private:
+            self.work.chmod(0o755)
 
     def send(self, files: list[SourceFile], meter: Meter) -> dict[str, Entry]:
         assert self.work is not None
@@ -91,10 +95,13 @@ class LocalDestination:
             try:
                 out[source.rel] = copy_file(source, self.work / source.rel, meter)
             except OSError as exc:
+                if gone(exc, source):
+                    self.vanished.append(source)
+                    continue
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                     raise BackupError(f"cardbench backup: {full_line(self.dest, exc.strerror, self.previous)}") from None
                 if exc.filename and Path(exc.filename) == source.path:
-                    raise BackupError(f"cardbench backup: cannot read {source.path}: {exc.strerror}") from None
+                    raise BackupError(f"cardbench backup: cannot read {file_name(source.path)}: {exc.strerror}") from None
                 raise BackupError(f"cardbench backup: cannot write into {self.dest}: {exc.strerror or exc}") from None
         return out
 
@@ -114,15 +121,15 @@ class LocalDestination:
                download: bool = True) -> str:
         """Manifest, verification, index; then the rename and LATEST make it the backup. Returns what was verified."""
         assert self.work is not None
-        (self.work / MANIFEST).write_text(manifest_text(entries), encoding="utf-8")
+        (self.work / MANIFEST).write_bytes(manifest_bytes(entries))
         for rel, entry in entries.items():
             path = self.work / rel
             size = path.stat().st_size
             if size != entry.size:
-                raise BackupError(f"cardbench backup: verification failed: {rel} is {size:,} bytes in the backup, "
+                raise BackupError(f"cardbench backup: verification failed: {file_name(rel)} is {size:,} bytes in the backup, "
                                   f"{entry.size:,} sent")
             if download and rel in sent and file_sha256(path)[0] != entry.sha256:
-                raise BackupError(f"cardbench backup: verification failed: {rel} reads back with another SHA-256")
+                raise BackupError(f"cardbench backup: verification failed: {file_name(rel)} reads back with another SHA-256")
         (self.work / INDEX).write_text(index_text(entries, created), encoding="utf-8")
         final = self.root / stamp
         os.replace(self.work, final)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable
 
@@ -24,18 +26,36 @@ class Entry:
     source: str
 
 
-def manifest_text(entries: dict[str, Entry]) -> str:
-    # text mode (two spaces) as sha256sum writes it; names with a newline or a backslash never get here
-    return "".join(f"{entries[rel].sha256}  {rel}\n" for rel in sorted(entries))
+def manifest_bytes(entries: dict[str, Entry]) -> bytes:
+    """The lines `sha256sum -c` checks, names as the bytes the filesystem holds (a name that is not UTF-8 is
+    kept, not re-encoded). Text mode (two spaces) as sha256sum writes it; a name with a backslash, a newline or
+    a carriage return is escaped as GNU sha256sum escapes it: the line starts with a backslash."""
+    lines = []
+    for rel in sorted(entries):
+        name = os.fsencode(rel)
+        escaped = name.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r")
+        lead = b"\\" if escaped != name else b""
+        lines.append(lead + entries[rel].sha256.encode() + b"  " + escaped + b"\n")
+    return b"".join(lines)
 
 
-def parse_manifest(text: str) -> dict[str, str]:
+def parse_manifest(data: bytes | str) -> dict[str, str]:
+    """name (as os.fsdecode gives it) -> SHA-256, from sha256sum's lines, escaped ones included."""
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape")
     out = {}
-    for line in text.splitlines():
-        digest, sep, rel = line.partition("  ")
-        if sep and len(digest) == 64:
-            out[rel] = digest
+    for line in raw.split(b"\n"):
+        escaped = line.startswith(b"\\")
+        digest, sep, name = line[1 if escaped else 0:].partition(b"  ")
+        if not sep or len(digest) != 64:
+            continue
+        if escaped:
+            name = _UNESCAPE.sub(lambda m: _UNESCAPED[m.group(0)], name)
+        out[os.fsdecode(name)] = digest.decode("ascii", "replace")
     return out
+
+
+_UNESCAPED = {b"\\\\": b"\\", b"\\n": b"\n", b"\\r": b"\r"}
+_UNESCAPE = re.compile(rb"\\\\|\\n|\\r")
 
 
 def index_text(entries: dict[str, Entry], created: float) -> str:

@@ -16,14 +16,27 @@ import tempfile
 from pathlib import Path
 
 from tui.backup.errors import BackupError
-from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, index_text, manifest_text, parse_index, parse_manifest
+from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, index_text, manifest_bytes, parse_index, parse_manifest
 from tui.backup.rclone import Rclone, join
-from tui.backup.snapshot import STAMP, Meter, OnBytes, copy_file, to_prune
+from tui.backup.snapshot import STAMP, Meter, OnBytes, copy_file, gone, to_prune
 from tui.backup.sources import SourceFile
+from workloads.safe_text import file_name
 
 
 STAGING_PREFIX = "cardbench-backup-"
 STAGING_LOCK = ".lock"
+
+
+def unsendable(rel: str) -> str | None:
+    """Why a name cannot go to a remote as it is, or None. rclone's file lists (--files-from-raw) are lines
+    and its remotes hold UTF-8 names: a local destination keeps such a name as bytes, a remote cannot."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "its name is not UTF-8, which an rclone remote cannot hold as it is (a folder destination keeps it)"
+    if any(c in rel for c in "\n\r\\"):
+        return "its name holds a newline or a backslash, which rclone's file lists cannot carry"
+    return None
 
 
 class RemoteDestination:
@@ -36,6 +49,7 @@ class RemoteDestination:
         self.staging: Path | None = None
         self.stamp: str | None = None
         self.carried = ""   # how unchanged files reached the new backup, for the result line
+        self.vanished: list[SourceFile] = []   # listed, then gone before they were staged
 
     def hold(self) -> None:
         """Nothing to lock on a remote: two backups at once into one prefix are the user's to avoid (README)."""
@@ -71,7 +85,8 @@ class RemoteDestination:
         return len(left)
 
     # one backup ---------------------------------------------------------------------------------------
-    def begin(self, stamp: str, sending: int) -> None:
+    def begin(self, stamp: str, sending: int, private: bool = False) -> None:
+        # the staging folder is mkdtemp's (0700) whatever ``private`` says; the remote keeps no modes
         try:
             self.staging_root.mkdir(parents=True, exist_ok=True)
             _drop_dead_staging(self.staging_root)
@@ -95,7 +110,10 @@ class RemoteDestination:
             try:
                 out[source.rel] = copy_file(source, files_dir / source.rel, meter)
             except OSError as exc:
-                raise BackupError(f"cardbench backup: cannot stage {source.path} in {self.staging_root}: "
+                if gone(exc, source):
+                    self.vanished.append(source)
+                    continue
+                raise BackupError(f"cardbench backup: cannot stage {file_name(source.path)} in {self.staging_root}: "
                                   f"{exc.strerror or exc}") from None
         if out:
             meter.phase("uploading")
@@ -123,7 +141,7 @@ class RemoteDestination:
     def finish(self, stamp: str, entries: dict[str, Entry], sent: set[str], created: float,
                download: bool = True) -> str:
         """``download``: read the files sent back and hash them (as much traffic again as the upload)."""
-        text = manifest_text(entries)
+        text = manifest_bytes(entries).decode("utf-8")   # unsendable() kept every other name off a remote
         self.rclone.put_text(join(stamp, MANIFEST), text)
         # verification: the manifest read back, every size listed, and the files sent downloaded and hashed
         if self.rclone.cat(join(stamp, MANIFEST)) != text:

@@ -46,14 +46,38 @@ def new_stamp(t: float, taken: Iterable[str]) -> str:
 
 
 def copy_file(source: SourceFile, target: Path, on_bytes: OnBytes) -> Entry:
-    """Copy ``source`` to ``target`` (a new file) and fsync it; its entry holds the sum of the bytes written."""
+    """Copy ``source`` to ``target`` (a new file) with its permission bits, and fsync it; its entry holds the sum
+    of the bytes written. A 0600 `.env` stays 0600: a backup must not make a secret world-readable."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(source.path, "rb") as src, open(target, "xb") as dst:
+    with open(source.path, "rb") as src:
         stat = os.fstat(src.fileno())   # as it was when opened: a later change shows at the next backup
-        digest, size = copy_hashing(src, dst, on_bytes)
-        dst.flush()
-        os.fsync(dst.fileno())
+        # created with the source's bits (never wider), set again after the umask; the owner keeps read so the
+        # backup can read back what it wrote; set-id bits are not carried
+        mode = (stat.st_mode & 0o777) | 0o400
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with os.fdopen(fd, "wb") as dst:
+            os.fchmod(fd, mode)
+            digest, size = copy_hashing(src, dst, on_bytes)
+            dst.flush()
+            os.fsync(dst.fileno())
     return Entry(digest, size, stat.st_mtime_ns, str(source.path))
+
+
+def is_private(files: Iterable[SourceFile]) -> bool:
+    """Some source is not world-readable: the backup's own folders are then 0700, so its copy is no easier
+    to read than the original."""
+    for source in files:
+        try:
+            if not source.path.stat().st_mode & 0o004:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def gone(exc: OSError, source: SourceFile) -> bool:
+    """The source vanished between listing and copying (live.json, a live run's temporary file)."""
+    return isinstance(exc, FileNotFoundError) and exc.filename is not None and Path(exc.filename) == source.path
 
 
 def to_prune(complete: list[str], latest: str, keep: int) -> list[str]:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
+
+from workloads.safe_text import file_name
 
 # a checkpoint being written (workloads/resnet50/checkpoint.py saves through '<name>.<pid>.partial' and
 # renames) and the lock a run holds on its folder (checkpoint_lock.LOCK_NAME): neither is a checkpoint
@@ -38,16 +41,36 @@ class SourceError(Exception):
     """An --include path that does not exist; one line for the user."""
 
 
-def _walk(root: Path) -> Iterator[Path]:
+def _walk(root: Path, notes: list[str]) -> Iterator[Path]:
+    """The regular files under ``root`` (or ``root`` itself, a file the user named). A symbolic link inside is
+    never followed (restic's and rsync's habit): a link to /etc/shadow or a planted credentials file would
+    copy its target's contents out of the tree it was asked to save. Each one left out is named in ``notes``."""
     if root.is_file():
         yield root
         return
-    for folder, dirs, names in os.walk(root):
+    for folder, dirs, names in os.walk(root):   # followlinks=False: a linked folder is listed, not entered
         dirs.sort()
+        for name in sorted(dirs):
+            if os.path.islink(os.path.join(folder, name)):
+                notes.append(_link_note(Path(folder) / name))
         for name in sorted(names):
             path = Path(folder) / name
-            if path.is_file():   # a socket, a FIFO or a dangling link is not backed up
+            try:
+                mode = path.lstat().st_mode
+            except OSError:
+                continue   # gone since it was listed (a live run's temporary file)
+            if stat.S_ISLNK(mode):
+                notes.append(_link_note(path))
+            elif stat.S_ISREG(mode):   # a socket or a FIFO is not backed up
                 yield path
+
+
+def _link_note(path: Path) -> str:
+    try:
+        target = file_name(os.readlink(path))
+    except OSError:
+        target = "?"
+    return f"left out {file_name(path)}: a symbolic link (to {target}), not followed"
 
 
 def _mirror(kind: str, path: Path) -> str:
@@ -89,9 +112,6 @@ def gather(runs_root: Path, includes: Iterable[str | os.PathLike[str]] = (), rep
         real = path.resolve()
         if real in seen or any(real == s or s in real.parents for s in skip):
             return
-        if "\n" in rel or "\\" in rel:   # sha256sum -c would read such a name escaped
-            out.notes.append(f"left out {path!s:.200}: its name holds a newline or a backslash")
-            return
         seen.add(real)
         # absolute: the next backup's quick check matches it whichever folder that one is started from
         out.files.append(SourceFile(rel, path.absolute(), kind))
@@ -101,22 +121,24 @@ def gather(runs_root: Path, includes: Iterable[str | os.PathLike[str]] = (), rep
         if not path.exists():
             raise SourceError(f"--include {path}: no such file or folder")
     if runs_root.is_dir():
-        for path in _walk(runs_root):
+        for path in _walk(runs_root, out.notes):
             add("runs", path, "runs/" + path.relative_to(runs_root).as_posix())
         for run_id, folder, named in _checkpoint_dirs(runs_root):
             if folder is None:
-                out.notes.append(f"run {run_id}: its --checkpoint {named} is not here; not backed up")
+                out.notes.append(f"run {file_name(run_id)}: its --checkpoint {file_name(named)} is not here; not backed up")
                 continue
-            for path in _walk(folder):
+            for path in _walk(folder, out.notes):
                 if not path.name.endswith(_NOT_CHECKPOINTS):
                     add("checkpoints", path, _mirror("checkpoints", path))
     else:
         out.notes.append(f"no runs dir at {runs_root}; no runs backed up")
     for folder in (report_dirs if report_dirs is not None else (Path.cwd(), Path.cwd() / "reports")):
         for path in sorted(folder.glob(REPORT_GLOB)):
-            if path.is_file():
+            if path.is_symlink():
+                out.notes.append(_link_note(path))
+            elif path.is_file():
                 add("reports", path, _mirror("reports", path))
     for root in paths:
-        for path in _walk(root):
+        for path in _walk(root, out.notes):
             add("include", path, _mirror("include", path))
     return out

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable
 from textual.app import App
 
 from tui.backup.command import ProgressLine
-from tui.backup.engine import open_destination, run_backup, sources_for
+from tui.backup.engine import check_dest, open_destination, run_backup, sources_for
 from tui.backup.errors import BackupError
 from tui.backup.sources import SourceError
 from tui.trial.config import load_quietly
@@ -61,6 +61,7 @@ def _backup(app: App, dest: str, runs_root: Path, say: Say, report_dirs: Iterabl
         app.call_from_thread(say, text, style)
 
     try:
+        check_dest(dest, runs_root)
         target = open_destination(dest)
         gathered = sources_for(target, runs_root, report_dirs=report_dirs)
         for note in gathered.notes:
