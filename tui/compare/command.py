@@ -45,7 +45,9 @@ def add_parser(sub: Any) -> None:
 
 
 def _fail(message: str) -> int:
-    print(message, file=sys.stderr)
+    from workloads.safe_text import one_line
+
+    print(one_line(message, 400), file=sys.stderr)   # it may quote a bundle's text: one line, no escapes
     return exit_codes.BAD_INPUT
 
 
@@ -66,7 +68,7 @@ def pick(sides: list[Any], name: str, option: str) -> int:
 
 
 def _prices(specs: list[str], sides: list[Any]) -> dict[str, float]:
-    from tui.compare.load import CompareError
+    from tui.compare.load import CompareError, check_price
 
     out = {}
     for spec in specs:
@@ -76,9 +78,9 @@ def _prices(specs: list[str], sides: list[Any]) -> dict[str, float]:
         except ValueError:
             price = float("nan")
         if not eq or not name or not price > 0 or price == float("inf"):
-            raise CompareError(f"cardbench compare: --price {spec!r} is not SIDE=PRICE with a price above 0 "
+            raise CompareError(f"cardbench compare: --price {spec[:60]!r} is not SIDE=PRICE with a price above 0 "
                                "(e.g. --price A=6.5)")
-        out[sides[pick(sides, name, "--price")].label] = price
+        out[sides[pick(sides, name, "--price")].label] = check_price(price, f"--price {name[:40]}")
     return out
 
 
@@ -87,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.compare.comparison import compare
     from tui.compare.load import CompareError, load_side
     from tui.compare.published import against
+    from workloads.safe_text import printable
 
     lang = getattr(args, "lang", "en")
     if args.fail_below is not None and not args.fail_below > 0:
@@ -117,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
             comparison.notes.append(Text(f"compare.png was not drawn: {why}", f"未能生成 compare.png：{why}"))
     document = blocks.build(comparison, lang, chart=png is not None)
     markdown, as_json = _render(comparison, document)
+    # what a bundle said (a host, a device, a run's own words) reaches the terminal and the files here: no escape
+    # sequence or control character of theirs goes with it
+    markdown, as_json = printable(markdown), printable(as_json)
     if output:
         try:
             written = _write(Path(output), comparison, document, markdown, as_json, png, lang)
@@ -144,10 +150,11 @@ def _render(comparison: Any, document: list[Any]) -> tuple[str, str]:
 def _write(out: Path, comparison: Any, document: list[Any], markdown: str, as_json: str, png: bytes | None,
            lang: str) -> list[Path]:
     from tui.report import html
+    from workloads.safe_text import printable
 
     out.mkdir(parents=True, exist_ok=True)
     title = "cardbench 对比" if lang == "zh" else "cardbench comparison"
-    texts = {"compare.md": markdown, "compare.html": html.render(document, title=title, lang=lang),
+    texts = {"compare.md": markdown, "compare.html": printable(html.render(document, title=title, lang=lang)),
              "compare.json": as_json}
     written = []
     for name, text in texts.items():

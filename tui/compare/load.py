@@ -10,20 +10,28 @@ export was given (``--price-per-hour``). Nothing is written where the inputs are
 from __future__ import annotations
 
 import json
+import math
+import re
 import statistics
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from tui.report.summary import WorkloadSummary, number, summarize
 from tui.runs import RunRecord, RunStoreError, load_run
+from tui.compare.bundle_reader import (CAP_CONFIG, CAP_EVENTS, CAP_SUMMARY, Budget, BundleInputError, check_input,
+                                       extract_member, read_member)
+from workloads.safe_text import file_name, one_line
 from workloads.spec import Text
 
 SUMMARY = "metrics/summary.json"
-# what a run is rebuilt from inside a bundle
-RUN_FILES = ("events.jsonl", "config.json", "run.log")
+# what a run is rebuilt from inside a bundle, each with its cap (run.log is not read: compare needs no log)
+RUN_FILES = (("events.jsonl", CAP_EVENTS), ("config.json", CAP_CONFIG))
+# a run id as the run store names runs: one plain directory name
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 class CompareError(Exception):
@@ -93,6 +101,8 @@ def _choose(side: Side, records: list[RunRecord]) -> None:
     for record in records:
         by_workload.setdefault(record.workload, []).append(record)
     for workload, runs in by_workload.items():
+        for record in runs:   # before the summary's statistics add them up
+            _in_range(workload, [step.throughput for step in record.steps])
         ok = [r for r in runs if r.status == "ok"]
         chosen = (ok or runs)[-1]
         side.runs[workload] = figures(chosen)
@@ -105,54 +115,122 @@ def _choose(side: Side, records: list[RunRecord]) -> None:
                                    f"{side.label}：运行 `{chosen.id}`（`{workload}`）结束状态为 `{chosen.status}`"))
 
 
-def load_side(path: str, label: str) -> Side:
-    """The side for ``path``; :class:`CompareError` (one line) when it is neither a bundle nor a run directory."""
-    target = Path(path).expanduser()
-    if not target.exists():
-        raise CompareError(f"cardbench compare: {path} does not exist")
-    if target.is_dir():
-        try:
-            record = load_run(target)
-        except RunStoreError as exc:
-            raise CompareError(f"cardbench compare: {exc}") from None
-        side = Side(label, path, "run")
-        _choose(side, [record])
-        return side
-    if not zipfile.is_zipfile(target):
-        raise CompareError(f"cardbench compare: {path} is neither a report bundle (.zip) nor a run directory")
+# a rate past this is no card's (a trillion images or tokens a second): a bundle that says so was edited or broken
+MAX_FIGURE = 1e12
+
+
+def check_price(value: Any, where: str) -> float:
+    """A price per hour as `--price` and a bundle's must be: a finite number above 0 and below the trial's cap."""
+    from tui.trial.config import MAX_PRICE_PER_HOUR
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1e-6 <= value <= MAX_PRICE_PER_HOUR:
+        shown = file_name(repr(value), 40)
+        raise CompareError(f"cardbench compare: {where} {shown} is not a price per hour between 0.000001 and "
+                           f"{MAX_PRICE_PER_HOUR:g}")
+    return float(value)
+
+
+def check_currency(value: Any, where: str) -> str:
+    from tui.trial.config import TrialConfigError, check_currency as currency_rule
+
     try:
-        return _load_bundle(target, path, label)
-    except (OSError, zipfile.BadZipFile, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CompareError(f"cardbench compare: cannot read the bundle {path}: {exc}") from None
+        return currency_rule(value if isinstance(value, str) else repr(value))
+    except TrialConfigError as exc:
+        raise CompareError(f"cardbench compare: {where}: {one_line(str(exc), 160)}") from None
+
+
+class _OutOfRange(Exception):
+    def __init__(self, workload: str, value: float):
+        super().__init__(workload, value)
+        self.workload, self.value = workload, value
+
+
+def _in_range(workload: str, values) -> None:
+    """Every rate a run states lies within any card's range, so no sum, spread or ratio of them overflows."""
+    for value in values:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+                and not 0 <= value <= MAX_FIGURE:
+            raise _OutOfRange(workload, value)
+
+
+def _check_figures(side: Side) -> None:
+    for workload, run in side.runs.items():
+        _in_range(workload, [run.headline, *run.rates])
+
+
+def load_side(path: str, label: str) -> Side:
+    """The side for ``path``; :class:`CompareError` (one line) when it is neither a bundle nor a run directory,
+    or when what it holds is out of shape or range."""
+    target = Path(path).expanduser()
+    try:
+        kind = check_input(target)
+    except BundleInputError as exc:
+        raise CompareError(f"cardbench compare: {file_name(path)} {exc}") from None
+    try:
+        if kind == "dir":
+            try:
+                record = load_run(target)
+            except RunStoreError as exc:
+                raise CompareError(f"cardbench compare: {one_line(str(exc), 300)}") from None
+            side = Side(label, path, "run")
+            _choose(side, [record])
+        else:
+            if not zipfile.is_zipfile(target):
+                raise CompareError(f"cardbench compare: {file_name(path)} is neither a report bundle (.zip) nor a run "
+                                   "directory")
+            side = _load_bundle(target, path, label)
+        _check_figures(side)
+        return side
+    except BundleInputError as exc:
+        raise CompareError(f"cardbench compare: cannot read the bundle {file_name(path)}: {exc}") from None
+    except _OutOfRange as exc:
+        raise CompareError(f"cardbench compare: {file_name(path)}: {file_name(exc.workload, 40)} reports "
+                           f"{exc.value:g} per second, outside any card's range (0 to {MAX_FIGURE:g})") from None
+    except RecursionError:
+        raise CompareError(f"cardbench compare: {file_name(path)} holds JSON nested too deeply to read") from None
+    except (OSError, zipfile.BadZipFile, zlib.error, UnicodeDecodeError, ValueError, TypeError, AttributeError,
+            OverflowError, KeyError) as exc:
+        # the shapes checked above leave these for a bundle damaged in ways nobody listed: still one line
+        raise CompareError(f"cardbench compare: cannot read {file_name(path)}: "
+                           f"{file_name(type(exc).__name__ + ': ' + str(exc), 200)}") from None
 
 
 def _load_bundle(target: Path, path: str, label: str) -> Side:
+    budget = Budget()
     with zipfile.ZipFile(target) as zf:
-        names = zf.namelist()
-        summary_name = next((n for n in names if n.endswith("/" + SUMMARY) or n == SUMMARY), None)
+        infos = {info.filename: info for info in zf.infolist()}
+        summary_name = next((n for n in infos if n.endswith("/" + SUMMARY) or n == SUMMARY), None)
         if summary_name is None:
-            raise CompareError(f"cardbench compare: {path} is not a cardbench report bundle (no {SUMMARY})")
+            raise CompareError(f"cardbench compare: {file_name(path)} is not a cardbench report bundle "
+                               f"(no {SUMMARY})")
         top = summary_name[:-len(SUMMARY)]
-        summary = json.loads(zf.read(summary_name).decode("utf-8"))
+        summary = json.loads(read_member(zf, infos[summary_name], CAP_SUMMARY, budget).decode("utf-8"))
         if not isinstance(summary, dict):
-            raise CompareError(f"cardbench compare: {path}: {SUMMARY} is not an object")
-        run_ids = [r.get("run_id") for r in summary.get("runs") or [] if isinstance(r, dict)]
-        side = Side(label, path, "bundle", host=summary.get("host") if isinstance(summary.get("host"), str) else None)
+            raise CompareError(f"cardbench compare: {file_name(path)}: {SUMMARY} is not an object")
+        runs = summary.get("runs") or []
+        if not isinstance(runs, list):
+            raise CompareError(f"cardbench compare: {file_name(path)}: {SUMMARY} \"runs\" is not a list")
+        run_ids = [r.get("run_id") for r in runs if isinstance(r, dict)]
+        host = summary.get("host")
+        side = Side(label, path, "bundle", host=one_line(host, 100) if isinstance(host, str) and host else None)
         cost = summary.get("cost")
         if isinstance(cost, dict):
-            side.price_per_hour = number(cost.get("price_per_hour"))
-            side.currency = cost.get("currency") if isinstance(cost.get("currency"), str) else None
+            if cost.get("price_per_hour") is not None:
+                side.price_per_hour = check_price(cost["price_per_hour"], f"{file_name(path)}: the bundle's price")
+            if cost.get("currency") is not None:
+                side.currency = check_currency(cost["currency"], f"{file_name(path)}: the bundle's currency")
         records = []
+        # removed on every way out, an exception or Ctrl+C included; the caps keep what it holds bounded
         with tempfile.TemporaryDirectory(prefix="cardbench-compare-") as tmp:
             for run_id in run_ids:
-                if not isinstance(run_id, str) or PurePosixPath(run_id).name != run_id or run_id in ("", ".", ".."):
-                    continue  # a run id that is not one directory name is not extracted anywhere
+                if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id):
+                    continue  # a run id that is not one plain directory name is not extracted anywhere
                 folder = Path(tmp) / run_id
                 folder.mkdir()
-                for name in RUN_FILES:
-                    member = f"{top}logs/{run_id}/{name}"
-                    if member in names:
-                        (folder / name).write_bytes(zf.read(member))
+                for name, cap in RUN_FILES:
+                    member = infos.get(f"{top}logs/{run_id}/{name}")
+                    if member is not None:
+                        extract_member(zf, member, folder / name, cap, budget)
                 try:
                     record = load_run(folder)
                 except RunStoreError:
@@ -162,6 +240,6 @@ def _load_bundle(target: Path, path: str, label: str) -> Side:
                 record.log = ""  # the folder goes away: nothing reads the log again
                 records.append(record)
     if not records:
-        raise CompareError(f"cardbench compare: {path} holds no run to compare")
+        raise CompareError(f"cardbench compare: {file_name(path)} holds no run to compare")
     _choose(side, records)
     return side
