@@ -14,17 +14,6 @@ FAST = [1000.0, 980.0, 1020.0, 1000.0, 990.0, 1010.0]
 SLOW = [r * 0.78 for r in FAST]
 
 
-@pytest.fixture
-def compare(monkeypatch, capsys):
-    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.compare.command")
-
-    def go(*argv):
-        code = cli.main(["compare", *map(str, argv)])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return go
-
-
 def row(markdown, start):
     """The first line of the workload's table (after the inputs table) that starts with ``start``."""
     section = markdown.split("## ResNet-50 training", 1)[1]

@@ -18,17 +18,6 @@ FAST = [1000.0, 980.0, 1020.0, 1000.0, 990.0, 1010.0]
 
 
 @pytest.fixture
-def compare(monkeypatch, capsys):
-    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.compare.command")
-
-    def go(*argv):
-        code = cli.main(["compare", *map(str, argv)])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return go
-
-
-@pytest.fixture
 def run(tmp_path):
     return resnet_like(RunStore(tmp_path / "runs"), FAST)
 
