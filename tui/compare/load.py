@@ -17,7 +17,7 @@ import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from tui.report.summary import WorkloadSummary, number, summarize

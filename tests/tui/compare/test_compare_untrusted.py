@@ -11,7 +11,6 @@ import zipfile
 import pytest
 
 from compare_runs import resnet_like
-from tui import cli
 from tui.runs import RunStore
 
 FAST = [1000.0, 980.0, 1020.0, 1000.0, 990.0, 1010.0]
