@@ -31,6 +31,7 @@ from typing import AsyncIterator, Protocol, Sequence
 
 from workloads import protocol, registry
 from workloads.hints import DEVICE_ERROR, hint_for
+from workloads.safe_text import printable
 
 DEFAULT_GRACE_S = 5.0
 _STDERR_TAIL = 40  # lines kept to explain a crash
@@ -138,7 +139,9 @@ class Runner:
     async def _drain_stderr(self) -> None:
         assert self.process and self.process.stderr
         async for raw in self.process.stderr:
-            line = raw.decode("utf-8", errors="replace").rstrip("\n")
+            # a job's own output comes this way (the command workload): no escape sequence of it reaches the
+            # terminal, run.log or a report (OSC 52 writes the clipboard, OSC 0 retitles the window)
+            line = printable(raw.decode("utf-8", errors="replace").rstrip("\n")).replace("\n", " ")
             self._stderr_tail.append(line)
             if DEVICE_ERROR.search(line):
                 self._device_errors.append(line.strip())

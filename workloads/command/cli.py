@@ -31,6 +31,7 @@ from workloads.command.parsers import read
 from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
 from workloads.command.progress import Tracker
 from workloads.hints import hint_for
+from workloads.safe_text import one_line
 
 WORKLOAD = "command"
 _NAMED_LINES = 3   # a failure names this many of the command's last lines
@@ -160,16 +161,16 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     except (Stopped, KeyboardInterrupt):
         job.stop(on_line, tracker.tick)
         copy.flush()
-        emitter.result(_result(tracker, printed, understood, None))
+        emitter.result(_result(tracker, printed, understood, None, _stop_leftovers(job)))
         raise
     copy.flush()
     job.release()
-    code = job.process.returncode if job.process else None
-    emitter.result(_result(tracker, printed, understood, code))
+    code = job.process.poll() if job.process else None
+    emitter.result(_result(tracker, printed, understood, code, _stop_leftovers(job)))
     if code == 0:
         return exit_codes.OK
     said, _ = _exit_words(code if code is not None else -signal.SIGKILL)
-    last = [line.strip()[:_LINE_CHARS] for line in list(copy.tail)[-_NAMED_LINES:]]
+    last = [one_line(line, _LINE_CHARS) for line in list(copy.tail)[-_NAMED_LINES:]]   # the job's words, defused
     message = f"the command {said}" + (f"; its last lines: {' | '.join(last)}" if last else " and printed nothing")
     emitter.error(message, hint_for(" ".join(last)) or "run.log has all of the command's output")
     # the run's end is this child's: failed (1), whatever the command's code, which the error names and the
@@ -177,9 +178,18 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     return exit_codes.FAILED
 
 
-def _result(tracker: Tracker, lines: int, understood: int, code: int | None) -> dict[str, Any]:
+def _stop_leftovers(job: Job) -> int:
+    """What the job left running outside its group (setsid, a daemon) is stopped too, and said."""
+    left = job.stop_leftovers()
+    if left:
+        log(f"[cardbench] stopped {len(left)} process{'es' if len(left) > 1 else ''} the command left running "
+            f"outside its process group (setsid or a daemon): pid {', '.join(map(str, left))}")
+    return len(left)
+
+
+def _result(tracker: Tracker, lines: int, understood: int, code: int | None, leftovers: int = 0) -> dict[str, Any]:
     out = tracker.result()
-    out.update(lines=lines, lines_read=understood)
+    out.update(lines=lines, lines_read=understood, leftover_processes_stopped=leftovers)
     if code is not None:
         out["exit_code"] = _exit_words(code)[1]
     return out

@@ -38,6 +38,7 @@ class Job:
         self.guard: subprocess.Popen | None = None
         self.group: int | None = None  # the job's process group: the guard's pid (it leads it), else the job's
         self.splitter = Splitter()  # one for the job's life: a line cut by a stop is finished by the next read
+        self.reaping = False  # this process is a subreaper (Linux): the job's escaped descendants come back to it
 
     @property
     def pid(self) -> int:
@@ -48,8 +49,11 @@ class Job:
         """Start the guard, then the command in the guard's group (OSError when it cannot be executed).
 
         The guard comes first, so there is no moment when the job runs unguarded: a child killed just
-        after starting it would otherwise leave it behind.
+        after starting it would otherwise leave it behind. This process becomes a subreaper first, so what the
+        job starts in a session of its own (setsid, a daemon's double fork) comes back to it when orphaned,
+        where :meth:`stop_leftovers` finds it.
         """
+        self.reaping = become_subreaper()
         try:
             self.guard = subprocess.Popen([sys.executable, "-m", "workloads.command.guard", str(self.grace_s)],
                                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, process_group=0)
@@ -96,6 +100,95 @@ class Job:
         except subprocess.TimeoutExpired:
             pass
         self.guard = None
+
+
+    def stop_leftovers(self) -> list[int]:
+        """SIGTERM, then SIGKILL after the grace period, to every process the job left running outside its group
+        (setsid, a double-forked daemon): they were re-parented to this subreaper. Returns their pids."""
+        if not self.reaping:
+            return []
+        left = descendants(os.getpid())
+        if not left:
+            return []
+        for pid in left:
+            _kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + self.grace_s
+        while time.monotonic() < deadline:
+            _reap()
+            if not [pid for pid in left if _alive(pid)]:
+                return left
+            time.sleep(0.05)
+        for pid in descendants(os.getpid()) + left:
+            _kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and [pid for pid in left if _alive(pid)]:
+            _reap()
+            time.sleep(0.02)
+        return left
+
+
+_PR_SET_CHILD_SUBREAPER = 36   # linux/prctl.h
+
+
+def become_subreaper() -> bool:
+    """prctl(PR_SET_CHILD_SUBREAPER): orphaned descendants re-parent to this process, not to init. False where
+    there is no prctl (not Linux): then a daemon that left the job's session is not found."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(root: int) -> list[int]:
+    """Live descendants of ``root`` (Linux: /proc), zombies left out."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1 and fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(name))
+    found, todo = [], list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, ()))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _kill(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _reap() -> None:
+    """Collect exited children (the re-parented daemons are ours to wait for now)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def pump(job: Job, on_line: Callable[[str, str], None], tick: Callable[[], None] = lambda: None,

@@ -120,3 +120,42 @@ def test_kill_9_of_cardbench_run_takes_the_silent_job_with_it(tmp_path, reaped):
     runner.kill()  # the workload child dies with it (PR_SET_PDEATHSIG), and the job's guard takes the group down
     runner.wait(timeout=30)
     assert wait_for(lambda: not any(alive(p) for p in job), 15), "the job outlived `cardbench run`"
+
+
+@pytest.mark.parametrize("escape", [
+    'setsid sleep 300 & echo $! > "{pids}"; echo $$ >> "{pids}"; ',                       # a new session
+    '(setsid sh -c \'sleep 300 & echo $! > "{pids}"; echo $$ >> "{pids}"\' &); ',         # a daemon's double fork
+])
+@pytest.mark.parametrize("ending", ["exit 0", "stop"])
+def test_a_daemon_that_left_the_job_s_session_is_stopped_too(tmp_path, reaped, escape, ending):
+    """setsid takes a process out of the job's group, where the guard's kill cannot reach it: the child is a
+    subreaper, so the escaped daemon comes back to it when orphaned and is stopped at the end, and said."""
+    pids = tmp_path / "pids"
+    script = escape.format(pids=pids) + ("exit 0" if ending == "exit 0" else "sleep 300")
+    child = subprocess.Popen([sys.executable, "-m", "workloads.command", "--grace", "1", "--", "sh", "-c", script],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, 30), "the job did not start"
+    daemon = int(pids.read_text().split()[0])
+    reaped.append(daemon)
+    assert alive(daemon) and os.getsid(daemon) != os.getsid(child.pid)
+    if ending == "stop":
+        time.sleep(0.3)
+        child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=60)
+    assert wait_for(lambda: not alive(daemon), 5), "the daemon outlived the run"
+    assert f"stopped 1 process the command left running outside its process group (setsid or a daemon): " \
+           f"pid {daemon}" in err
+    result = next(e for e in events(out) if e["event"] == "result")
+    assert result["metrics"]["leftover_processes_stopped"] == 1
+
+
+def test_what_the_job_prints_reaches_no_terminal_as_escape_sequences(tmp_path):
+    """OSC 0 retitles the window, OSC 52 writes the clipboard, ESC[2J clears: a job's lines are defused in the
+    failure message, the log and the events."""
+    hostile = r'printf "\033]0;pwned\007\033]52;c;ZWNobyBoaQ==\007\033[2Jboom\n"; exit 3'
+    done = subprocess.run([sys.executable, "-m", "workloads.command", "--", "sh", "-c", hostile],
+                          capture_output=True, text=True, timeout=60)
+    error = next(e for e in events(done.stdout) if e["event"] == "error")
+    assert "its last lines: boom" in error["message"]
+    for text in (done.stdout, error["message"]):
+        assert "\x1b" not in text and "\x07" not in text and "\\u001b" not in text

@@ -69,6 +69,21 @@ def test_a_failing_command_fails_the_run_naming_its_code_and_last_lines(command_
     assert record.status == "failed" and record.result.metrics["exit_code"] == 3
 
 
+def test_a_job_s_escape_sequences_reach_neither_the_terminal_nor_run_log(command_workload, tmp_path, capsys):
+    """OSC 0 retitles the window, OSC 52 writes the clipboard, ESC[2J clears it: defused on the way in."""
+    runs = tmp_path / "runs"
+    script = ("import sys; print('\\x1b]0;pwned\\x07\\x1b]52;c;ZWNobyBoaQ==\\x07step one'); "
+              "print('\\x1b[2J\\x9b31mRuntimeError: boom', file=sys.stderr); sys.exit(3)")
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", sys.executable, "-c", script]) == 1
+    out, err = capsys.readouterr()
+    assert "its last lines: step one | RuntimeError: boom" in err
+    record = load_run(next(runs.iterdir()))
+    log = (record.path / "run.log").read_text()
+    assert "step one" in log and "RuntimeError: boom" in log
+    for text in (out, err, log, (record.path / "events.jsonl").read_text()):
+        assert not any(c in text for c in "\x1b\x07\x9b") and "\\u001b" not in text and "\\u009b" not in text
+
+
 @pytest.mark.parametrize("argv, said", [
     (["--"], "no command: give it after --"),
     ([], "no command: give it after --"),

@@ -7,23 +7,21 @@ The user's `--metric` figures are read from every line and win over a tool's.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Callable
 
 from workloads.command.parsers import custom, hf_trainer, lightning, timm, torchvision_ref, tqdm
 from workloads.command.parsers.reading import TRAIN, Reading
+from workloads.safe_text import printable
 
 PARSERS: tuple[Callable[[str], Reading | None], ...] = (
     lightning.parse, hf_trainer.parse, timm.parse, torchvision_ref.parse, tqdm.parse,
 )
-# colours, cursor moves (tqdm's nested bars move up with ESC[A): not part of what a line says
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
 def read(line: str, metrics: tuple[custom.Metric, ...] = ()) -> Reading | None:
     """What the line says, or None when no parser understands it."""
-    text = _ANSI.sub("", line)
+    text = printable(line)   # colours, cursor moves (tqdm's nested bars move up with ESC[A) are not what it says
     readings = [r for r in (parse(text) for parse in PARSERS) if r is not None]
     found = readings[0] if readings else None
     if found is not None and found.kind == TRAIN and found.bar is None:
