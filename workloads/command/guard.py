@@ -17,23 +17,14 @@ import signal
 import sys
 import time
 
+from workloads.command.procs import stats
+
 _POLL_S = 0.05
 
 
 def members(pgid: int, *, but: int) -> list[int]:
     """Live processes of the group (zombies are done), except ``but`` (Linux: /proc)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == but:
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-            found.append(int(name))
-    return found
+    return [pid for pid, state, _, group in stats() if group == pgid and pid != but and state != b"Z"]
 
 
 def take_down(pgid: int, grace_s: float) -> None:

@@ -18,6 +18,7 @@ import time
 from typing import Callable
 
 from workloads.command.output import Splitter
+from workloads.command.procs import alive, stats
 from workloads.protocol import PARENT_PID_ENV
 
 _TICK_S = 0.25
@@ -115,13 +116,13 @@ class Job:
         deadline = time.monotonic() + self.grace_s
         while time.monotonic() < deadline:
             _reap()
-            if not [pid for pid in left if _alive(pid)]:
+            if not [pid for pid in left if alive(pid)]:
                 return left
             time.sleep(0.05)
         for pid in descendants(os.getpid()) + left:
             _kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 2.0
-        while time.monotonic() < deadline and [pid for pid in left if _alive(pid)]:
+        while time.monotonic() < deadline and [pid for pid in left if alive(pid)]:
             _reap()
             time.sleep(0.02)
         return left
@@ -147,30 +148,15 @@ def become_subreaper() -> bool:
 def descendants(root: int) -> list[int]:
     """Live descendants of ``root`` (Linux: /proc), zombies left out."""
     children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 1 and fields[0] != b"Z":
-            children.setdefault(int(fields[1]), []).append(int(name))
+    for pid, state, parent, _ in stats():
+        if state != b"Z":
+            children.setdefault(parent, []).append(pid)
     found, todo = [], list(children.get(root, ()))
     while todo:
         pid = todo.pop()
         found.append(pid)
         todo.extend(children.get(pid, ()))
     return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return False
 
 
 def _kill(pid: int, sig: int) -> None:
