@@ -52,6 +52,12 @@ HINTS: list[tuple[str, str]] = [
      "the vendor torch extension does not match this torch build: reinstall the pair from the image"),
     (r"No space left on device",
      "the disk is full: free space, or point the run directory at a larger volume"),
+    (r"invalid device function|hipErrorNoBinaryForGpu",
+     "the PyTorch build has no code for this GPU's architecture: use the build made for it (ROCm: its gfx "
+     "target), the image's PyTorch, or run with --amp off to see whether one op is to blame"),
+    (r"\bE[EHZ]\d{4}\b|rtDeviceSynchronize|NPU error",
+     "the Ascend runtime failed (the CANN code above): `npu-smi info` shows the card's state and the plog under "
+     "~/ascend/log the cause; a task timeout is often a hung collective or an op the NPU lacks"),
     (r"CUDA error|HIP error|MUSA error|device-side assert",
      "a device error: rerun with CUDA_LAUNCH_BLOCKING=1 to locate it, and run `cardbench doctor`"),
 ]
@@ -64,6 +70,23 @@ DEVICE_ERROR = re.compile(
     r"RuntimeError|OutOfMemoryError|device-side assert|Segmentation fault|Xid)",
     re.IGNORECASE,
 )
+
+
+# the lines with which a device runtime says it failed (CUDA, HIP, Ascend CANN, MUSA, Cambricon and the
+# compatibility layers). A job's output is searched for the first: PyTorch prints three lines of advice after
+# each error, and torchrun its own traceback after those, so the last lines alone never name it
+DEVICE_FAULT = re.compile(
+    r"(?:CUDA|HIP|MUSA|MACA|XPU|NPU|CNRT|ACL) error\b|CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|hipError\w+"
+    r"|\bE[EHZ]\d{4}\b|rtDeviceSynchronize|aclrt\w+ failed|cnrt\w+ failed"
+    r"|device kernel image is invalid|no kernel image is available|invalid device function"
+    r"|device-side assert triggered|an illegal memory access|unspecified launch failure",
+    re.IGNORECASE,
+)
+
+
+def first_device_fault(lines) -> str | None:
+    """The first line of ``lines`` in which a device runtime says it failed, stripped; None when none does."""
+    return next((line.strip() for line in lines if DEVICE_FAULT.search(line)), None)
 
 
 def hint_for(text: str) -> str | None:

@@ -44,6 +44,14 @@ WARNINGS = {
 
 # workloads.hints.HINTS' advice, by its English text
 HINTS = {
+    "the PyTorch build has no code for this GPU's architecture: use the build made for it (ROCm: its gfx "
+    "target), the image's PyTorch, or run with --amp off to see whether one op is to blame":
+        "该 PyTorch 构建没有此 GPU 架构的代码：使用为它构建的版本（ROCm：对应的 `gfx` 目标）或镜像自带的 PyTorch，"
+        "或用 `--amp off` 运行，看是否是某一个算子的问题",
+    "the Ascend runtime failed (the CANN code above): `npu-smi info` shows the card's state and the plog under "
+    "~/ascend/log the cause; a task timeout is often a hung collective or an op the NPU lacks":
+        "昇腾运行时出错（见上方的 CANN 错误码）：`npu-smi info` 显示卡的状态，`~/ascend/log` 下的 plog 给出原因；"
+        "任务超时常见于集合通信挂起或 NPU 缺少某个算子",
     "the PyTorch build lacks code for this device, or an op is missing under mixed precision: "
     "run with --amp off and let the ResNet-50 workload name the layer":
         "PyTorch 构建缺少该设备的代码，或混合精度下缺少某个算子：用 `--amp off` 运行，由 ResNet-50 负载指出出错的层",

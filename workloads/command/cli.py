@@ -30,11 +30,12 @@ from workloads.command.output import PEEK, LogCopy
 from workloads.command.parsers import read
 from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
 from workloads.command.progress import Tracker
-from workloads.hints import hint_for
+from workloads.hints import first_device_fault, hint_for
 from workloads.safe_text import one_line
 
 WORKLOAD = "command"
 _NAMED_LINES = 3   # a failure names this many of the command's last lines
+_SEARCHED_LINES = 400   # and searches this many for a device error (a torchrun traceback after it is long)
 _LINE_CHARS = 200
 
 
@@ -137,7 +138,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
                              "pid": job.pid, "grace_s": args.grace, "env": env},
                   device, {"python": sys.version.split()[0]})
     tracker = Tracker(emit_step=emitter.step)
-    copy = LogCopy(log)
+    copy = LogCopy(log, tail=_SEARCHED_LINES)
     printed = understood = 0
     peeked: str | None = None  # a redraw read as it stood (PEEK): read once, when it ends it is only logged
 
@@ -171,8 +172,11 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         return exit_codes.OK
     said, _ = _exit_words(code if code is not None else -signal.SIGKILL)
     last = [one_line(line, _LINE_CHARS) for line in list(copy.tail)[-_NAMED_LINES:]]   # the job's words, defused
-    message = f"the command {said}" + (f"; its last lines: {' | '.join(last)}" if last else " and printed nothing")
-    emitter.error(message, hint_for(" ".join(last)) or "run.log has all of the command's output")
+    fault = first_device_fault(copy.tail)
+    fault = one_line(fault, _LINE_CHARS) if fault else None
+    message = (f"the command {said}" + (f"; device error: {fault}" if fault and fault not in last else "")
+               + (f"; its last lines: {' | '.join(last)}" if last else " and printed nothing"))
+    emitter.error(message, hint_for(fault or " ".join(last)) or "run.log has all of the command's output")
     # the run's end is this child's: failed (1), whatever the command's code, which the error names and the
     # result keeps (a command's 2 is not `cardbench run`'s "bad argument, nothing ran")
     return exit_codes.FAILED

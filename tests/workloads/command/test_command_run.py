@@ -11,9 +11,11 @@ import textwrap
 
 import pytest
 
+from paths import FIXTURES
 from tui import cli
 from tui.report.summary import summarize
 from tui.runs import load_run
+from workloads import protocol
 
 # a training script as a user writes one: a tqdm-style bar redrawn with \r on stderr, the Trainer's loss
 # dicts and its closing summary on stdout, and a line nothing reads
@@ -67,6 +69,36 @@ def test_a_failing_command_fails_the_run_naming_its_code_and_last_lines(command_
     assert "the command exited with code 3; its last lines: epoch 1 done | RuntimeError: boom" in err
     record = load_run(next(runs.iterdir()))
     assert record.status == "failed" and record.result.metrics["exit_code"] == 3
+
+
+TORCHRUN_AFTER = """E1203 07:12:01.123000 4242 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1)
+Traceback (most recent call last):
+  File "/usr/local/bin/torchrun", line 8, in <module>
+    sys.exit(main())
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+"""
+
+
+@pytest.mark.parametrize("fixture, named, hinted", [
+    ("device_error-3.txt", "RuntimeError: HIP error: invalid device function", "no code for this GPU's architecture"),
+    ("device_error-4.txt", "RuntimeError: CUDA error: device kernel image is invalid", "lacks code for this device"),
+    ("device_error-2.txt", "EH9999: Inner Error!", "the Ascend runtime failed"),
+])
+def test_a_device_error_before_the_last_lines_is_named_with_its_hint(command_workload, tmp_path, capsys, fixture,
+                                                                     named, hinted):
+    """Real device-error tails, with a torchrun traceback after them as a multi-card job prints it: the failure
+    names the device's own line and its hint, not only the boilerplate of the last three lines."""
+    log = tmp_path / "job.log"
+    log.write_text((FIXTURES / "logs" / fixture).read_text() + TORCHRUN_AFTER)
+    runs = tmp_path / "runs"
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", "sh", "-c", f"cat {log}; exit 1"]) == 1
+    err = capsys.readouterr().err
+    assert f"device error: {named}" in err and "its last lines:" in err
+    record = load_run(next(runs.iterdir()))
+    (error,) = [e for e in record.events if isinstance(e, protocol.Error)]
+    assert named in error.message and hinted in (error.hint or "")
 
 
 def test_a_job_s_escape_sequences_reach_neither_the_terminal_nor_run_log(command_workload, tmp_path, capsys):
