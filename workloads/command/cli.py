@@ -27,7 +27,9 @@ from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadE
                                      positive_float)
 from workloads.command.job import Job, pump
 from workloads.command.output import PEEK, LogCopy
+from workloads.command.anomalies import LossWatch
 from workloads.command.parsers import read
+from workloads.command.parsers.reading import TRAIN
 from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
 from workloads.command.progress import Tracker
 from workloads.hints import first_device_fault, hint_for
@@ -138,6 +140,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
                              "pid": job.pid, "grace_s": args.grace, "env": env},
                   device, {"python": sys.version.split()[0]})
     tracker = Tracker(emit_step=emitter.step)
+    watch = LossWatch(lambda code, message: emitter.warning(message, code=code))
     copy = LogCopy(log, tail=_SEARCHED_LINES)
     printed = understood = 0
     peeked: str | None = None  # a redraw read as it stood (PEEK): read once, when it ends it is only logged
@@ -156,18 +159,20 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         if reading is not None:
             understood += 1
             tracker.see(reading)
+            if reading.kind == TRAIN:
+                watch.see(reading.count or tracker.step_now(), reading.loss, reading.values.get("grad_norm"))
 
     try:
         pump(job, on_line, tracker.tick)
     except (Stopped, KeyboardInterrupt):
         job.stop(on_line, tracker.tick)
         copy.flush()
-        emitter.result(_result(tracker, printed, understood, None, _stop_leftovers(job)))
+        emitter.result(_result(tracker, printed, understood, None, _stop_leftovers(job), watch))
         raise
     copy.flush()
     job.release()
     code = job.process.poll() if job.process else None
-    emitter.result(_result(tracker, printed, understood, code, _stop_leftovers(job)))
+    emitter.result(_result(tracker, printed, understood, code, _stop_leftovers(job), watch))
     if code == 0:
         return exit_codes.OK
     said, _ = _exit_words(code if code is not None else -signal.SIGKILL)
@@ -191,9 +196,12 @@ def _stop_leftovers(job: Job) -> int:
     return len(left)
 
 
-def _result(tracker: Tracker, lines: int, understood: int, code: int | None, leftovers: int = 0) -> dict[str, Any]:
+def _result(tracker: Tracker, lines: int, understood: int, code: int | None, leftovers: int = 0,
+            watch: LossWatch | None = None) -> dict[str, Any]:
     out = tracker.result()
     out.update(lines=lines, lines_read=understood, leftover_processes_stopped=leftovers)
+    if watch is not None:
+        out.update({f"anomalies_{code}": n for code, n in watch.counts.items()})
     if code is not None:
         out["exit_code"] = _exit_words(code)[1]
     return out

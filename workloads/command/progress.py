@@ -135,6 +135,10 @@ class Tracker:
             return self.numbered
         return self.open.step if self.open is not None else self.emitted
 
+    def step_now(self) -> int:
+        """The step the log is at: the one being read, else the last emitted."""
+        return self.open.step if self.open is not None else self.emitted
+
     def _update(self, s: _Open, r: Reading) -> _Open:
         s.epoch = r.epoch if r.epoch is not None else s.epoch
         s.loss = r.loss if r.loss is not None else s.loss

@@ -71,6 +71,40 @@ def test_a_failing_command_fails_the_run_naming_its_code_and_last_lines(command_
     assert record.status == "failed" and record.result.metrics["exit_code"] == 3
 
 
+@pytest.mark.parametrize("fixture, codes", [
+    ("hf_trainer-nan.txt", {"nonfinite_grad_norm": 3}),
+    ("hf_trainer-zero-loss.txt", {"nonfinite_grad_norm": 5, "zero_loss": 1}),
+])
+def test_a_trainer_log_with_nan_is_read_and_its_anomalies_are_warnings(command_workload, tmp_path, capsys, fixture,
+                                                                       codes):
+    """`'grad_norm': nan` made the whole dict unreadable: no loss, no final loss, an ok run with 0 warnings."""
+    runs = tmp_path / "runs"
+    log = FIXTURES / "logs" / fixture
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", "cat", str(log)]) == 0
+    record = load_run(next(runs.iterdir()))
+    assert [s.loss for s in record.steps][:2] == ([0.2051, 0.0] if "nan" in fixture else [0.0, 0.0])
+    assert record.result.metrics["final_loss"] == 0.0
+    warnings = [e for e in record.events if isinstance(e, protocol.WorkloadWarning)]
+    found: dict[str, int] = {}
+    for w in warnings:
+        found[w.code] = found.get(w.code, 0) + 1
+    assert found == codes
+    assert all(w.message.startswith("step ") for w in warnings)
+    assert {k: v for k, v in record.result.metrics.items() if k.startswith("anomalies_")} == {
+        f"anomalies_{k}": v for k, v in codes.items()}
+
+
+def test_a_loss_that_jumps_tenfold_or_turns_nan_is_flagged_at_its_step(command_workload, tmp_path):
+    runs = tmp_path / "runs"
+    script = ("for l in 2.1 1.9 25.0 nan; do echo \"{'loss': $l, 'epoch': 1}\"; done")
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", "sh", "-c", script]) == 0
+    record = load_run(next(runs.iterdir()))
+    said = [(w.code, w.message) for w in record.events if isinstance(w, protocol.WorkloadWarning)]
+    assert said == [("loss_jump", "step 3: loss jumped from 1.9 to 25 (more than 10x)"),
+                    ("nonfinite_loss", "step 4: loss is nan: training has diverged or the device computes wrong "
+                                       "numbers")]
+
+
 TORCHRUN_AFTER = """E1203 07:12:01.123000 4242 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1)
 Traceback (most recent call last):
   File "/usr/local/bin/torchrun", line 8, in <module>

@@ -11,11 +11,13 @@ its tqdm bar (read by :mod:`~workloads.command.parsers.tqdm`) or from `'step'` w
 from __future__ import annotations
 
 import ast
+import re
 
 from workloads.command.parsers.reading import EVAL, SUMMARY, TRAIN, Reading, to_number
 
 SOURCE = "hf_trainer"
-_LONGEST = 20_000  # a dict line longer than this is not a Trainer log line: not worth evaluating
+_LONGEST = 20_000
+_BARE = re.compile(r"(?<=[:\[,]\s)-?(?:nan|inf)(?=[,}\]])|(?<=[:\[,])-?(?:nan|inf)(?=[,}\]])")  # a dict line longer than this is not a Trainer log line: not worth evaluating
 
 
 def _dict(line: str) -> dict | None:
@@ -24,6 +26,9 @@ def _dict(line: str) -> dict | None:
     text = text[text.find("{'"):] if not text.startswith("{") and "{'" in text else text
     if not (text.startswith("{") and text.endswith("}")) or len(text) > _LONGEST:
         return None
+    # a failing run prints bare nan and inf (`'grad_norm': nan`), which literal_eval refuses: read them as the
+    # strings to_number turns into floats
+    text = _BARE.sub(lambda m: f"'{m.group(0)}'", text)
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
