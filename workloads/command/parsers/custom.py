@@ -1,8 +1,10 @@
 """`--metric NAME=REGEX`: the user's own figures, read from any line the regex finds (one group, a number).
 
 Names that mean something to the run: `loss` (each step's loss), `step` (the count, when the log has no
-bar), `epoch`; a name with `/s` in it (`tokens/s`, `img/s`) is the throughput, in that unit. Any other
-name is kept as a figure of the run (its last value is in the result).
+bar), `epoch`; a name that is a rate, per second in its denominator (`tokens/s`, `img/s`, `samples/sec`), is
+the throughput, in that unit. A time per something (`ms/step`, `s/it`) is not a rate: lower is better there, and
+a headline read as "faster" would be upside down. Any other name is kept as a figure of the run (its last value
+is in the result).
 """
 
 from __future__ import annotations
@@ -26,7 +28,17 @@ class Metric:
 
     @property
     def is_rate(self) -> bool:
-        return "/s" in self.name
+        return is_rate_unit(self.name)
+
+
+_PER_SECOND = {"s", "sec", "secs", "second", "seconds"}
+_TIMES = {"s", "ms", "us", "µs", "ns", "sec", "secs", "second", "seconds", "min", "h"}
+
+
+def is_rate_unit(unit: str) -> bool:
+    """Per second in the denominator and not a time over it: `tokens/s` yes, `ms/step` and `s/s` no."""
+    numerator, slash, denominator = unit.strip().lower().rpartition("/")
+    return bool(slash) and denominator.strip() in _PER_SECOND and numerator.strip() not in _TIMES
 
 
 def compile_metric(text: str) -> Metric:
@@ -54,7 +66,7 @@ def parse(line: str, metrics: tuple[Metric, ...]) -> Reading | None:
     if not values:
         return None
     step, epoch = values.get("step"), values.get("epoch")
-    rate_name = next((n for n in values if "/s" in n), None)
+    rate_name = next((n for n in values if is_rate_unit(n)), None)
     return Reading(
         source=SOURCE, kind=TRAIN,
         count=int(step) if step is not None and step.is_integer() else None,
