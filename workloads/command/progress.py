@@ -120,9 +120,11 @@ class Tracker:
             if r.bar != self.bar:
                 return None
             if self.last is not None:
-                count, _, epoch = self.last
+                count, total, epoch = self.last
                 if r.count < count or (r.epoch is not None and epoch is not None and r.epoch != epoch):
-                    self.offset += count  # a new pass of the same bar: steps go on from the last one done
+                    # a new pass of the same bar: steps go on from the pass's end, its total where the line gave
+                    # one (timm and torchvision log every Nth batch, so the last one logged is not the last done)
+                    self.offset += max(count, total or 0)
             self.last = (r.count, r.total, r.epoch)
             # a pass at 0 has done nothing: it starts the pass (above), it is not the last pass's end again
             return self.offset + r.count if r.count > 0 else None

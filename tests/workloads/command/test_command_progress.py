@@ -155,3 +155,17 @@ def test_a_loss_printed_without_tqdm_write_stays_with_the_count_drawn_before_it(
     tracker.see(read(" 60%|######    | 6/10 [00:06<00:04, 46.00it/s]"))
     tracker.flush()
     assert [(s, f.get("loss")) for s, f in steps] == [(5, 0.4), (6, None)]
+
+
+def test_a_pass_whose_last_batch_is_not_logged_ends_at_its_total():
+    """A script that logs every 50th batch and not the last (timm's lines, the epoch's 134/135 left out): the
+    next epoch's steps go on from the total every line carries (135), not from the last batch logged."""
+    timm = (FIXTURES / "logs" / "timm-1.txt").read_text(encoding="utf-8").split("\n")
+    train = [line for line in timm if line.startswith("Train: 62 [") and "134/135" not in line]
+    lines = train + [line.replace("Train: 62", "Train: 63") for line in train]
+    steps: list[int] = []
+    tracker = Tracker(emit_step=lambda step, **fields: steps.append(step), clock=lambda: 0.0)
+    for line in lines:
+        tracker.see(read(line))
+    tracker.result()
+    assert steps == [1, 51, 101, 136, 186, 236]
