@@ -147,7 +147,13 @@ class Step(Event):
         if self.loss is not None:
             parts.append(f"loss {self.loss:.4f}")
         if self.throughput is not None:
-            parts.append(f"{self.throughput:.1f} {self.unit or 'items/s'} {self.rate_span('this', 'over the last')}")
+            told = self.extra.get("rate_as")
+            unit = self.unit or "items/s"
+            if isinstance(told, str) and told.endswith("written as seconds per item") and self.throughput > 0:
+                # the log wrote s/it: shown as it wrote it, 10.0 s/it, not 0.1 it/s
+                parts.append(f"{_rate_digits(1 / self.throughput)} s/{unit.removesuffix('/s')} ({told})")
+            else:
+                parts.append(f"{_rate_digits(self.throughput)} {unit} {self.rate_span('this', 'over the last')}")
         if self.step_s is not None:
             parts.append(f"{self.noun} {self.step_s * 1000:.1f} ms")
         if self.data_wait_s is not None:
@@ -356,3 +362,8 @@ def parse_line(line: str | bytes) -> Event:
     except RecursionError:  # "[[[[..." thousands deep: the decoder gives up before any depth check could
         raise MalformedLine("not JSON: nested too deep to decode") from None
     return from_dict(data)
+
+
+def _rate_digits(value: float) -> str:
+    """One decimal, but three significant digits below 1: 0.05 it/s must not read 0.1 (or 0.0)."""
+    return f"{value:.3g}" if 0 < abs(value) < 1 else f"{value:.1f}"

@@ -170,6 +170,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         emitter.result(_result(tracker, printed, understood, None, _stop_leftovers(job), watch))
         raise
     copy.flush()
+    if printed and not understood:
+        log("[cardbench] no line of the command's output was read as progress (tqdm, HF Trainer, Lightning, timm "
+            "and torchvision are known): name your figures with --metric NAME=REGEX, e.g. "
+            "--metric 'loss=loss: ([0-9.]+)' --metric 'tokens/s=([0-9.]+) tok/s'")
     job.release()
     code = job.process.poll() if job.process else None
     emitter.result(_result(tracker, printed, understood, code, _stop_leftovers(job), watch))

@@ -23,7 +23,7 @@ def test_tqdm_bars_give_count_total_loss_and_rate_in_both_its_rate_forms():
         ("tqdm", 499, 5000, 0.9962, 1.30, "it/s")
     slow = read(log[5])  # `500/5000 [06:29<1:22:40,  1.10s/it, ...]`: seconds per item, read as items per second
     assert slow.count == 500 and slow.unit == "it/s" and slow.rate == pytest.approx(1 / 1.10)
-    assert slow.rate_as == "tqdm's smoothed rate"
+    assert slow.rate_as == "tqdm's smoothed rate, written as seconds per item"   # shown again as s/it
     assert slow.values["tok/s"] == 27851.7  # the postfix's other figures are kept
     assert read(log[4]) is None and read(log[7]) is None  # `📝 Sample ...`, `💾 Saved checkpoint ...`
 

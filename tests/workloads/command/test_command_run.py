@@ -206,3 +206,21 @@ def test_help_is_the_workloads_own_on_stdout(command_workload, tmp_path, capsys)
     out = capsys.readouterr().out
     assert out.startswith("usage: cardbench run command [-h]") and "-- CMD [ARGS...]" in out
     assert "--metric NAME=REGEX" in out and "--device" in out and not (tmp_path / "runs").exists()
+
+
+def test_slow_and_fractional_rates_read_as_the_log_wrote_them(command_workload, tmp_path, capsys):
+    """0.05 it/s is not "0.1 it/s"; a bar that printed 10.00s/it is shown in s/it; a log nothing understood ends
+    with a line that says how to name its figures."""
+    runs = tmp_path / "runs"
+    script = ("printf 'Epoch 1:  10%%|#         | 1/10 [00:20<03:00, 20.00s/it]\\n"
+              "Epoch 1:  20%%|##        | 2/10 [00:40<02:40, 0.05it/s]\\n'")
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", "sh", "-c", script]) == 0
+    log = (next(runs.iterdir()) / "run.log").read_text()
+    assert "20.0 s/it (tqdm's smoothed rate, written as seconds per item)" in log
+    assert "0.05 it/s" in log and "0.1 it/s" not in log
+    assert "--metric NAME=REGEX" not in log
+    capsys.readouterr()
+    runs2 = tmp_path / "runs2"
+    assert cli.main(["run", "--runs-dir", str(runs2), "command", "--", "echo", "hello, no progress here"]) == 0
+    log = (next(runs2.iterdir()) / "run.log").read_text()
+    assert "no line of the command's output was read as progress" in log and "--metric NAME=REGEX" in log

@@ -15,6 +15,7 @@ from workloads.command.parsers.reading import EVAL, EVAL_WORDS, TRAIN, Reading, 
 
 SOURCE = "tqdm"
 RATE_AS = "tqdm's smoothed rate"
+WRITTEN_AS_SECONDS = "written as seconds per item"   # protocol.Step shows such a rate as s/it again
 _SI = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _COUNT = r"\d+(?:\.\d+)?[kMGT]?"
 # `1.30it/s`, `?it/s`, `12.3kB/s`, or `1.10s/it`
@@ -85,13 +86,15 @@ def bar(line: str) -> tuple[str, Reading] | None:
     # `Training: `, and `Epoch 2: : ` before a count with no total
     desc = line[:m.start()].strip().rstrip(":").strip().rstrip(":").strip()
     rate, unit = _rate(m)
+    # a slow bar prints seconds per item: say the rate was read from that, as the log wrote it
+    rate_as = f"{RATE_AS}, {WRITTEN_AS_SECONDS}" if m.group("spi") else RATE_AS
     values = postfix_values(m.group("postfix"))
     total = _count(m.group("total")) if "total" in m.re.groupindex and m.group("total") != "?" else None
     kind = EVAL if EVAL_WORDS.search(desc) else TRAIN
     # the bar's identity: its description without numbers (`Epoch 3` is `Epoch #`) and its total
     key = f"{re.sub(r'[0-9]+', '#', desc)}|{total}"
     return desc, Reading(source=SOURCE, kind=kind, count=_count(m.group("n")), total=total, loss=loss_of(values),
-                         rate=rate, unit=unit, rate_as=RATE_AS, bar=key, values=values)
+                         rate=rate, unit=unit, rate_as=rate_as, bar=key, values=values)
 
 
 def parse(line: str) -> Reading | None:
