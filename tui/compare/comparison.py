@@ -185,7 +185,7 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
                       for s, r in zip(sides, runs)]
         verdicts = [None if i == baseline else
                     verdict(sides[i].label, base.label, title, r.value if r else None, sides[i].price_per_hour,
-                            base.price_per_hour, currency)
+                            base.price_per_hour, currency, uncertainty=r.uncertainty if r else None)
                     for i, r in enumerate(headline.ratios)]
         unit = next((r.summary.headline_unit for r in runs if r is not None), spec.unit)  # your own job's it/s
         compared.append(WorkloadComparison(workload, title, unit, headline, runs, metrics,

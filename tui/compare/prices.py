@@ -55,24 +55,40 @@ class Verdict:
     throughput_ratio: float
     price_ratio: float
     currency: str
+    uncertainty: float | None = None   # the throughput ratio's ± (tui.compare.ratio), the table's own
 
     @property
     def performance_per_price(self) -> float:
         return self.throughput_ratio / self.price_ratio
 
+    @property
+    def same_speed(self) -> bool:
+        """The throughputs are equal within the noise: the table's 'same within ±' said in the sentence too."""
+        margin = self.uncertainty or 0.0
+        return self.throughput_ratio - margin <= 1.0 <= self.throughput_ratio + margin
+
     def line(self, lang: str = "en") -> str:
-        """The verdict in a sentence; percentages and the factor rounded as written, from the unrounded figures."""
+        """The verdict in a sentence, with the ± the table beside it gives; percentages and the factor rounded as
+        written, from the unrounded figures."""
         tp, price, ppp = round(self.throughput_ratio * 100), round(self.price_ratio * 100), self.performance_per_price
+        spread = self.uncertainty / self.price_ratio if self.uncertainty is not None else None
+        tp_pm = f" ± {round(self.uncertainty * 100)}" if self.uncertainty is not None else ""
+        ppp_pm = f" ± {spread:.2f}" if spread is not None else ""
         unit = unit_name(self.currency, lang)
         if lang == "zh":
-            return (f"{self.compared} 的 {self.workload_title} 吞吐量是 {self.baseline} 的 {tp} %，价格是其 "
-                    f"{price} %：每{unit}性能为 {ppp:.2f} 倍")
-        return (f"{self.compared} reaches {tp} % of {self.baseline}'s {self.workload_title} throughput at "
-                f"{price} % of its price: {ppp:.2f}x the performance per {unit}")
+            same = "；两者吞吐量在误差内相当，差别在价格" if self.same_speed and self.uncertainty else ""
+            return (f"{self.compared} 的 {self.workload_title} 吞吐量是 {self.baseline} 的 {tp}{tp_pm} %，价格是其 "
+                    f"{price} %：每{unit}性能为 {ppp:.2f}{ppp_pm} 倍{same}")
+        same = ("; the throughputs are the same within the noise, so the difference is the price"
+                if self.same_speed and self.uncertainty else "")
+        return (f"{self.compared} reaches {tp}{tp_pm} % of {self.baseline}'s {self.workload_title} throughput at "
+                f"{price} % of its price: {ppp:.2f}{ppp_pm}x the performance per {unit}{same}")
 
 
 def verdict(compared_label: str, baseline_label: str, title: str, throughput_ratio: float | None,
-            compared_price: float | None, baseline_price: float | None, currency: str) -> Verdict | None:
+            compared_price: float | None, baseline_price: float | None, currency: str,
+            uncertainty: float | None = None) -> Verdict | None:
     if throughput_ratio is None or not compared_price or not baseline_price:
         return None
-    return Verdict(compared_label, baseline_label, title, throughput_ratio, compared_price / baseline_price, currency)
+    return Verdict(compared_label, baseline_label, title, throughput_ratio, compared_price / baseline_price, currency,
+                   uncertainty)

@@ -75,8 +75,9 @@ def test_bundles_of_unlike_runs_are_refused_and_alike_ones_give_ratio_and_verdic
     (w,) = json.loads(out)["workloads"]
     ratio = w["headline"]["ratios"]["B"]
     assert ratio["ratio"] == pytest.approx(SLOW_DOWN) and ratio["uncertainty"] > 0
-    assert w["verdicts"]["B"] == ("B reaches 78 % of A's ResNet-50 throughput at 59 % of its price: "
-                                  "1.32x the performance per yuan")
+    pm = ratio["uncertainty"]
+    assert w["verdicts"]["B"] == (f"B reaches 78 ± {round(pm * 100)} % of A's ResNet-50 throughput at 59 % of its "
+                                  f"price: 1.32 ± {pm / (6.5 / 11):.2f}x the performance per yuan")
 
     # a bundle reads as the run it was made from: the same figures, the same spread
     code, out, err = cardbench("compare", a, small, "--json")

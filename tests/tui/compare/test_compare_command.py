@@ -36,9 +36,11 @@ def test_ratio_uncertainty_and_the_price_verdict_match_a_hand_computation(compar
     assert ratio["ratio"] == pytest.approx(0.78)
     assert ratio["uncertainty"] == pytest.approx(0.78 * math.sqrt(2 * spread ** 2))
     assert ratio["verdict"] == "slower"
-    # 78 % of the throughput at 6.5/11 = 59.09 % of the price: 0.78 / 0.5909 = 1.32x per yuan
-    assert w["verdicts"]["B"] == ("B reaches 78 % of A's ResNet-50 throughput at 59 % of its price: "
-                                  "1.32x the performance per yuan")
+    # 78 % of the throughput at 6.5/11 = 59.09 % of the price: 0.78 / 0.5909 = 1.32x per yuan, each with the
+    # ratio's ± (0.0228 here: 2 %, and 0.0228 / 0.5909 = 0.04 on the factor)
+    pm = ratio["uncertainty"]
+    assert w["verdicts"]["B"] == (f"B reaches 78 ± {round(pm * 100)} % of A's ResNet-50 throughput at 59 % of its "
+                                  f"price: 1.32 ± {pm / (6.5 / 11):.2f}x the performance per yuan")
     assert w["prices"]["B"]["per_currency_unit"] == pytest.approx(780 * 3600 / 6.5)
     assert w["prices"]["A"]["cost_per_imagenet_epoch"] == pytest.approx(1_281_167 / 1000 * 11 / 3600)
 
@@ -130,7 +132,7 @@ def test_written_files_and_chinese(compare, store, tmp_path):
     written = {p.name for p in out_dir.iterdir()}
     assert {"compare.md", "compare.html", "compare.json"} <= written
     assert "compare.png" in written or "compare.png was not drawn" in out
-    assert "B 的 ResNet-50 吞吐量是 A 的 78 %，价格是其 59 %：每元性能为 1.32 倍" in out
+    assert "B 的 ResNet-50 吞吐量是 A 的 78 ± 2 %，价格是其 59 %：每元性能为 1.32 ± 0.03 倍" in out
     assert (out_dir / "compare.md").read_text(encoding="utf-8") == out
     assert "<table>" in (out_dir / "compare.html").read_text(encoding="utf-8")
 
@@ -192,3 +194,16 @@ def test_each_workload_is_compared_on_its_own_and_one_only_a_side_ran_is_said(st
     assert [w.workload for w in comparison.workloads] == ["resnet50"]
     assert "generate: only A ran it; not compared" in comparison.note_lines()
     assert build([b, a]).note_lines() == ["generate: A ran it and the baseline B did not; not compared"]
+
+
+def test_the_verdict_carries_the_tables_uncertainty_and_says_when_speeds_are_the_same(compare, store):
+    """The table said "1.02 ± 0.12, same within ±" while the bold line claimed B reached 102 %: the sentence now
+    says the same as the table."""
+    noisy = [1000.0, 800.0, 1200.0, 1000.0, 850.0, 1150.0]
+    a, b = resnet_like(store, noisy), resnet_like(store, [r * 1.02 for r in noisy])
+    code, out, err = compare(a, b, "--price", "A=11", "--price", "B=6.5", "--currency", "CNY")
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("- **B reaches"))
+    assert "B reaches 102 ± " in line and "x the performance per yuan" in line
+    assert "the throughputs are the same within the noise, so the difference is the price" in line
+    assert "same within ±" in out
