@@ -318,6 +318,27 @@ async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir,
     assert any("export: writing" in line for line in app.log_pane.lines_text)
 
 
+async def test_the_e_key_s_bundle_uses_the_trial_s_kept_price(runs_dir, tmp_path, monkeypatch):
+    """`cardbench trial --price-per-hour` priced the headless export but not the workbench's: now both, credited to
+    the trial (issue 22.9)."""
+    from tui.trial import config as trial_config
+
+    monkeypatch.setenv(trial_config.ENV_VAR, str(tmp_path / "config.json"))   # this test's own config
+    trial_config.save(trial_config.TrialConfig(ends=4e9, started=3.9e9, price_per_hour=6.5, currency="CNY"))
+    calls = []
+    import tui.report
+
+    monkeypatch.setattr(tui.report, "export_bundle", lambda *a, **k: calls.append(k) or tmp_path / "x.zip")
+    app = make_app(runs_dir, child_factory("steady.py", "2", "0.01"), export_dir=tmp_path / "out")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: app.state.status == "ok", what="the run")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: bool(calls), what="the export")
+    assert (calls[0]["price_per_hour"], calls[0]["currency"], calls[0]["price_from"]) == (6.5, "CNY", "trial")
+
+
 async def test_export_waits_for_the_active_run(runs_dir, tmp_path, monkeypatch):
     calls = []
     import tui.report

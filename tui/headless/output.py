@@ -82,10 +82,11 @@ def retry_hint(run_dirs: Sequence[Path]) -> str:
 
 
 def report_options(args: argparse.Namespace) -> dict[str, Any]:
-    price, currency = report_price(getattr(args, "price_per_hour", None), getattr(args, "currency", None) or "USD")
+    price, currency, price_from = report_price(getattr(args, "price_per_hour", None),
+                                               getattr(args, "currency", None) or "USD")
     if price is not None and not (math.isfinite(price) and price >= 0):
         raise BundleError(f"--price-per-hour must be a number of 0 or more (0 for a free trial), not {price}")
-    return {"price_per_hour": price, "currency": currency,
+    return {"price_per_hour": price, "currency": currency, "price_from": price_from,
             "lang": getattr(args, "lang", None) or "en"}
 
 

@@ -24,8 +24,12 @@ def export_in_background(app: Any, svg: str, run_dirs: Sequence[Path], output_di
 
         try:
             from tui.report import export_bundle  # at the first export, not at start-up
+            from tui.trial.config import report_price
 
-            path = export_bundle(list(run_dirs), output_dir, screenshot_svg=svg, progress=progress)
+            # the trial's kept price, as the headless export uses it (read here, off the UI thread)
+            price, currency, price_from = report_price(None, "USD")
+            path = export_bundle(list(run_dirs), output_dir, screenshot_svg=svg, progress=progress,
+                                 price_per_hour=price, currency=currency, price_from=price_from)
         except Exception as exc:  # noqa: BLE001 - a failed export is reported, the workbench stays up
             app.call_from_thread(log.say, f"export failed: {first_line(exc, typed=True)}", "bold red")
             return

@@ -96,6 +96,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
                   screenshot_svg: str | None = None, screenshot: Screenshot | None = None,
                   progress: Callable[[str], Any] | None = None,
                   price_per_hour: float | None = None, currency: str = "USD", lang: str = "en",
+                  price_from: str | None = "option",
                   doctor_checks: Sequence[Any] | None = None, doctor_note: str | None = None,
                   notes: Sequence[str] = (), sample: Any = None, environ: Mapping[str, str] | None = None,
                   screenshot_note: str | None = None) -> Path:
@@ -264,7 +265,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
         smi_png_error=smi_png_error, screenshot_png_error=screenshot_png_error, screenshot_note=screenshot_note,
         screenshot_caption=screenshot_caption,
         charts=chart_files, stability=stability, host_peaks=host_peaks, xid=xids,
-        price_per_hour=price_per_hour, currency=currency, notes=notes,
+        price_per_hour=price_per_hour, currency=currency, price_from=price_from, notes=notes,
         files=sorted([*bundle.files, "report.md", "report.html", "SHA256SUMS"]))
     blocks = contents.build(data)
     bundle.add_text("report.md", markdown.render(blocks))

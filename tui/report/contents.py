@@ -9,7 +9,7 @@ from typing import Any
 from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
 from tui.cpu_trap import doctor_count, is_cpu, listed_in
-from tui.formatting import NA, device_label, duration, fixed, is_number, nbytes, number, percent, rate, utc
+from tui.formatting import NA, device_label, duration, is_number, nbytes, number, percent, rate, utc
 from tui.report.charts import caption
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
 from tui.report.envinfo import EnvInfo
@@ -39,6 +39,7 @@ class ReportData:
     xid: XidReport
     price_per_hour: float | None
     currency: str
+    price_from: str | None = "option"               # tui.trial.config.PRICE_GIVEN or PRICE_KEPT
     notes: list[str] = field(default_factory=list)  # export-level problems and choices (scaled suite...)
     files: list[str] = field(default_factory=list)
     screenshot_caption: str = "screenshot_of"       # or "screenshot_redrawn": drawn from the runs on disk later
@@ -392,14 +393,21 @@ def _stability(data: ReportData, w: Words) -> list[Block]:
     return blocks
 
 
+def amount(value: float) -> str:
+    """Money as people write it: two decimals (1,309.90), three significant digits below one cent (0.000412)."""
+    return f"{value:,.2f}" if value == 0 or abs(value) >= 0.01 else f"{value:.3g}"
+
+
 def _cost(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("cost"))]
     if data.price_per_hour is None:
         return blocks + [Para(w("cost_none"))]
     cur = data.currency
-    blocks.append(Para(w("cost_intro", price=number(data.price_per_hour), currency=cur)))
+    intro = "cost_intro_trial" if data.price_from == "trial" else "cost_intro"
+    blocks.append(Para(w(intro, price=number(data.price_per_hour), currency=cur)))
+
     def money(v: Any) -> str:
-        return f"{fixed(v, 4)} {cur}" if is_number(v) else NA
+        return f"{amount(v)} {cur}" if is_number(v) else NA
 
     rows = []
     for s in data.summaries:

@@ -88,11 +88,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "bus": ("{name} (bus {bus})", "{name}（总线 {bus}）"),
     "not_reported": ("not reported by the device", "设备未报告"),
     "no_device_telemetry": ("No accelerator telemetry was recorded (no device, or no source could read it). "
-                            "Host peaks: CPU {cpu}, memory {mem}.",
-                            "没有记录到加速卡遥测（无设备或无可用数据源）。主机峰值：CPU {cpu}，内存 {mem}。"),
+                            "The whole host, all processes, at its peak: CPU {cpu}, memory in use {mem}.",
+                            "没有记录到加速卡遥测（无设备或无可用数据源）。整台主机（所有进程）的峰值：CPU {cpu}，已用内存 {mem}。"),
     "cpu_run_telemetry": ("The runs ran on the CPU: the listed cards' readings are not their data, so no device row is "
-                          "shown. Host peaks: CPU {cpu}, memory {mem}.",
-                          "负载在 CPU 上运行：所列加速卡的读数不属于这些运行，因此不列出设备。主机峰值：CPU {cpu}，内存 {mem}。"),
+                          "shown. The whole host, all processes, at its peak: CPU {cpu}, memory in use {mem}.",
+                          "负载在 CPU 上运行：所列加速卡的读数不属于这些运行，因此不列出设备。整台主机（所有进程）的峰值：CPU {cpu}，"
+                          "已用内存 {mem}。"),
     "xid_none": ("Xid events: none in the kernel log ({note}).", "Xid 事件：内核日志中没有（{note}）。"),
     "xid_some": ("Xid events in the kernel log ({note}): {counts}.", "内核日志中的 Xid 事件（{note}）：{counts}。"),
     "xid_unreadable": ("Xid events: {note}.", "Xid 事件：{note}。"),
@@ -101,6 +102,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "cost": ("Cost", "成本"),
     "cost_intro": ("At {price} {currency} per hour (given with `--price-per-hour`), from the measured rates:",
                    "按每小时 {price} {currency}（`--price-per-hour` 给出）和实测速率计算："),
+    "cost_intro_trial": ("At {price} {currency} per hour (the trial's price, kept by `cardbench trial`), from the "
+                         "measured rates:",
+                         "按每小时 {price} {currency}（试用价格，由 `cardbench trial` 保存）和实测速率计算："),
     "cost_none": ("Give the instance price with `--price-per-hour PRICE --currency CUR` to see the cost per epoch "
                   "and per million tokens.",
                   "使用 `--price-per-hour 价格 --currency 币种` 给出实例价格，即可看到每个 epoch 和每百万 token 的成本。"),

@@ -166,10 +166,16 @@ def parse_time(text: str) -> float:
     return moment.astimezone(timezone.utc).timestamp()
 
 
-def report_price(price: float | None, currency: str) -> tuple[float | None, str]:
-    """The price the report's costs use: the one given on the command line, else the trial's kept list price
-    (with its currency), so `cardbench --export-report` needs no --price-per-hour after `cardbench trial`."""
+PRICE_GIVEN, PRICE_KEPT = "option", "trial"   # where a report's price came from, for the sentence that quotes it
+
+
+def report_price(price: float | None, currency: str) -> tuple[float | None, str, str | None]:
+    """(price, currency, where from) for the report's costs: the one given on the command line (PRICE_GIVEN), else
+    the trial's kept list price with its currency (PRICE_KEPT), so `cardbench --export-report` and the `e` key
+    need no --price-per-hour after `cardbench trial`; (None, currency, None) when there is none."""
     if price is not None:
-        return price, currency
+        return price, currency, PRICE_GIVEN
     kept = load_quietly()
-    return (kept.price_per_hour, kept.currency) if kept.price_per_hour is not None else (None, currency)
+    if kept.price_per_hour is not None:
+        return kept.price_per_hour, kept.currency, PRICE_KEPT
+    return None, currency, None

@@ -103,10 +103,10 @@ def test_the_header_gives_up_the_end_time_before_any_figure_when_narrow():
 
 
 def test_the_report_uses_the_kept_price_unless_one_is_given(cfg):
-    assert trial_config.report_price(None, "USD") == (None, "USD")
+    assert trial_config.report_price(None, "USD") == (None, "USD", None)
     trial_config.save(trial_config.TrialConfig(ends=NOW, price_per_hour=6.5, currency="CNY"))
-    assert trial_config.report_price(None, "USD") == (6.5, "CNY")
-    assert trial_config.report_price(2.0, "EUR") == (2.0, "EUR")
+    assert trial_config.report_price(None, "USD") == (6.5, "CNY", "trial")
+    assert trial_config.report_price(2.0, "EUR") == (2.0, "EUR", "option")
 
 
 @pytest.mark.parametrize("argv, said", [

@@ -1,0 +1,45 @@
+"""The report's cost section says where its price came from, in money's own precision, and the host's peaks say
+they are the whole host's (issue 22.9)."""
+import re
+import zipfile
+
+from report_runs import generate_run, resnet_run
+from tui.report import export_bundle, png
+from tui.report.contents import amount
+from tui.runs import RunStore
+
+
+def _report(tmp_path, **options) -> str:
+    store = RunStore(tmp_path / "runs")
+    runs = [resnet_run(store), generate_run(store)]
+    path = export_bundle(runs, tmp_path / "out", screenshot_svg=png.terminal_svg("cardbench", "cardbench"),
+                         doctor_checks=[], **options)
+    with zipfile.ZipFile(path) as zf:
+        return zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
+
+
+def test_a_trial_s_kept_price_is_credited_to_the_trial_not_to_an_option_never_given(tmp_path):
+    md = _report(tmp_path, price_per_hour=6.5, currency="CNY", price_from="trial")
+    assert "At 6.5 CNY per hour (the trial's price, kept by `cardbench trial`)" in md
+    assert "given with `--price-per-hour`" not in md
+    md = _report(tmp_path / "given", price_per_hour=6.5, currency="CNY", price_from="option")
+    assert "At 6.5 CNY per hour (given with `--price-per-hour`)" in md
+
+
+def test_costs_are_money_with_two_decimals_and_tiny_ones_keep_their_digits(tmp_path):
+    assert (amount(1309.90213), amount(0.5), amount(0.000412345), amount(0.0)) == ("1,309.90", "0.50", "0.000412",
+                                                                                    "0.00")
+    md = _report(tmp_path, price_per_hour=6.5, currency="CNY", price_from="option")
+    cost = md.split("## Cost", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"\d\.\d{2} CNY", cost) and not re.search(r"\.\d{4} CNY", cost), cost
+
+
+def test_host_peaks_say_they_are_the_whole_host_s(tmp_path):
+    """"Host peaks: ... memory 23.5 GiB" read as the workload's; it is every process's on the machine."""
+    run = resnet_run(RunStore(tmp_path / "runs"), with_device=False)
+    path = export_bundle([run], tmp_path / "out", screenshot_svg=png.terminal_svg("x", "x"), doctor_checks=[])
+    with zipfile.ZipFile(path) as zf:
+        md = zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
+    stability = md.split("## Stability", 1)[1].split("\n## ", 1)[0]
+    assert "The whole host, all processes, at its peak: CPU" in stability and "memory in use" in stability
+    assert "Host peaks" not in stability
