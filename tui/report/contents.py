@@ -57,8 +57,10 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     tp = s.throughput
     if tp.median is not None:
         key = "median_of_token_steps" if spec.counts == "tokens" else "median_of_steps"
+        runs, warmup = m.get("repeat"), (s.config or {}).get("warmup")
         parts.append(w(key, n=tp.n, median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
-                       skipped=tp.skipped))
+                       skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
+                       warmup=warmup if isinstance(warmup, int) else NA))
     if m.get("bandwidth_fraction") is not None:
         parts.append(w("bw_bound", fraction=percent(m.get("bandwidth_fraction")),
                        read=number(m.get("device_read_gbps"), 3), bound=number(m.get(f"bound_{spec.headline}"), 3),

@@ -160,10 +160,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "doctor_from_run": ("The doctor's checks are those recorded with run {run}.", "体检结果取自运行 `{run}` 的记录。"),
     "from_disk": ("Built from runs on disk with `cardbench export --run`.",
                   "由磁盘上的运行记录经 `cardbench export --run` 生成。"),
-    "median_of_token_steps": ("per-token rate (1 / decode latency) over {n} steps: median {median} (mean {mean}, "
-                              "p90 {p90}); the headline is all tokens over all time, prefill and sampling included",
-                              "逐 token 速率（1/解码延迟），{n} 步：中位数 {median}（均值 {mean}，p90 {p90}）；"
-                              "标题数字为全部 token 除以全部时间（含预填充与采样）"),
+    "median_of_token_steps": ("the headline is each sequence's decode steps over their time (sampling included; the "
+                              "prompt's prefill is in the time to first token), the median of {runs} timed run(s) "
+                              "after {warmup} untimed warm-up tokens; the steps are {n} windows of those runs: median "
+                              "{median} (mean {mean}, p90 {p90})",
+                              "标题数字为每条序列的解码步数除以其用时（含采样；提示词的预填充计入首 token 时间），取 {runs} "
+                              "次计时运行的中位数，运行前有 {warmup} 个不计时的预热 token；各步为这些运行中的 {n} 个窗口："
+                              "中位数 {median}（均值 {mean}，p90 {p90}）"),
     "median_of_steps": ("median of {n} steps {median} (mean {mean}, p90 {p90}; first {skipped} left out as warm-up)",
                         "{n} 步中位数 {median}（均值 {mean}，p90 {p90}；前 {skipped} 步为预热未计入）"),
     "bw_bound": ("{fraction} of the device's read bandwidth ({read} GB/s); bound {bound} {unit}",
