@@ -43,3 +43,26 @@ def test_host_peaks_say_they_are_the_whole_host_s(tmp_path):
     stability = md.split("## Stability", 1)[1].split("\n## ", 1)[0]
     assert "The whole host, all processes, at its peak: CPU" in stability and "memory in use" in stability
     assert "Host peaks" not in stability
+
+
+def test_the_gpt2_row_defines_its_headline_once(tmp_path):
+    """Its row said "the headline is all tokens over all time" beside a label that says "median after warm-up"
+    (issue 22.10): one definition, the one measure.py computes."""
+    store = RunStore(tmp_path / "runs")
+    run = store.create("generate", ["--tokens", "64", "--repeat", "3", "--warmup", "8"])
+    from workloads import protocol
+
+    run.append(protocol.Start(t=1.0, workload="generate", device="Fake GPU 80GB",
+                              config={"dtype": "bf16", "batch_size": 1, "tokens": 64, "warmup": 8}))
+    for i in range(1, 5):
+        run.append(protocol.Step(t=1.0 + i, step=16 * i, throughput=120.0 + i, unit="tokens/s", step_s=0.008))
+    run.append(protocol.Result(t=9.0, metrics={"tokens_per_s": 121.5, "repeat": 3, "tokens": 64, "batch_size": 1}))
+    run.append(protocol.End(t=10.0, status="ok", exit_code=0))
+    run.close()
+    path = export_bundle([run.path], tmp_path / "out", screenshot_svg=png.terminal_svg("x", "x"), doctor_checks=[])
+    with zipfile.ZipFile(path) as zf:
+        md = zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
+    row = next(line for line in md.splitlines() if line.startswith("| GPT-2 token generation |"))
+    assert "all tokens over all time" not in row
+    assert "the median of 3 timed run(s) after 8 untimed warm-up tokens" in row
+    assert "prefill is in the time to first token" in row
