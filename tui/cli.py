@@ -90,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="as JSON")
 
     export = sub.add_parser("export", help="build a report bundle from runs already on disk")
-    export.add_argument("--run", dest="runs", action="append", metavar="DIR", required=True,
-                        help="a run directory (repeatable)")
+    export.add_argument("--run", dest="runs", action="extend", nargs="+", metavar="DIR", required=True,
+                        help="run directories: --run A B C, or --run A --run B")
     export.add_argument("-o", "--output", metavar="DIR", help="where the bundle goes (default: .)")
     # the report options also after `export`; SUPPRESS keeps a value given before the command
     export.add_argument("--price-per-hour", type=float, metavar="PRICE", default=argparse.SUPPRESS,

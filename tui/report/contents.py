@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -282,11 +284,53 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
             blocks += [Image(path, caption(title, w.lang)) for title, path in charts]
         else:
             blocks.append(Para(w("no_chart_data")))
-        if s.metrics:
-            shown = {k: v for k, v in s.metrics.items() if not isinstance(v, (dict, list)) or len(str(v)) < 200}
-            blocks.append(Heading(4, w("other_metrics")))
-            blocks.append(Code("\n".join(f"{k} = {v}" for k, v in shown.items())))
+        others = _other_metrics(s, {m.key for m in listed}, w)
+        if others:
+            blocks += [Heading(4, w("other_metrics")), Table([w("metric"), w("value")], others)]
     return blocks
+
+
+# a result's key names its unit (the workloads' one convention): `<noun>_per_s` a rate of that noun wherever it
+# stands (`images_per_s_min`), else by its ending; the value is shown in it
+_PER_S = re.compile(r"([a-z]+)_per_s(?:_|$)")
+_UNIT_ENDINGS = (("_bytes", "bytes"), ("_gbps", "GB/s"), ("_tflops", "TFLOP/s"), ("fraction", "fraction"),
+                 ("_pct", "%"), ("_s", "seconds"))
+
+
+def _other_metrics(s: WorkloadSummary, shown: set[str], w: Words) -> list[list[str]]:
+    """Every result figure the table above does not show, labelled (the spec's label, else its key as written) and
+    in its unit; N/A for a missing one, never a bare None or a 16-digit float."""
+    spec = registry.spec_for(s.workload)
+    rows = []
+    for key, value in s.metrics.items():
+        if key in shown or isinstance(value, dict) or (isinstance(value, list) and len(str(value)) > 200):
+            continue
+        metric = spec.metric(key)
+        label = metric.label(w.lang) if metric is not None else w.quote(key)
+        rows.append([label, _figure(key, value)])
+    return rows
+
+
+def _figure(key: str, value: Any) -> str:
+    if value is None:
+        return NA
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(_figure(key, v) for v in value) or "none"
+    if not is_number(value):
+        return str(value)
+    per_s = _PER_S.search(key)
+    if per_s:
+        return rate(value, f"{per_s.group(1)}/s")
+    unit = next((u for end, u in _UNIT_ENDINGS if key.endswith(end)), None)
+    if unit == "bytes":
+        return nbytes(value)
+    if unit == "seconds":
+        return duration(value)
+    if unit == "fraction":
+        return percent(value)
+    return f"{number(value)} {unit}".rstrip() if unit else number(value)
 
 
 def _said(word: Any, lang: str) -> str:

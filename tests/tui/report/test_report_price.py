@@ -66,3 +66,27 @@ def test_the_gpt2_row_defines_its_headline_once(tmp_path):
     assert "all tokens over all time" not in row
     assert "the median of 3 timed run(s) after 8 untimed warm-up tokens" in row
     assert "prefill is in the time to first token" in row
+
+
+def test_every_result_figure_is_labelled_with_its_unit_not_dumped(tmp_path):
+    """The "All result metrics" block was `key = value` lines: `ttft_s = 0.204310668999`, `x = None` (issue 22.11)."""
+    md = _report(tmp_path, price_per_hour=None)
+    sections = [part.split("\n#", 1)[0] for part in md.split("#### All result metrics")[1:]]
+    assert sections
+    for section in sections:
+        assert " = " not in section and "None" not in section
+        assert not re.search(r"\d\.\d{6,}", section), section   # no float printed with all its digits
+        assert section.lstrip().startswith("| metric | value |")
+
+
+def test_export_takes_several_runs_after_one_run_option(tmp_path, capsys):
+    """The README's `cardbench export --run DIR...` failed: the option had to be repeated (issue 22.12)."""
+    from tui import cli
+
+    store = RunStore(tmp_path / "runs")
+    a, b = resnet_run(store), generate_run(store)
+    assert cli.main(["export", "--run", str(a), str(b), "-o", str(tmp_path / "out")]) == 0
+    (path,) = (tmp_path / "out").glob("*.zip")
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+    assert any(a.name in n for n in names) and any(b.name in n for n in names)
