@@ -15,6 +15,8 @@ of training.
 
 from __future__ import annotations
 
+import shlex
+
 from workloads import registry
 from workloads.spec import Param
 
@@ -104,7 +106,8 @@ def start_question(workload: str, values: dict[str, str]) -> str | None:
     lines = unusual(workload, values)
     if not lines:
         return None
-    command = " ".join([workload, *build_args(workload, values)])
+    # as a shell would read it back: a value with a space or a quote is one argument, and is shown as one
+    command = shlex.join(["cardbench", "run", workload, *build_args(workload, values)])
     return "\n".join([*lines, "", f"this would run: {command}",
                       "(keys typed in one burst can land in the next field: check each value)"])
 

@@ -141,6 +141,19 @@ def test_a_value_far_above_the_usual_is_asked_about_with_the_whole_command():
         start_question("resnet50", burst | {"batch_size": "0"})
 
 
+def test_the_asked_command_line_is_shell_quoted():
+    """A value with a space is one argument: the dialog shows it quoted, as it would run (issue 22.12d)."""
+    import shlex
+
+    from tui.launch import start_question
+
+    question = start_question("resnet50", defaults("resnet50") | {"epochs": "13064", "data": "/data/my set"})
+    line = next(x for x in question.splitlines() if x.startswith("this would run: "))
+    argv = shlex.split(line.removeprefix("this would run: "))
+    assert argv[:3] == ["cardbench", "run", "resnet50"] and "/data/my set" in argv
+    assert "'/data/my set'" in line
+
+
 def test_a_bound_the_spec_declares_wins_over_the_factor():
     from types import SimpleNamespace
 
