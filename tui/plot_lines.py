@@ -133,6 +133,10 @@ def _decimals(values: Sequence[float]) -> int:
     return 7
 
 
+# the least span of a y axis, as a share of its largest value's magnitude
+FLAT_SPAN = 0.05
+
+
 def y_axis(lo: float, hi: float, rows: int) -> Axis:
     """Limits and round-number ticks for data from ``lo`` to ``hi`` on a canvas of ``rows`` rows.
 
@@ -150,6 +154,14 @@ def y_axis(lo: float, hi: float, rows: int) -> Axis:
     if hi == lo:   # a flat line: a unit around it, so it is drawn mid-plot and labelled
         pad = abs(lo) * 0.5 or 1.0
         lo, hi = lo - pad, hi + pad
+    least = FLAT_SPAN * max(abs(lo), abs(hi))
+    if hi - lo < least:
+        # a rate that wanders by 0.5 % (1.990-2.000) drawn over the whole height reads as a ramp: the axis spans
+        # at least FLAT_SPAN of the values, so what is flat looks flat; a range of positive data stays positive
+        positive, mid = lo >= 0, (lo + hi) / 2
+        lo, hi = mid - least / 2, mid + least / 2
+        if positive and lo < 0:
+            lo, hi = 0.0, hi - lo
     if rows < 2:
         return Axis(lo, hi, (), ())
     span = hi - lo

@@ -203,3 +203,17 @@ async def test_the_right_axis_labels_sit_on_their_rows_too(height):
     for (_, marker), line in zip(line_styles(len(lines))[4:], lines[4:]):
         value = float(line.label.split()[1])
         assert rows_with(rows, marker) == {next(r for r, v in labels.items() if v == value)}, (line.label, rows)
+
+
+def test_a_flat_rate_is_drawn_flat_not_as_a_ramp():
+    """1.990-2.000 over the whole height made a steady rate look like a climb (issue 22.12f): the axis spans at
+    least 5 % of the values, so a 0.5 % wander takes a tenth of the plot."""
+    from tui.plot_lines import y_axis
+
+    axis = y_axis(1.990, 2.000, 10)
+    assert axis.hi - axis.lo >= 0.1 - 1e-9 and axis.lo <= 1.990 and axis.hi >= 2.000
+    assert (2.000 - 1.990) / (axis.hi - axis.lo) <= 0.1 + 1e-9
+    wide = y_axis(0.0, 100.0, 10)   # a range wider than that is untouched
+    assert wide.lo == 0.0 and wide.hi >= 100.0
+    small = y_axis(0.0, 0.001, 10)   # positive data near zero: the axis stays on the positive side
+    assert small.lo >= 0.0
