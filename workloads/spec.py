@@ -183,10 +183,12 @@ class WorkloadSpec:
     def metric(self, key: str) -> Metric | None:
         return next((m for m in self.metrics if m.key == key), None)
 
-    def headline_label(self, lang: str = "en") -> str:
-        """The headline's label, which says which figure it is: 'images/s (median after warm-up)'."""
+    def headline_label(self, lang: str = "en", unit: str | None = None) -> str:
+        """The headline's label, which says which figure it is: 'images/s (median after warm-up)'. A workload
+        whose unit is the run's own (your job's it/s) is given it: 'it/s, throughput the log printed (...)'."""
         metric = self.metric(self.headline)
-        return metric.label(lang) if metric else self.unit
+        label = metric.label(lang) if metric else self.unit
+        return f"{unit}, {label}" if unit and not self.unit and metric else label
 
     def steps_planned(self, args: Sequence[str], config: Mapping[str, Any] | None = None) -> int | None:
         """Steps the run will count up to, when knowable: the start event's ``total_steps`` first."""

@@ -89,7 +89,8 @@ def result_line(name: str, outcome: Outcome) -> str:
     m = outcome.result.metrics
     bits = []
     if isinstance(m.get(spec.headline), (int, float)):
-        bits.append(rate(m[spec.headline], spec.headline_label()))
+        unit = m.get("throughput_unit") if isinstance(m.get("throughput_unit"), str) else None
+        bits.append(rate(m[spec.headline], spec.headline_label(unit=unit)))
     for metric in spec.line_metrics:
         value = m.get(metric.key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -65,7 +65,8 @@ def _result_glance(result: dict, spec: WorkloadSpec) -> str:
     keys = [k for k in _glance(spec) if k in result] or list(result)[:4]
     lines = ""
     if keys[0] == spec.headline:
-        lines += f"\n{_glance_value(result, keys.pop(0))} {spec.headline_label()}"
+        unit = result.get("throughput_unit") if isinstance(result.get("throughput_unit"), str) else None
+        lines += f"\n{_glance_value(result, keys.pop(0))} {spec.headline_label(unit=unit)}"
     if keys:
         lines += "\n" + "  ".join(f"{k}={_glance_value(result, k)}" for k in keys[:3])
     return lines

@@ -30,7 +30,7 @@ SPEC = WorkloadSpec(
     suite=None,   # hours long: never part of the headless suite
     metrics=(
         Metric("verdict", Text("verdict (rules in verdict.txt)", "结论（规则见 verdict.txt）"), "text"),
-        Metric("drift_worst_pct", Text("worst throughput drift against the first interval, %",
+        Metric("drift_worst_pct", Text("% worst throughput drift against the first interval",
                                        "相对第一个时段的最大吞吐漂移（%）")),
         Metric("first_interval_median", Text("first interval's median throughput", "第一个时段的吞吐中位数"), "rate"),
         Metric("hours", Text("hours run", "运行小时数")),
