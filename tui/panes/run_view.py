@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tui.formatting import NA, duration, fixed, is_number, live_rate
+from tui.formatting import NA, duration, fixed, is_number, live_rate, percent
 from tui.run_state import RunState
 from workloads import registry
 from workloads.spec import WorkloadSpec
@@ -68,8 +68,17 @@ def _result_glance(result: dict, spec: WorkloadSpec) -> str:
         unit = result.get("throughput_unit") if isinstance(result.get("throughput_unit"), str) else None
         lines += f"\n{_glance_value(result, keys.pop(0))} {spec.headline_label(unit=unit)}"
     if keys:
-        lines += "\n" + "  ".join(f"{k}={_glance_value(result, k)}" for k in keys[:3])
+        lines += "\n" + "  ".join(_labelled(spec, result, k) for k in keys[:3])
     return lines
+
+
+def _labelled(spec: WorkloadSpec, result: dict, key: str) -> str:
+    """'time to first token 1.72 s': the spec's label and the figure in its unit (a raw `ttft_s=1.72` was shown)."""
+    metric = spec.metric(key) or next((m for m in spec.line_metrics if m.key == key), None)
+    value = _glance_value(result, key)
+    if metric is not None and is_number(result[key]):
+        value = {"seconds": duration, "fraction": percent}.get(metric.kind, lambda v: value)(result[key])
+    return f"{metric.label.en if metric is not None else key} {value}"
 
 
 def _glance(spec: WorkloadSpec) -> list[str]:
