@@ -96,14 +96,21 @@ def throughput_stats(record: RunRecord) -> ThroughputStats:
     unit = throughput_unit(record)
     result = record.result
     told = result.metrics.get("warmup_steps") if result else None
-    # the workload's own warm-up count when it reports one (and its steps are numbered from 1)
-    if isinstance(told, int) and not isinstance(told, bool) and 0 <= told < len(steps):
-        skip = told
+    flagged = [s for s in steps if s.extra.get("warmup") is True]
+    if flagged:
+        # the workload marks its warm-up steps itself (a soak forwards every inner run's, wherever they fall):
+        # those are left out, whatever a count says, and the figure of a live or cut run is the same one
+        skip = len(flagged)
+        kept = [s for s in steps if s.extra.get("warmup") is not True]
+    # else the workload's own warm-up count when it reports one (and its steps are numbered from 1)
+    elif isinstance(told, int) and not isinstance(told, bool) and 0 <= told < len(steps):
+        skip, kept = told, steps[told:]
     elif not spec.warmup_emits_steps:
-        skip = 0  # its warm-up ran before the first step event
+        skip, kept = 0, steps  # its warm-up ran before the first step event
     else:
         skip = warmup_steps(len(steps))
-    values = [s.throughput for s in steps[skip:]]
+        kept = steps[skip:]
+    values = [s.throughput for s in kept]
     ordered = sorted(values)  # once, for the median, the p90 and the extremes
     return ThroughputStats(
         unit=unit, n=len(values), skipped=skip,
