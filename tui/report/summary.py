@@ -165,8 +165,13 @@ class WorkloadSummary:
 
     @property
     def headline(self) -> float | None:
-        """The number the campaigns quote: the spec's headline metric from the result, else the step median."""
-        return _first(number(self.metrics.get(registry.spec_for(self.workload).headline)), self.throughput.median)
+        """The number the campaigns quote: the spec's headline metric from the result, else the step median where
+        that is in the headline's unit (a cut soak's headline is a drift in %: its steps' images/s never stand in)."""
+        spec = registry.spec_for(self.workload)
+        own = number(self.metrics.get(spec.headline))
+        if own is not None:
+            return own
+        return self.throughput.median if not spec.unit or spec.unit == self.throughput.unit else None
 
     @property
     def headline_unit(self) -> str:

@@ -311,6 +311,12 @@ class Soak:
         self._housekeeping(final=True)   # the last samples and Xid lines, then the interval in progress
         self.tail.close()
         unwatched = list(self._unwatched)
+        judged = sum(1 for c in self.cells if c.get("throughput"))
+        if judged < 2:
+            # drift is an interval against the first: with fewer than two there is nothing to judge, and a PASS
+            # would claim what was never measured
+            unwatched.append(f"{'stopped after' if stopped else 'only'} {judged} interval(s) with throughput: drift "
+                             f"was not judged (it needs two; run for more than twice --interval {self.args.interval:g} s)")
         if self.tail.skipped:
             unwatched.append(f"{self.tail.skipped} telemetry line(s) could not be read")
         cells = self.cells
@@ -340,7 +346,8 @@ class Soak:
             "findings": [f.to_dict() for f in findings], "rules": the_rules, "intervals": cells,
             "hours": round(ran / 3600, 4), "hours_planned": self.args.hours, "interval_s": self.args.interval,
             "stopped_early": stopped, **self.counts, "xid_count": self.xids,
-            "drift_worst_pct": min(drifts, key=lambda d: (d > 0, -abs(d))) if drifts else None,
+            # one interval is the baseline itself: its 0 % is no measurement of drift
+            "drift_worst_pct": min(drifts, key=lambda d: (d > 0, -abs(d))) if drifts and judged >= 2 else None,
         }
         if first is not None:
             metrics["first_interval_median"] = first[1]

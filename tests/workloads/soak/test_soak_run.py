@@ -200,3 +200,26 @@ def test_a_stopped_soak_still_closes_its_interval_and_writes_its_verdict(tick, k
     assert "(stopped early)" in (run.path / "verdict.txt").read_text()
     assert (run.path / "intervals.csv").read_text().count("\n") == 2
     assert result["rule_1"] == "FAIL: any Xid line in the kernel log during the soak"   # the report lists them
+
+
+def test_a_soak_of_one_interval_is_not_judged_and_says_so(tick, kernel_log, runs_dir):
+    """Drift is an interval against the first: one interval cannot PASS (issue 22.5), and its report headline is
+    no drift at all, never the steps' images/s shown as '% drift'."""
+    from tui.report.summary import summarize
+    from tui.runs import load_run
+
+    async def stop_soon():
+        session = RunSession(RunStore(runs_dir))
+        run = session.start("soak", ["--hours", "1", "--interval", "60", "--workload", "tick", "--args", "--steps 500"])
+        async for event in session.events():
+            if isinstance(event, protocol.Step) and event.step >= 20:
+                session.request_stop()
+        return run
+
+    run = asyncio.run(stop_soon())
+    text = (run.path / "verdict.txt").read_text()
+    assert "stopped after 1 interval(s) with throughput: drift was not judged (it needs two" in text
+    assert not text.lstrip().startswith("PASS")
+    record = load_run(run.path)
+    assert record.result.metrics["verdict"] == "WARN"
+    assert summarize(record).headline is None   # no drift was measured: N/A, not 12.3 images/s under '% drift'
