@@ -103,8 +103,13 @@ def result_line(name: str, outcome: Outcome) -> str:
 async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: Progress,
                    doctor: list[dict[str, str]], suite: str) -> tuple[Path, Outcome] | None:
     """The run's directory and what it ended with; None when its run could not be created."""
+    args = list(job.args)
+    flag = getattr(registry.spec_for(job.workload).suite, "budget_flag", None)
+    if job.deadline is not None and flag and flag not in args:
+        # half the time left to it for the timed work; start-up, the model and the probes take the rest
+        args += [flag, f"{max(1.0, (job.deadline - time.monotonic()) / 2):.0f}"]
     try:
-        run = session.start(job.workload, job.args, source="cardbench --export-report", suite=suite)
+        run = session.start(job.workload, args, source="cardbench --export-report", suite=suite)
     except RunStoreError as exc:
         progress.say(f"  {job.workload}: not run: {exc}")
         state.not_started.append((job.workload, str(exc)))
@@ -116,7 +121,7 @@ async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: P
         (run.path / DOCTOR_FILE).write_text(json.dumps(doctor, indent=2) + "\n", encoding="utf-8")
     except OSError:
         pass  # the report runs the doctor again when this is missing
-    progress.say(f"  run {run.id}: cardbench run {job.workload} {' '.join(shlex.quote(a) for a in job.args)}")
+    progress.say(f"  run {run.id}: cardbench run {job.workload} {' '.join(shlex.quote(a) for a in args)}")
     runner = session.runner
     outcome = Outcome()
     timer = None

@@ -28,7 +28,8 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, log, non_negative_float, non_negative_int, positive_int
+from workloads.child.harness import (ArgumentParser, Emitter, arguments_checked, log, non_negative_float,
+                                     non_negative_int, positive_float, positive_int)
 from workloads.generate.plan import Plan, make_plan
 from workloads.generate.spec import REPEAT, TOKENS
 
@@ -71,6 +72,9 @@ def build_parser() -> ArgumentParser:
                    help="untimed decode steps before the timed runs (default 16)")
     p.add_argument("--report-every", metavar="N", type=positive_int, default=16,
                    help="decoded tokens per step event (default 16)")
+    p.add_argument("--time-budget", metavar="S", type=positive_float, default=None,
+                   help="seconds the timed runs may take: fewer tokens per run when the warm-up's measured rate "
+                        "says --tokens would not fit (the headless suite on a CPU gives its share)")
     return p
 
 
@@ -110,7 +114,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     probe_bytes = bandwidth.probe_bytes(device)
     before = bandwidth.measure_read_bandwidth(device, nbytes=probe_bytes)
     model, cache = setup.build(args, plan, device, precision.DTYPES[dtype_name])
-    decoder, prompt, sampling, gen = setup.prepare(args, plan, model, cache, device, emitter)
+    decoder, prompt, sampling, gen, warm_rate = setup.prepare(args, plan, model, cache, device, emitter)
+    fit_to_budget(args, warm_rate)
     runs = measure.timed_runs(args, model, cache, decoder, prompt, sampling, gen, device, emitter)
     allocated, reserved = dev.peak_memory(device)
     read = bandwidth.best_of([before, bandwidth.measure_read_bandwidth(device, nbytes=probe_bytes)])
@@ -131,6 +136,26 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     emitter.result(metrics)
     measure.log_summary(metrics)
     return 0
+
+
+# the timed runs are given this share of the budget: the bandwidth probe after them and the result take the rest
+BUDGET_SHARE = 0.6
+MIN_TOKENS = 32   # below this a timed run is mostly its first token: no decode figure worth the name
+
+
+def fit_to_budget(args: argparse.Namespace, rate: float | None) -> None:
+    """Fewer tokens per timed run when the warm-up's rate says --tokens x --repeat would overrun --time-budget; a
+    run that cardbench itself would cut at the budget is a problem the report would have to show."""
+    if args.time_budget is None or not rate:
+        return
+    fits = int(rate * args.time_budget * BUDGET_SHARE / args.repeat)
+    if fits >= args.tokens:
+        return
+    tokens = max(MIN_TOKENS, min(args.tokens, fits))
+    log(f"generate: {tokens} tokens per timed run instead of {args.tokens}: the warm-up decoded {rate:.3g} "
+        f"tokens/s, and {args.repeat} run(s) of {args.tokens} would not fit --time-budget {args.time_budget:g} s")
+    args.sized_from = args.tokens
+    args.tokens = tokens
 
 
 def _config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: str) -> dict[str, Any]:

@@ -57,6 +57,7 @@ def prepare(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, device
     decoder = _decoder(args, model, cache, device, emitter)
     # a compiled or graphed step must run before the clock starts: that is where it compiles or fails
     warm_steps = max(args.warmup, 0 if decoder.kind == "eager" else 2)
+    warm_rate = None
     if warm_steps:
         warm_tokens = min(warm_steps + 1, args.tokens)
         try:
@@ -67,13 +68,16 @@ def prepare(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, device
             _fall_back(emitter, exc, decoder.kind, f"{decoder.kind} decode failed")
             decoder = EagerDecoder(model, cache)
             generate(model, cache, decoder, prompt, warm_tokens, sampling, device, gen)
+        # a second pass, timed, once compiled or graphed: the rate --time-budget sizes the timed runs from
+        warm_rate = generate(model, cache, decoder, prompt, warm_tokens, sampling, device, gen).decode_tokens_per_s \
+            if args.time_budget is not None else None
         log(f"warm-up: {warm_tokens - 1} decode steps ({decoder.kind})")
     split_steps = min(args.warmup // 4, args.tokens - 1)
     if model.split > 1 and decoder.kind == "eager" and split_steps >= 2:
         tried = fastest_split(model, cache, decoder, prompt, split_steps, sampling, device, gen)
         log("products split over " + " / ".join(f"{k} core(s): {v * 1000:.1f} ms a step" for k, v in tried.items())
             + f"; using {model.split}")
-    return decoder, prompt, sampling, gen
+    return decoder, prompt, sampling, gen, warm_rate
 
 
 def _decoder(args: argparse.Namespace, model: Any, cache: Any, device: Any, emitter: Emitter) -> Any:

@@ -44,10 +44,17 @@ SPEC = WorkloadSpec(
         standard=("--tokens", "256", "--repeat", "5"),
         cpu_quick=("--tokens", "256", "--repeat", "1", "--warmup", "8"),
         cpu_standard=("--tokens", "256", "--repeat", "1", "--warmup", "8"),
-        cpu_quick_note=Text("no accelerator, so one timed run of 256 tokens instead of three",
-                            "没有加速卡，因此只计时运行一次 256 个 token，而不是三次"),
-        cpu_standard_note=Text("no accelerator, so one timed run of 256 tokens instead of five",
-                               "没有加速卡，因此只计时运行一次 256 个 token，而不是五次"),
+        cpu_quick_note=Text("no accelerator, so one timed run of at most 256 tokens instead of three, fewer when "
+                            "the warm-up's measured rate says 256 would not fit its share of the CPU time budget "
+                            "(the result's tokens says how many)",
+                            "没有加速卡，因此只计时运行一次、最多 256 个 token，而不是三次；若预热实测速率表明 256 个放不进"
+                            "它在 CPU 时间预算中的份额，则减少 token 数（结果中的 tokens 为实际数量）"),
+        cpu_standard_note=Text("no accelerator, so one timed run of at most 256 tokens instead of five, fewer when "
+                               "the warm-up's measured rate says 256 would not fit its share of the CPU time budget "
+                               "(the result's tokens says how many)",
+                               "没有加速卡，因此只计时运行一次、最多 256 个 token，而不是五次；若预热实测速率表明 256 个放不进"
+                               "它在 CPU 时间预算中的份额，则减少 token 数（结果中的 tokens 为实际数量）"),
+        budget_flag="--time-budget",
     ),
     metrics=(
         # the headline: its label says which figure it is, the median over the timed runs (after the warm-up)

@@ -489,3 +489,22 @@ def test_bad_input_is_an_error_event_and_a_non_zero_exit_without_a_traceback(tmp
     assert error.hint
     assert end.kind == "end" and end.status == "failed" and end.exit_code == 2
     assert "Traceback" not in proc.stderr
+
+
+def test_a_time_budget_sizes_the_timed_runs_from_the_warm_up_s_rate(capsys, monkeypatch):
+    """The quick start on a loaded 2-core machine had GPT-2 cut at its share of the CPU time budget and listed
+    under "Problems met" (issue 22.10): told its seconds, the workload lowers --tokens from a rate it measured."""
+    from workloads.generate import cli
+
+    monkeypatch.setattr(cli, "BUDGET_SHARE", 1e-9)   # any measured rate: the asked tokens cannot fit
+    code, events = run_in_process(["--model-size", "tiny", "--device", "cpu", "--tokens", "60", "--prompt-len", "2",
+                                   "--repeat", "1", "--warmup", "4", "--time-budget", "5"])
+    assert code == 0
+    result = next(e for e in events if isinstance(e, protocol.Result)).metrics
+    assert (result["tokens"], result["tokens_asked"]) == (cli.MIN_TOKENS, 60)
+    assert not [e for e in events if isinstance(e, protocol.WorkloadWarning)]   # a sizing, not a problem
+    assert "32 tokens per timed run instead of 60: the warm-up decoded" in capsys.readouterr().err
+    code, events = run_in_process(["--model-size", "tiny", "--device", "cpu", "--tokens", "40", "--prompt-len", "2",
+                                   "--repeat", "1", "--warmup", "4"])
+    result = next(e for e in events if isinstance(e, protocol.Result)).metrics
+    assert (result["tokens"], result["tokens_asked"]) == (40, None)   # no budget: as asked
