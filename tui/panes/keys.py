@@ -28,6 +28,9 @@ BINDINGS = [
     Binding("tab", "app.focus_next", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", show=False, priority=True),
     Binding("ctrl+p", "command_palette", "menu", show=False, priority=True, tooltip="every action, with its key"),
+    # ? is where people look for help: the palette lists every action with its key (b and D included, which the
+    # 80-column footer has no room for)
+    Binding("question_mark", "command_palette", "keys", show=False, key_display="?"),
 ]
 
 
