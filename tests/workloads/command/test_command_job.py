@@ -137,7 +137,8 @@ def test_a_daemon_that_left_the_job_s_session_is_stopped_too(tmp_path, reaped, e
     assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, 30), "the job did not start"
     daemon = int(pids.read_text().split()[0])
     reaped.append(daemon)
-    assert alive(daemon) and os.getsid(daemon) != os.getsid(child.pid)
+    # the pid is written before setsid has run in the background process: wait for it to leave the session
+    assert wait_for(lambda: alive(daemon) and os.getsid(daemon) != os.getsid(child.pid), 10)
     if ending == "stop":
         time.sleep(0.3)
         child.send_signal(signal.SIGTERM)
