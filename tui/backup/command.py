@@ -98,14 +98,20 @@ def run(args: argparse.Namespace) -> int:
     from tui.backup.sources import SourceError
     from tui.runs import runs_root
     from tui.trial.config import TrialConfigError, load
+    from workloads.safe_text import one_line
 
     dest = args.dest
-    if not dest:   # the destination kept by `cardbench trial --backup-dest`; a broken config must not read as none
-        try:
-            dest = load().backup_dest
-        except TrialConfigError as exc:
-            print(f"cardbench backup: no DEST given, and the kept one cannot be read: {exc}", file=sys.stderr)
+    try:   # the destination kept by `cardbench trial --backup-dest`; a broken config must not read as none
+        kept = load().backup_dest
+    except TrialConfigError as exc:
+        if not dest:
+            print(f"cardbench backup: no DEST given, and the kept one cannot be read: {one_line(exc)}", file=sys.stderr)
             return exit_codes.BAD_INPUT
+        # the backup needs nothing from it, but the trial's clock and `b` in the workbench do: say so once here
+        print(f"cardbench backup: warning: the trial settings cannot be read ({one_line(exc)}); backing up to the "
+              "DEST given", file=sys.stderr)
+        kept = None
+    dest = dest or kept
     if not dest:
         print("cardbench backup: no DEST given and none kept (cardbench trial --backup-dest DEST)", file=sys.stderr)
         return exit_codes.BAD_INPUT

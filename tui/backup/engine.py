@@ -38,7 +38,7 @@ class BackupResult:
     carried: str = ""   # how the unchanged files reached the new backup
     pruned: list[str] = field(default_factory=list)
     cleaned: int = 0   # unfinished snapshots of interrupted backups removed first
-    vanished: list[str] = field(default_factory=list)   # listed, then gone before they were copied (shown names)
+    left_out: list[tuple[str, str]] = field(default_factory=list)   # listed, then not copied: (shown name, why)
 
     def lines(self) -> list[str]:
         previous = f" (previous: {self.previous})" if self.previous else ""
@@ -47,8 +47,8 @@ class BackupResult:
                f"({nbytes(self.unchanged_bytes)}{how}); {_files(self.files)}, {nbytes(self.size)} in all",
                f"backup: verified: {self.verified}",
                f"backup: done: {self.snapshot} in {self.dest}{previous}"]
-        for name in self.vanished:
-            out.append(f"backup: {name} went away before it was copied (a live run's file); not in this backup")
+        for name, why in self.left_out:
+            out.append(f"backup: {name} {why}; not in this backup")
         if self.cleaned:
             out.append(f"backup: removed {self.cleaned} unfinished backup(s) left by an interruption")
         if self.pruned:
@@ -74,9 +74,8 @@ def open_destination(dest: str, staging: str | None = None):
 def sources_for(target, runs_root: Path, includes: Iterable[str] = (), staging: str | None = None,
                 report_dirs: Iterable[Path] | None = None) -> Gathered:
     """What to back up to ``target``: never a local destination into itself, nor the staging folder."""
-    exclude = [target.root] if hasattr(target, "root") else []
-    exclude += [Path(staging)] if staging else []
-    gathered = gather(runs_root, includes, report_dirs=report_dirs, exclude=exclude)
+    gathered = gather(runs_root, includes, report_dirs=report_dirs, exclude=[Path(staging)] if staging else [],
+                      dest=getattr(target, "root", None))
     if not hasattr(target, "root"):   # a remote
         from tui.backup.remote import unsendable
 
@@ -106,15 +105,18 @@ def check_dest(dest: str, runs_root: Path) -> None:
                           "runs out; choose a folder beside it")
 
 
-def _unchanged(source: SourceFile, before: Entry | None) -> bool:
-    """rsync's quick check: the same file, the same size and modification time as when it was last sent."""
+def _unchanged(source: SourceFile, before: Entry | None, modes: bool) -> bool:
+    """rsync's quick check: the same file, the same size and modification time as when it was last sent; and,
+    where the destination keeps modes, the same mode (a chmod changes no time, and a hard link to the previous
+    copy would keep the old, wider mode)."""
     if before is None or before.source != str(source.path):
         return False
     try:
         stat = source.path.stat()
     except OSError:
         return False
-    return stat.st_size == before.size and stat.st_mtime_ns == before.mtime_ns
+    return (stat.st_size == before.size and stat.st_mtime_ns == before.mtime_ns
+            and (not modes or before.mode == stat.st_mode & 0o777))
 
 
 def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | None = None,
@@ -138,15 +140,15 @@ def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | 
     cleaned = target.clean_partials()
     previous = target.latest()
     prev_name, prev_entries = previous if previous else (None, {})
-    to_send = [f for f in gathered.files if not _unchanged(f, prev_entries.get(f.rel))]
+    to_send = [f for f in gathered.files if not _unchanged(f, prev_entries.get(f.rel), target.keeps_modes)]
     to_carry = [f.rel for f in gathered.files if f.rel not in {s.rel for s in to_send}]
     sending = sum(_size_of(f) for f in to_send)
     meter = Meter(sending, progress)
     stamp = new_stamp(clock(), target.taken())
-    target.begin(stamp, sending, private=is_private(gathered.files))
+    target.begin(stamp, sending, private=gathered.private or is_private(gathered.files))
     try:
         entries = target.send(to_send, meter)
-        to_send = [f for f in to_send if f.rel in entries]   # those that went away are not in the backup
+        to_send = [f for f in to_send if f.rel in entries]   # those left out (gone, now a link) are not in it
         if prev_name:
             target.carry(prev_name, to_carry)
         entries.update({rel: prev_entries[rel] for rel in to_carry})
@@ -161,7 +163,7 @@ def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | 
                         unchanged=len(to_carry), unchanged_bytes=sum(prev_entries[r].size for r in to_carry),
                         verified=verified, restore=target.restore_hint(stamp), carried=target.carried,
                         pruned=pruned, cleaned=cleaned,
-                        vanished=[file_name(f.path) for f in getattr(target, "vanished", ())])
+                        left_out=[(file_name(f.path), why) for f, why in target.left_out])
 
 
 def _size_of(source: SourceFile) -> int:

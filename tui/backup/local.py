@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tui.backup.errors import BackupError, full_line
 from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, file_sha256, index_text, manifest_bytes, parse_index
-from tui.backup.snapshot import STAMP, Meter, copy_file, gone, to_prune
+from tui.backup.snapshot import STAMP, LeftOut, Meter, copy_file, to_prune
 from tui.backup.sources import SourceFile
 from tui.files import write_atomically
 from workloads import exit_codes
@@ -25,6 +25,8 @@ LOCK = ".cardbench-backup.lock"
 
 
 class LocalDestination:
+    keeps_modes = True
+
     def __init__(self, dest: str):
         self.dest = dest
         self.root = Path(dest).expanduser()
@@ -37,7 +39,8 @@ class LocalDestination:
         self.work: Path | None = None
         self.carried = ""   # how unchanged files reached the new backup, for the result line
         self.previous: str | None = None
-        self.vanished: list[SourceFile] = []   # listed, then gone before they were copied
+        self.private = False
+        self.left_out: list[tuple[SourceFile, str]] = []   # listed, then not copied (gone, or now a link): why
 
     def hold(self) -> None:
         """One backup at a time into this folder: another one's unfinished snapshot is not ours to remove."""
@@ -84,6 +87,7 @@ class LocalDestination:
             raise BackupError(f"cardbench backup: {full_line(self.dest, f'{sending:,} bytes to send, {free:,} free', self.previous)}")
         self.work = self.root / f"{PARTIAL}{stamp}"
         self.work.mkdir(mode=0o700)   # the snapshot keeps this mode when renamed: others may enter only if allowed
+        self.private = private
         if not private:
             self.work.chmod(0o755)
 
@@ -94,13 +98,12 @@ class LocalDestination:
         for source in files:
             try:
                 out[source.rel] = copy_file(source, self.work / source.rel, meter)
+            except LeftOut as why:
+                self.left_out.append((source, str(why)))
             except OSError as exc:
-                if gone(exc, source):
-                    self.vanished.append(source)
-                    continue
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                     raise BackupError(f"cardbench backup: {full_line(self.dest, exc.strerror, self.previous)}") from None
-                if exc.filename and Path(exc.filename) == source.path:
+                if exc.filename and Path(exc.filename) in (source.path, source.real):
                     raise BackupError(f"cardbench backup: cannot read {file_name(source.path)}: {exc.strerror}") from None
                 raise BackupError(f"cardbench backup: cannot write into {self.dest}: {exc.strerror or exc}") from None
         return out
@@ -131,6 +134,10 @@ class LocalDestination:
             if download and rel in sent and file_sha256(path)[0] != entry.sha256:
                 raise BackupError(f"cardbench backup: verification failed: {file_name(rel)} reads back with another SHA-256")
         (self.work / INDEX).write_text(index_text(entries, created), encoding="utf-8")
+        if self.private:   # every folder, not only the top: a restore with `cp -a` keeps them closed too
+            for folder, names, _ in os.walk(self.work):
+                for name in names:
+                    os.chmod(os.path.join(folder, name), 0o700)
         final = self.root / stamp
         os.replace(self.work, final)
         self.work = None

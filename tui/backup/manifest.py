@@ -24,6 +24,7 @@ class Entry:
     size: int
     mtime_ns: int
     source: str
+    mode: int | None = None   # the source's permission bits: a chmod alone (0644 to 0600) sends the file again
 
 
 def manifest_bytes(entries: dict[str, Entry]) -> bytes:
@@ -59,7 +60,7 @@ _UNESCAPE = re.compile(rb"\\\\|\\n|\\r")
 
 
 def index_text(entries: dict[str, Entry], created: float) -> str:
-    files = {rel: {"sha256": e.sha256, "size": e.size, "mtime_ns": e.mtime_ns, "source": e.source}
+    files = {rel: {"sha256": e.sha256, "size": e.size, "mtime_ns": e.mtime_ns, "source": e.source, "mode": e.mode}
              for rel, e in sorted(entries.items())}
     return json.dumps({"format": FORMAT, "created": created, "files": files}, indent=1) + "\n"
 
@@ -69,7 +70,8 @@ def parse_index(text: str) -> dict[str, Entry]:
     try:
         data = json.loads(text)
         files = data["files"] if isinstance(data, dict) and data.get("format") == FORMAT else {}
-        return {rel: Entry(str(f["sha256"]), int(f["size"]), int(f["mtime_ns"]), str(f["source"]))
+        return {rel: Entry(str(f["sha256"]), int(f["size"]), int(f["mtime_ns"]), str(f["source"]),
+                           f.get("mode") if isinstance(f.get("mode"), int) else None)
                 for rel, f in files.items()}
     except (ValueError, KeyError, TypeError, AttributeError):
         return {}

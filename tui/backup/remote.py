@@ -18,7 +18,7 @@ from pathlib import Path
 from tui.backup.errors import BackupError
 from tui.backup.manifest import INDEX, LATEST, MANIFEST, Entry, index_text, manifest_bytes, parse_index, parse_manifest
 from tui.backup.rclone import Rclone, join
-from tui.backup.snapshot import STAMP, Meter, OnBytes, copy_file, gone, to_prune
+from tui.backup.snapshot import STAMP, LeftOut, Meter, OnBytes, copy_file, to_prune
 from tui.backup.sources import SourceFile
 from workloads.safe_text import file_name
 
@@ -40,6 +40,8 @@ def unsendable(rel: str) -> str | None:
 
 
 class RemoteDestination:
+    keeps_modes = False   # an rclone remote keeps no file modes: a chmod alone is nothing to send
+
     def __init__(self, dest: str, staging: str | None = None):
         self.dest = dest.rstrip("/") if not dest.endswith(":") else dest
         self.previous: str | None = None
@@ -49,7 +51,7 @@ class RemoteDestination:
         self.staging: Path | None = None
         self.stamp: str | None = None
         self.carried = ""   # how unchanged files reached the new backup, for the result line
-        self.vanished: list[SourceFile] = []   # listed, then gone before they were staged
+        self.left_out: list[tuple[SourceFile, str]] = []   # listed, then not staged (gone, or now a link): why
 
     def hold(self) -> None:
         """Nothing to lock on a remote: two backups at once into one prefix are the user's to avoid (README)."""
@@ -109,10 +111,9 @@ class RemoteDestination:
         for source in files:
             try:
                 out[source.rel] = copy_file(source, files_dir / source.rel, meter)
+            except LeftOut as why:
+                self.left_out.append((source, str(why)))
             except OSError as exc:
-                if gone(exc, source):
-                    self.vanished.append(source)
-                    continue
                 raise BackupError(f"cardbench backup: cannot stage {file_name(source.path)} in {self.staging_root}: "
                                   f"{exc.strerror or exc}") from None
         if out:
@@ -149,7 +150,7 @@ class RemoteDestination:
         listed = {item["Path"]: item["Size"] for item in self._listing_of(stamp)}
         for rel, entry in entries.items():
             if listed.get(rel) != entry.size:
-                raise BackupError(f"cardbench backup: verification failed: {rel} is "
+                raise BackupError(f"cardbench backup: verification failed: {file_name(rel)} is "
                                   f"{'missing' if rel not in listed else f'{listed[rel]:,} bytes'} on the remote, "
                                   f"{entry.size:,} sent")
         if sent and download:
@@ -158,7 +159,8 @@ class RemoteDestination:
             read_back = parse_manifest(done.stdout)
             for rel in sent:
                 if read_back.get(rel) != entries[rel].sha256:
-                    raise BackupError(f"cardbench backup: verification failed: {rel} downloads with another SHA-256")
+                    raise BackupError(f"cardbench backup: verification failed: {file_name(rel)} downloads with another "
+                                      "SHA-256")
         self.rclone.put_text(join(stamp, INDEX), index_text(entries, created))
         self.rclone.put_text(LATEST, stamp + "\n")
         return (f"{MANIFEST} read back, sizes of all {len(entries)} files listed, "

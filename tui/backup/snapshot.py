@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Callable, Iterable
@@ -45,22 +47,63 @@ def new_stamp(t: float, taken: Iterable[str]) -> str:
     return name
 
 
+class LeftOut(Exception):
+    """A listed source that is not copied after all; the message ends the line that names it."""
+
+
+VANISHED = "went away before it was copied (a live run's file)"
+
+
+def open_listed(source: SourceFile) -> int:
+    """A read-only descriptor of the file that was listed, or LeftOut. Between the listing and the copy a file
+    (or a folder above it) can be swapped for a symbolic link out of the tree, or for a FIFO that would block
+    the backup forever: neither is followed. A file replaced in place (live.json, written by rename) is read.
+    The path opened is the one resolved at the listing, so a file the user named through a link is still read."""
+    where = source.real or source.path
+    try:
+        fd = os.open(where, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise LeftOut(VANISHED) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LeftOut("became a symbolic link after it was listed (not followed)") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise LeftOut("is no longer a regular file (a FIFO or a device since it was listed; not read)")
+        os.set_blocking(fd, True)
+        try:
+            opened = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            opened = None   # no /proc: the last part of the path was checked, the folders above it cannot be
+        if opened is not None and source.real is not None and opened != str(source.real):
+            if opened.endswith(" (deleted)"):
+                raise LeftOut(VANISHED)
+            raise LeftOut("lies behind a symbolic link since it was listed (a folder above it was swapped; "
+                          "not followed)")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def copy_file(source: SourceFile, target: Path, on_bytes: OnBytes) -> Entry:
     """Copy ``source`` to ``target`` (a new file) with its permission bits, and fsync it; its entry holds the sum
     of the bytes written. A 0600 `.env` stays 0600: a backup must not make a secret world-readable."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(source.path, "rb") as src:
-        stat = os.fstat(src.fileno())   # as it was when opened: a later change shows at the next backup
+    fd = open_listed(source)
+    with os.fdopen(fd, "rb") as src:
+        info = os.fstat(fd)   # as it was when opened: a later change shows at the next backup
+        target.parent.mkdir(parents=True, exist_ok=True)
         # created with the source's bits (never wider), set again after the umask; the owner keeps read so the
         # backup can read back what it wrote; set-id bits are not carried
-        mode = (stat.st_mode & 0o777) | 0o400
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        with os.fdopen(fd, "wb") as dst:
-            os.fchmod(fd, mode)
+        mode = (info.st_mode & 0o777) | 0o400
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with os.fdopen(out, "wb") as dst:
+            os.fchmod(out, mode)
             digest, size = copy_hashing(src, dst, on_bytes)
             dst.flush()
             os.fsync(dst.fileno())
-    return Entry(digest, size, stat.st_mtime_ns, str(source.path))
+    return Entry(digest, size, info.st_mtime_ns, str(source.path), info.st_mode & 0o777)
 
 
 def is_private(files: Iterable[SourceFile]) -> bool:
@@ -73,11 +116,6 @@ def is_private(files: Iterable[SourceFile]) -> bool:
         except OSError:
             continue
     return False
-
-
-def gone(exc: OSError, source: SourceFile) -> bool:
-    """The source vanished between listing and copying (live.json, a live run's temporary file)."""
-    return isinstance(exc, FileNotFoundError) and exc.filename is not None and Path(exc.filename) == source.path
 
 
 def to_prune(complete: list[str], latest: str, keep: int) -> list[str]:

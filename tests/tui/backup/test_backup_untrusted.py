@@ -6,6 +6,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tui import cli
 from tui.backup import engine, manifest
 
@@ -38,6 +40,16 @@ def test_links_out_of_the_runs_dir_are_not_followed_and_are_named(workspace, tmp
          "checkpoints" + str(workspace.checkpoint.resolve()), "reports" + str(workspace.report.resolve())])
 
 
+def _back_up_under_umask_022(workspace, dest: Path) -> Path:
+    """The umask most systems run with, so that a mode seen in the backup is the backup's doing; the snapshot."""
+    old = os.umask(0o022)
+    try:
+        assert cli.main(workspace.argv(str(dest))) == 0
+    finally:
+        os.umask(old)
+    return _latest(dest)
+
+
 def test_each_file_keeps_its_mode_and_a_private_source_makes_the_backup_0700(workspace, tmp_path, capsys):
     env = workspace.runs / "20261203-070000-resnet50" / ".env"
     env.write_text("HF_TOKEN=hf_abcdefghijkl\n")
@@ -46,12 +58,7 @@ def test_each_file_keeps_its_mode_and_a_private_source_makes_the_backup_0700(wor
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
     dest = tmp_path / "backup"
-    old = os.umask(0o022)
-    try:
-        assert cli.main(workspace.argv(str(dest))) == 0
-    finally:
-        os.umask(old)
-    snapshot = _latest(dest)
+    snapshot = _back_up_under_umask_022(workspace, dest)
     assert stat.S_IMODE((snapshot / RUN / ".env").stat().st_mode) == 0o600
     assert stat.S_IMODE((snapshot / RUN / "rerun.sh").stat().st_mode) == 0o755
     assert stat.S_IMODE(snapshot.stat().st_mode) == 0o700   # others cannot even list it
@@ -128,3 +135,135 @@ def test_a_remote_leaves_out_a_name_it_cannot_hold_and_says_so(workspace, webdav
     out, err = capsys.readouterr()
     assert "caf\\xe9.log: its name is not UTF-8, which an rclone remote cannot hold" in err
     assert "backup: 5 files sent" in out
+
+
+def _secret_folder(tmp_path: Path) -> Path:
+    """A folder outside the sources holding what a planted link would reach: names a run also has."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("credentials", "events.jsonl"):
+        (outside / name).write_text("aws_secret_access_key = planted-secret-value\n")
+    return outside
+
+
+def _held(folder: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.mark.timeout(120)   # the old code blocked for ever on the FIFO
+@pytest.mark.parametrize("where", ["folder", "webdav"])
+def test_a_file_or_folder_swapped_for_a_link_or_a_fifo_after_the_listing_is_not_read(workspace, tmp_path, capsys,
+                                                                                      monkeypatch, request, where):
+    outside = _secret_folder(tmp_path)
+    run = workspace.runs / "20261203-070000-resnet50"
+    second = workspace.runs / "20261204-080000-generate"
+    second.mkdir()
+    (second / "events.jsonl").write_text('{"type": "start"}\n')
+    gather = engine.sources_for
+
+    def then_someone_swaps_them(*args, **kwargs):
+        found = gather(*args, **kwargs)
+        (run / "run.log").unlink()
+        (run / "run.log").symlink_to(outside / "credentials")
+        (run / "events.jsonl").unlink()
+        os.mkfifo(run / "events.jsonl")   # no writer ever comes: an open that waits for one never returns
+        second.rename(tmp_path / "moved")
+        second.symlink_to(outside, target_is_directory=True)   # the run's folder now leads out of the tree
+        return found
+
+    monkeypatch.setattr(engine, "sources_for", then_someone_swaps_them)
+    if where == "folder":
+        dest, held = str(tmp_path / "backup"), tmp_path / "backup"
+    else:
+        remote, held = request.getfixturevalue("webdav")
+        dest = f"{remote}:bucket/trial"
+    assert cli.main(workspace.argv(dest)) == 0
+    out = capsys.readouterr().out
+    assert (f"backup: {run / 'run.log'} became a symbolic link after it was listed (not followed); "
+            "not in this backup") in out
+    assert (f"backup: {run / 'events.jsonl'} is no longer a regular file (a FIFO or a device since it was listed; "
+            "not read); not in this backup") in out
+    assert (f"backup: {second / 'events.jsonl'} lies behind a symbolic link since it was listed (a folder above it "
+            "was swapped; not followed); not in this backup") in out
+    assert "backup: 3 files sent" in out   # config.json, the checkpoint and the report bundle
+    assert b"planted-secret-value" not in _held(held)
+
+
+def test_a_remote_backup_follows_no_link_either_and_names_it_without_its_escapes(workspace, remote, tmp_path, capsys):
+    remote, served = remote
+    outside = _secret_folder(tmp_path)
+    run = workspace.runs / "20261203-070000-resnet50"
+    (run / "shadow").symlink_to("/etc/shadow")
+    (run / "creds\x1b]0;owned\x07").symlink_to(outside / "credentials")
+    (run / "elsewhere").symlink_to(outside, target_is_directory=True)
+    assert cli.main(workspace.argv(f"{remote}:bucket/trial")) == 0
+    out, err = capsys.readouterr()
+    assert f"backup: left out {run / 'shadow'}: a symbolic link (to /etc/shadow), not followed" in err
+    assert f"backup: left out {run / 'creds'}: a symbolic link (to {outside / 'credentials'}), not followed" in err
+    assert f"backup: left out {run / 'elsewhere'}: a symbolic link (to {outside}), not followed" in err
+    assert "\x1b" not in err + out and "\x07" not in err + out
+    assert "backup: 5 files sent" in out
+    held = _held(served)
+    assert b"planted-secret-value" not in held and b"root:" not in held
+
+
+def test_a_chmod_alone_reaches_the_next_backup(workspace, tmp_path, capsys):
+    """A chmod changes no size and no time: the quick check alone would hard-link the old, wider copy."""
+    env = workspace.runs / "20261203-070000-resnet50" / ".env"
+    env.write_text("HF_TOKEN=hf_abcdefghijkl\n")
+    env.chmod(0o644)
+    dest = tmp_path / "backup"
+    assert cli.main(workspace.argv(str(dest))) == 0
+    env.chmod(0o600)   # the user saw it was world-readable
+    capsys.readouterr()
+    assert cli.main(workspace.argv(str(dest))) == 0
+    assert "backup: 1 file sent (" in capsys.readouterr().out
+    snapshot = _latest(dest)
+    assert stat.S_IMODE((snapshot / RUN / ".env").stat().st_mode) == 0o600
+    assert stat.S_IMODE(snapshot.stat().st_mode) == 0o700
+
+
+def test_a_private_folder_makes_every_folder_of_the_backup_0700(workspace, tmp_path, capsys):
+    """Files 0644 in a 0700 folder are private all the same; a restore with `cp -a` keeps the folders closed."""
+    run = workspace.runs / "20261203-070000-resnet50"
+    run.chmod(0o700)
+    snapshot = _back_up_under_umask_022(workspace, tmp_path / "backup")
+    folders = [snapshot, *(p for p in snapshot.rglob("*") if p.is_dir())]
+    assert len(folders) > 3 and {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o700}
+    assert stat.S_IMODE((snapshot / RUN / "run.log").stat().st_mode) == 0o644
+
+
+def test_a_source_inside_dest_is_refused_before_anything_is_written(workspace, tmp_path, capsys):
+    dest = tmp_path / "backup"
+    assert cli.main(workspace.argv(str(dest))) == 0
+    notes = dest / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("back this up\n")
+    before = sorted((str(p), p.stat().st_mtime_ns) for p in dest.rglob("*"))
+    capsys.readouterr()
+    assert cli.main(workspace.argv(str(dest), "--include", str(notes))) == 2
+    assert capsys.readouterr().err == (f"cardbench backup: DEST {dest} holds --include {notes}: the backup would "
+                                       "leave it out; choose a folder beside it\n")
+    ckpt = workspace.checkpoint.parent   # the folder a run names with --checkpoint
+    assert cli.main(workspace.argv(str(ckpt))) == 2
+    assert capsys.readouterr().err == (f"cardbench backup: DEST {ckpt} holds the --checkpoint folder of run "
+                                       f"20261203-070000-resnet50, {ckpt}: the backup would leave it out; choose a "
+                                       "folder beside it\n")
+    assert sorted((str(p), p.stat().st_mtime_ns) for p in dest.rglob("*")) == before
+    assert sorted(p.name for p in ckpt.iterdir()) == ["resnet50-last.pt", "resnet50-last.pt.123.partial",
+                                                      "resnet50.lock"]
+
+
+def test_a_broken_trial_config_is_one_line_whether_or_not_the_backup_needs_it(workspace, tmp_path, capsys):
+    config = tmp_path / "config.json"   # $CARDBENCH_CONFIG in the workspace
+    config.write_text('{"trial": {"backup_dest": "/mnt/nas/trial"')
+    assert cli.main(workspace.argv()) == 2   # the DEST is in it
+    err = capsys.readouterr().err   # the reason is tui.trial.config's own words, naming the file
+    assert err.startswith("cardbench backup: no DEST given, and the kept one cannot be read: ")
+    assert str(config) in err and err.count("\n") == 1
+    dest = tmp_path / "backup"
+    assert cli.main(workspace.argv(str(dest))) == 0   # it needs nothing from it: a warning, and the backup
+    out, err = capsys.readouterr()
+    assert err.startswith("cardbench backup: warning: the trial settings cannot be read (")
+    assert err.endswith("); backing up to the DEST given\n") and str(config) in err and err.count("\n") == 1
+    assert "backup: 5 files sent" in out and (dest / "LATEST").is_file()
