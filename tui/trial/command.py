@@ -30,7 +30,9 @@ def _number(what: str, allow_zero: bool, most: float):
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what} must be a number, not {text[:40]!r}") from None
-        if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{what} must be a finite number, not {text[:40]}")
+        if value < 0 or (value == 0 and not allow_zero):
             raise argparse.ArgumentTypeError(f"{what} must be {'0 or more' if allow_zero else 'more than 0'}, "
                                              f"not {text[:40]}")
         if value > most:
@@ -48,7 +50,7 @@ def _checked(check):
     return parse
 
 
-_time = _checked(lambda text: trial_config.check_time("the time", trial_config.parse_time(text)))
+_time = _checked(lambda text: trial_config.check_time("time", trial_config.parse_time(text), text))
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -72,7 +74,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="currency of --price-per-hour (default USD)")
     parser.add_argument("--lead-hours", type=_number("--lead-hours", True, trial_config.MAX_HOURS), metavar="H",
                         help=f"how long before the end the banner and bell come (default {trial_config.DEFAULT_LEAD_HOURS:g})")
-    parser.add_argument("--backup-dest", metavar="DEST",
+    parser.add_argument("--backup-dest", metavar="DEST", type=_checked(trial_config.check_dest),
                         help="where `b` in the workbench backs up to: a path or an rclone remote:bucket/prefix")
     return parser
 
@@ -83,6 +85,9 @@ def _changed(kept: trial_config.TrialConfig, args: argparse.Namespace, now: floa
         ends = args.ends if args.ends is not None else now + args.hours * 3600
         if ends <= now:
             raise trial_config.TrialConfigError(f"the trial's end {utc(ends)} is in the past (now {utc(now)})")
+        if ends - now > trial_config.MAX_HOURS * 3600:   # the same bound as --hours: no trial lasts a year
+            raise trial_config.TrialConfigError(f"the trial's end {utc(ends)} is more than a year away "
+                                                f"({trial_config.MAX_HOURS:g} h); give the end the provider states")
         updates["ends"] = ends
         # a new end for the trial that is running moves its end, not its start: the cost so far goes on
         running = kept.ends is not None and kept.ends > now and kept.started is not None
@@ -93,7 +98,11 @@ def _changed(kept: trial_config.TrialConfig, args: argparse.Namespace, now: floa
     for name in ("price_per_hour", "currency", "lead_hours", "backup_dest"):
         if getattr(args, name) is not None:
             updates[name] = getattr(args, name)
-    return dataclasses.replace(kept, **updates)
+    changed = dataclasses.replace(kept, **updates)
+    if changed.started is not None and changed.ends is not None and changed.started > changed.ends:
+        raise trial_config.TrialConfigError(f"the trial's start {utc(changed.started)} is after its end "
+                                            f"{utc(changed.ends)} (--started)")
+    return changed
 
 
 def describe(config: trial_config.TrialConfig, now: float) -> list[str]:

@@ -13,13 +13,16 @@ import json
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
 from tui.files import write_atomically
+from tui.formatting import NA, utc
 from workloads import xdg
+from workloads.safe_text import one_line
 
 ENV_VAR = "CARDBENCH_CONFIG"
 DEFAULT_LEAD_HOURS = 2.0
@@ -48,17 +51,33 @@ def config_path() -> Path:
     return xdg.config_dir() / "config.json"
 
 
+# written by cardbench, a few hundred bytes: a bigger one is not ours, and reading it whole is not worth the memory
+_LARGEST_FILE = 1 << 20
+
+
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        info = path.stat()
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise TrialConfigError(f"cannot read the config file {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):   # a FIFO would hang the read, a device never end it
+        raise TrialConfigError(f"the config file {path} is not a regular file; remove it")
+    if info.st_size > _LARGEST_FILE:
+        raise TrialConfigError(f"the config file {path} is {info.st_size / 2**20:.0f} MiB, not a config cardbench "
+                               "wrote; fix it or remove it")
+    try:
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TrialConfigError(f"cannot read the config file {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise TrialConfigError(f"the config file {path} is not valid JSON (line {exc.lineno}); "
+                               "fix it or remove it") from None
+    except RecursionError:
+        raise TrialConfigError(f"the config file {path} is not valid JSON (nested too deeply); "
                                "fix it or remove it") from None
     if not isinstance(data, dict):
         raise TrialConfigError(f"the config file {path} holds {type(data).__name__}, not an object; fix it or remove it")
@@ -71,6 +90,7 @@ MAX_HOURS = 8784.0                 # a leap year
 MAX_PRICE_PER_HOUR = 1e6           # no instance costs a million an hour in any currency people rent in
 EARLIEST, LATEST = 946684800.0, 4102444800.0   # 2000-01-01 and 2100-01-01 UTC: any trial's start and end
 CURRENCY = re.compile(r"[^\W\d_]{1,8}|[$€£¥₹₩₽]")  # "CNY", "USD", "元", "¥": letters, or one sign
+_LONGEST_DEST = 1024
 
 
 def check_currency(text: str) -> str:
@@ -80,45 +100,78 @@ def check_currency(text: str) -> str:
     return text
 
 
-def check_time(what: str, value: float) -> float:
+def check_time(what: str, value: float, as_written: str | None = None) -> float:
+    """``value`` (Unix seconds) when it lies in 2000-2100; the error quotes ``as_written`` (the user's words)."""
     if not EARLIEST <= value <= LATEST:
-        raise TrialConfigError(f"{what} must lie between 2000 and 2100, not {value:g} s since 1970")
+        shown = as_written if as_written is not None else utc(value)
+        shown = shown if shown != NA else f"{value:g} s since 1970"   # past year 9999
+        raise TrialConfigError(f"{what} {shown} is not between 2000 and 2100")
     return value
 
 
-def _finite(value: Any) -> float | None:
+def check_dest(text: str) -> str:
+    """A backup destination is printed by `cardbench trial` and the workbench: plain text, one line."""
+    if len(text) > _LONGEST_DEST or one_line(text) != text:
+        raise TrialConfigError(f"backup destination {one_line(text, 40)!r} holds control characters or is longer than "
+                               f"{_LONGEST_DEST} characters: give a path or remote:bucket/prefix")
+    return text
+
+
+def _shown(value: Any) -> str:
+    """A kept value as the file wrote it, short; a list or an object by its kind (it may be nested deep)."""
+    if isinstance(value, (list, dict)):
+        return "a list" if isinstance(value, list) else "an object"
+    return one_line(json.dumps(value), 40)
+
+
+def _kept_number(what: str, value: Any, least: float, most: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
+        raise TrialConfigError(f"{what} is {_shown(value)}, not a finite number")
+    if not least <= value <= most:
+        raise TrialConfigError(f"{what} {value:g} is not between {least:g} and {most:g}")
     return float(value)
 
 
+def _kept_text(what: str, value: Any, check: Callable[[str], str]) -> str:
+    if not isinstance(value, str):
+        raise TrialConfigError(f"{what} is {_shown(value)}, not text")
+    try:
+        return check(value)
+    except TrialConfigError as exc:
+        raise TrialConfigError(f"{what}: {exc}") from None
+
+
+def _kept_time(what: str, value: Any) -> float:
+    return check_time(what, _kept_number(what, value, -math.inf, math.inf))
+
+
+# every key of a kept trial and its rule: a value that breaks one is named, never read as unset (a trial whose end
+# was Infinity vanished without a word)
+_RULES: dict[str, Callable[[str, Any], Any]] = {
+    "ends": _kept_time,
+    "started": _kept_time,
+    "price_per_hour": lambda what, v: _kept_number(what, v, 0.0, MAX_PRICE_PER_HOUR),
+    "currency": lambda what, v: _kept_text(what, v, check_currency),
+    "lead_hours": lambda what, v: _kept_number(what, v, 0.0, MAX_HOURS),
+    "backup_dest": lambda what, v: _kept_text(what, v, check_dest),
+}
+
+
 def load(path: Path | None = None) -> TrialConfig:
-    """The trial's settings; an empty TrialConfig when none are kept. A value outside its range is an error
-    naming it (the file was edited or damaged); a value of the wrong type is ignored."""
+    """The trial's settings; an empty TrialConfig when none are kept. A kept value of the wrong type or outside
+    its range is an error naming it (the file was edited or damaged); a null or empty one is unset."""
     path = path or config_path()
     raw = _read_file(path).get("trial")
-    if not isinstance(raw, dict):
+    if raw is None:
         return TrialConfig()
-    lead = _finite(raw.get("lead_hours"))
-    currency, dest = raw.get("currency"), raw.get("backup_dest")
-    config = TrialConfig(ends=_finite(raw.get("ends")), started=_finite(raw.get("started")),
-                         price_per_hour=_finite(raw.get("price_per_hour")),
-                         currency=currency if isinstance(currency, str) and currency else "USD",
-                         lead_hours=lead if lead is not None and lead >= 0 else DEFAULT_LEAD_HOURS,
-                         backup_dest=dest if isinstance(dest, str) and dest else None)
     try:
-        for name in ("ends", "started"):
-            if getattr(config, name) is not None:
-                check_time(f"trial.{name}", getattr(config, name))
-        if config.price_per_hour is not None and not 0 <= config.price_per_hour <= MAX_PRICE_PER_HOUR:
-            raise TrialConfigError(f"trial.price_per_hour {config.price_per_hour:g} is not between 0 and "
-                                   f"{MAX_PRICE_PER_HOUR:g}")
-        if config.lead_hours > MAX_HOURS:
-            raise TrialConfigError(f"trial.lead_hours {config.lead_hours:g} is more than a year")
-        check_currency(config.currency)
+        if not isinstance(raw, dict):
+            raise TrialConfigError(f"trial is {type(raw).__name__}, not an object")
+        kept = {name: rule(f"trial.{name}", raw[name]) for name, rule in _RULES.items()
+                if raw.get(name) not in (None, "")}
     except TrialConfigError as exc:
-        raise TrialConfigError(f"the config file {path} holds {exc}; fix it, or run cardbench trial --clear") from None
-    return config
+        raise TrialConfigError(f"the config file {path}: {exc}; fix it, or run cardbench trial --clear") from None
+    return TrialConfig(**kept)
 
 
 def load_quietly(path: Path | None = None, warn: Callable[[str], None] | None = None) -> TrialConfig:
