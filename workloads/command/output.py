@@ -1,11 +1,11 @@
 """The job's output, split into lines as a terminal shows them, and copied to the run's log.
 
 A line ends at `\\n`; a bar redrawn in place ends at `\\r` (`\\r\\n` is one line end). Every line
-goes to the log unchanged (it reaches run.log through this child's stderr, with run.log's time
-stamp in front). Redraws are the exception: a tqdm bar redraws up to ten times a second, so the
-log keeps one redraw every :data:`REDRAW_LOG_S` and the last one before the next full line (each
-redraw is still read for progress); a redraw that only blanks the line (tqdm's clear before a
-`tqdm.write`) carries nothing and is not kept.
+goes to the log as the job wrote it, less escape sequences and control characters (it reaches run.log
+through this child's stderr, with run.log's time stamp in front). Redraws are the exception: a tqdm
+bar redraws up to ten times a second, so the log keeps one redraw every :data:`REDRAW_LOG_S` and the
+last one before the next full line (each redraw is still read for progress); a redraw that only
+blanks the line (tqdm's clear before a `tqdm.write`) carries nothing and is not kept.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import re
 import time
 from collections import deque
 from typing import Callable, Iterator
+
+from workloads.safe_text import printable
 
 REDRAW_LOG_S = 5.0
 LONGEST = 64 * 1024  # a "line" this long with no end yet is cut here, so memory stays bounded
@@ -102,6 +104,9 @@ class LogCopy:
 
     def _out(self, text: str) -> None:
         self.lines += 1
+        # this child's stderr reaches a terminal when it runs on its own (python -m workloads.command): a line
+        # that retitles the window or writes the clipboard (OSC 0, OSC 52) is written without its escapes
+        text = printable(text)
         if text.strip():
             self.tail.append(text)
         self._write(text)

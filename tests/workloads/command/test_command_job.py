@@ -158,5 +158,6 @@ def test_what_the_job_prints_reaches_no_terminal_as_escape_sequences(tmp_path):
                           capture_output=True, text=True, timeout=60)
     error = next(e for e in events(done.stdout) if e["event"] == "error")
     assert "its last lines: boom" in error["message"]
-    for text in (done.stdout, error["message"]):
+    assert "boom" in done.stderr   # the log, which is the terminal when the workload runs on its own
+    for text in (done.stdout, done.stderr, error["message"]):
         assert "\x1b" not in text and "\x07" not in text and "\\u001b" not in text

@@ -115,6 +115,8 @@ def test_a_rate_is_told_from_a_time_by_its_denominator(name, rate):
     ("loss=loss", "has 0 groups; it needs exactly one"),
     ("loss=(a)(b)", "has 2 groups"),
     ("loss", "give NAME=REGEX"),
+    ("loss\x1b[2J=([0-9.]+)", "a NAME is up to 40 printable characters"),
+    ("n" * 41 + "=([0-9.]+)", "a NAME is up to 40 printable characters"),
 ])
 def test_a_metric_that_cannot_work_is_one_line(text, said):
     with pytest.raises(BadMetric, match=said.replace("(", r"\(")) as caught:
@@ -136,3 +138,9 @@ def test_lightning_2_bars_with_v_num_first_and_with_no_known_total():
     assert (unknown.epoch, unknown.count, unknown.total, unknown.rate) == (1, 40, None, 5.01)
     # the loss its user logged: the training one, not the validation's beside it
     assert unknown.loss == 0.411 and unknown.values["val_mse_loss_step"] == 0.185
+
+
+def test_a_trainer_dict_s_keys_are_figures_only_when_they_are_plain_names():
+    """literal_eval turns '\\x1b' in the printed text into a real ESC: such a key is no figure of the run."""
+    line = "{'train_runtime': 1.0, '\\x1b]0;pwned\\x07': 2.0, '\\u202eevil': 3.0, '" + "k" * 101 + "': 4.0}"
+    assert read(line).values == {"train_runtime": 1.0}

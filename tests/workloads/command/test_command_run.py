@@ -6,6 +6,7 @@ integrator's), so this is the path a user's run takes, end to end.
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 
@@ -158,13 +159,37 @@ def test_a_job_s_escape_sequences_reach_neither_the_terminal_nor_run_log(command
     (["--command", "true", "--", "true"], "give the command once"),
     (["--command", "python 'unclosed"], "--command: cannot split"),
     (["--device", "npu:0", "--", "true"], "--device: 'npu:0' is not auto, cpu or cuda:N"),
+    # the NAME is printed on every step line and in the result
+    (["--metric", "x\x1b]0;pwned\x07/s=([0-9.]+)", "--", "true"], "a NAME is up to 40 printable characters"),
 ])
 def test_bad_input_is_one_line_exit_2_and_no_run(command_workload, tmp_path, capsys, argv, said):
     runs = tmp_path / "runs"
     assert cli.main(["run", "--runs-dir", str(runs), "command", *argv]) == 2
     err = capsys.readouterr().err.strip()
-    assert said in err and len(err.splitlines()) == 1
+    assert said in err and len(err.splitlines()) == 1 and "\x1b" not in err
     assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_escapes_written_inside_a_trainer_dict_reach_neither_the_result_nor_the_terminal(command_workload, tmp_path,
+                                                                                        capsys):
+    """A dict's keys are string literals: '\\x1b]52;...' in the printed text is a real ESC once read, after the
+    line itself was cleaned. Only plain names become figures of the run."""
+    runs = tmp_path / "runs"
+    script = ("print(\"{'loss': 1.5, 'epoch': 1.0, '\\\\x1b]0;pwned\\\\x07k': 3.0}\"); "
+              "print(\"{'train_runtime': 1.0, 'train_loss': 1.0, '\\\\x1b]52;c;ZWNobyBoaQ==\\\\x07x': 9.0, "
+              "'\\\\u202eevil': 2.0}\"); "
+              "print(\"{'eval_loss': 0.5, '\\\\x9b2J': 1.0}\")")
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", sys.executable, "-c", script]) == 0
+    out, err = capsys.readouterr()
+    record = load_run(next(runs.iterdir()))
+    metrics = record.result.metrics
+    assert metrics["train_runtime"] == 1.0 and metrics["eval_loss"] == 0.5 and metrics["final_loss"] == 1.5
+    assert all(key.isprintable() for key in metrics)
+    for text in (out, err, (record.path / "run.log").read_text()):
+        assert not any(c in text for c in "\x1b\x07\x9b\u202e"), text
+    for event in record.events:   # as read back: JSON writes an ESC as \\u001b, which a raw check would miss
+        if not isinstance(event, protocol.Start):   # the start event quotes the command as the user typed it
+            assert not any(c in json.dumps(event.to_dict(), ensure_ascii=False) for c in "\x1b\x07\x9b\u202e")
 
 
 def test_the_launchers_fields_run_the_command_split_as_a_shell_would(command_workload, tmp_path):

@@ -13,8 +13,10 @@ import re
 from dataclasses import dataclass
 
 from workloads.command.parsers.reading import TRAIN, Reading, finite, to_number
+from workloads.safe_text import one_line
 
 SOURCE = "--metric"
+_NAME_CHARS = 40
 
 
 class BadMetric(ValueError):
@@ -46,6 +48,9 @@ def compile_metric(text: str) -> Metric:
     name = name.strip()
     if not sep or not name or not regex:
         raise BadMetric(f"--metric {text!r}: give NAME=REGEX, e.g. --metric 'loss=loss: ([0-9.]+)'")
+    if len(name) > _NAME_CHARS or one_line(name) != name:   # the name is printed on every step line
+        raise BadMetric(f"--metric {name[:40]!r}: a NAME is up to {_NAME_CHARS} printable characters, "
+                        "e.g. loss or tokens/s")
     try:
         pattern = re.compile(regex)
     except re.error as exc:

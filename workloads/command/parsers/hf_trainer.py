@@ -14,9 +14,11 @@ import ast
 import re
 
 from workloads.command.parsers.reading import EVAL, SUMMARY, TRAIN, Reading, to_number
+from workloads.safe_text import one_line
 
 SOURCE = "hf_trainer"
 _LONGEST = 20_000
+_KEY_CHARS, _KEYS = 100, 64   # the Trainer's keys are short names, a dozen at most; they end up in the result
 _BARE = re.compile(r"(?<=[:\[,]\s)-?(?:nan|inf)(?=[,}\]])|(?<=[:\[,])-?(?:nan|inf)(?=[,}\]])")  # a dict line longer than this is not a Trainer log line: not worth evaluating
 
 
@@ -40,7 +42,11 @@ def parse(line: str) -> Reading | None:
     data = _dict(line)
     if data is None:
         return None
-    values = {k: n for k, n in ((k, to_number(v)) for k, v in data.items()) if n is not None}
+    # a key is a string literal, so '\\x1b]0;...' in the printed text is a real escape once read: only plain names
+    # are figures (they reach the result, the terminal and the report)
+    values = {k: n for k, n in ((k, to_number(v)) for k, v in data.items())
+              if n is not None and len(k) <= _KEY_CHARS and one_line(k) == k}
+    values = dict(list(values.items())[:_KEYS])
     step = values.get("step")
     count = int(step) if step is not None and step.is_integer() else None
     if "train_runtime" in values:
