@@ -136,6 +136,9 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         job.start()
     except OSError as exc:  # found on PATH but not runnable (a binary for another machine, a bad #! line)
         raise WorkloadError(f"cannot run {command[0]}: {exc.strerror or exc}") from None
+    if not job.reaping:
+        log("[cardbench] this system cannot make the run a subreaper (prctl needs Linux): a process the command "
+            "moves out of its process group (setsid, a daemon) is not found, and not stopped at the end")
     emitter.start(WORKLOAD, {"command": command, "metrics": [m.name for m in metrics], "cwd": os.getcwd(),
                              "pid": job.pid, "grace_s": args.grace, "env": env},
                   device, {"python": sys.version.split()[0]})

@@ -102,30 +102,35 @@ class Job:
             pass
         self.guard = None
 
-
     def stop_leftovers(self) -> list[int]:
         """SIGTERM, then SIGKILL after the grace period, to every process the job left running outside its group
-        (setsid, a double-forked daemon): they were re-parented to this subreaper. Returns their pids."""
+        (setsid, a double-forked daemon): they were re-parented to this subreaper. Returns their pids.
+
+        Each sweep looks again, so what one of them starts while it is stopped (a supervisor that respawns its
+        worker on SIGTERM) is stopped too; each process gets one SIGTERM, which many read as "shut down cleanly"
+        where a second would mean "now".
+        """
         if not self.reaping:
             return []
-        left = descendants(os.getpid())
-        if not left:
-            return []
-        for pid in left:
-            _kill(pid, signal.SIGTERM)
+        stopped: list[int] = []
+
+        def sweep(sig: int) -> list[int]:
+            _reap()
+            left = descendants(os.getpid())
+            for pid in left:
+                if sig == signal.SIGKILL or pid not in stopped:
+                    _kill(pid, sig)
+                if pid not in stopped:
+                    stopped.append(pid)
+            return left
+
         deadline = time.monotonic() + self.grace_s
-        while time.monotonic() < deadline:
-            _reap()
-            if not [pid for pid in left if alive(pid)]:
-                return left
+        while sweep(signal.SIGTERM) and time.monotonic() < deadline:
             time.sleep(0.05)
-        for pid in descendants(os.getpid()) + left:
-            _kill(pid, signal.SIGKILL)
-        deadline = time.monotonic() + 2.0
-        while time.monotonic() < deadline and [pid for pid in left if alive(pid)]:
-            _reap()
+        deadline = time.monotonic() + 2.0   # SIGKILL cannot be refused: this is only the kernel's time to act
+        while sweep(signal.SIGKILL) and time.monotonic() < deadline:
             time.sleep(0.02)
-        return left
+        return stopped
 
 
 _PR_SET_CHILD_SUBREAPER = 36   # linux/prctl.h

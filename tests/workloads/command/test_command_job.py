@@ -161,3 +161,53 @@ def test_what_the_job_prints_reaches_no_terminal_as_escape_sequences(tmp_path):
     assert "boom" in done.stderr   # the log, which is the terminal when the workload runs on its own
     for text in (done.stdout, done.stderr, error["message"]):
         assert "\x1b" not in text and "\x07" not in text and "\\u001b" not in text
+
+
+def _pids_in(path: Path) -> list[int]:
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def test_a_daemon_that_respawns_its_worker_when_stopped_leaves_nothing_behind(tmp_path, reaped):
+    """A supervisor that starts a new worker on SIGTERM, then exits: the new worker comes back to the subreaper
+    after the first SIGTERM went out, and is stopped too. The job fails (exit 3): leftovers are stopped then too."""
+    daemon, spawned = tmp_path / "daemon", tmp_path / "spawned"
+    supervisor = (f'trap "sleep 301 & echo \\$! >> {spawned}; exit 0" TERM; echo $$ > {daemon}; '
+                  'while :; do sleep 0.2; done')
+    script = (f"setsid sh -c '{supervisor}' </dev/null >/dev/null 2>&1 & "
+              f"while [ ! -s {daemon} ]; do sleep 0.05; done; exit 3")
+    try:
+        done = subprocess.run([sys.executable, "-m", "workloads.command", "--grace", "2", "--", "sh", "-c", script],
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert wait_for(lambda: _pids_in(spawned), 5), "the supervisor was not asked to stop"
+        pids = _pids_in(daemon) + _pids_in(spawned)
+        assert events(done.stdout)[-1]["status"] == "failed"
+        assert wait_for(lambda: not any(alive(p) for p in pids), 5), "the respawned worker outlived the run"
+        stopped = next(line for line in done.stderr.splitlines() if "left running outside its process group" in line)
+        assert all(str(p) in stopped for p in pids)
+    finally:
+        reaped += _pids_in(daemon) + _pids_in(spawned)
+
+
+def test_ctrl_c_of_cardbench_run_stops_a_daemon_that_ignores_sigterm(tmp_path, reaped):
+    """The real `cardbench run command`, interrupted as a user does it: the daemon outside the job's group ignores
+    SIGTERM, so it is SIGKILLed after --grace; run.log says how many were stopped."""
+    pids, runs = tmp_path / "pids", tmp_path / "runs"
+    script = (f"setsid sh -c 'trap \"\" TERM; sleep 302 & echo $$ $! > {pids}; wait' </dev/null >/dev/null 2>&1 & "
+              "sleep 300")
+    runner = subprocess.Popen([sys.executable, "-c", CARDBENCH_RUN, "run", "--runs-dir", str(runs), "command",
+                               "--grace", "0.5", "--", "sh", "-c", script],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: len(_pids_in(pids)) == 2, 60), "the job did not start"
+        daemon = _pids_in(pids)
+        time.sleep(0.3)
+        runner.send_signal(signal.SIGINT)
+        assert runner.wait(timeout=60) == 130
+        assert wait_for(lambda: not any(alive(p) for p in daemon), 5), "the daemon outlived the run"
+        log = next(runs.iterdir()).joinpath("run.log").read_text()
+        assert "stopped 2 processes the command left running outside its process group" in log
+    finally:
+        reaped += _pids_in(pids)
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait(timeout=30)
