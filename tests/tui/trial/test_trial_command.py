@@ -169,17 +169,6 @@ def test_a_new_end_for_the_running_trial_keeps_its_start_and_cost(cfg, capsys):
     assert kept.started == started - 3600 and kept.ends > started + 19 * 3600
 
 
-def test_xdg_cache_home_holds_opscan_s_state(tmp_path, monkeypatch):
-    from workloads.opscan import state
-
-    monkeypatch.delenv(state.STATE_ENV, raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert state.state_root() == tmp_path / "cache" / "cardbench" / "opscan"
-    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")   # the XDG spec: a relative path is ignored
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert state.state_root() == tmp_path / "home" / ".cache" / "cardbench" / "opscan"
-
-
 def test_backup_without_dest_names_a_broken_config_instead_of_saying_none_is_kept(cfg, capsys):
     cfg.parent.mkdir(parents=True)
     cfg.write_text('{"trial": {"backup_dest": "oss:bucket", "ends": 1e308}}')
