@@ -162,7 +162,7 @@ def build(c: Comparison, lang: str = "en", chart: bool = False) -> list[Block]:
     blocks: list[Block] = [Heading(1, say("title")), Para(say("how", base=base.label))]
     blocks.append(Heading(2, say("inputs")))
     blocks.append(Table([say("side"), say("input"), say("kind"), say("device"), say("host"), say("price")], [
-        [s.label, say.quote(s.path), say(s.kind), say.quote(s.device or _device(s)), say.quote(s.host or NA),
+        [s.label, say.quote(s.shown_path), say(s.kind), say.quote(s.device or _device(s)), say.quote(s.host or NA),
          f"{s.price_per_hour:g} {c.currency}" if s.price_per_hour else NA] for s in c.sides]))
     for w in c.workloads:
         blocks += _workload(c, w, say)

@@ -63,12 +63,13 @@ def pick(sides: list[Any], name: str, option: str) -> int:
         path = Path(side.path)
         if name.lower() == side.label.lower() or name in (side.path, path.name, path.stem):
             return i
-    listed = ", ".join(f"{s.label}: {s.path}" for s in sides)
+    listed = ", ".join(f"{s.label}: {s.shown_path}" for s in sides)
     raise CompareError(f"cardbench compare: {option} {name!r} is none of the inputs ({listed})")
 
 
 def _prices(specs: list[str], sides: list[Any]) -> dict[str, float]:
-    from tui.compare.load import CompareError, check_price
+    from tui.compare.load import CompareError
+    from tui.compare.shape import check_price
 
     out = {}
     for spec in specs:
@@ -89,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.compare.comparison import compare
     from tui.compare.load import CompareError, load_side
     from tui.compare.published import against
+    from tui.compare.shape import ShapeError, check_currency
     from workloads.safe_text import printable
 
     lang = getattr(args, "lang", "en")
@@ -97,15 +99,19 @@ def run(args: argparse.Namespace) -> int:
     if len(args.inputs) < 2 and not args.against:
         return _fail("cardbench compare: give two inputs or more (bundles or run directories), or one with --against")
     try:
+        # the rule a bundle's currency is read by
+        currency = None if args.compare_currency is None else check_currency(args.compare_currency, "--currency")
         sides = [load_side(path, label) for path, label in zip(args.inputs, _labels(len(args.inputs)))]
         if args.against:
             sides.append(against(args.against, sides))
         baseline = pick(sides, args.baseline, "--baseline") if args.baseline else (len(sides) - 1 if args.against
                                                                                    else 0)
         comparison = compare(sides, baseline, allow_different=args.allow_different,
-                             prices=_prices(args.price, sides), currency=args.compare_currency)
+                             prices=_prices(args.price, sides), currency=currency)
     except CompareError as exc:
         return _fail(str(exc))
+    except ShapeError as exc:   # an option under a bundle's rule: --price, --currency
+        return _fail(f"cardbench compare: {exc}")
     output = getattr(args, "output", None)
     png, why = None, None
     if output:

@@ -15,12 +15,10 @@ from tui.compare import alike
 from tui.compare.load import CompareError, RunFigures, Side
 from tui.compare.prices import PriceFigures, Verdict, at_price, verdict
 from tui.compare.ratio import Ratio, ratio, relative_spread
+from tui.compare.shape import ACCURACY_KEYS
 from tui.report.summary import number
 from workloads import registry
 from workloads.spec import Metric, Text
-
-ACCURACY_KEYS = ("val_top1", "val_top5")
-
 
 @dataclass
 class MetricRow:
@@ -85,7 +83,7 @@ class Comparison:
 
         return {
             "baseline": self.sides[self.baseline].label, "currency": self.currency,
-            "sides": [{"label": s.label, "path": s.path, "kind": s.kind, "host": s.host, "name": s.name,
+            "sides": [{"label": s.label, "path": s.shown_path, "kind": s.kind, "host": s.host, "name": s.name,
                        "price_per_hour": s.price_per_hour, "currency": s.currency,
                        "runs": {w: r.summary.run_id for w, r in s.runs.items()}} for s in self.sides],
             "workloads": [{

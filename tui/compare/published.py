@@ -16,9 +16,11 @@ import re
 from typing import Any
 
 from tui.compare.load import CompareError, RunFigures, Side
+from tui.compare.shape import ACHIEVED
 from tui.formatting import number as shown
 from tui.report.summary import ThroughputStats, WorkloadSummary, number
 from workloads import registry
+from workloads.safe_text import one_line
 from workloads.spec import Text
 
 MIXED = ("fp16", "bf16")
@@ -62,6 +64,7 @@ def _run(workload: str, source: str, value: float, measured: RunFigures) -> RunF
 
 def against(query: str, sides: list[Side]) -> Side:
     """The published side for ``query`` over the workloads the sides ran; CompareError when none matches."""
+    query = one_line(query, 100)   # the side's label in every table and note
     side = Side(query, query, "published", device=query)
     known: set[str] = set()
     for measured in sides:
@@ -107,7 +110,7 @@ def rated_notes(query: str, sides: list[Side]) -> list[Text]:
     notes = []
     for side in sides:
         for run in side.runs.values():
-            achieved = number(run.metric("achieved_tflops"))
+            achieved = number(run.metric(ACHIEVED))
             precision = str(run.summary.precision or "").split(" (")[0]
             figure = device.get(f"{'tf32' if precision == 'fp32' else precision}_tflops")
             if achieved is not None and figure is not None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import statistics
+import zipfile
 from pathlib import Path
 
 from report_runs import T0
@@ -31,3 +33,35 @@ def resnet_like(store: RunStore, rates, *, image_size=224, batch_size=32, amp="b
     run.append(protocol.End(t=T0 + len(steps) + 2, status="ok", exit_code=0))
     run.close()
     return run.path
+
+
+def result_only(store: RunStore, workload: str, metrics: dict, *, device: str = "Fake GPU 80GB") -> Path:
+    """A finished run of ``workload`` that reports its result and no steps (a soak's drift, say)."""
+    run = store.create(workload, [])
+    run.append(protocol.Start(t=T0, workload=workload, device=device, config={}, versions={}))
+    run.append(protocol.Result(t=T0 + 1, metrics=metrics))
+    run.append(protocol.End(t=T0 + 2, status="ok", exit_code=0))
+    run.close()
+    return run.path
+
+
+def bundle(path, run, summary=None, events=None, compression=zipfile.ZIP_DEFLATED, extra=(), run_id=None):
+    """A bundle as `cardbench export` lays it out (the run under ``run_id``, else its own name), with the parts a
+    test wants replaced."""
+    rid = run_id or run.name
+    s = summary if summary is not None else {"host": "box", "runs": [{"run_id": rid}],
+                                             "cost": {"price_per_hour": 6.5, "currency": "CNY"}}
+    with zipfile.ZipFile(path, "w", compression) as zf:
+        zf.writestr("top/metrics/summary.json", s if isinstance(s, (str, bytes)) else json.dumps(s))
+        ev = (run / "events.jsonl").read_text()
+        zf.writestr(f"top/logs/{rid}/events.jsonl", events(ev) if events else ev)
+        zf.writestr(f"top/logs/{rid}/config.json", (run / "config.json").read_text())
+        for name, data in extra:
+            zf.writestr(name, data)
+    return path
+
+
+def one_line_exit_2(code, out, err, said):
+    """Refused: nothing on stdout, one line on stderr that says ``said``, exit 2."""
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    assert said in err, err
