@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping
 
 from workloads.command.parsers.reading import EVAL, SUMMARY, Reading
 
@@ -30,6 +30,16 @@ OPEN_S = 2.0  # a step with no further line for this long is emitted as it is
 # tqdm.write redraws the bar in the same burst of output as the line it wrote; a redraw later than this is
 # the next step's
 WRITE_REDRAW_S = 0.05
+# the result's named figures are the job's words (a bar's postfix names its own): bounded, so a job that prints
+# thousands of names, or a 'unit' of a page, cannot make a RESULT line, an event or a report of megabytes
+FIGURES, NAME_CHARS, UNIT_CHARS = 64, 100, 40
+
+
+def keep_figures(into: dict[str, float], values: Mapping[str, float]) -> None:
+    """``values`` into ``into``, a name kept while there is room and it is no longer than :data:`NAME_CHARS`."""
+    for name, value in values.items():
+        if name in into or (len(into) < FIGURES and len(name) <= NAME_CHARS):
+            into[name] = value
 
 
 def warmup_of(n: int) -> int:
@@ -77,11 +87,13 @@ class Tracker:
         if r.source not in self.sources:
             self.sources.append(r.source)
         if r.kind == SUMMARY:
-            self.summary.update(r.values)
+            keep_figures(self.summary, r.values)
             return
         if r.kind == EVAL:
-            self.evaluation.update(r.values)
+            keep_figures(self.evaluation, {k: v for k, v in r.values.items() if k.startswith("eval_")})
             return
+        if r.unit is not None and len(r.unit) > UNIT_CHARS:
+            r = replace(r, rate=None, unit=None, rate_as=None)   # no tool's unit is this long: not a rate
         self.figures.update(r.asked)
         if self.bar is not None and r.bar is None and r.count is None and (r.loss is not None or r.rate is not None):
             # logged while a bar runs: tqdm.write clears the bar, prints, then redraws it at its count now, which
@@ -214,6 +226,6 @@ class Tracker:
         if self.other_unit_rates:
             out["rates_in_other_units"] = self.other_unit_rates
         out.update({k: v for k, v in self.summary.items() if k != "epoch"})
-        out.update({k: v for k, v in self.evaluation.items() if k.startswith("eval_")})
+        out.update(self.evaluation)
         out.update({f"metric {k}": v for k, v in self.figures.items()})
         return {k: v for k, v in out.items() if v is not None}

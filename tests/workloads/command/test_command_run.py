@@ -192,6 +192,29 @@ def test_escapes_written_inside_a_trainer_dict_reach_neither_the_result_nor_the_
             assert not any(c in json.dumps(event.to_dict(), ensure_ascii=False) for c in "\x1b\x07\x9b\u202e")
 
 
+def test_figures_the_job_names_are_bounded_in_number_length_and_unit(command_workload, tmp_path, capsys):
+    """An evaluation bar's postfix names its own figures, and every new name was kept for the result: a job that
+    prints thousands of them (or a 'unit' of 5000 letters) made a RESULT line, events and a report of megabytes."""
+    runs = tmp_path / "runs"
+    script = textwrap.dedent('''
+        import sys
+        for line in range(20):
+            names = ", ".join(f"eval_{'x' * 150 if i % 2 else ''}{line}_{i}=1" for i in range(200))
+            print(f"Validation DataLoader 0: 50%|#| 1/2 [00:01<00:01, 1.00it/s, {names}]")
+        for i in range(1, 6):
+            print(f"Training: {20 * i}%|#| {i}/5 [00:0{i}<00:01, 2.00{'u' * 5000}/s, loss=1.0]")
+    ''')
+    assert cli.main(["run", "--runs-dir", str(runs), "command", "--", sys.executable, "-c", script]) == 0
+    out = capsys.readouterr().out
+    record = load_run(next(runs.iterdir()))
+    metrics = record.result.metrics
+    named = [k for k in metrics if k.startswith("eval_")]
+    assert 0 < len(named) <= 64 and all(len(k) <= 100 for k in named)
+    assert len(json.dumps(metrics)) < 8000
+    assert all(s.unit is None and s.throughput is None for s in record.steps) and "uuuuuuuuuuuuuuuuuuuuuuuu" not in out
+    assert [s.loss for s in record.steps] == [1.0] * 5   # the steps are still read
+
+
 def test_the_launchers_fields_run_the_command_split_as_a_shell_would(command_workload, tmp_path):
     from tui.launch import build_args
 
