@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence
 from tui.cpu_trap import device_runs
 from tui.runs import RunRecord
 from workloads import protocol, registry
+from workloads.step_statistics import percentile_of_sorted, split_warmup
 
 # ImageNet-1k's training set: the epoch a reader has in mind when comparing images/s across cards
 IMAGENET_TRAIN_IMAGES = 1_281_167
@@ -44,29 +45,6 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
     return [d for d in value if isinstance(d, dict)] if isinstance(value, list) else []
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Linear-interpolated percentile (numpy's default); None for no values."""
-    return _percentile_of_sorted(sorted(v for v in values if v is not None and math.isfinite(v)), q)
-
-
-def _percentile_of_sorted(data: Sequence[float], q: float) -> float | None:
-    if not data:
-        return None
-    if len(data) == 1:
-        return data[0]
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def warmup_steps(n: int) -> int:
-    """Steps left out of the throughput statistics: the first ones pay for allocation and autotuning."""
-    if n < 3:
-        return 0
-    return min(max(1, n // 10), 10)
 
 
 @dataclass
@@ -96,27 +74,16 @@ def throughput_stats(record: RunRecord) -> ThroughputStats:
     unit = throughput_unit(record)
     result = record.result
     told = result.metrics.get("warmup_steps") if result else None
-    flagged = [s for s in steps if s.extra.get("warmup") is True]
-    if flagged:
-        # the workload marks its warm-up steps itself (a soak forwards every inner run's, wherever they fall):
-        # those are left out, whatever a count says, and the figure of a live or cut run is the same one
-        skip = len(flagged)
-        kept = [s for s in steps if s.extra.get("warmup") is not True]
-    # else the workload's own warm-up count when it reports one (and its steps are numbered from 1)
-    elif isinstance(told, int) and not isinstance(told, bool) and 0 <= told < len(steps):
-        skip, kept = told, steps[told:]
-    elif not spec.warmup_emits_steps:
-        skip, kept = 0, steps  # its warm-up ran before the first step event
-    else:
-        skip = warmup_steps(len(steps))
-        kept = steps[skip:]
+    # the one rule (workloads.step_statistics): a live or cut run leaves out the same steps as the finished one
+    skip, kept = split_warmup(steps, lambda s: s.extra.get("warmup") is True, told=told,
+                              emits_warmup=spec.warmup_emits_steps)
     values = [s.throughput for s in kept]
     ordered = sorted(values)  # once, for the median, the p90 and the extremes
     return ThroughputStats(
         unit=unit, n=len(values), skipped=skip,
         median=statistics.median(ordered) if values else None,  # sorts again, but sorted data in linear time
         mean=statistics.fmean(values) if values else None,
-        p90=_percentile_of_sorted(ordered, 90),
+        p90=percentile_of_sorted(ordered, 90),
         min=ordered[0] if values else None,
         max=ordered[-1] if values else None,
     )

@@ -187,14 +187,3 @@ def fastest_split(model: GPT2, cache: KVCache, decoder: Decoder, prompt: torch.T
     if best:
         model.split_products(min(best, key=best.__getitem__))
     return best
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """The q-th percentile (0-100) with linear interpolation; None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100.0
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)

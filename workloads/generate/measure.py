@@ -19,7 +19,8 @@ from workloads.child.harness import Emitter, log
 from workloads.generate import gpt2
 from workloads.generate.plan import Plan
 from workloads.generate.spec import planned_steps
-from workloads.generate.decoding import generate, percentile
+from workloads.generate.decoding import generate
+from workloads.step_statistics import percentile
 
 
 def timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, prompt: Any, sampling: Any,

@@ -16,7 +16,7 @@ from workloads.generate import config as gpt2_config
 from workloads.generate import weights as gpt2_weights
 from workloads.child import bandwidth
 from workloads.child.bandwidth import ReadBandwidth, _parse_size, best_of, measure_read_bandwidth, probe_bytes
-from workloads.generate.decoding import EagerDecoder, Sampling, fastest_split, generate, percentile
+from workloads.generate.decoding import EagerDecoder, Sampling, fastest_split, generate
 from workloads.generate.gpt2 import GPT2, KVCache, kv_bytes_per_step, weight_bytes_per_step
 from workloads.generate.config import SIZES, GPT2Config
 from workloads.child.harness import Emitter, WorkloadError, run_main
@@ -187,13 +187,6 @@ def test_bytes_per_step_count_every_weight_once_and_the_cache_read():
     # all weights but the position table, of which one row is read
     assert weight_bytes_per_step(model) == total - TINY.n_ctx * TINY.n_embd * 4 + TINY.n_embd * 4
     assert kv_bytes_per_step(TINY, batch=3, context=10, element_size=2) == 2 * 2 * 3 * 10 * 32 * 2
-
-
-def test_percentile_interpolates_and_missing_data_is_none():
-    assert percentile([], 50) is None
-    assert percentile([3.0], 99) == 3.0
-    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
-    assert percentile(list(range(101)), 90) == 90
 
 
 def test_read_bandwidth_is_measured_and_sized_beyond_the_last_level_cache():
