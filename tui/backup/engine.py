@@ -105,10 +105,10 @@ def check_dest(dest: str, runs_root: Path) -> None:
                           "runs out; choose a folder beside it")
 
 
-def _unchanged(source: SourceFile, before: Entry | None, modes: bool) -> bool:
-    """rsync's quick check: the same file, the same size and modification time as when it was last sent; and,
-    where the destination keeps modes, the same mode (a chmod changes no time, and a hard link to the previous
-    copy would keep the old, wider mode)."""
+def _unchanged(source: SourceFile, before: Entry | None) -> bool:
+    """rsync's quick check: the same file, the same size and modification time as when it was last sent; and the
+    same mode (a chmod changes no time, and a hard link to the previous copy, or a server-side copy of an object
+    with its metadata, would keep the old, wider mode)."""
     if before is None or before.source != str(source.path):
         return False
     try:
@@ -116,7 +116,7 @@ def _unchanged(source: SourceFile, before: Entry | None, modes: bool) -> bool:
     except OSError:
         return False
     return (stat.st_size == before.size and stat.st_mtime_ns == before.mtime_ns
-            and (not modes or before.mode == stat.st_mode & 0o777))
+            and before.mode == stat.st_mode & 0o777)
 
 
 def run_backup(dest: str, gathered: Gathered, *, keep: int = 2, staging: str | None = None,
@@ -140,7 +140,7 @@ def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | 
     cleaned = target.clean_partials()
     previous = target.latest()
     prev_name, prev_entries = previous if previous else (None, {})
-    to_send = [f for f in gathered.files if not _unchanged(f, prev_entries.get(f.rel), target.keeps_modes)]
+    to_send = [f for f in gathered.files if not _unchanged(f, prev_entries.get(f.rel))]
     to_carry = [f.rel for f in gathered.files if f.rel not in {s.rel for s in to_send}]
     sending = sum(_size_of(f) for f in to_send)
     meter = Meter(sending, progress)

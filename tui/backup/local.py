@@ -25,8 +25,6 @@ LOCK = ".cardbench-backup.lock"
 
 
 class LocalDestination:
-    keeps_modes = True
-
     def __init__(self, dest: str):
         self.dest = dest
         self.root = Path(dest).expanduser()

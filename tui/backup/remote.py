@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -39,9 +40,13 @@ def unsendable(rel: str) -> str | None:
     return None
 
 
-class RemoteDestination:
-    keeps_modes = False   # an rclone remote keeps no file modes: a chmod alone is nothing to send
+# rclone's --metadata: object storage (S3, OSS, COS, OBS) keeps each file's mode (and time and owner) beside it,
+# through the server-side copy of unchanged files too, and `rclone copy -M` puts it back on restore; a back end
+# without metadata (WebDAV) takes the flag and keeps nothing, which the restore's umask then covers
+METADATA = "--metadata"
 
+
+class RemoteDestination:
     def __init__(self, dest: str, staging: str | None = None):
         self.dest = dest.rstrip("/") if not dest.endswith(":") else dest
         self.previous: str | None = None
@@ -52,6 +57,7 @@ class RemoteDestination:
         self.stamp: str | None = None
         self.carried = ""   # how unchanged files reached the new backup, for the result line
         self.left_out: list[tuple[SourceFile, str]] = []   # listed, then not staged (gone, or now a link): why
+        self.private = False
 
     def hold(self) -> None:
         """Nothing to lock on a remote: two backups at once into one prefix are the user's to avoid (README)."""
@@ -88,7 +94,8 @@ class RemoteDestination:
 
     # one backup ---------------------------------------------------------------------------------------
     def begin(self, stamp: str, sending: int, private: bool = False) -> None:
-        # the staging folder is mkdtemp's (0700) whatever ``private`` says; the remote keeps no modes
+        # the staging folder is mkdtemp's (0700) whatever ``private`` says; the restore hint carries ``private``
+        self.private = private
         try:
             self.staging_root.mkdir(parents=True, exist_ok=True)
             _drop_dead_staging(self.staging_root)
@@ -118,7 +125,7 @@ class RemoteDestination:
                                   f"{exc.strerror or exc}") from None
         if out:
             meter.phase("uploading")
-            self.rclone.copy([str(files_dir), join(self.dest, self.stamp), "--no-traverse"],
+            self.rclone.copy([str(files_dir), join(self.dest, self.stamp), "--no-traverse", METADATA],
                              _progress(meter))
         return out
 
@@ -131,7 +138,7 @@ class RemoteDestination:
                         "copied from the previous backup through this machine: the remote has no server-side copy")
         listed = self._list_file("carry", rels)
         self.rclone.copy([join(self.dest, previous), join(self.dest, self.stamp), "--files-from-raw", str(listed),
-                          "--no-traverse"], lambda done, total: None)
+                          "--no-traverse", METADATA], lambda done, total: None)
 
     def _list_file(self, name: str, rels: list[str]) -> Path:
         assert self.staging is not None
@@ -191,7 +198,11 @@ class RemoteDestination:
         return old
 
     def restore_hint(self, stamp: str) -> str:
-        return f"rclone copy {join(self.dest, stamp)} DIR && cd DIR && sha256sum -c --quiet {MANIFEST}"
+        """-M puts each file's mode back where the remote kept it; a private backup is restored under umask 077,
+        so its folders are 0700 and, where the remote kept no modes, its files 0600. rclone is named by its path:
+        the one beside this Python is on no PATH once the venv is not activated."""
+        copy = f"{shlex.quote(self.rclone.exe)} copy -M {shlex.quote(join(self.dest, stamp))} DIR"
+        return (f"umask 077 && {copy}" if self.private else copy) + f" && cd DIR && sha256sum -c --quiet {MANIFEST}"
 
 
 def _drop_dead_staging(root: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from tui import cli
 from tui.backup import engine, manifest
+from tui.backup.rclone import binary
 
 RUN = "runs/20261203-070000-resnet50"
 
@@ -267,3 +268,52 @@ def test_a_broken_trial_config_is_one_line_whether_or_not_the_backup_needs_it(wo
     assert err.startswith("cardbench backup: warning: the trial settings cannot be read (")
     assert err.endswith("); backing up to the DEST given\n") and str(config) in err and err.count("\n") == 1
     assert "backup: 5 files sent" in out and (dest / "LATEST").is_file()
+
+
+def test_a_private_remote_backup_restores_private_with_the_line_it_prints(workspace, remote, tmp_path, capsys):
+    """The restore line printed is what a user pastes, under the usual umask and a PATH that is not the venv's:
+    a 0600 `.env` comes back 0600 and no folder of the restore is open to others. Object storage keeps the mode
+    beside the file; WebDAV keeps none, and the restore's umask covers it."""
+    remote, served = remote
+    env = workspace.runs / "20261203-070000-resnet50" / ".env"
+    env.write_text("HF_TOKEN=hf_abcdefghijkl\n")
+    env.chmod(0o600)
+    dest = f"{remote}:bucket/trial"
+    assert cli.main(workspace.argv(dest)) == 0
+    said = capsys.readouterr().out.splitlines()[-1]
+    assert said.startswith("backup: restore with: ")
+    restored = tmp_path / "restored"
+    old = os.umask(0o022)
+    try:
+        done = subprocess.run(["sh", "-c", said.removeprefix("backup: restore with: ").replace("DIR", str(restored))],
+                              env={**os.environ, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    finally:
+        os.umask(old)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert stat.S_IMODE((restored / RUN / ".env").stat().st_mode) == 0o600
+    folders = [restored, *(p for p in restored.rglob("*") if p.is_dir())]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o700}
+    if remote == "obj":   # the mode itself, not only the umask: a restore as root with any umask keeps it
+        latest = (served / "bucket/trial/LATEST").read_text().strip()
+        listed = subprocess.run([binary(), "lsjson", "-M", f"{dest}/{latest}/{RUN}/.env"],
+                                capture_output=True, text=True, check=True).stdout
+        assert '"mode":"100600"' in listed
+
+
+def test_a_chmod_alone_reaches_the_next_backup_on_object_storage(workspace, s3, capsys):
+    """Object storage keeps the mode beside the file: a server-side copy of the unchanged object would keep the
+    old, wider one, which `rclone copy -M` would then restore."""
+    remote, served = s3
+    env = workspace.runs / "20261203-070000-resnet50" / ".env"
+    env.write_text("HF_TOKEN=hf_abcdefghijkl\n")
+    env.chmod(0o644)
+    dest = f"{remote}:bucket/trial"
+    assert cli.main(workspace.argv(dest)) == 0
+    env.chmod(0o600)
+    capsys.readouterr()
+    assert cli.main(workspace.argv(dest)) == 0
+    assert "backup: 1 file sent (" in capsys.readouterr().out
+    latest = (served / "bucket/trial/LATEST").read_text().strip()
+    listed = subprocess.run([binary(), "lsjson", "-M", f"{dest}/{latest}/{RUN}/.env"],
+                            capture_output=True, text=True, check=True).stdout
+    assert '"mode":"100600"' in listed
