@@ -1,6 +1,7 @@
 """A backup of a tree cardbench did not write all of: links out of it, secrets' modes, names that are not UTF-8
 or hold a newline, files that vanish mid-backup, and a destination inside what it saves (issue 21, 5-8)."""
 
+import json
 import os
 import stat
 import subprocess
@@ -270,14 +271,28 @@ def test_a_broken_trial_config_is_one_line_whether_or_not_the_backup_needs_it(wo
     assert "backup: 5 files sent" in out and (dest / "LATEST").is_file()
 
 
+def _env_file(workspace, mode: int) -> Path:
+    """A run's `.env` holding a token, with ``mode``."""
+    env = workspace.runs / "20261203-070000-resnet50" / ".env"
+    env.write_text("HF_TOKEN=hf_abcdefghijkl\n")
+    env.chmod(mode)
+    return env
+
+
+def _mode_on_the_remote(dest: str, served: Path, rel: str) -> str:
+    """The mode object storage keeps beside ``rel`` of the latest backup, as rclone lists it ('100600')."""
+    latest = (served / "bucket/trial/LATEST").read_text().strip()
+    listed = subprocess.run([binary(), "lsjson", "-M", f"{dest}/{latest}/{rel}"],
+                            capture_output=True, text=True, check=True).stdout
+    return json.loads(listed)[0]["Metadata"]["mode"]
+
+
 def test_a_private_remote_backup_restores_private_with_the_line_it_prints(workspace, remote, tmp_path, capsys):
     """The restore line printed is what a user pastes, under the usual umask and a PATH that is not the venv's:
     a 0600 `.env` comes back 0600 and no folder of the restore is open to others. Object storage keeps the mode
     beside the file; WebDAV keeps none, and the restore's umask covers it."""
     remote, served = remote
-    env = workspace.runs / "20261203-070000-resnet50" / ".env"
-    env.write_text("HF_TOKEN=hf_abcdefghijkl\n")
-    env.chmod(0o600)
+    _env_file(workspace, 0o600)
     dest = f"{remote}:bucket/trial"
     assert cli.main(workspace.argv(dest)) == 0
     said = capsys.readouterr().out.splitlines()[-1]
@@ -294,26 +309,18 @@ def test_a_private_remote_backup_restores_private_with_the_line_it_prints(worksp
     folders = [restored, *(p for p in restored.rglob("*") if p.is_dir())]
     assert {stat.S_IMODE(p.stat().st_mode) for p in folders} == {0o700}
     if remote == "obj":   # the mode itself, not only the umask: a restore as root with any umask keeps it
-        latest = (served / "bucket/trial/LATEST").read_text().strip()
-        listed = subprocess.run([binary(), "lsjson", "-M", f"{dest}/{latest}/{RUN}/.env"],
-                                capture_output=True, text=True, check=True).stdout
-        assert '"mode":"100600"' in listed
+        assert _mode_on_the_remote(dest, served, f"{RUN}/.env") == "100600"
 
 
 def test_a_chmod_alone_reaches_the_next_backup_on_object_storage(workspace, s3, capsys):
     """Object storage keeps the mode beside the file: a server-side copy of the unchanged object would keep the
     old, wider one, which `rclone copy -M` would then restore."""
     remote, served = s3
-    env = workspace.runs / "20261203-070000-resnet50" / ".env"
-    env.write_text("HF_TOKEN=hf_abcdefghijkl\n")
-    env.chmod(0o644)
+    env = _env_file(workspace, 0o644)
     dest = f"{remote}:bucket/trial"
     assert cli.main(workspace.argv(dest)) == 0
     env.chmod(0o600)
     capsys.readouterr()
     assert cli.main(workspace.argv(dest)) == 0
     assert "backup: 1 file sent (" in capsys.readouterr().out
-    latest = (served / "bucket/trial/LATEST").read_text().strip()
-    listed = subprocess.run([binary(), "lsjson", "-M", f"{dest}/{latest}/{RUN}/.env"],
-                            capture_output=True, text=True, check=True).stdout
-    assert '"mode":"100600"' in listed
+    assert _mode_on_the_remote(dest, served, f"{RUN}/.env") == "100600"
