@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import resource
 import statistics
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -65,3 +68,18 @@ def one_line_exit_2(code, out, err, said):
     """Refused: nothing on stdout, one line on stderr that says ``said``, exit 2."""
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
     assert said in err, err
+
+
+# the address space a `cardbench compare` child may take: ten times what one needs (~100 MB). A regression that
+# reads /dev/zero or a bomb whole then fails with MemoryError in this child instead of taking the machine's memory
+CHILD_MEMORY = 1 << 30
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
+
+
+def cardbench_compare(*argv, timeout=30):
+    """The real entry point in a child, bounded: a hang fails the timeout, a runaway read the memory limit."""
+    return subprocess.run([sys.executable, "-m", "tui.cli", "compare", *map(str, argv)], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL, preexec_fn=_limit_memory)

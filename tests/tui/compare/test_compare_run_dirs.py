@@ -10,7 +10,7 @@ import tempfile
 
 import pytest
 
-from compare_runs import bundle, one_line_exit_2, resnet_like
+from compare_runs import bundle, cardbench_compare, one_line_exit_2, resnet_like
 from tui.runs import RunStore
 
 FAST = [1000.0, 980.0, 1020.0, 1000.0, 990.0, 1010.0]
@@ -19,12 +19,6 @@ FAST = [1000.0, 980.0, 1020.0, 1000.0, 990.0, 1010.0]
 @pytest.fixture
 def store(tmp_path):
     return RunStore(tmp_path / "runs")
-
-
-def cardbench_compare(*argv, timeout=30):
-    """The real entry point in a child: a hang fails the timeout instead of the whole suite."""
-    return subprocess.run([sys.executable, "-m", "tui.cli", "compare", *map(str, argv)], capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def test_a_fifo_in_place_of_events_jsonl_is_refused_unopened(store):
