@@ -42,6 +42,12 @@ CAP_TOTAL = 1024 * MiB
 CAP_RATIO = 200
 RATIO_FROM = 1 * MiB
 CHUNK = 1 * MiB
+# zipfile holds every member's ZipInfo in memory, ~1 kB each (a 20 MB zip of 200,000 empty members: 218 MB RSS), so
+# a zip of millions is a bomb of its own. A real bundle holds a few files per run (events, config, log, telemetry
+# segments) for at most shape.MAX_RUNS runs: some thousands. The directory's bytes are capped too, as names may be
+# 64 kB each
+CAP_MEMBERS = 100_000
+CAP_DIRECTORY = 32 * MiB
 # what zipfile raises on a damaged archive besides BadZipFile: a torn deflate stream (zlib.error, EOFError), an
 # offset before the file's start (ValueError), a version or method it lacks (NotImplementedError), a name that is
 # not UTF-8 (UnicodeDecodeError, a ValueError), an encrypted member (RuntimeError), a short header (struct.error)
@@ -80,9 +86,32 @@ class Budget:
         self.left = CAP_TOTAL if total is None else total
 
 
+def _directory(path: Path) -> tuple[int, int] | None:
+    """The member count and central directory size the archive's end record states, read before zipfile parses
+    (and keeps) the whole directory; None where there is no end record (zipfile then says what is wrong).
+
+    zipfile's own reader of that record (private, and unchanged since Python 2.6), so the figures checked are
+    the ones ZipFile goes on to use, zip64 included."""
+    with open(path, "rb") as fp:
+        end = zipfile._EndRecData(fp)  # type: ignore[attr-defined]
+    if not end:
+        return None
+    return end[zipfile._ECD_ENTRIES_TOTAL], end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+
+
 def open_zip(path: Path) -> zipfile.ZipFile:
-    """The bundle's archive; its central directory damaged is a BundleInputError, not zipfile's own exception."""
+    """The bundle's archive; its central directory damaged or past its caps is a BundleInputError, not zipfile's
+    own exception or its memory."""
     try:
+        directory = _directory(path)
+        if directory is not None:
+            members, size = directory
+            if members > CAP_MEMBERS:
+                raise BundleInputError(f"holds {members:,} members, over the cap of {CAP_MEMBERS:,} members on a "
+                                       "bundle")
+            if size > CAP_DIRECTORY:
+                raise BundleInputError(f"lists its members in {size:,} bytes, over the cap of {CAP_DIRECTORY:,} "
+                                       "bytes on a bundle's central directory")
         return zipfile.ZipFile(path)
     except OSError as exc:
         raise BundleInputError(f"cannot be read: {exc.strerror or exc}") from None

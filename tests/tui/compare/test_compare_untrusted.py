@@ -58,6 +58,25 @@ def test_a_member_past_its_cap_is_named(compare, run, tmp_path, monkeypatch):
     one_line_exit_2(code, out, err, "member top/metrics/summary.json would take the input past 4,096 bytes in all")
 
 
+@pytest.mark.parametrize("cap, value, said", [
+    ("CAP_MEMBERS", 50, "holds 63 members, over the cap of 50 members on a bundle"),
+    ("CAP_DIRECTORY", 1024, "bytes, over the cap of 1,024 bytes on a bundle's central directory"),
+])
+def test_a_bundle_of_too_many_members_is_refused_before_its_directory_is_parsed(compare, run, tmp_path,
+                                                                                 monkeypatch, cap, value, said):
+    """zipfile keeps ~1 kB per member: a 20 MB zip of 200,000 empty members took 218 MB before compare read a byte
+    of it, a 1 GB one would take ten times its size. The caps (small here) are read from the end record first."""
+    from tui.compare import bundle_reader
+
+    monkeypatch.setattr(bundle_reader, cap, value)
+    crowded = bundle(tmp_path / "crowded.zip", run, extra=[(f"top/x/{i:03d}", "") for i in range(60)])
+    parsed = []
+    monkeypatch.setattr(zipfile.ZipFile, "_RealGetContents", lambda self: parsed.append(self))
+    code, out, err = compare(run, crowded)
+    one_line_exit_2(code, out, err, f"cardbench compare: {crowded}: ")
+    assert said in err and not parsed
+
+
 def test_a_header_that_lies_about_the_size_is_not_believed(compare, run, tmp_path):
     """4 MiB of events whose header says 10 bytes (so no cap is crossed on paper): inflating stops at 10 bytes and
     the member is named as damaged, whatever the stream had left."""
