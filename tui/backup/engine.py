@@ -20,6 +20,7 @@ from tui.backup.sources import Gathered, SourceError, SourceFile, gather
 from tui.formatting import nbytes
 from workloads.safe_text import file_name
 
+LINKS_SHOWN = 5   # in the summary; every one is named in the notes before the copy
 
 
 @dataclass
@@ -39,14 +40,19 @@ class BackupResult:
     pruned: list[str] = field(default_factory=list)
     cleaned: int = 0   # unfinished snapshots of interrupted backups removed first
     left_out: list[tuple[str, str]] = field(default_factory=list)   # listed, then not copied: (shown name, why)
+    links: list[str] = field(default_factory=list)   # symbolic links not followed (shown names)
 
     def lines(self) -> list[str]:
         previous = f" (previous: {self.previous})" if self.previous else ""
         how = f", {self.carried}" if self.carried and self.unchanged else ""
-        out = [f"backup: {_files(self.sent)} sent ({nbytes(self.sent_bytes)}), {self.unchanged} unchanged not sent "
-               f"({nbytes(self.unchanged_bytes)}{how}); {_files(self.files)}, {nbytes(self.size)} in all",
+        out = [f"backup: {_counted(self.sent, 'file')} sent ({nbytes(self.sent_bytes)}), {self.unchanged} unchanged not sent "
+               f"({nbytes(self.unchanged_bytes)}{how}); {_counted(self.files, 'file')}, {nbytes(self.size)} in all",
                f"backup: verified: {self.verified}",
                f"backup: done: {self.snapshot} in {self.dest}{previous}"]
+        if self.links:   # named one by one before the copy; the summary is read alone too (a log, a cron mail)
+            shown = ", ".join(self.links[:LINKS_SHOWN]) + (f" and {len(self.links) - LINKS_SHOWN} more"
+                                                          if len(self.links) > LINKS_SHOWN else "")
+            out.append(f"backup: {_counted(len(self.links), 'symbolic link')} not followed, not in this backup: {shown}")
         for name, why in self.left_out:
             out.append(f"backup: {name} {why}; not in this backup")
         if self.cleaned:
@@ -57,8 +63,8 @@ class BackupResult:
         return out
 
 
-def _files(n: int) -> str:
-    return f"{n} file" if n == 1 else f"{n} files"
+def _counted(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 def open_destination(dest: str, staging: str | None = None):
@@ -163,7 +169,8 @@ def _run(dest: str, gathered: Gathered, target, keep: int, progress: Progress | 
                         unchanged=len(to_carry), unchanged_bytes=sum(prev_entries[r].size for r in to_carry),
                         verified=verified, restore=target.restore_hint(stamp), carried=target.carried,
                         pruned=pruned, cleaned=cleaned,
-                        left_out=[(file_name(f.path), why) for f, why in target.left_out])
+                        left_out=[(file_name(f.path), why) for f, why in target.left_out],
+                        links=[file_name(path) for path in gathered.links])
 
 
 def _size_of(source: SourceFile) -> int:

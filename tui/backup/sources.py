@@ -34,9 +34,14 @@ class Gathered:
     files: list[SourceFile] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)   # what was left out, and why: one line each
     private: bool = False   # a folder among the sources that others cannot list or enter
+    links: list[Path] = field(default_factory=list)   # symbolic links left out, for the summary
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.files if f.kind == kind)
+
+    def leave_out_link(self, path: Path) -> None:
+        self.links.append(path)
+        self.notes.append(_link_note(path))
 
 
 class SourceError(Exception):
@@ -56,7 +61,7 @@ def _walk(root: Path, out: Gathered) -> Iterator[Path]:
         dirs.sort()
         for name in sorted(dirs):
             if os.path.islink(os.path.join(folder, name)):
-                out.notes.append(_link_note(Path(folder) / name))
+                out.leave_out_link(Path(folder) / name)
         for name in sorted(names):
             path = Path(folder) / name
             try:
@@ -64,7 +69,7 @@ def _walk(root: Path, out: Gathered) -> Iterator[Path]:
             except OSError:
                 continue   # gone since it was listed (a live run's temporary file)
             if stat.S_ISLNK(mode):
-                out.notes.append(_link_note(path))
+                out.leave_out_link(path)
             elif stat.S_ISREG(mode):   # a socket or a FIFO is not backed up
                 yield path
 
@@ -161,7 +166,7 @@ def gather(runs_root: Path, includes: Iterable[str | os.PathLike[str]] = (), rep
     for folder in (report_dirs if report_dirs is not None else (Path.cwd(), Path.cwd() / "reports")):
         for path in sorted(folder.glob(REPORT_GLOB)):
             if path.is_symlink():
-                out.notes.append(_link_note(path))
+                out.leave_out_link(path)
             elif path.is_file():
                 refuse_inside_dest("the report bundle", path)
                 _note_private(folder, out)

@@ -30,9 +30,12 @@ def test_links_out_of_the_runs_dir_are_not_followed_and_are_named(workspace, tmp
     (run / "elsewhere").symlink_to(secret.parent, target_is_directory=True)
     dest = tmp_path / "backup"
     assert cli.main(workspace.argv(str(dest))) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     for name, target in (("shadow", "/etc/shadow"), ("creds", str(secret)), ("elsewhere", str(secret.parent))):
         assert f"backup: left out {run / name}: a symbolic link (to {target}), not followed" in err
+    # and again in the summary, which a log or a cron mail may hold alone
+    assert (f"backup: 3 symbolic links not followed, not in this backup: {run / 'elsewhere'}, {run / 'creds'}, "
+            f"{run / 'shadow'}\n") in out
     snapshot = _latest(dest)
     held = b"".join(p.read_bytes() for p in snapshot.rglob("*") if p.is_file())
     assert b"planted-secret-value" not in held and b"root:" not in held
@@ -205,6 +208,7 @@ def test_a_remote_backup_follows_no_link_either_and_names_it_without_its_escapes
     assert f"backup: left out {run / 'elsewhere'}: a symbolic link (to {outside}), not followed" in err
     assert "\x1b" not in err + out and "\x07" not in err + out
     assert "backup: 5 files sent" in out
+    assert f"backup: 3 symbolic links not followed, not in this backup: {run / 'elsewhere'}, {run / 'creds'}, " in out
     held = _held(served)
     assert b"planted-secret-value" not in held and b"root:" not in held
 
