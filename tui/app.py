@@ -136,7 +136,7 @@ class Workbench(App):
             yield self.launcher
             yield self.plots
         yield self.log_pane
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         # a closed SSH session (SIGHUP) or a `kill` must not leave a workload training on the card

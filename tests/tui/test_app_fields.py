@@ -92,3 +92,81 @@ async def test_s_with_a_stray_epoch_count_asks_before_anything_starts(runs_dir):
         await pilot.press("n")
         await pilot.pause()
         assert not app.session.running and not app.session.runs
+
+
+async def test_a_number_typed_into_a_prefilled_field_replaces_its_value(runs_dir):
+    # issue 22.12: Tab then 3 into '30' gave '303', 15 into '600' gave '60015'
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        app.screen.set_focus(None)
+        await pilot.press("tab", "tab")   # batch size, then epochs: focused by the key, as a user does
+        await pilot.pause()
+        assert app.focused.id == "param-resnet50-epochs"
+        await pilot.press("3")
+        await pilot.press("tab", "2", "0")
+        await pilot.pause()
+        values = app.launcher.values()
+        assert values["epochs"] == "3" and values["steps"] == "20"
+        await pilot.press("shift+tab", "end", "0")   # End keeps the value for editing
+        await pilot.pause()
+        assert app.launcher.values()["epochs"] == "30"
+
+
+def test_no_label_runs_into_its_value():
+    # issue 22.12: 'per-op timeout60': the label column was 14 cells whatever the labels
+    from tui.launch import params_for
+    from tui.panes.launcher import label_width
+    from workloads import registry
+
+    for name in registry.names():
+        params = params_for(name)
+        if params:
+            assert label_width(params) > max(len(p.label) for p in params), name
+
+
+async def test_labels_stand_apart_from_their_values_on_screen(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        await pilot.press("4")   # microbench: 'largest GEMM side' is longer than the old 14 cells
+        await pilot.pause()
+        text = screen_text(app)
+        assert "largest GEMM side 16384" in text and "largest GEMM si16384" not in text
+
+
+async def test_a_placeholder_wider_than_its_field_ends_in_an_ellipsis_and_shows_whole_on_focus(runs_dir):
+    app = make_app(runs_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.panes_built.wait()
+        await pilot.press("4")
+        await pilot.pause()
+        field = app.launcher.query_one("#param-microbench-dtypes")
+        whole = "fp32,tf32,fp16,bf16,int8,fp8"
+        assert field.placeholder.endswith("…") and whole.startswith(field.placeholder[:-1])
+        assert len(field.placeholder) <= field.content_region.width
+        assert whole not in screen_text(app)
+        field.focus()
+        await pilot.pause()
+        assert whole in screen_text(app)       # the hint line under the fields
+        app.screen.set_focus(None)
+        await pilot.pause()
+        assert whole not in screen_text(app)
+
+
+async def test_after_a_long_run_state_the_workload_choice_stays_on_screen(runs_dir):
+    # issue 22.12: after a run the launcher scrolled the workload bar off an 80x24 screen
+    from tui.run_state import RunState
+
+    app = make_app(runs_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.panes_built.wait()
+        app.launcher.state = RunState(workload="resnet50", status="ok", step=5, total_steps=5, throughput=60.0,
+                                      rate_span="last step", unit="images/s", loss=4.08,
+                                      warnings=[f"warning {i}" for i in range(6)],
+                                      result={"throughput": 60.59, "unit": "images/s", "final_loss": 4.08})
+        await pilot.pause()
+        app.launcher.scroll_end(animate=False)
+        await pilot.pause()
+        assert app.launcher.max_scroll_y > 0          # the state does not fit: the launcher scrolled
+        assert "1 ResNet-50" in screen_text(app)

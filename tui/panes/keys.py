@@ -9,28 +9,27 @@ from textual.binding import Binding, BindingsMap
 
 from workloads import registry
 
-# Short labels: at 80 columns the footer holds every key with its label, quit's included (the issue's
-# "q" alone). The palette's own binding, declared here, is labelled "menu", not Textual's longer "palette".
+# Short labels in a compact footer: at 80 columns it holds every key with its label (issue 22.12: b and D
+# had no room, ? did nothing). The palette's own binding, declared here, is labelled "menu".
 BINDINGS = [
-    Binding("s", "start_stop", "run/stop"),
-    Binding("e", "export", "export"),
-    Binding("d", "doctor", "doctor"),
-    Binding("p", "cycle_plots", "plots"),
-    Binding("q", "quit", "quit"),
+    Binding("s", "start_stop", "run"),
+    Binding("D", "start_detached", "detach"),
     Binding("r", "live_runs", "runs"),
-    # hidden: at 80 columns the footer has no room left; the palette names them (and the trial's banner, b)
-    Binding("D", "start_detached", "detach", show=False),
-    Binding("b", "backup", "backup", show=False),
+    Binding("p", "cycle_plots", "plot"),
+    Binding("d", "doctor", "doctor"),
+    Binding("e", "export", "export"),
+    Binding("b", "backup", "backup"),
+    # ? is where people look for help: the palette lists every action with its key
+    Binding("question_mark", "command_palette", "keys", key_display="?"),
+    Binding("q", "quit", "quit"),
     Binding("escape", "leave_field", "leave field", show=False),
     # Tab moves focus as the key arrives, before the keys after it are handed to a field: as Textual's
     # (non-priority) screen binding it runs only once the field has processed what came before, so in
     # a burst (a paste, a laggy SSH link) the following keys went to the field being left
     Binding("tab", "app.focus_next", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", show=False, priority=True),
+    # the footer's compact layout at 80 columns holds every key above; ^p is the same palette as ?
     Binding("ctrl+p", "command_palette", "menu", show=False, priority=True, tooltip="every action, with its key"),
-    # ? is where people look for help: the palette lists every action with its key (b and D included, which the
-    # 80-column footer has no room for)
-    Binding("question_mark", "command_palette", "keys", show=False, key_display="?"),
 ]
 
 
@@ -41,7 +40,7 @@ def with_workload_keys(names: Sequence[str], bindings: BindingsMap) -> BindingsM
     shown = names[:9]
     span = "1" if len(shown) == 1 else f"1-{len(shown)}"
     for i, name in enumerate(shown, start=1):
-        out.bind(str(i), f"select_workload({i - 1})", "workload" if i == 1 else registry.spec_for(name).short_title,
+        out.bind(str(i), f"select_workload({i - 1})", "select" if i == 1 else registry.spec_for(name).short_title,
                  show=i == 1, key_display=span if i == 1 else None)
     for key, keyed in bindings.key_to_bindings.items():
         out.key_to_bindings.setdefault(key, []).extend(keyed)

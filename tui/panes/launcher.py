@@ -31,7 +31,24 @@ class Field(Input):
     Textual resolves a focused widget's bindings at the app, against whatever is focused by
     then (Textualize/textual#6605): in a burst of keys after a Tab, a Backspace meant for this
     field edited the next one. Run here, each key acts on the field it was sent to, in order.
+
+    Focus selects the value, so a number typed into a pre-filled field replaces it (typing 3 into
+    '30' gave '303'); End or an arrow key keeps it for editing. A placeholder wider than the field
+    ends in '…' (Input cuts it silently) and is shown whole on the launcher's hint line on focus.
     """
+
+    def __init__(self, value: str, *, placeholder: str, **kwargs) -> None:
+        super().__init__(value, placeholder=placeholder, **kwargs)
+        self.full_placeholder = placeholder
+
+    def show_placeholder(self, whole: str) -> None:
+        self.full_placeholder = whole
+        width = self.content_region.width
+        self.placeholder = whole if not width or len(whole) <= width else whole[:max(width - 1, 0)] + "…"
+        self.tooltip = whole
+
+    def on_resize(self) -> None:
+        self.show_placeholder(self.full_placeholder)
 
     async def _on_key(self, event: events.Key) -> None:
         binding = next((b for b in self._bindings.key_to_bindings.get(event.key, ()) if not b.priority), None)
@@ -48,14 +65,14 @@ def _widget_for(workload: str, param: Param):
         return Select([(c, c) for c in param.choices], value=param.default, allow_blank=False, compact=True,
                       id=wid)
     restrict = r"[0-9]*" if param.kind == "int" else None
-    return Field(param.default, placeholder=blank_shows(param), restrict=restrict, compact=True, id=wid,
-                 select_on_focus=False)
+    return Field(param.default, placeholder=blank_shows(param), restrict=restrict, compact=True, id=wid)
 
 
 class WorkloadForm(Container):
     """The fields of one workload (Tab goes straight from field to field)."""
 
-    # a grid, not a row container per field: fewer widgets to lay out on every switch
+    # a grid, not a row container per field: fewer widgets to lay out on every switch; the label column is
+    # as wide as the form's longest label and a space, so no label runs into its value ('per-op timeout60')
     DEFAULT_CSS = """
     WorkloadForm { height: auto; layout: grid; grid-size: 2; grid-columns: 14 1fr; grid-rows: 1; }
     WorkloadForm > Input, WorkloadForm > Select { width: 1fr; }
@@ -74,6 +91,8 @@ class WorkloadForm(Container):
         params = params_for(self.workload)
         if not params:
             await self.mount(Label("no options: runs with the workload's defaults"))
+        else:
+            self.styles.grid_columns = f"{label_width(params)} 1fr"
         widgets = []
         for param in params:
             widgets += [Label(param.label), _widget_for(self.workload, param)]
@@ -98,7 +117,8 @@ class WorkloadForm(Container):
             else:
                 widget.value = value
                 # a run that left it out had the workload's own default, whatever this field's is
-                widget.placeholder = "(workload default)" if not value and not param.placeholder else blank_shows(param)
+                widget.show_placeholder("(workload default)" if not value and not param.placeholder
+                                        else blank_shows(param))
 
     def values(self) -> dict[str, str]:
         out = defaults(self.workload)
@@ -109,6 +129,11 @@ class WorkloadForm(Container):
             value = widget.value
             out[param.key] = "" if value is None or value is Select.BLANK else str(value)
         return out
+
+
+def label_width(params: list[Param]) -> int:
+    """The label column of a form: its longest label and one space."""
+    return max(len(p.label) for p in params) + 1
 
 
 def workload_bar(workloads: list[str], selected: str, width: int | None = None) -> Text:
@@ -176,6 +201,7 @@ class LauncherPane(VerticalScroll, can_focus=False):
         with ContentSwitcher(initial=f"form-{self._selected}", id="workload-forms"):
             for name in self.workloads:
                 yield WorkloadForm(name, id=f"form-{name}")
+        yield Static("", id="field-hint")
         yield Button("start (s)", variant="success", compact=True, id="start-stop")
         yield Static(render_state(RunState()), id="run-state")
 
@@ -210,6 +236,16 @@ class LauncherPane(VerticalScroll, can_focus=False):
             start()
             return
         self.app.push_screen(Confirm(question, "Start anyway", "Edit the fields"), lambda yes: start() if yes else None)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        hint = self.query_one("#field-hint", Static)
+        field = event.widget
+        if isinstance(field, Field) and field.placeholder != field.full_placeholder:
+            hint.update(Text(field.full_placeholder, style="dim"))
+            hint.display = True
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.query_one("#field-hint", Static).display = False
 
     async def build(self) -> None:
         for form in self.query(WorkloadForm):
