@@ -138,6 +138,8 @@ class Step(Event):
     def describe(self) -> str:
         """The run.log line of the step, every figure named: 'step 5/6 | epoch 1/1 | ... 32.2 images/s this step'."""
         parts = [f"{self.noun} {self.step}" + (f"/{self.total_steps}" if self.total_steps else "")]
+        if self.counts == "parts":  # sent as a part ends, while the workload's own log says which part started
+            parts[0] += " done"
         if isinstance(self.extra.get("label"), str):  # the workload's own words for this step: a part, counts so far
             parts.append(self.extra["label"])
         if self.epoch is not None:

@@ -35,3 +35,9 @@ def test_a_rate_a_tool_printed_says_which_rate_it_is():
 def test_a_step_of_a_run_of_parts_names_its_part():
     step = protocol.Step(step=2, total_steps=5, extra={"part": "memory", "label": "memory"})
     assert step.describe() == "step 2/5 | memory"
+
+
+def test_a_part_s_step_says_the_part_is_done():
+    # issue 22.12: the launcher and log counted parts done while run.log counted the part started
+    step = protocol.Step(step=1, total_steps=4, counts="parts", extra={"part": "gemm", "label": "gemm"})
+    assert step.describe() == "part 1/4 done | gemm"

@@ -144,6 +144,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         except Exception as exc:  # noqa: BLE001 - one part's failure must not lose the others' figures
             part_rows, raw[part] = _failed_part(part, exc)
         rows += part_rows
+        log(f"microbench: part {index}/{len(parts)} done: {part}")
         emitter.step(index, total_steps=len(parts), counts="parts", part=part, label=part,
                      figures={r["key"]: r["measured"] for r in part_rows if r["key"]})
 

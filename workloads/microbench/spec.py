@@ -73,7 +73,8 @@ SPEC = WorkloadSpec(
     ),
     line_metrics=(Metric("burn", Text("bit-for-bit check", "逐位检查"), "text"),),
     counts="parts",
-    progress=Text("part", "部分"),
+    # a step event is a part done: the launcher's "parts done 1/4" while run.log says "part 2/4: memory" (started)
+    progress=Text("parts done", "已完成部分"),
     has_loss=False,
     warmup_emits_steps=False,
     planned_steps=planned_steps,

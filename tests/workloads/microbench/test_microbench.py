@@ -190,6 +190,16 @@ def test_cardbench_run_records_the_microbench_like_any_workload(tmp_path):
     record = load_run(next((tmp_path / "runs").iterdir()))
     assert record.status == "ok" and len(record.steps) == record.start.config["total_steps"] == 2
     assert record.result.metrics["burn"] == "PASS" and record.result.metrics["parts"]["burn"]["iterations"] > 0
+    # issue 22.12: the launcher said "part 1/4" while the log said "part 2/4: memory"; one count, saying what it counts
+    from tui.panes.run_view import render_state
+    from tui.run_state import RunState
+
+    log = (record.path / "run.log").read_text()
+    order = [log.index(line) for line in ("part 1/2: launch", "part 1/2 done: launch", "part 2/2: burn")]
+    assert order == sorted(order)
+    with registry.registered(SPEC):
+        shown = render_state(RunState(workload="microbench", status="running", step=1, total_steps=2)).plain
+    assert "parts done 1/2" in shown
 
 
 @pytest.mark.parametrize("suite, accelerator", [("quick", True), ("standard", True), ("quick", False),
