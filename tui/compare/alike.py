@@ -61,6 +61,13 @@ MUST_MATCH: tuple[Setting, ...] = (
     Setting("prompt_len", "prompt length", "提示长度", _key("prompt_len")),
     Setting("world_size", "processes", "进程数", _key("world_size", 1)),
     Setting("data", "data", "数据", _data_kind),
+    # a serving benchmark (workloads/serve): the same model behind the same API, asked the same lengths at the same load
+    Setting("served_model", "served model", "服务的模型", _key("served_model")),
+    Setting("endpoint", "endpoint", "接口", _key("endpoint")),
+    Setting("input_len", "input tokens", "输入 token 数", _key("input_len")),
+    Setting("output_len", "output tokens", "输出 token 数", _key("output_len")),
+    Setting("concurrency", "concurrency levels", "并发档位", _key("concurrency")),
+    Setting("request_rate", "request rates", "请求速率档位", _key("request_rate")),
 )
 
 # may differ: shown as a column where they do

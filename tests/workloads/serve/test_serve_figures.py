@@ -1,0 +1,74 @@
+"""The figures of a level as vLLM's serving benchmark defines them, from outcomes built by hand, and the
+stream's framing cut at every byte."""
+
+from __future__ import annotations
+
+import pytest
+
+from workloads.serve.client import BROKEN, Dechunker, Outcome
+from workloads.serve.figures import level_figures, parse_slo, tpot
+from workloads.serve.table import report_table, result_of
+
+
+def done(ttft, gaps, usage=None, prompt=None):
+    return Outcome(ok=True, ttft=ttft, itl=list(gaps), latency=ttft + sum(gaps), chunks=len(gaps) + 1,
+                   output_tokens=usage, prompt_tokens=prompt)
+
+
+def test_tpot_is_the_time_after_the_first_token_over_the_tokens_after_it():
+    # 5 chunks, but the usage field says 9 tokens (chunks may bundle tokens): (latency - ttft) / (9 - 1)
+    o = done(0.1, [0.02, 0.02, 0.02, 0.02], usage=9)
+    assert tpot(o) == pytest.approx(0.08 / 8)
+    assert tpot(done(0.1, [])) is None   # one token: no TPOT (vLLM leaves it out of the TPOT figures)
+
+
+def test_a_level_s_figures_rates_percentiles_errors_and_goodput():
+    outcomes = [done(0.1, [0.01] * 3, usage=4, prompt=10), done(0.3, [0.05] * 3, usage=4, prompt=10),
+                Outcome(error="HTTP 500"), Outcome(error=BROKEN), Outcome(error=BROKEN)]
+    f = level_figures(outcomes, 2.0, [12] * 5, {"ttft": 200, "tpot": 20})
+    assert (f["requests"], f["completed"], f["errors"]) == (5, 2, 3)
+    assert f["errors_by_kind"] == {"HTTP 500": 1, BROKEN: 2}    # every failure counted by kind, none dropped
+    assert f["output_tokens"] == 8 and f["input_tokens"] == 20 and f["tokens_from"] == "usage"
+    assert f["request_throughput"] == 1.0 and f["output_tokens_per_s"] == 4.0 and f["total_tokens_per_s"] == 14.0
+    assert f["ttft_ms_mean"] == pytest.approx(200) and f["ttft_ms_p50"] == pytest.approx(200)
+    assert f["ttft_ms_p99"] == pytest.approx(100 + 200 * 0.99)   # linear, as numpy's (and vLLM's)
+    assert f["tpot_ms_p50"] == pytest.approx(30) and f["itl_ms_p50"] == pytest.approx(30)
+    assert f["e2el_ms_mean"] == pytest.approx((130 + 450) / 2)
+    assert f["good_requests"] == 1 and f["goodput"] == 0.5       # the second misses both SLOs
+
+
+def test_output_tokens_are_the_chunks_where_no_usage_field_came_and_it_says_so():
+    f = level_figures([done(0.1, [0.01] * 4)], 1.0, [3])
+    assert f["output_tokens"] == 5 and f["tokens_from"] == "chunks" and f["input_tokens"] == 3
+    assert "goodput" not in f
+    empty = level_figures([Outcome(error=BROKEN)], 1.0, [3])
+    assert empty["completed"] == 0 and empty["ttft_ms_p50"] is None and empty["output_tokens_per_s"] == 0
+
+
+@pytest.mark.parametrize("text, said", [("ttft=0", "positive"), ("ttft", "ttft=MS"), ("speed=3", "ttft=MS"),
+                                        ("", "give ttft"), ("tpot=inf", "positive")])
+def test_a_bad_slo_is_named(text, said):
+    with pytest.raises(ValueError, match=said):
+        parse_slo(text)
+    assert parse_slo("ttft=500, tpot=50") == {"ttft": 500.0, "tpot": 50.0}
+
+
+def test_chunked_framing_decodes_whatever_the_reads_cut():
+    body = b"data: one\n\n" * 3 + b"x" * 300
+    framed = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(part), part) for part in (body[:7], body[7:200], body[200:]))
+    framed += b"0\r\nTrailer: 1\r\n\r\n"
+    for cut in range(1, 40):
+        d = Dechunker()
+        out = b"".join(d.feed(framed[i:i + cut]) for i in range(0, len(framed), cut))
+        assert out == body and d.done, cut
+
+
+def test_the_report_table_has_a_row_per_level_and_the_result_the_last_level_s_figures():
+    rows = [dict(level_figures([done(0.1, [0.01])], 1.0, [2]), level=f"concurrency {c}") for c in (1, 4)]
+    result = result_of(rows, {"model": "m", "concurrency": "1,4"}, ["a note"])
+    assert result["at_level"] == "concurrency 4" and result["output_tokens_per_s"] == 2.0
+    assert result["model"] == "m" and result["levels_measured"] == 2 and result["notes"] == ["a note"]
+    heading, columns, cells = report_table(result)
+    assert [c[0] for c in cells] == ["concurrency 1", "concurrency 4"]
+    assert columns[5].en == "TTFT p50 ms" and cells[0][5] == "100.0"
+    assert "vLLM" in heading.en and heading("zh")

@@ -1,0 +1,126 @@
+"""The workload against a real HTTP server on 127.0.0.1 with set delays: each figure against the delays it was
+given (bounds that hold on a loaded machine: never below the delay, within a generous margin above it)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from workloads.child.harness import Emitter, run_main
+from workloads.serve.cli import main
+
+
+def run(argv, capsys=None):
+    out = io.StringIO()
+    code = run_main(main, argv, emitter=Emitter(stream=out))
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    return code, events
+
+
+def result(events):
+    return next(e["metrics"] for e in events if e["event"] == "result")
+
+
+SLACK_MS = 400   # what a loaded CI machine may add to a delay
+
+
+def test_each_figure_matches_the_delays_the_server_was_given(serving):
+    with serving(ttft_s=0.15, itl_s=0.03) as server:
+        code, events = run(["--url", server.url, "--concurrency", "1,3", "--requests", "6", "--output-len", "5",
+                            "--input-len", "20", "--slo", "ttft=5000,tpot=5000"])
+    assert code == 0, events
+    m = result(events)
+    assert m["served_model"] == "test-model" and m["tokens_from"] == "usage" and m["at_level"] == "concurrency 3"
+    assert [s["label"].split(":")[0] for s in events if s["event"] == "step"] == ["concurrency 1", "concurrency 3"]
+    for row in m["levels"]:
+        assert row["completed"] == 6 and row["errors"] == 0 and row["output_tokens"] == 30
+        assert row["input_tokens"] == 6 * 20    # the server's /tokenize made the prompts exactly 20 tokens
+        for name, ms in (("ttft", 150), ("tpot", 30), ("itl", 30)):
+            for q in ("mean", "p50", "p99"):
+                assert ms <= row[f"{name}_ms_{q}"] < ms + SLACK_MS, (name, q, row)
+        # end-to-end = TTFT + 4 gaps; requests/s and tokens/s are the level's counts over its duration
+        assert 150 + 4 * 30 <= row["e2el_ms_p50"] < 270 + SLACK_MS
+        assert row["request_throughput"] == pytest.approx(6 / row["duration_s"])
+        assert row["output_tokens_per_s"] == pytest.approx(30 / row["duration_s"])
+        assert row["total_tokens_per_s"] == pytest.approx(150 / row["duration_s"])
+        assert row["goodput"] == row["request_throughput"]
+    one, three = m["levels"]
+    assert three["request_throughput"] > 1.5 * one["request_throughput"]   # 3 in flight, not one after another
+
+
+def test_chat_without_usage_counts_chunks_and_says_so(serving):
+    with serving(usage=False) as server:
+        code, events = run(["--url", server.url, "--endpoint", "chat", "--concurrency", "2", "--requests", "4",
+                            "--output-len", "7"])
+    assert code == 0
+    m = result(events)
+    assert m["endpoint"] == "/v1/chat/completions" and m["tokens_from"] == "chunks"
+    assert m["levels"][0]["output_tokens"] == 28      # the opening role chunk holds no text: not a token
+    assert any("no usage field" in n for n in m["notes"])
+
+
+def test_errors_are_counted_by_kind_never_dropped(serving):
+    # the probe is request 1; then every 3rd answers 500 and every 4th stream is cut half-way
+    with serving(fail_every=3, break_every=4) as server:
+        code, events = run(["--url", server.url, "--concurrency", "2", "--requests", "12", "--output-len", "6"])
+    assert code == 0
+    row = result(events)["levels"][0]
+    assert row["requests"] == 12 and row["completed"] + row["errors"] == 12
+    assert row["errors_by_kind"] == {"HTTP 500": 4, "broken stream": 2}   # requests 3,6,9,12 / 4 and 8 (not 12)
+    warning = next(e for e in events if e["event"] == "warning")
+    assert "6 of 12 requests failed" in warning["message"] and "internal error (on demand)" in warning["message"]
+
+
+def test_a_server_that_refuses_ignore_eos_is_asked_without_it(serving):
+    with serving(refuse_ignore_eos=True) as server:
+        code, events = run(["--url", server.url, "--concurrency", "1", "--requests", "2", "--output-len", "3"])
+    m = result(events)
+    assert code == 0 and m["ignore_eos"] is False and m["levels"][0]["completed"] == 2
+    assert any("refused ignore_eos" in n for n in m["notes"])
+
+
+def test_poisson_arrivals_at_a_set_rate(serving):
+    with serving() as server:
+        code, events = run(["--url", server.url, "--request-rate", "200,400", "--requests", "20", "--output-len", "2"])
+    m = result(events)
+    assert code == 0 and m["request_rate"] == "200,400"
+    assert [r["level"] for r in m["levels"]] == ["200 requests/s", "400 requests/s"]
+    assert all(r["completed"] == 20 for r in m["levels"])
+
+
+def test_the_server_dying_mid_sweep_ends_it_with_the_levels_so_far(serving):
+    # the probe and the first level's 4 requests, then the server is gone
+    with serving(die_after=5) as server:
+        code, events = run(["--url", server.url, "--concurrency", "1,2,4", "--requests", "4", "--output-len", "2"])
+    assert code == 1
+    m = result(events)
+    assert [r["level"] for r in m["levels"]] == ["concurrency 1", "concurrency 2"]
+    assert m["levels"][0]["completed"] == 4 and m["levels"][1]["completed"] == 0
+    error = next(e for e in events if e["event"] == "error")
+    assert "stopped answering at concurrency 2" in error["message"] and "2 level(s)" in error["message"]
+    assert events[-1]["status"] == "failed"
+
+
+def test_a_stop_mid_level_keeps_the_requests_answered_so_far(serving):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with serving(itl_s=0.02) as server:
+        child = subprocess.Popen([sys.executable, "-m", "workloads.serve", "--url", server.url, "--concurrency", "1",
+                                  "--requests", "50", "--output-len", "10"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        # the probe and two requests of the level done, whatever the machine's speed
+        while sum(s.tokens == 10 for s in list(server.timestamps.values())) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child.send_signal(signal.SIGTERM)
+        out, err = child.communicate(timeout=30)
+    events = [json.loads(line) for line in out.splitlines()]
+    assert events[-1]["status"] == "stopped" and "Traceback" not in err
+    (row,) = result(events)["levels"]
+    assert row["level"] == "concurrency 1 (stopped)" and 2 <= row["completed"] < 50 and row["errors"] == 0
+    assert row["tpot_ms_p50"] >= 20

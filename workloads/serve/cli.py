@@ -1,0 +1,112 @@
+"""`python -m workloads.serve --url http://HOST:PORT/v1 [--model NAME] ...` (`cardbench run serve`).
+
+Streamed requests to an OpenAI-compatible server (vLLM, SGLang, TGI, llama.cpp's server, a vendor's fork),
+a level at a time: a concurrency sweep (``--concurrency 1,4,16,64``) or Poisson arrivals
+(``--request-rate 2,8``), each level's figures as vLLM's serving benchmark defines them
+(:mod:`~workloads.serve.figures`). ``--launch "CMD"`` starts the server first and stops it at the end
+(:mod:`~workloads.serve.launch`). The key is read from ``--api-key-env VAR``, never from the command line,
+and is written nowhere. The card's telemetry is sampled by the parent (`cardbench run`), as for every workload.
+Bad input is refused before anything runs (exit 2); a server that cannot be reached, is not OpenAI's API,
+does not serve the model or wants a key is one line (exit 1); errors during the sweep are counted by kind,
+and a server that dies ends the sweep with the levels measured so far in the result.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, positive_float,
+                                     positive_int)
+from workloads.serve.client import BadUrl, Endpoint
+from workloads.serve.figures import parse_slo
+from workloads.serve.launch import command_of
+from workloads.serve.load import BadPrompts, Level, read_prompts
+
+DEFAULT_URL = "http://127.0.0.1:8000/v1"
+LEVELS_MAX = 64
+
+
+def build_parser() -> ArgumentParser:
+    p = ArgumentParser(prog="serve", description="Load on your OpenAI-compatible inference server, measured as "
+                                                 "its users see it: TTFT, TPOT, ITL, latency, tokens/s, goodput.")
+    p.add_argument("--url", default=None, help=f"the API's base (default with --launch: {DEFAULT_URL})")
+    p.add_argument("--model", default=None, help="the served model's name (default: the first /v1/models lists)")
+    p.add_argument("--endpoint", choices=("completions", "chat"), default="completions",
+                   help="/v1/completions (default) or /v1/chat/completions")
+    p.add_argument("--concurrency", default=None, metavar="N,N...",
+                   help="requests in flight, one level each (default 1,4,16,64)")
+    p.add_argument("--request-rate", default=None, metavar="R,R...",
+                   help="Poisson arrivals at R requests/s, one level each, instead of --concurrency")
+    p.add_argument("--max-concurrency", type=positive_int, default=256, metavar="N",
+                   help="with --request-rate: at most N in flight (default 256)")
+    p.add_argument("--requests", type=positive_int, default=None, metavar="N",
+                   help="requests per level (default: 4 x the concurrency, at least 16; 64 per rate)")
+    p.add_argument("--input-len", type=positive_int, default=128, metavar="TOKENS", help="prompt length (default 128)")
+    p.add_argument("--output-len", type=positive_int, default=128, metavar="TOKENS",
+                   help="max_tokens, with ignore_eos where the server takes it (default 128)")
+    p.add_argument("--prompts", type=Path, default=None, metavar="FILE",
+                   help="your prompts, JSON lines of {\"prompt\": ...} or {\"messages\": [...]}")
+    p.add_argument("--slo", default=None, metavar="ttft=MS,tpot=MS", help="goodput: requests meeting these per s")
+    p.add_argument("--timeout", type=positive_float, default=600.0, metavar="S", help="per request (default 600)")
+    p.add_argument("--seed", type=int, default=0, help="of the prompts and the arrivals (default 0)")
+    p.add_argument("--api-key-env", default=None, metavar="VAR",
+                   help="the environment variable holding the API key (never the key itself)")
+    p.add_argument("--launch", default=None, metavar="'CMD ARGS'", help="start the server with this command first")
+    p.add_argument("--launch-timeout", type=positive_float, default=900.0, metavar="S",
+                   help="seconds the launched server has to answer /health (default 900)")
+    p.add_argument("--grace", type=positive_float, default=10.0, metavar="S",
+                   help="seconds between SIGTERM and SIGKILL when the launched server is stopped (default 10)")
+    return p
+
+
+def levels_of(args: Any) -> list[Level]:
+    if args.concurrency and args.request_rate:
+        raise WorkloadError("give --concurrency or --request-rate, not both")
+    kind, text = ("rate", args.request_rate) if args.request_rate else ("concurrency", args.concurrency or "1,4,16,64")
+    flag = "--request-rate" if kind == "rate" else "--concurrency"
+    levels = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            value = float(part) if kind == "rate" else int(part)
+        except ValueError:
+            value = 0
+        if not 0 < value <= (1e6 if kind == "rate" else 100_000):
+            raise WorkloadError(f"{flag} {text!r}: {part!r} is not a positive "
+                                f"{'number' if kind == 'rate' else 'whole number up to 100000'}")
+        levels.append(Level(kind, value))
+    if not levels or len(levels) > LEVELS_MAX:
+        raise WorkloadError(f"{flag} {text!r}: give 1 to {LEVELS_MAX} levels")
+    return levels
+
+
+def api_key(var: str | None) -> str | None:
+    if var is None:
+        return None
+    if not var.replace("_", "a").isalnum():
+        raise WorkloadError(f"--api-key-env takes a variable's name, not {len(var)} characters of something else",
+                            hint="export MY_KEY=...; then --api-key-env MY_KEY")
+    key = os.environ.get(var)
+    if not key:
+        raise WorkloadError(f"--api-key-env {var}: that variable is not set or empty")
+    return key
+
+
+def main(emitter: Emitter, argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    levels = levels_of(args)
+    try:
+        slo = parse_slo(args.slo) if args.slo else None
+        endpoint = Endpoint.parse(args.url or DEFAULT_URL, api_key(args.api_key_env))
+        prompts = read_prompts(args.prompts) if args.prompts else None
+    except (ValueError, BadUrl, BadPrompts) as exc:
+        raise WorkloadError(str(exc)) from None
+    if args.url is None and args.launch is None:
+        raise WorkloadError("give --url http://HOST:PORT/v1 (your server's API), or --launch 'CMD' to start it",
+                            hint=f"with --launch the URL defaults to {DEFAULT_URL}")
+    launch = command_of(args.launch) if args.launch else None
+    arguments_checked()
+    from workloads.serve.sweep import Sweep   # the run itself, after the check
+
+    return Sweep(emitter, args, levels, endpoint, slo, prompts, launch).run()

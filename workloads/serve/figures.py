@@ -1,0 +1,86 @@
+"""The figures of one load level, as vLLM's serving benchmark defines them.
+
+Source: vllm-project/vllm, vllm/benchmarks/serve.py, ``calculate_metrics``: per successful request,
+TPOT = (latency - TTFT) / (output tokens - 1) when it has more than one token; ITL is every gap between
+chunks with text, pooled over the requests; E2EL is the request's latency; request throughput is the
+completed requests over the level's duration, output tokens/s their output tokens over it, total tokens/s
+input and output tokens over it; goodput is the requests that met every SLO given (TTFT and TPOT, in ms;
+a one-token request's TPOT counts as 0, as there) over the duration. Means, p50, p90 and p99 are in ms,
+percentiles linear (numpy's default, which vLLM uses; workloads.step_statistics holds ours).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import fmean
+from typing import Any, Sequence
+
+from workloads.serve.client import Outcome
+from workloads.step_statistics import percentile
+
+PERCENTILES = (50, 90, 99)
+LATENCIES = ("ttft", "tpot", "itl", "e2el")   # the figures in ms, each with mean and PERCENTILES
+
+
+def tpot(o: Outcome) -> float | None:
+    tokens = o.tokens
+    if o.latency is None or o.ttft is None or tokens <= 1:
+        return None
+    return (o.latency - o.ttft) / (tokens - 1)
+
+
+def level_figures(outcomes: Sequence[Outcome], duration_s: float, input_tokens: Sequence[int],
+                  slo_ms: dict[str, float] | None = None) -> dict[str, Any]:
+    """One level's figures: ``input_tokens`` is each request's prompt length as sent (the usage field's
+    count replaces it where the server gave one)."""
+    done = [o for o in outcomes if o.ok]
+    errors = Counter(o.error or "unknown" for o in outcomes if not o.ok)
+    prompt = sum(o.prompt_tokens if o.prompt_tokens is not None else asked
+                 for o, asked in zip(outcomes, input_tokens) if o.ok)
+    output = sum(o.tokens for o in done)
+    usage = sum(o.output_tokens is not None for o in done)
+    out: dict[str, Any] = {
+        "requests": len(outcomes), "completed": len(done), "errors": sum(errors.values()),
+        "errors_by_kind": dict(sorted(errors.items())), "duration_s": duration_s,
+        "input_tokens": prompt, "output_tokens": output,
+        "tokens_from": "usage" if done and usage == len(done) else "chunks" if not usage else "usage and chunks",
+    }
+    rate = (lambda n: n / duration_s) if duration_s > 0 else (lambda n: None)
+    out.update(request_throughput=rate(len(done)), output_tokens_per_s=rate(output),
+               total_tokens_per_s=rate(prompt + output))
+    samples = {"ttft": [o.ttft for o in done], "tpot": [t for t in map(tpot, done) if t is not None],
+               "itl": [gap for o in done for gap in o.itl], "e2el": [o.latency for o in done]}
+    for name in LATENCIES:
+        values = [v * 1000 for v in samples[name] if v is not None]
+        out[f"{name}_ms_mean"] = fmean(values) if values else None
+        for q in PERCENTILES:
+            out[f"{name}_ms_p{q}"] = percentile(values, q)
+    if slo_ms:
+        good = sum(_meets(o, slo_ms) for o in done)
+        out.update(good_requests=good, goodput=rate(good))
+    return out
+
+
+def _meets(o: Outcome, slo_ms: dict[str, float]) -> bool:
+    measured = {"ttft": o.ttft, "tpot": tpot(o) or 0.0, "e2el": o.latency}
+    return all(measured[k] is not None and measured[k] * 1000 <= limit for k, limit in slo_ms.items())
+
+
+def parse_slo(text: str) -> dict[str, float]:
+    """``ttft=500,tpot=50`` (ms) -> {"ttft": 500.0, "tpot": 50.0}; ValueError naming what is wrong."""
+    slo: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        name = name.strip().lower()
+        if not sep or name not in ("ttft", "tpot", "e2el"):
+            raise ValueError(f"--slo {text!r}: each part is ttft=MS, tpot=MS or e2el=MS")
+        try:
+            ms = float(value)
+        except ValueError:
+            ms = -1.0
+        if not 0 < ms < 1e9:
+            raise ValueError(f"--slo {text!r}: {name} wants a positive number of milliseconds")
+        slo[name] = ms
+    if not slo:
+        raise ValueError(f"--slo {text!r}: give ttft=MS and/or tpot=MS")
+    return slo

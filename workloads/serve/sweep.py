@@ -1,0 +1,236 @@
+"""One run of the serving benchmark: the server checked (and started, with --launch), then each level's
+requests sent and measured; a step event and a run.log line per level, one result with every level so far
+however the run ends (done, a server that died, Ctrl+C)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import time
+from typing import Any
+
+from workloads.child.harness import Emitter, Stopped, WorkloadError, log
+from workloads.safe_text import one_line
+from workloads.serve.client import CONNECT, TIMEOUT, Answer, Connection, Endpoint, get_json
+from workloads.serve.figures import level_figures
+from workloads.serve.launch import LaunchedServer
+from workloads.serve.load import Level, Pool, Request, one, payload, run_level, synthetic
+from workloads.serve.table import level_line, result_of, step_label
+
+WORKLOAD = "serve"
+_CHECK_S = 30.0     # the models list and the first request: a server that has not answered by then is named
+_KEY_HINT = "export MY_KEY=...; then --api-key-env MY_KEY (the key is never given on the command line)"
+
+
+class Sweep:
+    def __init__(self, emitter: Emitter, args: Any, levels: list[Level], endpoint: Endpoint,
+                 slo: dict[str, float] | None, prompts: list[dict[str, Any]] | None, launch: list[str] | None):
+        self.emitter, self.args, self.levels, self.endpoint = emitter, args, levels, endpoint
+        self.slo, self.prompts, self.launch = slo, prompts, launch
+        self.model: str | None = args.model
+        self.chat = args.endpoint == "chat"
+        self.path = endpoint.base + ("/chat/completions" if self.chat else "/completions")
+        self.ignore_eos = True
+        self.words = args.input_len          # words per synthetic prompt, set from /tokenize where there is one
+        self.notes: list[str] = []
+        self.rows: list[dict[str, Any]] = []
+        self.checked = False                 # the server answered as an OpenAI API: a result is worth writing
+        self.server = LaunchedServer(launch, args.grace) if launch else None
+
+    @property
+    def url(self) -> str:
+        return self.endpoint.root + self.endpoint.base   # no user:password@ a URL may carry
+
+    def run(self) -> int:
+        a = self.args
+        config = {"url": self.url, "model": a.model, "endpoint": self.path, "levels": [lv.words() for lv in self.levels],
+                  "input_len": None if self.prompts else a.input_len, "output_len": a.output_len,
+                  "requests": a.requests, "prompts": str(a.prompts) if a.prompts else None, "slo_ms": self.slo,
+                  "seed": a.seed, "timeout_s": a.timeout, "api_key_env": a.api_key_env, "launch": self.launch}
+        self.emitter.start(WORKLOAD, config, f"the server at {self.url}", {"python": sys.version.split()[0]})
+        try:
+            asyncio.run(self._run())
+        except (WorkloadError, Stopped, KeyboardInterrupt):
+            self._result()
+            raise
+        finally:
+            if self.server is not None:
+                code = self.server.stop()
+                log(f"[cardbench] the launched server stopped (exit code {code})")
+        self._result()
+        return 0
+
+    def _result(self) -> None:
+        if self.checked:
+            self.emitter.result(result_of(self.rows, self._settings(), self.notes))
+            self.checked = False     # once
+
+    def _settings(self) -> dict[str, Any]:
+        kind = self.levels[0].kind
+        return {"served_model": self.model, "endpoint": self.path, "input_len": None if self.prompts else self.args.input_len,
+                "output_len": self.args.output_len,
+                "concurrency" if kind == "concurrency" else "request_rate":
+                    ",".join(f"{lv.value:g}" for lv in self.levels),
+                "prompts": "your file" if self.prompts else "synthetic", "ignore_eos": self.ignore_eos}
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        previous = signal.getsignal(signal.SIGTERM)
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)   # a stop cancels the requests in flight cleanly
+        try:
+            await self._serve()
+        except asyncio.CancelledError:
+            raise Stopped() from None
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, previous)
+
+    async def _serve(self) -> None:
+        if self.server is not None:
+            pid = self.server.start()
+            log(f"[cardbench] started the server (pid {pid}): {' '.join(self.launch or [])}")
+            took = await self.server.ready(self.endpoint, self.args.launch_timeout)
+            log(f"[cardbench] the server answered after {took:.1f} s")
+        await self._check_models()
+        await self._calibrate()
+        await self._first_request()
+        self.checked = True
+        pool = Pool(self.endpoint)
+        try:
+            for i, level in enumerate(self.levels):
+                await self._level(i, level, pool)
+        finally:
+            pool.close()
+
+    async def _ask(self, path: str, body: Any = None) -> tuple[int, Any]:
+        conn = Connection(self.endpoint)
+        try:
+            return await asyncio.wait_for(get_json(conn, path, body), _CHECK_S)
+        except asyncio.TimeoutError:
+            raise Answer(TIMEOUT, f"no answer within {_CHECK_S:g} s") from None
+        finally:
+            conn.close()
+
+    async def _check_models(self) -> None:
+        where = f"{self.url}/models"
+        try:
+            status, found = await self._ask(self.endpoint.base + "/models")
+        except Answer as answer:
+            if answer.kind == CONNECT:
+                raise WorkloadError(f"cannot reach {self.url}: {answer.detail}",
+                                    hint="is the server up? check --url: its host, port and /v1",
+                                    bad_input=False) from None
+            raise WorkloadError(f"GET {where}: {answer.kind} ({answer.detail}): not an OpenAI-compatible server",
+                                hint="--url is the API's base, e.g. http://HOST:8000/v1", bad_input=False) from None
+        if status in (401, 403):
+            said = "with the key from --api-key-env" if self.endpoint.api_key else "without a key"
+            raise WorkloadError(f"the server refused GET {where} {said}: HTTP {status}", hint=_KEY_HINT,
+                                bad_input=False)
+        listed = found.get("data") if isinstance(found, dict) else None
+        if status != 200 or not isinstance(listed, list):
+            raise WorkloadError(f"GET {where} answered HTTP {status} with no model list: not an OpenAI-compatible "
+                                "API", hint="--url is the API's base, e.g. http://HOST:8000/v1", bad_input=False)
+        served = [m["id"] for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str)]
+        if self.model is None:
+            if not served:
+                raise WorkloadError(f"GET {where} lists no model", hint="name it with --model", bad_input=False)
+            self.model = served[0]
+            log(f"[cardbench] model: {one_line(self.model, 200)} (the first the server lists)")
+        elif self.model not in served:
+            names = ", ".join(one_line(s, 100) for s in served[:10]) or "none"
+            raise WorkloadError(f"the server does not serve model {self.model!r}; it serves: {names}",
+                                hint="--model takes one of those names", bad_input=False)
+
+    async def _calibrate(self) -> None:
+        """Words per prompt for --input-len tokens: vLLM's and SGLang's /tokenize count them exactly."""
+        if self.prompts:
+            return
+        sample = synthetic(1, self.args.input_len, self.args.seed)[0]
+        try:
+            status, found = await self._ask("/tokenize", {"model": self.model, "prompt": sample})
+        except Answer:
+            status, found = None, None
+        count = found.get("count") if isinstance(found, dict) else None
+        if status == 200 and isinstance(count, int) and count > 0:
+            self.words = max(1, round(self.args.input_len * self.args.input_len / count))
+            self.notes.append(f"input length set through the server's /tokenize ({self.words} words)")
+        else:
+            self.notes.append("input length approximate: the server has no /tokenize, one common word is taken "
+                              "as one token (the usage field's prompt_tokens, where sent, is what is counted)")
+
+    def _requests(self, n: int, level: int) -> list[Request]:
+        out = self.args.output_len
+        if self.prompts:
+            chosen = [self.prompts[(level * n + i) % len(self.prompts)] for i in range(n)]
+            return [Request(p.get("messages") or p["prompt"], 0, _positive(p.get("max_tokens")) or out) for p in chosen]
+        texts = synthetic(n, self.words, self.args.seed + level)
+        return [Request(t, self.args.input_len, out) for t in texts]
+
+    def _payload(self, request: Request) -> dict[str, Any]:
+        return payload(request, self.model or "", self.chat, self.ignore_eos)
+
+    async def _first_request(self) -> None:
+        """One short request before the sweep: it warms the server up, and says whether it takes ignore_eos
+        and sends the usage field."""
+        probe = Request(self._requests(1, 0)[0].prompt, 0, 2)
+        pool = Pool(self.endpoint)
+        try:
+            outcome = await one(pool, self.path, self._payload(probe), self.chat, _CHECK_S)
+            if outcome.error == "HTTP 400":
+                self.ignore_eos = False
+                outcome = await one(pool, self.path, self._payload(probe), self.chat, _CHECK_S)
+                if outcome.ok:
+                    self.notes.append("the server refused ignore_eos: a request may end before --output-len")
+        finally:
+            pool.close()
+        if outcome.error in ("HTTP 401", "HTTP 403"):
+            raise WorkloadError(f"the server refused {self.path} ({outcome.error}: {outcome.detail})", hint=_KEY_HINT,
+                                bad_input=False)
+        if not outcome.ok:
+            raise WorkloadError(f"the first request to {self.url}{self.path.removeprefix(self.endpoint.base)} failed: "
+                                f"{outcome.error} ({outcome.detail})", bad_input=False)
+        if outcome.output_tokens is None:
+            self.notes.append("the server sends no usage field: output tokens are the chunks with text "
+                              "(a chunk may hold more than one token)")
+
+    async def _level(self, i: int, level: Level, pool: Pool) -> None:
+        a = self.args
+        n = a.requests or (max(16, 4 * int(level.value)) if level.kind == "concurrency" else 64)
+        requests = self._requests(n, i)
+        started, clock = time.time(), time.perf_counter()
+        finished: list = []     # answered so far: a stop mid-level keeps their figures, marked as cut short
+        try:
+            outcomes, duration = await run_level(level, requests, self._payload, pool, self.path, self.chat,
+                                                 a.timeout, a.seed + i, a.max_concurrency, finished.append)
+        except asyncio.CancelledError:
+            if finished:
+                self.rows.append({"level": f"{level.words()} (stopped)", level.kind: level.value, "t_start": started,
+                                  "t_end": time.time(), **level_figures(finished, time.perf_counter() - clock,
+                                                                        [r.input_tokens for r in requests], self.slo)})
+            raise
+        row = {"level": level.words(), level.kind: level.value, "t_start": started, "t_end": time.time(),
+               **level_figures(outcomes, duration, [r.input_tokens for r in requests], self.slo)}
+        self.rows.append(row)
+        self.emitter.step(i + 1, throughput=row["output_tokens_per_s"], unit="tokens/s", total_steps=len(self.levels),
+                          label=step_label(row))
+        log(f"[cardbench] {level_line(row)}")
+        if row["errors"]:
+            first = {}
+            for o in outcomes:
+                if not o.ok and o.error not in first:
+                    first[o.error] = o.detail
+            said = "; ".join(f"{k}: {n} ({one_line(first.get(k, ''), 120)})" for k, n in row["errors_by_kind"].items())
+            self.emitter.warning(f"{level.words()}: {row['errors']} of {n} requests failed: {said}",
+                                 code="request_errors")
+        gone = self.server is not None and self.server.exit_code() is not None
+        if gone or (not row["completed"] and set(row["errors_by_kind"]) == {CONNECT}):
+            kept = f"the figures of {len(self.rows)} level(s) so far are kept in the result"
+            why = (f"the launched server exited with code {self.server.exit_code()}; its last lines: "
+                   f"{self.server.last_lines()}" if gone and self.server else "the server stopped answering")
+            raise WorkloadError(f"{why} at {level.words()}; {kept}", hint="run.log has the details", bad_input=False)
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None

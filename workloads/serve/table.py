@@ -1,0 +1,70 @@
+"""A sweep's levels as the run.log line, the result's figures and the report's table (torch-free): one set of
+cells, so the three never disagree."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from workloads.spec import Text
+
+# the result's flat figures: those of the sweep's last measured level (the highest concurrency or rate)
+HEADLINE = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
+            "ttft_ms_mean", "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_mean", "tpot_ms_p50", "tpot_ms_p99",
+            "itl_ms_p50", "itl_ms_p99", "e2el_ms_p50", "e2el_ms_p99", "tokens_from")
+COLUMNS: tuple[tuple[str, Text], ...] = (
+    ("level", Text("level", "档位")),
+    ("requests", Text("requests", "请求数")),
+    ("errors", Text("errors", "错误")),
+    ("request_throughput", Text("req/s", "请求/秒")),
+    ("output_tokens_per_s", Text("output tok/s", "输出 token/秒")),
+    ("ttft_ms_p50", Text("TTFT p50 ms", "TTFT p50 毫秒")),
+    ("ttft_ms_p99", Text("TTFT p99 ms", "TTFT p99 毫秒")),
+    ("tpot_ms_p50", Text("TPOT p50 ms", "TPOT p50 毫秒")),
+    ("tpot_ms_p99", Text("TPOT p99 ms", "TPOT p99 毫秒")),
+    ("itl_ms_p50", Text("ITL p50 ms", "ITL p50 毫秒")),
+    ("e2el_ms_p50", Text("E2E p50 ms", "端到端 p50 毫秒")),
+    ("goodput", Text("goodput req/s", "有效吞吐 请求/秒")),
+)
+
+
+def cell(row: Mapping[str, Any], key: str) -> str:
+    value = row.get(key)
+    if value is None:
+        return "n/a" if key != "goodput" else "-"
+    if isinstance(value, float):
+        return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    return str(value)
+
+
+def level_line(row: Mapping[str, Any]) -> str:
+    """'concurrency 16: 64 requests, 0 errors, 3.1 req/s, 412 output tok/s, TTFT p50 48.2 ms ...'."""
+    parts = [f"{row.get('requests')} requests, {row.get('errors')} errors"]
+    parts += [f"{label.en} {cell(row, key)}" for key, label in COLUMNS[3:] if row.get(key) is not None]
+    return f"{row.get('level')}: " + ", ".join(parts) + f" (output tokens from {row.get('tokens_from')})"
+
+
+def step_label(row: Mapping[str, Any]) -> str:
+    """The terminal's progress words for a level: 'concurrency 16: TTFT p50 52.0 ms, TPOT p50 6.24 ms, 0 errors'."""
+    return (f"{row.get('level')}: TTFT p50 {cell(row, 'ttft_ms_p50')} ms, TPOT p50 {cell(row, 'tpot_ms_p50')} ms, "
+            f"{row.get('errors')} of {row.get('requests')} failed")
+
+
+def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    measured = [r for r in rows if r.get("completed")]
+    last = measured[-1] if measured else {}
+    out: dict[str, Any] = {k: last.get(k) for k in HEADLINE if last.get(k) is not None}
+    out.update(settings)
+    out.update(at_level=last.get("level"), levels_measured=len(rows), errors=sum(r.get("errors", 0) for r in rows),
+               requests=sum(r.get("requests", 0) for r in rows), levels=rows)
+    if notes:
+        out["notes"] = notes
+    return out
+
+
+def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
+    rows = metrics.get("levels")
+    rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    heading = Text("Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles over "
+                   "its requests)",
+                   "服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）")
+    return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]

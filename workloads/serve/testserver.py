@@ -1,0 +1,215 @@
+"""A local OpenAI-compatible server with set delays, for the tests and the client's ceiling bench.
+
+`python -m workloads.serve.testserver --ttft-ms 50 --itl-ms 10` prints ``listening on 127.0.0.1:PORT`` and
+serves /v1/models, /health, /tokenize (a word is a token, so an input length is exact), and streamed
+/v1/completions and /v1/chat/completions: the first token after ``ttft_s``, one more every ``itl_s``,
+``max_tokens`` of them (it ignores EOS: it has none). Faults on demand: a key it wants (401 without it),
+every Nth request answered 500, every Nth stream cut mid-way, no usage field, the whole server gone after N
+requests, or HTML instead of an API. It keeps its own timestamps of each request (``timestamps``, and
+GET /debug/timestamps), which the bench holds the client's figures against.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Behaviour:
+    ttft_s: float = 0.0
+    itl_s: float = 0.0
+    models: tuple[str, ...] = ("test-model",)
+    api_key: str | None = None
+    fail_every: int = 0       # every Nth completion is answered 500
+    break_every: int = 0      # every Nth stream stops half-way, the connection dropped
+    usage: bool = True        # honours stream_options.include_usage
+    die_after: int = 0        # the server goes away (socket and connections) after N completions
+    not_openai: bool = False  # an HTML page for every path, as a web server would
+    refuse_ignore_eos: bool = False   # 400 for a request with ignore_eos, as a strict server would
+
+
+@dataclass
+class Stamps:
+    """The server's own clock (perf_counter) for one request."""
+
+    received: float
+    first: float | None = None
+    last: float | None = None
+    tokens: int = 0
+
+
+@dataclass
+class TestServer:
+    __test__ = False    # not a pytest test class, for all its name
+    behaviour: Behaviour = field(default_factory=Behaviour)
+    host: str = "127.0.0.1"
+    port: int = 0
+    timestamps: dict[str, Stamps] = field(default_factory=dict)
+    completions: int = 0
+
+    async def start(self) -> TestServer:
+        self._server = await asyncio.start_server(self._serve, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._open: set[asyncio.StreamWriter] = set()
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def kill(self) -> None:
+        """Gone at once, as a crashed server: the socket closed, every connection dropped."""
+        self._server.close()
+        for writer in list(self._open):
+            writer.transport.abort()
+
+    async def close(self) -> None:
+        self.kill()
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._open.add(writer)
+        try:
+            while await self._one(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass
+        finally:
+            self._open.discard(writer)
+            writer.transport.abort()
+
+    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        line = await reader.readline()
+        if not line:
+            return False
+        _method, path, _ = line.decode("latin-1").split(" ", 2)
+        headers = {}
+        while (h := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = h.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        received = time.perf_counter()
+        b = self.behaviour
+        if b.not_openai:
+            writer.write(_plain(200, b"<html><body>It works!</body></html>", "text/html"))
+            return True
+        if path == "/health":
+            writer.write(_plain(200, b""))
+        elif path == "/debug/timestamps":
+            writer.write(_json(200, {k: vars(v) for k, v in self.timestamps.items()}))
+        elif b.api_key and headers.get("authorization") != f"Bearer {b.api_key}":
+            writer.write(_json(401, {"error": {"message": "Invalid API key", "type": "invalid_request_error"}}))
+        elif path == "/v1/models":
+            writer.write(_json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in b.models]}))
+        elif path == "/tokenize":
+            words = len(json.loads(body).get("prompt", "").split())
+            writer.write(_json(200, {"count": words, "tokens": list(range(words)), "max_model_len": 4096}))
+        elif path in ("/v1/completions", "/v1/chat/completions"):
+            return await self._complete(json.loads(body), path.endswith("chat/completions"), received, writer)
+        else:
+            writer.write(_json(404, {"error": {"message": f"no route {path}"}}))
+        await writer.drain()
+        return True
+
+    async def _complete(self, ask: dict[str, Any], chat: bool, received: float, writer: asyncio.StreamWriter) -> bool:
+        b = self.behaviour
+        self.completions += 1
+        n = self.completions
+        if b.die_after and n > b.die_after:
+            self.kill()
+            return False
+        if ask.get("model") not in b.models:
+            writer.write(_json(404, {"error": {"message": f"The model `{ask.get('model')}` does not exist."}}))
+            return True
+        if b.refuse_ignore_eos and "ignore_eos" in ask:
+            writer.write(_json(400, {"error": {"message": "unknown field ignore_eos"}}))
+            return True
+        if b.fail_every and n % b.fail_every == 0:
+            writer.write(_json(500, {"error": {"message": "internal error (on demand)"}}))
+            return True
+        rid = f"{'chatcmpl' if chat else 'cmpl'}-{n}"
+        stamps = self.timestamps[rid] = Stamps(received)
+        tokens = max(1, int(ask.get("max_tokens") or 16))
+        cut = tokens // 2 if b.break_every and n % b.break_every == 0 else None
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        if chat:
+            writer.write(_event({"id": rid, "object": "chat.completion.chunk",
+                                 "choices": [{"index": 0, "delta": {"role": "assistant"}}]}))
+        token = _token(rid, chat)
+        if b.ttft_s:
+            await asyncio.sleep(b.ttft_s)
+        for i in range(tokens):
+            if i == cut:
+                await writer.drain()
+                writer.transport.abort()
+                return False
+            if b.itl_s and i:
+                await asyncio.sleep(b.itl_s)
+            writer.write(token)
+            stamps.last = time.perf_counter()
+            stamps.first = stamps.first or stamps.last
+            stamps.tokens += 1
+            if b.itl_s or b.ttft_s:
+                await writer.drain()
+        if b.usage and (ask.get("stream_options") or {}).get("include_usage"):
+            prompt = len(str(ask.get("prompt") or ask.get("messages") or "").split())
+            writer.write(_event({"id": rid, "choices": [], "usage": {
+                "prompt_tokens": prompt, "completion_tokens": tokens, "total_tokens": prompt + tokens}}))
+        writer.write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+        await writer.drain()
+        return True
+
+
+def _token(rid: str, chat: bool) -> bytes:
+    if chat:
+        return _event({"id": rid, "object": "chat.completion.chunk",
+                       "choices": [{"index": 0, "delta": {"content": " tok"}, "finish_reason": None}]})
+    return _event({"id": rid, "object": "text_completion",
+                   "choices": [{"index": 0, "text": " tok", "logprobs": None, "finish_reason": None}]})
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+def _event(obj: Any) -> bytes:
+    return _chunk(b"data: " + json.dumps(obj).encode() + b"\n\n")
+
+
+def _plain(status: int, body: bytes, kind: str = "text/plain") -> bytes:
+    return (f"HTTP/1.1 {status} X\r\nContent-Type: {kind}\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+
+
+def _json(status: int, obj: Any) -> bytes:
+    return _plain(status, json.dumps(obj).encode(), "application/json")
+
+
+async def _main(argv: list[str]) -> None:
+    p = argparse.ArgumentParser(prog="python -m workloads.serve.testserver")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--ttft-ms", type=float, default=0.0)
+    p.add_argument("--itl-ms", type=float, default=0.0)
+    p.add_argument("--model", default="test-model")
+    p.add_argument("--api-key-env", default=None, help="want the key this variable holds")
+    p.add_argument("--die-after", type=int, default=0)
+    args = p.parse_args(argv)
+    import os
+
+    key = os.environ.get(args.api_key_env) if args.api_key_env else None
+    server = await TestServer(Behaviour(args.ttft_ms / 1000, args.itl_ms / 1000, (args.model,), key,
+                                        die_after=args.die_after), port=args.port).start()
+    print(f"listening on 127.0.0.1:{server.port}", flush=True)
+    await server._server.serve_forever()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(_main(sys.argv[1:]))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass
