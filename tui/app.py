@@ -396,6 +396,7 @@ class Workbench(App):
         try:
             self._replay_t = run_times(record)[0]
             self.log_pane.say(f"{record.id} from disk: {run_span(record)}", "dim")
+            self.log_pane.workload = record.workload  # its start event is not replayed: the result's words
             for event in record.events:
                 if not isinstance(event, (protocol.Step, protocol.Start)):
                     self._replay_t = event.t if event.t is not None else self._replay_t

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from tui.cpu_trap import check_before_run
 from tui.detach import DEFAULT_LOG, is_detached, start_detached
+from tui.figures import event_line
 from tui.run_live import LiveMarker, wait_for_live
 from tui.runs import RunStore, RunStoreError
 from tui.session import SIGNALS, STORE_FAULT, RunSession
@@ -110,7 +111,7 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
                     told_fault = True
                     _say(f"cardbench run: {event.message}; the run goes on", sys.stderr)
                 elif not detached:  # a detached run's log is run.log: its own log would grow as long
-                    _say(event.describe(), progress)
+                    _say(event_line(event, name), progress)
     finally:
         sampler.stop()
         unwatch_signals()

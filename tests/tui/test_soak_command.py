@@ -81,4 +81,5 @@ def test_foreground_runs_in_this_terminal_to_the_verdict(soak_command, runs_dir,
                      "--args", "--delay 0.05"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "RESULT: verdict=WARN" in out and "end: ok" in out
+    assert "RESULT: verdict (rules in verdict.txt) WARN; " in out and "end: ok" in out
+    assert "% worst throughput drift against the first interval" in out and "drift=" not in out

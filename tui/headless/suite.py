@@ -21,9 +21,9 @@ import time
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from tui.formatting import duration, fixed, live_rate, number, percent, rate
+from tui.figures import labelled
+from tui.formatting import fixed, live_rate, rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
@@ -33,7 +33,6 @@ from tui.runs import RunStoreError, StoreFault
 from tui.session import SIGNALS, STORE_FAULT, RunSession
 from workloads import protocol, registry
 from workloads.runner import Outcome
-from workloads.spec import Metric
 
 
 @dataclass(frozen=True)
@@ -70,15 +69,6 @@ def step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
     return (float(event.step) / total if total else None), ", ".join(parts)
 
 
-def _line_value(metric: Metric, value: Any) -> str:
-    """As the report's metric table prints it."""
-    if metric.kind == "seconds":
-        return duration(value)
-    if metric.kind == "fraction":
-        return percent(value)
-    return number(value)
-
-
 def result_line(name: str, outcome: Outcome) -> str:
     """'generate: ok, 812.4 tokens/s, ...': the spec's headline and line metrics."""
     status = outcome.status
@@ -94,7 +84,7 @@ def result_line(name: str, outcome: Outcome) -> str:
     for metric in spec.line_metrics:
         value = m.get(metric.key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            bits.append(f"{metric.label.en} {_line_value(metric, value)}")
+            bits.append(labelled(metric, value))
         elif value is None and m.get(f"{metric.key}_unreliable") is not None:
             bits.append(f"{metric.label.en} unreliable")  # withheld by the workload, its warning says why
     return f"{name}: {status}" + (f", {', '.join(bits)}" if bits else "")

@@ -7,14 +7,15 @@ import time
 from rich.text import Text
 from textual.widgets import RichLog
 
+from tui.figures import event_line
 from tui.formatting import utc_clock
 from workloads import protocol
 
 MAX_LINES = 5000
 
 
-def event_text(event: protocol.Event) -> Text | None:
-    """How an event reads in the log; steps are left to the plots (None)."""
+def event_text(event: protocol.Event, workload: str | None = None) -> Text | None:
+    """How an event reads in the log; steps are left to the plots (None). A result reads in its workload's words."""
     if isinstance(event, protocol.Step):
         return None
     if isinstance(event, protocol.Error):
@@ -27,7 +28,7 @@ def event_text(event: protocol.Event) -> Text | None:
     if isinstance(event, protocol.WorkloadWarning):
         return Text(event.describe(), style="yellow")
     if isinstance(event, protocol.Result):
-        return Text(event.describe(), style="bold green")
+        return Text(event_line(event, workload), style="bold green")
     if isinstance(event, protocol.End):
         style = {"ok": "green", "failed": "bold red", "stopped": "yellow"}.get(event.status, "")
         return Text(event.describe(), style=style)
@@ -42,6 +43,7 @@ class LogPane(RichLog):
         self.clock = clock
         self.border_title = "log"
         self.lines_text: list[str] = []  # plain text of what was written, newest last (tests, export)
+        self.workload: str | None = None  # of the run whose events arrive: its start event says
 
     def say(self, text: str | Text, style: str = "") -> None:
         if isinstance(text, str):
@@ -52,6 +54,8 @@ class LogPane(RichLog):
         self.write(line)
 
     def event(self, event: protocol.Event) -> None:
-        text = event_text(event)
+        if isinstance(event, protocol.Start):
+            self.workload = event.workload
+        text = event_text(event, self.workload)
         if text is not None:
             self.say(text)

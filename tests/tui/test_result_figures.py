@@ -1,0 +1,49 @@
+"""A result reads in words wherever it is printed (issue 22.11): the log pane, `cardbench run`, never `ttft_s=0.157`."""
+
+from __future__ import annotations
+
+from tui.figures import event_line, metric_text, result_text
+from tui.panes.log import event_text
+from workloads import protocol
+from workloads.spec import Metric, Text
+
+GENERATE = {"tokens_per_s": 15.43, "ttft_s": 0.157, "bandwidth_fraction": 0.329, "tokens": 48,
+            "model_size": "124M", "peak_memory_bytes": 3 * 2**30, "achieved_tflops": 0.0004, "odd": 10**400}
+
+
+def test_a_generate_result_reads_as_the_report_labels_it():
+    line = result_text("generate", GENERATE)
+    assert line.startswith("RESULT: 15.43 tokens/s per sequence (decode, median after warm-up); ")
+    assert "time to first token 157 ms" in line and "share of read bandwidth achieved 32.9 %" in line
+    assert "new tokens per run 48" in line and "model 124M" in line
+    # unlabelled keys: named without their unit suffix, formatted by it; a tiny figure keeps its digits
+    assert "peak memory 3.0 GiB" in line and "achieved tflops 0.0004" in line
+    assert "odd (out of range)" in line
+    assert result_text("plugin", {"frames_per_s": 12.5, "wait_s": 2.5}) == "RESULT: 12.5 frames/s; wait 2.5 s"
+    assert "=" not in line and "ttft_s" not in line and "tokens_per_s" not in line
+
+
+def test_a_withheld_figure_says_unreliable_with_its_reason():
+    line = result_text("generate", {"tokens_per_s": 3.0, "bandwidth_fraction": 1.7,
+                                    "bandwidth_fraction_unreliable": "over the measured bandwidth"})
+    assert "share of read bandwidth achieved unreliable (over the measured bandwidth)" in line
+    assert "170.0 %" not in line
+
+
+def test_metric_text_by_kind():
+    assert metric_text(Metric("a", Text("a"), "seconds"), 0.0082) == "8.2 ms"
+    assert metric_text(Metric("a", Text("a"), "fraction"), 0.135) == "13.5 %"
+    assert metric_text(Metric("a", Text("a"), "bytes"), 512 * 2**20) == "512 MiB"
+    assert metric_text(Metric("a", Text("a"), "rate"), float("nan")) == "N/A"
+    assert metric_text(Metric("a", Text("a")), 1e300) == "(out of range)"
+    assert metric_text(Metric("a", Text("a")), list(range(100))) == "<100 items, in events.jsonl>"
+
+
+def test_the_log_pane_names_the_result_s_figures_once_it_knows_the_workload():
+    from tui.panes.log import LogPane
+
+    pane = LogPane(clock=lambda: 0.0)
+    pane.event(protocol.Start(workload="generate", config={}, device="cpu", versions={}))
+    assert event_text(protocol.Result(metrics=GENERATE), pane.workload).plain == result_text("generate", GENERATE)
+    # without a start event (a run of unknown provenance) the event describes itself
+    assert event_line(protocol.Result(metrics={"x": 1}), None).startswith("RESULT: x=1")

@@ -1,0 +1,85 @@
+"""How a result's figures read wherever they are printed: run.log, the log pane, `cardbench run`, the suite's lines.
+
+One place turns a result's metrics into words, from the workload's spec: each metric by its label and its
+kind (a rate with its unit, seconds as a duration, a fraction as a percentage, bytes in binary units), so
+`RESULT: 15.43 tokens/s per sequence (decode, median after warm-up); time to first token 157 ms` reads as
+the report's table does, never `tokens_per_s=15.43, ttft_s=0.157`. A metric the spec does not label is
+named by its key without its unit suffix and formatted by that suffix (`_s` seconds, `_bytes` bytes,
+`_fraction` a share). The report's tables format by the same :func:`metric_text`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from tui.formatting import NA, duration, is_number, nbytes, number, percent
+from workloads import registry
+from workloads.spec import Metric, Text
+
+# past this a figure is no measurement (a child that printed 10**400, or 1e308): said as such, not printed whole
+OUT_OF_RANGE = 1e18
+# a nested value (a table, a list of failures) is counted in the line: events.jsonl keeps it whole
+_NESTED_CHARS = 160
+_SUFFIX_KINDS = (("_bytes", "bytes"), ("_fraction", "fraction"), ("_s", "seconds"))
+
+
+def metric_text(metric: Metric, value: Any) -> str:
+    """The value as the metric's kind reads: '157 ms', '32.9 %', '1.2 GiB', '15.43'; N/A when missing."""
+    if is_number(value) and abs(value) > OUT_OF_RANGE:
+        return "(out of range)"
+    if metric.kind == "seconds":
+        return duration(value)
+    if metric.kind == "fraction":
+        return percent(value)
+    if metric.kind == "bytes":
+        return nbytes(value)
+    if metric.kind == "text":
+        return NA if value is None else str(value)
+    if isinstance(value, (list, dict)) and len(str(value)) > _NESTED_CHARS:
+        return f"<{len(value)} {'items' if isinstance(value, list) else 'entries'}, in events.jsonl>"
+    return number(value)
+
+
+def _unlabelled(key: str) -> Metric:
+    if key == "per_s" or key.endswith("_per_s"):   # a rate, not seconds: 'images_per_s' -> '... images/s'
+        return Metric(key, Text(key.removesuffix("per_s").replace("_", " ").strip() + "/s"), "rate")
+    for suffix, kind in _SUFFIX_KINDS:
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return Metric(key, Text(key.removesuffix(suffix).replace("_", " ")), kind)
+    return Metric(key, Text(key.replace("_", " ")))
+
+
+def labelled(metric: Metric, value: Any, lang: str = "en") -> str:
+    """'157 ms time to first token' reads worse than 'time to first token 157 ms'; a rate leads with its value,
+    as does a figure whose label starts with its unit ('15.43 tokens/s per sequence (...)', '-0.8 % worst drift')."""
+    text = metric_text(metric, value)
+    if (metric.kind == "rate" or metric.label(lang).startswith("%")) and text not in (NA, "(out of range)"):
+        return f"{text} {metric.label(lang)}"
+    return f"{metric.label(lang)} {text}"
+
+
+def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
+    """'RESULT: ...': every metric of the result, the spec's labelled ones first, in its order."""
+    spec = registry.spec_for(workload)
+    known = {m.key: m for m in (*spec.line_metrics, *spec.metrics)}  # the report's label wins over the line's
+    order = [m.key for m in spec.metrics] + [m.key for m in spec.line_metrics]
+    keys = [k for k in dict.fromkeys(order) if k in metrics] + [k for k in metrics if k not in known]
+    bits = []
+    for key in keys:
+        if key.endswith("_unreliable") and key.removesuffix("_unreliable") in metrics:
+            continue  # said beside its figure
+        metric = known.get(key) or _unlabelled(key)
+        if metrics.get(f"{key}_unreliable") is not None:
+            bits.append(f"{metric.label.en} unreliable ({metrics[f'{key}_unreliable']})")
+        else:
+            bits.append(labelled(metric, metrics[key]))
+    return "RESULT: " + "; ".join(bits)
+
+
+def event_line(event: Any, workload: str | None) -> str:
+    """An event's line: a result in words when its workload is known, every other event as it describes itself."""
+    from workloads import protocol
+
+    if isinstance(event, protocol.Result) and workload:
+        return result_text(workload, event.metrics)
+    return event.describe()
