@@ -9,6 +9,7 @@ import os
 import shlex
 import shutil
 import signal
+import subprocess
 import threading
 
 from workloads.child.harness import WorkloadError, log
@@ -93,7 +94,7 @@ class LaunchedServer:
             job.signal_group(signal.SIGTERM)
             try:
                 job.process.wait(timeout=job.grace_s)
-            except Exception:
+            except subprocess.TimeoutExpired:   # it ignored SIGTERM
                 log(f"[cardbench] the server ignored SIGTERM for {job.grace_s:g} s; sending SIGKILL")
                 job.signal_group(signal.SIGKILL)
                 job.process.wait()

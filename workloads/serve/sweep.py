@@ -13,6 +13,7 @@ from typing import Any
 from workloads.child.harness import Emitter, Stopped, WorkloadError, log
 from workloads.safe_text import one_line
 from workloads.serve.client import CONNECT, TIMEOUT, Answer, Connection, Endpoint, get_json
+from workloads.serve.card import CardDuringLevels
 from workloads.serve.figures import level_figures
 from workloads.serve.launch import LaunchedServer
 from workloads.serve.load import Level, Pool, Request, one, payload, run_level, synthetic
@@ -37,6 +38,7 @@ class Sweep:
         self.rows: list[dict[str, Any]] = []
         self.checked = False                 # the server answered as an OpenAI API: a result is worth writing
         self.server = LaunchedServer(launch, args.grace) if launch else None
+        self.card = CardDuringLevels()
 
     @property
     def url(self) -> str:
@@ -103,6 +105,7 @@ class Sweep:
                 await self._level(i, level, pool)
         finally:
             pool.close()
+            self.card.close()
 
     async def _ask(self, path: str, body: Any = None) -> tuple[int, Any]:
         conn = Connection(self.endpoint)
@@ -212,6 +215,7 @@ class Sweep:
             raise
         row = {"level": level.words(), level.kind: level.value, "t_start": started, "t_end": time.time(),
                **level_figures(outcomes, duration, [r.input_tokens for r in requests], self.slo)}
+        row.update(self.card.during(started, row["t_end"]))
         self.rows.append(row)
         self.emitter.step(i + 1, throughput=row["output_tokens_per_s"], unit="tokens/s", total_steps=len(self.levels),
                           label=step_label(row))

@@ -24,11 +24,16 @@ COLUMNS: tuple[tuple[str, Text], ...] = (
     ("itl_ms_p50", Text("ITL p50 ms", "ITL p50 毫秒")),
     ("e2el_ms_p50", Text("E2E p50 ms", "端到端 p50 毫秒")),
     ("goodput", Text("goodput req/s", "有效吞吐 请求/秒")),
+    ("card_util_pct", Text("card util %", "加速卡利用率 %")),
+    ("card_mem_peak_bytes", Text("card memory peak GiB", "加速卡显存峰值 GiB")),
+    ("card_power_w", Text("card power W", "加速卡功耗 W")),
 )
 
 
 def cell(row: Mapping[str, Any], key: str) -> str:
     value = row.get(key)
+    if key == "card_mem_peak_bytes" and isinstance(value, (int, float)):
+        value = value / 2**30
     if value is None:
         return "n/a" if key != "goodput" else "-"
     if isinstance(value, float):
@@ -40,6 +45,8 @@ def level_line(row: Mapping[str, Any]) -> str:
     """'concurrency 16: 64 requests, 0 errors, 3.1 req/s, 412 output tok/s, TTFT p50 48.2 ms ...'."""
     parts = [f"{row.get('requests')} requests, {row.get('errors')} errors"]
     parts += [f"{label.en} {cell(row, key)}" for key, label in COLUMNS[3:] if row.get(key) is not None]
+    if not row.get("card_samples"):
+        parts.append("no card telemetry in the level")
     return f"{row.get('level')}: " + ", ".join(parts) + f" (output tokens from {row.get('tokens_from')})"
 
 
@@ -65,6 +72,8 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     rows = metrics.get("levels")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
     heading = Text("Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles over "
-                   "its requests)",
-                   "服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）")
+                   "its requests) and the card's telemetry while it ran (utilisation mean, memory peak, power mean; "
+                   "n/a: no sample in the level)",
+                   "服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
+                   "（利用率均值、显存峰值、功耗均值；n/a：该档位内无采样）")
     return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]

@@ -72,3 +72,24 @@ def test_the_report_table_has_a_row_per_level_and_the_result_the_last_level_s_fi
     assert [c[0] for c in cells] == ["concurrency 1", "concurrency 4"]
     assert columns[5].en == "TTFT p50 ms" and cells[0][5] == "100.0"
     assert "vLLM" in heading.en and heading("zh")
+
+
+def test_each_level_carries_what_the_card_did_while_it_ran(tmp_path):
+    import json
+
+    from workloads.serve.card import CardDuringLevels
+
+    def sample(t, util, mem, power):
+        return {"t": t, "devices": [{"index": 0, "util_gpu_pct": util, "mem_used_bytes": mem, "power_w": power},
+                                    {"index": 1, "util_gpu_pct": None, "mem_used_bytes": mem, "power_w": power}]}
+
+    lines = [sample(1.0, 10, 2**30, 100), sample(2.0, 90, 3 * 2**30, 300), sample(3.0, 50, 2**30, 200), {"t": 2.5}]
+    (tmp_path / "telemetry.jsonl").write_text("".join(json.dumps(s) + "\n" for s in lines) + '{"t": 9, "dev')
+    card = CardDuringLevels(str(tmp_path))
+    found = card.during(1.5, 3.0)
+    # util: GPU0's (the other reads none) mean of 90 and 50; memory summed over the GPUs, its peak; power summed
+    assert found == {"card_samples": 2, "card_util_pct": 70.0, "card_mem_peak_bytes": 6 * 2**30,
+                     "card_power_w": 500.0}
+    assert card.during(5.0, 6.0)["card_util_pct"] is None       # nothing new, nothing in the window
+    assert CardDuringLevels(None).during(0, 9)["card_samples"] == 0
+    card.close()

@@ -1,0 +1,40 @@
+"""What the card did during each level: the parent's sampler writes the run's telemetry (as for every workload),
+and this reads it back as it grows (workloads.soak.telemetry_tail), so each level's row carries the mean
+utilisation, the peak memory and the mean power of the samples taken while it ran."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from workloads.protocol import RUN_DIR_ENV
+from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail, number
+
+
+class CardDuringLevels:
+    def __init__(self, run_dir: str | None = None):
+        run_dir = run_dir if run_dir is not None else os.environ.get(RUN_DIR_ENV)
+        self.tail = TelemetryTail(Path(run_dir) / TELEMETRY if run_dir else None)
+
+    def during(self, start: float, end: float) -> dict[str, Any]:
+        """Figures of the samples taken in [start, end] (wall clock); the GPUs' utilisation averaged over them,
+        their memory summed then its peak, their power summed then averaged (the server's whole draw)."""
+        util, memory, power, seen = [], [], [], 0
+        for sample in self.tail.new_samples():
+            t = number(sample.get("t"))
+            devices = [d for d in sample.get("devices") or () if isinstance(d, dict)]
+            if t is None or not start <= t <= end or not devices:
+                continue
+            seen += 1
+            for key, into, join in (("util_gpu_pct", util, fmean), ("mem_used_bytes", memory, sum),
+                                    ("power_w", power, sum)):
+                values = [v for v in (number(d.get(key)) for d in devices) if v is not None]
+                if values:
+                    into.append(join(values))
+        return {"card_samples": seen, "card_util_pct": fmean(util) if util else None,
+                "card_mem_peak_bytes": max(memory) if memory else None, "card_power_w": fmean(power) if power else None}
+
+    def close(self) -> None:
+        self.tail.close()
