@@ -14,6 +14,7 @@ and a server that dies ends the sweep with the levels measured so far in the res
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -89,7 +90,10 @@ def api_key(var: str | None) -> str | None:
                             hint="export MY_KEY=...; then --api-key-env MY_KEY")
     key = os.environ.get(var)
     if not key:
-        raise WorkloadError(f"--api-key-env {var}: that variable is not set or empty")
+        # named back only when it looks like a variable's name: a key typed here by mistake is not echoed
+        named = f" {var}" if re.fullmatch(r"[A-Z_][A-Z0-9_]{0,63}", var) else ""
+        raise WorkloadError(f"--api-key-env{named}: that variable is not set or empty (it takes the name of the "
+                            "variable that holds the key, e.g. MY_KEY)")
     return key
 
 

@@ -77,6 +77,7 @@ def test_a_server_that_cannot_be_benchmarked_is_one_line(serve_workload, serving
     (["--url", "http://h/v1", "--slo", "ttft=-1"], "positive number of milliseconds"),
     (["--url", "http://h/v1", "--api-key-env", "UNSET_SERVE_VAR_X"], "not set or empty"),
     (["--url", "http://h/v1", "--api-key-env", "sk-abc.def"], "takes a variable's name"),
+    (["--url", "http://h/v1", "--api-key", "abc123secretXYZ"], "not set or empty"),   # argparse's abbreviation
     (["--concurrency", "4"], "give --url"),
     (["--launch", "no-such-server-binary --port 1"], "command not found: no-such-server-binary"),
 ])
@@ -84,7 +85,7 @@ def test_bad_input_is_refused_before_anything_runs(serve_workload, tmp_path, cap
     runs = tmp_path / "runs"
     assert cardbench(runs, *argv) == 2
     line = one_error_line(capsys)
-    assert said in line and "sk-abc" not in line, line
+    assert said in line and "sk-abc" not in line and "secret" not in line, line
     assert not runs.exists() or not any(runs.iterdir())
 
 
