@@ -114,8 +114,11 @@ def _nice_step(span: float, ticks: int = 5) -> float:
     return 10 * magnitude
 
 
-def _ticks(lo: float, hi: float) -> list[float]:
+def _ticks(lo: float, hi: float, whole: bool = False) -> list[float]:
+    """Round values between lo and hi; ``whole``: whole numbers only (steps are counted: no step 2.5)."""
     step = _nice_step(hi - lo)
+    if whole and step != int(step):
+        step = max(1.0, float(math.floor(step)))
     start = math.ceil(lo / step) * step
     out = []
     v = start
@@ -150,8 +153,8 @@ def _bounds(values: list[float], fixed: tuple[float, float] | None) -> tuple[flo
 
 
 def line_chart(title: str, series: Sequence[Series], *, x_label: str, y_label: str,
-               y_range: tuple[float, float] | None = None) -> str | None:
-    """An SVG line chart; None when no series has a single finite point."""
+               y_range: tuple[float, float] | None = None, x_whole: bool = False) -> str | None:
+    """An SVG line chart; None when no series has a single finite point. ``x_whole``: the x axis counts (steps)."""
     runs_of = [_runs(s) for s in series]
     if not any(runs_of):
         return None
@@ -177,7 +180,7 @@ def line_chart(title: str, series: Sequence[Series], *, x_label: str, y_label: s
         out.append(f'<line x1="{_LEFT}" y1="{y:.1f}" x2="{WIDTH - _RIGHT}" y2="{y:.1f}" stroke="#e5e5e5"/>')
         out.append(f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" font-size="12" text-anchor="end" fill="#444">'
                    f'{escape(_label(v))}</text>')
-    for v in _ticks(x0, x1):
+    for v in _ticks(x0, x1, whole=x_whole):
         x = sx(v)
         out.append(f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{_TOP + ph}" stroke="#f0f0f0"/>')
         out.append(f'<text x="{x:.1f}" y="{_TOP + ph + 18}" font-size="12" text-anchor="middle" fill="#444">'
@@ -187,6 +190,13 @@ def line_chart(title: str, series: Sequence[Series], *, x_label: str, y_label: s
                f'{escape(x_label)}</text>')
     out.append(f'<text x="16" y="{_TOP + ph / 2}" font-size="13" text-anchor="middle" fill="#222" '
                f'transform="rotate(-90 16 {_TOP + ph / 2})">{escape(y_label)}</text>')
+    # the legend, top right inside the plot, on a white box (as matplotlib's): wide enough for its longest
+    # label at 12 px monospace (about 7.3 px a character), so no label runs past the plot's edge
+    chars = max(len(s.label) for s in series)
+    lx = WIDTH - _RIGHT - 8 - (34 + 7.3 * chars)
+    out.append(f'<rect x="{lx - 6:.1f}" y="{_TOP + 4}" width="{34 + 7.3 * chars + 8:.1f}" '
+               f'height="{18 * len(series) + 6}" fill="#ffffff" fill-opacity="0.85" stroke="#cccccc"/>')
+    legend: list[str] = []
     for i, (s, runs) in enumerate(zip(series, runs_of)):
         color = s.color or COLORS[i % len(COLORS)]
         for xs, ys in runs:
@@ -197,11 +207,11 @@ def line_chart(title: str, series: Sequence[Series], *, x_label: str, y_label: s
                 pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in run)
                 out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2" '
                            f'stroke-linejoin="round"/>')
-        # legend, top right inside the plot
-        ly = _TOP + 16 + 18 * i
-        out.append(f'<line x1="{WIDTH - _RIGHT - 230}" y1="{ly - 4}" x2="{WIDTH - _RIGHT - 206}" y2="{ly - 4}" '
-                   f'stroke="{color}" stroke-width="3"/>')
-        out.append(f'<text x="{WIDTH - _RIGHT - 200}" y="{ly}" font-size="12" fill="#222">{escape(s.label)}</text>')
+        ly = _TOP + 20 + 18 * i
+        legend.append(f'<line x1="{lx:.1f}" y1="{ly - 4}" x2="{lx + 24:.1f}" y2="{ly - 4}" '
+                      f'stroke="{color}" stroke-width="3"/>')
+        legend.append(f'<text x="{lx + 30:.1f}" y="{ly}" font-size="12" fill="#222">{escape(s.label)}</text>')
+    out += legend   # drawn over the lines
     out.append("</svg>")
     return "\n".join(out)
 
@@ -225,6 +235,24 @@ def caption(title: str, lang: str) -> str:
     return found(lang) if found is not None else title
 
 
+WARMUP_GREY = "#9a9a9a"
+WARMUP_LABEL = "warm-up, not in the median"
+
+
+def throughput_series(record, unit: str) -> list[Series]:
+    """The steps the median counts, and apart, in grey, the warm-up steps it leaves out (the summary's rule)."""
+    from tui.report.summary import measured_steps
+
+    skip, steps, kept = measured_steps(record)
+    xs = [s.step for s in steps]
+    counted = {id(s) for s in kept}
+    series = [Series(unit, xs, [s.throughput if id(s) in counted else None for s in steps])]
+    if skip:
+        series.append(Series(WARMUP_LABEL, xs, [None if id(s) in counted else s.throughput for s in steps],
+                             WARMUP_GREY))
+    return series
+
+
 def charts_for(record) -> list[Chart]:
     """Loss, throughput, and utilisation + memory over time, for one run (those with data)."""
     from tui.report.summary import throughput_unit
@@ -234,12 +262,12 @@ def charts_for(record) -> list[Chart]:
     label = record.workload or "run"
     xs = [s.step for s in steps]
     loss = line_chart(f"{label}: loss per step", [Series("loss", xs, [s.loss for s in steps])],
-                      x_label="step", y_label="loss")
+                      x_label="step", y_label="loss", x_whole=True)
     if loss:
         out.append(Chart(f"{record.id}-loss", TITLES["loss"].en, loss))
     unit = throughput_unit(record) or "items/s"
-    tput = line_chart(f"{label}: throughput per step", [Series(unit, xs, [s.throughput for s in steps])],
-                      x_label="step", y_label=unit)
+    tput = line_chart(f"{label}: throughput per step", throughput_series(record, unit),
+                      x_label="step", y_label=unit, x_whole=True)
     if tput:
         out.append(Chart(f"{record.id}-throughput", TITLES["throughput"].en, tput))
     util = _utilisation_chart(record, label)

@@ -68,15 +68,22 @@ def throughput_unit(record: RunRecord) -> str | None:
     return unit or registry.spec_for(record.workload).unit or None
 
 
-def throughput_stats(record: RunRecord) -> ThroughputStats:
+def measured_steps(record: RunRecord) -> tuple[int, list[protocol.Step], list[protocol.Step]]:
+    """(how many are warm-up, the steps with a throughput, those of them after warm-up): the median's steps,
+    which the throughput chart draws apart from the warm-up's."""
     steps = [s for s in record.steps if number(s.throughput) is not None]
     spec = registry.spec_for(record.workload)
-    unit = throughput_unit(record)
     result = record.result
     told = result.metrics.get("warmup_steps") if result else None
     # the one rule (workloads.step_statistics): a live or cut run leaves out the same steps as the finished one
     skip, kept = split_warmup(steps, lambda s: s.extra.get("warmup") is True, told=told,
                               emits_warmup=spec.warmup_emits_steps)
+    return skip, steps, kept
+
+
+def throughput_stats(record: RunRecord) -> ThroughputStats:
+    unit = throughput_unit(record)
+    skip, _steps, kept = measured_steps(record)
     values = [s.throughput for s in kept]
     ordered = sorted(values)  # once, for the median, the p90 and the extremes
     return ThroughputStats(
