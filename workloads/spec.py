@@ -173,6 +173,9 @@ class WorkloadSpec:
     detached: bool = False               # hours long: the workbench starts it detached (quitting leaves it running)
     short: str = ""                      # the launcher's and the footer's name, when the title's first word is not one
     hand_over: HandOver | None = None    # what its run gives the suite's later jobs: with one it runs first
+    # `cardbench doctor --data DIR`: a quick torch-free look at a data directory -> {"status": PASS/WARN/FAIL,
+    # "evidence", "hint", "zh" (the Chinese of both), "value", "unit"}
+    data_check: Callable[[str], Mapping[str, Any]] | None = None
 
     @property
     def run_module(self) -> str:

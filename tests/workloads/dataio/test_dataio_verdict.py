@@ -1,0 +1,105 @@
+"""The verdict's words, and where the card's rate comes from (a ResNet-50 run found without opening a soak's
+events, --consumer-rate, the rated bound)."""
+
+from __future__ import annotations
+
+import json
+
+from workloads.dataio import consumer, storage
+from workloads.dataio.consumer import Consumer
+from workloads.dataio.verdict import judge
+
+ROWS = [{"workers": 0, "images_per_s": 201.0}, {"workers": 1, "images_per_s": 183.0},
+        {"workers": 2, "images_per_s": 402.0}]
+
+
+def test_compute_bound_names_the_fewest_workers_that_keep_up_with_room():
+    v = judge(ROWS, Consumer(180.0, "a run"), 5000.0, 10**9, None, "local")
+    assert v.kind == "compute-bound" and v.workers == 0 and v.images_per_s == 201.0
+    assert v.line == ("the loader gives 201 images/s with 0 worker(s); the card trains at 180: compute-bound, the "
+                      "loader keeps up; use >= 0 worker(s)")
+    assert judge(ROWS, Consumer(300.0, "a run"), None, 0, None, "local").workers == 2   # 201 < 330, 402 >= 330
+
+
+def test_data_bound_when_no_worker_count_reaches_the_card():
+    v = judge(ROWS, Consumer(2500.0, "a run"), 90000.0, 10**9, None, "local")
+    assert v.kind == "data-bound" and v.workers == 2 and "402 images/s with 2 worker(s) (its best)" in v.line
+    assert "the card trains at 2,500: data-bound" in v.line
+    assert "up to 40,000" in judge(ROWS, Consumer(40000.0, "rated", bound=True), None, 0, None, None).line
+
+
+def test_storage_bound_names_a_local_folder_with_room():
+    v = judge(ROWS, Consumer(1000.0, "a run"), 150.0, 5 * 10**9, ("/scratch", 800 * 10**9), "network")
+    assert v.kind == "storage-bound"
+    assert v.line.endswith("storage-bound: copy the data to local disk (/scratch has 800 GB free)")
+    assert "150 files/s cold" in v.line
+    # tmpfs has no cold read: never storage-bound
+    assert judge(ROWS, Consumer(1000.0, "a run"), 150.0, 0, None, "memory").kind == "data-bound"
+
+
+def test_without_a_card_rate_it_says_how_to_get_one():
+    v = judge(ROWS, None, None, 0, None, "local")
+    assert v.kind == "no card rate" and v.workers == 2
+    assert "no card rate to compare with: run `cardbench run resnet50`" in v.line and "--consumer-rate" in v.line
+    assert judge([{"workers": 0, "images_per_s": None, "error": "x"}], None, None, 0, None, None).kind == "no figure"
+
+
+def _run(root, name, workload, metrics=None, events_text=None):
+    d = root / name
+    d.mkdir(parents=True)
+    (d / "config.json").write_text(json.dumps({"workload": workload, "args": []}))
+    lines = [json.dumps({"event": "start"}), json.dumps({"event": "result", "metrics": metrics or {}})]
+    (d / "events.jsonl").write_text(events_text if events_text is not None else "\n".join(lines) + "\n")
+
+
+def test_the_card_rate_comes_from_the_newest_resnet50_run_on_the_same_card(tmp_path, monkeypatch):
+    h200 = "cuda:0 (NVIDIA H200)"
+    _run(tmp_path, "20261201-100000-resnet50-aaaa", "resnet50", {"images_per_s": 900.0, "device": h200})
+    _run(tmp_path, "20261202-100000-resnet50-bbbb", "resnet50",
+         {"images_per_s": 1500.0, "images_per_s_compute": 1700.0, "device": h200})
+    _run(tmp_path, "20261203-100000-resnet50-cccc", "resnet50", {"images_per_s": 50.0, "device": "cpu (x86_64)"})
+    _run(tmp_path, "20261204-100000-soak-dddd", "soak", events_text="x" * 3000)
+    opened = []
+    real = consumer._read_bounded
+    monkeypatch.setattr(consumer, "_read_bounded", lambda p, *a, **k: opened.append(p.parent.name + "/" + p.name)
+                        or real(p, *a, **k))
+    found = consumer.find("cuda:1 (NVIDIA H200)", None, tmp_path)
+    assert found.rate == 1700.0 and "20261202-100000-resnet50-bbbb" in found.source and "compute-only" in found.source
+    assert "20261204-100000-soak-dddd/config.json" in opened
+    assert "20261204-100000-soak-dddd/events.jsonl" not in opened   # a soak's events are never opened
+    assert consumer.find("cpu (x86_64, 2 threads)", None, tmp_path).rate == 50.0
+    assert consumer.find("cuda:0 (NVIDIA H200)", 333.0, tmp_path).source == "--consumer-rate"
+
+
+def test_without_a_run_the_rated_bound_is_said_as_a_bound(tmp_path):
+    bound = consumer.find("cuda:0 (NVIDIA H200)", None, tmp_path / "none")
+    assert bound.bound and round(bound.rate) == round(989.5 * 1000 / 24.5) and "no training reaches it" in bound.source
+    assert consumer.find("cpu (x86_64, 2 threads)", None, tmp_path) is None
+
+
+def test_a_torn_or_foreign_run_is_skipped(tmp_path):
+    _run(tmp_path, "b", "resnet50", events_text='{"event":"result","metrics":{"images_per_s"')
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "config.json").write_text("[1, 2")
+    assert consumer.from_runs(tmp_path, "cpu") is None
+
+
+def test_storage_splits_its_files_so_a_cold_read_is_never_warmed_by_the_other(tmp_path):
+    files = [(f"/x/{i}", size) for i, size in enumerate([5, 900, 30, 70, 1000, 2, 400, 8])]
+    big, small = storage.split(files)
+    assert not {p for p, _ in big} & {p for p, _ in small} and len(big) + len(small) == 8
+    assert min(s for _, s in big) >= max(s for _, s in small)
+
+
+def test_storage_reads_without_writing_and_tmpfs_has_no_cold_read(tmp_path):
+    for i in range(6):
+        (tmp_path / f"{i}.jpg").write_bytes(b"\xff\xd8\xff" + bytes(2000 * (i + 1)))
+    before = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in tmp_path.iterdir()}
+    files = [(str(p), p.stat().st_size) for p in tmp_path.iterdir()]
+    m = storage.measure(files, "local", 0.05)
+    assert m["warm_files_s"] > 0 and m["warm_seq_mb_s"] > 0 and "cold_note" in m
+    assert ("cold_files_s" in m) == m["cold_note"].startswith("page cache dropped")
+    assert {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in tmp_path.iterdir()} == before
+    mem = storage.measure(files, "memory", 0.05)
+    assert mem["cold_note"] == "in memory (tmpfs): no cold read" and "cold_files_s" not in mem
+    assert "warm" in storage.describe(mem) and "cold" not in storage.describe(mem).split("(")[0]

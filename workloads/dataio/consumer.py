@@ -1,0 +1,135 @@
+"""What the card consumes: the images/s the loader must keep up with. Torch-free.
+
+``--consumer-rate`` when given (what the user says outranks what is found). Else a ResNet-50 run on this
+machine (the runs dir) on the same kind of card: its compute-only images/s (``images_per_s_compute``, the
+step's time less its wait for data), else its median images/s. Else the card's rated bound: its dense bf16 peak over the 24.5 GFLOP one training image
+costs at 224 px (workloads/resnet50/baselines.py; rated figures from workloads/microbench/rated.csv), which
+no training reaches: an upper bound, said as one.
+
+Reading the runs dir is bounded: each run's config.json is read first (at most 64 KiB), and only a ResNet-50
+run's events are opened, from their end (the last 1 MiB holds its result), since a soak's events.jsonl can be
+hundreds of MB. Nothing is followed through a link.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from workloads import protocol
+
+RESNET50 = "resnet50"
+CONFIG_MAX = 64 * 1024
+EVENTS_TAIL = 1 << 20
+MAX_RUNS = 2000            # run folders looked at, newest first (a run id starts with its UTC time)
+
+
+@dataclass(frozen=True)
+class Consumer:
+    rate: float
+    source: str            # "ResNet-50 run 20261204-...: compute-only images/s", "--consumer-rate", ...
+    bound: bool = False    # an upper bound (the rated one), not a measurement
+
+
+def card_of(device_name: str) -> str:
+    """'cuda:0 (NVIDIA H200)' -> 'NVIDIA H200'; 'cpu (x86_64, 2 threads)' -> 'cpu'."""
+    head, _, rest = device_name.partition(" (")
+    if head == "cpu" or not rest:
+        return head
+    return rest.rstrip(")")
+
+
+def runs_dir(given: str | None = None) -> Path:
+    """--runs-dir, else the runs dir this run is recorded in, else $CARDBENCH_RUNS_DIR, else ./cardbench-runs."""
+    if given:
+        return Path(given)
+    here = os.environ.get(protocol.RUN_DIR_ENV)
+    if here:
+        return Path(here).parent
+    return Path(os.environ.get("CARDBENCH_RUNS_DIR") or "cardbench-runs")
+
+
+def _read_bounded(path: Path, limit: int, tail: bool = False) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (not tail and st.st_size > limit):
+            return None
+        if tail and st.st_size > limit:
+            os.lseek(fd, st.st_size - limit, os.SEEK_SET)
+        return os.read(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _result_of(events: bytes) -> dict | None:
+    """The last result event's metrics in the tail of an events.jsonl (a torn first line is skipped)."""
+    for line in reversed(events.splitlines()):
+        if b'"result"' not in line:
+            continue
+        try:
+            event = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(event, dict) and event.get("event") == "result" and isinstance(event.get("metrics"), dict):
+            return event["metrics"]
+    return None
+
+
+def _rate(value: object) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e9:
+        return float(value)
+    return None
+
+
+def from_runs(root: Path, device_name: str) -> Consumer | None:
+    """The newest ResNet-50 run in ``root`` on the same card with a rate."""
+    try:
+        names = sorted((e.name for e in os.scandir(root) if e.is_dir(follow_symlinks=False)), reverse=True)
+    except OSError:
+        return None
+    card = card_of(device_name)
+    for name in names[:MAX_RUNS]:
+        raw = _read_bounded(root / name / "config.json", CONFIG_MAX)
+        try:
+            config = json.loads(raw) if raw else None
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(config, dict) or config.get("workload") != RESNET50:
+            continue
+        metrics = _result_of(_read_bounded(root / name / "events.jsonl", EVENTS_TAIL, tail=True) or b"")
+        if not metrics or card_of(str(metrics.get("device", ""))) != card:
+            continue
+        for key, what in (("images_per_s_compute", "compute-only images/s"), ("images_per_s", "images/s")):
+            rate = _rate(metrics.get(key))
+            if rate:
+                return Consumer(rate, f"ResNet-50 run {name[:80]} on {card}: its {what}")
+    return None
+
+
+def rated_bound(device_name: str) -> Consumer | None:
+    """The card's rated bf16 peak / ResNet-50's training FLOPs per image: what no training exceeds."""
+    from workloads.microbench import rated
+    from workloads.resnet50.baselines import TRAIN_GFLOP_PER_IMAGE_224
+
+    found = rated.lookup(device_name)
+    figure = found.get("bf16_tflops") if found is not None else None
+    if figure is None:
+        return None
+    rate = figure.value * 1000 / TRAIN_GFLOP_PER_IMAGE_224
+    return Consumer(round(rate, 1), f"the rated bound of {found.device}: bf16 peak {figure.value:g} TFLOP/s / "
+                                    f"{TRAIN_GFLOP_PER_IMAGE_224} GFLOP per image (no training reaches it)", bound=True)
+
+
+def find(device_name: str, given_rate: float | None, root: Path) -> Consumer | None:
+    if given_rate:
+        return Consumer(given_rate, "--consumer-rate")
+    return from_runs(root, device_name) or rated_bound(device_name)
