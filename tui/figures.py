@@ -69,6 +69,9 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
         if key.endswith("_unreliable") and key.removesuffix("_unreliable") in metrics:
             continue  # said beside its figure
         metric = known.get(key) or _unlabelled(key)
+        if key == spec.headline and isinstance(metrics.get("throughput_unit"), str):
+            # a job's headline is in the unit its log wrote: 'it/s, throughput the log printed (...)'
+            metric = Metric(key, Text(spec.headline_label(unit=metrics["throughput_unit"])), metric.kind)
         if metrics.get(f"{key}_unreliable") is not None:
             bits.append(f"{metric.label.en} unreliable ({metrics[f'{key}_unreliable']})")
         else:

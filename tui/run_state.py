@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from tui.cpu_trap import CODE as CPU_TRAP, is_cpu
+from tui.formatting import is_number
 from tui.launch import total_steps
 from tui.runs import RunRecord
 from workloads import protocol, registry
@@ -40,6 +41,8 @@ class RunState:
     total_steps: int | None = None
     total_epochs: int | None = None  # the epoch the run plans to end in (what its step cap allows)
     eta_s: float | None = None
+    eta_of: str = ""              # what the ETA is to, when not the run's end: "to the epoch's end, the log's"
+    batch: tuple[int, int] | None = None  # a job's epoch bar: (batch, batches in the epoch)
     throughput: float | None = None  # the last step event's, over ``rate_span`` (never the result's headline)
     rate_span: str | None = None     # what that throughput is measured over: "last step", "last 16 tokens"
     unit: str | None = None
@@ -87,6 +90,13 @@ class RunState:
         if self.first_step is None:
             self.first_step = (step.t, step.step)
         t0, s0 = self.first_step
+        batch, batches = step.extra.get("batch"), step.extra.get("batches")
+        self.batch = (batch, batches) if type(batch) is int and type(batches) is int else None
+        told = step.extra.get("epoch_eta_s")
+        if not self.total_steps and is_number(told) and told >= 0:
+            # a job whose epochs are not known: its log's own time left, to the end of the epoch
+            self.eta_s, self.eta_of = float(told), "to the epoch's end, the log's"
+            return
         if not self.total_steps:
             return
         left = max(0, self.total_steps - step.step)

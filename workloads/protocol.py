@@ -144,6 +144,9 @@ class Step(Event):
             parts.append(self.extra["label"])
         if self.epoch is not None:
             parts.append(f"epoch {self.epoch}" + (f"/{self.total_epochs}" if self.total_epochs else ""))
+        batch, batches = self.extra.get("batch"), self.extra.get("batches")
+        if type(batch) is int and type(batches) is int:   # an epoch's bar: where the step is in its epoch
+            parts.append(f"batch {batch}/{batches} of the epoch")
         if self.extra.get("warmup") is True:
             parts.append("warm-up")
         if self.loss is not None:

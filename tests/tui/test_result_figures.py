@@ -47,3 +47,8 @@ def test_the_log_pane_names_the_result_s_figures_once_it_knows_the_workload():
     assert event_text(protocol.Result(metrics=GENERATE), pane.workload).plain == result_text("generate", GENERATE)
     # without a start event (a run of unknown provenance) the event describes itself
     assert event_line(protocol.Result(metrics={"x": 1}), None).startswith("RESULT: x=1")
+
+
+def test_a_job_s_headline_carries_the_unit_its_log_wrote():
+    line = result_text("command", {"throughput": 0.2145, "throughput_unit": "it/s"})
+    assert line.startswith("RESULT: 0.2145 it/s, throughput the log printed"), line

@@ -25,6 +25,8 @@ def render_state(state: RunState) -> Text:
     text.append(f" {title}\n")
     # an ended run has no ETA to give: "ETA N/A" under a finished run read as if something were unknown
     eta = f"  ETA {duration(state.eta_s)}" if state.active or state.status == "idle" else ""
+    if eta and state.eta_of and state.eta_s is not None:
+        eta += f" ({state.eta_of})"
     text.append(f"{_progress(state, spec)}{eta}\n")
     text.append(_live_figures(state, spec) + "\n")
     fallbacks = len(state.fallbacks)
@@ -47,12 +49,18 @@ def _progress(state: RunState, spec: WorkloadSpec) -> str:
     line = f"{spec.progress.en} {done}" + (f"/{state.total_steps}" if state.total_steps else "")
     if state.epoch is not None:
         line += f"  epoch {state.epoch}" + (f"/{state.total_epochs}" if state.total_epochs else "")
+    if state.batch is not None:
+        line += f"  batch {state.batch[0]}/{state.batch[1]}"
     return line
 
 
 def _live_figures(state: RunState, spec: WorkloadSpec) -> str:
     """The last step's rate, saying it is that ('37.2 images/s last step'), and the loss where there is one."""
     line = live_rate(state.throughput, state.unit or "")
+    if (state.rate_span and "written as seconds per item" in state.rate_span and is_number(state.throughput)
+            and state.throughput > 0 and state.unit):
+        # the log wrote s/it: shown as it wrote it (4.87 s/it), as run.log's step line does, not as 0.205 it/s
+        line = f"{live_rate(1 / state.throughput)} s/{state.unit.removesuffix('/s')}"
     if state.rate_span and is_number(state.throughput):
         line += f" {state.rate_span}"
     if spec.has_loss or state.loss is not None:

@@ -57,6 +57,8 @@ class _Open:
     unit: str | None = None
     rate_as: str | None = None
     total: int | None = None
+    batch: tuple[int, int] | None = None   # an epoch's bar: (batch, batches in the epoch), as the bar counts
+    remaining_s: float | None = None        # the time left the log printed (to the end of its pass)
 
 
 @dataclass
@@ -162,6 +164,9 @@ class Tracker:
             self.other_unit_rates += 1  # a second unit on this step: the step keeps the run's
         if r.bar is not None and r.bar == self.bar and r.total:
             s.total = self.offset + r.total  # the pass's end, counted as its steps are
+            if r.count is not None:
+                s.batch = (r.count, r.total)
+            s.remaining_s = r.remaining_s
         return s
 
     def settle(self) -> None:
@@ -202,6 +207,12 @@ class Tracker:
         # a total that covers the run: one pass of a bar without epochs (an epoch's bar ends with its epoch)
         if s.total and s.epoch is None:
             fields["total_steps"] = s.total
+        elif s.epoch is not None and s.batch is not None:
+            # an epoch's bar (`Epoch 1: 3/10 [00:10<00:23`): where it is in the epoch, and the log's time left to
+            # the epoch's end, the only ETA a run that does not say its epochs has
+            fields.update(batch=s.batch[0], batches=s.batch[1])
+            if s.remaining_s is not None:
+                fields["epoch_eta_s"] = s.remaining_s
         if not fields:
             return
         self.emit_step(s.step, **fields)

@@ -32,6 +32,33 @@ def test_lightning_a_counts_loss_is_the_last_one_printed_at_that_count():
     assert result["final_loss"] == 9.847
 
 
+def test_an_epoch_bar_keeps_its_batch_count_and_the_log_s_time_left():
+    # issue 22.4: `Epoch 0:  17%|...| 3/18 [00:14<01:13, 4.87s/it, ...]` lost its total and its ETA
+    from tui.panes.run_view import render_state
+    from tui.run_state import RunState
+    from workloads import protocol
+
+    steps, _result = track("lightning-1.txt")
+    assert [(f["batch"], f["batches"], f["epoch_eta_s"]) for _, f in steps[:3]] == [(1, 18, 149.0), (2, 18, 93.0),
+                                                                                  (3, 18, 73.0)]
+    assert "total_steps" not in steps[0][1]   # the epoch's 18 batches are not the run's steps
+    step, fields = steps[2]
+    known = {k: fields.pop(k) for k in ("epoch", "loss", "throughput", "unit")}
+    event = protocol.Step(step=step, **known, extra=fields)
+    assert "| batch 3/18 of the epoch |" in event.describe()
+    state = RunState(workload="command", status="running")
+    state.see_step(event)
+    shown = render_state(state).plain
+    assert "step 3  epoch 0  batch 3/18  ETA 73 s (to the epoch's end, the log's)" in shown
+    assert "4.9 s/it (tqdm's smoothed rate" in shown and "it/s" not in shown   # as the log wrote it
+
+
+def test_tqdm_clock_reads_minutes_and_hours():
+    from workloads.command.parsers.tqdm import clock_seconds
+
+    assert (clock_seconds("01:13"), clock_seconds("1:22:40"), clock_seconds("?")) == (73.0, 4960.0, None)
+
+
 def test_a_validation_bar_between_epoch_redraws_is_not_a_step():
     steps, result = track("lightning-2.txt")
     assert [s for s, _ in steps] == list(range(932, 941))  # 73/157 and 78/157 of the validation bar are not steps

@@ -33,6 +33,7 @@ class Reading:
     unit: str | None = None
     rate_as: str | None = None
     bar: str | None = None
+    remaining_s: float | None = None  # the time left the tool itself printed for this pass (tqdm's `<01:13`)
     values: Mapping[str, float] = field(default_factory=dict)
     asked: Mapping[str, float] = field(default_factory=dict)  # the figures of the user's `--metric`s on this line
 

@@ -54,6 +54,17 @@ def _rate(m: re.Match) -> tuple[float | None, str | None]:
     return finite(float(m.group("rate")) * _SI[m.group("si")]), f"{unit}/s"
 
 
+def clock_seconds(text: str) -> float | None:
+    """tqdm's `01:13` or `1:22:40` as seconds; `?` (not known yet) is None."""
+    parts = text.split(":")
+    if not all(p.isdigit() for p in parts) or not 2 <= len(parts) <= 3:
+        return None
+    seconds = 0
+    for p in parts:
+        seconds = seconds * 60 + int(p)
+    return float(seconds)
+
+
 def postfix_values(text: str) -> dict[str, float]:
     """The numeric `key=value` pairs of a bar's postfix (`, loss=0.99, v_num=3hqp` -> {'loss': 0.99})."""
     values = {}
@@ -93,8 +104,9 @@ def bar(line: str) -> tuple[str, Reading] | None:
     kind = EVAL if EVAL_WORDS.search(desc) else TRAIN
     # the bar's identity: its description without numbers (`Epoch 3` is `Epoch #`) and its total
     key = f"{re.sub(r'[0-9]+', '#', desc)}|{total}"
+    remaining = clock_seconds(m.group("remaining")) if "remaining" in m.re.groupindex else None
     return desc, Reading(source=SOURCE, kind=kind, count=_count(m.group("n")), total=total, loss=loss_of(values),
-                         rate=rate, unit=unit, rate_as=rate_as, bar=key, values=values)
+                         rate=rate, unit=unit, rate_as=rate_as, bar=key, values=values, remaining_s=remaining)
 
 
 def parse(line: str) -> Reading | None:
