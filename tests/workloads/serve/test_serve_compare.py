@@ -27,3 +27,27 @@ def test_serve_runs_compare_when_alike_and_are_refused_naming_the_difference(ser
     err = capsys.readouterr().err
     assert "output tokens 4 (A) vs 8 (B)" in err and "concurrency levels 2 (A) vs 1,2 (B)" in err
     assert "input tokens" not in err and "served model" not in err   # the same on both: no reason to refuse
+
+
+def test_the_sweep_table_is_in_the_report_bundle_in_its_language(serve_workload, serving, tmp_path, capsys,
+                                                                 monkeypatch):
+    import zipfile
+
+    from tui.report import envinfo, export_bundle, png
+
+    # torch's collect_env takes seconds and says nothing of the table
+    monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv("stub", {}, 0.0))
+
+    runs = tmp_path / "runs"
+    with serving(itl_s=0.001, fail_every=5) as server:
+        run = serve(runs, server.url, "--concurrency", "1,2", "--output-len", "4")
+    for lang, heading, header in (
+            ("en", "Serving sweep: each level's figures", "| level | requests | errors | req/s | output tok/s |"),
+            ("zh", "服务压测：各档位指标", "| 档位 | 请求数 | 错误 | 请求/秒 | 输出 token/秒 |")):
+        bundle = export_bundle([run], tmp_path / lang, screenshot_svg=png.terminal_svg("x", "cardbench"), lang=lang,
+                               doctor_checks=[])
+        with zipfile.ZipFile(bundle) as zf:
+            md = zf.read(next(n for n in zf.namelist() if n.endswith("report.md"))).decode()
+        assert heading in md and header in md
+        rows = [line for line in md.splitlines() if line.startswith(("| concurrency 1 |", "| concurrency 2 |"))]
+        assert len(rows) == 2 and all(r.split("|")[2].strip() == "4" for r in rows)   # --requests 4 a level
