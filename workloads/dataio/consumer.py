@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,18 +71,38 @@ def _read_bounded(path: Path, limit: int, tail: bool = False) -> bytes | None:
         os.close(fd)
 
 
-def _result_of(events: bytes) -> dict | None:
-    """The last result event's metrics in the tail of an events.jsonl (a torn first line is skipped)."""
-    for line in reversed(events.splitlines()):
-        if b'"result"' not in line:
-            continue
+def _events(tail: bytes) -> list[dict]:
+    """The events decoded from the tail of an events.jsonl (a torn first line, or any bad one, is skipped)."""
+    out = []
+    for line in tail.splitlines():
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        if isinstance(event, dict) and event.get("event") == "result" and isinstance(event.get("metrics"), dict):
+        if isinstance(event, dict):
+            out.append(event)
+    return out
+
+
+def _result_of(events: list[dict]) -> dict | None:
+    """The last result event's metrics."""
+    for event in reversed(events):
+        if event.get("event") == "result" and isinstance(event.get("metrics"), dict):
             return event["metrics"]
     return None
+
+
+def _steps_rate(events: list[dict]) -> tuple[float, int] | None:
+    """(median compute-only images/s, steps) of a run that ended without a result (stopped at the suite's budget):
+    each step's throughput x step_s / compute_s (its rate less its wait for data), warm-up steps left out."""
+    rates = []
+    for e in events:
+        if e.get("event") != "step" or e.get("warmup") is True:
+            continue
+        rate, step_s, compute_s = _rate(e.get("throughput")), _rate(e.get("step_s")), _rate(e.get("compute_s"))
+        if rate:
+            rates.append(rate * step_s / compute_s if step_s and compute_s else rate)
+    return (statistics.median(rates), len(rates)) if rates else None
 
 
 def _rate(value: object) -> float | None:
@@ -105,13 +126,21 @@ def from_runs(root: Path, device_name: str) -> Consumer | None:
             continue
         if not isinstance(config, dict) or config.get("workload") != RESNET50:
             continue
-        metrics = _result_of(_read_bounded(root / name / "events.jsonl", EVENTS_TAIL, tail=True) or b"")
-        if not metrics or card_of(str(metrics.get("device", ""))) != card:
+        events = _events(_read_bounded(root / name / "events.jsonl", EVENTS_TAIL, tail=True) or b"")
+        start = next((e for e in events if e.get("event") == "start"), {})
+        metrics = _result_of(events) or {}
+        if card_of(str(metrics.get("device") or start.get("device") or "")) != card:
             continue
+        size = metrics.get("image_size") or (start.get("config") or {}).get("image_size")
+        at = f" at {size} px" if isinstance(size, int) and not isinstance(size, bool) else ""
         for key, what in (("images_per_s_compute", "compute-only images/s"), ("images_per_s", "images/s")):
             rate = _rate(metrics.get(key))
             if rate:
-                return Consumer(rate, f"ResNet-50 run {name[:80]} on {card}: its {what}")
+                return Consumer(rate, f"ResNet-50 run {name[:80]} on {card}{at}: its {what}")
+        steps = _steps_rate(events) if not metrics else None
+        if steps:
+            return Consumer(round(steps[0], 2), f"ResNet-50 run {name[:80]} on {card}{at}, ended without a result: "
+                                                f"the median compute-only images/s of its last {steps[1]} step(s)")
     return None
 
 

@@ -103,3 +103,15 @@ def test_storage_reads_without_writing_and_tmpfs_has_no_cold_read(tmp_path):
     mem = storage.measure(files, "memory", 0.05)
     assert mem["cold_note"] == "in memory (tmpfs): no cold read" and "cold_files_s" not in mem
     assert "warm" in storage.describe(mem) and "cold" not in storage.describe(mem).split("(")[0]
+
+
+def test_a_resnet50_run_stopped_before_its_result_gives_its_steps_compute_only_rate(tmp_path):
+    steps = [{"event": "start", "device": "cpu (x86_64, 2 threads)", "config": {"image_size": 64}},
+             {"event": "step", "step": 1, "throughput": 1.0, "step_s": 16.0, "compute_s": 16.0, "warmup": True},
+             *({"event": "step", "step": i, "throughput": 8.0, "step_s": 2.0, "compute_s": 1.0} for i in (2, 3, 4))]
+    _run(tmp_path, "20261204-094439-resnet50-26b6", "resnet50",
+         events_text="\n".join(json.dumps(e) for e in steps) + "\n")
+    found = consumer.from_runs(tmp_path, "cpu (x86_64, 1 threads)")
+    assert found.rate == 16.0   # 8 images/s over 2 s steps of which 1 s computed; the warm-up step left out
+    assert found.source.endswith("on cpu at 64 px, ended without a result: the median compute-only images/s of its "
+                                 "last 3 step(s)")
