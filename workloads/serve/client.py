@@ -339,9 +339,11 @@ async def _events(conn: Connection, headers: dict[str, str], out: Outcome, chat:
                 continue
             try:
                 event = json.loads(payload)
-                choices = event.get("choices")
-            except (ValueError, AttributeError):
-                raise Answer(BAD_RESPONSE, "a data: line that is not a JSON object") from None
+            except ValueError:
+                event = None
+            if not isinstance(event, dict):
+                raise Answer(BAD_RESPONSE, "a data: line that is not a JSON object")
+            choices = event.get("choices")
             if choices:
                 first = choices[0] if isinstance(choices[0], dict) else {}
                 text = (first.get("delta") or {}).get("content") if chat else first.get("text")

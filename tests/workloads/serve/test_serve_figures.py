@@ -93,3 +93,31 @@ def test_each_level_carries_what_the_card_did_while_it_ran(tmp_path):
     assert card.during(5.0, 6.0)["card_util_pct"] is None       # nothing new, nothing in the window
     assert CardDuringLevels(None).during(0, 9)["card_samples"] == 0
     card.close()
+
+
+@pytest.mark.parametrize("line, kind", [(b'data: [1, 2]\n\n', "not an HTTP/SSE answer"),
+                                        (b'data: {"error": {"message": "overloaded"}}\n\n', "error in the stream"),
+                                        (b'data: {"choices": [{"text": ""}]}\n\ndata: [DONE]\n\n',
+                                         "no token in the stream")])
+def test_a_stream_that_is_not_tokens_is_an_error_of_its_kind(line, kind):
+    import asyncio
+
+    from workloads.serve.client import Connection, Endpoint, stream
+
+    async def go():
+        async def answer(reader, writer):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(line), line))
+            await writer.drain()
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        conn = Connection(Endpoint.parse(f"http://127.0.0.1:{port}/v1"))
+        try:
+            return await stream(conn, "/v1/completions", {"prompt": "x"}, chat=False)
+        finally:
+            conn.close()
+            server.close()
+
+    outcome = asyncio.run(go())
+    assert not outcome.ok and outcome.error == kind
