@@ -141,7 +141,8 @@ class Workbench(App):
     def on_mount(self) -> None:
         # a closed SSH session (SIGHUP) or a `kill` must not leave a workload training on the card
         self._unwatch_signals = self.session.stop_on_signals((signal.SIGHUP, signal.SIGTERM), then=self._on_signal)
-        self.log_pane.say(f"runs are kept in {self.store.root}; 1-{len(self.workload_names)} choose a workload, "
+        span = keys.key_span(len(self.workload_names))
+        self.log_pane.say(f"runs are kept in {self.store.root}; {span} choose a workload, "
                           "s starts it, d runs the doctor, e exports, q quits")
 
     async def on_ready(self) -> None:

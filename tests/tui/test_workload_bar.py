@@ -44,3 +44,32 @@ def test_at_80_columns_the_launcher_names_every_workload():
                 assert sum(f"{i} {registry.spec_for(name).short_title}" in line for line in lines) == 1, lines
 
     asyncio.run(go())
+
+
+async def test_the_tenth_workload_has_key_0_and_an_eleventh_is_named_without_a_key(tmp_path):
+    # more workloads than the number row's keys: 0 chooses the tenth (a tenth once had no key at all)
+    import contextlib
+
+    from test_app_fields import screen_text
+
+    from tui.app import build_app
+    from tui.panes.keys import key_span, workload_key
+    from workloads import registry
+    from workloads.spec import unknown
+
+    assert [workload_key(i) for i in (0, 8, 9, 10)] == ["1", "9", "0", None]
+    assert (key_span(6), key_span(10), key_span(12)) == ("1-6", "0-9", "0-9")
+    with contextlib.ExitStack() as stack:
+        for i in range(11 - len(registry.names())):
+            stack.enter_context(registry.registered(unknown(f"plugin{i}")))
+        names = registry.names()
+        app = build_app(tmp_path, start_sampler=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await app.panes_built.wait()
+            await pilot.press("0")
+            await pilot.pause()
+            assert app.selected_workload == names[9]
+            text = screen_text(app)
+            assert f">0 {registry.spec_for(names[9]).short_title}" in text
+            assert f"· {registry.spec_for(names[10]).short_title}" in text
+            assert "0-9 select" in text

@@ -33,15 +33,29 @@ BINDINGS = [
 ]
 
 
+# the number row, in its order: ten workloads have a key each (0 is the tenth, as on the keyboard)
+WORKLOAD_KEYS = "1234567890"
+
+
+def workload_key(index: int) -> str | None:
+    """The key that chooses the workload at ``index`` (0-based); None past the tenth."""
+    return WORKLOAD_KEYS[index] if 0 <= index < len(WORKLOAD_KEYS) else None
+
+
+def key_span(count: int) -> str:
+    """'1-6', or '0-9' once the tenth workload has key 0."""
+    count = min(count, len(WORKLOAD_KEYS))
+    return "0-9" if count == len(WORKLOAD_KEYS) else "1" if count == 1 else f"1-{count}"
+
+
 def with_workload_keys(names: Sequence[str], bindings: BindingsMap) -> BindingsMap:
-    """Keys 1-9 choose a workload. The footer shows them as one entry ('1-3 workload'), first, so a narrow
+    """Keys 1-9 and 0 choose a workload. The footer shows them as one entry ('1-6 select'), first, so a narrow
     terminal still shows every key: the launcher's bar above the fields names each workload beside its key."""
     out = BindingsMap()
-    shown = names[:9]
-    span = "1" if len(shown) == 1 else f"1-{len(shown)}"
-    for i, name in enumerate(shown, start=1):
-        out.bind(str(i), f"select_workload({i - 1})", "select" if i == 1 else registry.spec_for(name).short_title,
-                 show=i == 1, key_display=span if i == 1 else None)
+    span = key_span(len(names))
+    for i, name in enumerate(names[:len(WORKLOAD_KEYS)]):
+        out.bind(WORKLOAD_KEYS[i], f"select_workload({i})", "select" if i == 0 else registry.spec_for(name).short_title,
+                 show=i == 0, key_display=span if i == 0 else None)
     for key, keyed in bindings.key_to_bindings.items():
         out.key_to_bindings.setdefault(key, []).extend(keyed)
     return out
@@ -49,9 +63,9 @@ def with_workload_keys(names: Sequence[str], bindings: BindingsMap) -> BindingsM
 
 def system_commands(app: Any) -> Iterator[SystemCommand]:
     """The workbench's own entries in the command palette (ctrl+p), each naming its key."""
-    for i, name in enumerate(app.workload_names[:9]):
+    for i, name in enumerate(app.workload_names[:len(WORKLOAD_KEYS)]):
         title = registry.spec_for(name).title.en
-        yield SystemCommand(f"Select {title}", f"key {i + 1}", lambda i=i: app.action_select_workload(i))
+        yield SystemCommand(f"Select {title}", f"key {workload_key(i)}", lambda i=i: app.action_select_workload(i))
     yield SystemCommand("Start or stop the workload", "key s", app.action_start_stop)
     yield SystemCommand("Export the report bundle", "key e", app.action_export)
     yield SystemCommand("Doctor", "key d: check the driver, management CLI, PyTorch and the device",

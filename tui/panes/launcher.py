@@ -16,6 +16,7 @@ from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Stati
 
 from tui.launch import BadValue, Param, blank_shows, defaults, params_for, start_question, values_from_args
 from tui.panes.confirm import Confirm
+from tui.panes.keys import workload_key
 from tui.panes.run_view import render_state
 from tui.run_state import RunState
 from workloads import registry
@@ -146,7 +147,8 @@ def workload_bar(workloads: list[str], selected: str, width: int | None = None) 
     for i, name in enumerate(workloads, start=1):
         title = registry.spec_for(name).short_title
         chosen = name == selected
-        label = f"{'>' if chosen else ' '}{i} {title} "
+        key = workload_key(i - 1) or "·"   # past the tenth: no key, a click or the palette chooses it
+        label = f"{'>' if chosen else ' '}{key} {title} "
         if width and len(label) > width:  # narrower than one label: its key and as much of the name as fits
             label = label[:width - 1] + "…"
         if width and used and used + len(label) > width:
