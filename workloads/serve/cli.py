@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, positive_float,
                                      positive_int)
+from workloads.command.cli import device_env
 from workloads.serve.client import BadUrl, Endpoint
 from workloads.serve.figures import parse_slo
 from workloads.serve.launch import command_of
@@ -57,6 +58,9 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--launch", default=None, metavar="'CMD ARGS'", help="start the server with this command first")
     p.add_argument("--launch-timeout", type=positive_float, default=900.0, metavar="S",
                    help="seconds the launched server has to answer /health (default 900)")
+    p.add_argument("--device", default="auto", metavar="DEVICE",
+                   help="with --launch: the card(s) the server sees, cuda:N or N,M (CUDA_VISIBLE_DEVICES), or cpu; "
+                        "auto (default) leaves its environment as it is")
     p.add_argument("--grace", type=positive_float, default=10.0, metavar="S",
                    help="seconds between SIGTERM and SIGKILL when the launched server is stopped (default 10)")
     return p
@@ -110,7 +114,11 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         raise WorkloadError("give --url http://HOST:PORT/v1 (your server's API), or --launch 'CMD' to start it",
                             hint=f"with --launch the URL defaults to {DEFAULT_URL}")
     launch = command_of(args.launch) if args.launch else None
+    env, _ = device_env(args.device)   # the command workload's rule, so both read --device alike
+    if env and launch is None:
+        raise WorkloadError(f"--device {args.device}: it sets the cards of the server --launch starts; a server "
+                            "already running chose its own")
     arguments_checked()
     from workloads.serve.sweep import Sweep   # the run itself, after the check
 
-    return Sweep(emitter, args, levels, endpoint, slo, prompts, launch).run()
+    return Sweep(emitter, args, levels, endpoint, slo, prompts, launch, env).run()

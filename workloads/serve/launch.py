@@ -36,8 +36,8 @@ def command_of(text: str) -> list[str]:
 
 
 class LaunchedServer:
-    def __init__(self, argv: list[str], grace_s: float):
-        self.job = Job(argv, env=dict(os.environ), grace_s=grace_s)
+    def __init__(self, argv: list[str], grace_s: float, env: dict[str, str] | None = None):
+        self.job = Job(argv, env={**os.environ, **(env or {})}, grace_s=grace_s)
         self.copy = LogCopy(lambda text: log(f"[server] {text}"), tail=50)
         self._reader: threading.Thread | None = None
 

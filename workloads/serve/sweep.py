@@ -26,7 +26,8 @@ _KEY_HINT = "export MY_KEY=...; then --api-key-env MY_KEY (the key is never give
 
 class Sweep:
     def __init__(self, emitter: Emitter, args: Any, levels: list[Level], endpoint: Endpoint,
-                 slo: dict[str, float] | None, prompts: list[dict[str, Any]] | None, launch: list[str] | None):
+                 slo: dict[str, float] | None, prompts: list[dict[str, Any]] | None, launch: list[str] | None,
+                 launch_env: dict[str, str] | None = None):
         self.emitter, self.args, self.levels, self.endpoint = emitter, args, levels, endpoint
         self.slo, self.prompts, self.launch = slo, prompts, launch
         self.model: str | None = args.model
@@ -37,7 +38,7 @@ class Sweep:
         self.notes: list[str] = []
         self.rows: list[dict[str, Any]] = []
         self.checked = False                 # the server answered as an OpenAI API: a result is worth writing
-        self.server = LaunchedServer(launch, args.grace) if launch else None
+        self.server = LaunchedServer(launch, args.grace, launch_env) if launch else None
         self.card = CardDuringLevels()
 
     @property
@@ -49,7 +50,8 @@ class Sweep:
         config = {"url": self.url, "model": a.model, "endpoint": self.path, "levels": [lv.words() for lv in self.levels],
                   "input_len": None if self.prompts else a.input_len, "output_len": a.output_len,
                   "requests": a.requests, "prompts": str(a.prompts) if a.prompts else None, "slo_ms": self.slo,
-                  "seed": a.seed, "timeout_s": a.timeout, "api_key_env": a.api_key_env, "launch": self.launch}
+                  "seed": a.seed, "timeout_s": a.timeout, "api_key_env": a.api_key_env, "launch": self.launch,
+                  "device": a.device}
         self.emitter.start(WORKLOAD, config, f"the server at {self.url}", {"python": sys.version.split()[0]})
         try:
             asyncio.run(self._run())

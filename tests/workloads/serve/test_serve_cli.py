@@ -79,6 +79,8 @@ def test_a_server_that_cannot_be_benchmarked_is_one_line(serve_workload, serving
     (["--url", "http://h/v1", "--api-key-env", "sk-abc.def"], "takes a variable's name"),
     (["--url", "http://h/v1", "--api-key", "abc123secretXYZ"], "not set or empty"),   # argparse's abbreviation
     (["--concurrency", "4"], "give --url"),
+    (["--url", "http://h/v1", "--device", "cuda:1"], "sets the cards of the server --launch starts"),
+    (["--url", "http://h/v1", "--launch", "true", "--device", "gpu0"], "is not auto, cpu or cuda:N"),
     (["--launch", "no-such-server-binary --port 1"], "command not found: no-such-server-binary"),
 ])
 def test_bad_input_is_refused_before_anything_runs(serve_workload, tmp_path, capsys, argv, said):
@@ -108,13 +110,14 @@ def test_your_prompts_file_is_read_and_a_bad_line_named(serve_workload, serving,
 def test_launch_starts_the_server_keeps_its_log_and_stops_it(serve_workload, tmp_path, capsys):
     runs = tmp_path / "runs"
     port = free_port()
-    launch = f"{sys.executable} -m workloads.serve.testserver --port {port}"
+    launch = f"sh -c 'echo cards=$CUDA_VISIBLE_DEVICES; exec {sys.executable} -m workloads.serve.testserver --port {port}'"
     code = cardbench(runs, "--launch", launch, "--url", f"http://127.0.0.1:{port}/v1", "--concurrency", "2",
-                     "--requests", "4", "--output-len", "3", "--grace", "2")
+                     "--requests", "4", "--output-len", "3", "--grace", "2", "--device", "cuda:1")
     out = capsys.readouterr().out
     assert code == 0, out
     log = (next(runs.iterdir()) / "run.log").read_text()
     assert f"[server] listening on 127.0.0.1:{port}" in log and "the launched server stopped" in log
+    assert "[server] cards=1" in log     # --device: the card the launched server sees
     with socket.socket() as s:   # it is gone: nothing answers on its port
         assert s.connect_ex(("127.0.0.1", port)) != 0
 
