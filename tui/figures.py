@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from tui.formatting import NA, duration, is_number, nbytes, number, percent
+from tui.formatting import NA, duration, is_number, nbytes, number, percent, rate
 from workloads import registry
 from workloads.spec import Metric, Text
 
@@ -37,6 +37,8 @@ def metric_text(metric: Metric, value: Any) -> str:
         return NA if value is None else str(value)
     if isinstance(value, (list, dict)) and len(str(value)) > _NESTED_CHARS:
         return f"<{len(value)} {'items' if isinstance(value, list) else 'entries'}, in events.jsonl>"
+    if isinstance(value, list) and value and all(is_number(v) for v in value):
+        return ", ".join(number(v) for v in value)   # a few figures (each round's): as figures, not 15 digits
     return number(value)
 
 
@@ -77,6 +79,32 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
         else:
             bits.append(labelled(metric, metrics[key]))
     return "RESULT: " + "; ".join(bits)
+
+
+def glance(workload: str, metrics: Mapping[str, Any]) -> list[str]:
+    """The headline and the spec's line metrics, each in words: what a glance at a result needs."""
+    spec = registry.spec_for(workload)
+    bits = []
+    if is_number(metrics.get(spec.headline)):
+        unit = metrics.get("throughput_unit") if isinstance(metrics.get("throughput_unit"), str) else None
+        bits.append(rate(metrics[spec.headline], spec.headline_label(unit=unit)))
+    for metric in spec.line_metrics:
+        value = metrics.get(metric.key)
+        if is_number(value):
+            bits.append(labelled(metric, value))
+        elif value is None and metrics.get(f"{metric.key}_unreliable") is not None:
+            bits.append(f"{metric.label.en} unreliable")  # withheld by the workload, its warning says why
+    return bits
+
+
+def glance_text(workload: str, metrics: Mapping[str, Any]) -> str:
+    """'RESULT: 2.105 tokens/s per sequence (...); time to first token 1.73 s ...; N more in run.log': the log
+    pane's line (every figure would fill the pane: run.log and the report have them all)."""
+    bits = glance(workload, metrics)
+    if not bits:
+        return result_text(workload, metrics)
+    more = len(metrics) - len(bits)
+    return "RESULT: " + "; ".join(bits) + (f" ({more} more figures in run.log)" if more > 0 else "")
 
 
 def event_line(event: Any, workload: str | None) -> str:

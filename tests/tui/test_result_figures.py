@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.figures import event_line, metric_text, result_text
+from tui.figures import event_line, glance_text, metric_text, result_text
 from tui.panes.log import event_text
 from workloads import protocol
 from workloads.spec import Metric, Text
@@ -37,14 +37,18 @@ def test_metric_text_by_kind():
     assert metric_text(Metric("a", Text("a"), "rate"), float("nan")) == "N/A"
     assert metric_text(Metric("a", Text("a")), 1e300) == "(out of range)"
     assert metric_text(Metric("a", Text("a")), list(range(100))) == "<100 items, in events.jsonl>"
+    assert metric_text(Metric("a", Text("a")), [11.242002951606171, 33.480143746473324]) == "11.24, 33.48"
 
 
-def test_the_log_pane_names_the_result_s_figures_once_it_knows_the_workload():
+def test_the_log_pane_shows_a_glance_in_words_once_it_knows_the_workload():
     from tui.panes.log import LogPane
 
     pane = LogPane(clock=lambda: 0.0)
     pane.event(protocol.Start(workload="generate", config={}, device="cpu", versions={}))
-    assert event_text(protocol.Result(metrics=GENERATE), pane.workload).plain == result_text("generate", GENERATE)
+    shown = event_text(protocol.Result(metrics=GENERATE), pane.workload).plain
+    assert shown == glance_text("generate", GENERATE)
+    assert shown == ("RESULT: 15.43 tokens/s per sequence (decode, median after warm-up); time to first token 157 ms; "
+                     "read bandwidth used 32.9 % (5 more figures in run.log)")
     # without a start event (a run of unknown provenance) the event describes itself
     assert event_line(protocol.Result(metrics={"x": 1}), None).startswith("RESULT: x=1")
 

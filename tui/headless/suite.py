@@ -22,8 +22,8 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.figures import labelled
-from tui.formatting import fixed, live_rate, rate
+from tui.figures import glance
+from tui.formatting import fixed, live_rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
@@ -75,18 +75,7 @@ def result_line(name: str, outcome: Outcome) -> str:
     if outcome.result is None:
         why = f": {outcome.error_line}" if outcome.error else ""
         return f"{name}: {status}{why}"
-    spec = registry.spec_for(name)
-    m = outcome.result.metrics
-    bits = []
-    if isinstance(m.get(spec.headline), (int, float)):
-        unit = m.get("throughput_unit") if isinstance(m.get("throughput_unit"), str) else None
-        bits.append(rate(m[spec.headline], spec.headline_label(unit=unit)))
-    for metric in spec.line_metrics:
-        value = m.get(metric.key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            bits.append(labelled(metric, value))
-        elif value is None and m.get(f"{metric.key}_unreliable") is not None:
-            bits.append(f"{metric.label.en} unreliable")  # withheld by the workload, its warning says why
+    bits = glance(name, outcome.result.metrics)
     return f"{name}: {status}" + (f", {', '.join(bits)}" if bits else "")
 
 

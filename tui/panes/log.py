@@ -7,7 +7,7 @@ import time
 from rich.text import Text
 from textual.widgets import RichLog
 
-from tui.figures import event_line
+from tui.figures import glance_text
 from tui.formatting import utc_clock
 from workloads import protocol
 
@@ -28,7 +28,8 @@ def event_text(event: protocol.Event, workload: str | None = None) -> Text | Non
     if isinstance(event, protocol.WorkloadWarning):
         return Text(event.describe(), style="yellow")
     if isinstance(event, protocol.Result):
-        return Text(event_line(event, workload), style="bold green")
+        # the glance: every figure would fill the pane (run.log and the report have them all)
+        return Text(glance_text(workload, event.metrics) if workload else event.describe(), style="bold green")
     if isinstance(event, protocol.End):
         style = {"ok": "green", "failed": "bold red", "stopped": "yellow"}.get(event.status, "")
         return Text(event.describe(), style=style)
