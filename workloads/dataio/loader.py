@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import torch
 from torch.utils.data import DataLoader, Dataset, default_collate
 
 from workloads.dataio.images import load_rgb
@@ -88,6 +89,12 @@ def run_one(dataset: Dataset, workers: int, batch_size: int, device: Any, second
     images = batches = 0
     copy_s = copied = 0.0
     t0 = cpu0 = None
+    threads = torch.get_num_threads()
+    if not workers:
+        # in this process, one thread, as torch gives each DataLoader worker: the transforms' small tensor ops gain
+        # nothing from threads, and on a busy host a parallel region waits for its slowest thread (10x slower at
+        # 2 threads on the loaded 2-core VM)
+        torch.set_num_threads(1)
     try:
         while t0 is None or time.perf_counter() - t0 < seconds:
             yielded = False
@@ -113,6 +120,7 @@ def run_one(dataset: Dataset, workers: int, batch_size: int, device: Any, second
         wall = time.perf_counter() - t0 if t0 is not None else 0.0
         cpu = _cpu_seconds() - cpu0 if cpu0 is not None else 0.0
     finally:
+        torch.set_num_threads(threads)
         del loader   # its workers are joined here
     return {"workers": workers, "pin_memory": pin, "batches": batches, "images": images,
             "images_per_s": round(images / wall, 1) if wall > 0 and images else None,
