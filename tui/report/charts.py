@@ -256,18 +256,21 @@ def throughput_series(record, unit: str) -> list[Series]:
 def charts_for(record) -> list[Chart]:
     """Loss, throughput, and utilisation + memory over time, for one run (those with data)."""
     from tui.report.summary import throughput_unit
+    from workloads import registry
 
     out: list[Chart] = []
     steps = record.steps
     label = record.workload or "run"
+    # the x axis counts what the workload's steps count, as the screen's plots say it: "timed token" for a generation
+    count = registry.spec_for(record.workload).progress.en
     xs = [s.step for s in steps]
-    loss = line_chart(f"{label}: loss per step", [Series("loss", xs, [s.loss for s in steps])],
-                      x_label="step", y_label="loss", x_whole=True)
+    loss = line_chart(f"{label}: loss per {count}", [Series("loss", xs, [s.loss for s in steps])],
+                      x_label=count, y_label="loss", x_whole=True)
     if loss:
         out.append(Chart(f"{record.id}-loss", TITLES["loss"].en, loss))
     unit = throughput_unit(record) or "items/s"
-    tput = line_chart(f"{label}: throughput per step", throughput_series(record, unit),
-                      x_label="step", y_label=unit, x_whole=True)
+    tput = line_chart(f"{label}: throughput per {count}", throughput_series(record, unit),
+                      x_label=count, y_label=unit, x_whole=True)
     if tput:
         out.append(Chart(f"{record.id}-throughput", TITLES["throughput"].en, tput))
     util = _utilisation_chart(record, label)

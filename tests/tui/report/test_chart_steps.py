@@ -49,3 +49,14 @@ def test_flagged_warm_up_steps_wherever_they_fall_are_grey_and_a_run_without_any
     _counted, warmup = throughput_series(_run(8, flagged=(1, 5)), "images/s")
     assert [i for i, y in enumerate(warmup.ys) if y is not None] == [0, 4]
     assert len(throughput_series(_run(2), "images/s")) == 1   # two steps: no warm-up by the rule, no grey line
+
+
+def test_a_generation_s_chart_counts_timed_tokens_as_the_screen_does():
+    events: list[protocol.Event] = [protocol.Start(t=0.0, workload="generate", device="cpu")]
+    events += [protocol.Step(t=float(i), step=16 * i, throughput=3.0, unit="tokens/s", counts="tokens")
+               for i in range(1, 6)]
+    record = RunRecord(path=Path("runs/20260101-000000-generate-0001"), config={"workload": "generate"},
+                       events=events)
+    svg = next(c.svg for c in charts_for(record) if c.title == "throughput")
+    assert "generate: throughput per timed token" in svg and ">timed token</text>" in svg
+    assert "per step" not in svg
