@@ -220,7 +220,8 @@ class Sweep:
         row.update(self.card.during(started, row["t_end"]))
         self.rows.append(row)
         self.emitter.step(i + 1, throughput=row["output_tokens_per_s"], unit="tokens/s", total_steps=len(self.levels),
-                          label=step_label(row))
+                          label=step_label(row), ttft_ms_p50=row["ttft_ms_p50"], tpot_ms_p50=row["tpot_ms_p50"],
+                          errors=row["errors"])
         log(f"[cardbench] {level_line(row)}")
         if row["errors"]:
             first = {}

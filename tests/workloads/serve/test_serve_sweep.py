@@ -48,6 +48,8 @@ def test_each_figure_matches_the_delays_the_server_was_given(serving):
         assert row["output_tokens_per_s"] == pytest.approx(30 / row["duration_s"])
         assert row["total_tokens_per_s"] == pytest.approx(150 / row["duration_s"])
         assert row["goodput"] == row["request_throughput"]
+    steps = [e for e in events if e["event"] == "step"]
+    assert [s["ttft_ms_p50"] for s in steps] == [r["ttft_ms_p50"] for r in m["levels"]]   # a soak can read them
     one, three = m["levels"]
     assert three["request_throughput"] > 1.5 * one["request_throughput"]   # 3 in flight, not one after another
 
