@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import html
-import re
 from typing import Sequence
+
+from markdown_it import MarkdownIt
 
 from tui.report import zh
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
@@ -25,69 +26,15 @@ td.PASS { color: #1a7f37; } td.WARN { color: #9a6700; } td.FAIL { color: #cf222e
 
 # a doctor verdict's cell is coloured by its class, in English or in Chinese
 _VERDICTS = {**{v: v for v in zh.CHECK_STATUS}, **{said: v for v, said in zh.CHECK_STATUS.items()}}
-_LINK = re.compile(r"\[(?P<label>[^\]\n]+)\]\((?P<url>[^()\s]+)\)")
-# web links and paths inside the bundle; no other scheme (javascript:, data:...) becomes a link
-_SAFE_URL = re.compile(r"https?://|mailto:|[^:]*(/|$)", re.IGNORECASE)
-_TICKS = re.compile(r"`+")
-_PUNCTUATION = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-
-
-def _span_end(text: str, start: int) -> tuple[int, int] | None:
-    """The code span opening at ``start`` (a run of backticks): (where its content ends, where the span ends);
-    None when no run of the same length closes it (then the backticks are text)."""
-    run = _TICKS.match(text, start).end() - start
-    return next(((m.start(), m.end()) for m in _TICKS.finditer(text, start + run) if m.end() - m.start() == run),
-                None)
-
-
-def _closing_bold(text: str, start: int) -> int:
-    """Where the ``**`` that closes bold text opened before ``start`` is, skipping code spans; -1: none."""
-    i = start
-    while i < len(text):
-        if text[i] == "`":
-            span = _span_end(text, i)
-            if span is not None:
-                i = span[1]
-                continue
-        if text.startswith("**", i):
-            return i
-        i += 1
-    return -1
+# CommonMark's inline rules (code spans of any fence, emphasis, links, backslash escapes) by markdown-it-py, which
+# Textual already installs; raw HTML is off, so a tool's output quoted in the report can never become markup, and
+# its link validation keeps javascript:, vbscript:, file: and data: out of an href
+_MARKDOWN = MarkdownIt("commonmark", {"html": False})
 
 
 def _inline(text: str) -> str:
-    """Inline markdown as HTML: `code` spans (any fence), **bold**, [links](url) and backslash escapes;
-    everything else escaped, so a tool's output can never become markup."""
-    text = str(text)
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "`":
-            span = _span_end(text, i)
-            run = _TICKS.match(text, i).end() - i
-            if span is None:
-                out.append(text[i:i + run])
-                i += run
-                continue
-            content = text[i + run:span[0]]
-            if len(content) > 1 and content.startswith(" ") and content.endswith(" ") and content.strip():
-                content = content[1:-1]
-            out.append(f"<code>{html.escape(content)}</code>")
-            i = span[1]
-        elif text.startswith("**", i) and (end := _closing_bold(text, i + 2)) > i + 2:
-            out.append(f"<strong>{_inline(text[i + 2:end])}</strong>")
-            i = end + 2
-        elif c == "[" and (link := _LINK.match(text, i)) and _SAFE_URL.match(link["url"]):
-            out.append(f'<a href="{html.escape(link["url"], quote=True)}">{_inline(link["label"])}</a>')
-            i = link.end()
-        elif c == "\\" and i + 1 < len(text) and text[i + 1] in _PUNCTUATION:
-            out.append(html.escape(text[i + 1]))
-            i += 2
-        else:
-            out.append(html.escape(c))
-            i += 1
-    return "".join(out)
+    """One line of the report's markdown as HTML."""
+    return _MARKDOWN.renderInline(str(text))
 
 
 def _cell(c: str) -> str:
