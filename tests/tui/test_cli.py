@@ -199,3 +199,16 @@ def test_a_signal_to_cardbench_run_stops_the_run_and_says_which_in_the_exit_stat
             proc.kill()
     (run,) = runs.iterdir()
     assert load_run(run).status == "stopped"
+
+
+def test_the_version_is_defined_once():
+    # pyproject's version is tui.__version__ (dynamic): the installed distribution, --version and the report agree
+    import tomllib
+    from importlib.metadata import version
+
+    from paths import REPO
+    from tui import __version__
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert version("cardbench") == __version__
