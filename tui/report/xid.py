@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import calendar
-import os
-import re
-import shutil
-import time
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from tui.formatting import utc
-from tui.telemetry.cli_tool import run_bounded
+from workloads.kernel_log import CTIME, ISO, read_dmesg, stamp, xid_lines
 from workloads.spec import Text
 
-_XID = re.compile(r"NVRM: Xid \((?P<where>[^)]*)\): (?P<code>\d+),")
 # the codes a reviewer asks about, and what they usually mean (NVIDIA's Xid catalogue)
 MEANING = {
     13: Text("graphics engine exception (often an application bug or bad memory access)",
@@ -64,48 +57,24 @@ class XidReport:
 
 
 def parse(text: str) -> list[tuple[int, str]]:
-    return [(int(m.group("code")), line.strip()) for line in text.splitlines() if (m := _XID.search(line))]
+    return [(code, line) for code, _where, line in xid_lines(text)]
 
 
-# dmesg's stamps, asked for in UTC: ISO 8601 with the offset (util-linux >= 2.24), else ctime ("-T")
-_ISO = re.compile(r"^(?P<at>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)[,.]\d+(?P<zone>[+-]\d\d:?\d\d) ")
-_CTIME = re.compile(r"^\[(?P<at>\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\] ")
-
-
-def _iso_utc(m: re.Match[str]) -> str:
-    return utc(datetime.fromisoformat(m["at"] + m["zone"]).timestamp()) + " "
-
-
-def _ctime_utc(m: re.Match[str]) -> str:
-    return utc(calendar.timegm(time.strptime(m["at"], "%a %b %d %H:%M:%S %Y"))) + " "
-
-
-def _stamps_in_utc(text: str, stamp: re.Pattern[str], to_utc) -> str:
-    """Each line's stamp as '2026-12-02 21:04:35 UTC'; a line whose stamp does not read stays as it is."""
-    out = []
-    for line in text.splitlines():
-        try:
-            out.append(stamp.sub(to_utc, line, count=1))
-        except ValueError:
-            out.append(line)
-    return "\n".join(out)
+def _in_utc(line: str) -> str:
+    """The line's stamp as '2026-12-02 21:04:35 UTC' (the report's times); a line whose stamp does not read stays."""
+    t = stamp(line)
+    if t is None:
+        return line
+    m = ISO.match(line) or CTIME.match(line)
+    return utc(t) + " " + line[m.end():]
 
 
 def read_kernel_log(timeout: float = 5.0) -> XidReport:
-    """Xid lines since boot from `dmesg`, their times in UTC; unreadable (no permission, no dmesg) is said,
-    not hidden."""
-    if not shutil.which("dmesg"):
-        return XidReport(False, NO_DMESG)
-    env = {**os.environ, "TZ": "UTC", "LC_ALL": "C"}  # the stamps in UTC, the month names in English
-    note = READ_UTC
-    done = run_bounded(["dmesg", "--time-format=iso"], timeout, env=env)
-    text = _stamps_in_utc(done.stdout, _ISO, _iso_utc) if done.returncode == 0 else ""
-    if done.returncode not in (0, None):  # an older dmesg without ISO stamps
-        done = run_bounded(["dmesg", "-T"], timeout, env=env)
-        text = _stamps_in_utc(done.stdout, _CTIME, _ctime_utc) if done.returncode == 0 else ""
-    if done.returncode not in (0, None):  # some dmesg builds have no -T
-        done = run_bounded(["dmesg"], timeout, env=env)
-        text, note = done.stdout, READ_SINCE_BOOT
-    if done.problem is not None:
-        return XidReport(False, _unreadable(done.problem))
-    return XidReport(True, note, parse(text))
+    """Xid lines since boot from `dmesg` (workloads.kernel_log, the soak's reader too), their times in UTC;
+    unreadable (no permission, no dmesg) is said, not hidden."""
+    log = read_dmesg(timeout)
+    if log.text is None:
+        return XidReport(False, NO_DMESG if log.problem == "dmesg is not available" else _unreadable(log.problem or ""))
+    if not log.dated:
+        return XidReport(True, READ_SINCE_BOOT, parse(log.text))
+    return XidReport(True, READ_UTC, [(code, _in_utc(line)) for code, line in parse(log.text)])
