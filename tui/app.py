@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from textual import work
+from textual.worker import Worker, WorkerState
 from textual.app import App
 from textual.containers import Horizontal
 from textual.widgets import Button, Footer, Input
@@ -285,6 +286,18 @@ class Workbench(App):
                     self.post_message(StepsArrived(run_id, event))
                 else:
                     self.post_message(WorkloadEvent(run_id, event))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker of the app runs with exit_on_error=False: one that fails is said here, in one place, and a
+        failed workload consumer ends the run's state (the screen said "running" for ever)."""
+        worker = event.worker
+        if event.state != WorkerState.ERROR or not self.is_running:
+            return
+        what = worker.description or worker.name or "a background task"
+        self.log_pane.say(f"{what} failed: {first_line(worker.error, typed=True)}", "bold red")
+        if worker.group == "workload" and self.state.active:
+            self.state.status = "failed"
+            self._show_state()
 
     def _child_said(self, run_id: str, line: str) -> None:
         self.post_message(WorkloadLog(run_id, line))
