@@ -1,0 +1,116 @@
+"""`cardbench run finetune` on the tiny preset: LoRA and full runs, FSDP on 2 gloo ranks, bad input (issue 25)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from workloads.protocol import CHECK_ARGS_ENV
+
+REPO = "/work/main"
+SMALL = ["--device", "cpu", "--seq-len", "16", "--amp", "off", "--threads", "1"]
+
+
+def _start(*args, env=None):
+    return subprocess.Popen([sys.executable, "-m", "workloads.finetune", *args], cwd=REPO, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            env={**os.environ, **(env or {})})
+
+
+def _finish(proc):
+    out, err = proc.communicate(timeout=240)
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return proc.returncode, events, err
+
+
+def _events(events, kind):
+    return [e for e in events if e["event"] == kind]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The runs at once (the CPUs are shared; each process uses one thread): LoRA on a text file with the float64
+    check, full with accumulation and checkpointing, and the same 5 full steps as 1 process and as 2 FSDP ranks."""
+    text = tmp_path_factory.mktemp("data") / "corpus.txt"
+    text.write_text("The card trains a model. " * 40)
+    procs = {
+        "lora": _start(*SMALL, "--mode", "lora", "--steps", "3", "--batch-size", "2", "--warmup", "1",
+                       "--data", str(text), "--check-against-cpu", "2"),
+        "full": _start(*SMALL, "--mode", "full", "--steps", "2", "--batch-size", "4", "--grad-accum", "2",
+                       "--activation-checkpointing", "--warmup", "1", "--check-against-cpu", "2"),
+        "one": _start(*SMALL, "--mode", "full", "--steps", "5", "--batch-size", "4", "--warmup", "0"),
+        "fsdp": _start(*SMALL, "--mode", "full", "--steps", "5", "--batch-size", "4", "--warmup", "0", "--gpus", "2"),
+    }
+    return {name: _finish(p) for name, p in procs.items()}
+
+
+def test_lora_run_on_a_text_file_reports_its_figures(runs):
+    code, events, log = runs["lora"]
+    assert code == 0, log
+    steps = _events(events, "step")
+    assert [s["step"] for s in steps] == [1, 2, 3] and all(s["unit"] == "tokens/s" and s["loss"] > 0 for s in steps)
+    result = _events(events, "result")[0]["metrics"]
+    assert result["tokens_per_s"] > 0 and result["tokens_per_s_per_device"] == result["tokens_per_s"]
+    assert result["mfu"] is None and "no rated peak" in result["rated_words"]  # the CPU has no rated figure
+    assert result["mfu_formula"].startswith("4N + 2N_trainable + 12·L·H·Q·T")
+    assert 0 < result["trainable_parameters"] < result["parameters"] / 10
+    assert 0 <= result["data_wait_fraction"] < 1 and result["fit_estimate_bytes"] > 0
+    assert "byte-level tokens: no tokenizer given" in log and "trainable parameters: " in log
+    assert result["cpu_check_ok"] and result["cpu_check"].startswith("PASS: the first 2 losses")
+
+
+def test_full_run_with_accumulation_and_checkpointing_matches_float64(runs):
+    code, events, log = runs["full"]
+    assert code == 0, log
+    result = _events(events, "result")[0]["metrics"]
+    assert result["trainable_parameters"] == result["parameters"] and result["micro_batch_size"] == 2
+    assert result["mfu_formula"].startswith("6N + 12·L·H·Q·T")
+    assert result["cpu_check_ok"] and result["cpu_check_max_relative_difference"] < 1e-3
+
+
+def test_two_fsdp_ranks_and_one_process_agree_on_the_loss(runs):
+    (code1, one, log1), (code2, two, log2) = runs["one"], runs["fsdp"]
+    assert code1 == 0 and code2 == 0, log1 + log2
+    assert "launching 2 processes" in log2 and _events(two, "start")[0]["config"]["world_size"] == 2
+    last_one, last_two = _events(one, "step")[-1]["loss"], _events(two, "step")[-1]["loss"]
+    assert _events(two, "step")[-1]["step"] == 5
+    assert abs(last_two - last_one) / abs(last_one) < 1e-5
+
+
+def _check(*args, tmp_path=None):
+    env = {**os.environ, CHECK_ARGS_ENV: "cardbench run finetune"}
+    return subprocess.run([sys.executable, "-m", "workloads.finetune", *args], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120, env=env, cwd=REPO)
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--lora-rank", "0"], "--lora-rank"),
+    (["--lora-targets", "q_proj,v_proj"], "--lora-targets q_proj,v_proj matches no product of the model"),
+    (["--seq-len", "5000"], "--seq-len 5000 is beyond tiny's context of 4096"),
+    (["--batch-size", "6", "--grad-accum", "4"], "--batch-size 6 is not divisible by 1 rank(s) x 4 accumulation"),
+    (["--device", "cpu", "--gpus", "2", "--batch-size", "3"], "--batch-size 3 is not divisible by 2 rank(s)"),
+    (["--data", "/nonexistent/corpus.txt"], "--data /nonexistent/corpus.txt: no such file"),
+])
+def test_bad_arguments_are_one_line_and_exit_2(args, said):
+    out = _check(*args)
+    assert out.returncode == 2, out.stderr
+    assert said in out.stderr and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_empty_or_binary_data_is_refused(tmp_path):
+    (tmp_path / "empty.txt").write_text("\n\n")
+    (tmp_path / "blob.jsonl").write_bytes(b"\x00\x01\x02binary" * 10)
+    for name, said in (("empty.txt", "is empty"), ("blob.jsonl", "is not text (it holds NUL bytes)")):
+        out = _check("--data", str(tmp_path / name))
+        assert out.returncode == 2 and said in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_out_of_memory_at_step_1_is_one_line_with_the_estimate_and_the_batch_that_fits():
+    code, events, log = _finish(_start(*SMALL, "--steps", "2", "--batch-size", "2",
+                                       env={"CARDBENCH_INJECT_OOM_BATCH": "1"}))
+    assert code == 1 and "Traceback" not in log
+    error = _events(events, "error")[0]["message"]
+    assert error.startswith("out of memory at step 1: a micro-batch of 2 x 16 tokens needs about")
+    assert "by the estimate" in error and "the largest micro-batch that would fit is about" in error

@@ -1,0 +1,34 @@
+"""Fine-tune the llm workload's Llama-family model: tokens/s, MFU, peak memory against its estimate, loss.
+
+Run as ``python -m workloads.finetune [options]`` (or ``cardbench run finetune``). Full fine-tune or LoRA
+(:mod:`~workloads.finetune.lora`) with AdamW over fp32 master weights under autocast; ``--gpus N``
+relaunches under torchrun and shards with FSDP2 (:mod:`~workloads.finetune.step`), on resnet50's
+data-parallel and multi-node machinery. Options are checked before torch is imported
+(:mod:`~workloads.finetune.options`); the run is :mod:`~workloads.finetune.train`.
+
+Events: ``start``; one ``step`` per optimizer step (tokens/s, loss, data wait, memory); ``fallback``
+when autocast or compile cannot run; one ``result``.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from workloads.child import data_parallel, multinode
+from workloads.child.harness import Emitter, arguments_checked
+from workloads.finetune.options import WORKLOAD, build_parser, check
+from workloads.resnet50.cli import _without_gpus
+
+
+def main(emitter: Emitter, argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    config = check(args)
+    arguments_checked()
+    if args.gpus is not None and not data_parallel.in_worker():
+        nproc = data_parallel.process_count(args.gpus, args.device)
+        if nproc > 1 or multinode.is_multinode(args):
+            return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc,
+                                        multinode.torchrun_args(args), multinode.worker_env(args))
+    from workloads.finetune.train import run
+
+    return run(emitter, args, config)

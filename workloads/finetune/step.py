@@ -1,0 +1,131 @@
+"""One process's model, optimiser and training step, built from the checked options.
+
+The step is ResNet-50's :class:`~workloads.resnet50.precision.Precision` (autocast, the gradient scaler,
+compile, and the fallback that names the failing module on a device error) with the forward and backward
+of a causal LM: ``--grad-accum`` micro-batches, each a cross-entropy over next tokens, their gradients
+added before one AdamW step. Weights stay fp32 (the master copy); autocast runs the products in 16 bits.
+
+``--gpus N``: every rank builds the same model from the same seed, then FSDP2 (``fully_shard``) shards
+each block and the root; the gradients are averaged over the ranks, so N ranks on 1/N of the global
+batch each take the same step as one process on all of it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from workloads.child import data_parallel
+from workloads.child import device as devices
+from workloads.child.harness import Emitter
+from workloads.finetune import lora
+from workloads.finetune.options import check_batch
+from workloads.llm.model import Llama
+from workloads.llm.presets import LlamaConfig
+from workloads.resnet50.precision import Precision
+from workloads.resnet50.setup import OOM_INJECT_ENV
+
+
+class Setup:
+    """What :class:`Precision` reads (model, trained, optimizer, scaler, criterion...) and the run's shape."""
+
+    def __init__(self, args: Any, config: LlamaConfig, emitter: Emitter):
+        self.args, self.config, self.emitter = args, config, emitter
+        self.t_begin = time.perf_counter()
+        self.rank = data_parallel.rank() if data_parallel.in_worker() else 0
+        self.world = data_parallel.world_size() if data_parallel.in_worker() else 1
+        self.distributed = self.world > 1
+        self.is_main = self.rank == 0
+        self.device = devices.resolve(args.device)
+        if self.distributed and self.device.type != "cpu":
+            self.device = devices.resolve(f"{self.device.type}:{data_parallel.local_rank()}")
+            getattr(torch, self.device.type).set_device(self.device)
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        if self.distributed:
+            data_parallel.init_process_group(self.device)
+        self.micro = check_batch(args.batch_size, self.world, args.grad_accum)
+        self.accum = args.grad_accum
+        self.lr = args.lr or (1e-4 if args.mode == "full" else 1e-3)
+        oom = os.environ.get(OOM_INJECT_ENV)
+        self.oom_above = int(oom) if oom and oom.strip().isdigit() else None
+        self.device_name = devices.name(self.device)
+        self.criterion = None  # the LM's loss is in Step._forward_backward
+        self.initial_state: dict[str, torch.Tensor] | None = None
+        self.model = self.trained = self._model()
+        params = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(params, lr=self.lr)
+        self.scaler = torch.amp.GradScaler(self.device.type, enabled=args.amp == "fp16")
+
+    def _model(self) -> Llama:
+        args = self.args
+        # a CPU copy is the start the float64 replay needs (the CPU's generator draws other numbers)
+        build_on = torch.device("cpu") if args.check_against_cpu else self.device
+        with torch.device(build_on):
+            model = Llama(self.config)
+        if args.weights is not None:
+            from workloads.llm.checkpoint import load_dir
+
+            load_dir(model, args.weights)
+        else:
+            model.init_random(args.seed)
+        torch.manual_seed(args.seed)
+        self.adapted = lora.apply(model, args.lora_target_names, args.lora_rank, args.lora_alpha,
+                                  args.lora_dropout) if args.mode == "lora" else []
+        self.trainable = lora.trainable(model)
+        self.parameters = sum(p.numel() for p in model.parameters())
+        if args.check_against_cpu:
+            self.initial_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        model = model.to(self.device)
+        model.checkpointing = bool(args.activation_checkpointing)
+        model.train()
+        if self.distributed:
+            from torch.distributed.fsdp import fully_shard
+
+            for block in model.layers:
+                fully_shard(block)
+            fully_shard(model)
+        return model
+
+    def start(self, precision: str, **resolved: Any) -> None:
+        config = {k: (str(v) if hasattr(v, "__fspath__") else v) for k, v in vars(self.args).items()
+                  if not k.startswith("_")}
+        config.update(lr=self.lr, world_size=self.world, micro_batch_size=self.micro, threads=torch.get_num_threads(),
+                      parameters=self.parameters, trainable_parameters=self.trainable,
+                      total_steps=self.args.steps, layers=self.config.num_hidden_layers,
+                      hidden=self.config.hidden_size, vocab_size=self.config.vocab_size, **resolved)
+        config["lora_target_names"] = list(config.get("lora_target_names") or ())
+        self.emitter.start("finetune", config, self.device_name, devices.versions())
+
+
+def lm_loss(model: Any, tokens: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy of each next token; the logits in fp32 for the loss (as transformers' causal LMs)."""
+    logits = model(tokens[:, :-1])
+    return F.cross_entropy(logits.float().flatten(0, 1), tokens[:, 1:].flatten())
+
+
+class Step(Precision):
+    """A training step of the LM, with ResNet-50's precision handling and fallbacks."""
+
+    def _forward_backward(self, tokens: torch.Tensor, _labels: Any) -> torch.Tensor:
+        s = self.setup
+        if s.oom_above is not None and tokens.shape[0] > s.oom_above:
+            raise torch.OutOfMemoryError(f"CUDA out of memory. Tried to allocate a batch of {tokens.shape[0]} "
+                                         f"sequences (injected by {OOM_INJECT_ENV}={s.oom_above})")
+        s.optimizer.zero_grad(set_to_none=True)
+        total = torch.zeros((), device=tokens.device)
+        for micro in tokens.chunk(s.accum):
+            with self._autocast():
+                loss = lm_loss(self.stepped, micro) / s.accum
+            (s.scaler.scale(loss) if self.scaler_on else loss).backward()
+            total += loss.detach()
+        if self.scaler_on:
+            s.scaler.step(s.optimizer)
+            s.scaler.update()
+        else:
+            s.optimizer.step()
+        return total

@@ -1,0 +1,186 @@
+"""The timed steps of a fine-tuning run and its figures.
+
+Each step: the rank's rows of the global batch are cut and copied to the device (data loading, timed
+apart), then the step runs; the device is synchronised before the clock is read, and the loss is read
+once per step (averaged over the ranks). Tokens/s is the median over the steps after ``--warmup``:
+``batch x seq_len`` tokens per step, all devices together and per device. MFU is the model's FLOPs per
+token (:mod:`workloads.finetune.flops`, PaLM appendix B) times tokens/s per device over the device's
+rated peak for the precision (workloads/microbench/rated.csv); N/A where no rated figure exists (the CPU).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from workloads.child import device as devices
+from workloads.child.harness import Emitter, WorkloadError, log
+from workloads.finetune import cpu_check, data, flops
+from workloads.finetune.options import UNIT
+from workloads.finetune.step import Setup, Step
+from workloads.llm.fit import gib
+from workloads.llm.presets import LlamaConfig
+from workloads.microbench import rated
+from workloads.resnet50 import amp_diagnosis
+from workloads.resnet50.setup import total_memory
+
+
+def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
+    s = Setup(args, config, emitter)
+    try:
+        batches = _batches(args, config, s.micro)
+        step = Step(s)
+        estimate = _estimate(args, config, s, s.micro)
+        s.start(step.requested, data=batches.description, fit_estimate_bytes=estimate.total)
+        if s.is_main:
+            log(f"finetune {args.mode} of {args.model if args.weights is None else args.weights} on {s.device_name}: "
+                f"{s.world} rank(s), global batch {args.batch_size} = {s.world} x {args.grad_accum} x {s.micro} "
+                f"sequences of {args.seq_len} tokens, precision {step.requested}, lr {s.lr:g}")
+            log(f"trainable parameters: {s.trainable:,} of {s.parameters:,} ({s.trainable / s.parameters:.2%})"
+                + (f"; LoRA r={args.lora_rank} alpha={args.lora_alpha:g} on {len(s.adapted)} products" if s.adapted
+                   else ""))
+            log(f"data: {batches.description}")
+            log(f"fit estimate per device: {gib(estimate.total)} (weights {gib(estimate.weights)}, activations "
+                f"{gib(estimate.activations)}, gradients {gib(estimate.gradients)}, AdamW {gib(estimate.optimizer)})")
+        metrics = _loop(s, step, batches, estimate)
+        if args.check_against_cpu:
+            metrics.update(cpu_check.compare(s, batches, metrics["losses"][:args.check_against_cpu], step.requested))
+            log(metrics["cpu_check"])
+        if s.is_main:
+            emitter.result(metrics)
+            log(f"result: {metrics['tokens_per_s']:.4g} tokens/s ({metrics['tokens_per_s_per_device']:.4g} per device), "
+                f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak memory "
+                f"{gib(metrics['peak_memory_bytes'])} (estimate {gib(metrics['fit_estimate_bytes'])}), loss "
+                f"{metrics['first_loss']:.4g} -> {metrics['final_loss']:.4g}")
+            log(f"model FLOPs: {metrics['mfu_formula']}")
+        return 0
+    finally:
+        from workloads.child import data_parallel
+
+        data_parallel.shutdown()
+
+
+def _batches(args: Any, config: LlamaConfig, micro: int) -> data.Batches:
+    if args.data is None:
+        return data.synthetic(config.vocab_size, args.batch_size, args.seq_len, args.seed)
+    return data.from_file(args.data, config.vocab_size, args.batch_size, args.seq_len, args.weights)
+
+
+def _estimate(args: Any, config: LlamaConfig, s: Setup, micro: int) -> Any:
+    e = flops.step_memory(config, micro, args.seq_len, args.amp != "off", args.mode, args.activation_checkpointing,
+                          args.lora_rank, args.lora_target_names)
+    if s.world > 1:  # FSDP keeps 1/N of the weights, gradients and moments on each device
+        e = type(e)(weights=e.weights // s.world, activations=e.activations, gradients=e.gradients // s.world,
+                    optimizer=e.optimizer // s.world)
+    return e
+
+
+def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException) -> WorkloadError:
+    args = s.args
+    total = total_memory(s.device)
+
+    def at(micro: int) -> int:
+        return _estimate(args, s.config, s, micro).total
+
+    fits = flops.largest_batch(total, at) if total else 0
+    largest = (f"the largest micro-batch that would fit is about {fits} (--batch-size {fits * s.world * s.accum})"
+               if fits else "not even one sequence fits: lower --seq-len, use --mode lora or "
+                            "--activation-checkpointing, or more --gpus")
+    return WorkloadError(
+        f"out of memory at step {step_number}: a micro-batch of {s.micro} x {args.seq_len} tokens needs about "
+        f"{gib(estimate.total)} by the estimate (weights {gib(estimate.weights)}, activations "
+        f"{gib(estimate.activations)}, gradients and AdamW {gib(estimate.gradients + estimate.optimizer)}) of "
+        f"{s.device}'s {gib(total)}; {largest}", hint="--activation-checkpointing or --grad-accum cut activations",
+        bad_input=False)
+
+
+def _loop(s: Setup, step: Step, batches: data.Batches, estimate: Any) -> dict[str, Any]:
+    args, dev = s.args, s.device
+    tokens_per_step = args.batch_size * args.seq_len
+    lo, hi = s.rank * s.micro * s.accum, (s.rank + 1) * s.micro * s.accum
+    devices.reset_peak_memory(dev)
+    losses: list[float] = []
+    rates: list[float] = []
+    waited = spent = 0.0
+    allocated = reserved = None
+    t_start = t_prev = devices.now(dev)
+    for number in range(1, args.steps + 1):
+        tokens = batches.batch_of(number)[lo:hi].to(dev, non_blocking=True)
+        t_data = time.perf_counter()
+        try:
+            loss, fell_back = step.train_step(tokens, None, number)
+        except Exception as exc:  # noqa: BLE001 - out of memory becomes one line; the rest is raised as it is
+            if amp_diagnosis.is_out_of_memory(exc):
+                raise _out_of_memory(s, number, estimate, exc) from None
+            raise
+        if s.distributed:
+            import torch.distributed as dist
+
+            dist.all_reduce(loss)  # gloo has no AVG: the sum over the ranks, divided
+            loss = loss / s.world
+        t_end = devices.now(dev)
+        loss_value = float(loss.item())
+        losses.append(loss_value)
+        step_s = t_end - t_prev
+        warm = number <= args.warmup or fell_back
+        if not warm or args.steps <= args.warmup:
+            rates.append(tokens_per_step / step_s)
+            waited += t_data - t_prev
+            spent += step_s
+        allocated, reserved = devices.peak_memory(dev)
+        if s.is_main:
+            extra = {"warmup": True} if number <= args.warmup else {}
+            if fell_back:
+                extra["fallback"] = True
+            s.emitter.step(number, loss=loss_value, throughput=tokens_per_step / step_s, unit=UNIT, step_s=step_s,
+                           data_wait_s=t_data - t_prev, compute_s=t_end - t_data,
+                           tokens_per_s_per_device=tokens_per_step / step_s / s.world,
+                           memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
+                           total_steps=args.steps, **extra)
+        t_prev = t_end
+    total_s = devices.now(dev) - t_start
+    return _figures(s, step, estimate, losses, rates, waited, spent, total_s, allocated, reserved)
+
+
+def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: list[float], waited: float,
+             spent: float, total_s: float, allocated: int | None, reserved: int | None) -> dict[str, Any]:
+    args = s.args
+    tokens_per_s = statistics.median(rates) if rates else None
+    per_device = tokens_per_s / s.world if tokens_per_s else None
+    f = flops.per_token(s.config, args.seq_len, args.mode, s.trainable)
+    precision = step.label.split(" ")[0]  # a fallback to fp32 is read against the fp32 peak
+    figure = flops.rated_figure(precision)
+    device = rated.lookup(s.device_name) if s.device.type != "cpu" else None
+    peak = device.get(figure) if device is not None else None
+    rated_tflops = peak.value if peak is not None else None
+    mfu = flops.mfu(per_device, f.per_token, rated_tflops)
+    words = (f"{rated_tflops:g} TFLOP/s rated {figure.replace('_tflops', '').upper()} per device"
+             if rated_tflops else "no rated peak for this device (N/A)")
+    return {
+        "tokens_per_s": tokens_per_s, "tokens_per_s_per_device": per_device,
+        "achieved_tflops_per_device": per_device * f.per_token / 1e12 if per_device else None,
+        "mfu": mfu, "mfu_formula": f.formula, "model_flops_per_token": f.per_token,
+        "rated_tflops": rated_tflops, "rated_figure": figure, "rated_source": peak.source if peak else None,
+        "rated_words": words,
+        "peak_memory_bytes": allocated, "peak_memory_reserved_bytes": reserved,
+        "fit_estimate_bytes": estimate.total,
+        "fit_estimate": {"weights_bytes": estimate.weights, "activations_bytes": estimate.activations,
+                         "gradients_bytes": estimate.gradients, "optimizer_bytes": estimate.optimizer},
+        "data_wait_fraction": waited / spent if spent > 0 else None,
+        "losses": losses, "first_loss": losses[0] if losses else None, "final_loss": losses[-1] if losses else None,
+        "steps": len(losses), "steps_counted": len(rates), "warmup_steps": len(losses) - len(rates),
+        "total_s": total_s, "setup_s": time.perf_counter() - s.t_begin - total_s,
+        "mode": args.mode, "model_size": args.model if args.weights is None else str(args.weights),
+        "seq_len": args.seq_len, "batch_size": args.batch_size, "micro_batch_size": s.micro,
+        "grad_accum": args.grad_accum, "activation_checkpointing": bool(args.activation_checkpointing),
+        "parameters": s.parameters, "trainable_parameters": s.trainable,
+        "lora_rank": args.lora_rank if args.mode == "lora" else None,
+        "lora_targets": list(args.lora_target_names), "precision": step.label, "precision_requested": step.requested,
+        "fallbacks": step.fallbacks, "compiled": step.compiled, "world_size": s.world, "device": s.device_name,
+    }
+
+
+def _pct(value: float | None) -> str:
+    return f"{value:.1%}" if value is not None else "N/A"
+
