@@ -112,6 +112,8 @@ class Workbench(App):
         self.loaded_runs: list[Path] = []
         self.attached: AttachedRun | None = None   # a run in progress recorded by another process, followed here
         self._follow_timer: Any = None
+        self._follow_lock = threading.Lock()  # a read of the attached run (a thread) and its close (_unfollow)
+        self._polling = False                 # a read is in flight: the next tick waits for it
         self.sampler: Any = None
         self.latest_sample: Any = None
         self.state = RunState()
@@ -472,10 +474,29 @@ class Workbench(App):
         self._follow_timer = self.set_interval(FOLLOW_S, self._follow)
 
     def _follow(self) -> None:
+        """The follow timer's tick: the attached run's new lines are read off the UI thread, one read at a time."""
         attached = self.attached
-        if attached is None:
+        if attached is None or self._polling:
             return
-        events, samples = attached.poll()
+        self._polling = True
+        self._poll_attached(attached)
+
+    @work(thread=True, exit_on_error=False, group="follow", description="following the attached run")
+    def _poll_attached(self, attached: AttachedRun) -> None:
+        try:
+            with self._follow_lock:   # _unfollow closes the follower under the same lock, never mid-read
+                if attached is not self.attached:
+                    return
+                events, samples = attached.poll()
+        except BaseException:
+            self.call_from_thread(setattr, self, "_polling", False)
+            raise
+        self.call_from_thread(self._followed, attached, events, samples)
+
+    def _followed(self, attached: AttachedRun, events: list[protocol.Event], samples: list[dict]) -> None:
+        self._polling = False
+        if attached is not self.attached:
+            return  # detached (or another run attached) while the lines were read
         run_id = attached.live.id
         for event in events:
             if isinstance(event, protocol.Step):
@@ -500,7 +521,8 @@ class Workbench(App):
             self._follow_timer.stop()
             self._follow_timer = None
         if self.attached is not None:
-            self.attached.follower.close()
+            with self._follow_lock:
+                self.attached.follower.close()
             if not keep:
                 self.attached = None
 

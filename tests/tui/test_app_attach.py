@@ -12,6 +12,7 @@ import time
 import psutil
 import pytest
 
+from app_fakes import choose_workload
 from paths import CHILDREN
 from tui import detach
 from tui.app import build_app
@@ -49,7 +50,7 @@ async def _until(pilot, predicate, timeout=60.0, what="the condition"):
 async def _start_tick_by(pilot, app, key: str):
     """Choose the tick workload, press ``key``, and wait until the workbench follows the detached run's steps."""
     await app.panes_built.wait()
-    await pilot.press(str(app.workload_names.index("tick") + 1))
+    await choose_workload(app, pilot, "tick")
     await pilot.press(key)
     await _until(pilot, lambda: app.attached is not None and app.state.step, what="the detached run's steps")
     return app.attached.live

@@ -27,3 +27,31 @@ async def test_a_failed_worker_is_said_and_a_failed_consumer_ends_running(runs_d
                    for line in app.log_pane.lines_text)
         assert "FAILED" in app.launcher.query_one("#run-state").render().plain
         assert app.is_running   # the workbench stays up
+
+
+async def test_the_attached_run_is_read_off_the_ui_thread(runs_dir, monkeypatch):
+    # issue 23.3: the 0.5 s follow timer read the attached run's files on the UI thread
+    import threading
+
+    from tui.run_follow import AttachedRun
+
+    readers: list[str] = []
+
+    def poll(self):
+        readers.append(threading.current_thread().name)
+        return [], []
+
+    monkeypatch.setattr(AttachedRun, "poll", poll)
+    monkeypatch.setattr(AttachedRun, "following", property(lambda self: True))
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        app.attached = AttachedRun.__new__(AttachedRun)
+        app._follow()
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if readers and not app._polling:
+                break
+        assert readers and threading.main_thread().name not in readers
+        assert not app._polling   # the read came back: the next tick reads again
+        app.attached = None

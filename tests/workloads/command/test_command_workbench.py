@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from app_fakes import choose_workload
 from tui.app import build_app
 
 # tqdm-style redraws on stderr, the Trainer's loss dicts on stdout
@@ -28,7 +29,7 @@ async def test_the_launchers_command_runs_and_its_loss_and_rate_reach_the_state_
     app = build_app(runs_dir, start_sampler=False, stop_grace_s=2.0)
     async with app.run_test(size=(120, 36)) as pilot:
         await app.panes_built.wait()
-        await pilot.press(str(app.workload_names.index("command") + 1))
+        await choose_workload(app, pilot, "command")
         app.launcher.show_args("command", ["--command", f"{sys.executable} -c \"{JOB}\""])
         await pilot.press("s")
         assert await finished(app, pilot) == "ok", app.state
