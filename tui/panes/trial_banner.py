@@ -62,10 +62,22 @@ class TrialBanner(Static):
     def tick(self) -> None:
         self._ticks += 1
         if self._ticks > RELOAD_EVERY:
-            self.reload()
-            return
+            # the file is read off the UI thread (a slow or network home directory must not freeze the keys);
+            # the banner goes on from the config it has until the read comes back
+            self._ticks = 0
+            self.run_worker(self._read_again, thread=True, group="trial-config", exit_on_error=False,
+                            description="re-reading the trial settings")
         self.state = status(self.config, self.clock())
         self._show(self.state)
+
+    def _read_again(self) -> None:
+        config = self.load()
+        self.app.call_from_thread(self._read, config)
+
+    def _read(self, config: TrialConfig) -> None:
+        if self.is_attached:
+            self.config = config
+            self.tick()
 
     def _show(self, state: TrialStatus | None) -> None:
         if state is None:

@@ -169,3 +169,32 @@ def test_b_from_the_banner_backs_up_to_the_kept_destination(tmp_path, monkeypatc
             assert (tmp_path / "bk" / "LATEST").is_file()
 
     asyncio.run(go())
+
+
+def test_the_periodic_re_read_of_the_settings_is_off_the_ui_thread():
+    # issue 23.3: every 15 ticks the banner re-read the config file on the UI thread
+    import threading
+
+    from tui.panes.trial_banner import RELOAD_EVERY
+
+    readers: list[str] = []
+    later = trial_config.TrialConfig(ends=T0 + 7200, started=T0 - 3600, price_per_hour=2.5, lead_hours=1)
+
+    def load():
+        readers.append(threading.current_thread().name)
+        return trial_config.TrialConfig() if len(readers) == 1 else later
+
+    app = BannerApp(TrialBanner(clock=FakeClock(T0), load=load, refresh_s=3600, id="trial"))
+
+    async def go():
+        async with app.run_test(size=(100, 10)) as pilot:
+            await pilot.pause()
+            assert not app.banner.display     # no trial yet (read once at mount)
+            for _ in range(RELOAD_EVERY + 1):
+                app.banner.tick()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert len(readers) == 2 and readers[1] != threading.main_thread().name
+            assert app.banner.display and "trial: 2 h 0 min left" in _text(app.banner)   # `cardbench trial` reached it
+
+    asyncio.run(go())
