@@ -422,7 +422,13 @@ class Workbench(App):
 
     # runs in progress on this machine: detached, or in another terminal ------------------------
     def action_live_runs(self) -> None:
-        self.push_screen(LiveRunsScreen(live_runs(self.store.root)), self._live_run_chosen)
+        self._list_live_runs()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="live-runs", description="listing runs in progress")
+    def _list_live_runs(self) -> None:
+        # every run directory's pid file is read: off the UI thread (a runs dir on a network disk)
+        runs = live_runs(self.store.root)
+        self.call_from_thread(self.push_screen, LiveRunsScreen(runs), self._live_run_chosen)
 
     def _live_run_chosen(self, choice: tuple[str, LiveRun] | None) -> None:
         if choice is None:

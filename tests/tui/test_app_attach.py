@@ -78,8 +78,9 @@ async def test_a_new_workbench_lists_attaches_to_and_stops_a_detached_run(tick, 
     async with app.run_test(size=(120, 36)) as pilot:
         await app.panes_built.wait()
         await pilot.press("r")
+        await _until(pilot, lambda: isinstance(app.screen, LiveRunsScreen), timeout=10, what="the list of runs")
         screen = app.screen
-        assert isinstance(screen, LiveRunsScreen) and [r.id for r in screen.runs] == [live.id]
+        assert [r.id for r in screen.runs] == [live.id]
         await pilot.press("enter")
         await _until(pilot, lambda: app.state.run_id == live.id and app.attached is not None, what="the attach")
         on_disk_then = len(app.history.runs[live.id].throughput.xs)

@@ -55,3 +55,28 @@ async def test_the_attached_run_is_read_off_the_ui_thread(runs_dir, monkeypatch)
         assert readers and threading.main_thread().name not in readers
         assert not app._polling   # the read came back: the next tick reads again
         app.attached = None
+
+
+async def test_r_lists_the_runs_in_progress_off_the_ui_thread(runs_dir, monkeypatch):
+    import threading
+
+    import tui.app
+    from tui.panes.live_runs import LiveRunsScreen
+
+    readers: list[str] = []
+
+    def listing(root):
+        readers.append(threading.current_thread().name)
+        return []
+
+    monkeypatch.setattr(tui.app, "live_runs", listing)
+    app = make_app(runs_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        await pilot.press("r")
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, LiveRunsScreen):
+                break
+        assert isinstance(app.screen, LiveRunsScreen)
+        assert readers and threading.main_thread().name not in readers
