@@ -358,12 +358,11 @@ class Workbench(App):
             self.log_pane.say("a run is active: stop it (s) or let it finish, then export (e)", "yellow")
             self.notify("stop the run or let it finish first", title="export")
             return
-        run_dirs = report_run_dirs(self.store, self.session.runs, self.loaded_runs)
-        from tui.report.screen import live_screenshot  # Textual-free; loaded at the first export, not at start-up
-
-        svg = live_screenshot(self, run_dirs=run_dirs)  # fields drawn redacted: a field crops its value
         self.log_pane.say("exporting the report bundle...", "bold")
-        export_in_background(self, svg, run_dirs, self.export_dir or Path.cwd())
+        # the runs dir is listed and the runs' secrets learnt off the UI thread; the screen is drawn on it
+        session_runs, loaded = list(self.session.runs), list(self.loaded_runs)
+        export_in_background(self, lambda: report_run_dirs(self.store, session_runs, loaded),
+                             self.export_dir or Path.cwd())
 
     def action_backup(self) -> None:
         from tui.panes.backup_worker import start_backup  # loaded at the first backup, not at start-up

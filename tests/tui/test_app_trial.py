@@ -17,7 +17,7 @@ def test_a_trial_near_its_end_shows_the_banner_and_its_keys_work(tmp_path, monke
     assert cli.main(["trial", "--hours", "0.05", "--price-per-hour", "6", "--currency", "CNY",
                      "--backup-dest", str(tmp_path / "bk")]) == 0
     exports: list[list] = []
-    monkeypatch.setattr("tui.app.export_in_background", lambda app, svg, run_dirs, out: exports.append(run_dirs))
+    monkeypatch.setattr("tui.app.export_in_background", lambda app, gather, out: exports.append(gather()))
     app = build_app(str(runs), start_sampler=False, telemetry_source=FakeTelemetry, export_dir=tmp_path / "out")
 
     async def go():

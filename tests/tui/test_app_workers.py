@@ -80,3 +80,39 @@ async def test_r_lists_the_runs_in_progress_off_the_ui_thread(runs_dir, monkeypa
                 break
         assert isinstance(app.screen, LiveRunsScreen)
         assert readers and threading.main_thread().name not in readers
+
+
+async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_dir, tmp_path, monkeypatch):
+    # issue 23.3: part of e (the runs dir listed, each run's config read for its secrets) ran on the UI thread
+    import threading
+
+    import tui.app
+    import tui.report
+    from tui.report.redact import Redactor
+
+    readers: list[str] = []
+    bundles: list[str] = []
+    real_learn = Redactor.learn_run_dir
+
+    def listing(store, session_runs, loaded):
+        readers.append(threading.current_thread().name)
+        return [runs_dir / "r1"]
+
+    def learn(self, path):
+        readers.append(threading.current_thread().name)
+        return real_learn(self, path)
+
+    (runs_dir / "r1").mkdir(parents=True)
+    (runs_dir / "r1" / "config.json").write_text('{"workload": "resnet50", "args": ["--data", "/tmp/x"]}')
+    monkeypatch.setattr(tui.app, "report_run_dirs", listing)
+    monkeypatch.setattr(Redactor, "learn_run_dir", learn)
+    monkeypatch.setattr(tui.report, "export_bundle",
+                        lambda run_dirs, out, *, screenshot_svg, **kw: bundles.append(screenshot_svg) or out / "x.zip")
+    app = make_app(runs_dir, export_dir=tmp_path / "out")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        await pilot.press("e")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert len(readers) == 2 and threading.main_thread().name not in readers
+    assert bundles and bundles[0].startswith("<svg")

@@ -7,15 +7,18 @@ at the first export, not at start-up.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from textual.worker import Worker
 
 from workloads.errors import first_line
 
 
-def export_in_background(app: Any, svg: str, run_dirs: Sequence[Path], output_dir: Path) -> Worker[None]:
-    """Write the bundle on a worker thread; ``app.log_pane`` says each stage, then where it went or why not."""
+def export_in_background(app: Any, gather: Callable[[], Sequence[Path]], output_dir: Path) -> Worker[None]:
+    """Write the bundle on a worker thread; ``app.log_pane`` says each stage, then where it went or why not.
+
+    The thread finds the runs (``gather``) and learns their secrets from their files; only the screenshot is
+    taken on the UI thread (it is the screen), with its fields redacted by what the thread learnt."""
     log = app.log_pane
 
     def export() -> None:
@@ -24,6 +27,14 @@ def export_in_background(app: Any, svg: str, run_dirs: Sequence[Path], output_di
 
         try:
             from tui.report import export_bundle  # at the first export, not at start-up
+            from tui.report.redact import Redactor
+            from tui.report.screen import live_screenshot
+
+            run_dirs = list(gather())
+            redactor = Redactor()
+            for path in run_dirs:
+                redactor.learn_run_dir(path)
+            svg = app.call_from_thread(live_screenshot, app, redactor)
             from tui.trial.config import report_price
 
             # the trial's kept price, as the headless export uses it (read here, off the UI thread)
