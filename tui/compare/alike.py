@@ -68,6 +68,10 @@ MUST_MATCH: tuple[Setting, ...] = (
     Setting("output_len", "output tokens", "输出 token 数", _key("output_len")),
     Setting("concurrency", "concurrency levels", "并发档位", _key("concurrency")),
     Setting("request_rate", "request rates", "请求速率档位", _key("request_rate")),
+    # LLM readiness (workloads/llm): the same sweep's lists, and llama-bench's pp/tg lengths
+    Setting("sweep", "sweep (input x output x batch)", "扫描（输入 x 输出 x 批）", _key("sweep")),
+    Setting("pp", "pp tokens", "pp token 数", _key("pp")),
+    Setting("tg", "tg tokens", "tg token 数", _key("tg")),
 )
 
 # may differ: shown as a column where they do

@@ -1,13 +1,8 @@
 """The Llama-family decoder: its cache paths agree with the training forward, presets have the published sizes."""
 
-import sys
-
-sys.path.insert(0, "/work/main")
-
 import pytest
 
-torch = pytest.importorskip("torch")
-
+import torch
 from workloads.llm.model import Llama, inverse_frequencies
 from workloads.llm.presets import PRESETS, LlamaConfig, preset, preset_name
 

@@ -1,0 +1,50 @@
+"""Issue 24's bad input: one line, exit 2, no traceback, and (through `cardbench run`) no run directory."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from workloads.protocol import CHECK_ARGS_ENV
+
+
+def _check(*args, tmp_path=None):
+    """The workload's argument check, as `cardbench run llm` starts it before it records a run."""
+    env = {**os.environ, CHECK_ARGS_ENV: "cardbench run llm"}
+    return subprocess.run([sys.executable, "-m", "workloads.llm", *args], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120, env=env, cwd="/work/main")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--model", "Llama-9B"], "cardbench run llm: unknown model 'Llama-9B'; known: Llama-3.2-1B, Llama-3.1-8B, "
+                              "Qwen2.5-0.5B, Qwen2.5-7B, Qwen3-8B, Mistral-7B, tiny"),
+    (["--model", "Qwen2.5-0.5B", "--input-len", "32000", "--output-len", "1000"],
+     "cardbench run llm: input + output is 33000 positions, beyond Qwen2.5-0.5B's context of 32768"),
+    (["--input-len", "128,256"], "cardbench run llm: --input-len 128,256: a list needs --sweep"),
+    (["--batch-size", "0"], "each value must be a whole number of 1 or more"),
+    (["--cuda-graphs", "--compile"], "cardbench run llm: --compile and --cuda-graphs are exclusive"),
+])
+def test_bad_arguments_are_one_line_and_exit_2(args, said):
+    out = _check(*args)
+    assert out.returncode == 2, out.stderr
+    assert said in out.stderr and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_weights_of_another_architecture_are_refused_by_name(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "gpt2", "n_layer": 2}))
+    out = _check("--weights", str(tmp_path))
+    assert out.returncode == 2
+    assert f"{tmp_path / 'config.json'} describes a 'gpt2' model, not one of llama, mistral, qwen2, qwen3" in out.stderr
+    assert out.stderr.count("\n") == 1
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama", "rope_scaling": {"rope_type": "yarn"},
+                                                      "vocab_size": 9, "hidden_size": 8, "intermediate_size": 8,
+                                                      "num_hidden_layers": 1, "num_attention_heads": 2}))
+    out = _check("--weights", str(tmp_path))
+    assert out.returncode == 2 and "rotary scaling 'yarn' is not implemented" in out.stderr
+
+
+def test_good_arguments_pass_the_check():
+    out = _check("--model", "Llama-3.1-8B", "--sweep", "--input-len", "128,2048", "--batch-size", "1,8")
+    assert out.returncode == 0 and out.stderr == ""

@@ -1,0 +1,90 @@
+"""`python -m workloads.llm`: a sweep's cells with every figure and its bound, pp/tg with their spread, the fit
+estimate within 10 % of the measured peak, a cell over memory as a row, and the report's table."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import torch
+from workloads.llm import cells, fit
+from workloads.llm.model import Llama
+from workloads.llm.plan import Cell
+from workloads.llm.presets import PRESETS, LlamaConfig
+from workloads.llm.spec import SPEC
+
+
+@pytest.fixture(scope="module")
+def sweep_result():
+    out = subprocess.run([sys.executable, "-m", "workloads.llm", "--sweep", "--input-len", "32,64", "--output-len", "8",
+                          "--batch-size", "1,2", "--repeat", "2", "--pp", "32", "--tg", "8", "--repetitions", "2",
+                          "--device", "cpu"], capture_output=True, text=True, timeout=300, cwd="/work/main")
+    assert out.returncode == 0, out.stderr[-2000:]
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    return events, out.stderr
+
+
+def test_sweep_gives_every_cell_its_figures_and_bounds(sweep_result):
+    events, log = sweep_result
+    steps = [e for e in events if e["event"] == "step"]
+    result = next(e for e in events if e["event"] == "result")["metrics"]
+    assert [s["cell"] for s in steps] == ["32 in x 8 out x batch 1", "64 in x 8 out x batch 1",
+                                          "32 in x 8 out x batch 2", "64 in x 8 out x batch 2"]
+    assert result["sweep"] == "32,64 x 8 x 1,2" and result["model_size"] == "tiny"
+    for row in result["cells"]:
+        assert row["status"] == "ok"
+        assert 0 < row["tpot_p50_s"] <= row["tpot_p90_s"] <= row["tpot_p99_s"]
+        assert row["decode_tokens_per_s"] == pytest.approx(1 / row["tpot_p50_s"])
+        assert row["decode_tokens_per_s_all"] == pytest.approx(row["batch"] / row["tpot_p50_s"])
+        assert row["prefill_tokens_per_s"] == pytest.approx(row["batch"] * row["input_len"] / row["ttft_s"])
+        assert row["end_to_end_s"] > row["ttft_s"] and row["peak_memory_bytes"] > 0
+        assert row["decode_bound_tokens_per_s"] == pytest.approx(
+            result["device_read_gbps"] * 1e9 / row["decode_bytes_per_step"])
+        assert row["prefill_peak_fraction"] is None  # no rated peak on the CPU
+    # llama-bench's pp/tg: mean and sample standard deviation of the repetitions
+    assert len(result["pp32_runs"]) == 2 and result["pp_tokens_per_s"] == pytest.approx(sum(result["pp32_runs"]) / 2)
+    assert result["tg_tokens_per_s"] == result["tg8_tokens_per_s"] and result["tg8_stddev"] >= 0
+    assert "tg8: " in log and "tokens/s (llama-bench's test, mean +- stddev)" in log
+    # the report's table: one row a cell, in English and Chinese
+    heading, columns, rows = SPEC.report_table(result)
+    assert len(rows) == 4 and rows[0][:3] == ["32", "8", "1"] and columns[3]("zh") == "首 token 毫秒"
+    assert "read-bandwidth bound" in heading("en") and "读带宽上限" in heading("zh") and "进程峰值 RSS" in heading("zh")
+
+
+def test_fit_estimate_is_within_ten_percent_of_the_measured_peak(sweep_result):
+    events, _ = sweep_result
+    result = next(e for e in events if e["event"] == "result")["metrics"]
+    assert result["peak_memory_kind"].startswith("process peak RSS less the RSS before the model")
+    assert abs(result["fit_estimate_error"]) < 0.10, result["fit_estimate_error"]
+    assert [row["use"] for row in result["fit"]] == [
+        "inference", "train AdamW full", "train AdamW full, activation checkpointing", "train LoRA r16",
+        "train LoRA r16, activation checkpointing"]
+
+
+def test_a_cell_over_the_free_memory_is_a_row_saying_so():
+    config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64)
+    model = Llama(config).eval()
+    model.init_random(0)
+    memory = cells.Memory(torch.device("cpu"), 0)
+    row = cells.run_cell(model, Cell(8, 4, 2), 1, torch.device("cpu"), 0, cells.EagerDecoder, memory,
+                         free=1000, element_size=4)
+    need = fit.inference(config, 2, 12, 8, 4).total
+    assert row == {"input_len": 8, "output_len": 4, "batch": 2, "estimate_bytes": need,
+                   "status": f"does not fit: needs about {fit.gib(need)}, {fit.gib(1000)} free"}
+
+
+def test_fit_says_the_largest_batch_and_context_and_the_cards():
+    eight_b = PRESETS["Llama-3.1-8B"]
+    weights = eight_b.parameter_count() * 2
+    assert fit.inference(eight_b, 1, 4096, 4096, 2).weights == weights  # 16.1 GB of bf16 weights
+    gb32 = 32 * 10**9
+    batch = fit.largest_batch(eight_b, 2048, 2048, 2, gb32)
+    assert fit.inference(eight_b, batch, 2048, 2048, 2).total <= gb32 < fit.inference(eight_b, batch + 1, 2048, 2048, 2).total
+    context = fit.largest_context(eight_b, 1, 2, gb32)
+    assert fit.inference(eight_b, 1, context, context, 2).total <= gb32
+    full = fit.training(eight_b, 1, 2048, 2, "full")
+    assert full.optimizer == eight_b.parameter_count() * 8 and fit.cards_needed(full.total, gb32) >= 5
+    lora = fit.training(eight_b, 1, 2048, 2, "lora", checkpointing=True)
+    assert lora.total < gb32 and lora.gradients == fit.lora_parameters(eight_b) * 2

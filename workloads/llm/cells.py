@@ -1,0 +1,160 @@
+"""One readiness cell (input length x output length x batch) timed, and llama-bench's pp/tg.
+
+A cell is a warm-up generation, then ``repeat`` timed ones (each a prefill of the batch's prompts, then
+one decode step per output token, :func:`workloads.generate.decoding.generate`), read as:
+
+- TTFT: prefill and the first token (median over the timed runs); prefill tokens/s = batch x input / TTFT;
+- TPOT: each decode step's time (p50/p90/p99 over every step of the timed runs, step_statistics'
+  percentile); decode tokens/s per sequence = 1 / TPOT p50, in all = batch / TPOT p50;
+- end-to-end: TTFT + the decode steps (median over the runs).
+
+Bounds: a decode step reads every weight and the KV cache up to its position, so at the measured read
+bandwidth it cannot beat ``bandwidth / (weight bytes + KV bytes at the mean context)`` steps a second;
+a prefill does ``2 x matmul parameters x tokens`` FLOPs plus causal attention, against the rated peak
+of the dtype (rated.csv; none on the CPU).
+
+pp and tg are llama-bench's tests (llama.cpp examples/llama-bench): pp N prefills N tokens at batch 1
+(tokens/s = N / its time), tg N decodes N tokens one at a time from a one-token prompt (N / their
+time); each repeated, reported as mean +- sample standard deviation.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+import torch
+
+from workloads.child import device as dev
+from workloads.generate.decoding import EagerDecoder, Sampling, generate
+from workloads.llm import fit
+from workloads.llm.plan import Cell
+from workloads.step_statistics import percentile
+
+GREEDY = Sampling()
+
+
+def matmul_parameters(model: Any) -> int:
+    """Parameters a token multiplies through: all but an untied embedding table (a lookup)."""
+    total = sum(p.numel() for p in model.parameters())
+    return total - (model.embed_tokens.numel() if model.embed_tokens is not None else 0)
+
+
+def prefill_flops(model: Any, batch: int, tokens: int) -> float:
+    """Matrix products (2 FLOPs a multiply-add) and causal attention (QK^T and PV over the lower triangle)."""
+    c = model.config
+    attention = 2 * 2 * c.num_hidden_layers * c.num_attention_heads * c.head_dim * tokens * (tokens + 1) / 2
+    return batch * (2 * matmul_parameters(model) * tokens + attention)
+
+
+def decode_bytes(model: Any, cell: Cell, element_size: int) -> int:
+    """Bytes a decode step reads: the weights once, and each sequence's KV cache at the cell's mean context."""
+    from workloads.llm.model import weight_bytes_per_step
+
+    mean_context = cell.input_len + cell.output_len / 2
+    return int(weight_bytes_per_step(model) + cell.batch * mean_context * model.config.kv_bytes_per_token(element_size))
+
+
+class Memory:
+    """Peak memory of a cell: the device allocator's peak on an accelerator; on the CPU the process's peak
+    RSS (which cannot be reset, so a cell's figure is the peak so far) less the RSS before the model."""
+
+    def __init__(self, device: torch.device, baseline: int | None):
+        self.device, self.baseline = device, baseline
+        self.kind = ("device peak allocated (max_memory_allocated)" if device.type != "cpu"
+                     else "process peak RSS less the RSS before the model was built (the peak so far)")
+
+    def reset(self) -> None:
+        dev.reset_peak_memory(self.device)
+
+    def peak(self) -> int | None:
+        allocated, _ = dev.peak_memory(self.device)
+        if allocated is None or self.device.type != "cpu":
+            return allocated
+        return allocated - self.baseline if self.baseline is not None else None
+
+
+def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: int, make_decoder: Any,
+             memory: Memory, free: int | None, element_size: int) -> dict[str, Any]:
+    """The cell's row; a cell whose estimate is over the free memory, or that runs out, is a row saying so."""
+    need = fit.inference(model.config, cell.batch, cell.context, cell.input_len, element_size)
+    row: dict[str, Any] = {"input_len": cell.input_len, "output_len": cell.output_len, "batch": cell.batch,
+                           "estimate_bytes": need.total}
+    if free is not None and need.total > free:
+        return {**row, "status": f"does not fit: needs about {fit.gib(need.total)}, {fit.gib(free)} free"}
+    memory.reset()
+    cache = None
+    try:
+        cache = model.new_cache(cell.batch, cell.context)
+        decoder = make_decoder(model, cache)
+        prompt = torch.randint(0, model.config.vocab_size, (cell.batch, cell.input_len),
+                               generator=torch.Generator().manual_seed(seed)).to(device)
+        generate(model, cache, decoder, prompt, min(cell.output_len, 4), GREEDY, device)  # warm-up, untimed
+        runs = [generate(model, cache, decoder, prompt, cell.output_len, GREEDY, device) for _ in range(repeat)]
+    except torch.OutOfMemoryError:
+        return {**row, "status": f"out of memory (estimate {fit.gib(need.total)}, {fit.gib(free)} free)"}
+    finally:
+        del cache
+    steps = [s for r in runs for s in r.latencies_s]
+    ttft = statistics.median(r.ttft_s for r in runs)
+    tpot = {q: percentile(steps, q) for q in (50, 90, 99)}
+    return {**row, "status": "ok", "ttft_s": ttft,
+            "tpot_p50_s": tpot[50], "tpot_p90_s": tpot[90], "tpot_p99_s": tpot[99],
+            "decode_tokens_per_s": 1 / tpot[50] if tpot[50] else None,
+            "decode_tokens_per_s_all": cell.batch / tpot[50] if tpot[50] else None,
+            "prefill_tokens_per_s": cell.batch * cell.input_len / ttft if ttft > 0 else None,
+            "prefill_tflops": prefill_flops(model, cell.batch, cell.input_len) / ttft / 1e12 if ttft > 0 else None,
+            "end_to_end_s": statistics.median(r.ttft_s + r.decode_s for r in runs),
+            "peak_memory_bytes": memory.peak(),
+            "decode_bytes_per_step": decode_bytes(model, cell, element_size)}
+
+
+def add_bounds(row: dict[str, Any], read_gbps: float | None, rated_tflops: float | None) -> None:
+    """Each figure beside its bound: decode against read bandwidth, prefill against the rated peak."""
+    if row.get("status") != "ok":
+        return
+    rate, step = row.get("decode_tokens_per_s"), row["decode_bytes_per_step"]
+    if read_gbps:
+        row["decode_bound_tokens_per_s"] = read_gbps * 1e9 / step
+        row["decode_bandwidth_fraction"] = rate * step / (read_gbps * 1e9) if rate else None
+    row["prefill_peak_fraction"] = (row["prefill_tflops"] / rated_tflops
+                                    if rated_tflops and row.get("prefill_tflops") else None)
+
+
+def llama_bench(model: Any, pp: int, tg: int, repetitions: int, device: torch.device, seed: int,
+                make_decoder: Any = EagerDecoder) -> dict[str, Any]:
+    """pp and tg tokens/s, mean and sample standard deviation over ``repetitions`` (after one untimed each)."""
+    out: dict[str, Any] = {}
+    gen = torch.Generator().manual_seed(seed)
+    if pp:
+        cache = model.new_cache(1, pp)
+        prompt = torch.randint(0, model.config.vocab_size, (1, pp), generator=gen).to(device)
+        rates = []
+        with torch.inference_mode():
+            for i in range(repetitions + 1):
+                dev.synchronize(device)
+                start = time.perf_counter()
+                model(prompt, cache, 0, last_only=True)
+                dev.synchronize(device)
+                if i:
+                    rates.append(pp / (time.perf_counter() - start))
+        out.update(_spread(f"pp{pp}", rates))
+        del cache
+    if tg:
+        cache = model.new_cache(1, tg + 1)
+        decoder = make_decoder(model, cache)
+        prompt = torch.randint(0, model.config.vocab_size, (1, 1), generator=gen).to(device)
+        rates = []
+        for i in range(repetitions + 1):
+            t = generate(model, cache, decoder, prompt, tg + 1, GREEDY, device)
+            if i:
+                rates.append(tg / t.decode_s)
+        out.update(_spread(f"tg{tg}", rates))
+    return out
+
+
+def _spread(name: str, rates: list[float]) -> dict[str, Any]:
+    return {f"{name}_tokens_per_s": statistics.fmean(rates),
+            f"{name}_stddev": statistics.stdev(rates) if len(rates) > 1 else None,
+            f"{name}_runs": rates}

@@ -1,0 +1,99 @@
+"""Llama-family inference readiness: TTFT, TPOT, tokens/s and peak memory per cell, pp/tg, and the fit.
+
+Run as ``python -m workloads.llm [options]`` (or ``cardbench run llm``). One cell (``--input-len``,
+``--output-len``, ``--batch-size``) or ``--sweep`` over lists of each; then llama-bench's pp/tg with
+their spread; each figure beside its bound (:mod:`~workloads.llm.cells`). A preset with random weights
+by default, nothing downloaded; ``--weights DIR`` loads a local Hugging Face checkpoint.
+``--fit-only`` prints the memory estimate (inference and training) against the device and stops.
+
+Events: ``start``; one ``step`` per cell (its decode tokens/s over all sequences); ``fallback`` when
+CUDA graphs or compile cannot run; one ``result`` whose ``cells`` the report shows as a table.
+Arguments are checked before torch is imported (:mod:`~workloads.llm.plan`), so bad input is one
+line and exit 2 before a run directory exists.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
+from workloads.llm.plan import int_list, known_models, make_plan
+
+WORKLOAD = "llm"
+
+
+def build_parser() -> ArgumentParser:
+    p = ArgumentParser(prog=WORKLOAD, description="Llama-family prefill/decode readiness against the card's bounds.")
+    p.add_argument("--model", default="tiny", metavar="PRESET", help=f"one of {known_models()} (default tiny)")
+    p.add_argument("--weights", metavar="DIR", type=_path, default=None,
+                   help="a local Hugging Face checkpoint directory (its config.json wins over --model)")
+    p.add_argument("--input-len", dest="input_len_list", type=int_list, default=None, metavar="N[,N...]",
+                   help="prompt tokens (default 128; with --sweep 128,1024,2048, on the CPU 32,128)")
+    p.add_argument("--output-len", dest="output_len_list", type=int_list, default=None, metavar="N[,N...]",
+                   help="generated tokens (default 128; with --sweep 128,1024, on the CPU 16,64)")
+    p.add_argument("--batch-size", dest="batch_list", type=int_list, default=None, metavar="N[,N...]",
+                   help="sequences at once (default 1; with --sweep 1,8,32, on the CPU 1,4)")
+    p.add_argument("--sweep", action="store_true", help="every input x output x batch combination")
+    p.add_argument("--repeat", type=positive_int, default=3, metavar="N", help="timed runs per cell (default 3)")
+    p.add_argument("--pp", type=non_negative_int, default=512, metavar="N",
+                   help="llama-bench's prompt processing test length (default 512; 0: none)")
+    p.add_argument("--tg", type=non_negative_int, default=128, metavar="N",
+                   help="llama-bench's text generation test length (default 128; 0: none)")
+    p.add_argument("--repetitions", type=positive_int, default=5, metavar="N",
+                   help="pp and tg repetitions for mean +- stddev (default 5)")
+    p.add_argument("--dtype", choices=["auto", "fp32", "fp16", "bf16"], default="auto",
+                   help="weights and cache dtype (auto: fp32 on the CPU, else bf16, else fp16)")
+    p.add_argument("--device", default="auto", help="cuda, cuda:1, cpu, ... (default: first accelerator)")
+    p.add_argument("--cuda-graphs", action="store_true", help="capture each decode step as a CUDA graph")
+    p.add_argument("--compile", action="store_true", help="torch.compile the decode step")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights and prompts (default 0)")
+    p.add_argument("--fit-only", action="store_true",
+                   help="print the memory estimate (inference, AdamW and LoRA training) against the device; run nothing")
+    return p
+
+
+def _path(text: str):
+    from pathlib import Path
+
+    return Path(text)
+
+
+def main(emitter: Emitter, argv: Sequence[str]) -> int:
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as generate: 2 MB pages stream weights faster on the CPU
+    args = build_parser().parse_args(argv)
+    plan = make_plan(args, on_cpu=False)
+    if args.cuda_graphs and args.compile:
+        from workloads.child.harness import WorkloadError
+
+        raise WorkloadError("--compile and --cuda-graphs are exclusive", hint="--compile already uses CUDA graphs")
+    arguments_checked()
+
+    import torch
+
+    from workloads.child import device as dev
+    from workloads.generate import precision
+    from workloads.generate.memory import free_bytes
+    from workloads.llm import fit, run
+
+    device = dev.resolve(args.device)
+    plan = make_plan(args, on_cpu=device.type == "cpu")
+    dtype_name, skipped = precision.pick(args.dtype, device)
+    element_size = precision.DTYPES[dtype_name].itemsize
+    emitter.start(WORKLOAD, run.config_event(args, plan, device, dtype_name), dev.name(device), dev.versions())
+    for name, error in skipped:
+        emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
+    free = free_bytes(device)
+    first = plan.cells[0]
+    table = fit.fit_table(plan.config, first.batch, first.context, first.input_len, element_size, free)
+    run.log_fit(plan, table, dtype_name, free)
+    if args.fit_only:
+        emitter.result({"model_size": plan.model, "dtype": dtype_name, "fit": table, "free_bytes": free,
+                        "input_len": first.input_len, "output_len": first.output_len, "batch_size": first.batch})
+        return 0
+    torch.manual_seed(args.seed)
+    metrics = run.measure(args, plan, device, precision.DTYPES[dtype_name], emitter, free)
+    metrics.update(dtype=dtype_name, fit=table, free_bytes=free)
+    emitter.result(metrics)
+    run.log_summary(metrics)
+    return 0

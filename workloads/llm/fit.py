@@ -1,0 +1,139 @@
+"""Will a model fit: memory estimated from its shape alone, for inference and for training (torch-free).
+
+Inference holds the weights, the KV cache of every position of every sequence, the prefill's
+transient activations and a fixed workspace. The activations are ``4 x hidden + (q + 2 kv) + 6 x
+intermediate`` values a prompt token: the residual and its norm, q/k/v, the attention's output, gate
+and up, silu(gate) and their product, and the buffers the allocator keeps from one product to the next;
+the count was checked against the peak RSS the CPU measures (tiny: 11,290 values a token measured at
+2,048 and 4 x 512 tokens, 11,264 by this count), plus one row of logits a sequence. The workspace
+(:data:`WORKSPACE_BYTES`) is what the math libraries hold however small the model (5-8 MiB on the CPU
+here; cuBLAS's workspace on a GPU).
+
+Training holds the weights, their gradients, AdamW's two fp32 moments, an fp32 master copy when the
+weights are in 16 bits, and the activations kept for the backward pass: per token and layer, the
+inputs of every product and norm (``4 x hidden + 2 x q + 2 x kv + 4 x intermediate`` values, after
+Korthikanti et al. 2022, "Reducing Activation Recomputation", without dropout or attention scores as
+SDPA keeps none), or with activation checkpointing each block's input only plus one block recomputed;
+the logits and their gradient (``2 x vocabulary`` per token, fp32 for the loss) on top. LoRA freezes
+the weights (no gradient, no moments) and trains rank-r adapters on the seven projections of a layer.
+
+The inference estimate is checked against the peak the workload measures (tests/workloads/llm).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from workloads.llm.presets import LlamaConfig
+
+ADAMW_STATE_BYTES = 8   # two fp32 moments a parameter
+MASTER_BYTES = 4        # the fp32 copy mixed precision updates, when the weights are 16-bit
+LORA_RANK = 16
+WORKSPACE_BYTES = 8 * 2**20
+
+
+@dataclass(frozen=True)
+class Estimate:
+    weights: int
+    kv_cache: int = 0
+    activations: int = 0
+    gradients: int = 0
+    optimizer: int = 0
+    workspace: int = WORKSPACE_BYTES
+
+    @property
+    def total(self) -> int:
+        return self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer + self.workspace
+
+
+def inference(config: LlamaConfig, batch: int, context: int, prefill: int, element_size: int) -> Estimate:
+    """Bytes for ``batch`` sequences of ``context`` positions whose prompts of ``prefill`` tokens run at once."""
+    d, f = config.hidden_size, config.intermediate_size
+    qkv = (config.num_attention_heads + 2 * config.num_key_value_heads) * config.head_dim
+    per_token = 4 * d + qkv + 6 * f
+    activations = batch * prefill * per_token * element_size + batch * config.vocab_size * element_size
+    return Estimate(weights=config.parameter_count() * element_size,
+                    kv_cache=batch * context * config.kv_bytes_per_token(element_size),
+                    activations=activations)
+
+
+def _activations_per_token(config: LlamaConfig, element_size: int, checkpointing: bool) -> int:
+    d, f, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    q = config.num_attention_heads * config.head_dim
+    kv = config.num_key_value_heads * config.head_dim
+    block = 4 * d + 2 * q + 2 * kv + 4 * f
+    kept = layers * d + block if checkpointing else layers * block
+    logits = 2 * config.vocab_size * 4
+    return kept * element_size + logits
+
+
+def lora_parameters(config: LlamaConfig, rank: int = LORA_RANK) -> int:
+    """Adapter parameters: A (in x r) and B (r x out) on q, k, v, o, gate, up and down of every layer."""
+    d, f = config.hidden_size, config.intermediate_size
+    q = config.num_attention_heads * config.head_dim
+    kv = config.num_key_value_heads * config.head_dim
+    shapes = [(d, q), (d, kv), (d, kv), (q, d), (d, f), (d, f), (f, d)]
+    return config.num_hidden_layers * sum(rank * (n_in + n_out) for n_in, n_out in shapes)
+
+
+def training(config: LlamaConfig, batch: int, seq_len: int, element_size: int, method: str = "full",
+             checkpointing: bool = False, rank: int = LORA_RANK) -> Estimate:
+    """Bytes for one AdamW step of ``method`` ("full" or "lora") on ``batch`` sequences of ``seq_len`` tokens."""
+    params = config.parameter_count()
+    master = MASTER_BYTES if element_size < 4 else 0
+    trained = params if method == "full" else lora_parameters(config, rank)
+    weights = params * element_size + (0 if method == "full" else trained * element_size)
+    return Estimate(weights=weights + trained * master,
+                    activations=batch * seq_len * _activations_per_token(config, element_size, checkpointing),
+                    gradients=trained * element_size, optimizer=trained * ADAMW_STATE_BYTES)
+
+
+def largest_batch(config: LlamaConfig, context: int, prefill: int, element_size: int, free: int) -> int:
+    """The most sequences of ``context`` positions that fit in ``free`` bytes (0: not even one)."""
+    one = inference(config, 1, context, prefill, element_size)
+    per_sequence = one.kv_cache + one.activations
+    room = free - one.weights - one.workspace
+    return max(0, room // per_sequence) if per_sequence else 0
+
+
+def largest_context(config: LlamaConfig, batch: int, element_size: int, free: int) -> int:
+    """The longest context (prompt and output, the prompt prefilled at once) ``batch`` sequences fit in."""
+    low, high = 0, config.max_position_embeddings
+    while low < high:
+        mid = (low + high + 1) // 2
+        if inference(config, batch, mid, mid, element_size).total <= free:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def cards_needed(total: int, card_bytes: int) -> int:
+    """Cards of ``card_bytes`` whose memory together holds ``total`` (the model split evenly across them)."""
+    return max(1, math.ceil(total / card_bytes)) if card_bytes > 0 else 0
+
+
+def gib(n: float | None) -> str:
+    if n is None:
+        return "n/a"
+    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
+
+
+def fit_table(config: LlamaConfig, batch: int, context: int, prefill: int, element_size: int,
+              free: int | None) -> list[dict]:
+    """One row per way of using the model: its estimate, and against ``free`` bytes the verdict and cards."""
+    cases = [("inference", inference(config, batch, context, prefill, element_size))]
+    for method in ("full", "lora"):
+        for ckpt in (False, True):
+            name = f"train {'AdamW full' if method == 'full' else f'LoRA r{LORA_RANK}'}" + (
+                ", activation checkpointing" if ckpt else "")
+            cases.append((name, training(config, batch, context, element_size, method, ckpt)))
+    rows = []
+    for name, e in cases:
+        rows.append({"use": name, "total_bytes": e.total, "weights_bytes": e.weights, "kv_cache_bytes": e.kv_cache,
+                     "activations_bytes": e.activations, "gradients_bytes": e.gradients,
+                     "optimizer_bytes": e.optimizer, "workspace_bytes": e.workspace,
+                     "fits": None if free is None else e.total <= free,
+                     "cards": None if not free else cards_needed(e.total, free)})
+    return rows

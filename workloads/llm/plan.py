@@ -1,0 +1,91 @@
+"""What an llm command asks for, checked before torch is imported: the model, the cells, the limits.
+
+Everything here is decided by the arguments alone (and a --weights directory's config.json), so a
+refusal is one line and exit 2 before a run directory exists (``cardbench run`` checks first).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from workloads.child.harness import WorkloadError
+from workloads.llm.presets import PRESETS, LlamaConfig, preset, preset_name
+
+# the sweep's defaults: the issue's readiness table on an accelerator, a few small cells on the CPU
+SWEEP = {"input": (128, 1024, 2048), "output": (128, 1024), "batch": (1, 8, 32)}
+CPU_SWEEP = {"input": (32, 128), "output": (16, 64), "batch": (1, 4)}
+
+
+@dataclass(frozen=True)
+class Cell:
+    input_len: int
+    output_len: int
+    batch: int
+
+    @property
+    def context(self) -> int:
+        return self.input_len + self.output_len
+
+    def label(self) -> str:
+        return f"{self.input_len} in x {self.output_len} out x batch {self.batch}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    config: LlamaConfig
+    model: str                 # the preset's name, or "custom" for a --weights directory of another shape
+    cells: tuple[Cell, ...]
+    sweep: bool
+    pp: int                    # llama-bench's prompt processing length (pp512), 0 for none
+    tg: int                    # llama-bench's text generation length (tg128), 0 for none
+
+
+def int_list(text: str) -> tuple[int, ...]:
+    """'128,1024' -> (128, 1024): whole numbers of 1 or more, for argparse's type=."""
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers") from None
+    if not values or any(v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"{text!r}: each value must be a whole number of 1 or more")
+    return values
+
+
+def known_models() -> str:
+    return ", ".join(PRESETS)
+
+
+def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
+    """The model and cells asked for; WorkloadError (exit 2) for what cannot run whatever the device."""
+    config = preset(args.model)
+    if config is None:
+        raise WorkloadError(f"unknown model {args.model!r}; known: {known_models()}",
+                            hint="--model takes a preset name; --weights DIR loads a local checkpoint")
+    name = preset_name(config)
+    if args.weights is not None:
+        from workloads.llm.hf_config import read_config
+
+        config = read_config(args.weights)
+        name = preset_name(config)
+    defaults = CPU_SWEEP if on_cpu else SWEEP
+    if args.sweep:
+        inputs = args.input_len_list or defaults["input"]
+        outputs = args.output_len_list or defaults["output"]
+        batches = args.batch_list or defaults["batch"]
+        cells = tuple(Cell(i, o, b) for b in sorted(set(batches)) for i in sorted(set(inputs))
+                      for o in sorted(set(outputs)))
+    else:
+        one = lambda values, default: values[0] if values else default  # noqa: E731
+        cells = (Cell(one(args.input_len_list, 128), one(args.output_len_list, 128), one(args.batch_list, 1)),)
+        for flag, values in (("--input-len", args.input_len_list), ("--output-len", args.output_len_list),
+                             ("--batch-size", args.batch_list)):
+            if values and len(values) > 1:
+                raise WorkloadError(f"{flag} {','.join(map(str, values))}: a list needs --sweep",
+                                    hint="one cell takes one value each; --sweep runs every combination")
+    longest = max(c.context for c in cells)
+    for what, length in (("input + output", longest), ("--pp", args.pp), ("--tg + 1", args.tg + 1 if args.tg else 0)):
+        if length > config.max_position_embeddings:
+            raise WorkloadError(f"{what} is {length} positions, beyond {name}'s context of "
+                                f"{config.max_position_embeddings}", hint="lower the lengths")
+    return Plan(config, name, cells, bool(args.sweep), args.pp, args.tg)

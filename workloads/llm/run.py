@@ -1,0 +1,197 @@
+"""The order of an llm run: the model, each cell, pp/tg, the bandwidth bound, and the figures.
+
+The device's read bandwidth is measured after the timed work (a reduction over a large tensor, as
+generate does, :mod:`workloads.child.bandwidth`), and before it too on an accelerator (best kept): on
+the CPU the probe's tensor would otherwise set the process's peak RSS, which is the CPU's memory figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import torch
+
+from workloads.child import bandwidth
+from workloads.child import device as dev
+from workloads.child.harness import Emitter, log
+from workloads.errors import first_line
+from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
+from workloads.llm import cells, fit
+from workloads.llm.model import Llama, weight_bytes_per_step
+from workloads.llm.plan import Plan
+from workloads.llm.presets import PRESETS
+
+
+def config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: str) -> dict[str, Any]:
+    c = plan.config
+    return {"model_size": plan.model, "family": c.family,
+            "weights": str(args.weights) if args.weights else f"random (seed {args.seed})",
+            "layers": c.num_hidden_layers, "hidden": c.hidden_size, "heads": c.num_attention_heads,
+            "kv_heads": c.num_key_value_heads, "vocab_size": c.vocab_size, "parameters": c.parameter_count(),
+            "sweep": plan.sweep, "cells": len(plan.cells), "repeat": args.repeat, "pp": plan.pp, "tg": plan.tg,
+            "repetitions": args.repetitions, "dtype": dtype_name, "device": str(device),
+            "cuda_graphs": args.cuda_graphs, "compile": args.compile, "total_steps": len(plan.cells)}
+
+
+def log_fit(plan: Plan, table: list[dict], dtype_name: str, free: int | None) -> None:
+    first = plan.cells[0]
+    log(f"fit of {plan.model} in {dtype_name} at batch {first.batch} x {first.context} positions against "
+        f"{fit.gib(free)} free:")
+    for row in table:
+        verdict = "n/a" if row["fits"] is None else "fits" if row["fits"] else f"does not fit ({row['cards']} cards)"
+        log(f"  {row['use']}: {fit.gib(row['total_bytes'])} (weights {fit.gib(row['weights_bytes'])}, KV "
+            f"{fit.gib(row['kv_cache_bytes'])}, activations {fit.gib(row['activations_bytes'])}, gradients "
+            f"{fit.gib(row['gradients_bytes'])}, optimizer {fit.gib(row['optimizer_bytes'])}): {verdict}")
+
+
+def _rss() -> int | None:
+    try:
+        import psutil
+
+        return int(psutil.Process().memory_info().rss)
+    except Exception:  # noqa: BLE001 - no baseline, no CPU memory figure
+        return None
+
+
+def _load_kernels(device: torch.device, dtype: torch.dtype) -> None:
+    """Run a small model once, so the kernels' code and thread pools are in the RSS before the baseline."""
+    small = Llama(PRESETS["tiny"].__class__(hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                                            num_attention_heads=4, num_key_value_heads=2, vocab_size=64))
+    small = small.to(device=device, dtype=dtype)
+    small.init_random(0)
+    cache = small.new_cache(2, 16)
+    generate(small, cache, EagerDecoder(small, cache), torch.zeros(2, 8, dtype=torch.long, device=device), 4,
+             cells.GREEDY, device)
+
+
+def build(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: torch.dtype) -> Llama:
+    started = time.perf_counter()
+    with torch.device(device):
+        model = Llama(plan.config)
+    model = model.to(dtype)
+    if args.weights is not None:
+        from workloads.llm.checkpoint import load_dir
+
+        load_dir(model, args.weights)
+    else:
+        model.init_random(args.seed)
+    model.eval().requires_grad_(False)
+    log(f"model: {plan.model}, {plan.config.parameter_count() / 1e6:,.1f}M parameters, "
+        f"{weight_bytes_per_step(model) / 1e6:,.1f} MB read per decode step, built in "
+        f"{time.perf_counter() - started:.1f} s")
+    return model
+
+
+def decoder_maker(args: argparse.Namespace, device: torch.device, emitter: Emitter):
+    """make(model, cache) -> the decoder the flags ask for; eager with a fallback event when it cannot run."""
+    said: set[str] = set()
+
+    def fall_back(op: str, error: str) -> None:
+        if op not in said:
+            said.add(op)
+            emitter.fallback(error=error, action="eager decode", op=op)
+            log(f"{op}: {error}; decoding eager")
+
+    def make(model: Llama, cache: Any) -> Any:
+        if args.cuda_graphs:
+            if device.type != "cuda":
+                fall_back("cuda-graph", f"CUDA graphs need a cuda device, not {device.type}")
+            else:
+                try:
+                    with torch.inference_mode():
+                        return GraphDecoder(model, cache, cache.data.shape[2], device)
+                except Exception as exc:  # noqa: BLE001 - capture failure is a fallback
+                    fall_back("cuda-graph", first_line(exc, typed=True))
+        if args.compile:
+            try:
+                return CompiledDecoder(model, cache, device)
+            except Exception as exc:  # noqa: BLE001
+                fall_back("compiled", first_line(exc, typed=True))
+        return EagerDecoder(model, cache)
+
+    return make
+
+
+def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: torch.dtype, emitter: Emitter,
+            free: int | None) -> dict[str, Any]:
+    if device.type == "cpu":
+        _load_kernels(device, dtype)
+    before = None if device.type == "cpu" else bandwidth.measure_read_bandwidth(device)
+    memory = cells.Memory(device, _rss() if device.type == "cpu" else None)
+    model = build(args, plan, device, dtype)
+    make = decoder_maker(args, device, emitter)
+    if device.type == "cpu":
+        model.split_products(torch.get_num_threads())
+        cache = model.new_cache(1, 40)
+        tried = fastest_split(model, cache, EagerDecoder(model, cache), torch.zeros(1, 8, dtype=torch.long), 8,
+                              cells.GREEDY, device)
+        log("products split over " + " / ".join(f"{k} core(s): {v * 1000:.2f} ms a step" for k, v in tried.items())
+            + f"; using {model.split}")
+        del cache
+    element_size = dtype.itemsize
+    rows = []
+    for i, cell in enumerate(plan.cells):
+        row = cells.run_cell(model, cell, args.repeat, device, args.seed + i, make, memory, free, element_size)
+        rows.append(row)
+        emitter.step(i + 1, throughput=row.get("decode_tokens_per_s_all"), unit="tokens/s",
+                     step_s=row.get("tpot_p50_s"), memory_allocated_bytes=row.get("peak_memory_bytes"),
+                     total_steps=len(plan.cells), cell=cell.label(), status=row["status"])
+        log(f"cell {i + 1}/{len(plan.cells)} {cell.label()}: " + _row_line(row))
+    bench = cells.llama_bench(model, plan.pp, plan.tg, args.repetitions, device, args.seed, make)
+    rounds = [bandwidth.measure_read_bandwidth(device)] + ([before] if before else [])
+    read = bandwidth.best_of(rounds)
+    rated = _rated_tflops(device, dtype)
+    for row in rows:
+        cells.add_bounds(row, read.best_gbps, rated[0] if rated else None)
+    m: dict[str, Any] = {"model_size": plan.model, "parameters": plan.config.parameter_count(), "cells": rows,
+                         "sweep": _sweep_key(plan) if plan.sweep else None,
+                         "device_read_gbps": read.best_gbps, "bandwidth_method": read.method,
+                         "rated_tflops": rated[0] if rated else None, "rated_source": rated[1] if rated else None,
+                         "peak_memory_kind": memory.kind, "decode": make(model, model.new_cache(1, 1)).kind,
+                         "repeat": args.repeat, "pp": plan.pp, "tg": plan.tg, **bench}
+    m["tg_tokens_per_s"] = bench.get(f"tg{plan.tg}_tokens_per_s")
+    m["pp_tokens_per_s"] = bench.get(f"pp{plan.pp}_tokens_per_s")
+    first = rows[0]
+    if not plan.sweep:  # one cell: its figures are the run's, and compare keys on its lengths
+        m.update({k: v for k, v in first.items() if k not in ("input_len", "output_len", "batch")})
+        m.update(input_len=first["input_len"], output_len=first["output_len"], batch_size=first["batch"])
+    if first.get("peak_memory_bytes"):
+        m["fit_estimate_error"] = first["estimate_bytes"] / first["peak_memory_bytes"] - 1
+    return m
+
+
+def _sweep_key(plan: Plan) -> str:
+    """What two sweeps must share to be compared: their lists, as one text."""
+    lists = [sorted({getattr(c, f) for c in plan.cells}) for f in ("input_len", "output_len", "batch")]
+    return " x ".join(",".join(map(str, v)) for v in lists)
+
+
+def _rated_tflops(device: torch.device, dtype: torch.dtype) -> tuple[float, str] | None:
+    if device.type == "cpu":
+        return None
+    from workloads.microbench import rated
+
+    found = rated.lookup(dev.name(device))
+    key = {torch.float32: "fp32_tflops", torch.float16: "fp16_tflops", torch.bfloat16: "bf16_tflops"}[dtype]
+    figure = found.get(key) if found else None
+    return (figure.value, f"{found.device} {key} ({figure.source})") if figure else None
+
+
+def _row_line(row: dict[str, Any]) -> str:
+    if row["status"] != "ok":
+        return row["status"]
+    return (f"TTFT {row['ttft_s'] * 1000:.1f} ms, TPOT p50 {row['tpot_p50_s'] * 1000:.2f} ms "
+            f"(p99 {row['tpot_p99_s'] * 1000:.2f}), {row['decode_tokens_per_s']:.1f} tokens/s per sequence, "
+            f"{row['decode_tokens_per_s_all']:.1f} in all, prefill {row['prefill_tokens_per_s']:.0f} tokens/s, "
+            f"peak memory {fit.gib(row['peak_memory_bytes'])} (estimate {fit.gib(row['estimate_bytes'])})")
+
+
+def log_summary(m: dict[str, Any]) -> None:
+    for name in [k[:-len("_tokens_per_s")] for k in m if k.startswith(("pp", "tg")) and k.endswith("_tokens_per_s")
+                 and k[2:3].isdigit()]:
+        spread = m.get(f"{name}_stddev")
+        log(f"{name}: {m[name + '_tokens_per_s']:.1f}" + (f" +- {spread:.1f}" if spread is not None else "")
+            + " tokens/s (llama-bench's test, mean +- stddev)")
+    log(f"read bandwidth {m['device_read_gbps']:.1f} GB/s ({m['bandwidth_method']})")
