@@ -21,11 +21,12 @@ import torch.nn.functional as F
 
 from workloads.child import data_parallel
 from workloads.child import device as devices
-from workloads.child.harness import Emitter
+from workloads.child.harness import Emitter, WorkloadError
 from workloads.finetune import lora
 from workloads.finetune.options import check_batch
 from workloads.llm.model import Llama
 from workloads.llm.presets import LlamaConfig
+from workloads.resnet50 import amp_diagnosis
 from workloads.resnet50.precision import Precision
 from workloads.resnet50.setup import OOM_INJECT_ENV
 
@@ -82,6 +83,9 @@ class Setup:
             self.initial_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
         model = model.to(self.device)
         model.checkpointing = bool(args.activation_checkpointing)
+        self.amp_failure_spec = os.environ.get(amp_diagnosis.INJECT_ENV, "").strip()
+        if self.amp_failure_spec and not amp_diagnosis.inject_failures(model, self.amp_failure_spec, self.device.type):
+            raise WorkloadError(f"{amp_diagnosis.INJECT_ENV}={self.amp_failure_spec} names no module of the model")
         model.train()
         if self.distributed:
             from torch.distributed.fsdp import fully_shard

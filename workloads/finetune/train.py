@@ -32,7 +32,7 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
         batches = _batches(args, config, s.micro)
         step = Step(s)
         estimate = _estimate(args, config, s, s.micro)
-        s.start(step.requested, data=batches.description, fit_estimate_bytes=estimate.total)
+        s.start(step.requested, data_description=batches.description, fit_estimate_bytes=estimate.total)
         if s.is_main:
             log(f"finetune {args.mode} of {args.model if args.weights is None else args.weights} on {s.device_name}: "
                 f"{s.world} rank(s), global batch {args.batch_size} = {s.world} x {args.grad_accum} x {s.micro} "

@@ -39,7 +39,8 @@ def runs(tmp_path_factory):
         "lora": _start(*SMALL, "--mode", "lora", "--steps", "3", "--batch-size", "2", "--warmup", "1",
                        "--data", str(text), "--check-against-cpu", "2"),
         "full": _start(*SMALL, "--mode", "full", "--steps", "2", "--batch-size", "4", "--grad-accum", "2",
-                       "--activation-checkpointing", "--warmup", "1", "--check-against-cpu", "2"),
+                       "--activation-checkpointing", "--warmup", "1", "--check-against-cpu", "2", "--amp", "bf16",
+                       env={"CARDBENCH_INJECT_AMP_FAILURE": "RMSNorm"}),
         "one": _start(*SMALL, "--mode", "full", "--steps", "5", "--batch-size", "4", "--warmup", "0"),
         "fsdp": _start(*SMALL, "--mode", "full", "--steps", "5", "--batch-size", "4", "--warmup", "0", "--gpus", "2"),
     }
@@ -61,13 +62,18 @@ def test_lora_run_on_a_text_file_reports_its_figures(runs):
     assert result["cpu_check_ok"] and result["cpu_check"].startswith("PASS: the first 2 losses")
 
 
-def test_full_run_with_accumulation_and_checkpointing_matches_float64(runs):
+def test_full_bf16_run_falls_back_for_the_failing_module_and_matches_float64(runs):
+    """Accumulation, checkpointing, and resnet50's fallback rule: the failing module named, autocast off for it."""
     code, events, log = runs["full"]
     assert code == 0, log
+    fallback = _events(events, "fallback")[0]
+    assert fallback["layer"] == "layers.0.input_layernorm" and fallback["op"] == "RMSNorm"
+    assert "autocast off for RMSNorm; the rest stays in bf16" in fallback["action"]
     result = _events(events, "result")[0]["metrics"]
+    assert result["precision"] == "bf16 (fp32: RMSNorm)"
     assert result["trainable_parameters"] == result["parameters"] and result["micro_batch_size"] == 2
     assert result["mfu_formula"].startswith("6N + 12·L·H·Q·T")
-    assert result["cpu_check_ok"] and result["cpu_check_max_relative_difference"] < 1e-3
+    assert result["cpu_check_ok"] and result["cpu_check_bound"] == 3e-2, result["cpu_check"]
 
 
 def test_two_fsdp_ranks_and_one_process_agree_on_the_loss(runs):
