@@ -5,6 +5,7 @@
                                       --detach: in a session of its own, it outlives the terminal)
     cardbench devices [--json]        one snapshot of every device and the host
     cardbench doctor [--json]         checks that the driver, the compatibility layer and torch see the card
+                                      (--data DIR: and a quick look at a data directory)
     cardbench export --run DIR...     a report bundle from runs already on disk
     cardbench --export-report         the headless suite and report bundle, for plain SSH
 
@@ -88,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", help="check the driver, management CLI, PyTorch and the device")
     doctor.add_argument("--json", action="store_true", help="as JSON")
+    doctor.add_argument("--data", metavar="DIR", default=None,
+                        help="also a quick look at a data directory: where it lives, its files, a read rate")
 
     export = sub.add_parser("export", help="build a report bundle from runs already on disk")
     export.add_argument("--run", dest="runs", action="extend", nargs="+", metavar="DIR", required=True,
@@ -221,7 +224,7 @@ def dispatch(argv: Sequence[str]) -> int:
     if args.command == "doctor":
         from tui.doctor import main as doctor_main
 
-        return doctor_main(args.json)
+        return doctor_main(args.json, data=args.data)
     if args.command == "export":
         from tui.headless import export_runs
 

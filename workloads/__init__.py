@@ -15,6 +15,7 @@ import contextlib
 from typing import Iterator
 
 from workloads.command.spec import SPEC as _COMMAND
+from workloads.dataio.spec import SPEC as _DATAIO
 from workloads.generate.spec import SPEC as _GENERATE
 from workloads.microbench.spec import SPEC as _MICROBENCH
 from workloads.opscan.spec import SPEC as _OPSCAN
@@ -63,4 +64,5 @@ registry = Registry((
     _MICROBENCH,
     _COMMAND,
     _SOAK,
+    _DATAIO,
 ))

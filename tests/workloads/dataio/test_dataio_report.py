@@ -1,0 +1,83 @@
+"""A data-IO run in the report (its table and figures in English and Chinese), in compare, in the standard suite
+and in `cardbench doctor --data`."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+
+from tui import cli
+from tui.doctor.command import data_checks, render
+from tui.headless.plan import suite_jobs, suite_names
+from tui.report import export_bundle, png
+from tui.runs import RunStore
+from workloads import protocol
+
+T0 = 1_790_000_000.0
+SWEEP = [{"workers": 0, "pin_memory": True, "images_per_s": 201.0, "cores_busy": 1.0, "h2d_gb_s": 11.5},
+         {"workers": 1, "pin_memory": True, "images_per_s": 183.0, "cores_busy": 1.2, "h2d_gb_s": 11.0},
+         {"workers": 2, "pin_memory": True, "images_per_s": 402.0, "cores_busy": 2.1, "h2d_gb_s": 12.1}]
+LINE = ("the loader gives 402 images/s with 2 worker(s); the card trains at 180: compute-bound, the loader keeps "
+        "up; use >= 2 worker(s)")
+
+
+def _run(store: RunStore, rate: float = 402.0, cold: float = 8000.0):
+    run = store.create("dataio", ["--make-data", "64"])
+    run.append(protocol.Start(t=T0, workload="dataio", device="cuda:0 (Fake GPU)", config={"total_steps": 5}))
+    run.append(protocol.Result(t=T0 + 9, metrics={
+        "verdict": "compute-bound", "verdict_line": LINE, "loader_images_per_s": rate, "loader_workers": 2,
+        "consumer_images_per_s": 180.0, "consumer_source": "--consumer-rate", "loader": SWEEP,
+        "cold_files_s": cold, "warm_files_s": 30049.0, "warm_seq_mb_s": 3417.0, "pil_per_core": 830.0,
+        "free_bytes": 80 * 10**9, "data_where": "tmpfs on tmpfs (in memory) at /dev/shm"}))
+    run.append(protocol.End(t=T0 + 10, status="ok", exit_code=0))
+    run.close()
+    return run.path
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", ["DataLoader sweep over num_workers (ResNet-50's training transforms); " + LINE,
+            "| workers | images/s | CPU cores busy | host -> device GB/s |", "| 2 (pinned) | 402 | 2.1 | 12.10 |",
+            "small-file reads/s, cold cache", "compute-bound"]),
+    ("zh", ["DataLoader 按 num_workers 扫描（ResNet-50 训练变换）", "| 工作进程数 | 图像/秒 | 占用 CPU 核数 |",
+            "小文件读取 个/秒（冷缓存）"]),
+])
+def test_the_report_shows_the_sweep_and_the_verdict_in_its_language(tmp_path, lang, said):
+    out = export_bundle([_run(RunStore(tmp_path / "runs"))], tmp_path / "out",
+                        screenshot_svg=png.terminal_svg("cardbench", "cardbench"), lang=lang)
+    with zipfile.ZipFile(out) as zf:
+        md = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
+    for line in said:
+        assert line in md, line
+
+
+def test_compare_reads_the_loader_and_the_storage_figures(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.compare.command")
+    store = RunStore(tmp_path / "runs")
+    a, b = _run(store, 402.0, 8000.0), _run(store, 201.0, 2000.0)
+    code = cli.main(["compare", str(a), str(b), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (w,) = json.loads(out)["workloads"]
+    assert w["workload"] == "dataio" and w["headline"]["values"] == {"A": 402.0, "B": 201.0}
+    compared = {m["metric"]: m["values"] for m in w["metrics"]}
+    assert compared["cold_files_s"] == {"A": 8000.0, "B": 2000.0}   # the storage read on both sides
+    assert compared["warm_seq_mb_s"] == {"A": 3417.0, "B": 3417.0}
+
+
+def test_the_standard_suite_runs_it_on_made_data_and_the_quick_one_does_not():
+    assert "dataio" in suite_names(None, "standard") and "dataio" not in suite_names(None, "quick")
+    jobs, notes = suite_jobs("standard", ["dataio"], accelerator=False, device=None)
+    assert jobs[0].args[:2] == ["--make-data", "64"] and "--data" not in jobs[0].args
+    assert any(str(n).startswith("dataio: no accelerator: 64 made JPEGs") for n in notes)
+
+
+def test_doctor_data_is_one_check_with_its_words_in_both_languages(tmp_path):
+    (tmp_path / "a.jpg").write_bytes(b"\xff\xd8\xff" + bytes(500))
+    (check,) = data_checks(str(tmp_path))
+    assert check.id == "data.dir" and check.status == "PASS" and check.unit == "files/s" and check.zh["name"] == "数据目录"
+    (missing,) = data_checks(str(tmp_path / "gone"))
+    assert missing.status == "FAIL" and "data directory" in render([missing]) and "does not exist" in missing.evidence
+    args = cli.build_parser().parse_args(["doctor", "--data", str(tmp_path)])
+    assert args.data == str(tmp_path)
