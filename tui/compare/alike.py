@@ -72,6 +72,9 @@ MUST_MATCH: tuple[Setting, ...] = (
     Setting("sweep", "sweep (input x output x batch)", "扫描（输入 x 输出 x 批）", _key("sweep")),
     Setting("pp", "pp tokens", "pp token 数", _key("pp")),
     Setting("tg", "tg tokens", "tg token 数", _key("tg")),
+    # fine-tuning (workloads/finetune): full weights or adapters, and the tokens of a sequence
+    Setting("mode", "fine-tuning mode", "微调方式", _key("mode")),
+    Setting("seq_len", "sequence length", "序列长度", _key("seq_len")),
 )
 
 # may differ: shown as a column where they do
