@@ -4,7 +4,8 @@
     python bench/dataio_vs_bare_loader.py --data DIR --seconds 3 --device cuda
 
 Goal (issue 26): at the workers the workload's verdict recommends, its images/s is within 10 % of a bare loop
-(``for images, _ in DataLoader(ImageFolder-like files, the same transforms, the same workers)``) timed alike.
+(``for images, _ in DataLoader(ImageFolder-like files, the same transforms, the same workers)``) timed alike;
+at 0 workers both run their transforms on one thread, as the workload does (and as each DataLoader worker is).
 First the workload runs whole, as `cardbench run dataio` does (a child: its verdict names the workers);
 then rounds alternate the workload's loader (workloads/dataio/loader.py run_one) and the bare loop at those
 workers, the same seconds each, so a busy moment on the host costs both. The goal is judged on the medians.
@@ -24,13 +25,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import torch
-from PIL import Image
-from torch.utils.data import DataLoader, Dataset
+import torch  # noqa: E402
+from PIL import Image  # noqa: E402
+from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
-from workloads.child import device as dev
-from workloads.dataio import loader, makedata, survey
-from workloads.resnet50.imagedata import training_transform
+from workloads.child import device as dev  # noqa: E402
+from workloads.dataio import loader, makedata, survey  # noqa: E402
+from workloads.resnet50.imagedata import training_transform  # noqa: E402
 
 GOAL = 0.10
 
@@ -54,6 +55,9 @@ def bare_loop(paths: list[str], workers: int, batch: int, device: torch.device, 
     data = DataLoader(Bare(paths), batch_size=batch, shuffle=True, num_workers=workers, pin_memory=pin,
                       persistent_workers=workers > 0)
     images, t0 = 0, None
+    threads = torch.get_num_threads()
+    if not workers:   # the workload's 0-worker setting runs on one thread (workloads/dataio/loader.py run_one)
+        torch.set_num_threads(1)
     while t0 is None or time.perf_counter() - t0 < seconds:
         for x, _ in data:
             if t0 is None:
@@ -66,6 +70,7 @@ def bare_loop(paths: list[str], workers: int, batch: int, device: torch.device, 
             if time.perf_counter() - t0 >= seconds:
                 break
     rate = images / (time.perf_counter() - t0)
+    torch.set_num_threads(threads)
     del data
     return rate
 
