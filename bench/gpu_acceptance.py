@@ -83,7 +83,7 @@ class Acceptance:
         t0 = time.monotonic()
         try:
             proc = subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  timeout=limit, env=dict(os.environ, PYTHONPATH=str(REPO)))
+                                  timeout=limit, env=dict(os.environ, PYTHONPATH=_pythonpath()))
         except subprocess.TimeoutExpired as exc:
             self.record(step, None, time.monotonic() - t0, f"stopped after {limit:.0f} s", argv, exc.stderr)
             return None, None
@@ -106,6 +106,11 @@ class Acceptance:
     def skip(self, step: str, why: str) -> None:
         self.steps.setdefault(step, {"runs": []})["skipped"] = why
         say(f"[{step}] skipped: {why}")
+
+
+def _pythonpath() -> str:
+    """This checkout first, then what the caller set (packages carried to a GPU machine in a --target folder)."""
+    return os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
 
 
 def say(line: str) -> None:
