@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import zipfile
 
-import pytest
-
 from tui import cli
 from tui.doctor.command import data_checks, render
 from tui.headless.plan import suite_jobs, suite_names
 from tui.report import export_bundle, png
 from tui.runs import RunStore
 from workloads import protocol
+from workloads.dataio import table
 
 T0 = 1_790_000_000.0
 SWEEP = [{"workers": 0, "pin_memory": True, "images_per_s": 201.0, "cores_busy": 1.0, "h2d_gb_s": 11.5},
@@ -36,19 +35,25 @@ def _run(store: RunStore, rate: float = 402.0, cold: float = 8000.0):
     return run.path
 
 
-@pytest.mark.parametrize("lang, said", [
-    ("en", ["DataLoader sweep over num_workers (ResNet-50's training transforms); " + LINE,
-            "| workers | images/s | CPU cores busy | host -> device GB/s |", "| 2 (pinned) | 402 | 2.1 | 12.10 |",
-            "small-file reads/s, cold cache", "compute-bound"]),
-    ("zh", ["DataLoader 按 num_workers 扫描（ResNet-50 训练变换）", "| 工作进程数 | 图像/秒 | 占用 CPU 核数 |",
-            "小文件读取 个/秒（冷缓存）"]),
-])
-def test_the_report_shows_the_sweep_and_the_verdict_in_its_language(tmp_path, lang, said):
+def test_the_sweep_table_and_its_heading_in_both_languages():
+    heading, columns, rows = table.report_table({"loader": SWEEP, "verdict_line": LINE})
+    assert heading("en") == "DataLoader sweep over num_workers (ResNet-50's training transforms); " + LINE
+    assert heading("zh").startswith("DataLoader 按 num_workers 扫描（ResNet-50 训练变换）；")
+    assert [c("en") for c in columns] == ["workers", "images/s", "CPU cores busy", "host -> device GB/s"]
+    assert [c("zh") for c in columns][:3] == ["工作进程数", "图像/秒", "占用 CPU 核数"]
+    assert rows[2] == ["2 (pinned)", "402", "2.1", "12.10"]
+    failed = table.report_table({"loader": [{"workers": 4, "images_per_s": None, "error": "RuntimeError: killed"}]})
+    assert failed[2] == [["4", "failed: RuntimeError: killed", "N/A", "N/A"]]
+
+
+def test_the_report_in_chinese_shows_the_sweep_and_the_figures_in_its_words(tmp_path):
+    """One export (a bundle takes seconds): the spec's metrics and table reach report.md in the report's language."""
     out = export_bundle([_run(RunStore(tmp_path / "runs"))], tmp_path / "out",
-                        screenshot_svg=png.terminal_svg("cardbench", "cardbench"), lang=lang)
+                        screenshot_svg=png.terminal_svg("cardbench", "cardbench"), lang="zh")
     with zipfile.ZipFile(out) as zf:
         md = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
-    for line in said:
+    for line in ("DataLoader 按 num_workers 扫描（ResNet-50 训练变换）", "| 工作进程数 | 图像/秒 | 占用 CPU 核数 |",
+                 "| 2 (pinned) | 402 | 2.1 | 12.10 |", "小文件读取 个/秒（冷缓存）", "compute-bound"):
         assert line in md, line
 
 
