@@ -86,14 +86,22 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     free = free_bytes(device)
     first = plan.cells[0]
     table = fit.fit_table(plan.config, first.batch, first.context, first.input_len, element_size, free)
-    run.log_fit(plan, table, dtype_name, free)
+    most = run.largest(plan, element_size, free)
+    run.log_fit(plan, table, dtype_name, free, most)
     if args.fit_only:
-        emitter.result({"model_size": plan.model, "dtype": dtype_name, "fit": table, "free_bytes": free,
+        emitter.result({"model_size": plan.model, "dtype": dtype_name, "fit": table, "free_bytes": free, **most,
                         "input_len": first.input_len, "output_len": first.output_len, "batch_size": first.batch})
         return 0
+    smallest = min(fit.inference(plan.config, c.batch, c.context, c.input_len, element_size).total for c in plan.cells)
+    if free is not None and smallest > free:  # refused before the model takes memory: no cell could run
+        from workloads.child.harness import WorkloadError
+
+        raise WorkloadError(f"{plan.model} in {dtype_name} needs about {fit.gib(smallest)} for its smallest cell "
+                            f"(weights {fit.gib(table[0]['weights_bytes'])}); {device} has {fit.gib(free)} free",
+                            hint="a smaller preset, --dtype bf16, or --fit-only for the estimate alone")
     torch.manual_seed(args.seed)
     metrics = run.measure(args, plan, device, precision.DTYPES[dtype_name], emitter, free)
-    metrics.update(dtype=dtype_name, fit=table, free_bytes=free)
+    metrics.update(dtype=dtype_name, fit=table, free_bytes=free, **most)
     emitter.result(metrics)
     run.log_summary(metrics)
     return 0

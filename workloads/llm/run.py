@@ -35,7 +35,16 @@ def config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: 
             "cuda_graphs": args.cuda_graphs, "compile": args.compile, "total_steps": len(plan.cells)}
 
 
-def log_fit(plan: Plan, table: list[dict], dtype_name: str, free: int | None) -> None:
+def largest(plan: Plan, element_size: int, free: int | None) -> dict[str, Any]:
+    """The largest batch at the first cell's context, and the longest context at its batch, that fit ``free``."""
+    if not free:
+        return {"largest_batch": None, "largest_context": None}
+    first = plan.cells[0]
+    return {"largest_batch": fit.largest_batch(plan.config, first.context, first.input_len, element_size, free),
+            "largest_context": fit.largest_context(plan.config, first.batch, element_size, free)}
+
+
+def log_fit(plan: Plan, table: list[dict], dtype_name: str, free: int | None, most: dict[str, Any]) -> None:
     first = plan.cells[0]
     log(f"fit of {plan.model} in {dtype_name} at batch {first.batch} x {first.context} positions against "
         f"{fit.gib(free)} free:")
@@ -44,6 +53,9 @@ def log_fit(plan: Plan, table: list[dict], dtype_name: str, free: int | None) ->
         log(f"  {row['use']}: {fit.gib(row['total_bytes'])} (weights {fit.gib(row['weights_bytes'])}, KV "
             f"{fit.gib(row['kv_cache_bytes'])}, activations {fit.gib(row['activations_bytes'])}, gradients "
             f"{fit.gib(row['gradients_bytes'])}, optimizer {fit.gib(row['optimizer_bytes'])}): {verdict}")
+    if most["largest_batch"] is not None:
+        log(f"  inference at most: batch {most['largest_batch']} at {first.context} positions; "
+            f"{most['largest_context']:,} positions at batch {first.batch}")
 
 
 def _rss() -> int | None:
