@@ -93,14 +93,18 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=4)
     p.add_argument("--seq-len", type=int, default=128)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--modes", default="full,lora", help="full, lora or both (default both)")
     opts = p.parse_args()
     print(f"{opts.model} on {opts.device}, batch {opts.batch_size} x {opts.seq_len} tokens, amp {opts.amp}, "
           f"{opts.steps} steps ({opts.warmup} warm-up) x {opts.rounds} rounds, {torch.get_num_threads()} threads")
-    for mode in ("full", "lora"):
+    for mode in opts.modes.split(","):
         ratios, ours, theirs = [], [], []
         for _ in range(opts.rounds):
             t0 = time.perf_counter()
-            w, b = workload(opts, mode), bare(opts, mode)
+            if len(ratios) % 2:  # every other round the bare loop goes first, so neither side always warms the other
+                b, w = bare(opts, mode), workload(opts, mode)
+            else:
+                w, b = workload(opts, mode), bare(opts, mode)
             ours.append(w)
             theirs.append(b)
             ratios.append(w / b)

@@ -7,7 +7,8 @@ In order, each through the `cardbench` command a user types (its runs kept in
 (``cardbench devices --json``), the microbenchmarks (``cardbench run microbench``),
 ResNet-50 training in bf16, channels-last, at 224 px, GPT-2 generation in bf16
 eager, with CUDA graphs and with ``--compile`` against Hugging Face transformers'
-``generate()`` on the same model, and the operator scan (``cardbench run opscan``).
+``generate()`` on the same model, the operator scan (``cardbench run opscan``), and a LoRA fine-tune of
+Llama-3.1-8B in bf16 at 2048 tokens (``cardbench run finetune``; ``--steps finetune`` runs it alone).
 Progress goes to stderr; stdout holds the JSON object only.
 
 Goals (each figure says its own, and whether it was met; null where it cannot be
@@ -23,6 +24,8 @@ judged here, with the reason):
   (bench/generate_vs_transformers.py's goal on a GPU);
 - the doctor: no FAIL; NVML: every field of the list below read; the burn check and
   the collectives: right results; the opscan: no crash and no hang.
+- the LoRA fine-tune of Llama-3.1-8B, bf16, seq 2048, one card: MFU >= 40 % (issue 25; PaLM appendix B FLOPs
+  against the rated bf16 peak).
 
 ``--cpu-scale`` runs every step on the CPU with sizes scaled down (seconds each), so
 a machine without a GPU shows the script works end to end; what needs CUDA (CUDA
@@ -51,7 +54,7 @@ PCIE_PAYLOAD_SHARE = 256 / (256 + 24)
 NVML_FIELDS = ("name", "uuid", "driver_version", "mem_total_bytes", "mem_used_bytes", "util_gpu_pct",
                "temperature_c", "power_w", "power_limit_w", "sm_clock_mhz", "mem_clock_mhz", "pcie_gen",
                "pcie_width", "ecc_uncorrected", "throttle_reasons")
-STEP_NAMES = ("doctor", "devices", "microbench", "resnet50", "generate", "opscan")
+STEP_NAMES = ("doctor", "devices", "microbench", "resnet50", "generate", "opscan", "finetune")
 
 
 class Acceptance:
@@ -274,8 +277,29 @@ def opscan(run: Acceptance) -> None:
     run.figure("opscan_crashes_and_hangs", stuck, "cases", "0", lambda v: v == 0)
 
 
+def finetune(run: Acceptance) -> None:
+    """An 8B-class LoRA in bf16 at 2048 tokens on one card: MFU by PaLM's formula against the rated bf16 peak."""
+    if run.cpu:
+        argv = ["--device", "cpu", "--model", "tiny", "--seq-len", "32", "--batch-size", "2", "--steps", "3",
+                "--warmup", "1", "--threads", "1", "--amp", "off"]
+    else:
+        argv = ["--device", run.device, "--model", "Llama-3.1-8B", "--seq-len", "2048", "--batch-size", "4",
+                "--steps", "12", "--warmup", "4", "--amp", "bf16"]
+    code, m = run.cardbench("finetune", "run", "finetune", "--json", "--mode", "lora", *argv,
+                            cap_s=120 if run.cpu else 240)
+    m = m or {}
+    run.figure("finetune_lora_tokens_per_s", m.get("tokens_per_s"), "tokens/s",
+               note=f"{m.get('model_size')} LoRA r{m.get('lora_rank')}, {m.get('precision')}, seq {m.get('seq_len')}, "
+                    f"batch {m.get('batch_size')}; peak memory {m.get('peak_memory_bytes')} B, estimate "
+                    f"{m.get('fit_estimate_bytes')} B")
+    run.figure("finetune_lora_mfu", m.get("mfu"), "fraction", None if run.cpu else ">= 0.40",
+               None if run.cpu else (lambda v: v >= 0.40),
+               note=f"{m.get('mfu_formula')}; against {m.get('rated_words')}" if m else "no result")
+
+
 STEPS: dict[str, Callable[[Acceptance], None]] = {"doctor": doctor, "devices": devices, "microbench": microbench,
-                                                   "resnet50": resnet50, "generate": generate, "opscan": opscan}
+                                                   "resnet50": resnet50, "generate": generate, "opscan": opscan,
+                                                   "finetune": finetune}
 
 
 def _share(fraction: float | None) -> str:

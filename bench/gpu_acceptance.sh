@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU acceptance run in one command (at most 8 minutes on a GPU): the doctor, NVML fields, microbench,
-# ResNet-50 bf16 channels-last 224 px, generation (eager / CUDA graphs / compile) against transformers, opscan.
+# ResNet-50 bf16 channels-last 224 px, generation (eager / CUDA graphs / compile) against transformers, opscan,
+# an 8B-class LoRA fine-tune in bf16 at 2048 tokens (MFU against the rated bf16 peak).
 # Prints ONE JSON object of figures and goals on stdout; progress on stderr. Options: see bench/gpu_acceptance.py
 # (--cpu-scale tries it on a machine without a GPU). Uses the checkout's .venv when there is one.
 set -euo pipefail

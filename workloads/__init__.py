@@ -16,6 +16,7 @@ from typing import Iterator
 
 from workloads.command.spec import SPEC as _COMMAND
 from workloads.dataio.spec import SPEC as _DATAIO
+from workloads.finetune.spec import SPEC as _FINETUNE
 from workloads.generate.spec import SPEC as _GENERATE
 from workloads.microbench.spec import SPEC as _MICROBENCH
 from workloads.opscan.spec import SPEC as _OPSCAN
@@ -65,4 +66,5 @@ registry = Registry((
     _COMMAND,
     _SOAK,
     _DATAIO,
+    _FINETUNE,
 ))

@@ -50,7 +50,7 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
         if s.is_main:
             emitter.result(metrics)
             log(f"result: {metrics['tokens_per_s']:.4g} tokens/s ({metrics['tokens_per_s_per_device']:.4g} per device), "
-                f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak memory "
+                f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak {_memory_word(s)} "
                 f"{gib(metrics['peak_memory_bytes'])} (estimate {gib(metrics['fit_estimate_bytes'])}), loss "
                 f"{metrics['first_loss']:.4g} -> {metrics['final_loss']:.4g}")
             log(f"model FLOPs: {metrics['mfu_formula']}")
@@ -179,6 +179,11 @@ def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: li
         "lora_targets": list(args.lora_target_names), "precision": step.label, "precision_requested": step.requested,
         "fallbacks": step.fallbacks, "compiled": step.compiled, "world_size": s.world, "device": s.device_name,
     }
+
+
+def _memory_word(s: Setup) -> str:
+    """On the CPU the peak is the process's RSS: torch's own libraries are in it, and not in the estimate."""
+    return "RSS of the process (torch's libraries included)" if s.device.type == "cpu" else "memory allocated"
 
 
 def _pct(value: float | None) -> str:
