@@ -3,8 +3,8 @@
 Every batch is a pure function of the step number (and the seed), so ``--check-against-cpu`` replays the
 same steps, and a rank takes its rows of the global batch: ranks and a single process see the same data.
 
-Synthetic data is a fixed pool of random sequences, four global batches of them, cycled: the model can
-learn them, so the loss falls as a fine-tune's does and a broken step shows as a flat or rising curve.
+Synthetic data is a fixed pool of random sequences, four global batches of them, cycled: seen again every
+four steps, they can be learnt (fresh random tokens every step could not).
 
 A file is tokenized with ``--weights DIR``'s ``tokenizer.json`` when the directory has one (the
 ``tokenizers`` package reads it); otherwise each UTF-8 byte is a token (ids 0-255), said in the run log.
