@@ -56,23 +56,54 @@ def decode_bytes(model: Any, cell: Cell, element_size: int) -> int:
     return int(weight_bytes_per_step(model) + cell.batch * mean_context * model.config.kv_bytes_per_token(element_size))
 
 
+def _vm_hwm() -> int | None:
+    """The process's peak RSS in bytes (VmHWM of /proc/self/status), or None where there is none."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _reset_hwm() -> bool:
+    """Reset VmHWM to the RSS now (Linux 4.0+: '5' to /proc/self/clear_refs); False where it cannot be."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
 class Memory:
-    """Peak memory of a cell: the device allocator's peak on an accelerator; on the CPU the process's peak
-    RSS (which cannot be reset, so a cell's figure is the peak so far) less the RSS before the model."""
+    """Peak memory of a cell: the device allocator's peak on an accelerator. On the CPU the process's peak RSS
+    less its RSS before the model was built; the peak is reset before each cell where Linux allows it
+    (/proc/self/clear_refs), since getrusage's ru_maxrss never resets and even carries the parent's peak
+    across fork and exec (a child of a 1 GB pytest read 1 GB before it built anything)."""
 
     def __init__(self, device: torch.device, baseline: int | None):
         self.device, self.baseline = device, baseline
-        self.kind = ("device peak allocated (max_memory_allocated)" if device.type != "cpu"
-                     else "process peak RSS less the RSS before the model was built (the peak so far)")
+        self.resettable = device.type == "cpu" and _reset_hwm() and _vm_hwm() is not None
+        if device.type != "cpu":
+            self.kind = "device peak allocated (max_memory_allocated)"
+        elif self.resettable:
+            self.kind = "process peak RSS (VmHWM, reset before each cell) less the RSS before the model was built"
+        else:
+            self.kind = "process peak RSS (ru_maxrss, the peak so far) less the RSS before the model was built"
 
     def reset(self) -> None:
         dev.reset_peak_memory(self.device)
+        if self.resettable:
+            _reset_hwm()
 
     def peak(self) -> int | None:
-        allocated, _ = dev.peak_memory(self.device)
-        if allocated is None or self.device.type != "cpu":
-            return allocated
-        return allocated - self.baseline if self.baseline is not None else None
+        if self.device.type != "cpu":
+            return dev.peak_memory(self.device)[0]
+        peak = _vm_hwm() if self.resettable else dev.peak_memory(self.device)[0]
+        return peak - self.baseline if peak is not None and self.baseline is not None else None
 
 
 def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: int, make_decoder: Any,

@@ -52,7 +52,7 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     rows = metrics.get("cells")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
     kind = str(metrics.get("peak_memory_kind") or "n/a")
-    kind_zh = ("进程峰值 RSS 减去构建模型前的 RSS（至此的峰值）" if kind.startswith("process peak RSS")
+    kind_zh = ("进程峰值 RSS 减去构建模型前的 RSS" if kind.startswith("process peak RSS")
                else "设备分配峰值（max_memory_allocated）" if kind.startswith("device") else kind)
     heading = Text(
         f"Readiness cells (input x output tokens x batch): TTFT median of the timed runs, TPOT percentiles over "
