@@ -21,6 +21,7 @@ from workloads.generate.spec import SPEC as _GENERATE
 from workloads.microbench.spec import SPEC as _MICROBENCH
 from workloads.opscan.spec import SPEC as _OPSCAN
 from workloads.resnet50.spec import SPEC as _RESNET50
+from workloads.serve.spec import SPEC as _SERVE
 from workloads.soak.spec import SPEC as _SOAK
 from workloads.spec import WorkloadSpec, unknown
 
@@ -67,4 +68,5 @@ registry = Registry((
     _SOAK,
     _DATAIO,
     _FINETUNE,
+    _SERVE,
 ))
