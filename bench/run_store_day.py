@@ -4,7 +4,7 @@
 
 Writes, on a simulated clock, ``--hours`` of 1 Hz samples of ``--devices`` devices (every field NVML
 gives filled, one process each) through `tui.runs.Run.append_telemetry`, and a run.log line per step at
-``--steps-per-s`` through `Run.log`, with the store's real caps (tui.run_segments: segments of 64 MiB /
+``--steps-per-s`` through `Run.log`, with the store's real caps (workloads.rundir.segments: segments of 64 MiB /
 32 MiB, gzipped). Then prints, for telemetry.jsonl and run.log: what was written, what is on disk
 (segments and live file), and the time `tui.runs.load_run` and `RunFollower.record` (the workbench's
 attach) take to read the whole run back, and `RunRecord.log_text`. Exit status 1 when the telemetry on disk is

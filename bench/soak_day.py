@@ -9,7 +9,7 @@ same share of a shorter run) GPU5 reports an uncorrectable ECC error and thermal
 minutes, and the kernel an Xid 79, so the verdict's findings can be checked against their time.
 
 1. files: the run store writes the day as a real run does (events.jsonl, run.log and telemetry.jsonl,
-   the last two rotated into gzipped segments and capped by tui.run_segments); sizes on disk, against
+   the last two rotated into gzipped segments and capped by workloads.rundir.segments); sizes on disk, against
    the caps.
 2. report: the run read back (tui.runs.load_run, every segment) and its charts built (tui.report.charts),
    timed apart.
@@ -37,7 +37,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [REPO, os.path.join(REPO, "tests")]
 
 from fake_nvml import FakeNvml, h100  # noqa: E402  (tests/fake_nvml.py)
-from tui import run_segments  # noqa: E402
+from workloads.rundir import segments as run_segments  # noqa: E402
 from tui.history import History, downsample  # noqa: E402
 from tui.report.charts import charts_for  # noqa: E402
 from tui.runs import RunStore, load_run  # noqa: E402

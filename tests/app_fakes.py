@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from tui.telemetry.sample import DeviceSample, HostSample, Sample
 from workloads.runner import Runner

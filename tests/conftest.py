@@ -1,9 +1,7 @@
 import os
-import sys
-from pathlib import Path
 
 import pytest
-from paths import FIXTURES, REPO
+from paths import REPO
 
 
 # the children the tests spawn import `workloads` from this checkout

@@ -29,7 +29,6 @@ import json
 import os
 import signal
 import sys
-import time
 from contextlib import aclosing
 from pathlib import Path
 
@@ -42,6 +41,7 @@ from tui.session import SIGNALS, STORE_FAULT, RunSession
 from tui.telemetry.collect import Collector
 from tui.telemetry.sampler import Sampler
 from workloads import exit_codes, protocol
+from workloads.rundir import EVENTS, LOG
 from workloads.runner import Outcome
 
 
@@ -129,7 +129,7 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
         unwritten = _say_result(json.dumps({"workload": name, "run": str(run.path), "status": status, **record,
                                             **outcome.result.metrics}))
         if unwritten:
-            where = "its record is incomplete" if fault is not None else f"it is in {run.path / 'events.jsonl'}"
+            where = "its record is incomplete" if fault is not None else f"it is in {run.path / EVENTS}"
             _say(f"cardbench run: the result could not be written to stdout ({unwritten}); {where}", sys.stderr)
     if status == "stopped":
         return exit_codes.for_signal(received[0]) if received else exit_codes.INTERRUPTED
@@ -170,7 +170,7 @@ def detach_run(name: str, args: list[str], *, runs_dir: str | None) -> int:
              f"{': ' + said if said else ''} (see {log})", sys.stderr)
         return exit_codes.FAILED
     _say(f"cardbench: run {live.id} detached (pid {pid}) -> {live.path}", sys.stdout)
-    _say(f"  it goes on after this shell, the SSH session or tmux close; follow: tail -f {live.path / 'run.log'}",
+    _say(f"  it goes on after this shell, the SSH session or tmux close; follow: tail -f {live.path / LOG}",
          sys.stdout)
     _say(f"  attach or stop it in the workbench (`cardbench`, key r); or stop it: kill -TERM -- -{pid}", sys.stdout)
     return exit_codes.OK

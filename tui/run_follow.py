@@ -7,7 +7,7 @@
 
 Each file is read from where the last read stopped; a line still being written
 (no newline yet) waits for the next read. When the file at the path is a new one
-(telemetry.jsonl rotated by `tui.runs.Run`), the rest of the old one is read
+(telemetry.jsonl rotated by `tui.runs.Run`; events.jsonl too once it is capped), the rest of the old one is read
 first, then the new one from its start, so nothing is read twice or lost. A line
 that is not a well-formed event or sample is skipped and counted, as load_run does.
 """
@@ -21,13 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from tui.run_live import LiveRun, is_alive
-from tui import run_segments
-from tui.run_segments import read_bytes, segment_paths, thin_path
-from tui.runs import RunRecord, check_run, read_config, telemetry_sample_ok
+from tui.runs import RunRecord, check_run, telemetry_sample_ok
 from workloads import protocol
+from workloads.rundir import EVENTS, TELEMETRY
+from workloads.rundir import segments as run_segments
+from workloads.rundir.read import read_config
+from workloads.rundir.segments import read_bytes, segment_number, segment_paths, thin_path
 
 _CHUNK = 1 << 20
-# the workbench reads a rotated segment's thinned copy (1 sample in THIN_EVERY, tui.run_segments), and past
+# the workbench reads a rotated segment's thinned copy (1 sample in THIN_EVERY, workloads.rundir.segments), and past
 # this many samples even those 1 in k (a day of 1 Hz, thinned, is 3,000-odd: not thinned further); the
 # report (tui.runs.load_run) reads every one
 ATTACH_SAMPLES = 20_000
@@ -36,7 +38,7 @@ LIVE_WHOLE = 600   # the last samples of a thinned run's live file read whole: i
 
 class _Tail:
     """New whole lines of one file, following it across rotations (a new file at the same path, the old one a
-    segment: tui.run_segments). After a rotation the segments made since the file was opened are read whole:
+    segment: workloads.rundir.segments). After a rotation the segments made since the file was opened are read whole:
     one of them is the old file itself, so a caller that must not see a line twice drops repeats (telemetry by
     its time)."""
 
@@ -53,7 +55,7 @@ class _Tail:
             return False
         self.rest = b""
         # listed after the open: the file opened is this segment or a later one, never an earlier one
-        self.last_segment = _segment_number(segment_paths(self.path)[-1:])
+        self.last_segment = max(map(segment_number, segment_paths(self.path)), default=0)
         return True
 
     def _drain(self) -> list[bytes]:
@@ -75,7 +77,7 @@ class _Tail:
             self.handle = None
             since = self.last_segment
             for segment in segment_paths(self.path):
-                if _segment_number([segment]) > since:
+                if segment_number(segment) > since:
                     try:
                         out += read_bytes(segment).split(b"\n")
                     except OSError:
@@ -88,10 +90,6 @@ class _Tail:
         if self.handle is not None:
             self.handle.close()
             self.handle = None
-
-
-def _segment_number(segments: list[Path]) -> int:
-    return int(segments[0].name.split(".")[1]) if segments else 0
 
 
 def _decode(raw: bytes) -> Any:
@@ -111,8 +109,8 @@ class RunFollower:
         self.max_samples = max_samples
         self.stride = 1   # record() read 1 sample in this many
         self.thinned = 0  # rotated segments record() read from their thinned copy (1 sample in THIN_EVERY)
-        self._events = _Tail(self.path / "events.jsonl")
-        self._telemetry = _Tail(self.path / "telemetry.jsonl")
+        self._events = _Tail(self.path / EVENTS)
+        self._telemetry = _Tail(self.path / TELEMETRY)
         self.skipped_events = 0
         self.skipped_samples = 0
         self._last_t: float | None = None   # the newest sample read: a rotated segment read twice is not doubled
@@ -122,10 +120,13 @@ class RunFollower:
         follower: what is appended after it comes from :meth:`read`, once. Call it first, once."""
         check_run(self.path)
         problems: list[str] = []
-        config = read_config(self.path / "config.json", problems)
-        self._telemetry._open()  # before the rotated segments are listed: a rotation meanwhile is in one or the other
+        config = read_config(self.path, problems)
+        # each live file opened before its rotated segments are listed: a rotation meanwhile is in one or the other
+        self._telemetry._open()
+        self._events._open()
+        earlier = self._segment_events(problems)   # a rotated run's first events, read whole once
         lines: list[bytes] = []
-        for segment in segment_paths(self.path / "telemetry.jsonl"):
+        for segment in segment_paths(self.path / TELEMETRY):
             thin = thin_path(segment)
             try:
                 try:
@@ -147,14 +148,26 @@ class RunFollower:
             lines = lines[::stride] + ([lines[-1]] if (len(lines) - 1) % stride else [])
         telemetry = self._samples(lines)
         events, samples = self.read()
-        return RunRecord(path=self.path, config=config, events=events, skipped_lines=self.skipped_events,
+        return RunRecord(path=self.path, config=config, events=earlier + events, skipped_lines=self.skipped_events,
                          telemetry=telemetry + samples, skipped_telemetry_lines=self.skipped_samples,
                          problems=problems)
 
+    def _segment_events(self, problems: list[str]) -> list[protocol.Event]:
+        lines: list[bytes] = []
+        for segment in segment_paths(self._events.path):
+            try:
+                lines += read_bytes(segment).split(b"\n")
+            except OSError as exc:
+                problems.append(f"{segment.name} cannot be read ({exc}); the run's events have a gap there")
+        return self._events_of(lines)
+
     def read(self) -> tuple[list[protocol.Event], list[dict[str, Any]]]:
         """New events and telemetry samples, in order."""
+        return self._events_of(self._events.lines()), self._samples(self._telemetry.lines())
+
+    def _events_of(self, lines: list[bytes]) -> list[protocol.Event]:
         events: list[protocol.Event] = []
-        for raw in self._events.lines():
+        for raw in lines:
             data = _decode(raw)
             if data is None:
                 continue
@@ -164,7 +177,7 @@ class RunFollower:
                 events.append(protocol.from_dict(data))
             except protocol.MalformedLine:
                 self.skipped_events += 1
-        return events, self._samples(self._telemetry.lines())
+        return events
 
     def _samples(self, lines: list[bytes]) -> list[dict[str, Any]]:
         """The well-formed samples of these lines that are newer than any read before (a rotated segment may

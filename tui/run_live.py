@@ -31,8 +31,9 @@ from typing import Any, Callable
 import psutil
 
 from tui.files import write_atomically
+from workloads.rundir import LIVE
 
-LIVE_FILE = "live.json"
+LIVE_FILE = LIVE
 HEARTBEAT_S = 5.0    # how often the recording process touches live.json
 STALE_S = 30.0       # a live.json untouched for longer is a run that is no longer recorded
 # a stop waits this long after SIGTERM before SIGKILL: `cardbench run` itself gives its child 5 s (tui.session)

@@ -37,11 +37,12 @@ from typing import Any, AsyncIterator, Callable, Iterable
 from tui.cpu_trap import CpuTrap
 from tui.runs import Run, RunStore
 from workloads import protocol
+from workloads.rundir import TELEMETRY
 from workloads.runner import DEFAULT_GRACE_S, Runner
 
 STOP_GRACE_S = DEFAULT_GRACE_S   # the one grace period: SIGTERM, then SIGKILL this much later
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl+C, kill, a closed SSH session
-TELEMETRY_FILE = "telemetry.jsonl"
+TELEMETRY_FILE = TELEMETRY
 STORE_FAULT = "run_dir_unwritable"  # the code of the warning yielded when the run directory stops taking writes
 
 RunnerFactory = Callable[[str, list, Any], Runner]   # (workload, args, event sink) -> Runner

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from tui.cli import CliError, check_workload_args
-    from workloads.child.harness import WorkloadError
+    from workloads.errors import WorkloadError
     from workloads.soak.cli import build_parser, plan
 
     argv = soak_args(args)

@@ -1,9 +1,12 @@
 """The one way an exception becomes a one-line message, for events, hints and the terminal.
 
-Torch-free and tiny: the UI process and every workload child import it.
+Torch-free and tiny: the UI process and every workload child import it. :class:`WorkloadError` lives here too,
+so the UI process can catch what a workload's planning raises without importing `workloads.child`.
 """
 
 from __future__ import annotations
+
+from workloads import exit_codes
 
 
 def first_line(exc: BaseException, *, typed: bool = False, limit: int | None = None) -> str:
@@ -19,3 +22,13 @@ def first_line(exc: BaseException, *, typed: bool = False, limit: int | None = N
     if typed:
         line = f"{type(exc).__name__}: {line}"
     return line[:limit] if limit else line
+
+
+class WorkloadError(Exception):
+    """A failure the user can act on: printed as one line with a hint, no traceback."""
+
+    def __init__(self, message: str, hint: str | None = None, *, bad_input: bool = True):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.exit_code = exit_codes.BAD_INPUT if bad_input else exit_codes.FAILED

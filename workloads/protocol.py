@@ -33,6 +33,8 @@ END_STATUSES = ("ok", "failed", "stopped")
 # (workloads/child/parent.py), so a SIGKILLed workbench or `cardbench run` leaves no workload behind
 PARENT_PID_ENV = "CARDBENCH_PARENT_PID"
 RUN_DIR_ENV = "CARDBENCH_RUN_DIR"   # the run directory, set by the runner in every workload child's environment
+# set (to the command's name) when `cardbench run` only checks a workload's arguments (workloads.child.harness)
+CHECK_ARGS_ENV = "CARDBENCH_CHECK_ARGS"
 
 # lists/objects inside one another: far beyond any real event, far below Python's recursion limit
 MAX_DEPTH = 32

@@ -13,7 +13,6 @@ import sys
 import time
 import types
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
@@ -399,7 +398,7 @@ async def test_doctor_runs_off_the_ui_thread_and_lists_checks(runs_dir):
 
 async def test_command_palette_lists_the_actions(runs_dir):
     app = make_app(runs_dir)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
         await app.panes_built.wait()
         titles = [c.title for c in app.get_system_commands(app.screen)]
     for title in ("Start or stop the workload", "Export the report bundle", "Doctor", "Cycle the plots",

@@ -122,6 +122,5 @@ def test_the_module_loads_neither_textual_nor_torch():
 
 
 def _root():
-    from pathlib import Path
 
     return REPO

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from tui.runs import RunStore, load_run
-from workloads import protocol
 from workloads.runner import Runner
 from paths import CHILDREN
 

@@ -6,13 +6,14 @@ so a restore puts every file where its category and its origin say, and two sour
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from workloads.rundir import CONFIG
+from workloads.rundir.read import read_config
 from workloads.safe_text import file_name
 
 # a checkpoint being written (workloads/resnet50/checkpoint.py saves through '<name>.<pid>.partial' and
@@ -96,11 +97,8 @@ def _mirror(kind: str, path: Path) -> str:
 
 def _checkpoint_dirs(runs_root: Path) -> Iterator[tuple[str, Path | None, str]]:
     """(run id, folder or None when it cannot be found, the folder as the run named it) for each run's --checkpoint."""
-    for config in sorted(runs_root.glob("*/config.json")):
-        try:
-            args = json.loads(config.read_text(encoding="utf-8")).get("args")
-        except (OSError, ValueError, AttributeError):
-            continue
+    for config in sorted(runs_root.glob(f"*/{CONFIG}")):
+        args = read_config(config.parent, []).get("args")   # a list, or left out as a problem: none here
         if not isinstance(args, list):
             continue
         for i, arg in enumerate(args):

@@ -119,7 +119,7 @@ def open_zip(path: Path) -> zipfile.ZipFile:
         raise BundleInputError(f"is a damaged zip: {file_name(str(exc) or type(exc).__name__, 120)}") from None
 
 
-def _pump(source: BinaryIO, out: BinaryIO, limit: int, what: str) -> int:
+def pump(source: BinaryIO, out: BinaryIO, limit: int, what: str) -> int:
     """Copy in chunks, stopping past ``limit`` bytes whatever the source said its size was."""
     done = 0
     while chunk := source.read(CHUNK):
@@ -147,7 +147,7 @@ def copy_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, out: BinaryIO, cap: 
                                "(a zip bomb?)")
     try:
         with zf.open(info) as member:
-            done = _pump(member, out, min(cap.bytes, budget.left), what)
+            done = pump(member, out, min(cap.bytes, budget.left), what)
     except DAMAGED as exc:
         # a CRC mismatch is BadZipFile; a lying header ends in one too, zipfile stopping at the declared size
         raise BundleInputError(f"{what} is damaged: {file_name(str(exc) or type(exc).__name__, 120)}") from None
@@ -197,7 +197,7 @@ def copy_file(source: Path, target: Path, cap: Cap, budget: Budget) -> bool:
         _check_size(what, info.st_size, cap, budget, verb="is")
         try:
             # a live run's events.jsonl grows while it is read: counted, it is refused past the cap all the same
-            done = _pump(handle, out, min(cap.bytes, budget.left), what)
+            done = pump(handle, out, min(cap.bytes, budget.left), what)
         except OSError as exc:
             raise BundleInputError(f"{what} cannot be read: {exc.strerror or exc}") from None
     budget.left -= done

@@ -13,8 +13,10 @@ is checked once, by ``shape``, before anything else in compare sees it.
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
+import zlib
 import statistics
 import tempfile
 import zipfile
@@ -27,13 +29,15 @@ from tui.compare.bundle_reader import Budget, BundleInputError
 from tui.compare.scratch import scratch_dir
 from tui.report.summary import WorkloadSummary, number, summarize
 from tui.runs import RunRecord, RunStoreError, load_run
+from workloads.rundir import CONFIG, EVENTS
+from workloads.rundir.segments import segment_paths
 from workloads.safe_text import file_name
 from workloads.spec import Text
 
 
 def run_files() -> tuple[tuple[str, reader.Cap], ...]:
     """What a run is rebuilt from, each with its cap (run.log and telemetry are not read: compare shows neither)."""
-    return (("events.jsonl", reader.CAP_EVENTS), ("config.json", reader.CAP_CONFIG))
+    return ((EVENTS, reader.CAP_EVENTS), (CONFIG, reader.CAP_CONFIG))
 
 
 class CompareError(Exception):
@@ -165,12 +169,30 @@ def _load_dir(target: Path, where: str) -> RunFigures:
     budget = Budget()
     with scratch_dir() as tmp:
         found = [reader.copy_file(target / name, tmp / name, cap, budget) for name, cap in run_files()]
+        found += [_copy_segment(segment, tmp, budget) for segment in segment_paths(target / EVENTS)]
         if not any(found):
-            raise CompareError(f"cardbench compare: {where} is not a cardbench run directory (no events.jsonl)")
+            raise CompareError(f"cardbench compare: {where} is not a cardbench run directory (no {EVENTS})")
         run = _rebuild(tmp, target.resolve().name)
     if run is None:
-        raise CompareError(f"cardbench compare: {where}: its events.jsonl cannot be read")
+        raise CompareError(f"cardbench compare: {where}: its {EVENTS} cannot be read")
     return run
+
+
+def _copy_segment(segment: Path, tmp: Path, budget: Budget) -> bool:
+    """A rotated run's earlier events (events.0001.jsonl[.gz]) into ``tmp``, plain: copied as a run file is, then
+    a gzipped one inflated under the same caps (it is someone else's: a small .gz can inflate to gigabytes)."""
+    if segment.suffix != ".gz":
+        return reader.copy_file(segment, tmp / segment.name, reader.CAP_EVENTS, budget)
+    packed = tmp / (segment.name + ".copy")
+    reader.copy_file(segment, packed, reader.CAP_EVENTS, budget)
+    limit = min(reader.CAP_EVENTS.bytes, budget.left)
+    try:
+        with gzip.open(packed, "rb") as source, open(tmp / segment.stem, "xb") as out:
+            budget.left -= reader.pump(source, out, limit, segment.name)
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise BundleInputError(f"{segment.name} is not a whole gzip file ({exc})") from None
+    packed.unlink()
+    return True
 
 
 def _summary(data: bytes) -> Any:

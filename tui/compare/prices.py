@@ -3,7 +3,7 @@
 Prices are per hour of the instance (``--price A=6.5``, else the price its bundle was exported
 with). Throughput per currency unit is the work one unit buys at the measured rate:
 ``rate x 3600 / price per hour`` (images per yuan); cost per epoch and per million tokens are the
-report's own (``tui.report.summary.cost``: an ImageNet-1k epoch, a million tokens).
+report's own (``tui.report.cost.cost``: an ImageNet-1k epoch, a million tokens).
 
 The verdict reads the compared side against the baseline: "B reaches 78 % of A's ResNet-50
 throughput at 58 % of its price: 1.34x the performance per yuan", where the last figure is the
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.compare.load import RunFigures
-from tui.report.summary import cost
+from tui.report.cost import cost
 
 # the currency's unit as the verdict names it ("per yuan"); other codes are named as given
 UNITS: dict[str, tuple[str, str]] = {
@@ -38,7 +38,7 @@ class PriceFigures:
     price_per_hour: float
     currency: str
     per_currency_unit: float | None       # work units (images, tokens) per currency unit
-    cost: dict[str, Any]                  # tui.report.summary.cost's figures
+    cost: dict[str, Any]                  # tui.report.cost.cost's figures
 
 
 def at_price(run: RunFigures, price_per_hour: float, currency: str) -> PriceFigures:

@@ -15,8 +15,9 @@ from typing import Any, Iterator, Sequence
 from tui.headless.progress import Progress
 from tui.report.bundle import BundleError
 from tui.trial.config import report_price
+from workloads.rundir import DOCTOR
 
-DOCTOR_FILE = "doctor.json"  # the doctor's checks, kept beside a headless run for a later `export --run`
+DOCTOR_FILE = DOCTOR  # the doctor's checks, kept beside a headless run for a later `export --run`
 
 
 class Interrupted(KeyboardInterrupt):

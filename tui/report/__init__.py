@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from tui.report.bundle import BundleError, check_output_dir
+from workloads.rundir import CONFIG, EVENTS, LOG
+from workloads.rundir.read import read_text_all
 
 __all__ = ["BundleError", "check_output_dir", "export_bundle"]
 
@@ -112,6 +114,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     """
     from tui.report import charts as charts_mod
     from tui.report import contents, envinfo, html, markdown, png, screen, smi, summary, xid
+    from tui.report.cost import cost
     from tui.formatting import utc_iso
     from tui.report.bundle import Bundle, bundle_stem
     from tui.report.i18n import Words, note, quoted
@@ -236,18 +239,17 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
         "runs": [s.to_dict() for s in summaries],
         "stability": [d.to_dict() for d in stability], "host_peaks": host_peaks,
         "cost": ({"price_per_hour": price_per_hour, "currency": currency,
-                  "runs": {s.run_id: summary.cost(s, price_per_hour) for s in summaries}}
+                  "runs": {s.run_id: cost(s, price_per_hour) for s in summaries}}
                  if price_per_hour is not None else None),
     })
     bundle.add_text("metrics/steps.csv", summary.steps_csv(records))
     bundle.add_text("metrics/telemetry.csv", summary.telemetry_csv(records))
     for record, drawn in zip(records, shown):
-        bundle.add_redacted_text(f"logs/{record.id}/run.log", drawn.log_text)  # redacted once, for the screen
-        events = record.path / "events.jsonl"
-        bundle.add_jsonl(f"logs/{record.id}/events.jsonl",
-                         events.read_text(encoding="utf-8", errors="replace") if events.exists() else "")
+        bundle.add_redacted_text(f"logs/{record.id}/{LOG}", drawn.log_text)  # redacted once, for the screen
+        # one events.jsonl in the bundle: a rotated run's segments before the live file
+        bundle.add_jsonl(f"logs/{record.id}/{EVENTS}", read_text_all(record.path / EVENTS))
         # what the run recorded for the redactor (digests of its secrets) stays on the user's disk
-        bundle.add_json(f"logs/{record.id}/config.json", without_record(record.config))
+        bundle.add_json(f"logs/{record.id}/{CONFIG}", without_record(record.config))
         for name in registry.spec_for(record.workload).run_files:  # what the workload's report points to (ops.csv)
             extra = record.path / name
             if extra.is_file():

@@ -5,46 +5,24 @@ from __future__ import annotations
 import re
 
 import shlex
-from dataclasses import dataclass, field
 from typing import Any
 
 from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
-from tui.cpu_trap import doctor_count, is_cpu, listed_in
-from tui.formatting import NA, device_label, duration, is_number, nbytes, number, percent, rate, utc
+from tui.formatting import NA, duration, is_number, nbytes, number, percent, rate, utc
 from tui.report.charts import caption
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
 from tui.report.envinfo import EnvInfo
 from tui.report.i18n import Words
-from tui.report.smi import SmiOutput
-from tui.report.summary import DeviceStability, WorkloadSummary, cost
-from tui.report.xid import MEANING, XidReport
-from tui.telemetry.sample import normalize_bus_id
+# ReportData and amount here too: the report and its tests have always found them in this module
+from tui.report.report_data import ReportData, device_name, headline
+from tui.report.stability_and_cost import amount, cost_section, stability
+from tui.report.summary import WorkloadSummary
 from workloads import registry
 from workloads.spec import Metric, Text
 
+__all__ = ["ReportData", "amount", "build"]
 
-@dataclass
-class ReportData:
-    generated: float
-    host: str
-    lang: str
-    summaries: list[WorkloadSummary]
-    env: EnvInfo
-    smi: SmiOutput
-    smi_png_error: str | None
-    screenshot_png_error: str | None
-    screenshot_note: str | None
-    charts: dict[str, list[tuple[str, str]]]        # run id -> [(title, path in bundle)]
-    stability: list[DeviceStability]
-    host_peaks: dict[str, Any]
-    xid: XidReport
-    price_per_hour: float | None
-    currency: str
-    price_from: str | None = "option"               # tui.trial.config.PRICE_GIVEN or PRICE_KEPT
-    notes: list[str] = field(default_factory=list)  # export-level problems and choices (scaled suite...)
-    files: list[str] = field(default_factory=list)
-    screenshot_caption: str = "screenshot_of"       # or "screenshot_redrawn": drawn from the runs on disk later
 
 
 def _command(s: WorkloadSummary) -> str:
@@ -89,14 +67,6 @@ def _unreliable(m: dict[str, Any], key: str) -> bool:
     return m.get(key) is None and m.get(f"{key}_unreliable") is not None
 
 
-def _headline(s: WorkloadSummary) -> str:
-    """The headline in the workload's own unit (a soak's '% drift', not its inner steps' images/s); the step
-    unit where the spec leaves it to each run (your own job's it/s); a verdict first where the spec has one."""
-    spec = registry.spec_for(s.workload)
-    figure = rate(s.headline, s.headline_unit)
-    verdict = s.metrics.get(spec.verdict) if spec.verdict else None
-    return f"{verdict} ({figure})" if isinstance(verdict, str) and verdict else figure
-
 
 def build(data: ReportData) -> list[Block]:
     w = Words(data.lang)
@@ -112,8 +82,8 @@ def build(data: ReportData) -> list[Block]:
     out += _doctor(data, w)
     out += _workloads(data, w)
     out += _problems(data, w)
-    out += _stability(data, w)
-    out += _cost(data, w)
+    out += stability(data, w)
+    out += cost_section(data, w)
     out += [Heading(2, w("screenshot"))]
     if data.screenshot_note:
         out.append(Para(w.text(data.screenshot_note)))
@@ -129,7 +99,7 @@ def _summary(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("summary"))]
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
-    rows = [[w.title(s.workload), w.status(s.status), _headline(s), _read_against(s, w), s.precision or NA,
+    rows = [[w.title(s.workload), w.status(s.status), headline(s), _read_against(s, w), s.precision or NA,
              number(s.batch_size), w.device(s.device) or NA] for s in data.summaries]
     blocks.append(Table([w("workload"), w("status"), w("result"), w("read_against"), w("precision"), w("batch"),
                          w("device")], rows))
@@ -140,7 +110,7 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
     env = data.env
     f = env.collect_env.fields
     devices = (env.devices or {}).get("devices") or []
-    names = w("list_sep").join(w("device_row", label=_device_name(d.get("index"), d.get("name"), w),
+    names = w("list_sep").join(w("device_row", label=device_name(d.get("index"), d.get("name"), w),
                         vendor=d.get("pci_vendor") or NA, memory=nbytes(d.get("mem_total_bytes")),
                         driver=d.get("driver_version") or NA, runtime=d.get("runtime_version") or NA)
                       for d in devices) or w("no_accelerator")
@@ -182,12 +152,6 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
         blocks.append(Image("nvidia-smi.png", w("alt_smi")))
     return blocks
 
-
-def _device_name(index: Any, name: Any, w: Words) -> str:
-    """'GPU0 NVIDIA H100 80GB HBM3'; in Chinese the model name, as the device reports it, quoted."""
-    label = device_label(index, name)
-    tag = device_label(index, None).removesuffix(NA).strip()
-    return f"{tag} {w.quote(name)}" if w.zh and name else label
 
 
 def _init_evidence(env: EnvInfo, w: Words) -> str:
@@ -371,104 +335,4 @@ def _problems(data: ReportData, w: Words) -> list[Block]:
     blocks.append(Bullets(items) if items else Para(w("problems_none")))
     if data.notes:
         blocks += [Heading(3, w("notes")), Bullets([w.text(n) for n in data.notes])]
-    return blocks
-
-
-def _span(pair: tuple[int, int] | None, w: Words) -> str:
-    if pair is None:
-        return NA
-    first, last = pair
-    return f"{first} -> {last}" + (" (!)" if last > first else "")
-
-
-def _stability_device(d: DeviceStability, data: ReportData, w: Words) -> str:
-    """'GPU0 NVIDIA H100 80GB HBM3': the index from the key ("index:0") or from the export's device snapshot by
-    bus id; without one, the name and the bus id, which tells two cards of one model apart."""
-    if d.key.startswith("index:"):
-        index = d.key.removeprefix("index:")
-    else:
-        listed = [x for x in (data.env.devices or {}).get("devices") or () if isinstance(x, dict) and x.get("bus_id")]
-        index = next((x.get("index") for x in listed if normalize_bus_id(str(x["bus_id"])) == normalize_bus_id(d.key)),
-                     None)
-    if index is not None:
-        return _device_name(index, d.name, w)
-    return w("bus", name=w.quote(d.name) if d.name else NA, bus=w.quote(d.key))
-
-
-def _stability(data: ReportData, w: Words) -> list[Block]:
-    blocks: list[Block] = [Heading(2, w("stability"))]
-    if data.stability:
-        rows = []
-        for d in data.stability:
-            if d.throttle_known:
-                throttle = ", ".join(f"{w.quote(k)} ({n})" for k, n in sorted(d.throttle.items())) or w("none_seen")
-            else:
-                throttle = w("not_reported")
-            rows.append([_stability_device(d, data, w), str(d.samples),
-                         f"{number(d.peak_temperature_c, 3)} C" if d.peak_temperature_c is not None else NA,
-                         f"{number(d.peak_power_w)} W / {number(d.power_limit_w)} W"
-                         if d.peak_power_w is not None else NA,
-                         f"{number(d.min_sm_clock_mhz)} - {number(d.max_sm_clock_mhz)} MHz"
-                         if d.max_sm_clock_mhz else NA,
-                         throttle,
-                         f"{_span(d.ecc_corrected, w)} / {_span(d.ecc_uncorrected, w)}",
-                         f"{_span(d.retired_pages, w)} / {_span(d.remapped_rows, w)}"])
-        blocks.append(Table([w("device"), w("samples"), w("peak_temp"), w("peak_power"), w("sm_clock"), w("throttle"),
-                             w("ecc"), w("pages")], rows))
-    else:
-        peaks = data.host_peaks
-        peak_cpu = peaks.get("peak_cpu_pct")
-        cpu = percent(peak_cpu / 100) if is_number(peak_cpu) else NA
-        # "the listed cards' readings are not their data" only where cards are listed
-        listed = listed_in(data.env.devices).at_least(doctor_count(data.env.doctor)).count
-        key = "cpu_run_telemetry" if listed and any(is_cpu(s.device) for s in data.summaries) else \
-            "no_device_telemetry"
-        blocks.append(Para(w(key, cpu=cpu, mem=nbytes(peaks.get("peak_mem_used_bytes")))))
-    x = data.xid
-    note = w.text(x.note)
-    if not x.readable:
-        blocks.append(Para(w("xid_unreadable", note=note)))
-    elif not x.events:
-        blocks.append(Para(w("xid_none", note=note)))
-    else:
-        counts = ("，" if w.zh else ", ").join(
-            w("xid_count", code=code, n=n, meaning=MEANING[code](w.lang) if code in MEANING else w("xid_unknown"))
-            for code, n in sorted(x.counts.items()))
-        blocks.append(Para(w("xid_some", note=note, counts=counts)))
-        blocks.append(Code("\n".join(line for _c, line in x.events[-20:])))
-    return blocks
-
-
-def amount(value: float) -> str:
-    """Money as people write it: two decimals (1,309.90), three significant digits below one cent (0.000412)."""
-    return f"{value:,.2f}" if value == 0 or abs(value) >= 0.01 else f"{value:.3g}"
-
-
-def _cost(data: ReportData, w: Words) -> list[Block]:
-    blocks: list[Block] = [Heading(2, w("cost"))]
-    if data.price_per_hour is None:
-        return blocks + [Para(w("cost_none"))]
-    cur = data.currency
-    intro = "cost_intro_trial" if data.price_from == "trial" else "cost_intro"
-    blocks.append(Para(w(intro, price=number(data.price_per_hour), currency=cur)))
-
-    def money(v: Any) -> str:
-        return f"{amount(v)} {cur}" if is_number(v) else NA
-
-    rows = []
-    for s in data.summaries:
-        c = cost(s, data.price_per_hour)
-        measured = _headline(s)
-        title = w.title(s.workload)
-        if "cost_per_imagenet_epoch" in c:
-            if c.get("run_epoch_images"):
-                rows.append([title, measured, w("cost_epoch", images=number(c["run_epoch_images"])),
-                             money(c.get("cost_per_run_epoch"))])
-            rows.append([title, measured, w("cost_imagenet"), money(c.get("cost_per_imagenet_epoch"))])
-        if "cost_per_million_tokens" in c:
-            rows.append([title, rate(c.get("tokens_per_s_priced"), "tokens/s"), w("cost_mtok"),
-                         money(c.get("cost_per_million_tokens"))])
-        if c.get("cost_of_run") is not None:
-            rows.append([title, duration(s.duration_s), w("cost_run"), money(c.get("cost_of_run"))])
-    blocks.append(Table([w("workload"), w("rate"), "", w("cost")], rows))
     return blocks

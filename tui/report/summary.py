@@ -23,9 +23,6 @@ from tui.runs import RunRecord
 from workloads import protocol, registry
 from workloads.step_statistics import percentile_of_sorted, split_warmup
 
-# ImageNet-1k's training set: the epoch a reader has in mind when comparing images/s across cards
-IMAGENET_TRAIN_IMAGES = 1_281_167
-
 
 def number(value: Any) -> float | None:
     """A finite int or float, else None (true/false, strings and NaN are not figures)."""
@@ -371,34 +368,3 @@ def host_peaks(records: Sequence[RunRecord]) -> dict[str, float | None]:
             cpu = _maxn(cpu, host.get("cpu_pct"))
             mem = _maxn(mem, host.get("mem_used_bytes"))
     return {"peak_cpu_pct": cpu, "peak_mem_used_bytes": mem}
-
-
-# -- cost -----------------------------------------------------------------------------------
-
-def cost(summary: WorkloadSummary, price_per_hour: float) -> dict[str, float | None]:
-    """What the measured rate costs at the user's price: per epoch and per million tokens."""
-    out: dict[str, float | None] = {}
-    per_s = price_per_hour / 3600.0
-    m = summary.metrics
-    basis = registry.spec_for(summary.workload).cost_basis
-    if basis == "images" or (basis is None and (summary.throughput.unit or "").startswith("images")):
-        rate = summary.headline
-        images = _first(*(number(v) for v in (m.get("images_per_epoch"), m.get("epoch_size"),
-                                               summary.config.get("epoch_size"), m.get("dataset_size"),
-                                               summary.config.get("dataset_size"))))
-        epoch_s = number(m.get("epoch_s"))
-        if epoch_s is None and images and rate:
-            epoch_s = images / rate
-        out["run_epoch_images"] = images
-        out["run_epoch_s"] = epoch_s
-        out["cost_per_run_epoch"] = epoch_s * per_s if epoch_s else None
-        out["imagenet_epoch_s"] = IMAGENET_TRAIN_IMAGES / rate if rate else None
-        out["cost_per_imagenet_epoch"] = IMAGENET_TRAIN_IMAGES / rate * per_s if rate else None
-    if basis == "tokens" or (basis is None and (summary.throughput.unit or "").startswith("tokens")):
-        rate = _first(number(m.get("aggregate_tokens_per_s")), number(m.get("tokens_per_s")),
-                      summary.throughput.median)
-        out["tokens_per_s_priced"] = rate
-        out["cost_per_million_tokens"] = 1e6 / rate * per_s if rate else None
-    if summary.duration_s is not None:
-        out["cost_of_run"] = summary.duration_s * per_s
-    return out

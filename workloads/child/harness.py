@@ -35,11 +35,12 @@ from typing import Any, Callable, NoReturn, Sequence, TextIO
 
 from workloads import exit_codes, protocol
 from workloads.child.parent import die_with_runner
-from workloads.errors import first_line
+from workloads.errors import WorkloadError, first_line
+from workloads.exit_codes import HELP_SHOWN
+from workloads.protocol import CHECK_ARGS_ENV
 
-
-CHECK_ARGS_ENV = "CARDBENCH_CHECK_ARGS"
-HELP_SHOWN = 3  # a check's exit code after --help: it printed the help and nothing is to run
+# defined where the UI process can import them without importing this package (tests/test_imports.py)
+__all__ = ["CHECK_ARGS_ENV", "HELP_SHOWN", "WorkloadError"]
 
 
 def checking_args() -> str | None:
@@ -57,16 +58,6 @@ def arguments_checked() -> None:
 class ArgsChecked(BaseException):
     """The arguments of a check parsed: the workload stops here, before it runs (a BaseException: no workload
     ``except Exception`` may swallow it)."""
-
-
-class WorkloadError(Exception):
-    """A failure the user can act on: printed as one line with a hint, no traceback."""
-
-    def __init__(self, message: str, hint: str | None = None, *, bad_input: bool = True):
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
-        self.exit_code = exit_codes.BAD_INPUT if bad_input else exit_codes.FAILED
 
 
 class Stopped(BaseException):

@@ -18,7 +18,7 @@ import time
 from typing import Callable
 
 from workloads.command.output import Splitter
-from workloads.command.procs import alive, stats
+from workloads.command.procs import stats
 from workloads.protocol import PARENT_PID_ENV
 
 _TICK_S = 0.25

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workloads import protocol
+from workloads.rundir import CONFIG, EVENTS
 
 RESNET50 = "resnet50"
 CONFIG_MAX = 64 * 1024
@@ -119,14 +120,14 @@ def from_runs(root: Path, device_name: str) -> Consumer | None:
         return None
     card = card_of(device_name)
     for name in names[:MAX_RUNS]:
-        raw = _read_bounded(root / name / "config.json", CONFIG_MAX)
+        raw = _read_bounded(root / name / CONFIG, CONFIG_MAX)
         try:
             config = json.loads(raw) if raw else None
         except (ValueError, RecursionError):
             continue
         if not isinstance(config, dict) or config.get("workload") != RESNET50:
             continue
-        events = _events(_read_bounded(root / name / "events.jsonl", EVENTS_TAIL, tail=True) or b"")
+        events = _events(_read_bounded(root / name / EVENTS, EVENTS_TAIL, tail=True) or b"")
         start = next((e for e in events if e.get("event") == "start"), {})
         metrics = _result_of(events) or {}
         if card_of(str(metrics.get("device") or start.get("device") or "")) != card:

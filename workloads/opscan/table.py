@@ -14,12 +14,13 @@
 from __future__ import annotations
 
 import csv
-import json
 import re
 from pathlib import Path
 from typing import Any, Iterable
 
 from workloads.opscan import statuses as st
+from workloads.rundir import EVENTS
+from workloads.rundir.read import iter_jsonl
 from workloads.spec import Text
 
 OPS_CSV = "ops.csv"
@@ -115,16 +116,12 @@ def run_rows(run_dir: str | Path) -> list[dict[str, Any]]:
         for row in rows:
             row["modules"] = [m for m in row["modules"].split("; ") if m]
         return rows
-    events = run_dir / "events.jsonl"
+    events = run_dir / EVENTS
     if not events.is_file():
-        raise FileNotFoundError(f"{run_dir} has neither {OPS_CSV} nor events.jsonl")
+        raise FileNotFoundError(f"{run_dir} has neither {OPS_CSV} nor {EVENTS}")
     rows: list[dict[str, Any]] = []
-    for line in events.read_text(encoding="utf-8").splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if event.get("event") == "result":
+    for event in iter_jsonl(events):   # every segment of a rotated run, oldest first
+        if isinstance(event, dict) and event.get("event") == "result":
             rows = list(event.get("metrics", {}).get("failures") or [])
     return rows
 

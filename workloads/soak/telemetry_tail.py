@@ -18,7 +18,9 @@ import os
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
-TELEMETRY = "telemetry.jsonl"
+from workloads import rundir
+
+TELEMETRY = rundir.TELEMETRY
 _CHUNK = 1 << 20   # read in pieces: a backlog is never in memory at once
 
 

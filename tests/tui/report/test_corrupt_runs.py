@@ -12,6 +12,7 @@ import pytest
 from report_runs import T0, resnet_run
 from tui import cli
 from tui.report import charts, envinfo, screen, summary
+from tui.report.cost import cost
 from tui.runs import RunRecord, RunStore, load_run
 from workloads import protocol
 from paths import REPO
@@ -157,7 +158,7 @@ def test_the_report_builders_survive_a_record_no_loader_checked(tmp_path):
     assert summary.host_peaks([record]) == {"peak_cpu_pct": None, "peak_mem_used_bytes": None}
     s = summary.summarize(record)
     assert s.args == [] and s.started == T0 and s.headline == 10.0 and s.batch_size is None
-    assert summary.cost(s, 2.0)["run_epoch_s"] is None
+    assert cost(s, 2.0)["run_epoch_s"] is None
     assert summary.steps_csv([record]).splitlines()[2].startswith("odd,resnet50,1790000002.0,2,,,,,")
     assert [c.title for c in charts.charts_for(record)] == ["loss", "throughput"]
     assert "steps 2" in screen.text_screen([record])

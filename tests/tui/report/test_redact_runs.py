@@ -4,7 +4,6 @@ without the variable: the run records it (hashed) when it is created, and what i
 
 import hashlib
 import json
-import os
 import time
 import zipfile
 from pathlib import Path

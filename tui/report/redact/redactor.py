@@ -12,6 +12,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterable, Mapping
 
+from workloads.rundir import EVENTS
+from workloads.rundir.read import iter_jsonl, read_config
 from tui.report.redact.fragments import PIECE, screen_piece, secret_fragments
 from tui.report.redact.recorded import (LOOSE_UP_TO, MASK, RECORD_KEY, masked_candidates, may_hold, recorded_entries,
                                         salted_digest, shape_pattern, without_record)
@@ -132,27 +134,13 @@ class Redactor:
         run's events take seconds to load, its start event is on one of the first lines.
         """
         path = Path(path)
-        config: Any = {}
-        try:
-            config = json.loads((path / "config.json").read_text(encoding="utf-8", errors="replace"))
-        except (OSError, ValueError, RecursionError):
-            pass
-        start: Any = None
-        try:
-            with open(path / "events.jsonl", encoding="utf-8", errors="replace") as handle:
-                for _, line in zip(range(64), handle):
-                    try:
-                        data = json.loads(line)
-                    except (ValueError, RecursionError):
-                        continue
-                    if isinstance(data, dict) and data.get("event") == "start":
-                        start = data
-                        break
-        except OSError:
-            pass
+        config = read_config(path, [])   # what is wrong with it the report says, from load_run
+        # the start event among the first lines: of the first segment when the events are rotated
+        start = next((data for _, data in zip(range(64), iter_jsonl(path / EVENTS))
+                      if isinstance(data, dict) and data.get("event") == "start"), None)
         start_config = start.get("config") if isinstance(start, dict) else None
         # what learn_run reads of a record
-        self.learn_run(SimpleNamespace(config=config if isinstance(config, dict) else {},
+        self.learn_run(SimpleNamespace(config=config,
                                        start=SimpleNamespace(config=start_config)
                                        if isinstance(start_config, dict) else None))
 

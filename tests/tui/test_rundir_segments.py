@@ -5,7 +5,8 @@ import gzip
 
 import pytest
 
-from tui import run_follow, run_segments
+from tui import run_follow
+from workloads.rundir import segments as run_segments
 from tui.run_follow import RunFollower
 from tui.runs import RunStore, load_run
 from workloads import protocol

@@ -1,4 +1,4 @@
-"""A run's long files, rotated and capped: telemetry.jsonl and run.log. UI-free.
+"""A run's long files, rotated and capped: telemetry.jsonl and run.log. Torch- and UI-free.
 
 The caps (issue 13 item 4: at 1 Hz with 8 devices a day is 86,400 samples, 700,000 device readings,
 about 600 MiB of JSON lines with every NVML field read):
@@ -13,8 +13,8 @@ about 600 MiB of JSON lines with every NVML field read):
   run back notes the gap as a problem. A day of 8 devices is 37 MiB on disk, far below the cap
   (``python bench/run_store_day.py`` prints the figures).
 
-Reading back (`tui.runs.load_run`, `tui.runs.RunRecord.log_text`) sees the whole run: the segments in
-order, then the live file. Each telemetry segment also gets a thinned copy, ``telemetry.0001.thin.jsonl.gz``
+Reading back (`workloads.rundir.read`, `tui.runs.load_run`, `tui.runs.RunRecord.log_text`) sees the whole
+run: the segments in order (:func:`with_segments`), then the live file. Each telemetry segment also gets a thinned copy, ``telemetry.0001.thin.jsonl.gz``
 (1 sample in :data:`THIN_EVERY` and its last): the workbench plots a
 long run it attaches to from those and the live file (`tui.run_follow`), and says so.
 """
@@ -43,6 +43,16 @@ _GZIP_LEVEL = 6   # JSON lines shrink about tenfold; level 9 buys little for muc
 def _parts(path: Path) -> tuple[str, str]:
     """'telemetry.jsonl' -> ('telemetry', '.jsonl'): a segment is <stem>.<n><suffix>[.gz]."""
     return path.stem, path.suffix
+
+
+def segment_number(segment: Path) -> int:
+    """'telemetry.0003.jsonl.gz' (or its thinned copy) -> 3: the one parser of a segment's number."""
+    return int(segment.name.split(".")[1])
+
+
+def with_segments(path: Path) -> list[Path]:
+    """Every part of one of a run's files, in order: its rotated segments, then the live file."""
+    return [*segment_paths(path), path]
 
 
 def segment_paths(path: Path) -> list[Path]:
@@ -152,7 +162,7 @@ class SegmentedFile:
     def _rotate(self) -> None:
         segments = segment_paths(self.path)
         stem, suffix = _parts(self.path)
-        n = int(re.search(r"\.(\d+)\.", segments[-1].name).group(1)) + 1 if segments else 1
+        n = segment_number(segments[-1]) + 1 if segments else 1
         plain = self.path.with_name(f"{stem}.{n:04d}{suffix}")
         meta = {"segment": n, "lines": self._lines}
         try:
@@ -205,7 +215,7 @@ class SegmentedFile:
         for victim in segments[1:-1]:
             if total <= self.keep_bytes:
                 break
-            n = int(re.search(r"\.(\d+)\.", victim.name).group(1))
+            n = segment_number(victim)
             note = self._kept.pop(n, {"segment": n})
             note["bytes"] = sizes[victim]
             victim.unlink()

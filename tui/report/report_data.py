@@ -1,0 +1,53 @@
+"""What the report is written from (`ReportData`), and the few phrasings every section of it shares. UI-free."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui.formatting import NA, device_label, rate
+from tui.report.envinfo import EnvInfo
+from tui.report.i18n import Words
+from tui.report.smi import SmiOutput
+from tui.report.summary import DeviceStability, WorkloadSummary
+from tui.report.xid import XidReport
+from workloads import registry
+
+
+@dataclass
+class ReportData:
+    generated: float
+    host: str
+    lang: str
+    summaries: list[WorkloadSummary]
+    env: EnvInfo
+    smi: SmiOutput
+    smi_png_error: str | None
+    screenshot_png_error: str | None
+    screenshot_note: str | None
+    charts: dict[str, list[tuple[str, str]]]        # run id -> [(title, path in bundle)]
+    stability: list[DeviceStability]
+    host_peaks: dict[str, Any]
+    xid: XidReport
+    price_per_hour: float | None
+    currency: str
+    price_from: str | None = "option"               # tui.trial.config.PRICE_GIVEN or PRICE_KEPT
+    notes: list[str] = field(default_factory=list)  # export-level problems and choices (scaled suite...)
+    files: list[str] = field(default_factory=list)
+    screenshot_caption: str = "screenshot_of"       # or "screenshot_redrawn": drawn from the runs on disk later
+
+
+def headline(s: WorkloadSummary) -> str:
+    """The headline in the workload's own unit (a soak's '% drift', not its inner steps' images/s); the step
+    unit where the spec leaves it to each run (your own job's it/s); a verdict first where the spec has one."""
+    spec = registry.spec_for(s.workload)
+    figure = rate(s.headline, s.headline_unit)
+    verdict = s.metrics.get(spec.verdict) if spec.verdict else None
+    return f"{verdict} ({figure})" if isinstance(verdict, str) and verdict else figure
+
+
+def device_name(index: Any, name: Any, w: Words) -> str:
+    """'GPU0 NVIDIA H100 80GB HBM3'; in Chinese the model name, as the device reports it, quoted."""
+    label = device_label(index, name)
+    tag = device_label(index, None).removesuffix(NA).strip()
+    return f"{tag} {w.quote(name)}" if w.zh and name else label
