@@ -59,7 +59,7 @@ from tui.panes.plots import PlotsPane
 from tui.panes.trial_banner import TrialBanner
 from tui.run_follow import AttachedRun, RunFollower
 from tui.run_index import report_run_dirs
-from tui.run_segments import THIN_EVERY
+from workloads.rundir.segments import THIN_EVERY
 from tui.run_live import STOP_GRACE_S as LIVE_STOP_GRACE_S, LiveRun, live_runs, stop_live, wait_for_live
 from tui.run_state import RunState
 from tui.run_times import run_span, run_times

@@ -167,7 +167,8 @@ def check_workload_args(name: str, workload_args: list[str]) -> int | None:
     import os
     import subprocess
 
-    from workloads.child.harness import CHECK_ARGS_ENV, HELP_SHOWN
+    from workloads.exit_codes import HELP_SHOWN
+    from workloads.protocol import CHECK_ARGS_ENV
 
     command = [sys.executable, "-m", registry.spec_for(name).run_module, *workload_args]
     try:

@@ -7,7 +7,6 @@ import asyncio
 from app_fakes import FakeTelemetry
 from tui import cli
 from tui.app import build_app
-from tui.trial import config as trial_config
 
 
 def test_a_trial_near_its_end_shows_the_banner_and_its_keys_work(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ import sys
 from typing import Callable, TextIO
 
 from tui.doctor.check import FAIL, DoctorCheck, totals
-from tui.doctor.checks import checks_from
+from tui.doctor.all_checks import checks_from
 from tui.doctor.facts import PROBE_TIMEOUT_S, gather
 from workloads import registry
 
