@@ -18,6 +18,7 @@ from workloads.command.spec import SPEC as _COMMAND
 from workloads.dataio.spec import SPEC as _DATAIO
 from workloads.finetune.spec import SPEC as _FINETUNE
 from workloads.generate.spec import SPEC as _GENERATE
+from workloads.llm.spec import SPEC as _LLM
 from workloads.microbench.spec import SPEC as _MICROBENCH
 from workloads.opscan.spec import SPEC as _OPSCAN
 from workloads.resnet50.spec import SPEC as _RESNET50
@@ -69,4 +70,5 @@ registry = Registry((
     _DATAIO,
     _FINETUNE,
     _SERVE,
+    _LLM,
 ))

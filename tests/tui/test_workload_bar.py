@@ -18,7 +18,7 @@ def test_lines_break_between_workloads_never_inside_a_label(width):
     names = registry.names()
     lines = workload_bar(names, names[1], width).plain.split("\n")
     assert all(len(line) <= width for line in lines)
-    labels = [f"{i} {registry.spec_for(n).short_title}" for i, n in enumerate(names, start=1)]
+    labels = [f"{i % 10} {registry.spec_for(n).short_title}" for i, n in enumerate(names, start=1)]  # 0: the tenth
     for label in labels:
         assert sum(label in line for line in lines) == 1, (label, lines)
 
@@ -27,7 +27,7 @@ def test_narrower_than_a_label_each_line_keeps_its_key():
     names = registry.names()
     lines = workload_bar(names, names[0], 8).plain.split("\n")
     assert len(lines) == len(names) and all(len(line) <= 8 for line in lines)
-    assert [line[1] for line in lines] == [str(i) for i in range(1, len(names) + 1)]
+    assert [line[1] for line in lines] == [str(i % 10) for i in range(1, len(names) + 1)]  # 0: the tenth
 
 
 def test_at_80_columns_the_launcher_names_every_workload():
@@ -41,7 +41,7 @@ def test_at_80_columns_the_launcher_names_every_workload():
             assert bar.size.height == len(lines) > 1  # wrapped, and all of it shown
             assert all(len(line) <= bar.content_region.width for line in lines)
             for i, name in enumerate(registry.names(), start=1):
-                assert sum(f"{i} {registry.spec_for(name).short_title}" in line for line in lines) == 1, lines
+                assert sum(f"{i % 10} {registry.spec_for(name).short_title}" in line for line in lines) == 1, lines
 
     asyncio.run(go())
 

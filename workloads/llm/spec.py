@@ -89,5 +89,5 @@ SPEC = WorkloadSpec(
     cost_basis="tokens",
     planned_steps=planned_steps,
     report_table=report_table,
-    short="LLM",
+    short="Inference",  # the fine-tuning workload is "LLM" (its title's first word)
 )

@@ -48,3 +48,12 @@ def test_weights_of_another_architecture_are_refused_by_name(tmp_path):
 def test_good_arguments_pass_the_check():
     out = _check("--model", "Llama-3.1-8B", "--sweep", "--input-len", "128,2048", "--batch-size", "1,8")
     assert out.returncode == 0 and out.stderr == ""
+
+
+def test_cardbench_run_refuses_an_unknown_preset_before_any_run_directory(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "tui.cli", "run", "llm", "--model", "gpt-5", "--runs-dir",
+                          str(tmp_path / "runs")], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                         timeout=120, cwd="/work/main")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("cardbench run llm: unknown model 'gpt-5'; known: Llama-3.2-1B, ")
+    assert out.stderr.count("\n") == 1 and not (tmp_path / "runs").exists()
