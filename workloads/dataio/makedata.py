@@ -56,6 +56,9 @@ def make(count: int, where: str | None = None, seed: int = 0) -> Path:
         room = f" ({free / 1e6:,.0f} MB free there)" if free is not None else ""
         what = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else (exc.strerror or str(exc))
         raise NoRoom(f"cannot write the made data in {parent}: {what}{room}") from None
+    except BaseException:   # a stop (SIGTERM, Ctrl+C) or a missing PIL: no half-made folder is left behind
+        remove(folder)
+        raise
     # the pages just written are dirty, and posix_fadvise drops clean pages only: written back now, the storage
     # part's cold read is one
     if hasattr(os, "sync"):

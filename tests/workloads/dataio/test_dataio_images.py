@@ -52,3 +52,13 @@ def test_made_data_is_real_jpegs_of_imagenet_sizes_and_a_full_disk_is_one_line(t
     said = str(caught.value)
     assert said.startswith(f"cannot write the made data in {tmp_path}: the disk is full (") and "MB free" in said
     assert list(tmp_path.iterdir()) == []   # the half-made folder is gone
+
+
+def test_a_stop_while_making_leaves_no_folder(tmp_path, monkeypatch):
+    def stopped(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Image.Image, "save", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        makedata.make(3, str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
