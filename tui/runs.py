@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui.figures import event_line
 from tui.formatting import utc
 # the record's reader, here too: the store's callers have always found them in tui.runs
 from tui.report.redact import RECORD_KEY, record_for_run
@@ -81,6 +82,7 @@ class Run:
         self._log = SegmentedFile(path / LOG, run_segments.LOG_SEGMENT_BYTES, run_segments.LOG_KEEP_BYTES,
                                   opener=open)
         self._telemetry: SegmentedFile | None = None
+        self.workload: str | None = None  # from the start event: the result line in its workload's words
 
     def _write(self, handle: Any, text: str) -> bool:
         """Append and flush; False (the fault noted) when the directory no longer takes it."""
@@ -103,7 +105,10 @@ class Run:
         if not self._write(self._events, event.to_json() + "\n"):
             self.lost_events += 1
             return
-        self.log(event.describe(), t=event.t)
+        if isinstance(event, protocol.Start):
+            self.workload = event.workload
+        # the result in the spec's words, as the log pane and `cardbench run` say it (tui.figures)
+        self.log(event_line(event, self.workload), t=event.t)
 
     def log(self, line: str, t: float | None = None) -> None:
         self._write(self._log, f"[{utc(t or time.time())}] {line}\n")  # the zone in every file a report carries

@@ -56,3 +56,14 @@ def test_the_log_pane_shows_a_glance_in_words_once_it_knows_the_workload():
 def test_a_job_s_headline_carries_the_unit_its_log_wrote():
     line = result_text("command", {"throughput": 0.2145, "throughput_unit": "it/s"})
     assert line.startswith("RESULT: 0.2145 it/s, throughput the log printed"), line
+
+
+def test_run_log_holds_the_result_in_the_same_words(tmp_path):
+    from tui.runs import RunStore
+
+    run = RunStore(str(tmp_path / "runs")).create("generate", [])
+    run.append(protocol.Start(workload="generate", config={}, device="cpu", versions={}))
+    run.append(protocol.Result(metrics=GENERATE))
+    run.close()
+    log = (run.path / "run.log").read_text()
+    assert result_text("generate", GENERATE) in log and "ttft_s=" not in log

@@ -9,6 +9,7 @@ from typing import Any
 
 from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
+from tui.figures import metric_text
 from tui.formatting import NA, duration, is_number, nbytes, number, percent, rate, utc
 from tui.report.charts import caption
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
@@ -194,13 +195,7 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     bound = metric.key == f"bound_{registry.spec_for(s.workload).headline}"
     if bound and _unreliable(s.metrics, "bandwidth_fraction"):
         return f"{number(value)}{w('comma')}{w('unreliable')}"
-    if metric.kind == "seconds":
-        return duration(value)
-    if metric.kind == "fraction":
-        return percent(value)
-    if metric.kind == "bytes":
-        return nbytes(value)
-    return number(value)
+    return metric_text(metric, value)   # by its kind, as run.log, the log pane and `cardbench run` say it
 
 
 # every run's table has these after the workload's own metrics (labels: the i18n table's common rows)
