@@ -41,6 +41,7 @@ def test_lora_matches_peft_on_one_product():
     layer = theirs.base_model.model.proj
     assert torch.equal(ours.lora_A, layer.lora_A["default"].weight)  # the same draw from the same seed
     assert torch.count_nonzero(ours.lora_B) == 0
+    torch.manual_seed(11)  # b and x fixed, so a failure reproduces
     with torch.no_grad():  # a trained B, so the update shows
         b = torch.randn(n_out, r)
         ours.lora_B.copy_(b)
@@ -50,8 +51,12 @@ def test_lora_matches_peft_on_one_product():
     torch.testing.assert_close(y_ours, y_theirs)
     y_ours.square().sum().backward()
     y_theirs.square().sum().backward()
-    torch.testing.assert_close(ours.lora_A.grad, layer.lora_A["default"].weight.grad)
-    torch.testing.assert_close(ours.lora_B.grad, layer.lora_B["default"].weight.grad)
+    # peft and we sum the same products in a different order; float32 rounding of gradients of size ~100
+    # differs by ~1e-5 (CI saw 1.3e-5 absolute on one element), far below a wrong scaling or a transposed factor
+    grads = ((ours.lora_A.grad, layer.lora_A["default"].weight.grad),
+             (ours.lora_B.grad, layer.lora_B["default"].weight.grad))
+    for mine, peft_grad in grads:
+        torch.testing.assert_close(mine, peft_grad, rtol=1e-4, atol=1e-4)
     assert dense.weight.grad is None  # the base is frozen
 
 
