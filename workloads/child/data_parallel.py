@@ -80,6 +80,25 @@ def emitter_for_this_process() -> Emitter:
     return Emitter()
 
 
+def exit_process(code: int) -> None:
+    """Exit with ``code``; a torchrun rank skips the interpreter's teardown.
+
+    Every event is written by then. Tearing down a rank that ran gloo collectives can abort it: objects
+    that hold tensors die during finalization, and a C++ thread destroyed while joinable calls
+    std::terminate ("terminate called without an active exception", SIGABRT; pytorch/pytorch PR 179291).
+    About one 2-rank CPU run in a few dozen died that way after its last step, which torchrun then
+    reports as a failed run. ``os._exit`` after flushing the streams leaves nothing for the teardown to do.
+    """
+    if not in_worker():
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing left to save
+            pass
+    os._exit(code)
+
+
 def process_count(gpus: str, device_name: str | None) -> int:
     """How many processes ``--gpus`` asks for; 'all' counts the devices of the chosen type."""
     device_type = (device_name or "auto").split(":")[0]

@@ -1,8 +1,6 @@
 """`python -m workloads.resnet50`: also what torchrun starts on each rank for `--gpus N`."""
-import sys
-
-from workloads.child.data_parallel import emitter_for_this_process
+from workloads.child.data_parallel import emitter_for_this_process, exit_process
 from workloads.child.harness import run_main
 from workloads.resnet50.cli import main
 
-sys.exit(run_main(main, emitter=emitter_for_this_process()))
+exit_process(run_main(main, emitter=emitter_for_this_process()))
