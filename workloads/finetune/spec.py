@@ -60,4 +60,5 @@ SPEC = WorkloadSpec(
     line_metrics=(Metric("final_loss", Text("final loss", "最终 loss")), Metric("mfu", Text("MFU", "MFU"), "fraction")),
     cost_basis="tokens",
     planned_steps=planned_steps,
+    short="Fine-tune",  # the title's first word, "LLM", would read as the inference workload's
 )

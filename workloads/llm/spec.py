@@ -89,5 +89,5 @@ SPEC = WorkloadSpec(
     cost_basis="tokens",
     planned_steps=planned_steps,
     report_table=report_table,
-    short="Inference",  # the fine-tuning workload is "LLM" (its title's first word)
+    short="Inference",  # its title's first word would be "LLM", like the fine-tuning workload's
 )
