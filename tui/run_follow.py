@@ -14,6 +14,7 @@ that is not a well-formed event or sample is skipped and counted, as load_run do
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import time
@@ -38,29 +39,37 @@ LIVE_WHOLE = 600   # the last samples of a thinned run's live file read whole: i
 
 class _Tail:
     """New whole lines of one file, following it across rotations (a new file at the same path, the old one a
-    segment: workloads.rundir.segments). After a rotation the segments made since the file was opened are read whole:
-    one of them is the old file itself, so a caller that must not see a line twice drops repeats (telemetry by
-    its time)."""
+    segment: workloads.rundir.segments), each line once. The open file is drained to its end when it is
+    replaced; of the segments made since it was opened, the one that is that file (known by its inode, or by
+    its gzip size and first bytes once gzipped) is passed over, and any other (a rotation between two reads)
+    is read whole."""
+
+    HEAD = 256   # the first bytes of the open file, to know its segment once gzipped
 
     def __init__(self, path: Path):
         self.path = path
         self.handle: Any = None
         self.rest = b""
         self.last_segment = 0
+        self.size = 0      # bytes read from the open file
+        self.head = b""
 
     def _open(self) -> bool:
         try:
             self.handle = open(self.path, "rb")
         except OSError:
             return False
-        self.rest = b""
+        self.rest, self.size, self.head = b"", 0, b""
         # listed after the open: the file opened is this segment or a later one, never an earlier one
         self.last_segment = max(map(segment_number, segment_paths(self.path)), default=0)
         return True
 
     def _drain(self) -> list[bytes]:
-        data = self.rest + b"".join(iter(lambda: self.handle.read(_CHUNK), b""))
-        *lines, self.rest = data.split(b"\n")
+        data = b"".join(iter(lambda: self.handle.read(_CHUNK), b""))
+        if len(self.head) < self.HEAD:
+            self.head += data[:self.HEAD - len(self.head)]
+        self.size += len(data)
+        *lines, self.rest = (self.rest + data).split(b"\n")
         return lines
 
     def lines(self) -> list[bytes]:
@@ -72,19 +81,34 @@ class _Tail:
         except OSError:
             replaced = False  # rotated and not yet made again: the next read looks again
         if replaced:
-            out += self._drain()  # what reached the old file after the last read
-            self.handle.close()
-            self.handle = None
-            since = self.last_segment
+            out += self._drain()  # what reached the old file after the last read: now all of it
             for segment in segment_paths(self.path):
-                if segment_number(segment) > since:
+                if segment_number(segment) > self.last_segment and not self._is_open_file(segment):
                     try:
                         out += read_bytes(segment).split(b"\n")
                     except OSError:
                         continue
+            self.handle.close()
+            self.handle = None
             if self._open():
                 out += self._drain()
         return out
+
+    def _is_open_file(self, segment: Path) -> bool:
+        """Whether ``segment`` is the file this tail has open (and so has read): the same inode while it is
+        plain; gzipped, the same length (gzip's trailer holds it, modulo 2**32) and the same first bytes."""
+        try:
+            if segment.suffix != ".gz":
+                return os.stat(segment).st_ino == os.fstat(self.handle.fileno()).st_ino
+            with open(segment, "rb") as handle:
+                handle.seek(-4, os.SEEK_END)
+                length = int.from_bytes(handle.read(4), "little")
+            if length != self.size % 2**32:
+                return False
+            with gzip.open(segment, "rb") as handle:
+                return handle.read(len(self.head)) == self.head
+        except (OSError, EOFError, gzip.BadGzipFile):
+            return False
 
     def close(self) -> None:
         if self.handle is not None:

@@ -184,6 +184,7 @@ def _load_run(path: Path) -> RunRecord:
     log = path / LOG
     if log.exists() and not log.is_file():
         problems.append(f"{LOG} is not a file; the run is reported without its log")
-    problems.extend(note for note in (dropped_note(log), dropped_note(path / TELEMETRY)) if note)
+    problems.extend(note for note in (dropped_note(events_path), dropped_note(log), dropped_note(path / TELEMETRY))
+                    if note)
     return RunRecord(path=path, config=config, events=events, skipped_lines=skipped, telemetry=telemetry,
                      skipped_telemetry_lines=skipped_telemetry, problems=problems)

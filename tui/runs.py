@@ -76,9 +76,11 @@ class Run:
         self.fault: StoreFault | None = None
         self.lost_events = 0     # events that arrived after the fault, not on disk
         self._last_written = time.time() if created is None else created
-        # line-buffered appends: each write reaches the OS before the next event arrives. events.jsonl is the
-        # run and is never cut; the log and the telemetry are rotated and capped (workloads.rundir.segments)
-        self._events = open(path / EVENTS, "a", encoding="utf-8", buffering=1)
+        # line-buffered appends: each write reaches the OS before the next event arrives. The events, the log and
+        # the telemetry are rotated and capped (workloads.rundir.segments); the events' first segment, which
+        # holds the start, is always kept
+        self._events = SegmentedFile(path / EVENTS, run_segments.EVENTS_SEGMENT_BYTES, run_segments.EVENTS_KEEP_BYTES,
+                                     opener=open)
         self._log = SegmentedFile(path / LOG, run_segments.LOG_SEGMENT_BYTES, run_segments.LOG_KEEP_BYTES,
                                   opener=open)
         self._telemetry: SegmentedFile | None = None

@@ -129,3 +129,50 @@ def test_the_workbench_reads_a_rotated_segments_thinned_copy_and_the_report_the_
     expected_live = live[:-3][::10] + live[-3:]
     assert ts[-len(expected_live):] == expected_live
     assert len(load_run(run.path).telemetry) == n  # the report reads every sample
+
+
+def _step(i: int) -> protocol.Step:
+    return protocol.Step(step=i, t=1_000_000.0 + i, loss=1.0 / i, throughput=100.0, unit="it/s")
+
+
+def test_events_rotate_and_a_follower_reads_each_once_however_many_rotations_fall_between_reads(
+        tmp_path, small_caps, monkeypatch):
+    """One tail for every rotating file: the segment it had open is passed over (it drained it), gzipped or
+    not; the ones made between two reads are read whole. It read the old file's segment again, twice over."""
+    monkeypatch.setattr(run_segments, "EVENTS_SEGMENT_BYTES", 2_048)
+    run = RunStore(tmp_path).create("tick", [])
+    run.append(protocol.Start(workload="tick", config={}, device="cpu"))
+    follower = RunFollower(run.path)
+    seen = [e.step for e in follower.record().events if e.kind == "step"]
+    n = 0
+    for burst in (1, 30, 3, 200, 1, 60):   # under a segment, about one, several between two reads
+        for _ in range(burst):
+            n += 1
+            run.append(_step(n))
+        run._events._gzip and run._events._gzip.join()   # let the last segment be gzipped, sometimes mid-burst
+        seen += [e.step for e in follower.read()[0]]
+    assert len(list(run.path.glob("events.*.jsonl.gz"))) >= 10
+    assert seen == list(range(1, n + 1))
+    run.close()
+    follower.close()
+    record = load_run(run.path)
+    assert [e.kind for e in record.events][:2] == ["start", "step"] and len(record.events) == n + 1
+    assert record.problems == []
+
+
+def test_past_the_events_cap_the_start_stays_and_the_gap_is_said(tmp_path, small_caps, monkeypatch):
+    monkeypatch.setattr(run_segments, "EVENTS_SEGMENT_BYTES", 2_048)
+    monkeypatch.setattr(run_segments, "EVENTS_KEEP_BYTES", 2_000)
+    run = RunStore(tmp_path).create("tick", [])
+    run.append(protocol.Start(workload="tick", config={}, device="cpu"))
+    for i in range(1, 601):
+        run.append(_step(i))
+    run.append(protocol.End(status="ok", exit_code=0))
+    run.close()
+    assert sorted(run.path.glob("events.*.jsonl.gz"))[0].name == "events.0001.jsonl.gz"
+    record = load_run(run.path)
+    kinds = [e.kind for e in record.events]
+    steps = [e.step for e in record.events if e.kind == "step"]
+    assert kinds[0] == "start" and kinds[-1] == "end" and steps == sorted(steps) and len(steps) < 600
+    [note] = [p for p in record.problems if "events.jsonl" in p]
+    assert "deleted by the size cap" in note and f"({600 - len(steps)} lines)" in note

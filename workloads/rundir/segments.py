@@ -7,8 +7,10 @@ about 600 MiB of JSON lines with every NVML field read):
   1 Hz), renamed ``telemetry.0001.jsonl`` (then 0002...) and gzipped in the background
   (``telemetry.0001.jsonl.gz``, about a sixteenth of the size); a new telemetry.jsonl takes the next samples.
 - run.log the same at :data:`LOG_SEGMENT_BYTES` (32 MiB): ``run.0001.log.gz``...
-- The gzipped segments of one file are kept up to :data:`TELEMETRY_KEEP_BYTES` (1 GiB) and
-  :data:`LOG_KEEP_BYTES` (256 MiB). Past that the oldest segment but the first (the run's start) is
+- events.jsonl the same at :data:`EVENTS_SEGMENT_BYTES` (64 MiB: about 8 hours of 10 steps a second, whose
+  step events are about 200 bytes): ``events.0001.jsonl.gz``... A run of a few hours never rotates.
+- The gzipped segments of one file are kept up to :data:`TELEMETRY_KEEP_BYTES` (1 GiB),
+  :data:`LOG_KEEP_BYTES` (256 MiB) and :data:`EVENTS_KEEP_BYTES` (256 MiB, weeks of steps). Past that the oldest segment but the first (the run's start) is
   deleted and named in ``<file>.dropped`` (one JSON line each: segment, bytes, lines), and reading the
   run back notes the gap as a problem. A day of 8 devices is 37 MiB on disk, far below the cap
   (``python bench/run_store_day.py`` prints the figures).
@@ -34,6 +36,8 @@ TELEMETRY_SEGMENT_BYTES = 64 * 2**20
 TELEMETRY_KEEP_BYTES = 2**30
 LOG_SEGMENT_BYTES = 32 * 2**20
 LOG_KEEP_BYTES = 256 * 2**20
+EVENTS_SEGMENT_BYTES = 64 * 2**20
+EVENTS_KEEP_BYTES = 256 * 2**20
 # a telemetry segment's thinned copy keeps 1 sample in this many (and its last): 30 s apart at 1 Hz, where a
 # day's plot 100 columns wide gives a column 14 minutes
 THIN_EVERY = 30
