@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
+from workloads.numbers import finite
+
 T = TypeVar("T", bound="_Record")
 
 
@@ -65,7 +67,8 @@ def _plain(value: Any) -> Any:
 
 
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    figure = finite(value)   # a probe's NaN (JSON lets it through) is no figure either
+    return None if figure is None else float(figure)
 
 
 def _text(value: Any) -> str | None:

@@ -17,6 +17,7 @@ from xml.sax.saxutils import escape
 
 from tui.cpu_trap import is_cpu
 from tui.formatting import device_label, device_tag
+from workloads.numbers import is_finite as _finite
 from workloads.spec import Text
 
 WIDTH, HEIGHT = 900, 380
@@ -30,15 +31,6 @@ class Series:
     xs: Sequence[float]
     ys: Sequence[float | None]
     color: str | None = None
-
-
-def _finite(value: Any) -> bool:
-    kind = value.__class__
-    if kind is float:  # the common case first: this runs per point of a long run
-        return value - value == 0.0
-    if kind is int:
-        return True
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _runs(s: Series) -> list[tuple[list[float], list[float]]]:

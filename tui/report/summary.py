@@ -21,19 +21,8 @@ from typing import Any, Iterable, Sequence
 from tui.cpu_trap import device_runs
 from tui.runs import RunRecord
 from workloads import protocol, registry
+from workloads.numbers import finite as number  # also what cost and compare import from here
 from workloads.step_statistics import percentile_of_sorted, split_warmup
-
-
-def number(value: Any) -> float | None:
-    """A finite int or float, else None (true/false, strings and NaN are not figures)."""
-    kind = value.__class__
-    if kind is float:  # the common case first: this runs per step of a long run
-        return value if value - value == 0.0 else None
-    if kind is int:
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return value
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
+
+from workloads.numbers import finite  # noqa: F401 - the parsers take it from here
 
 TRAIN, EVAL, SUMMARY = "train", "eval", "summary"
 # a progress bar or log whose name says it is not training: its counts are not the run's steps
@@ -50,10 +51,6 @@ def to_number(value: Any) -> float | None:
         except ValueError:
             return None
     return None
-
-
-def finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
 
 
 def batch_line(line: str, train: re.Pattern, test: re.Pattern, source: str,
