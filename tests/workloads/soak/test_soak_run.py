@@ -163,7 +163,9 @@ def test_injected_xid_ecc_and_throttling_fail_the_soak_in_the_intervals_they_hap
 
 
 def test_a_failing_workload_is_restarted_counted_and_fails_the_soak(tick, kernel_log, runs_dir):
-    run, events = asyncio.run(soak(runs_dir, FakeNvml([h100(0)]), ["--hours", str(3 / 3600), "--interval", "10",
+    # 6 s: the inner run fails ~0.1 s after its start, but a start takes seconds on a loaded machine, and the
+    # soak must see one failure and a restart before its end (3 s failed once under load: no restart yet)
+    run, events = asyncio.run(soak(runs_dir, FakeNvml([h100(0)]), ["--hours", str(6 / 3600), "--interval", "10",
                                                                     "--workload", "tick", "--args", "--steps 5 --fail"]))
     result = next(e for e in events if isinstance(e, protocol.Result)).metrics
     assert result["verdict"] == "FAIL" and result["restarts"] >= 1
