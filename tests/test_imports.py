@@ -412,3 +412,14 @@ def test_every_module_imports():
                          cwd=ROOT, timeout=240)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "", out.stdout
+
+
+# the workbench's first frame needs none of these: each is imported where it is first used (the export, a run's
+# report, the compare screen). The bound is a first frame within 1.3x an empty Textual app's (bench/app_latency.py)
+NOT_AT_START = ("tui.report.bundle", "tui.report.redact", "zipfile", "torch")
+
+
+def test_the_workbench_module_leaves_the_export_s_machinery_for_the_first_export():
+    check = f"import sys\nimport tui.app\nprint(sorted(m for m in {NOT_AT_START!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", f"importing tui.app pulled in {out.stdout.strip()}"

@@ -27,8 +27,6 @@ from typing import Any
 
 from tui.figures import event_line
 from tui.formatting import utc
-# the record's reader, here too: the store's callers have always found them in tui.runs
-from tui.report.redact import RECORD_KEY, record_for_run
 from tui.run_record import RunRecord, RunStoreError, check_run, load_run
 from tui.run_samples import telemetry_sample_ok
 from workloads import protocol
@@ -155,7 +153,10 @@ class RunStore:
         path = self.root / run_id
         data = {"workload": workload, "args": list(args), "created": t, **config}
         # the secrets of this environment the arguments hold, hashed: an export made later, from a shell
-        # without the variable, still redacts them (tui.report.redact.record_for_run)
+        # without the variable, still redacts them (tui.report.redact.record_for_run; imported here, at the
+        # first run, not at the workbench's start)
+        from tui.report.redact import RECORD_KEY, record_for_run
+
         recorded = record_for_run(data)
         if recorded is not None:
             data[RECORD_KEY] = recorded

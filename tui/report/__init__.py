@@ -29,11 +29,21 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from tui.report.bundle import BundleError, check_output_dir
 from workloads.rundir import CONFIG, EVENTS, LOG
 from workloads.rundir.read import read_text_all
 
 __all__ = ["BundleError", "check_output_dir", "export_bundle"]
+
+
+def __getattr__(name: str) -> Any:
+    """BundleError and check_output_dir, from tui.report.bundle when first asked for: the workbench's first
+    frame imports this package (the doctor's Chinese words live in tui.report.zh) but not the bundle's zip,
+    hashing and redaction (20-odd ms of its start-up)."""
+    if name in ("BundleError", "check_output_dir"):
+        from tui.report import bundle
+
+        return getattr(bundle, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _say(progress: Callable[[str], Any] | None, message: str) -> None:
@@ -121,6 +131,8 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     from tui.report.redact import Redactor, without_record
     from tui.runs import RunStoreError, load_run
     from workloads import registry
+
+    from tui.report.bundle import BundleError, check_output_dir
 
     started = time.time()
     out_dir = check_output_dir(Path(output_dir))
