@@ -69,7 +69,7 @@ async def test_r_lists_the_runs_in_progress_off_the_ui_thread(runs_dir, monkeypa
         readers.append(threading.current_thread().name)
         return []
 
-    monkeypatch.setattr(tui.app, "live_runs", listing)
+    monkeypatch.setattr(tui.app.attach, "live_runs", listing)
     app = make_app(runs_dir)
     async with app.run_test(size=SIZE) as pilot:
         await app.panes_built.wait()

@@ -13,11 +13,8 @@ thread: it records each sample through the session and posts it here
 `tui.screenshot` renders the same screen off-screen from runs on disk, for the
 headless report.
 
-A run recorded by another process on this machine (`cardbench run`, detached or
-in another terminal: `tui.run_live`) is listed with r; attaching rebuilds its
-plots, log and state from disk and then follows its files (`tui.run_follow`);
-s stops it after asking. Quitting leaves such a run running: only this
-workbench's own runs stop with it. D starts the launcher's workload detached.
+Runs in progress recorded by another process (r, attach, D) are `tui.app.attach`'s; runs read from disk
+shown on the screen, `tui.app.replay`'s; quitting and hang-ups, `tui.app.lifecycle`'s.
 
 Work on the CPU while accelerators are listed (`tui.cpu_trap`, held by the session)
 is the loudest thing on the screen: `tui.panes.banner`, across the top.
@@ -41,45 +38,38 @@ from textual.app import App
 from textual.containers import Horizontal
 from textual.widgets import Button, Footer, Input
 
+from tui.app.attach import AttachMixin
+from tui.app.lifecycle import LifecycleMixin
+from tui.app.replay import ReplayMixin
 from tui.cpu_trap import alarm_lines
-from tui.detach import DEFAULT_LOG, start_detached
 from tui.history import History
 from tui.launch import BadValue, build_args
 from tui.panes import keys
 from tui.panes.banner import CpuBanner
-from tui.panes.confirm import Confirm
 from tui.panes.device import DevicePane
 from tui.panes.doctor import DoctorScreen, log_lines as doctor_log_lines
 from tui.panes.export import export_in_background
 from tui.panes.launcher import LauncherPane
-from tui.panes.live_runs import LiveRunsScreen, describe
 from tui.panes.log import LogPane
 from tui.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
 from tui.panes.trial_banner import TrialBanner
-from tui.run_follow import AttachedRun, RunFollower
+from tui.run_follow import AttachedRun
 from tui.run_index import report_run_dirs
-from workloads.rundir.segments import THIN_EVERY
-from tui.run_live import STOP_GRACE_S as LIVE_STOP_GRACE_S, LiveRun, live_runs, stop_live, wait_for_live
 from tui.run_state import RunState
-from tui.run_times import run_span, run_times
 from tui.runs import RunStore, RunStoreError
 from tui.session import STOP_GRACE_S, STORE_FAULT, RunnerFactory, RunSession
 from tui.workbench_sampler import TelemetrySource, default_telemetry_source
-from workloads import exit_codes, protocol, registry
+from workloads import protocol, registry
 from workloads.errors import first_line
 
 PLOT_REFRESH_S = 0.5   # plots repaint at most this often, however fast steps arrive
-FOLLOW_S = 0.5         # how often an attached run's files are read for what it appended
-DETACHED_APPEARS_S = 60.0  # a run started detached (D) records its run directory within this
-# how long a hang-up (closed SSH session) waits for a clean exit before a hard one
-HANGUP_EXIT_S = 3.0
 
 
-class Workbench(App):
+class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
     """cardbench's face: devices, launcher, plots and log on one screen."""
 
-    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere (tests, bench) find it
+    CSS_PATH = Path(__file__).parent.parent / "app.tcss"  # absolute: subclasses elsewhere (tests, bench) find it
     TITLE = "cardbench"
     # nothing focused at start: keys go to the bindings, and the launcher is not scrolled to a focused button
     AUTO_FOCUS = None
@@ -383,244 +373,6 @@ class Workbench(App):
     def on_doctor_finished(self, message: DoctorFinished) -> None:
         for line, style in doctor_log_lines(message.checks):
             self.log_pane.say(line, style)
-
-    # records (headless screenshot, reopened runs) ----------------------------------------
-    def _log_time(self) -> float:
-        # a run read back from disk is logged at its events' own times, not at the time it is re-drawn
-        return self._replay_t if self._replay_t is not None else self.clock()
-
-    def load_records(self, records: Sequence[Any]) -> None:
-        """Show runs from disk: their steps and telemetry in the plots, their outcome in the log (at its times)."""
-        for record in records:
-            self.history.add_record(record)
-            self.loaded_runs.append(record.path)
-            self._replay(record)
-        if not records:
-            return
-        last = records[-1]
-        self.state = RunState.from_record(last)
-        if last.workload in self.workload_names:
-            self.launcher.select(last.workload)
-            # the screenshot in a report must show the settings the run had, not the launcher's defaults
-            self.launcher.show_args(last.workload, [str(a) for a in last.config.get("args", [])])
-        self._show_state()
-        self.plots.refresh_plots()
-
-    def _replay(self, record: Any) -> None:
-        """The run's events in the log, each stamped with its own time, after a line saying it was read from disk."""
-        try:
-            self._replay_t = run_times(record)[0]
-            self.log_pane.say(f"{record.id} from disk: {run_span(record)}", "dim")
-            self.log_pane.workload = record.workload  # its start event is not replayed: the result's words
-            for event in record.events:
-                if not isinstance(event, (protocol.Step, protocol.Start)):
-                    self._replay_t = event.t if event.t is not None else self._replay_t
-                    self.log_pane.event(event)
-        finally:
-            self._replay_t = None
-
-    # runs in progress on this machine: detached, or in another terminal ------------------------
-    def action_live_runs(self) -> None:
-        self._list_live_runs()
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="live-runs", description="listing runs in progress")
-    def _list_live_runs(self) -> None:
-        # every run directory's pid file is read: off the UI thread (a runs dir on a network disk)
-        runs = live_runs(self.store.root)
-        self.call_from_thread(self.push_screen, LiveRunsScreen(runs), self._live_run_chosen)
-
-    def _live_run_chosen(self, choice: tuple[str, LiveRun] | None) -> None:
-        if choice is None:
-            return
-        what, live = choice
-        if what == "attach":
-            self.attach(live)
-        else:
-            self.ask_stop(live)
-
-    def attach(self, live: LiveRun) -> bool:
-        """Show a run in progress: its history from disk, then what it appends (plots, log, state)."""
-        if self.session.running:
-            self.log_pane.say("a run of this workbench is active: stop it (s) or let it finish, then attach", "yellow")
-            return False
-        self._unfollow()
-        self.log_pane.say(f"attaching to {describe(live)}...", "bold")
-        self._read_attached(live)
-        return True
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="attach", description="reading a run in progress")
-    def _read_attached(self, live: LiveRun) -> None:
-        # a day-long run takes seconds to read: off the UI thread
-        follower = RunFollower(live.path)
-        try:
-            record = follower.record()
-        except RunStoreError as exc:
-            follower.close()
-            self.call_from_thread(self.log_pane.say, f"cannot attach to {live.id}: {exc}", "bold red")
-            return
-        self.call_from_thread(self._show_attached, AttachedRun(live, follower), record)
-
-    def _show_attached(self, attached: AttachedRun, record: Any) -> None:
-        self._unfollow()
-        self.attached = attached
-        self.history.drop_runs()
-        self.history.drop_telemetry()  # the run's own samples, from its start; this workbench's own follow them
-        self.load_records([record])
-        if self.state.status == "incomplete":  # no end yet: it is running, elsewhere
-            self.state.status = "running"
-            self._show_state()
-        follower = attached.follower
-        if follower.thinned or follower.stride > 1:
-            every = follower.stride * (THIN_EVERY if follower.thinned else 1)
-            self.log_pane.say(f"a long run: its older telemetry is plotted from 1 sample in {every}; the report "
-                              "reads every one", "dim")
-        self.log_pane.say(f"attached to {attached.live.id}: s stops it; quitting the workbench leaves it running",
-                          "bold")
-        self._follow_timer = self.set_interval(FOLLOW_S, self._follow)
-
-    def _follow(self) -> None:
-        """The follow timer's tick: the attached run's new lines are read off the UI thread, one read at a time."""
-        attached = self.attached
-        if attached is None or self._polling:
-            return
-        self._polling = True
-        self._poll_attached(attached)
-
-    @work(thread=True, exit_on_error=False, group="follow", description="following the attached run")
-    def _poll_attached(self, attached: AttachedRun) -> None:
-        try:
-            with self._follow_lock:   # _unfollow closes the follower under the same lock, never mid-read
-                if attached is not self.attached:
-                    return
-                events, samples = attached.poll()
-        except BaseException:
-            self.call_from_thread(setattr, self, "_polling", False)
-            raise
-        self.call_from_thread(self._followed, attached, events, samples)
-
-    def _followed(self, attached: AttachedRun, events: list[protocol.Event], samples: list[dict]) -> None:
-        self._polling = False
-        if attached is not self.attached:
-            return  # detached (or another run attached) while the lines were read
-        run_id = attached.live.id
-        for event in events:
-            if isinstance(event, protocol.Step):
-                self.history.add_step(run_id, event)
-                self.post_message(StepsArrived(run_id, event))
-            else:
-                self.post_message(WorkloadEvent(run_id, event))
-        if self.sampler is None:  # else this workbench samples the same devices itself, now
-            for sample in samples:
-                self.history.add_sample_line(sample)
-        if attached.gone:
-            self.log_pane.say(f"run {run_id}: its process is gone without recording an end (killed?); its record "
-                              f"ends where {attached.live.path} ends", "bold red")
-            self.state.status = "failed"
-            self._show_state()
-        if not attached.following:
-            self._unfollow(keep=True)
-
-    def _unfollow(self, keep: bool = False) -> None:
-        """Stop following the attached run (it ended, or another is shown); ``keep``: it stays on screen."""
-        if self._follow_timer is not None:
-            self._follow_timer.stop()
-            self._follow_timer = None
-        if self.attached is not None:
-            with self._follow_lock:
-                self.attached.follower.close()
-            if not keep:
-                self.attached = None
-
-    def ask_stop(self, live: LiveRun) -> None:
-        question = (f"Stop {live.workload or 'the run'} {live.id} (pid {live.pid})? SIGTERM, then SIGKILL after "
-                    f"{LIVE_STOP_GRACE_S:.0f} s if it is still there.")
-        self.push_screen(Confirm(question, "Stop it", "Leave it running"),
-                         lambda yes: self._stop_live(live) if yes else None)
-
-    @work(thread=True, exit_on_error=False, group="stop-live", description="stopping a run in progress")
-    def _stop_live(self, live: LiveRun) -> None:
-        self.call_from_thread(self.log_pane.say, f"stopping {live.id} (SIGTERM, SIGKILL after "
-                                                 f"{LIVE_STOP_GRACE_S:.0f} s)...", "yellow")
-        said = stop_live(live, say=lambda line: self.call_from_thread(self.log_pane.say, line, "yellow"))
-        self.call_from_thread(self.log_pane.say, said, "bold")
-
-    def action_start_detached(self) -> None:
-        """The launcher's workload, started detached (`cardbench run ... --detach`), then attached to."""
-        if self.session.running:
-            self.log_pane.say("a run of this workbench is active: stop it (s) first", "yellow")
-            return
-        name = self.selected_workload
-        try:
-            args = build_args(name, self.launcher.values(name))
-        except BadValue as exc:
-            self.log_pane.say(f"cannot start {name}: {exc}", "bold red")
-            return
-        self.launcher.start_when_sure(lambda: self._start_detached(name, args))
-
-    @work(thread=True, exit_on_error=False, group="detach", description="starting a detached run")
-    def _start_detached(self, name: str, args: list[str]) -> None:
-        say = self.log_pane.say
-        self.call_from_thread(say, f"starting {name} {' '.join(args)} detached: it goes on after the workbench "
-                                   "quits", "bold")
-        root = self.store.root
-        try:
-            pid = start_detached(["run", name, *args], runs_dir=root)
-        except OSError as exc:
-            self.call_from_thread(say, f"cannot start {name} detached: {exc.strerror or exc}", "bold red")
-            return
-        live = wait_for_live(root, pid, DETACHED_APPEARS_S)
-        if live is None:
-            self.call_from_thread(say, f"the detached {name} (pid {pid}) did not record a run; see "
-                                       f"{root / DEFAULT_LOG}", "bold red")
-            return
-        self.call_from_thread(self.attach, live)
-
-    # quitting -----------------------------------------------------------------------------
-    async def action_quit(self) -> None:
-        async def answered(yes: bool | None) -> None:
-            if yes:
-                await self._stop_children()
-                self.exit()
-
-        if not self.session.running:
-            await answered(True)
-            return
-        self.push_screen(Confirm(f"{self.state.workload} is running. Stop it and quit?", "Stop and quit", "Stay"),
-                         answered)
-
-    def _on_signal(self, sig: int) -> None:
-        # the session is already stopping the child
-        self._hangup_task = asyncio.ensure_future(self._hangup(sig))
-
-    async def _hangup(self, sig: int) -> None:
-        await self.session.stop()
-        # After a hang-up Textual's exit blocks for ever restoring a terminal that is gone
-        # (its writer queue never drains); the children are stopped and every event is on
-        # disk, so a bounded wait and then a hard exit loses nothing.
-        watchdog = threading.Timer(HANGUP_EXIT_S, os._exit, (exit_codes.for_signal(sig),))
-        watchdog.daemon = True
-        watchdog.start()
-        self.exit(return_code=exit_codes.for_signal(sig))
-
-    async def _stop_children(self) -> None:
-        if self.session.running:
-            self.log_pane.say("stopping the workload before quitting...", "yellow")
-            await self.session.stop()
-        if self.sampler is not None:
-            sampler, self.sampler = self.sampler, None
-            # the sampler may be mid-poll (a slow CLI): join it off the UI thread
-            threading.Thread(target=sampler.stop, name="cardbench-sampler-stop", daemon=True).start()
-
-    async def on_unmount(self) -> None:
-        gc.unfreeze()  # an app built again in this process (tests, the headless screenshot) starts clean
-        self._unfollow()  # an attached run is another process's: it goes on
-        if self._unwatch_signals is not None:
-            self._unwatch_signals()
-            self._unwatch_signals = None
-        await self.session.stop()
-        if self.sampler is not None:
-            self.sampler.stop(timeout=1.0)
-            self.sampler = None
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
