@@ -48,7 +48,7 @@ def test_the_log_pane_shows_a_glance_in_words_once_it_knows_the_workload():
     shown = event_text(protocol.Result(metrics=GENERATE), pane.workload).plain
     assert shown == glance_text("generate", GENERATE)
     assert shown == ("RESULT: 15.43 tokens/s per sequence (decode, median after warm-up); time to first token 157 ms; "
-                     "read bandwidth used 32.9 % (5 more figures in run.log)")
+                     "share of read bandwidth achieved 32.9 % (5 more figures in run.log)")
     # without a start event (a run of unknown provenance) the event describes itself
     assert event_line(protocol.Result(metrics={"x": 1}), None).startswith("RESULT: x=1")
 

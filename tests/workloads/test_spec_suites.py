@@ -1,5 +1,7 @@
 """A spec says which headless suites run its workload and its short name; an argument list is read as argparse reads it."""
 
+import re
+
 import pytest
 
 from workloads import registry
@@ -31,3 +33,21 @@ def test_a_spec_s_short_name_is_its_own_else_the_title_s_first_word():
     assert WorkloadSpec(name="x", title=Text("Operator coverage scan"), unit="", headline="").short_title == "Operator"
     assert WorkloadSpec(name="x", title=Text("Operator coverage scan"), unit="", headline="",
                         short="Op-scan").short_title == "Op-scan"
+
+
+def _words(label: str) -> set[str]:
+    return set(re.sub(r"[^\w/%-]+", " ", label.lower()).split())
+
+
+def test_a_figure_has_one_label_in_the_table_and_the_result_line():
+    """The launcher's glance and `cardbench run`'s RESULT line (line_metrics) name a figure in the words of the
+    report's table (metrics), shortened maybe, never others: generate once called one figure 'share of read
+    bandwidth achieved' in the table and 'read bandwidth used' on the line."""
+    differ = []
+    for spec in registry.specs():
+        table = {m.key: m for m in spec.metrics}
+        for m in spec.line_metrics:
+            full = table.get(m.key)
+            if full is not None and (m.kind != full.kind or not _words(m.label.en) <= _words(full.label.en)):
+                differ.append(f"{spec.name}.{m.key}: {m.label.en!r} is not in {full.label.en!r}")
+    assert differ == []

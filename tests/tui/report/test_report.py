@@ -153,7 +153,7 @@ def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywher
     outcome.see(protocol.End(status="ok", exit_code=0))
     assert result_line("generate", outcome) == ("generate: ok, 40.5 tokens/s per sequence (decode, median after warm-up), "
                                                 "time to first token 12 ms, "
-                                                "read bandwidth used unreliable")
+                                                "share of read bandwidth achieved unreliable")
     glance = render_state(RunState(workload="generate", status="ok", result=metrics)).plain.splitlines()[-1]
     assert "share of read bandwidth achieved unreliable" in glance and "1.358" not in glance and "%" not in glance
 
