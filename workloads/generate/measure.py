@@ -83,7 +83,8 @@ def metrics(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, runs: 
         "kv_bytes_per_step": kv_bytes,
         "batch_size": args.batch_size,
         "tokens": args.tokens,
-        "tokens_asked": getattr(args, "sized_from", None),   # set when --time-budget lowered --tokens
+        # what --tokens asked: more than "tokens" when --time-budget lowered it (the report read N/A otherwise)
+        "tokens_asked": getattr(args, "sized_from", None) or args.tokens,
         "prompt_len": plan.prompt_len,
         "model_size": plan.size,
         "parameters": gpt2.parameter_count(model),
