@@ -17,6 +17,10 @@ def _safe(fn: Callable[[], Any]) -> Any:
         return None
 
 
+# the shortest time since the last read over which psutil's CPU use is a figure (its clock tick is 10 ms)
+MIN_CPU_WINDOW_S = 0.2
+
+
 class HostSource:
     """Reads the host; IO rates are the difference to the previous read, so the first read has none."""
 
@@ -34,10 +38,17 @@ class HostSource:
         # cpu_percent(interval=None) compares with the previous call; prime it so the first
         # reading covers the time since construction rather than saying 0.0
         _safe(lambda: psutil.cpu_percent(interval=None, percpu=True))
+        self._cpu_since = time.monotonic()
 
     def read(self) -> HostSample:
         ps = self._psutil
         per_core = _safe(lambda: ps.cpu_percent(interval=None, percpu=True))
+        began, self._cpu_since = self._cpu_since, time.monotonic()
+        if self._cpu_since - began < MIN_CPU_WINDOW_S:
+            # psutil compares CPU times in clock ticks since the last call: over a few ms (a read right after
+            # construction, as `cardbench run` samples at its start) it gives 0.0, which is no reading (the
+            # report said "the whole host at its peak: CPU 0.0 %" of a 2-core run at 100 %)
+            per_core = None
         cpu = (sum(per_core) / len(per_core)) if per_core else None
         vm = _safe(ps.virtual_memory)
         sw = _safe(ps.swap_memory)
