@@ -56,6 +56,10 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--api-key-env", default=None, metavar="VAR",
                    help="the environment variable holding the API key (never the key itself)")
     p.add_argument("--launch", default=None, metavar="'CMD ARGS'", help="start the server with this command first")
+    p.add_argument("--test-server", action="store_true",
+                   help="load cardbench's own local test server instead of yours (it streams tokens with no model and "
+                        "no delay): the figures are the client's and the host's, not a card's; the headless suite's "
+                        "serve run, and a way to try the workload")
     p.add_argument("--launch-timeout", type=positive_float, default=900.0, metavar="S",
                    help="seconds the launched server has to answer /health (default 900)")
     p.add_argument("--device", default="auto", metavar="DEVICE",
@@ -110,7 +114,9 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         prompts = read_prompts(args.prompts) if args.prompts else None
     except (ValueError, BadUrl, BadPrompts) as exc:
         raise WorkloadError(str(exc)) from None
-    if args.url is None and args.launch is None:
+    if args.test_server and (args.url is not None or args.launch is not None):
+        raise WorkloadError("--test-server loads cardbench's own test server: give it without --url and --launch")
+    if args.url is None and args.launch is None and not args.test_server:
         raise WorkloadError("give --url http://HOST:PORT/v1 (your server's API), or --launch 'CMD' to start it",
                             hint=f"with --launch the URL defaults to {DEFAULT_URL}")
     launch = command_of(args.launch) if args.launch else None
@@ -121,4 +127,15 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     arguments_checked()
     from workloads.serve.sweep import Sweep   # the run itself, after the check
 
-    return Sweep(emitter, args, levels, endpoint, slo, prompts, launch, env).run()
+    if not args.test_server:
+        return Sweep(emitter, args, levels, endpoint, slo, prompts, launch, env).run()
+    from workloads.serve.table import TEST_SERVER_NOTE
+    from workloads.serve.testserver import InThread
+
+    server = InThread()
+    try:
+        sweep = Sweep(emitter, args, levels, Endpoint.parse(server.url, None), slo, prompts, None, env)
+        sweep.notes.append(TEST_SERVER_NOTE)
+        return sweep.run()
+    finally:
+        server.stop()

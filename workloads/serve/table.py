@@ -68,12 +68,22 @@ def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[
     return out
 
 
+# the result's note of a sweep of `--test-server`; the table's heading then says it first, in the report's language
+TEST_SERVER_NOTE = ("against cardbench's own test server on this host (no model, no delay): the client's and the host's "
+                    "figures, not a card's")
+_TEST_SERVER = Text("Against cardbench's own test server on this host (no model, no delay): these are the client's "
+                    "and the host's figures, not a card's. ",
+                    "针对 cardbench 自带的本机测试服务器（无模型、无延迟）：以下是客户端与主机的数字，而非加速卡的。")
+
+
 def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
     rows = metrics.get("levels")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-    heading = Text("Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles over "
-                   "its requests) and the card's telemetry while it ran (utilisation mean, memory peak, power mean; "
-                   "n/a: no sample in the level)",
-                   "服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
+    notes = metrics.get("notes")
+    first = _TEST_SERVER if isinstance(notes, list) and TEST_SERVER_NOTE in notes else Text("", "")
+    heading = Text(first.en + "Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles "
+                   "over its requests) and the card's telemetry while it ran (utilisation mean, memory peak, power "
+                   "mean; n/a: no sample in the level)",
+                   first.zh + "服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
                    "（利用率均值、显存峰值、功耗均值；n/a：该档位内无采样）")
     return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]

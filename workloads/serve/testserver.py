@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -164,6 +165,28 @@ class TestServer:
         writer.write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
         await writer.drain()
         return True
+
+
+class InThread:
+    """A TestServer on an event loop of its own, in a daemon thread: for a caller whose own loop is not running
+    yet (`cardbench run serve --test-server`, whose sweep then runs on its own loop)."""
+
+    def __init__(self, behaviour: Behaviour | None = None):
+        self.loop = asyncio.new_event_loop()
+        self.server = TestServer(behaviour or Behaviour())
+        self._thread = threading.Thread(target=self.loop.run_forever, name="cardbench-test-server", daemon=True)
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(timeout=30)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(timeout=30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=30)
+        self.loop.close()
 
 
 def _token(rid: str, chat: bool) -> bytes:

@@ -105,4 +105,4 @@ def test_the_progress_counts_the_standard_suites_workloads(tmp_path, monkeypatch
     code, _ = _export(tmp_path, monkeypatch, "--suite", "standard")
     err = capsys.readouterr().err
     assert code == exit_codes.OK
-    assert "[1/9] doctor" in err and "[9/9] report bundle" in err  # the doctor, seven workloads, the bundle
+    assert "[1/10] doctor" in err and "[10/10] report bundle" in err  # the doctor, eight workloads, the bundle

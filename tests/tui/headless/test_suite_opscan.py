@@ -36,7 +36,7 @@ def _run(tmp_path, monkeypatch, scan_command, amp="bf16", suite="standard"):
 
 
 def test_the_standard_suite_runs_the_scan_first_and_the_quick_suite_is_unchanged():
-    assert suite_names(None, "standard") == ["opscan", "resnet50", "generate", "microbench", "dataio", "finetune", "llm"]
+    assert suite_names(None, "standard") == ["opscan", "resnet50", "generate", "microbench", "dataio", "finetune", "serve", "llm"]
     assert suite_names(None, "quick") == suite_names(None) == ["resnet50", "generate"]
     assert suite_names(["generate", "opscan", "resnet50"], "quick") == ["opscan", "resnet50", "generate"]
     jobs, notes = suite_jobs("standard", None, accelerator=False, device=None)
@@ -46,7 +46,7 @@ def test_the_standard_suite_runs_the_scan_first_and_the_quick_suite_is_unchanged
 
 def test_resnet50_is_given_the_scans_run_and_the_note_says_what_it_keeps_in_fp32_and_why(tmp_path, monkeypatch):
     started, state, runs = _run(tmp_path, monkeypatch, _scan_child(tmp_path, FAILURES))
-    assert list(started) == ["opscan", "resnet50", "generate", "microbench", "dataio", "finetune", "llm"]
+    assert list(started) == ["opscan", "resnet50", "generate", "microbench", "dataio", "finetune", "serve", "llm"]
     assert started["resnet50"][-4:] == ["--amp", "bf16", "--ops-from", str(runs["opscan"])]
     assert all("--ops-from" not in started[name] for name in ("generate", "microbench", "dataio"))
     (said,) = state.notes
