@@ -168,6 +168,9 @@ class WorkloadSpec:
     # an extra table the report shows under the run's metrics, from the result's metrics: (heading, columns, rows);
     # any of its words may be a Text, which the report says in its language
     report_table: Callable[[Mapping[str, Any]], "tuple[str | Text, list[str | Text], list[list[str | Text]]]"] | None = None
+    # the report summary's "read against" cell from the result's metrics, for a workload whose steps are not alike
+    # (serve's are its concurrency levels: their median is no figure); None: the step median and the bounds it has
+    read_against: Callable[[Mapping[str, Any]], "Text | None"] | None = None
     run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
     verdict: str = ""                    # a text result metric the summary puts before the headline (a soak's FAIL)
     detached: bool = False               # hours long: the workbench starts it detached (quitting leaves it running)

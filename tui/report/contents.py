@@ -34,6 +34,9 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     """The bound or baseline a reader needs beside the headline number."""
     m = s.metrics
     spec = registry.spec_for(s.workload)
+    if spec.read_against is not None:
+        said = spec.read_against(m)
+        return w.text(said) if said else NA
     parts = []
     tp = s.throughput
     if tp.median is not None:

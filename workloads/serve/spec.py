@@ -19,6 +19,13 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     return table(metrics)
 
 
+def read_against(metrics: Mapping[str, Any]) -> Text | None:
+    """The headline beside the sweep's first level and its bound (the step median would be over levels)."""
+    from workloads.serve.bounds import read_against as against
+
+    return against(metrics)
+
+
 # every level a few dozen requests of 32 tokens in and out: what the table needs, in a fraction of a second
 _SUITE = ("--test-server", "--concurrency", "1,4,16", "--requests", "48", "--input-len", "32", "--output-len", "32")
 _LAST = "at the sweep's last level"
@@ -75,5 +82,6 @@ SPEC = WorkloadSpec(
     warmup_emits_steps=False,
     planned_steps=planned_steps,
     report_table=report_table,
+    read_against=read_against,
     short="Serve",
 )
