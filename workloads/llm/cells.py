@@ -107,8 +107,12 @@ class Memory:
 
 
 def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: int, make_decoder: Any,
-             memory: Memory, free: int | None, element_size: int) -> dict[str, Any]:
-    """The cell's row; a cell whose estimate is over the free memory, or that runs out, is a row saying so."""
+             memory: Memory, free: int | None, element_size: int,
+             prompt_ids: tuple[int, ...] | None = None) -> dict[str, Any]:
+    """The cell's row; a cell whose estimate is over the free memory, or that runs out, is a row saying so.
+
+    ``prompt_ids`` (--prompt's tokens) is every sequence's prompt instead of random ids; the row's
+    ``output_ids`` are then sequence 1's generated tokens of the last timed run."""
     need = fit.inference(model.config, cell.batch, cell.context, cell.input_len, element_size)
     row: dict[str, Any] = {"input_len": cell.input_len, "output_len": cell.output_len, "batch": cell.batch,
                            "estimate_bytes": need.total}
@@ -119,8 +123,11 @@ def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: in
     try:
         cache = model.new_cache(cell.batch, cell.context)
         decoder = make_decoder(model, cache)
-        prompt = torch.randint(0, model.config.vocab_size, (cell.batch, cell.input_len),
-                               generator=torch.Generator().manual_seed(seed)).to(device)
+        if prompt_ids is not None:
+            prompt = torch.tensor([prompt_ids] * cell.batch, dtype=torch.long, device=device)
+        else:
+            prompt = torch.randint(0, model.config.vocab_size, (cell.batch, cell.input_len),
+                                   generator=torch.Generator().manual_seed(seed)).to(device)
         generate(model, cache, decoder, prompt, min(cell.output_len, 4), GREEDY, device)  # warm-up, untimed
         runs = [generate(model, cache, decoder, prompt, cell.output_len, GREEDY, device) for _ in range(repeat)]
     except torch.OutOfMemoryError:
@@ -128,6 +135,8 @@ def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: in
     finally:
         del cache
     steps = [s for r in runs for s in r.latencies_s]
+    if prompt_ids is not None:
+        row["output_ids"] = runs[-1].tokens[0].tolist()
     ttft = statistics.median(r.ttft_s for r in runs)
     tpot = {q: percentile(steps, q) for q in (50, 90, 99)}
     return {**row, "status": "ok", "ttft_s": ttft,

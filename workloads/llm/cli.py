@@ -4,6 +4,7 @@ Run as ``python -m workloads.llm [options]`` (or ``cardbench run llm``). One cel
 ``--output-len``, ``--batch-size``) or ``--sweep`` over lists of each; then llama-bench's pp/tg with
 their spread; each figure beside its bound (:mod:`~workloads.llm.cells`). A preset with random weights
 by default, nothing downloaded; ``--weights DIR`` loads a local Hugging Face checkpoint.
+``--prompt TEXT`` (with ``--weights``) is the one cell's prompt, and its greedy continuation is logged.
 ``--fit-only`` prints the memory estimate (inference and training) against the device and stops.
 
 Events: ``start``; one ``step`` per cell (its decode tokens/s over all sequences); ``fallback`` when
@@ -28,6 +29,9 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--model", default="tiny", metavar="PRESET", help=f"one of {known_models()} (default tiny)")
     p.add_argument("--weights", metavar="DIR", type=_path, default=None,
                    help="a local Hugging Face checkpoint directory (its config.json wins over --model)")
+    p.add_argument("--prompt", metavar="TEXT", default=None,
+                   help="prompt text, tokenized with the --weights dir's tokenizer.json: one cell, its greedy "
+                        "output written to the log")
     p.add_argument("--input-len", dest="input_len_list", type=int_list, default=None, metavar="N[,N...]",
                    help="prompt tokens (default 128; with --sweep 128,1024,2048, on the CPU 32,128)")
     p.add_argument("--output-len", dest="output_len_list", type=int_list, default=None, metavar="N[,N...]",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from typing import Any
 
 from workloads.child.harness import WorkloadError
 from workloads.llm.presets import PRESETS, LlamaConfig, preset, preset_name
@@ -39,6 +40,8 @@ class Plan:
     sweep: bool
     pp: int                    # llama-bench's prompt processing length (pp512), 0 for none
     tg: int                    # llama-bench's text generation length (tg128), 0 for none
+    prompt_ids: tuple[int, ...] | None = None   # --prompt's tokens: the one cell's prompt, each sequence
+    tokenizer: Any = None      # the --weights directory's, with --prompt (tokenizers.Tokenizer)
 
 
 def int_list(text: str) -> tuple[int, ...]:
@@ -69,15 +72,25 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
         config = read_config(args.weights)
         name = preset_name(config)
     defaults = CPU_SWEEP if on_cpu else SWEEP
+    tokenizer, prompt_ids, input_lens = None, None, args.input_len_list
+    if args.prompt is not None:
+        for flag, given in (("--sweep", args.sweep), ("--input-len", args.input_len_list)):
+            if given:
+                raise WorkloadError(f"--prompt and {flag} are exclusive",
+                                    hint="the prompt's tokens are the input length of the one cell it runs")
+        from workloads.llm.prompt import tokenize
+
+        tokenizer, prompt_ids = tokenize(args.weights, args.prompt, config.vocab_size)
+        input_lens = (len(prompt_ids),)
     if args.sweep:
-        inputs = args.input_len_list or defaults["input"]
+        inputs = input_lens or defaults["input"]
         outputs = args.output_len_list or defaults["output"]
         batches = args.batch_list or defaults["batch"]
         cells = tuple(Cell(i, o, b) for b in sorted(set(batches)) for i in sorted(set(inputs))
                       for o in sorted(set(outputs)))
     else:
         one = lambda values, default: values[0] if values else default  # noqa: E731
-        cells = (Cell(one(args.input_len_list, 128), one(args.output_len_list, 128), one(args.batch_list, 1)),)
+        cells = (Cell(one(input_lens, 128), one(args.output_len_list, 128), one(args.batch_list, 1)),)
         for flag, values in (("--input-len", args.input_len_list), ("--output-len", args.output_len_list),
                              ("--batch-size", args.batch_list)):
             if values and len(values) > 1:
@@ -88,4 +101,4 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
         if length > config.max_position_embeddings:
             raise WorkloadError(f"{what} is {length} positions, beyond {name}'s context of "
                                 f"{config.max_position_embeddings}", hint="lower the lengths")
-    return Plan(config, name, cells, bool(args.sweep), args.pp, args.tg)
+    return Plan(config, name, cells, bool(args.sweep), args.pp, args.tg, prompt_ids, tokenizer)

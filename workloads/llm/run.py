@@ -28,6 +28,7 @@ def config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: 
     c = plan.config
     return {"model_size": plan.model, "family": c.family,
             "weights": str(args.weights) if args.weights else f"random (seed {args.seed})",
+            "prompt": "text" if args.prompt is not None else "random",
             "layers": c.num_hidden_layers, "hidden": c.hidden_size, "heads": c.num_attention_heads,
             "kv_heads": c.num_key_value_heads, "vocab_size": c.vocab_size, "parameters": c.parameter_count(),
             "sweep": plan.sweep, "cells": len(plan.cells), "repeat": args.repeat, "pp": plan.pp, "tg": plan.tg,
@@ -143,14 +144,20 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
             + f"; using {model.split}")
         del cache
     element_size = dtype.itemsize
-    rows = []
+    rows, sample_text = [], None
     for i, cell in enumerate(plan.cells):
-        row = cells.run_cell(model, cell, args.repeat, device, args.seed + i, make, memory, free, element_size)
+        row = cells.run_cell(model, cell, args.repeat, device, args.seed + i, make, memory, free, element_size,
+                             plan.prompt_ids)
+        output_ids = row.pop("output_ids", None)
         rows.append(row)
         emitter.step(i + 1, throughput=row.get("decode_tokens_per_s_all"), unit="tokens/s",
                      step_s=row.get("tpot_p50_s"), memory_allocated_bytes=row.get("peak_memory_bytes"),
                      total_steps=len(plan.cells), cell=cell.label(), status=row["status"])
         log(f"cell {i + 1}/{len(plan.cells)} {cell.label()}: " + _row_line(row))
+        if output_ids is not None:
+            sample_text = plan.tokenizer.decode(output_ids)
+            log(f"prompt: {plan.tokenizer.decode(list(plan.prompt_ids))!r}")
+            log(f"generated (greedy, sequence 1): {sample_text!r}")
     bench = cells.llama_bench(model, plan.pp, plan.tg, args.repetitions, device, args.seed, make)
     rounds = [bandwidth.measure_read_bandwidth(device)] + ([before] if before else [])
     read = bandwidth.best_of(rounds)
@@ -165,6 +172,8 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
                          "repeat": args.repeat, "pp": plan.pp, "tg": plan.tg, **bench}
     m["tg_tokens_per_s"] = bench.get(f"tg{plan.tg}_tokens_per_s")
     m["pp_tokens_per_s"] = bench.get(f"pp{plan.pp}_tokens_per_s")
+    if plan.prompt_ids is not None:
+        m["sample_text"] = sample_text[:500] if sample_text is not None else None
     first = rows[0]
     if not plan.sweep:  # one cell: its figures are the run's, and compare keys on its lengths
         m.update({k: v for k, v in first.items() if k not in ("input_len", "output_len", "batch")})
