@@ -35,7 +35,7 @@ class Cell:
 @dataclass(frozen=True)
 class Plan:
     config: LlamaConfig
-    model: str                 # the preset's name, or "custom" for a --weights directory of another shape
+    model: str                 # the preset's name, or "custom <family>, <shape>" for a checkpoint of another shape
     cells: tuple[Cell, ...]
     sweep: bool
     pp: int                    # llama-bench's prompt processing length (pp512), 0 for none
@@ -71,6 +71,9 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
 
         config = read_config(args.weights)
         name = preset_name(config)
+        if name == "custom":  # named by its shape, so compare tells two custom checkpoints apart
+            name = (f"custom {config.family}, {config.num_hidden_layers} layers x {config.hidden_size}, "
+                    f"{config.parameter_count():,} parameters")
     defaults = CPU_SWEEP if on_cpu else SWEEP
     tokenizer, prompt_ids, input_lens = None, None, args.input_len_list
     if args.prompt is not None:
@@ -102,3 +105,21 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
             raise WorkloadError(f"{what} is {length} positions, beyond {name}'s context of "
                                 f"{config.max_position_embeddings}", hint="lower the lengths")
     return Plan(config, name, cells, bool(args.sweep), args.pp, args.tg, prompt_ids, tokenizer)
+
+
+def identity(plan: Plan) -> dict[str, Any]:
+    """What two runs must share for compare to set them side by side (tui/compare/alike.py reads these keys, and
+    the dtype, by name): the model, the cells (a sweep's lists, or "off" and the one cell's lengths and batch, so
+    a sweep and one cell differ by name) and llama-bench's pp/tg lengths."""
+    keys: dict[str, Any] = {"model_size": plan.model, "sweep": sweep_key(plan) if plan.sweep else "off",
+                            "pp": plan.pp, "tg": plan.tg}
+    if not plan.sweep:
+        first = plan.cells[0]
+        keys.update(input_len=first.input_len, output_len=first.output_len, batch_size=first.batch)
+    return keys
+
+
+def sweep_key(plan: Plan) -> str:
+    """What two sweeps must share to be compared: their lists, as one text."""
+    lists = [sorted({getattr(c, f) for c in plan.cells}) for f in ("input_len", "output_len", "batch")]
+    return " x ".join(",".join(map(str, v)) for v in lists)

@@ -20,7 +20,7 @@ from workloads.errors import first_line
 from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
 from workloads.llm import cells, fit
 from workloads.llm.model import Llama, weight_bytes_per_step
-from workloads.llm.plan import Plan
+from workloads.llm.plan import Plan, identity
 from workloads.llm.presets import PRESETS
 
 
@@ -164,29 +164,21 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
     rated = _rated_tflops(device, dtype)
     for row in rows:
         cells.add_bounds(row, read.best_gbps, rated[0] if rated else None)
-    m: dict[str, Any] = {"model_size": plan.model, "parameters": plan.config.parameter_count(), "cells": rows,
-                         "sweep": _sweep_key(plan) if plan.sweep else None,
+    m: dict[str, Any] = {**identity(plan), "parameters": plan.config.parameter_count(), "cells": rows,
                          "device_read_gbps": read.best_gbps, "bandwidth_method": read.method,
                          "rated_tflops": rated[0] if rated else None, "rated_source": rated[1] if rated else None,
                          "peak_memory_kind": memory.kind, "decode": make(model, model.new_cache(1, 1)).kind,
-                         "repeat": args.repeat, "pp": plan.pp, "tg": plan.tg, **bench}
+                         "repeat": args.repeat, **bench}
     m["tg_tokens_per_s"] = bench.get(f"tg{plan.tg}_tokens_per_s")
     m["pp_tokens_per_s"] = bench.get(f"pp{plan.pp}_tokens_per_s")
     if plan.prompt_ids is not None:
         m["sample_text"] = sample_text[:500] if sample_text is not None else None
     first = rows[0]
-    if not plan.sweep:  # one cell: its figures are the run's, and compare keys on its lengths
+    if not plan.sweep:  # one cell: its figures are the run's
         m.update({k: v for k, v in first.items() if k not in ("input_len", "output_len", "batch")})
-        m.update(input_len=first["input_len"], output_len=first["output_len"], batch_size=first["batch"])
     if first.get("peak_memory_bytes"):
         m["fit_estimate_error"] = first["estimate_bytes"] / first["peak_memory_bytes"] - 1
     return m
-
-
-def _sweep_key(plan: Plan) -> str:
-    """What two sweeps must share to be compared: their lists, as one text."""
-    lists = [sorted({getattr(c, f) for c in plan.cells}) for f in ("input_len", "output_len", "batch")]
-    return " x ".join(",".join(map(str, v)) for v in lists)
 
 
 def _rated_tflops(device: torch.device, dtype: torch.dtype) -> tuple[float, str] | None:
