@@ -29,6 +29,10 @@ GPT2_PROMPT, GPT2_DECODE, GPT2_TRAIN_LEN = 8, 2, 16
 
 def record_builtin(name: str, recorder: Recorder, device: torch.device, seed: int) -> None:
     torch.manual_seed(seed)
+    if name == "llama-train":  # the finetune workload's step, in a module of its own (llama_train.py)
+        from workloads.opscan import llama_train
+
+        return llama_train.record(recorder, device)
     {"resnet50": _resnet50, "gpt2-decode": _gpt2_decode, "gpt2-train": _gpt2_train}[name](recorder, device)
 
 
