@@ -221,7 +221,8 @@ class Sweep:
         self.rows.append(row)
         self.emitter.step(i + 1, throughput=row["output_tokens_per_s"], unit="tokens/s", total_steps=len(self.levels),
                           label=step_label(row), ttft_ms_p50=row["ttft_ms_p50"], tpot_ms_p50=row["tpot_ms_p50"],
-                          errors=row["errors"])
+                          ttft_ms_p99=row["ttft_ms_p99"], tpot_ms_p99=row["tpot_ms_p99"], level=level.words(),
+                          errors=row["errors"])   # a soak judges each level's latency against its first interval
         log(f"[cardbench] {level_line(row)}")
         if row["errors"]:
             first = {}

@@ -33,12 +33,14 @@ from typing import Any, Sequence
 from workloads import exit_codes, protocol, registry
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
                                      positive_float)
+from workloads.numbers import is_finite
 from workloads.runner import Runner
 from workloads.soak import table
-from workloads.soak.intervals import IntervalBook
+from workloads.soak.intervals import LATENCY, IntervalBook
 from workloads.soak.kernel import KernelLog
 from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
-from workloads.soak.verdict import DRIFT_LIMIT_PCT, THERMAL_SHARE, Finding, findings_of, rules, verdict_of
+from workloads.soak.verdict import (DRIFT_LIMIT_PCT, LATENCY_LIMIT_PCT, THERMAL_SHARE, Finding, findings_of, rules,
+                                    verdict_of)
 
 WORKLOAD = "soak"
 COMMAND = "command"            # the user's own job: `python -m workloads.command -- CMD`
@@ -66,6 +68,9 @@ def build_parser() -> ArgumentParser:
                    help="seconds per interval of the table and the verdict (default 600)")
     p.add_argument("--drift-limit", type=positive_float, default=DRIFT_LIMIT_PCT, metavar="PCT",
                    help=f"throughput drift against the first interval that fails (default {DRIFT_LIMIT_PCT:g} %%)")
+    p.add_argument("--latency-limit", type=positive_float, default=LATENCY_LIMIT_PCT, metavar="PCT",
+                   help=f"a serving workload's TTFT/TPOT rise against the first interval that fails (p50) or warns "
+                        f"(p99) (default {LATENCY_LIMIT_PCT:g} %%)")
     p.add_argument("--thermal-share", type=positive_float, default=THERMAL_SHARE, metavar="FRACTION",
                    help=f"share of an interval under thermal throttling that warns (default {THERMAL_SHARE:g})")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
@@ -155,7 +160,8 @@ class Soak:
         self.started = True
         config = {"hours": self.args.hours, "interval_s": self.args.interval, "started": self.t0,
                   "workloads": [name for name, _ in self.runs], "args": {n: a for n, a in self.runs},
-                  "drift_limit_pct": self.args.drift_limit, "thermal_share": self.args.thermal_share}
+                  "drift_limit_pct": self.args.drift_limit, "thermal_share": self.args.thermal_share,
+                  "latency_limit_pct": self.args.latency_limit}
         self.em.start(WORKLOAD, config, device, versions or {})
 
     def _inner(self, name: str, event: protocol.Event) -> None:
@@ -165,7 +171,11 @@ class Soak:
         self._start()
         if isinstance(event, protocol.Step):
             warmup = event.extra.get("warmup") is True
-            self.book.add_step(event.t, name, event.throughput, event.unit, warmup)
+            # a serving workload's step is one load level, with its TTFT/TPOT percentiles over the level's requests
+            latency = {k: v for k in LATENCY if is_finite(v := event.extra.get(k))}
+            level = event.extra.get("level")
+            self.book.add_step(event.t, f"{name} {level}" if latency and isinstance(level, str) else name,
+                               event.throughput, event.unit, warmup, latency)
             self.step += 1
             self._unforwarded += 1
             if event.t - self._forwarded_at < FORWARD_EVERY_S:
@@ -291,7 +301,8 @@ class Soak:
         self.rates_seen = self.rates_seen or bool(row["rates"])
         self.xids += len(row["xids"])
         log(f"soak: interval {row['interval']} closed: " + ", ".join(f"{k}={v}" for k, v in cells.items() if v))
-        found = findings_of(row, drift_limit_pct=self.args.drift_limit, thermal_share=self.args.thermal_share)
+        found = findings_of(row, drift_limit_pct=self.args.drift_limit, thermal_share=self.args.thermal_share,
+                            latency_limit_pct=self.args.latency_limit)
         self.findings += found
         for f in found:
             self.em.warning(f"soak {f.level}: {f.text}", code="soak_finding", level=f.level, rule=f.rule)
@@ -322,7 +333,7 @@ class Soak:
         cells = self.cells
         verdict, findings = verdict_of(self.findings, devices_seen=self.devices_seen or not cells,
                                        rates_seen=self.rates_seen or not cells, unwatched=unwatched)
-        the_rules = rules(self.args.drift_limit, self.args.thermal_share)
+        the_rules = rules(self.args.drift_limit, self.args.thermal_share, self.args.latency_limit)
         ran = time.time() - self.t0
         took = f"{ran / 3600:.2f} h of {self.args.hours:g} h" if self.args.hours >= 1 else \
             f"{ran / 60:.1f} min of {self.args.hours * 60:g} min"
@@ -341,6 +352,7 @@ class Soak:
                 log(f"soak: {table.VERDICT_TXT} could not be written in {self.out}: {exc}")
         first = next(iter(self.book.first_median.items()), None)
         drifts = [float(c["drift_pct"]) for c in cells if c["drift_pct"]]
+        rises = [float(c["latency_drift_pct"]) for c in cells if c.get("latency_drift_pct")]
         metrics: dict[str, Any] = {
             "verdict": verdict, "findings_count": len(findings),
             "findings": [f.to_dict() for f in findings], "rules": the_rules, "intervals": cells,
@@ -349,6 +361,8 @@ class Soak:
             # one interval is the baseline itself: its 0 % is no measurement of drift
             "drift_worst_pct": min(drifts, key=lambda d: (d > 0, -abs(d))) if drifts and judged >= 2 else None,
         }
+        if len(rises) >= 2:   # a serving workload: its largest TTFT/TPOT change against the first interval
+            metrics["latency_drift_worst_pct"] = max(rises, key=abs)
         if first is not None:
             metrics["first_interval_median"] = first[1]
             metrics["first_workload"] = first[0]

@@ -30,6 +30,9 @@ COUNTERS = ("ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages"
 THERMAL_REASONS = ("sw thermal", "hw thermal")
 # reasons that say nothing about the card's health (an idle card, clocks set by the user)
 QUIET_REASONS = ("idle", "app clocks", "display clocks", "sync boost")
+# latency figures a step may carry, in ms (serve's: one level's percentiles over its requests, vLLM's definitions,
+# workloads.serve.figures); an interval holds the median of each over its steps, and its drift against the first's
+LATENCY = ("ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99")
 
 
 def device_name(d: dict[str, Any]) -> str:
@@ -76,6 +79,7 @@ class _Window:
     devices: dict[str, _Device] = field(default_factory=dict)
     throughputs: dict[str, list[float]] = field(default_factory=dict)   # workload -> this interval's step rates
     units: dict[str, str] = field(default_factory=dict)
+    latency: dict[str, dict[str, list[float]]] = field(default_factory=dict)   # workload (level) -> figure -> values
     steps: int = 0
     runs: int = 0
     errors: list[str] = field(default_factory=list)
@@ -91,6 +95,7 @@ class IntervalBook:
         self.t0, self.interval_s, self.end_t, self.grace_s = t0, float(interval_s), end_t, grace_s
         self.closed = 0                                # rows handed out (the book keeps none)
         self.first_median: dict[str, float] = {}       # workload -> its first interval's median rate
+        self.first_latency: dict[str, dict[str, float]] = {}   # workload (level) -> figure -> first interval's median
         self._open: dict[int, _Window] = {}
         self._next = 0                                 # the first interval not closed yet
         self._counter_at_close: dict[tuple[str, str], float] = {}
@@ -132,13 +137,19 @@ class IntervalBook:
             w.devices.setdefault(name, _Device()).see(d, dt)
 
     def add_step(self, t: float, workload: str, throughput: float | None, unit: str | None,
-                 warmup: bool = False) -> None:
+                 warmup: bool = False, latency: dict[str, float] | None = None) -> None:
+        """``latency``: the step's figures of :data:`LATENCY`; ``workload`` names the level they are of, when the
+        workload runs several (a level's latency is only comparable with the same level's)."""
         w = self._window(t)
         w.steps += 1
         if throughput is not None and not warmup:
             w.throughputs.setdefault(workload, []).append(throughput)
             if unit:
                 w.units[workload] = unit
+        if latency and not warmup:
+            held = w.latency.setdefault(workload, {})
+            for key, value in latency.items():
+                held.setdefault(key, []).append(value)
 
     def add_run(self, t: float, restart: bool) -> None:
         w = self._window(t)
@@ -189,6 +200,16 @@ class IntervalBook:
             first = self.first_median.setdefault(name, median)
             rates[name] = {"median": median, "unit": w.units.get(name, ""), "steps": len(values),
                            "drift_pct": 100.0 * (median / first - 1.0) if first else None}
+        latency: dict[str, dict[str, Any]] = {}
+        for name, figures in w.latency.items():
+            first = self.first_latency.setdefault(name, {})
+            row: dict[str, Any] = {"steps": max(len(v) for v in figures.values())}
+            for key in LATENCY:
+                if key in figures:
+                    median = row[key] = statistics.median(figures[key])
+                    base = first.setdefault(key, median)
+                    row[f"{key}_drift_pct"] = 100.0 * (median / base - 1.0) if base else None
+            latency[name] = row
         devices: dict[str, dict[str, Any]] = {}
         for name, d in sorted(w.devices.items()):
             deltas = {}
@@ -205,5 +226,5 @@ class IntervalBook:
                              "throttle_s": {r: round(s, 1) for r, s in sorted(d.reasons.items())},
                              "thermal_share": min(1.0, thermal / duration), "deltas": deltas}
         return {"interval": w.index + 1, "start": w.start, "end": w.end, "duration_s": w.end - w.start,
-                "steps": w.steps, "rates": rates, "runs": w.runs, "restarts": w.restarts, "errors": list(w.errors),
+                "steps": w.steps, "rates": rates, "latency": latency, "runs": w.runs, "restarts": w.restarts, "errors": list(w.errors),
                 "xids": sorted(w.xids, key=lambda x: x["t"]), "samples": w.samples, "devices": devices}

@@ -32,6 +32,8 @@ SPEC = WorkloadSpec(
         Metric("verdict", Text("verdict (rules in verdict.txt)", "结论（规则见 verdict.txt）"), "text"),
         Metric("drift_worst_pct", Text("% worst throughput drift against the first interval",
                                        "相对第一个时段的最大吞吐漂移（%）")),
+        Metric("latency_drift_worst_pct", Text("% largest TTFT/TPOT change against the first interval (serving)",
+                                               "相对第一个时段的最大 TTFT/TPOT 变化（%，推理服务）")),
         Metric("first_interval_median", Text("first interval's median throughput", "第一个时段的吞吐中位数"), "rate"),
         Metric("hours", Text("hours run", "运行小时数")),
         Metric("runs", Text("runs of the workload", "工作负载运行次数")),

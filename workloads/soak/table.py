@@ -18,7 +18,8 @@ from workloads.spec import Text
 
 INTERVALS_CSV = "intervals.csv"
 VERDICT_TXT = "verdict.txt"
-CSV_COLUMNS = ("interval", "start_utc", "minutes", "throughput", "drift_pct", "steps", "runs", "errors", "restarts",
+CSV_COLUMNS = ("interval", "start_utc", "minutes", "throughput", "drift_pct", "ttft_ms", "tpot_ms",
+               "latency_drift_pct", "steps", "runs", "errors", "restarts",
                "sm_clock_min_mhz", "sm_clock_max_mhz", "temperature_peak_c", "power_peak_w", "throttle",
                "thermal_throttle_pct", "ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages",
                "pcie_replays", "xid", "samples")
@@ -49,7 +50,11 @@ def flat(row: dict[str, Any]) -> dict[str, str]:
     power, power_at = _peak(devices, "power_peak_w")
     throttle = "; ".join(f"{name} {words}" for name, d in devices.items() if (words := throttle_words(d["throttle_s"])))
     thermal = max((d["thermal_share"] for d in devices.values()), default=None)
+    latency = row.get("latency") or {}
+    rises = [v for lat in latency.values() for k, v in lat.items() if k.endswith("_drift_pct") and v is not None]
     out = {
+        "ttft_ms": _percentiles(latency, "ttft"), "tpot_ms": _percentiles(latency, "tpot"),
+        "latency_drift_pct": f"{max(rises, key=abs):+.1f}" if rises else "",   # the largest change, either way
         "interval": str(row["interval"]), "start_utc": clock(row["start"]), "minutes": f"{row['duration_s'] / 60:.1f}",
         "throughput": "; ".join(f"{name} {r['median']:.4g} {r['unit']}".strip() for name, r in rates.items()),
         "drift_pct": "" if worst is None else f"{worst:+.1f}", "steps": str(row["steps"]), "runs": str(row["runs"]),
@@ -69,6 +74,16 @@ def flat(row: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def _percentiles(latency: dict[str, dict[str, Any]], figure: str) -> str:
+    """'serve concurrency 16 p50 9.4 / p99 12' for each workload (level) whose steps carried the figure."""
+    out = []
+    for name, lat in latency.items():
+        said = " / ".join(f"{p} {lat[key]:.3g}" for p in ("p50", "p99") if (key := f"{figure}_ms_{p}") in lat)
+        if said:
+            out.append(f"{name} {said}")
+    return "; ".join(out)
+
+
 def write_csv(path: Path, rows: list[dict[str, str]]) -> None:
     """intervals.csv, rewritten whole (it is a few hundred rows for a day) so a reader never sees half a row."""
     text = io.StringIO()
@@ -80,20 +95,29 @@ def write_csv(path: Path, rows: list[dict[str, str]]) -> None:
     tmp.replace(path)
 
 
+# a serving workload's (serve's steps carry them; the report leaves them out of the others' tables)
+_LATENCY_COLUMNS = (Text("TTFT ms (median of runs)", "首 token 时间 毫秒（各次运行的中位数）"),
+                    Text("TPOT ms (median of runs)", "每输出 token 时间 毫秒（各次运行的中位数）"),
+                    Text("latency drift %", "延迟漂移 %"))
 # the report's column names, in its two languages (the cells are figures and the tools' own words)
 TABLE_COLUMNS = (Text("interval", "时段"), Text("start (UTC)", "开始（UTC）"), Text("min", "分钟"),
                  Text("throughput (median)", "吞吐（中位数）"), Text("drift %", "漂移 %"),
+                 *_LATENCY_COLUMNS,
                  Text("runs / errors / restarts", "运行 / 错误 / 重启"), Text("SM clock MHz", "SM 时钟 MHz"),
                  Text("temp peak °C", "最高温度 °C"), Text("power peak W", "最高功耗 W"),
                  Text("throttle (s)", "降频原因（秒）"), Text("ECC corr. / uncorr.", "ECC 已纠正 / 不可纠正"),
                  Text("remapped rows", "重映射行"), Text("PCIe replays", "PCIe 重传"), Text("Xid", "Xid"))
 
 
+_LATENCY_AT = tuple(i for i, c in enumerate(TABLE_COLUMNS) if c in _LATENCY_COLUMNS)
+
+
 def table_row(cells: Mapping[str, str]) -> list[str]:
     clock_range = "-".join(c for c in (cells.get("sm_clock_min_mhz", ""), cells.get("sm_clock_max_mhz", "")) if c)
     ecc = " / ".join(cells.get(k) or "-" for k in ("ecc_corrected", "ecc_uncorrected"))
     return [cells.get("interval", ""), cells.get("start_utc", "")[11:19], cells.get("minutes", ""),
-            cells.get("throughput", ""), cells.get("drift_pct", ""),
+            cells.get("throughput", ""), cells.get("drift_pct", ""), cells.get("ttft_ms", ""), cells.get("tpot_ms", ""),
+            cells.get("latency_drift_pct", ""),
             f"{cells.get('runs', '')} / {cells.get('errors', '')} / {cells.get('restarts', '')}", clock_range,
             cells.get("temperature_peak_c", ""), cells.get("power_peak_w", ""), cells.get("throttle", ""), ecc,
             cells.get("remapped_rows", ""), cells.get("pcie_replays", ""), cells.get("xid", "")]
@@ -108,7 +132,10 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[lis
     heading = Text(f"Soak per interval (verdict {verdict}, {count} finding(s); the rules and findings are in "
                    f"verdict.txt and below)", f"长时间测试各时段（结论 {verdict}，{count} 项发现；规则与发现见 "
                                               f"verdict.txt 及下文）")
-    return heading, list(TABLE_COLUMNS), [table_row(r) for r in rows]
+    cells = [table_row(r) for r in rows]
+    # the latency columns only for a serving workload's soak (the others' steps carry no latency)
+    keep = [i for i in range(len(TABLE_COLUMNS)) if i not in _LATENCY_AT or any(c[i] for c in cells)]
+    return heading, [TABLE_COLUMNS[i] for i in keep], [[c[i] for i in keep] for c in cells]
 
 
 def verdict_text(verdict: str, findings: list[Finding], rules: list[str], summary: list[str]) -> str:

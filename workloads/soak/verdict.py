@@ -11,9 +11,14 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from workloads.soak.intervals import QUIET_REASONS, THERMAL_REASONS
+from workloads.soak.intervals import LATENCY, QUIET_REASONS, THERMAL_REASONS
 
 DRIFT_LIMIT_PCT = 5.0
+# a latency is judged more loosely than a throughput: it is a percentile of one run's requests, not a rate over
+# all of them (the test server at fixed delays moves its TPOT p50 a few % between runs on a loaded 2-core machine)
+LATENCY_LIMIT_PCT = 20.0
+_LATENCY_WORDS = {"ttft_ms_p50": "TTFT p50", "ttft_ms_p99": "TTFT p99", "tpot_ms_p50": "TPOT p50",
+                  "tpot_ms_p99": "TPOT p99"}
 THERMAL_SHARE = 0.10
 LEVELS = ("PASS", "WARN", "FAIL")
 # counters whose growth is a WARN (the card repaired or retried something), in the words the finding uses
@@ -31,16 +36,20 @@ class Finding:
         return {"level": self.level, "rule": self.rule, "text": self.text}
 
 
-def rules(drift_limit_pct: float = DRIFT_LIMIT_PCT, thermal_share: float = THERMAL_SHARE) -> list[str]:
+def rules(drift_limit_pct: float = DRIFT_LIMIT_PCT, thermal_share: float = THERMAL_SHARE,
+          latency_limit_pct: float = LATENCY_LIMIT_PCT) -> list[str]:
     """The rules as the report states them, with this soak's limits."""
     return [
         "FAIL: any Xid line in the kernel log during the soak",
         "FAIL: any uncorrectable (double-bit) ECC error",
         f"FAIL: an interval's median throughput more than {drift_limit_pct:g} % below the first interval's "
         "(of the same workload: the first interval with steps after warm-up; warm-up steps left out)",
+        f"FAIL: an interval's TTFT or TPOT p50 more than {latency_limit_pct:g} % above the first interval's (a "
+        "serving workload; the median over the interval's runs of each run's p50, per load level)",
         "FAIL: a workload error, or a run that had to be restarted",
         f"WARN: thermal throttling (sw/hw thermal) over {thermal_share:.0%} of an interval on any device",
         "WARN: hw slowdown or power brake seen",
+        f"WARN: an interval's TTFT or TPOT p99 more than {latency_limit_pct:g} % above the first interval's",
         "WARN: corrected ECC errors, remapped rows, retired pages or PCIe replays increased",
         f"WARN: an interval's median throughput more than {drift_limit_pct:g} % above the first interval's "
         "(the first interval was slow: drift is read against it)",
@@ -59,7 +68,7 @@ def _when(row: dict[str, Any], t: float | None = None) -> str:
 
 
 def findings_of(row: dict[str, Any], *, drift_limit_pct: float = DRIFT_LIMIT_PCT,
-                thermal_share: float = THERMAL_SHARE) -> list[Finding]:
+                thermal_share: float = THERMAL_SHARE, latency_limit_pct: float = LATENCY_LIMIT_PCT) -> list[Finding]:
     """What one closed interval breaks of the rules, in the order it happened (judged as it closes, so the soak
     keeps findings, not raw rows)."""
     found: list[Finding] = []
@@ -77,6 +86,14 @@ def findings_of(row: dict[str, Any], *, drift_limit_pct: float = DRIFT_LIMIT_PCT
         level, way = ("FAIL", "below") if drift < 0 else ("WARN", "above")
         found.append(Finding(level, "drift", f"{name} {rate['median']:.4g} {rate['unit']} in {_when(row)}: "
                                              f"{abs(drift):.1f} % {way} the first interval's"))
+    for name, lat in (row.get("latency") or {}).items():
+        for key in LATENCY:
+            drift = lat.get(f"{key}_drift_pct")
+            if drift is None or drift <= latency_limit_pct:   # a latency that fell is no fault of the card
+                continue
+            level = "FAIL" if key.endswith("_p50") else "WARN"
+            found.append(Finding(level, "latency", f"{name} {_LATENCY_WORDS[key]} {lat[key]:.4g} ms in {_when(row)}: "
+                                                   f"{drift:.1f} % above the first interval's"))
     for device, d in row["devices"].items():
         deltas = d["deltas"]
         if deltas.get("ecc_uncorrected", 0) > 0:
@@ -112,10 +129,11 @@ def verdict_of(found: list[Finding], *, devices_seen: bool, rates_seen: bool,
 
 
 def judge(rows: list[dict[str, Any]], *, drift_limit_pct: float = DRIFT_LIMIT_PCT,
-          thermal_share: float = THERMAL_SHARE, unwatched: Iterable[str] = ()) -> tuple[str, list[Finding]]:
+          thermal_share: float = THERMAL_SHARE, unwatched: Iterable[str] = (),
+          latency_limit_pct: float = LATENCY_LIMIT_PCT) -> tuple[str, list[Finding]]:
     """The verdict of a list of rows (the bench and the tests hold them; the soak judges each as it closes)."""
-    found = [f for row in rows for f in findings_of(row, drift_limit_pct=drift_limit_pct,
-                                                      thermal_share=thermal_share)]
+    found = [f for row in rows for f in findings_of(row, drift_limit_pct=drift_limit_pct, thermal_share=thermal_share,
+                                                      latency_limit_pct=latency_limit_pct)]
     return verdict_of(found, devices_seen=not rows or any(r["devices"] for r in rows),
                       rates_seen=not rows or any(r["rates"] for r in rows), unwatched=unwatched)
 
@@ -126,5 +144,5 @@ def throttle_words(throttle_s: dict[str, float]) -> str:
     return ", ".join(f"{r} {s:g} s" for s, r in shown)
 
 
-__all__ = ["DRIFT_LIMIT_PCT", "THERMAL_REASONS", "THERMAL_SHARE", "Finding", "clock", "findings_of", "judge",
+__all__ = ["DRIFT_LIMIT_PCT", "LATENCY_LIMIT_PCT", "THERMAL_REASONS", "THERMAL_SHARE", "Finding", "clock", "findings_of", "judge",
            "rules", "throttle_words", "verdict_of"]
