@@ -19,12 +19,15 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     return table(metrics)
 
 
-# the CPU's suite: the tiny preset's small sweep (8 cells of 32/128 in x 16/64 out x batch 1/4), one timed
-# run each, and short pp/tg; well under 30 s on an idle 2-core machine
-_CPU = ("--model", "tiny", "--sweep", "--repeat", "1", "--pp", "128", "--tg", "32", "--repetitions", "3")
-_CPU_NOTE = Text("no accelerator, so the tiny preset (19.7M parameters) over a small sweep, one timed run a cell, "
-                 "and pp128/tg32 instead of pp512/tg128",
-                 "没有加速卡，因此用 tiny 预设（1970 万参数）跑小规模扫描，每单元计时一次，并以 pp128/tg32 代替 pp512/tg128")
+# the CPU's suite: the tiny preset's small sweep (4 cells of 32/128 in x 16 out x batch 1/4), one timed run each,
+# and short pp/tg twice each: 24 s for `cardbench run llm` with these arguments on this 2-core machine under a load
+# of 5.8 (8 cells with 64-token outputs, pp128/tg32 three times took 80 s there)
+_CPU = ("--model", "tiny", "--sweep", "--input-len", "32,128", "--output-len", "16", "--batch-size", "1,4",
+        "--repeat", "1", "--pp", "64", "--tg", "16", "--repetitions", "2")
+_CPU_NOTE = Text("no accelerator, so the tiny preset (19.7M parameters) over a small sweep (32/128 input tokens x 16 "
+                 "output x batch 1/4), one timed run a cell, and pp64/tg16 twice instead of pp512/tg128 five times",
+                 "没有加速卡，因此用 tiny 预设（1970 万参数）跑小规模扫描（输入 32/128 token x 输出 16 x 批 1/4），"
+                 "每单元计时一次，并以 pp64/tg16 各两次代替 pp512/tg128 各五次")
 
 SPEC = WorkloadSpec(
     name="llm",

@@ -1,13 +1,18 @@
-"""`python -m workloads.llm`: a sweep's cells with every figure and its bound, pp/tg with their spread, the fit
-estimate within 10 % of the measured peak, a cell over memory as a row, and the report's table."""
+"""The CPU standard suite's llm sweep through `cardbench run` and into the report bundle: every cell's figures and
+bounds, pp/tg with their spread, the fit estimate within 10 % of the measured peak; a cell over memory as a row."""
 
 import json
+import re
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
 import torch
+from tui.headless.plan import suite_jobs
+from tui.report import export_bundle, png
+from tui.runs import RunStore
 from workloads.llm import cells, fit
 from workloads.llm.model import Llama
 from workloads.llm.plan import Cell
@@ -16,22 +21,33 @@ from workloads.llm.spec import SPEC
 
 
 @pytest.fixture(scope="module")
-def sweep_result():
-    out = subprocess.run([sys.executable, "-m", "workloads.llm", "--sweep", "--input-len", "32,64", "--output-len", "8",
-                          "--batch-size", "1,2", "--repeat", "2", "--pp", "32", "--tg", "8", "--repetitions", "2",
-                          "--device", "cpu"], capture_output=True, text=True, timeout=300, cwd="/work/main")
+def sweep_result(tmp_path_factory):
+    """The CPU standard suite's llm job, through `cardbench run` as the suite starts it, and its report bundle."""
+    jobs, _ = suite_jobs("standard", ["llm"], accelerator=False, device=None)
+    (job,) = jobs
+    assert job.workload == "llm" and list(job.args) == list(SPEC.suite.cpu_standard)
+    tmp = tmp_path_factory.mktemp("llm_suite")
+    cardbench = "import sys; from tui.cli import console_main; sys.exit(console_main())"
+    out = subprocess.run([sys.executable, "-c", cardbench, "run", "llm", *job.args, "--device", "cpu", "--runs-dir",
+                          str(tmp / "runs")], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
+                         cwd="/work/main")
     assert out.returncode == 0, out.stderr[-2000:]
-    events = [json.loads(line) for line in out.stdout.splitlines()]
-    return events, out.stderr
+    [run_dir] = RunStore(tmp / "runs").list()
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    bundle = export_bundle([run_dir], tmp / "out", screenshot_svg=png.terminal_svg("cardbench", "cardbench"),
+                           doctor_checks=[])
+    with zipfile.ZipFile(bundle) as zf:
+        report = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
+    return events, (run_dir / "run.log").read_text(), report
 
 
 def test_sweep_gives_every_cell_its_figures_and_bounds(sweep_result):
-    events, log = sweep_result
+    events, log, _ = sweep_result
     steps = [e for e in events if e["event"] == "step"]
     result = next(e for e in events if e["event"] == "result")["metrics"]
-    assert [s["cell"] for s in steps] == ["32 in x 8 out x batch 1", "64 in x 8 out x batch 1",
-                                          "32 in x 8 out x batch 2", "64 in x 8 out x batch 2"]
-    assert result["sweep"] == "32,64 x 8 x 1,2" and result["model_size"] == "tiny"
+    assert [s["cell"] for s in steps] == ["32 in x 16 out x batch 1", "128 in x 16 out x batch 1",
+                                          "32 in x 16 out x batch 4", "128 in x 16 out x batch 4"]
+    assert result["sweep"] == "32,128 x 16 x 1,4" and result["model_size"] == "tiny"
     for row in result["cells"]:
         assert row["status"] == "ok"
         assert 0 < row["tpot_p50_s"] <= row["tpot_p90_s"] <= row["tpot_p99_s"]
@@ -43,17 +59,25 @@ def test_sweep_gives_every_cell_its_figures_and_bounds(sweep_result):
             result["device_read_gbps"] * 1e9 / row["decode_bytes_per_step"])
         assert row["prefill_peak_fraction"] is None  # no rated peak on the CPU
     # llama-bench's pp/tg: mean and sample standard deviation of the repetitions
-    assert len(result["pp32_runs"]) == 2 and result["pp_tokens_per_s"] == pytest.approx(sum(result["pp32_runs"]) / 2)
-    assert result["tg_tokens_per_s"] == result["tg8_tokens_per_s"] and result["tg8_stddev"] >= 0
-    assert "tg8: " in log and "tokens/s (llama-bench's test, mean +- stddev)" in log
+    assert len(result["pp64_runs"]) == 2 and result["pp_tokens_per_s"] == pytest.approx(sum(result["pp64_runs"]) / 2)
+    assert result["tg_tokens_per_s"] == result["tg16_tokens_per_s"] and result["tg16_stddev"] >= 0
+    assert "tg16: " in log and "tokens/s (llama-bench's test, mean +- stddev)" in log
     # the report's table: one row a cell, in English and Chinese
     heading, columns, rows = SPEC.report_table(result)
-    assert len(rows) == 4 and rows[0][:3] == ["32", "8", "1"] and columns[3]("zh") == "首 token 毫秒"
+    assert len(rows) == 4 and rows[0][:3] == ["32", "16", "1"] and columns[3]("zh") == "首 token 毫秒"
     assert "read-bandwidth bound" in heading("en") and "读带宽上限" in heading("zh") and "进程峰值 RSS" in heading("zh")
 
 
+def test_the_suite_sweep_reaches_the_report_bundle(sweep_result):
+    _, _, report = sweep_result
+    cells = [line.split("|")[1:4] for line in report.splitlines() if re.match(r"\| (32|128) \| 16 \| [14] \|", line)]
+    assert [[c.strip() for c in row] for row in cells] == [["32", "16", "1"], ["128", "16", "1"], ["32", "16", "4"],
+                                                          ["128", "16", "4"]]
+    assert "Readiness cells (input x output tokens x batch)" in report
+
+
 def test_fit_estimate_is_within_ten_percent_of_the_measured_peak(sweep_result):
-    events, _ = sweep_result
+    events, _, _ = sweep_result
     result = next(e for e in events if e["event"] == "result")["metrics"]
     assert result["peak_memory_kind"] == ("process peak RSS (VmHWM, reset before each cell) less the RSS before the "
                                           "model was built")
