@@ -33,6 +33,10 @@ def record_builtin(name: str, recorder: Recorder, device: torch.device, seed: in
         from workloads.opscan import llama_train
 
         return llama_train.record(recorder, device)
+    if name == "llama-decode":  # the llm workload's prefill and decode steps (llama_decode.py)
+        from workloads.opscan import llama_decode
+
+        return llama_decode.record(recorder, device)
     {"resnet50": _resnet50, "gpt2-decode": _gpt2_decode, "gpt2-train": _gpt2_train}[name](recorder, device)
 
 

@@ -1,0 +1,40 @@
+"""opscan's ``llama-decode`` source: what ``cardbench run llm`` dispatches, on a small Llama-family model.
+
+The llm workload's model (:class:`workloads.llm.model.Llama`) with the tiny preset's kinds of shape made small
+(:func:`workloads.opscan.llama_train.small_config`: grouped-query attention 2:1, Llama 3's rotary scaling, an
+untied embedding), without gradients, as the workload generates: the prompt's prefill through the KV cache
+(causal ``scaled_dot_product_attention`` with ``enable_gqa``, rotary from the cache's table, RMSNorm, SwiGLU's
+SiLU), eager decode steps (one query over the cache: on the CPU three plain ops, elsewhere SDPA), and one step of
+the fixed-shape path that ``--cuda-graphs`` and ``--compile`` run (``index_copy_`` into the cache, SDPA under a
+position mask). Recorded in fp32; the scan replays each op in the dtypes it checks. Module paths read
+``llama-decode:layers.0.self_attn (Attention)``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from workloads.opscan.record import Recorder
+
+SOURCE = "llama-decode"
+PROMPT, DECODE = 8, 2
+
+
+def record(recorder: Recorder, device: torch.device) -> None:
+    from workloads.llm.model import Llama
+    from workloads.opscan.llama_train import small_config
+
+    config = small_config()
+    with torch.device(device):
+        model = Llama(config)
+    model.init_random(0)
+    model.eval().requires_grad_(False)
+    cache = model.new_cache(1, PROMPT + DECODE + 1)
+    prompt = torch.randint(0, config.vocab_size, (1, PROMPT), device=device)
+    recorder.watch(model, SOURCE)
+    with recorder, torch.no_grad():
+        token = model(prompt, cache, 0, last_only=True)[:, -1].argmax(-1, keepdim=True)
+        for i in range(DECODE):
+            token = model(token, cache, PROMPT + i)[:, -1].argmax(-1, keepdim=True)
+        model.forward_static(token, cache, torch.tensor([PROMPT + DECODE], device=device))
+    recorder.unwatch()
