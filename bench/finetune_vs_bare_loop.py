@@ -64,6 +64,8 @@ def bare(opts: argparse.Namespace, mode: str) -> float:
     torch.manual_seed(0)
     if mode == "lora":
         lora.apply(model, TARGETS, 16, 32.0, 0.0)
+        if opts.amp == "bf16":  # as the workload: a frozen base is held in the autocast dtype
+            lora.hold_frozen_in(model, torch.bfloat16)
     model.train()
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
     batches = data.synthetic(config.vocab_size, opts.batch_size, opts.seq_len, 0)

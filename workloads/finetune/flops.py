@@ -77,14 +77,29 @@ def mfu(tokens_per_s_per_device: float | None, flops_per_token: float, rated_tfl
     return tokens_per_s_per_device * flops_per_token / (rated_tflops * 1e12)
 
 
-def step_memory(config: LlamaConfig, batch: int, seq_len: int, amp: bool, mode: str, checkpointing: bool,
+def frozen_in_bf16(mode: str, amp: str) -> bool:
+    """LoRA under bf16 autocast holds its frozen base in bf16 (lora.hold_frozen_in): its weights never update."""
+    return mode == "lora" and amp == "bf16"
+
+
+def held_weight_bytes(config: LlamaConfig, mode: str, amp: str, rank: int, targets: tuple[str, ...]) -> int:
+    """Bytes of the parameters the model holds: fp32 (the master copy autocast reads), but a LoRA base in bf16
+    under bf16 autocast; LoRA's adapters are fp32 on top."""
+    adapters = adapter_parameters(config, rank, targets) if mode == "lora" else 0
+    return config.parameter_count() * (2 if frozen_in_bf16(mode, amp) else 4) + adapters * 4
+
+
+def step_memory(config: LlamaConfig, batch: int, seq_len: int, amp: str, mode: str, checkpointing: bool,
                 rank: int, targets: tuple[str, ...]) -> fit.Estimate:
-    """Bytes one device holds for a step of ``batch`` sequences: fp32 weights (the master copy autocast reads),
-    fp32 gradients and AdamW moments of what trains, activations in the autocast dtype (workloads.llm.fit's)."""
+    """Bytes one device holds for a step of ``batch`` sequences (``amp``: off, fp16 or bf16): the weights as held
+    (:func:`held_weight_bytes`) and the 16-bit copies autocast makes of fp32 ones for the step, fp32 gradients and
+    AdamW moments of what trains, activations in the autocast dtype (workloads.llm.fit's)."""
     trained = config.parameter_count() if mode == "full" else adapter_parameters(config, rank, targets)
-    weights = config.parameter_count() * 4 + (trained * 4 if mode == "lora" else 0)
-    cast = config.parameter_count() * 2 if amp else 0  # autocast keeps a 16-bit copy of each weight for the step
-    activations = fit.training(config, batch, seq_len, 2 if amp else 4, "full", checkpointing).activations
+    weights = held_weight_bytes(config, mode, amp, rank, targets)
+    autocast = amp != "off"
+    # autocast keeps a 16-bit copy of each fp32 weight for the step; a base already in bf16 is read as it is
+    cast = (trained if frozen_in_bf16(mode, amp) else config.parameter_count()) * 2 if autocast else 0
+    activations = fit.training(config, batch, seq_len, 2 if autocast else 4, "full", checkpointing).activations
     return fit.Estimate(weights=weights + cast, activations=activations, gradients=trained * GRADIENT_BYTES,
                         optimizer=trained * fit.ADAMW_STATE_BYTES)
 

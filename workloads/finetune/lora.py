@@ -25,15 +25,9 @@ class LoraDense(nn.Module):
         super().__init__()
         n_in, n_out = base.weight.shape
         self.base = base.requires_grad_(False)
-        device = base.weight.device
-        # as peft's update_layer: both made as nn.Linear (each drawing its default init), then A redrawn
-        # kaiming-uniform and B zeroed, so one seed gives peft's A
-        a = nn.Linear(n_in, rank, bias=False, device=device)
-        b = nn.Linear(rank, n_out, bias=False, device=device)
-        nn.init.kaiming_uniform_(a.weight, a=math.sqrt(5))
-        nn.init.zeros_(b.weight)
-        self.lora_A = nn.Parameter(a.weight.detach())
-        self.lora_B = nn.Parameter(b.weight.detach())
+        a, b = draw(n_in, n_out, rank, base.weight.device)
+        self.lora_A = nn.Parameter(a)
+        self.lora_B = nn.Parameter(b)
         self.scaling = alpha / rank
         self.dropout = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
 
@@ -41,6 +35,26 @@ class LoraDense(nn.Module):
         y = self.base(x)
         update = F.linear(F.linear(self.dropout(x).to(self.lora_A.dtype), self.lora_A), self.lora_B)
         return y + (update * self.scaling).to(y.dtype)
+
+
+def draw(n_in: int, n_out: int, rank: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """A (r x in) and B (out x r) from the global generator: a sharded model's adapters are drawn again with it
+    (workloads/finetune/meta_init.py), so the draws must be these and in this order."""
+    # as peft's update_layer: both made as nn.Linear (each drawing its default init), then A redrawn
+    # kaiming-uniform and B zeroed, so one seed gives peft's A
+    a = nn.Linear(n_in, rank, bias=False, device=device)
+    b = nn.Linear(rank, n_out, bias=False, device=device)
+    nn.init.kaiming_uniform_(a.weight, a=math.sqrt(5))
+    nn.init.zeros_(b.weight)
+    return a.weight.detach(), b.weight.detach()
+
+
+def hold_frozen_in(model: nn.Module, dtype: torch.dtype) -> None:
+    """The frozen base in ``dtype`` (bf16 under ``--amp bf16``): autocast runs its products in bf16 anyway, so an
+    fp32 master copy of weights that never update only doubles their memory; the adapters stay fp32 (they train)."""
+    for p in model.parameters():
+        if not p.requires_grad:
+            p.data = p.data.to(dtype)
 
 
 def apply(model: nn.Module, targets: tuple[str, ...], rank: int, alpha: float, dropout: float) -> list[str]:

@@ -7,7 +7,11 @@ added before one AdamW step. Weights stay fp32 (the master copy); autocast runs 
 
 ``--gpus N``: every rank builds the same model from the same seed, then FSDP2 (``fully_shard``) shards
 each block and the root; the gradients are averaged over the ranks, so N ranks on 1/N of the global
-batch each take the same step as one process on all of it.
+batch each take the same step as one process on all of it. With random weights the model is built on the
+meta device and each rank materialises only its shards (:mod:`~workloads.finetune.meta_init`).
+
+LoRA under ``--amp bf16`` holds its frozen base in bf16 (:func:`~workloads.finetune.lora.hold_frozen_in`);
+the adapters, which train, stay fp32.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import torch.nn.functional as F
 from workloads.child import data_parallel
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError
-from workloads.finetune import lora
+from workloads.finetune import flops, lora, meta_init
 from workloads.finetune.options import check_batch
 from workloads.llm.model import Llama
 from workloads.llm.presets import LlamaConfig
@@ -64,6 +68,32 @@ class Setup:
 
     def _model(self) -> Llama:
         args = self.args
+        # --gpus N with random weights: built on the meta device, each rank materialises only its shards
+        meta = self.distributed and args.weights is None
+        if meta:
+            model, self.adapted = meta_init.build(self.config, args)
+        else:
+            model = self._built_whole()
+        self.trainable = lora.trainable(model)
+        self.parameters = sum(p.numel() for p in model.parameters())
+        model.checkpointing = bool(args.activation_checkpointing)
+        self.amp_failure_spec = os.environ.get(amp_diagnosis.INJECT_ENV, "").strip()
+        if self.amp_failure_spec and not amp_diagnosis.inject_failures(model, self.amp_failure_spec, self.device.type):
+            raise WorkloadError(f"{amp_diagnosis.INJECT_ENV}={self.amp_failure_spec} names no module of the model")
+        model.train()
+        if self.distributed:
+            from torch.distributed.fsdp import fully_shard
+
+            for block in model.layers:
+                fully_shard(block)
+            fully_shard(model)
+        self.largest_full_tensor_bytes = meta_init.materialise(model, self.device, args.seed) if meta else None
+        self.parameter_bytes = meta_init.local_parameter_bytes(model)
+        return model
+
+    def _built_whole(self) -> Llama:
+        """The whole model on this process's device (or the CPU first, for the float64 replay's copy)."""
+        args = self.args
         # a CPU copy is the start the float64 replay needs (the CPU's generator draws other numbers)
         build_on = torch.device("cpu") if args.check_against_cpu else self.device
         with torch.device(build_on):
@@ -77,23 +107,11 @@ class Setup:
         torch.manual_seed(args.seed)
         self.adapted = lora.apply(model, args.lora_target_names, args.lora_rank, args.lora_alpha,
                                   args.lora_dropout) if args.mode == "lora" else []
-        self.trainable = lora.trainable(model)
-        self.parameters = sum(p.numel() for p in model.parameters())
+        if flops.frozen_in_bf16(args.mode, args.amp):
+            lora.hold_frozen_in(model, torch.bfloat16)
         if args.check_against_cpu:
             self.initial_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        model = model.to(self.device)
-        model.checkpointing = bool(args.activation_checkpointing)
-        self.amp_failure_spec = os.environ.get(amp_diagnosis.INJECT_ENV, "").strip()
-        if self.amp_failure_spec and not amp_diagnosis.inject_failures(model, self.amp_failure_spec, self.device.type):
-            raise WorkloadError(f"{amp_diagnosis.INJECT_ENV}={self.amp_failure_spec} names no module of the model")
-        model.train()
-        if self.distributed:
-            from torch.distributed.fsdp import fully_shard
-
-            for block in model.layers:
-                fully_shard(block)
-            fully_shard(model)
-        return model
+        return model.to(self.device)
 
     def start(self, precision: str, **resolved: Any) -> None:
         config = {k: (str(v) if hasattr(v, "__fspath__") else v) for k, v in vars(self.args).items()
@@ -101,7 +119,9 @@ class Setup:
         config.update(lr=self.lr, world_size=self.world, micro_batch_size=self.micro, threads=torch.get_num_threads(),
                       parameters=self.parameters, trainable_parameters=self.trainable,
                       total_steps=self.args.steps, layers=self.config.num_hidden_layers,
-                      hidden=self.config.hidden_size, vocab_size=self.config.vocab_size, **resolved)
+                      hidden=self.config.hidden_size, vocab_size=self.config.vocab_size,
+                      parameter_bytes_per_rank=self.parameter_bytes,
+                      largest_full_tensor_bytes=self.largest_full_tensor_bytes, **resolved)
         config["lora_target_names"] = list(config.get("lora_target_names") or ())
         self.emitter.start("finetune", config, self.device_name, devices.versions())
 
@@ -133,3 +153,11 @@ class Step(Precision):
         else:
             s.optimizer.step()
         return total
+
+    def _fall_back(self, error: str, tokens: Any, labels: Any, step: int) -> Any:
+        s = self.setup
+        if flops.frozen_in_bf16(s.args.mode, s.args.amp) and not s.distributed:
+            # a module run without autocast takes fp32 inputs: the frozen base goes back to fp32 (its values stay the
+            # bf16-rounded ones it trained from); sharded, FSDP's parameters keep the dtype they were sharded in
+            lora.hold_frozen_in(s.model, torch.float32)
+        return super()._fall_back(error, tokens, labels, step)

@@ -68,7 +68,7 @@ def _batches(args: Any, config: LlamaConfig, micro: int) -> data.Batches:
 
 
 def _estimate(args: Any, config: LlamaConfig, s: Setup, micro: int) -> Any:
-    e = flops.step_memory(config, micro, args.seq_len, args.amp != "off", args.mode, args.activation_checkpointing,
+    e = flops.step_memory(config, micro, args.seq_len, args.amp, args.mode, args.activation_checkpointing,
                           args.lora_rank, args.lora_target_names)
     if s.world > 1:  # FSDP keeps 1/N of the weights, gradients and moments on each device
         e = type(e)(weights=e.weights // s.world, activations=e.activations, gradients=e.gradients // s.world,

@@ -98,6 +98,16 @@ def test_two_fsdp_ranks_and_one_process_agree_on_the_loss(runs):
     assert abs(last_two - last_one) / abs(last_one) < 1e-5
 
 
+def test_each_fsdp_rank_holds_half_the_parameters_and_no_full_copy(runs):
+    """--gpus N builds on the meta device and materialises its shards (workloads/finetune/meta_init.py)."""
+    one, two = _events(runs["one"][1], "start")[0]["config"], _events(runs["fsdp"][1], "start")[0]["config"]
+    whole = one["parameter_bytes_per_rank"]
+    assert whole == one["parameters"] * 4 and one["largest_full_tensor_bytes"] is None  # fp32, built whole
+    # Shard(0) over 2 ranks: half, give or take a padded row of each parameter whose first dimension is odd
+    assert abs(two["parameter_bytes_per_rank"] - whole / 2) < whole * 0.01
+    assert two["largest_full_tensor_bytes"] < whole / 4  # one parameter at a time (tiny: the 8192 x 512 table)
+
+
 def test_two_nodes_of_one_rank_and_one_process_agree_on_the_loss(runs):
     """Issue 25 item 2: the same 5 steps sharded over two torchrun "nodes" on 127.0.0.1; node 0 holds global rank 0."""
     (code1, one, log1), (code0, node0, log0), (code_1, node1, log_1) = runs["one"], runs["node0"], runs["node1"]
