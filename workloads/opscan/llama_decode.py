@@ -1,8 +1,8 @@
 """opscan's ``llama-decode`` source: what ``cardbench run llm`` dispatches, on a small Llama-family model.
 
 The llm workload's model (:class:`workloads.llm.model.Llama`) with the tiny preset's kinds of shape made small
-(:func:`workloads.opscan.llama_train.small_config`: grouped-query attention 2:1, Llama 3's rotary scaling, an
-untied embedding), without gradients, as the workload generates: the prompt's prefill through the KV cache
+(the tiny preset's grouped-query attention, Llama 3 rotary scaling and untied embedding at llama-train's widths,
+GQA 2:1), without gradients, as the workload generates: the prompt's prefill through the KV cache
 (causal ``scaled_dot_product_attention`` with ``enable_gqa``, rotary from the cache's table, RMSNorm, SwiGLU's
 SiLU), eager decode steps (one query over the cache: on the CPU three plain ops, elsewhere SDPA), and one step of
 the fixed-shape path that ``--cuda-graphs`` and ``--compile`` run (``index_copy_`` into the cache, SDPA under a
@@ -21,10 +21,14 @@ PROMPT, DECODE = 8, 2
 
 
 def record(recorder: Recorder, device: torch.device) -> None:
-    from workloads.llm.model import Llama
-    from workloads.opscan.llama_train import small_config
+    from dataclasses import replace
 
-    config = small_config()
+    from workloads.llm.model import Llama
+    from workloads.llm.presets import preset
+
+    # not llama_train.small_config: that module imports sources (its train step), which imports this one
+    config = replace(preset("tiny"), vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                     num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
     with torch.device(device):
         model = Llama(config)
     model.init_random(0)
