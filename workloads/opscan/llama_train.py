@@ -35,7 +35,6 @@ def small_config() -> Any:
 def record(recorder: Recorder, device: torch.device) -> None:
     from workloads.finetune.step import lm_loss
     from workloads.llm.model import Llama
-    from workloads.opscan.sources import _train_step
 
     config = small_config()
     with torch.device(device):
@@ -49,9 +48,13 @@ def record(recorder: Recorder, device: torch.device) -> None:
     tokens = torch.randint(0, config.vocab_size, (BATCH, SEQ_LEN + 1), device=device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)  # the workload's full fine-tune: AdamW, fp32 master
 
-    def loss() -> Any:
-        with torch.autocast(device.type, dtype=torch.bfloat16):
-            return lm_loss(model, tokens)
-
     recorder.watch(model, SOURCE)
-    _train_step(recorder, model, loss, optimizer)
+    with recorder:  # each phase as sources.py's training steps record it
+        recorder.phase = "forward"
+        with torch.autocast(device.type, dtype=torch.bfloat16):
+            loss = lm_loss(model, tokens)
+        recorder.phase = "backward"
+        loss.backward()
+        recorder.phase = "optimizer"
+        optimizer.step()
+    recorder.unwatch()
