@@ -53,7 +53,7 @@ def flat(row: dict[str, Any]) -> dict[str, str]:
     latency = row.get("latency") or {}
     rises = [v for lat in latency.values() for k, v in lat.items() if k.endswith("_drift_pct") and v is not None]
     out = {
-        "ttft_ms": _percentiles(latency, "ttft"), "tpot_ms": _percentiles(latency, "tpot"),
+        "ttft_ms": _latency_cell(latency, "ttft"), "tpot_ms": _latency_cell(latency, "tpot"),
         "latency_drift_pct": f"{max(rises, key=abs):+.1f}" if rises else "",   # the largest change, either way
         "interval": str(row["interval"]), "start_utc": clock(row["start"]), "minutes": f"{row['duration_s'] / 60:.1f}",
         "throughput": "; ".join(f"{name} {r['median']:.4g} {r['unit']}".strip() for name, r in rates.items()),
@@ -74,7 +74,7 @@ def flat(row: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def _percentiles(latency: dict[str, dict[str, Any]], figure: str) -> str:
+def _latency_cell(latency: dict[str, dict[str, Any]], figure: str) -> str:
     """'serve concurrency 16 p50 9.4 / p99 12' for each workload (level) whose steps carried the figure."""
     out = []
     for name, lat in latency.items():
