@@ -22,14 +22,12 @@ import math
 import time
 from typing import Any
 
+from workloads.numbers import is_finite
+
 NA = "N/A"
 
 
-def is_number(value: Any) -> bool:
-    """A finite int or float; a bool is not a number here."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return isinstance(value, int) or math.isfinite(value)
+is_number = is_finite   # workloads.numbers' rule: a finite int or float, not a bool
 
 
 def number(value: Any, digits: int = 4) -> str:

@@ -20,10 +20,12 @@ def test_a_figure_is_a_finite_int_or_float(value, figure):
 
 def test_the_report_soak_parsers_and_probe_use_it():
     from tui.report import charts, summary
-    from workloads.command.parsers import reading
-    from workloads.soak import telemetry_tail
     from workloads import probe_report
 
-    assert summary.number is finite and charts._finite is is_finite and telemetry_tail.number is finite
-    assert reading.finite is finite
+    from tui.compare import comparison
+    from workloads.command.parsers import tqdm
+    from workloads.soak import intervals
+
+    assert summary.number is finite and charts._finite is is_finite and comparison.number is finite
+    assert intervals.number is finite and tqdm.finite is finite
     assert probe_report._number(math.nan) is None and probe_report._number(3) == 3.0  # NaN passed before

@@ -16,7 +16,7 @@ from tui.compare.load import CompareError, RunFigures, Side
 from tui.compare.prices import PriceFigures, Verdict, at_price, verdict
 from tui.compare.ratio import Ratio, ratio, relative_spread
 from tui.compare.shape import ACCURACY_KEYS
-from tui.report.summary import number
+from workloads.numbers import finite as number
 from workloads import registry
 from workloads.spec import Metric, Text
 

@@ -27,7 +27,8 @@ from typing import Any
 from tui.compare import bundle_reader as reader, shape
 from tui.compare.bundle_reader import Budget, BundleInputError
 from tui.compare.scratch import scratch_dir
-from tui.report.summary import WorkloadSummary, number, summarize
+from tui.report.summary import WorkloadSummary, summarize
+from workloads.numbers import finite as number
 from tui.runs import RunRecord, RunStoreError, load_run
 from workloads.rundir import CONFIG, EVENTS
 from workloads.rundir.segments import segment_paths

@@ -18,7 +18,8 @@ from typing import Any
 from tui.compare.load import CompareError, RunFigures, Side
 from tui.compare.shape import ACHIEVED
 from tui.formatting import number as shown
-from tui.report.summary import ThroughputStats, WorkloadSummary, number
+from tui.report.summary import ThroughputStats, WorkloadSummary
+from workloads.numbers import finite as number
 from workloads import registry
 from workloads.safe_text import one_line
 from workloads.spec import Text

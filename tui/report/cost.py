@@ -3,7 +3,8 @@ UI-free; the report's cost section, summary.json and compare's prices read it.""
 
 from __future__ import annotations
 
-from tui.report.summary import WorkloadSummary, _first, number
+from tui.report.summary import WorkloadSummary, _first
+from workloads.numbers import finite as number
 from workloads import registry
 
 # ImageNet-1k's training set: the epoch a reader has in mind when comparing images/s across cards

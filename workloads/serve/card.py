@@ -10,7 +10,8 @@ from statistics import fmean
 from typing import Any
 
 from workloads.protocol import RUN_DIR_ENV
-from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail, number
+from workloads.numbers import finite as number
+from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
 
 
 class CardDuringLevels:

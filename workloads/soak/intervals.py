@@ -19,7 +19,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from workloads.soak.telemetry_tail import number
+from workloads.numbers import finite as number
 
 GRACE_S = 3.0
 MAX_GAP_S = 5.0        # a gap between two samples longer than this (the sampler stalled) is not counted as throttling

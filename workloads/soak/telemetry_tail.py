@@ -19,7 +19,6 @@ from typing import Any, BinaryIO, Iterator
 
 from workloads import rundir
 from workloads.numbers import finite
-from workloads.numbers import finite as number  # noqa: F401 - a reading: what intervals and serve's card import
 
 TELEMETRY = rundir.TELEMETRY
 _CHUNK = 1 << 20   # read in pieces: a backlog is never in memory at once

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from workloads.command.parsers.reading import TRAIN, Reading, finite, to_number
+from workloads.command.parsers.reading import TRAIN, Reading, to_number
+from workloads.numbers import finite
 from workloads.safe_text import one_line
 
 SOURCE = "--metric"

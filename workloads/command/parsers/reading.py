@@ -6,8 +6,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from workloads.numbers import finite  # noqa: F401 - the parsers take it from here
-
 TRAIN, EVAL, SUMMARY = "train", "eval", "summary"
 # a progress bar or log whose name says it is not training: its counts are not the run's steps
 EVAL_WORDS = re.compile(r"valid|eval|test|sanity|predict", re.IGNORECASE)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from workloads.command.parsers.reading import TRAIN, Reading, batch_line, finite, to_number
+from workloads.command.parsers.reading import TRAIN, Reading, batch_line, to_number
+from workloads.numbers import finite
 
 SOURCE = "timm"
 RATE_AS = "timm's rate of the last batch logged"

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from workloads.command.parsers.reading import TRAIN, Reading, batch_line, finite, to_number
+from workloads.command.parsers.reading import TRAIN, Reading, batch_line, to_number
+from workloads.numbers import finite
 
 SOURCE = "torchvision"
 RATE_AS = "the last batch's img/s, as the script printed it"

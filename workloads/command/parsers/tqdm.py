@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from workloads.command.parsers.reading import EVAL, EVAL_WORDS, TRAIN, Reading, finite, to_number
+from workloads.command.parsers.reading import EVAL, EVAL_WORDS, TRAIN, Reading, to_number
+from workloads.numbers import finite
 
 SOURCE = "tqdm"
 RATE_AS = "tqdm's smoothed rate"
