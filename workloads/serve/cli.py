@@ -127,15 +127,14 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     arguments_checked()
     from workloads.serve.sweep import Sweep   # the run itself, after the check
 
-    if not args.test_server:
-        return Sweep(emitter, args, levels, endpoint, slo, prompts, launch, env).run()
-    from workloads.serve.table import TEST_SERVER_NOTE
-    from workloads.serve.testserver import InThread
+    server = None
+    if args.test_server:
+        from workloads.serve.testserver import InThread
 
-    server = InThread()
+        server = InThread()
+        endpoint = Endpoint.parse(server.url, None)
     try:
-        sweep = Sweep(emitter, args, levels, Endpoint.parse(server.url, None), slo, prompts, None, env)
-        sweep.notes.append(TEST_SERVER_NOTE)
-        return sweep.run()
+        return Sweep(emitter, args, levels, endpoint, slo, prompts, launch, env).run()
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()

@@ -76,7 +76,8 @@ class Sweep:
                 "output_len": self.args.output_len,
                 "concurrency" if kind == "concurrency" else "request_rate":
                     ",".join(f"{lv.value:g}" for lv in self.levels),
-                "prompts": "your file" if self.prompts else "synthetic", "ignore_eos": self.ignore_eos}
+                "prompts": "your file" if self.prompts else "synthetic", "ignore_eos": self.ignore_eos,
+                "test_server": bool(getattr(self.args, "test_server", False))}
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

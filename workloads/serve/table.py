@@ -68,9 +68,6 @@ def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[
     return out
 
 
-# the result's note of a sweep of `--test-server`; the table's heading then says it first, in the report's language
-TEST_SERVER_NOTE = ("against cardbench's own test server on this host (no model, no delay): the client's and the host's "
-                    "figures, not a card's")
 _TEST_SERVER = Text("Against cardbench's own test server on this host (no model, no delay): these are the client's "
                     "and the host's figures, not a card's. ",
                     "针对 cardbench 自带的本机测试服务器（无模型、无延迟）：以下是客户端与主机的数字，而非加速卡的。")
@@ -79,8 +76,7 @@ _TEST_SERVER = Text("Against cardbench's own test server on this host (no model,
 def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
     rows = metrics.get("levels")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-    notes = metrics.get("notes")
-    first = _TEST_SERVER if isinstance(notes, list) and TEST_SERVER_NOTE in notes else Text("", "")
+    first = _TEST_SERVER if metrics.get("test_server") is True else Text("", "")   # `--test-server`, in the result
     heading = Text(first.en + "Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles "
                    "over its requests) and the card's telemetry while it ran (utilisation mean, memory peak, power "
                    "mean; n/a: no sample in the level)",

@@ -174,7 +174,8 @@ class Soak:
             # a serving workload's step is one load level, with its TTFT/TPOT percentiles over the level's requests
             latency = {k: v for k in LATENCY if is_finite(v := event.extra.get(k))}
             level = event.extra.get("level")
-            self.book.add_step(event.t, f"{name} {level}" if latency and isinstance(level, str) else name,
+            # keyed by its level even without latency (every request failed): its throughput drift is judged per level
+            self.book.add_step(event.t, f"{name} {level}" if isinstance(level, str) else name,
                                event.throughput, event.unit, warmup, latency)
             self.step += 1
             self._unforwarded += 1

@@ -104,3 +104,21 @@ def test_a_soak_of_serve_against_the_test_server_fails_when_the_server_slows_dow
     first = result["intervals"][0]
     assert first["tpot_ms"].startswith("serve concurrency 2 p50 ") and first["latency_drift_pct"] == "+0.0"
     assert result["latency_drift_worst_pct"] > 100.0
+
+
+def test_a_level_whose_requests_all_failed_is_booked_under_its_level():
+    """A level with no latency (every request failed: 0 tokens/s) was booked under plain 'serve', a series of its
+    own whose first reading 0 gave no drift: the failing level escaped the throughput rule."""
+    from types import SimpleNamespace
+
+    from workloads.child.harness import Emitter
+    from workloads.soak.cli import Soak
+
+    args = SimpleNamespace(hours=1.0, interval=60.0, drift_limit=10.0, thermal_share=0.5, latency_limit=20.0, out=None)
+    soak = Soak(Emitter(), [("serve", [])], args, now=1000.0)
+    ok = {"level": "concurrency 4", "ttft_ms_p50": 5.0, "tpot_ms_p50": 1.0}
+    soak._inner("serve", protocol.Step(step=1, t=1001.0, throughput=100.0, unit="tokens/s", extra=ok))
+    soak._inner("serve", protocol.Step(step=2, t=1002.0, throughput=0.0, unit="tokens/s",
+                                       extra={"level": "concurrency 4"}))
+    window = soak.book._window(1002.0)
+    assert window.throughputs == {"serve concurrency 4": [100.0, 0.0]}
