@@ -230,48 +230,39 @@ def _cell(value: Any) -> Any:
 _STEP_FIELDS = operator.attrgetter(*STEP_COLUMNS[2:])
 
 
-def _write_steps(records: Sequence[RunRecord], row: Any) -> str:
+def _write_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(STEP_COLUMNS)
+    writer.writerow(columns)
+    writer.writerows(rows)   # the csv module writes None as an empty cell
+    return out.getvalue()
+
+
+def _nonfinite_written(text: str) -> bool:
+    """Did a NaN or an infinity reach the CSV (rare: the rows are written again with those cells empty)?"""
+    return ",nan" in text or ",inf" in text or ",-inf" in text
+
+
+def _steps_rows(records: Sequence[RunRecord], row: Any) -> Iterable[Sequence[Any]]:
     for record in records:
         run_id, workload = record.id, record.workload  # once per run, not per row
-        writer.writerows(row(run_id, workload, step) for step in record.steps)
-    return out.getvalue()
+        yield from (row(run_id, workload, step) for step in record.steps)
 
 
 def steps_csv(records: Sequence[RunRecord]) -> str:
     """One row per step of every run: its fields straight from the event (a long run has 100,000s)."""
-    # the csv module writes None as an empty cell
-    text = _write_steps(records, lambda run_id, workload, step: (run_id, workload, *_STEP_FIELDS(step)))
-    if ",nan" not in text and ",inf" not in text and ",-inf" not in text:
+    text = _write_csv(STEP_COLUMNS, _steps_rows(records, lambda run_id, workload, step: (
+        run_id, workload, *_STEP_FIELDS(step))))
+    if not _nonfinite_written(text):
         return text
-    # a NaN or infinite value is an empty cell too (v - v is not 0): rarely there, so the rows are written again
-    return _write_steps(records, lambda run_id, workload, step: (run_id, workload, *(
-        v if v.__class__ is not float or v - v == 0.0 else "" for v in _STEP_FIELDS(step))))
-
-
-def telemetry_rows(record: RunRecord) -> Iterable[dict[str, Any]]:
-    """One row per device per sample; a sample with no device gives one host-only row."""
-    run_id = record.id
-    for sample in _dicts(record.telemetry):
-        host = _dict(sample.get("host"))
-        base = {"run_id": run_id, "t": sample.get("t"), "host_cpu_pct": host.get("cpu_pct"),
-                "host_mem_used_bytes": host.get("mem_used_bytes"),
-                "host_mem_total_bytes": host.get("mem_total_bytes")}
-        devices = _dicts(sample.get("devices"))
-        if not devices:
-            yield {**base, "device_name": "host"}
-            continue
-        for d in devices:
-            used, total = number(d.get("mem_used_bytes")), number(d.get("mem_total_bytes"))
-            yield {**base, **d, "device_index": d.get("index"), "device_name": d.get("name"),
-                   "mem_used_pct": 100.0 * used / total if used is not None and total else None}
+    # a NaN or infinite value is an empty cell too (v - v is not 0)
+    return _write_csv(STEP_COLUMNS, _steps_rows(records, lambda run_id, workload, step: (run_id, workload, *(
+        v if v.__class__ is not float or v - v == 0.0 else "" for v in _STEP_FIELDS(step)))))
 
 
 def _telemetry_lines(records: Sequence[RunRecord]) -> Iterable[tuple[Any, ...]]:
-    """telemetry_rows as tuples in TELEMETRY_COLUMNS' order, built straight from the sample (a day of 8
-    devices is 700,000 rows: no dict per row); a list (throttle reasons) joined with ';'."""
+    """telemetry.csv's rows in TELEMETRY_COLUMNS' order, built straight from each sample (a day of 8 devices is
+    700,000 rows: no dict per row); a list (throttle reasons) joined with ';'."""
     for record in records:
         run_id = record.id
         for sample in _dicts(record.telemetry):
@@ -294,20 +285,12 @@ def _telemetry_lines(records: Sequence[RunRecord]) -> Iterable[tuple[Any, ...]]:
 
 
 def telemetry_csv(records: Sequence[RunRecord]) -> str:
-    """One row per device per sample (telemetry_rows' cells); a missing or non-finite value is an empty cell."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(TELEMETRY_COLUMNS)
-    writer.writerows(_telemetry_lines(records))   # the csv module writes None as an empty cell
-    text = out.getvalue()
-    if ",nan" not in text and ",inf" not in text and ",-inf" not in text:
+    """One row per device per sample (a sample with no device: one host-only row); a missing or non-finite
+    value is an empty cell."""
+    text = _write_csv(TELEMETRY_COLUMNS, _telemetry_lines(records))
+    if not _nonfinite_written(text):
         return text
-    # a NaN or infinite reading (rarely there: the collectors give None) is an empty cell too: written again
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(TELEMETRY_COLUMNS)
-    writer.writerows([_cell(v) for v in row] for row in _telemetry_lines(records))
-    return out.getvalue()
+    return _write_csv(TELEMETRY_COLUMNS, ([_cell(v) for v in row] for row in _telemetry_lines(records)))
 
 
 # -- stability ----------------------------------------------------------------------------

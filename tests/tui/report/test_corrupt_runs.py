@@ -2,6 +2,8 @@
 and says so, and a run that cannot be read at all is one line and exit 2. Never a traceback. And the export
 of a long run is linear in its steps."""
 
+import csv
+import io
 import json
 import math
 import zipfile
@@ -150,9 +152,13 @@ def test_the_report_builders_survive_a_record_no_loader_checked(tmp_path):
         telemetry=[{"t": T0, "host": 5, "devices": 5}, {"t": "x"}, "not a dict", {"t": T0 + 1, "devices": [
             {"index": 0, "name": 3, "util_gpu_pct": "busy", "mem_used_bytes": "1", "mem_total_bytes": 2,
              "temperature_c": "hot", "throttle_reasons": "all"}, 7]}, {"t": T0 + 2, "host": {"cpu_pct": "x"}}])
-    rows = list(summary.telemetry_rows(record))
-    assert len(rows) == 4 and rows[2]["mem_used_pct"] is None
-    assert summary.telemetry_csv([record]).count("\n") == 5
+    header, *rows = [dict(zip(summary.TELEMETRY_COLUMNS, r)) for r in csv.reader(io.StringIO(
+        summary.telemetry_csv([record])))]
+    assert list(header) == summary.TELEMETRY_COLUMNS and len(rows) == 4   # each cell under its own column
+    assert [r["device_name"] for r in rows] == ["host", "host", "3", "host"] and rows[1]["t"] == "x"
+    device = rows[2]
+    assert device["mem_used_bytes"] == "1" and device["mem_used_pct"] == "" and device["throttle_reasons"] == "all"
+    assert device["temperature_c"] == "hot" and device["util_gpu_pct"] == "busy" and device["host_cpu_pct"] == ""
     (device,) = summary.stability([record])
     assert device.peak_temperature_c is None and device.samples == 1
     assert summary.host_peaks([record]) == {"peak_cpu_pct": None, "peak_mem_used_bytes": None}
