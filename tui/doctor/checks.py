@@ -12,7 +12,8 @@ from typing import Callable
 
 from tui.doctor.check import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck
 from tui.doctor.facts import VISIBLE_DEVICE_VARS, Facts
-from tui.doctor.zh import HINTS_ZH, TITLES_ZH
+from tui.doctor.zh import HINTS_ZH
+from tui.report.zh import CHECK_TITLES
 from tui.formatting import NA, duration, nbytes
 from tui.telemetry import vendors
 from workloads.hints import hint_for
@@ -30,7 +31,7 @@ INIT_WARN_S = 20.0     # a healthy driver creates a context in well under this (
 def _check(check_id: str, status: str, evidence: str, hint: str = "", value: float | None = None,
            unit: str | None = None, zh: str | None = None, zh_hint: str | None = None) -> DoctorCheck:
     """A verdict; ``zh``: the evidence in Chinese where it is cardbench's sentence (None: quoted tool output)."""
-    words = {"name": TITLES_ZH[check_id], "evidence": zh, "hint": zh_hint or HINTS_ZH.get(hint)}
+    words = {"name": CHECK_TITLES[check_id], "evidence": zh, "hint": zh_hint or HINTS_ZH.get(hint)}
     return DoctorCheck(TITLES[check_id], status, evidence, hint, id=check_id,
                        value=float(value) if value is not None else None, unit=unit if value is not None else None,
                        zh={k: v for k, v in words.items() if v})

@@ -8,12 +8,10 @@ and a test fails on it, so a new hint comes with its Chinese.
 
 from __future__ import annotations
 
-from tui.report.zh import CHECK_TITLES
 from tui.report.zh import HINTS as WORKLOAD_HINTS_ZH
 
-# check id -> name, as `check.TITLES` holds the English: the report's table, so the doctor's screen and the
+# a check's Chinese name is the report's (tui.report.zh.CHECK_TITLES): one table, so the doctor's screen and the
 # report name a check alike (two tables once differed in 9 of 14 titles)
-TITLES_ZH: dict[str, str] = CHECK_TITLES
 
 # English hint (workloads.hints and the doctor's own) -> Chinese
 HINTS_ZH: dict[str, str] = {

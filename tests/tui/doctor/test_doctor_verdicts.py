@@ -12,7 +12,8 @@ from fake_cli import only_on_path, write_cli
 from test_doctor import CPU_ONLY_PROBE, by_id, healthy
 from tui import doctor
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, Facts, checks_from
-from tui.doctor.zh import HINTS_ZH, TITLES_ZH
+from tui.doctor.zh import HINTS_ZH
+from tui.report.zh import CHECK_TITLES
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 from workloads.hints import HINTS
 
@@ -107,7 +108,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_every_check_carries_its_chinese_name_and_hint(name):
     for check in checks_from(SCENARIOS[name]):
-        assert check.zh["name"] == TITLES_ZH[check.id]
+        assert check.zh["name"] == CHECK_TITLES[check.id]
         if check.hint:
             assert check.zh.get("hint"), (check.id, check.hint)
         evidence = check.zh.get("evidence", "")
@@ -123,7 +124,7 @@ def test_the_chinese_evidence_keeps_the_numbers_and_the_quoted_tool_output():
 
 
 def test_every_name_and_every_known_hint_has_its_chinese():
-    assert set(TITLES_ZH) == set(TITLES)
+    assert set(CHECK_TITLES) == set(TITLES)
     missing = [hint for _pattern, hint in HINTS if hint not in HINTS_ZH]
     assert not missing
 

@@ -188,9 +188,3 @@ def test_without_a_font_the_chinese_report_quotes_why_and_points_at_the_svg(tmp_
     md = (_unzip(path, tmp_path / "zh") / "report.md").read_text()
     assert re.search(r"无法生成 PNG（`[^`]*no monospace font[^`]*`）；文本文件完整。（见 `screenshot.svg`）", md)
 
-
-def test_the_doctor_and_the_report_name_each_check_alike_in_chinese():
-    from tui.doctor.zh import HINTS_ZH, TITLES_ZH
-
-    assert TITLES_ZH is zh.CHECK_TITLES   # one table: they once differed in 9 of 14 titles
-    assert all(HINTS_ZH[english] == chinese for english, chinese in zh.HINTS.items())
