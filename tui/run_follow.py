@@ -19,14 +19,14 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from tui.run_live import LiveRun, is_alive
 from tui.runs import RunRecord, check_run, telemetry_sample_ok
 from workloads import protocol
 from workloads.rundir import EVENTS, TELEMETRY
 from workloads.rundir import segments as run_segments
-from workloads.rundir.read import read_config
+from workloads.rundir.read import read_config, read_rotated
 from workloads.rundir.segments import read_bytes, segment_number, segment_paths, thin_path
 
 _CHUNK = 1 << 20
@@ -160,7 +160,7 @@ class RunFollower:
                     data = read_bytes(segment)
                 lines += [line for line in data.split(b"\n") if line.strip()]
             except OSError as exc:
-                problems.append(f"{segment.name} cannot be read ({exc}); the run's telemetry has a gap there")
+                problems.append(f"{segment.name} cannot be read ({exc}); the run's {TELEMETRY} has a gap there")
         live = [line for line in self._telemetry.lines() if line.strip()]
         if self.thinned:  # a long run: its live file thinned as its segments are, but for its last minutes
             live = live[:-LIVE_WHOLE][::run_segments.THIN_EVERY] + live[-LIVE_WHOLE:]
@@ -177,22 +177,21 @@ class RunFollower:
                          problems=problems)
 
     def _segment_events(self, problems: list[str]) -> list[protocol.Event]:
-        lines: list[bytes] = []
-        for segment in segment_paths(self._events.path):
-            try:
-                lines += read_bytes(segment).split(b"\n")
-            except OSError as exc:
-                problems.append(f"{segment.name} cannot be read ({exc}); the run's events have a gap there")
-        return self._events_of(lines)
+        # the run directory's one reader; its None (a line that does not decode) is this tail's False
+        return self._events_from(False if data is None else data
+                                 for data in read_rotated(self._events.path, problems))
 
     def read(self) -> tuple[list[protocol.Event], list[dict[str, Any]]]:
         """New events and telemetry samples, in order."""
         return self._events_of(self._events.lines()), self._samples(self._telemetry.lines())
 
     def _events_of(self, lines: list[bytes]) -> list[protocol.Event]:
+        return self._events_from(_decode(raw) for raw in lines)
+
+    def _events_from(self, decoded: Iterable[Any]) -> list[protocol.Event]:
+        """Events of decoded lines: None (a blank line) passed over, False (not JSON) or a malformed event counted."""
         events: list[protocol.Event] = []
-        for raw in lines:
-            data = _decode(raw)
+        for data in decoded:
             if data is None:
                 continue
             try:
@@ -204,8 +203,8 @@ class RunFollower:
         return events
 
     def _samples(self, lines: list[bytes]) -> list[dict[str, Any]]:
-        """The well-formed samples of these lines that are newer than any read before (a rotated segment may
-        be read from its file and from the live file it was)."""
+        """The well-formed samples of these lines that are newer than any read before: the tail gives each line
+        once; this keeps the plots' time axis in order when a sample is older than the last (the clock stepped back)."""
         samples: list[dict[str, Any]] = []
         for raw in lines:
             data = _decode(raw)

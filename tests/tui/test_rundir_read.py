@@ -67,7 +67,7 @@ def test_the_reader_counts_bad_lines_and_names_an_unreadable_segment(tmp_path):
     problems: list[str] = []
     assert read_all(tmp_path / EVENTS, problems) == [{"a": 1}, None, {"b": 2}]
     assert problems == ["events.0001.jsonl.gz cannot be read (events.0001.jsonl.gz: Not a gzipped file (b'no')); "
-                        "the run's events has a gap there"]
+                        "the run's events.jsonl has a gap there"]
     assert list(iter_jsonl(tmp_path / EVENTS)) == [{"a": 1}, None, {"b": 2}]   # the torn .gz passed over
     (tmp_path / "config.json").write_text('{"workload": 3, "args": ["x"]}')
     problems = []

@@ -49,15 +49,15 @@ def read_jsonl(path: Path) -> list[Any]:
     return out
 
 
-def read_rotated(path: Path, problems: list[str], gap: str = "has a gap there") -> list[Any]:
+def read_rotated(path: Path, problems: list[str]) -> list[Any]:
     """The decoded lines of the rotated segments of ``path`` (the live file's path), oldest first; a segment
-    that cannot be read is a problem ('<segment> cannot be read (why); the run's <file> <gap>')."""
+    that cannot be read is a problem ('<segment> cannot be read (why); the run's <file> has a gap there')."""
     out: list[Any] = []
     for segment in segment_paths(path):
         try:
             out.extend(read_jsonl(segment))
         except Unreadable as why:
-            problems.append(f"{segment.name} cannot be read ({why}); the run's {path.stem} {gap}")
+            problems.append(f"{segment.name} cannot be read ({why}); the run's {path.name} has a gap there")
     return out
 
 
