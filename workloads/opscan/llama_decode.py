@@ -21,14 +21,10 @@ PROMPT, DECODE = 8, 2
 
 
 def record(recorder: Recorder, device: torch.device) -> None:
-    from dataclasses import replace
-
     from workloads.llm.model import Llama
-    from workloads.llm.presets import preset
+    from workloads.opscan.llama_train import small_config   # the training source's model: one small shape
 
-    # not llama_train.small_config: that module imports sources (its train step), which imports this one
-    config = replace(preset("tiny"), vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                     num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+    config = small_config()
     with torch.device(device):
         model = Llama(config)
     model.init_random(0)
