@@ -162,7 +162,7 @@ async def bench_attached(day: Path, presses: int) -> tuple[float, float]:
     import threading
 
     from tui.app import build_app
-    from tui.run_live import LiveRun
+    from tui.store.live import LiveRun
 
     lines = (day / "telemetry.jsonl").read_text().splitlines()
     last = json.loads(lines[-1]) if lines else {"t": time.time(), "devices": []}

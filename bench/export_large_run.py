@@ -44,7 +44,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [REPO]
 
 from tui.report import export_bundle  # noqa: E402
-from tui.runs import RunStore  # noqa: E402
+from tui.store import RunStore  # noqa: E402
 from workloads import protocol  # noqa: E402
 
 BOUND_S = 10.0

@@ -3,10 +3,10 @@
     python bench/run_store_day.py [--hours 24] [--devices 8] [--steps-per-s 1] [--keep DIR]
 
 Writes, on a simulated clock, ``--hours`` of 1 Hz samples of ``--devices`` devices (every field NVML
-gives filled, one process each) through `tui.runs.Run.append_telemetry`, and a run.log line per step at
+gives filled, one process each) through `tui.store.Run.append_telemetry`, and a run.log line per step at
 ``--steps-per-s`` through `Run.log`, with the store's real caps (workloads.rundir.segments: segments of 64 MiB /
 32 MiB, gzipped). Then prints, for telemetry.jsonl and run.log: what was written, what is on disk
-(segments and live file), and the time `tui.runs.load_run` and `RunFollower.record` (the workbench's
+(segments and live file), and the time `tui.store.load_run` and `RunFollower.record` (the workbench's
 attach) take to read the whole run back, and `RunRecord.log_text`. Exit status 1 when the telemetry on disk is
 over 100 MiB or a read back over 60 s (the bounds this bench holds the caps to).
 """
@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tui.run_follow import RunFollower  # noqa: E402
-from tui.runs import RunStore, load_run  # noqa: E402
+from tui.store.follow import RunFollower  # noqa: E402
+from tui.store import RunStore, load_run  # noqa: E402
 from tui.telemetry.sample import DeviceProcess, DeviceSample, HostSample, Sample  # noqa: E402
 from workloads import protocol  # noqa: E402
 

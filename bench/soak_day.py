@@ -11,7 +11,7 @@ minutes, and the kernel an Xid 79, so the verdict's findings can be checked agai
 1. files: the run store writes the day as a real run does (events.jsonl, run.log and telemetry.jsonl,
    the last two rotated into gzipped segments and capped by workloads.rundir.segments); sizes on disk, against
    the caps.
-2. report: the run read back (tui.runs.load_run, every segment) and its charts built (tui.report.charts),
+2. report: the run read back (tui.store.load_run, every segment) and its charts built (tui.report.charts),
    timed apart.
 3. plots: the workbench's History fed the same day; the bytes its series hold (every level's arrays), the
    most after the first simulated hour against the most within it (goal: under 5 % growth), and the time to
@@ -40,7 +40,7 @@ from fake_nvml import FakeNvml, h100  # noqa: E402  (tests/fake_nvml.py)
 from workloads.rundir import segments as run_segments  # noqa: E402
 from tui.history import History, downsample  # noqa: E402
 from tui.report.charts import charts_for  # noqa: E402
-from tui.runs import RunStore, load_run  # noqa: E402
+from tui.store import RunStore, load_run  # noqa: E402
 from tui.telemetry.nvml import NvmlSource  # noqa: E402
 from tui.telemetry.sample import HostSample, Sample  # noqa: E402
 from workloads import protocol  # noqa: E402

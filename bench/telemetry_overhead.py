@@ -30,7 +30,7 @@ from fake_nvml import FakeNvml, h100  # noqa: E402  (tests/fake_nvml.py)
 from tui.telemetry.collect import Collector  # noqa: E402
 from tui.telemetry.nvml import NvmlSource  # noqa: E402
 from tui.telemetry.sampler import Sampler  # noqa: E402
-from tui.runs import RunStore  # noqa: E402
+from tui.store import RunStore  # noqa: E402
 
 BOUND_PCT = 1.0  # of one core, at 1 Hz (the budget)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol
 
 T0 = 1_790_000_000.0

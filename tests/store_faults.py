@@ -1,6 +1,6 @@
 """A runs dir that stops taking writes mid-run, injected: the run store's appends fail with an errno.
 
-`fail_run_writes(after, code)` lets ``after`` more writes through to the files `tui.runs` writes
+`fail_run_writes(after, code)` lets ``after`` more writes through to the files `tui.store` writes
 (config.json, events.jsonl, run.log, telemetry.jsonl), then every write raises ``OSError(code)``, as a full disk
 (ENOSPC), a filesystem gone read-only (EROFS) or a file made unwritable (EACCES, EPERM) does.
 Importable by a test's child process too (``python -c "import store_faults; ..."``).
@@ -12,7 +12,7 @@ import errno
 import os
 from typing import Any, Callable
 
-import tui.runs
+import tui.store
 
 
 class _FailingFile:
@@ -44,9 +44,9 @@ def fail_run_writes(after: int, code: int = errno.ENOSPC) -> Callable[[], None]:
         handle = real_open(file, mode, *args, **kwargs)
         return _FailingFile(handle, budget, code) if set(mode) & set("wax") else handle
 
-    tui.runs.open = failing_open  # the module's name shadows the builtin for tui.runs only
+    tui.store.open = failing_open  # the module's name shadows the builtin for tui.store only
 
     def undo() -> None:
-        del tui.runs.open
+        del tui.store.open
 
     return undo

@@ -224,7 +224,7 @@ def test_the_checker_reports_a_planted_cycle_and_planted_layer_breaks(tmp_path):
         "tui/history.py": "def f():\n    import torch\n",
         "workloads/__init__.py": "",
         "workloads/protocol.py": "import json\n",
-        "workloads/runner.py": "from workloads import protocol\n\ndef r():\n    from tui.runs import RunStore\n",
+        "workloads/runner.py": "from workloads import protocol\n\ndef r():\n    from tui.store import RunStore\n",
         "workloads/child.py": "import importlib\nimportlib.import_module('tui.history')\nimport torch\n",
         "tui/cli.py": "def check():\n    from workloads.child.harness import HELP_SHOWN\n",
     })
@@ -236,7 +236,7 @@ def test_the_checker_reports_a_planted_cycle_and_planted_layer_breaks(tmp_path):
         "tui.report.screen:2 imports textual.app: only tui.app, tui.panes, tui.screenshot import Textual",
         "tui.report.screen:3 imports tui.app: a UI-free module reaches Textual through it",
         "tui.history:2 imports torch: torch is imported only in workload children",
-        "workloads.runner:4 imports tui.runs: workloads/ never imports tui/",
+        "workloads.runner:4 imports tui.store: workloads/ never imports tui/",
         "workloads.child:2 imports tui.history: workloads/ never imports tui/",
         "tui.cli:2 imports workloads.child.harness: tui/ never imports workloads/child/",
     ])
@@ -257,7 +257,7 @@ print(",".join(heavy))
 @pytest.mark.parametrize("modules", [
     ["tui"], ["workloads"], ["workloads.spec", "workloads.protocol", "workloads.hints"], ["workloads.runner"],
     ["workloads.child.harness"],
-    ["tui.runs", "tui.cli", "tui.run_command"], ["tui.headless", "tui.report", "tui.report.screen"],
+    ["tui.store", "tui.cli", "tui.commands.run"], ["tui.headless", "tui.report", "tui.report.screen"],
     ["tui.telemetry", "tui.doctor"], ["tui.history", "tui.launch", "tui.plot_lines"],
     # the screenshot module imports the app only when it draws, so the headless export can hold it for free
     ["tui.screenshot"],
@@ -275,7 +275,7 @@ NOT_A_WORKLOAD = {
     ("tui.cli", "command"), ("tui.report.contents", "command"), ("tui.report.i18n", "command"),
     ("tui.report.smi", "command"),
     ("tui.cli", "soak"),            # COMMAND_MODULES: the `cardbench soak` command's module
-    ("tui.soak_command", "soak"),   # the command's name, and the workload it starts (a known exception)
+    ("tui.commands.soak", "soak"),   # the command's name, and the workload it starts (a known exception)
 }
 
 

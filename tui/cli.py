@@ -32,7 +32,7 @@ COMMAND_MODULES: dict[str, str] = {
     "compare": "tui.compare.command",
     "trial": "tui.trial.command",
     "backup": "tui.backup.command",
-    "soak": "tui.soak_command",
+    "soak": "tui.commands.soak",
 }
 
 
@@ -145,10 +145,10 @@ def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
     if checked is not None:
         return checked
     if args.detach:
-        from tui.run_command import detach_run
+        from tui.commands.run import detach_run
 
         return detach_run(args.workload, workload_args, runs_dir=args.runs_dir)
-    from tui.run_command import run_workload
+    from tui.commands.run import run_workload
 
     return asyncio.run(run_workload(args.workload, workload_args, runs_dir=args.runs_dir, as_json=args.json))
 

@@ -8,7 +8,7 @@ process group never reaches it, and quitting (or killing) the workbench or the
 shell that started it leaves it running. Its stdin is /dev/null and its stdout
 and stderr go to ``log_path`` (default ``<runs dir>/.detached.log``, appended),
 never to the terminal, which may be gone. It records into the run store like any
-run; ``cardbench run`` marks the run as live there (`tui.run_live`), which is how
+run; ``cardbench run`` marks the run as live there (`tui.store.live`), which is how
 the workbench finds it again.
 """
 

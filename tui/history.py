@@ -143,7 +143,7 @@ class History:
 
     # records ----------------------------------------------------------------------------
     def add_record(self, record: Any) -> None:
-        """A `tui.runs.RunRecord`: its steps, and its telemetry lines (a torn one is skipped).
+        """A `tui.store.RunRecord`: its steps, and its telemetry lines (a torn one is skipped).
 
         The same series as :meth:`add_step` per step and :meth:`add_sample` per line, built column by
         column: a long run (200,000 steps, a day of samples) is redrawn for the report in well under a second.

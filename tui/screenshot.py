@@ -4,7 +4,7 @@
 
 What it draws is a re-drawing from the runs on disk, minutes or hours after they ran (`cardbench export
 --run` after a dropped session), and it says so: the window title reads "re-drawn from the run on
-disk" with the runs' own times (`tui.run_times`), the log lines carry their events' times, and the
+disk" with the runs' own times (`tui.view.run_times`), the log lines carry their events' times, and the
 devices show the run's last telemetry sample with its time, not a reading taken at export.
 
 The report (`tui.report`) is UI-free: it takes the screenshot as an SVG or as a
@@ -20,7 +20,7 @@ import asyncio
 from typing import Any, Callable, Sequence
 
 from tui.formatting import utc_clock
-from tui.run_times import runs_title
+from tui.view.run_times import runs_title
 
 __all__ = ["app_screenshot", "render_screenshot_svg"]
 

@@ -18,7 +18,7 @@ run that was not asked to use the CPU starts on it while telemetry (or the docto
 ``warning`` event (code ``cpu_while_accelerators_listed``) in the run and yields it
 with the others, right after the start (or as soon as a sample lists the cards).
 
-When the run directory stops taking writes mid-run (`tui.runs.StoreFault`: disk
+When the run directory stops taking writes mid-run (`tui.store.StoreFault`: disk
 full, read-only, unwritable), the run goes on and its events keep coming; the
 session yields one ``warning`` (code :data:`STORE_FAULT`) naming the directory and
 the cause, before the event whose write failed. It is not in the run (it could
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterable
 
 from tui.cpu_trap import CpuTrap
-from tui.runs import Run, RunStore
+from tui.store import Run, RunStore
 from workloads import protocol
 from workloads.rundir import TELEMETRY
 from workloads.runner import DEFAULT_GRACE_S, Runner
@@ -116,7 +116,7 @@ class RunSession:
     def start(self, workload: str, args: Iterable[str], **config: Any) -> Run:
         """Create the run and its runner; the child is spawned when `events` is first iterated.
 
-        Raises `tui.runs.RunStoreError` (nothing started) when the run cannot be created.
+        Raises `tui.store.RunStoreError` (nothing started) when the run cannot be created.
         """
         if self.runner is not None:
             raise RuntimeError(f"a run is already open: {self.run.id if self.run else '?'}")

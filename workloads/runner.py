@@ -11,7 +11,7 @@ Whatever happens to the child, the iterator ends with exactly one ``end`` event:
 a crash (non-zero exit, death by signal, a device error on stderr) becomes an
 ``error`` event and ``end(failed)``, never an exception in the caller.
 
-When a run (see ``tui.runs``) is given, every event is appended to it before it
+When a run (see ``tui.store``) is given, every event is appended to it before it
 is yielded, and every stderr line goes to its run log, so a killed workbench
 loses nothing already seen. The runner knows runs only by the small
 :class:`EventSink` shape, so this module imports nothing from ``tui``.

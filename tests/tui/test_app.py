@@ -19,7 +19,7 @@ import pytest
 from app_fakes import FakeTelemetry, child_factory, fake_sample, frozen_clock
 from paths import TESTS
 from tui.app import build_app
-from tui.runs import load_run
+from tui.store import load_run
 
 SIZE = (120, 36)
 

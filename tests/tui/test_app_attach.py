@@ -17,8 +17,8 @@ from paths import CHILDREN
 from tui import detach
 from tui.app import build_app
 from tui.panes.live_runs import LiveRunsScreen
-from tui.run_live import LIVE_FILE, live_runs, read_live, stop_live
-from tui.runs import load_run
+from tui.store.live import LIVE_FILE, live_runs, read_live, stop_live
+from tui.store import load_run
 from workloads import registry
 
 

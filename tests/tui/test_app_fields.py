@@ -156,7 +156,7 @@ async def test_a_placeholder_wider_than_its_field_ends_in_an_ellipsis_and_shows_
 
 async def test_after_a_long_run_state_the_workload_choice_stays_on_screen(runs_dir):
     # issue 22.12: after a run the launcher scrolled the workload bar off an 80x24 screen
-    from tui.run_state import RunState
+    from tui.view.run_state import RunState
 
     app = make_app(runs_dir)
     async with app.run_test(size=(80, 24)) as pilot:

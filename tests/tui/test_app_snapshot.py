@@ -20,7 +20,7 @@ import pytest
 from app_fakes import FROZEN_T, fake_sample, frozen_clock
 from tui.app import build_app
 from tui.screenshot import render_screenshot_svg
-from tui.runs import RunRecord
+from tui.store import RunRecord
 from tui.telemetry.sample import Sample
 from workloads import protocol
 from paths import SNAPSHOTS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from test_app import SIZE, make_app
 
-from tui.run_state import RunState
+from tui.view.run_state import RunState
 
 
 async def test_a_failed_worker_is_said_and_a_failed_consumer_ends_running(runs_dir):
@@ -33,7 +33,7 @@ async def test_the_attached_run_is_read_off_the_ui_thread(runs_dir, monkeypatch)
     # issue 23.3: the 0.5 s follow timer read the attached run's files on the UI thread
     import threading
 
-    from tui.run_follow import AttachedRun
+    from tui.store.follow import AttachedRun
 
     readers: list[str] = []
 

@@ -9,7 +9,7 @@ import pytest
 from tui import __version__
 from tui.cli import _split_run_args, main
 from tui import cli
-from tui.runs import load_run
+from tui.store import load_run
 from workloads import registry
 from workloads.child.harness import CHECK_ARGS_ENV, HELP_SHOWN, ArgumentParser, arguments_checked, run_main
 from workloads.generate import cli as generate_cli

@@ -11,7 +11,7 @@ from app_fakes import fake_sample
 from tui.cpu_trap import (CODE, CpuTrap, asked_for_cpu, device_runs, headline, is_cpu, listed_in, requested_device,
                           view_of_checks, view_of_probe)
 from tui.report.summary import stability, summarize
-from tui.runs import RunRecord
+from tui.store import RunRecord
 from tui.telemetry.sample import DeviceSample, Sample
 from workloads import protocol
 from workloads.probe_report import ProbeDevice, ProbeReport

@@ -15,8 +15,8 @@ from paths import CHILDREN
 from tui.cli import _split_run_args
 from tui import detach
 from tui.detach import start_detached
-from tui.run_live import LIVE_FILE, STALE_S, LiveMarker, live_runs, read_live, stop_live
-from tui.runs import load_run
+from tui.store.live import LIVE_FILE, STALE_S, LiveMarker, live_runs, read_live, stop_live
+from tui.store import load_run
 
 
 def _first_line(path, timeout=30.0):

@@ -175,7 +175,7 @@ def test_a_run_on_the_cpu_draws_no_card_lines():
     """Two idle cards listed while ResNet-50 trains on the CPU: their lines are not the run's data."""
     from pathlib import Path
 
-    from tui.runs import RunRecord
+    from tui.store import RunRecord
 
     h = History()
     h.run("r1", label="resnet50")

@@ -14,7 +14,7 @@ import pytest
 
 import tui.history as history_module
 from tui.history import History, Series, _finite_point, _Level
-from tui.runs import RunRecord
+from tui.store import RunRecord
 from tui.telemetry.sample import Sample
 from workloads import protocol
 

@@ -59,7 +59,7 @@ def test_a_job_s_headline_carries_the_unit_its_log_wrote():
 
 
 def test_run_log_holds_the_result_in_the_same_words(tmp_path):
-    from tui.runs import RunStore
+    from tui.store import RunStore
 
     run = RunStore(str(tmp_path / "runs")).create("generate", [])
     run.append(protocol.Start(workload="generate", config={}, device="cpu", versions={}))

@@ -1,11 +1,11 @@
-"""Which run directories the workbench's export takes (`tui.run_index`): UI-free, no app needed."""
+"""Which run directories the workbench's export takes (`tui.view.export_runs`): UI-free, no app needed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tui.run_index import report_run_dirs, workload_of
-from tui.runs import RunStore
+from tui.view.export_runs import report_run_dirs, workload_of
+from tui.store import RunStore
 
 
 def _run(root: Path, name: str) -> Path:

@@ -19,7 +19,7 @@ import pytest
 from app_fakes import child_factory
 from paths import REPO, TESTS
 from store_faults import fail_run_writes
-from tui.runs import RunStore, RunStoreError, load_run
+from tui.store import RunStore, RunStoreError, load_run
 from tui.session import STORE_FAULT, RunSession
 
 STEPS = 12

@@ -1,7 +1,7 @@
 """The launcher's run state as text: counts over the plan, each rate named, no loss where a workload has none."""
 from tui.panes.run_view import render_state
-from tui.run_state import RunState
-from tui.runs import RunStore, load_run
+from tui.view.run_state import RunState
+from tui.store import RunStore, load_run
 from workloads import protocol
 
 

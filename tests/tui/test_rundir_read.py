@@ -7,8 +7,8 @@ from pathlib import Path
 
 from report_runs import T0
 from tui.report.redact import Redactor
-from tui.run_follow import RunFollower
-from tui.runs import RunStore, load_run
+from tui.store.follow import RunFollower
+from tui.store import RunStore, load_run
 from workloads import protocol
 from workloads.opscan.table import run_rows
 from workloads.rundir import EVENTS

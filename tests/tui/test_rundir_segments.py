@@ -5,10 +5,10 @@ import gzip
 
 import pytest
 
-from tui import run_follow
+from tui.store import follow as run_follow
 from workloads.rundir import segments as run_segments
-from tui.run_follow import RunFollower
-from tui.runs import RunStore, load_run
+from tui.store.follow import RunFollower
+from tui.store import RunStore, load_run
 from workloads import protocol
 
 

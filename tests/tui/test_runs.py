@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from tui.runs import RunStore, RunStoreError, load_run, runs_root
+from tui.store import RunStore, RunStoreError, load_run, runs_root
 from workloads import protocol
 
 
@@ -86,7 +86,7 @@ def test_a_run_that_cannot_be_read_at_all_is_a_one_line_error(tmp_path):
 
 
 def test_check_run_fails_where_load_run_would_without_reading(tmp_path):
-    from tui.runs import check_run
+    from tui.store import check_run
 
     good = RunStore(tmp_path).create("resnet50", [])
     good.append(protocol.Start(workload="resnet50"))
@@ -103,7 +103,7 @@ def test_check_run_fails_where_load_run_would_without_reading(tmp_path):
 
 
 def test_telemetry_samples_are_checked_against_the_sample_types():
-    from tui.runs import telemetry_sample_ok
+    from tui.store import telemetry_sample_ok
 
     device = {"index": 0, "name": "GPU", "util_gpu_pct": 50, "mem_used_bytes": 1.0, "throttle_reasons": ["hw"],
               "processes": [[1, "python", 10]], "future_field": {"x": [1]}}

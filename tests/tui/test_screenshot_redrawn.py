@@ -13,8 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from app_fakes import FROZEN_T, fake_sample
-from tui.runs import RunRecord
-from tui.run_times import run_span, runs_title
+from tui.store import RunRecord
+from tui.view.run_times import run_span, runs_title
 from tui.screenshot import render_screenshot_svg
 from workloads import protocol
 

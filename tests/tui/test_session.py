@@ -10,7 +10,7 @@ from contextlib import aclosing
 import pytest
 
 from app_fakes import child_factory, fake_sample
-from tui.runs import RunStore, load_run
+from tui.store import RunStore, load_run
 from tui.session import RunSession
 
 

@@ -19,7 +19,7 @@ import pytest
 from tui import headless
 from tui.app import build_app
 from tui.cli import build_parser
-from tui.runs import load_run
+from tui.store import load_run
 from workloads import registry
 from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, option, positive
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.runs import RunStore, load_run
+from tui.store import RunStore, load_run
 from workloads.runner import Runner
 from paths import CHILDREN
 

@@ -54,10 +54,10 @@ from tui.panes.log import LogPane
 from tui.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
 from tui.panes.trial_banner import TrialBanner
-from tui.run_follow import AttachedRun
-from tui.run_index import report_run_dirs
-from tui.run_state import RunState
-from tui.runs import RunStore, RunStoreError
+from tui.store.follow import AttachedRun
+from tui.view.export_runs import report_run_dirs
+from tui.view.run_state import RunState
+from tui.store import RunStore, RunStoreError
 from tui.session import STOP_GRACE_S, STORE_FAULT, RunnerFactory, RunSession
 from tui.workbench_sampler import TelemetrySource, default_telemetry_source
 from workloads import protocol, registry

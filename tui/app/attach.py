@@ -1,6 +1,6 @@
 """The workbench and runs in progress recorded by another process on this machine (detached, or in another
-terminal: `tui.run_live`): r lists them, attaching rebuilds the run from disk then follows its files off the UI
-thread (`tui.run_follow`), s stops one after asking, D starts the launcher's workload detached.
+terminal: `tui.store.live`): r lists them, attaching rebuilds the run from disk then follows its files off the UI
+thread (`tui.store.follow`), s stops one after asking, D starts the launcher's workload detached.
 
 A mixin of `tui.app.Workbench`; its attributes are the app's.
 """
@@ -16,9 +16,9 @@ from tui.launch import BadValue, build_args
 from tui.panes.confirm import Confirm
 from tui.panes.live_runs import LiveRunsScreen, describe
 from tui.panes.messages import StepsArrived, WorkloadEvent
-from tui.run_follow import AttachedRun, RunFollower
-from tui.run_live import STOP_GRACE_S as LIVE_STOP_GRACE_S, LiveRun, live_runs, stop_live, wait_for_live
-from tui.runs import RunStoreError
+from tui.store.follow import AttachedRun, RunFollower
+from tui.store.live import STOP_GRACE_S as LIVE_STOP_GRACE_S, LiveRun, live_runs, stop_live, wait_for_live
+from tui.store import RunStoreError
 from workloads import protocol
 from workloads.rundir.segments import THIN_EVERY
 

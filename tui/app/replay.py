@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from tui.run_state import RunState
-from tui.run_times import run_span, run_times
+from tui.view.run_state import RunState
+from tui.view.run_times import run_span, run_times
 from workloads import protocol
 
 

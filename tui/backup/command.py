@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.backup.engine import check_dest, open_destination, run_backup, sources_for
     from tui.backup.errors import BackupError
     from tui.backup.sources import SourceError
-    from tui.runs import runs_root
+    from tui.store import runs_root
     from tui.trial.config import TrialConfigError, load
     from workloads.safe_text import one_line
 

@@ -1,7 +1,7 @@
 """What `cardbench compare` reads: a report bundle (.zip) or a run directory, as one side of the comparison.
 
 A bundle holds each run's ``logs/<run>/events.jsonl`` and ``config.json``; they are read
-the way a run directory is (``tui.runs.load_run``), so a bundle and the run it was
+the way a run directory is (``tui.store.load_run``), so a bundle and the run it was
 made from give the same figures, per-step spread included. The bundle's
 ``metrics/summary.json`` adds what the runs do not hold: the host and the price the
 export was given (``--price-per-hour``). Nothing is written where the inputs are.
@@ -29,7 +29,7 @@ from tui.compare.bundle_reader import Budget, BundleInputError
 from tui.compare.scratch import scratch_dir
 from tui.report.summary import WorkloadSummary, summarize
 from workloads.numbers import finite as number
-from tui.runs import RunRecord, RunStoreError, load_run
+from tui.store import RunRecord, RunStoreError, load_run
 from workloads.rundir import CONFIG, EVENTS
 from workloads.rundir.segments import segment_paths
 from workloads.safe_text import file_name

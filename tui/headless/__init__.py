@@ -60,7 +60,7 @@ from tui.headless.progress import Progress
 from tui.headless.suite import SuiteState, run_suite
 from tui.report.bundle import BundleError, check_output_dir
 from tui.report.i18n import Note, note, quoted
-from tui.runs import RunStore, RunStoreError
+from tui.store import RunStore, RunStoreError
 from tui.session import RunSession
 from tui.telemetry.sampler import Sampler
 from tui.trial.clock import left_line

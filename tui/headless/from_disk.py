@@ -12,7 +12,7 @@ from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, prin
 from tui.headless.progress import Progress
 from tui.report.bundle import BundleError, check_output_dir
 from tui.report.i18n import Words
-from tui.runs import RunStoreError, check_run
+from tui.store import RunStoreError, check_run
 from workloads import exit_codes
 
 

@@ -29,7 +29,7 @@ from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
 from tui.headless.handover import Handovers
 from tui.report.i18n import Note
-from tui.runs import RunStoreError, StoreFault
+from tui.store import RunStoreError, StoreFault
 from tui.session import SIGNALS, STORE_FAULT, RunSession
 from workloads import protocol, registry
 from workloads.runner import Outcome

@@ -1,6 +1,6 @@
 """The launcher: one tab per workload with its main parameters editable in place, and the run's state.
 
-The state itself (`tui.run_state.RunState`) is UI-free; this pane only renders it.
+The state itself (`tui.view.run_state.RunState`) is UI-free; this pane only renders it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tui.launch import BadValue, Param, blank_shows, defaults, params_for, start
 from tui.panes.confirm import Confirm
 from tui.panes.keys import workload_key
 from tui.panes.run_view import render_state
-from tui.run_state import RunState
+from tui.view.run_state import RunState
 from workloads import registry
 
 

@@ -1,6 +1,6 @@
 """The runs in progress on this machine (key r): pick one to attach to (Enter) or to stop (x).
 
-The list comes from the run store (`tui.run_live.live_runs`): runs recorded by a `cardbench run` that is
+The list comes from the run store (`tui.store.live.live_runs`): runs recorded by a `cardbench run` that is
 alive and beating, detached or not. The screen only chooses; the app attaches and stops.
 """
 
@@ -15,7 +15,7 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 from tui.formatting import duration
-from tui.run_live import LiveRun
+from tui.store.live import LiveRun
 
 
 def describe(live: LiveRun, now: float | None = None) -> str:

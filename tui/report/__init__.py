@@ -129,7 +129,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     from tui.report.bundle import Bundle, bundle_stem
     from tui.report.i18n import Words, note, quoted
     from tui.report.redact import Redactor, without_record
-    from tui.runs import RunStoreError, load_run
+    from tui.store import RunStoreError, load_run
     from workloads import registry
 
     from tui.report.bundle import BundleError, check_output_dir

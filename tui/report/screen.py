@@ -11,7 +11,7 @@ from typing import Any, Iterable, Sequence
 from tui.report.redact import Redactor, redacted_values
 from tui.report.summary import summarize
 from tui.formatting import device_label
-from tui.run_times import redrawn_from
+from tui.view.run_times import redrawn_from
 from tui.telemetry.sample import fmt, fmt_bytes
 
 WIDTH = 120

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from tui.cpu_trap import device_runs
-from tui.runs import RunRecord
+from tui.store import RunRecord
 from workloads import protocol, registry
 from workloads.numbers import finite as number
 from workloads.step_statistics import percentile_of_sorted, split_warmup

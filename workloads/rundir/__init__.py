@@ -7,7 +7,7 @@ the workloads that read their own run (the soak, opscan's table) all take the na
         events.jsonl      every protocol event, appended and flushed as it arrives
         run.log           the human-readable log: event lines and the workload's stderr
         telemetry.jsonl   device/host samples taken while the run was active
-        live.json         while the run goes on: who records it (tui.run_live)
+        live.json         while the run goes on: who records it (tui.store.live)
         doctor.json       a headless run's doctor checks, for a later `cardbench export --run`
 
 A long file is rotated into numbered, gzipped segments beside it (``segments``: telemetry.0001.jsonl.gz...);

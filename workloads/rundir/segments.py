@@ -15,10 +15,10 @@ about 600 MiB of JSON lines with every NVML field read):
   run back notes the gap as a problem. A day of 8 devices is 37 MiB on disk, far below the cap
   (``python bench/run_store_day.py`` prints the figures).
 
-Reading back (`workloads.rundir.read`, `tui.runs.load_run`, `tui.runs.RunRecord.log_text`) sees the whole
+Reading back (`workloads.rundir.read`, `tui.store.load_run`, `tui.store.RunRecord.log_text`) sees the whole
 run: the segments in order (:func:`with_segments`), then the live file. Each telemetry segment also gets a thinned copy, ``telemetry.0001.thin.jsonl.gz``
 (1 sample in :data:`THIN_EVERY` and its last): the workbench plots a
-long run it attaches to from those and the live file (`tui.run_follow`), and says so.
+long run it attaches to from those and the live file (`tui.store.follow`), and says so.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def dropped_note(path: Path) -> str | None:
 class SegmentedFile:
     """An append-only text file rotated at ``segment_bytes`` into gzipped segments, kept to ``keep_bytes``.
 
-    Has what `tui.runs.Run` uses of a file: ``write``, ``flush``, ``close``, ``closed``, ``name``. A write
+    Has what `tui.store.Run` uses of a file: ``write``, ``flush``, ``close``, ``closed``, ``name``. A write
     that fails raises OSError as a file's would; a rotation that fails leaves the file growing (never lost).
     """
 

@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 from report_runs import T0
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol
 
 WARMUP = 2

@@ -7,7 +7,7 @@ import zipfile
 import pytest
 
 from compare_runs import resnet_like
-from tui.runs import RunStore
+from tui.store import RunStore
 
 FAST = [1000.0, 980.0, 1020.0, 1000.0, 990.0, 1010.0]
 SLOW = [r * 0.78 for r in FAST]

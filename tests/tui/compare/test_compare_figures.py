@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from compare_runs import bundle, one_line_exit_2, resnet_like, result_only
-from tui.runs import RunStore
+from tui.store import RunStore
 
 FAST = [1000.0, 980.0, 1020.0, 1000.0, 990.0, 1010.0]
 PUBLISHED = "A100-80GB, AMP (NVIDIA DeepLearningExamples)"

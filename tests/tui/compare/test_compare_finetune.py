@@ -5,7 +5,7 @@ import statistics
 import pytest
 from report_runs import T0
 
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol, registry
 from workloads.finetune.spec import SPEC
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from report_runs import T0
 
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol
 from workloads.llm.cli import build_parser
 from workloads.llm.plan import identity, make_plan

@@ -8,7 +8,7 @@ import pytest
 from compare_runs import resnet_like
 from tui.compare import bundle_reader
 from tui.compare.load import CompareError, load_side
-from tui.runs import RunStore
+from tui.store import RunStore
 
 
 def _rotate(run_dir, keep):

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from compare_runs import bundle, cardbench_compare, one_line_exit_2, resnet_like
-from tui.runs import RunStore
+from tui.store import RunStore
 
 FAST = [1000.0, 980.0, 1020.0, 1000.0, 990.0, 1010.0]
 

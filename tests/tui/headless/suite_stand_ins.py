@@ -10,7 +10,7 @@ from paths import CHILDREN
 from tui.headless.plan import suite_jobs
 from tui.headless.progress import Progress
 from tui.headless.suite import SuiteState, run_suite
-from tui.runs import RunStore
+from tui.store import RunStore
 from tui.session import RunSession
 from workloads.runner import Runner
 

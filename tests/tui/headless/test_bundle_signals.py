@@ -12,7 +12,7 @@ import pytest
 from report_runs import resnet_run
 from tui import cli
 from tui.report import envinfo
-from tui.runs import RunStore
+from tui.store import RunStore
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from report_runs import generate_run, resnet_run
 from tui import headless
 from tui.cli import build_parser
 from tui.report import BundleError
-from tui.runs import RunStore, load_run
+from tui.store import RunStore, load_run
 from workloads import exit_codes
 from workloads.runner import Runner
 from paths import CHILDREN

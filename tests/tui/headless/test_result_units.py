@@ -34,7 +34,7 @@ def test_a_cpu_run_with_a_deadline_is_told_its_seconds_to_size_its_work():
     from tui.headless.plan import Job
     from tui.headless.progress import Progress
     from tui.headless.suite import SuiteState, _run_job
-    from tui.runs import RunStoreError
+    from tui.store import RunStoreError
 
     started: list[list[str]] = []
 

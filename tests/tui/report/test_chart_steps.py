@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tui.report.charts import WARMUP_GREY, WARMUP_LABEL, charts_for, throughput_series
 from tui.report.summary import throughput_stats
-from tui.runs import RunRecord
+from tui.store import RunRecord
 from workloads import protocol
 
 

@@ -15,7 +15,7 @@ from report_runs import T0, resnet_run
 from tui import cli
 from tui.report import charts, envinfo, screen, summary
 from tui.report.cost import cost
-from tui.runs import RunRecord, RunStore, load_run
+from tui.store import RunRecord, RunStore, load_run
 from workloads import protocol
 from paths import REPO
 

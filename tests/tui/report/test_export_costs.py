@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tui.report import envinfo, export_bundle
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol
 
 TEXT = "PyTorch version: 2.14.1\nOS: Linux\n\nCPU:\nArchitecture: x86_64\n"

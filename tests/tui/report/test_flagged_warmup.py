@@ -4,7 +4,7 @@ its interval table said 15.69."""
 from pathlib import Path
 
 from tui.report.summary import throughput_stats
-from tui.runs import RunRecord
+from tui.store import RunRecord
 from workloads import protocol
 
 

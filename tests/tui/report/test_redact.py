@@ -8,7 +8,7 @@ import pytest
 from report_runs import generate_run, resnet_run
 from tui.report import envinfo, export_bundle, png
 from tui.report.redact import REDACTED, Redactor, env_allowed, is_secret_name
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol
 
 # name -> value planted in the environment; every value must be absent from every file of the bundle

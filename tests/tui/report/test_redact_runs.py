@@ -14,7 +14,7 @@ from tui.report import envinfo, export_bundle, png
 from tui.report.redact import (MIN_FRAGMENT, REDACTED, RECORD_KEY, Redactor, record_for_run, redacted_args,
                                redacted_values, secret_shape)
 from tui.report.screen import live_screenshot
-from tui.runs import RunStore, load_run
+from tui.store import RunStore, load_run
 from workloads import protocol
 
 # no token shape: only the variable's name says it is a secret

@@ -17,7 +17,7 @@ from report_runs import BOUND_EXCEEDED, generate_run, ink_fraction, resnet_run
 from tui.report import BundleError, envinfo, export_bundle, png, smi, xid
 from tui.report.bundle import Bundle, check_output_dir
 from tui.report.redact import Redactor
-from tui.runs import RunStore
+from tui.store import RunStore
 from paths import FIXTURES as ALL_FIXTURES
 
 FIXTURES = ALL_FIXTURES / "report"
@@ -129,7 +129,7 @@ def test_report_content_and_metrics(tmp_path):
 def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywhere(tmp_path):
     from tui.headless.suite import result_line
     from tui.panes.run_view import render_state
-    from tui.run_state import RunState
+    from tui.view.run_state import RunState
     from workloads import protocol
     from workloads.runner import Outcome
 

@@ -6,7 +6,7 @@ import zipfile
 from report_runs import generate_run, resnet_run
 from tui.report import export_bundle, png
 from tui.report.contents import amount
-from tui.runs import RunStore
+from tui.store import RunStore
 
 
 def _report(tmp_path, **options) -> str:

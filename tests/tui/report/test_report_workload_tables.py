@@ -5,7 +5,7 @@ import pytest
 from report_runs import T0
 from test_report import _screenshot, _unzip
 from tui.report import export_bundle
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol
 
 FAILURES = [{"op": "aten.native_layer_norm.default", "dtype": "bf16", "status": "crash", "nmse": None,
@@ -59,7 +59,7 @@ def test_a_soak_s_summary_reads_its_verdict_and_drift_in_its_own_unit(tmp_path):
 
 def test_a_headline_s_unit_is_the_workload_s_own_else_its_steps(tmp_path):
     from tui.report.summary import summarize
-    from tui.runs import load_run
+    from tui.store import load_run
 
     def unit_of(workload):
         run = RunStore(tmp_path / workload).create(workload, [])

@@ -15,7 +15,7 @@ from tui.report import zh
 from tui.report.document import Bullets, Para, Table, code
 from tui.report.i18n import Words, note, quoted
 from tui.report.smi import SmiOutput
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol, registry
 from workloads.hints import HINTS
 from workloads.spec import Text

@@ -233,7 +233,7 @@ class _SlowCollector:
 
 
 def test_sampler_calls_back_and_feeds_a_run_until_the_sink_is_cleared(tmp_path):
-    from tui.runs import RunStore
+    from tui.store import RunStore
 
     got = []
     run = RunStore(tmp_path).create("steady", [])

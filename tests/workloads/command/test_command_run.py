@@ -15,7 +15,7 @@ import pytest
 from paths import FIXTURES
 from tui import cli
 from tui.report.summary import summarize
-from tui.runs import load_run
+from tui.store import load_run
 from workloads import protocol
 
 # a training script as a user writes one: a tqdm-style bar redrawn with \r on stderr, the Trainer's loss

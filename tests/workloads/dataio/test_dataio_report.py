@@ -10,7 +10,7 @@ from tui import cli
 from tui.doctor.command import data_checks, render
 from tui.headless.plan import suite_jobs, suite_names
 from tui.report import export_bundle, png
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads import protocol
 from workloads.dataio import table
 

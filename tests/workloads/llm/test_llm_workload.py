@@ -12,7 +12,7 @@ import pytest
 import torch
 from tui.headless.plan import suite_jobs
 from tui.report import export_bundle, png
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads.llm import cells, fit
 from workloads.llm.model import Llama
 from workloads.llm.plan import Cell

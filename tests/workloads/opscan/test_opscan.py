@@ -116,8 +116,8 @@ def test_cardbench_run_records_a_scan_like_any_workload(tmp_path, monkeypatch, c
     """Registered as the registry line will register it: `cardbench run opscan` runs it through the run store."""
     import asyncio
 
-    from tui.run_command import run_workload
-    from tui.runs import load_run
+    from tui.commands.run import run_workload
+    from tui.store import load_run
     from workloads import registry
     from workloads.opscan.spec import SPEC
 

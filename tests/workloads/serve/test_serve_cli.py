@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tui import cli
-from tui.runs import load_run
+from tui.store import load_run
 
 KEY = "sk-test-7f3a9c1e5b2d4680"
 

@@ -11,7 +11,7 @@ import zipfile
 
 from tui.headless.plan import suite_jobs
 from tui.report import export_bundle, png
-from tui.runs import RunStore
+from tui.store import RunStore
 from workloads.protocol import CHECK_ARGS_ENV
 
 

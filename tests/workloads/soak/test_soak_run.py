@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import pytest
 
 from fake_nvml import FakeNvml, h100
-from tui.runs import RunStore
+from tui.store import RunStore
 from tui.session import RunSession
 from tui.telemetry.collect import Collector
 from tui.telemetry.nvml import NvmlSource
@@ -208,7 +208,7 @@ def test_a_soak_of_one_interval_is_not_judged_and_says_so(tick, kernel_log, runs
     """Drift is an interval against the first: one interval cannot PASS (issue 22.5), and its report headline is
     no drift at all, never the steps' images/s shown as '% drift'."""
     from tui.report.summary import summarize
-    from tui.runs import load_run
+    from tui.store import load_run
 
     async def stop_soon():
         session = RunSession(RunStore(runs_dir))

@@ -110,7 +110,7 @@ class Redactor:
                 wanted.append((salt, digest))
 
     def learn_run(self, record: Any) -> None:
-        """All a run (a ``tui.runs.RunRecord``) tells of its secrets, before anything of it is written.
+        """All a run (a ``tui.store.RunRecord``) tells of its secrets, before anything of it is written.
 
         Its config (arguments, secret options), its start event's config, and the secrets it recorded,
         looked for at once in those (where the run put them).
@@ -185,7 +185,7 @@ class Redactor:
     # -- what is drawn ---------------------------------------------------------------------
 
     def record(self, record: Any) -> Any:
-        """A copy of a run (a ``tui.runs.RunRecord``) with all it can show redacted, for drawing it.
+        """A copy of a run (a ``tui.store.RunRecord``) with all it can show redacted, for drawing it.
 
         Its config and arguments, its events' strings, its log and its problems; its telemetry (numbers
         and device names) is shared. The screenshot, the text screen and the charts draw this copy: a field

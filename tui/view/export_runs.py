@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from tui.runs import RunStore
+from tui.store import RunStore
 
 
 def workload_of(run_dir: Path) -> str:

@@ -1,13 +1,13 @@
 """Follow a run directory as another process writes it: whole new lines of events and telemetry. UI-free.
 
     follower = RunFollower(run_dir)
-    record = follower.record()            # the run so far, as `tui.runs.load_run` builds it (a long run's
+    record = follower.record()            # the run so far, as `tui.store.load_run` builds it (a long run's
                                           # telemetry 1 sample in ``follower.stride``: see ATTACH_SAMPLES)
     events, samples = follower.read()     # what was appended since, in order; ([], []) when nothing was
 
 Each file is read from where the last read stopped; a line still being written
 (no newline yet) waits for the next read. When the file at the path is a new one
-(telemetry.jsonl rotated by `tui.runs.Run`; events.jsonl too once it is capped), the rest of the old one is read
+(telemetry.jsonl rotated by `tui.store.Run`; events.jsonl too once it is capped), the rest of the old one is read
 first, then the new one from its start, so nothing is read twice or lost. A line
 that is not a well-formed event or sample is skipped and counted, as load_run does.
 """
@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from tui.run_live import LiveRun, is_alive
-from tui.runs import RunRecord, check_run, telemetry_sample_ok
+from tui.store.live import LiveRun, is_alive
+from tui.store import RunRecord, check_run, telemetry_sample_ok
 from workloads import protocol
 from workloads.rundir import EVENTS, TELEMETRY
 from workloads.rundir import segments as run_segments
@@ -32,7 +32,7 @@ from workloads.rundir.segments import read_bytes, segment_number, segment_paths,
 _CHUNK = 1 << 20
 # the workbench reads a rotated segment's thinned copy (1 sample in THIN_EVERY, workloads.rundir.segments), and past
 # this many samples even those 1 in k (a day of 1 Hz, thinned, is 3,000-odd: not thinned further); the
-# report (tui.runs.load_run) reads every one
+# report (tui.store.load_run) reads every one
 ATTACH_SAMPLES = 20_000
 LIVE_WHOLE = 600   # the last samples of a thinned run's live file read whole: its last 10 minutes at 1 Hz
 
@@ -140,7 +140,7 @@ class RunFollower:
         self._last_t: float | None = None   # the newest sample read: a rotated segment read twice is not doubled
 
     def record(self) -> RunRecord:
-        """The run so far, as `tui.runs.load_run` builds it (raises its RunStoreError), read through this
+        """The run so far, as `tui.store.load_run` builds it (raises its RunStoreError), read through this
         follower: what is appended after it comes from :meth:`read`, once. Call it first, once."""
         check_run(self.path)
         problems: list[str] = []

@@ -8,7 +8,7 @@ like any other, with telemetry sampled while it is active. Ctrl+C, SIGTERM and
 SIGHUP (a closed SSH session) stop the child cleanly, and the run directory
 keeps what it reported.
 
-While it runs, the run directory holds ``live.json`` (`tui.run_live`): this
+While it runs, the run directory holds ``live.json`` (`tui.store.live`): this
 process's pid, touched every few seconds, so the workbench can list the run as in
 progress, attach to it and stop it. ``--detach`` (:func:`detach_run`) starts the
 same command in a session of its own (`tui.detach`); that one ignores SIGHUP,
@@ -35,8 +35,8 @@ from pathlib import Path
 from tui.cpu_trap import check_before_run
 from tui.detach import DEFAULT_LOG, is_detached, start_detached
 from tui.figures import event_line
-from tui.run_live import LiveMarker, wait_for_live
-from tui.runs import RunStore, RunStoreError
+from tui.store.live import LiveMarker, wait_for_live
+from tui.store import RunStore, RunStoreError
 from tui.session import SIGNALS, STORE_FAULT, RunSession
 from tui.telemetry.collect import Collector
 from tui.telemetry.sampler import Sampler

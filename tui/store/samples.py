@@ -1,7 +1,7 @@
 """Is a decoded telemetry.jsonl line a sample the report and the plots can use? (`telemetry_sample_ok`). UI-free.
 
-The fields and their types are `tui.telemetry.sample`'s; the run record (`tui.run_record`) and the follower
-(`tui.run_follow`) skip and count a line that fails.
+The fields and their types are `tui.telemetry.sample`'s; the run record (`tui.store.record`) and the follower
+(`tui.store.follow`) skip and count a line that fails.
 """
 
 from __future__ import annotations

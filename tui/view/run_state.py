@@ -18,7 +18,7 @@ from typing import Sequence
 from tui.cpu_trap import CODE as CPU_TRAP, is_cpu
 from tui.formatting import is_number
 from tui.launch import total_steps
-from tui.runs import RunRecord
+from tui.store import RunRecord
 from workloads import protocol, registry
 from workloads.spec import positive
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from tui.run_samples import telemetry_sample_ok
+from tui.store.samples import telemetry_sample_ok
 from workloads import protocol
 from workloads.rundir import CONFIG, EVENTS, LOG, TELEMETRY
 from workloads.rundir.read import Unreadable, read_all, read_config, read_text_all

@@ -3,7 +3,7 @@
     <runs dir>/<run id>/    config.json, events.jsonl, run.log, telemetry.jsonl (`workloads.rundir`)
 
 The runs dir is ``--runs-dir``, else ``$CARDBENCH_RUNS_DIR``, else ``./cardbench-runs``.
-Nothing is held only in memory: :func:`load_run` (`tui.run_record`) rebuilds everything from the
+Nothing is held only in memory: :func:`load_run` (`tui.store.record`) rebuilds everything from the
 files, so a crash, a closed SSH session or a killed workbench loses nothing that
 was already reported.
 
@@ -27,8 +27,8 @@ from typing import Any
 
 from tui.figures import event_line
 from tui.formatting import utc
-from tui.run_record import RunRecord, RunStoreError, check_run, load_run
-from tui.run_samples import telemetry_sample_ok
+from tui.store.record import RunRecord, RunStoreError, check_run, load_run
+from tui.store.samples import telemetry_sample_ok
 from workloads import protocol
 from workloads.rundir import CONFIG, EVENTS, LOG, TELEMETRY
 from workloads.rundir import segments as run_segments
