@@ -176,6 +176,10 @@ class WorkloadSpec:
     detached: bool = False               # hours long: the workbench starts it detached (quitting leaves it running)
     short: str = ""                      # the launcher's and the footer's name, when the title's first word is not one
     hand_over: HandOver | None = None    # what its run gives the suite's later jobs: with one it runs first
+    # a soak's run of it, when it has a steady form: its arguments made to keep the load on for the seconds given
+    # (the rest of the soak) with several steps an interval (the interval's seconds), so the soak only restarts it
+    # when it dies; None: run after run, each started when the last ends
+    steady: Callable[[Sequence[str], float, float], list[str]] | None = None
     # `cardbench doctor --data DIR`: a quick torch-free look at a data directory -> {"status": PASS/WARN/FAIL,
     # "evidence", "hint", "zh" (the Chinese of both), "value", "unit"}
     data_check: Callable[[str], Mapping[str, Any]] | None = None

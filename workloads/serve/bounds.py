@@ -8,7 +8,8 @@ level's throughput is read instead against the sweep's first level, with its bou
   server only reaches it when batching costs no per-token time), and the TPOT and TTFT p50 that it cost,
   beside c0's (vLLM's definitions: workloads.serve.figures);
 - a Poisson rate: the requests/s served against the rate offered (a server that keeps up serves the rate);
-- with --slo: the goodput, the share of the requests/s that met every limit.
+- with --slo: the goodput, the share of the requests/s that met every limit;
+- a --duration run (one level, a row per window): its last window against its first, which a steady load holds.
 """
 
 from __future__ import annotations
@@ -56,7 +57,13 @@ def read_against(metrics: Mapping[str, Any]) -> Text | None:
     base = first if first is not last else None
     c0, c = first.get("concurrency"), last.get("concurrency")
     tps0, tps = first.get("output_tokens_per_s"), last.get("output_tokens_per_s")
-    if base is not None and all(is_finite(v) and v > 0 for v in (c0, c, tps0, tps)):
+    steady = is_finite(metrics.get("duration_s"))   # --duration: one level, its windows; the last against the first
+    if steady:
+        at, at_zh = "in the first window", "第一个时间窗内"
+        if base is not None and all(is_finite(v) and v > 0 for v in (tps0, tps)):
+            en.append(f"{tps / tps0:.3g}x the output tokens/s {at} ({_g(tps0)}); a steady load holds 1x")
+            zh.append(f"输出 token/秒为{at_zh}（{_g(tps0)}）的 {tps / tps0:.3g} 倍；稳定负载应保持 1 倍")
+    elif base is not None and all(is_finite(v) and v > 0 for v in (c0, c, tps0, tps)):
         at, at_zh = f"at concurrency {c0:g}", f"并发 {c0:g} 时"
         en.append(f"{tps / tps0:.3g}x the output tokens/s {at} ({_g(tps0)}); bound {c / c0:g}x "
                   f"({c:g} users at that speed)")

@@ -25,9 +25,11 @@ from workloads.serve.client import BadUrl, Endpoint
 from workloads.serve.figures import parse_slo
 from workloads.serve.launch import command_of
 from workloads.serve.load import BadPrompts, Level, read_prompts
+from workloads.serve.spec import WINDOW_S, default_window
 
 DEFAULT_URL = "http://127.0.0.1:8000/v1"
 LEVELS_MAX = 64
+STEADY_CONCURRENCY = 16    # --duration's level when none is given: one level, the sweep's third
 
 
 def build_parser() -> ArgumentParser:
@@ -45,6 +47,12 @@ def build_parser() -> ArgumentParser:
                    help="with --request-rate: at most N in flight (default 256)")
     p.add_argument("--requests", type=positive_int, default=None, metavar="N",
                    help="requests per level (default: 4 x the concurrency, at least 16; 64 per rate)")
+    p.add_argument("--duration", type=positive_float, default=None, metavar="S",
+                   help="keep one level busy for S seconds instead of a sweep (default level: concurrency "
+                        f"{STEADY_CONCURRENCY}), a row and a step every --window: the soak's steady load")
+    p.add_argument("--window", type=positive_float, default=None, metavar="S",
+                   help=f"with --duration: seconds per row of figures (default {WINDOW_S:g}, or a fifth of a shorter "
+                        "--duration)")
     p.add_argument("--input-len", type=positive_int, default=128, metavar="TOKENS", help="prompt length (default 128)")
     p.add_argument("--output-len", type=positive_int, default=128, metavar="TOKENS",
                    help="max_tokens, with ignore_eos where the server takes it (default 128)")
@@ -73,7 +81,8 @@ def build_parser() -> ArgumentParser:
 def levels_of(args: Any) -> list[Level]:
     if args.concurrency and args.request_rate:
         raise WorkloadError("give --concurrency or --request-rate, not both")
-    kind, text = ("rate", args.request_rate) if args.request_rate else ("concurrency", args.concurrency or "1,4,16,64")
+    default = str(STEADY_CONCURRENCY) if args.duration else "1,4,16,64"
+    kind, text = ("rate", args.request_rate) if args.request_rate else ("concurrency", args.concurrency or default)
     flag = "--request-rate" if kind == "rate" else "--concurrency"
     levels = []
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -87,6 +96,15 @@ def levels_of(args: Any) -> list[Level]:
         levels.append(Level(kind, value))
     if not levels or len(levels) > LEVELS_MAX:
         raise WorkloadError(f"{flag} {text!r}: give 1 to {LEVELS_MAX} levels")
+    if args.duration and len(levels) > 1:
+        raise WorkloadError(f"--duration keeps one level busy: {flag} {text!r} has {len(levels)}",
+                            hint=f"e.g. {flag} {text.split(',')[0].strip()} --duration {args.duration:g}")
+    if args.duration and args.requests:
+        raise WorkloadError("--duration sends requests until the time is up: --requests does not go with it")
+    if args.window and not args.duration:
+        raise WorkloadError("--window is the rows of a --duration run: give --duration S too")
+    if args.duration:
+        args.window = args.window or default_window(args.duration)
     return levels
 
 

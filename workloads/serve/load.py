@@ -47,10 +47,11 @@ class Request:
     max_tokens: int
 
 
-def synthetic(n: int, words: int, seed: int) -> list[str]:
-    """``n`` prompts of ``words`` words, each opening with its own number so no two share a cached prefix."""
+def synthetic(n: int, words: int, seed: int, first: int = 0) -> list[str]:
+    """``n`` prompts of ``words`` words, each opening with its own number (``first`` on) so no two share a cached
+    prefix."""
     rng = random.Random(seed)
-    return [" ".join([str(i)] + rng.choices(WORDS, k=max(0, words - 1))) for i in range(n)]
+    return [" ".join([str(first + i)] + rng.choices(WORDS, k=max(0, words - 1))) for i in range(n)]
 
 
 def read_prompts(path: Path) -> list[dict[str, Any]]:
@@ -166,3 +167,39 @@ async def run_level(level: Level, requests: list[Request], make: Send, pool: Poo
                 await asyncio.sleep(rng.expovariate(level.value))
         await asyncio.gather(*tasks)
     return [o for o in outcomes if o is not None], time.perf_counter() - start
+
+
+async def run_steady(level: Level, request: Callable[[int], Request], make: Send, pool: Pool, path: str, chat: bool,
+                     timeout_s: float, seed: int, max_concurrency: int, until: float,
+                     done: Callable[[Outcome, Request], None]) -> None:
+    """``--duration``: the level kept busy until ``until`` (perf_counter): a new request as soon as one ends (or at
+    the next Poisson arrival), ``request(i)`` the i-th; each answer handed to ``done`` as it comes, with its
+    request. The requests in flight at ``until`` are let finish: a user's request is measured whole."""
+    counter = iter(range(2**62))
+
+    async def send(i: int) -> None:
+        asked = request(i)
+        done(await one(pool, path, make(asked), chat, timeout_s), asked)
+
+    if level.kind == "concurrency":
+        async def worker() -> None:
+            while time.perf_counter() < until:
+                await send(next(counter))
+
+        await asyncio.gather(*(worker() for _ in range(int(level.value))))
+        return
+    rng = random.Random(seed)
+    gate = asyncio.Semaphore(max_concurrency)
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def gated(i: int) -> None:
+        async with gate:
+            await send(i)
+
+    while time.perf_counter() < until:
+        task = asyncio.create_task(gated(next(counter)))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)   # an hours-long run holds only the requests in flight
+        await asyncio.sleep(min(rng.expovariate(level.value), max(0.0, until - time.perf_counter())))
+    if tasks:
+        await asyncio.gather(*list(tasks))

@@ -2,15 +2,42 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Sequence
 
-from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, flag_value
+from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, flag_value, option
+
+WINDOW_S = 60.0   # --duration's rows: a minute each, or a fifth of a shorter run (a soak: of its interval)
+
+
+def default_window(seconds: float) -> float:
+    return min(WINDOW_S, seconds / 5)
+
+
+def windows(duration_s: float, window_s: float) -> int:
+    """The rows (and steps) of a --duration run: the last may be short, and it ends with the requests in flight."""
+    return max(1, math.ceil(duration_s / window_s - 1e-9))
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
-    """One step per level of the sweep."""
+    """One step per level of the sweep, or per window of a --duration run."""
+    duration = option(args, "--duration")
+    if duration and duration > 0:
+        window = option(args, "--window") or default_window(duration)
+        return windows(duration, window) if window > 0 else None
     text = flag_value(args, "--request-rate") or flag_value(args, "--concurrency") or "1,4,16,64"
     return len([p for p in text.split(",") if p.strip()]) or None
+
+
+def steady(args: Sequence[str], seconds: float, interval_s: float) -> list[str]:
+    """A soak's serve run: its one level kept busy for ``seconds`` (``--duration``: no pause between runs), a row of
+    figures every fifth of an interval (at most a minute), so each interval's median is over several windows."""
+    out = list(args)
+    if flag_value(out, "--duration") is None:
+        out += ["--duration", f"{seconds:.3f}"]
+        if flag_value(out, "--window") is None:
+            out += ["--window", f"{default_window(interval_s):g}"]
+    return out
 
 
 def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
@@ -81,6 +108,7 @@ SPEC = WorkloadSpec(
     has_loss=False,
     warmup_emits_steps=False,
     planned_steps=planned_steps,
+    steady=steady,
     report_table=report_table,
     read_against=read_against,
     short="Serve",

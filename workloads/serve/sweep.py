@@ -12,14 +12,18 @@ from typing import Any
 
 from workloads.child.harness import Emitter, Stopped, WorkloadError, log
 from workloads.safe_text import one_line
-from workloads.serve.client import CONNECT, TIMEOUT, Answer, Connection, Endpoint, get_json
+from workloads.serve.client import CONNECT, TIMEOUT, Answer, Connection, Endpoint, Outcome, get_json
 from workloads.serve.card import CardDuringLevels
 from workloads.serve.figures import level_figures
 from workloads.serve.launch import LaunchedServer
-from workloads.serve.load import Level, Pool, Request, one, payload, run_level, synthetic
+from workloads.serve.load import Level, Pool, Request, one, payload, run_level, run_steady, synthetic
+from workloads.serve.spec import windows
 from workloads.serve.table import level_line, result_of, step_label
 
 WORKLOAD = "serve"
+# --duration: the windows the result keeps (the first, the baseline, and the latest): a day of 60 s windows would be
+# 1,440 rows, a result line past the runner's 1 MiB; every window is a step in events.jsonl all the same
+WINDOWS_KEPT = 240
 _CHECK_S = 30.0     # the models list and the first request: a server that has not answered by then is named
 _KEY_HINT = "export MY_KEY=...; then --api-key-env MY_KEY (the key is never given on the command line)"
 
@@ -37,6 +41,7 @@ class Sweep:
         self.words = args.input_len          # words per synthetic prompt, set from /tokenize where there is one
         self.notes: list[str] = []
         self.rows: list[dict[str, Any]] = []
+        self.windows_left_out = 0
         self.checked = False                 # the server answered as an OpenAI API: a result is worth writing
         self.server = LaunchedServer(launch, args.grace, launch_env) if launch else None
         self.card = CardDuringLevels()
@@ -51,7 +56,7 @@ class Sweep:
                   "input_len": None if self.prompts else a.input_len, "output_len": a.output_len,
                   "requests": a.requests, "prompts": str(a.prompts) if a.prompts else None, "slo_ms": self.slo,
                   "seed": a.seed, "timeout_s": a.timeout, "api_key_env": a.api_key_env, "launch": self.launch,
-                  "device": a.device}
+                  "device": a.device, "duration_s": a.duration, "window_s": a.window}
         self.emitter.start(WORKLOAD, config, f"the server at {self.url}", {"python": sys.version.split()[0]})
         try:
             asyncio.run(self._run())
@@ -77,7 +82,8 @@ class Sweep:
                 "concurrency" if kind == "concurrency" else "request_rate":
                     ",".join(f"{lv.value:g}" for lv in self.levels),
                 "prompts": "your file" if self.prompts else "synthetic", "ignore_eos": self.ignore_eos,
-                "test_server": bool(getattr(self.args, "test_server", False))}
+                "test_server": bool(getattr(self.args, "test_server", False)),
+                **({"duration_s": self.args.duration, "window_s": self.args.window} if self.args.duration else {})}
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -104,7 +110,9 @@ class Sweep:
         self.checked = True
         pool = Pool(self.endpoint)
         try:
-            for i, level in enumerate(self.levels):
+            if self.args.duration:
+                await self._steady(self.levels[0], pool)
+            for i, level in enumerate(self.levels if not self.args.duration else ()):
                 await self._level(i, level, pool)
         finally:
             pool.close()
@@ -218,9 +226,69 @@ class Sweep:
             raise
         row = {"level": level.words(), level.kind: level.value, "t_start": started, "t_end": time.time(),
                **level_figures(outcomes, duration, [r.input_tokens for r in requests], self.slo)}
-        row.update(self.card.during(started, row["t_end"]))
+        self._book(i + 1, len(self.levels), level, row, outcomes)
+
+    def _request(self, i: int) -> Request:
+        """--duration's i-th request: the user's prompts in turn, or a synthetic prompt of its own number."""
+        out = self.args.output_len
+        if self.prompts:
+            p = self.prompts[i % len(self.prompts)]
+            return Request(p.get("messages") or p["prompt"], 0, _positive(p.get("max_tokens")) or out)
+        return Request(synthetic(1, self.words, self.args.seed + i, first=i)[0], self.args.input_len, out)
+
+    async def _steady(self, level: Level, pool: Pool) -> None:
+        """--duration S: one level kept busy for S seconds; every --window seconds a row and a step of the requests
+        that ended in it (a soak reads each window's TTFT/TPOT percentiles and tokens/s as it reads a level's)."""
+        a = self.args
+        finished: list[tuple[Outcome, Request]] = []
+        wall, t0 = time.time(), time.perf_counter()
+        steps = windows(a.duration, a.window)
+        load = asyncio.ensure_future(run_steady(level, self._request, self._payload, pool, self.path, self.chat,
+                                                a.timeout, a.seed, a.max_concurrency, t0 + a.duration,
+                                                lambda o, r: finished.append((o, r))))
+
+        f = ".0f" if a.window >= 10 else ".1f"
+
+        def window(k: int, start: float, stopped: bool = False) -> tuple[dict[str, Any], list[Outcome], float]:
+            done = finished[:]
+            del finished[:len(done)]
+            end = time.perf_counter()
+            outcomes = [o for o, _ in done]
+            row = {"level": f"{level.words()}, {start - t0:{f}}-{end - t0:{f}} s" + (" (stopped)" if stopped else ""),
+                   level.kind: level.value, "window": k, "t_start": wall + start - t0, "t_end": wall + end - t0,
+                   **level_figures(outcomes, end - start, [r.input_tokens for _, r in done], self.slo)}
+            return row, outcomes, end
+
+        start, k = t0, 0
+        try:
+            for k in range(1, steps + 1):
+                last = k == steps           # the last window ends with the requests in flight at the end
+                await asyncio.wait({load}, timeout=None if last else max(0.0, t0 + k * a.window - time.perf_counter()))
+                row, outcomes, start = window(k, start)    # the next window starts where this one ended
+                self._book(k, steps, level, row, outcomes)
+                if len(self.rows) > WINDOWS_KEPT:
+                    del self.rows[1]
+                    self.windows_left_out += 1
+                if load.done():
+                    break
+            load.result()
+        except asyncio.CancelledError:
+            load.cancel()
+            if finished:
+                self.rows.append(window(k, start, stopped=True)[0])
+            raise
+        finally:
+            load.cancel()
+        if self.windows_left_out:
+            self.notes.append(f"{self.windows_left_out} window(s) after the first left out of the result's table "
+                              "(each is a step in events.jsonl)")
+
+    def _book(self, step: int, steps: int, level: Level, row: dict[str, Any], outcomes: list[Outcome]) -> None:
+        """A level's (or a window's) row: the card's figures beside it, a step, a run.log line, a warning naming
+        its errors; the run ends here when the server is gone."""
+        row.update(self.card.during(row["t_start"], row["t_end"]))
         self.rows.append(row)
-        self.emitter.step(i + 1, throughput=row["output_tokens_per_s"], unit="tokens/s", total_steps=len(self.levels),
+        self.emitter.step(step, throughput=row["output_tokens_per_s"], unit="tokens/s", total_steps=steps,
                           label=step_label(row), ttft_ms_p50=row["ttft_ms_p50"], tpot_ms_p50=row["tpot_ms_p50"],
                           ttft_ms_p99=row["ttft_ms_p99"], tpot_ms_p99=row["tpot_ms_p99"], level=level.words(),
                           errors=row["errors"])   # a soak judges each level's latency against its first interval
@@ -231,14 +299,15 @@ class Sweep:
                 if not o.ok and o.error not in first:
                     first[o.error] = o.detail
             said = "; ".join(f"{k}: {n} ({one_line(first.get(k, ''), 120)})" for k, n in row["errors_by_kind"].items())
-            self.emitter.warning(f"{level.words()}: {row['errors']} of {n} requests failed: {said}",
+            self.emitter.warning(f"{row['level']}: {row['errors']} of {row['requests']} requests failed: {said}",
                                  code="request_errors")
         gone = self.server is not None and self.server.exit_code() is not None
         if gone or (not row["completed"] and set(row["errors_by_kind"]) == {CONNECT}):
-            kept = f"the figures of {len(self.rows)} level(s) so far are kept in the result"
+            kept = f"the figures of {len(self.rows)} {'window' if self.args.duration else 'level'}(s) so far are " \
+                   "kept in the result"
             why = (f"the launched server exited with code {self.server.exit_code()}; its last lines: "
                    f"{self.server.last_lines()}" if gone and self.server else "the server stopped answering")
-            raise WorkloadError(f"{why} at {level.words()}; {kept}", hint="run.log has the details", bad_input=False)
+            raise WorkloadError(f"{why} at {row['level']}; {kept}", hint="run.log has the details", bad_input=False)
 
 
 def _positive(value: Any) -> int | None:

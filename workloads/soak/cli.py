@@ -48,6 +48,8 @@ POLL_S = 2.0                   # how often the telemetry file is read
 KERNEL_POLL_S = 30.0           # how often dmesg is read (and at every interval's close)
 RESTART_DELAY_S = 1.0          # after a failed run, so a workload that fails at once does not spin
 STOP_GRACE_S = 3.0            # the inner run's grace: the soak must close and write its verdict within its own (5 s)
+STEADY_MARGIN_S = 30.0        # a steady run is asked for this much past the soak's end (which stops it): its own
+                              # clock starts after its start-up, and it must not end a moment before the soak does
 # at most one forwarded step a second: a day of a fast workload (hundreds of steps/s) would otherwise be tens of
 # millions of events; the intervals still count every step, and the forwarded one says how many it stands for
 FORWARD_EVERY_S = 1.0
@@ -223,6 +225,9 @@ class Soak:
         self.counts["runs"] += 1
         self.counts["restarts"] += restart
         self.book.add_run(now, restart)
+        spec = registry.get(name)
+        if spec is not None and spec.steady is not None:   # its load kept on for the rest of the soak, not run after run
+            args = spec.steady(args, self.deadline - now + STEADY_MARGIN_S, self.args.interval)
         log(f"soak: {'restart' if restart else 'run'} {self.counts['runs']}: {name} {shlex.join(args)}".rstrip())
         runner = Runner.for_workload(name, args, run=_ToLog(name), grace_s=STOP_GRACE_S)
         queue: asyncio.Queue[protocol.Event | None] = asyncio.Queue()

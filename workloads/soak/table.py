@@ -96,8 +96,8 @@ def write_csv(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 # a serving workload's (serve's steps carry them; the report leaves them out of the others' tables)
-_LATENCY_COLUMNS = (Text("TTFT ms (median of runs)", "首 token 时间 毫秒（各次运行的中位数）"),
-                    Text("TPOT ms (median of runs)", "每输出 token 时间 毫秒（各次运行的中位数）"),
+_LATENCY_COLUMNS = (Text("TTFT ms (median of windows)", "首 token 时间 毫秒（各时间窗的中位数）"),
+                    Text("TPOT ms (median of windows)", "每输出 token 时间 毫秒（各时间窗的中位数）"),
                     Text("latency drift %", "延迟漂移 %"))
 # the report's column names, in its two languages (the cells are figures and the tools' own words)
 TABLE_COLUMNS = (Text("interval", "时段"), Text("start (UTC)", "开始（UTC）"), Text("min", "分钟"),

@@ -45,7 +45,7 @@ def rules(drift_limit_pct: float = DRIFT_LIMIT_PCT, thermal_share: float = THERM
         f"FAIL: an interval's median throughput more than {drift_limit_pct:g} % below the first interval's "
         "(of the same workload: the first interval with steps after warm-up; warm-up steps left out)",
         f"FAIL: an interval's TTFT or TPOT p50 more than {latency_limit_pct:g} % above the first interval's (a "
-        "serving workload; the median over the interval's runs of each run's p50, per load level)",
+        "serving workload; the median over the interval's windows of each window's p50, per load level)",
         "FAIL: a workload error, or a run that had to be restarted",
         f"WARN: thermal throttling (sw/hw thermal) over {thermal_share:.0%} of an interval on any device",
         "WARN: hw slowdown or power brake seen",
