@@ -5,14 +5,29 @@ import re
 import pytest
 
 from workloads import registry
-from workloads.spec import SuiteArgs, flag_value, option
+from workloads.spec import SuiteArgs, Text, WorkloadSpec, flag_value, option
 
 
 def test_suites_say_which_suites_run_a_workload_and_default_is_the_quick_one():
+    from tui.cli import build_parser
+    from tui.headless.plan import suite_names
+
     assert SuiteArgs().suites == ("quick", "standard") and SuiteArgs().default
     assert not SuiteArgs(suites=("standard",)).default
     # the quick suite's CPU time budget has room for resnet50 and generate only
     assert [s.name for s in registry.specs() if s.suite and s.suite.default] == ["resnet50", "generate"]
+    # what the spec says is what runs: `--export-report` with no --suite runs quick, and quick runs exactly the
+    # default workloads; a workload in the standard suite alone runs there and not in the default one
+    assert build_parser().parse_args(["--export-report"]).suite == "quick"
+    standard_only = WorkloadSpec(name="nightly_only", title=Text("Nightly only"), unit="", headline="",
+                                 suite=SuiteArgs(suites=("standard",)))
+    with registry.registered(standard_only):
+        assert suite_names(None) == suite_names(None, "quick") == ["resnet50", "generate"]
+        assert "nightly_only" in suite_names(None, "standard") and "nightly_only" not in suite_names(None, "quick")
+        assert not standard_only.suite.default
+    # and `cardbench --help` names the default suite's workloads, no others
+    said = " ".join(build_parser().format_help().split())
+    assert "(the doctor, then ResNet-50 training, GPT-2 token generation)" in said, said
 
 
 def test_an_unknown_suite_is_refused_when_the_spec_is_written():
@@ -28,8 +43,6 @@ def test_the_last_value_of_a_repeated_flag_wins_as_in_argparse():
 
 
 def test_a_spec_s_short_name_is_its_own_else_the_title_s_first_word():
-    from workloads.spec import Text, WorkloadSpec
-
     assert WorkloadSpec(name="x", title=Text("Operator coverage scan"), unit="", headline="").short_title == "Operator"
     assert WorkloadSpec(name="x", title=Text("Operator coverage scan"), unit="", headline="",
                         short="Op-scan").short_title == "Op-scan"
