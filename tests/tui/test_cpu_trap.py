@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app_fakes import fake_sample
+from catalogue_words import english_leaks
 from tui.cpu_trap import (CODE, CpuTrap, asked_for_cpu, device_runs, headline, is_cpu, listed_in, requested_device,
                           view_of_checks, view_of_probe)
 from tui.report.summary import stability, summarize
@@ -148,6 +149,10 @@ def test_the_reports_headline_in_chinese():
     assert mixed.startswith("警告：ResNet-50 训练在 CPU 上运行") and "（GPT-2 token 生成在 `cuda:0` 上运行）" in mixed
     asked = headline([record("resnet50", "cpu", ["--device", "cpu"])], env_devices, lang="zh")
     assert asked.startswith("注意：负载按要求在 CPU 上运行（`--device cpu`）") and english_words(asked) == set()
+    # no sentence of the catalogue in English, not even quoted: each part was said in Chinese (the doctor's check with
+    # Chinese of its own; one from before checks carried it is quoted as it was, above), the hint by the catalogue
+    for said in (line, mixed, asked, headline(blind[:1], env_devices, None, lang="zh")):
+        assert english_leaks(said) == [], said
     assert headline([record("resnet50", "cuda:0")], env_devices, BLIND, lang="zh") is None
 
 

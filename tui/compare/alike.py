@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from tui.compare.load import RunFigures
+from tui.i18n import say
 
 
 @dataclass(frozen=True)
 class Setting:
     key: str
-    en: str
-    zh: str
     read: Callable[[RunFigures], Any]
 
     def label(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
+        """The setting's name: the catalogue's ``compare.setting.<key>``."""
+        return say(f"compare.setting.{self.key}", lang)
 
 
 def _key(key: str, default: Any = None) -> Callable[[RunFigures], Any]:
@@ -53,37 +53,37 @@ def _precision(run: RunFigures) -> Any:
 
 # must match: a difference here changes what is measured
 MUST_MATCH: tuple[Setting, ...] = (
-    Setting("image_size", "image size", "图像尺寸", _key("image_size")),
-    Setting("batch_size", "batch size", "批大小", lambda r: r.summary.batch_size),
-    Setting("precision", "precision", "精度", _precision),
-    Setting("model_size", "model size", "模型规模", _key("model_size")),
-    Setting("tokens", "new tokens", "生成 token 数", _key("tokens")),
-    Setting("prompt_len", "prompt length", "提示长度", _key("prompt_len")),
-    Setting("world_size", "processes", "进程数", _key("world_size", 1)),
-    Setting("data", "data", "数据", _data_kind),
+    Setting("image_size", _key("image_size")),
+    Setting("batch_size", lambda r: r.summary.batch_size),
+    Setting("precision", _precision),
+    Setting("model_size", _key("model_size")),
+    Setting("tokens", _key("tokens")),
+    Setting("prompt_len", _key("prompt_len")),
+    Setting("world_size", _key("world_size", 1)),
+    Setting("data", _data_kind),
     # a serving benchmark (workloads/serve): the same model behind the same API, asked the same lengths at the same load
-    Setting("served_model", "served model", "服务的模型", _key("served_model")),
-    Setting("endpoint", "endpoint", "接口", _key("endpoint")),
-    Setting("input_len", "input tokens", "输入 token 数", _key("input_len")),
-    Setting("output_len", "output tokens", "输出 token 数", _key("output_len")),
-    Setting("concurrency", "concurrency levels", "并发档位", _key("concurrency")),
-    Setting("request_rate", "request rates", "请求速率档位", _key("request_rate")),
+    Setting("served_model", _key("served_model")),
+    Setting("endpoint", _key("endpoint")),
+    Setting("input_len", _key("input_len")),
+    Setting("output_len", _key("output_len")),
+    Setting("concurrency", _key("concurrency")),
+    Setting("request_rate", _key("request_rate")),
     # LLM readiness (workloads/llm): the same sweep's lists, and llama-bench's pp/tg lengths
-    Setting("sweep", "sweep (input x output x batch)", "扫描（输入 x 输出 x 批）", _key("sweep")),
-    Setting("pp", "pp tokens", "pp token 数", _key("pp")),
-    Setting("tg", "tg tokens", "tg token 数", _key("tg")),
+    Setting("sweep", _key("sweep")),
+    Setting("pp", _key("pp")),
+    Setting("tg", _key("tg")),
     # fine-tuning (workloads/finetune): full weights or adapters, and the tokens of a sequence
-    Setting("mode", "fine-tuning mode", "微调方式", _key("mode")),
-    Setting("seq_len", "sequence length", "序列长度", _key("seq_len")),
+    Setting("mode", _key("mode")),
+    Setting("seq_len", _key("seq_len")),
 )
 
 # may differ: shown as a column where they do
 SHOWN: tuple[Setting, ...] = (
-    Setting("device", "device", "设备", lambda r: r.summary.device),
-    Setting("channels_last", "channels-last", "channels-last", _key("channels_last")),
-    Setting("compile", "compile", "编译", _key("compiled", None)),
-    Setting("cuda_graphs", "CUDA graphs", "CUDA graphs", _key("cuda_graphs")),
-    Setting("torch", "torch", "torch", lambda r: r.summary.versions.get("torch")),
+    Setting("device", lambda r: r.summary.device),
+    Setting("channels_last", _key("channels_last")),
+    Setting("compile", _key("compiled", None)),
+    Setting("cuda_graphs", _key("cuda_graphs")),
+    Setting("torch", lambda r: r.summary.versions.get("torch")),
 )
 
 
@@ -94,11 +94,8 @@ class Difference:
 
     def words(self, labels: Sequence[str], lang: str = "en") -> str:
         """'image size 64 (A) vs 224 (B)'; in Chinese '图像尺寸 64（A）对 224（B）'."""
-        if lang == "zh":
-            return f"{self.setting.label(lang)} " + " 对 ".join(f"{_show(v)}（{label}）"
-                                                               for v, label in zip(self.values, labels))
-        parts = [f"{_show(v)} ({label})" for v, label in zip(self.values, labels)]
-        return f"{self.setting.label(lang)} " + " vs ".join(parts)
+        parts = [say("compare.value_of", lang, value=_show(v), side=label) for v, label in zip(self.values, labels)]
+        return f"{self.setting.label(lang)} " + say("compare.vs", lang).join(parts)
 
 
 def _show(value: Any) -> str:

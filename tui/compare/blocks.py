@@ -11,54 +11,14 @@ from typing import Any
 from tui.compare.comparison import Comparison, MetricRow, WorkloadComparison
 from tui.compare.prices import unit_name
 from tui.formatting import NA, number, percent
+from tui.i18n import say
 from tui.report.document import Block, Bullets, Heading, Image, Para, Table, code
 from workloads import registry
 
 CHART = "compare.png"
+WORK_UNITS = ("images", "tokens")  # what a rate counts that compare.md names in either language
 
-WORDS: dict[str, tuple[str, str]] = {
-    "title": ("cardbench comparison", "cardbench 对比"),
-    "how": ("Baseline **{base}**. A ratio is a side's figure over the baseline's, of the figures the reports "
-            "quote (the median after warm-up); ± is hyperfine's ratio × √((s1/m1)² + (s2/m2)²) from each run's "
-            "per-step spread after warm-up (m mean, s standard deviation), and a side is faster or slower only "
-            "beyond it.",
-            "基准为 **{base}**。比值为各方数值除以基准数值，所比的是报告引用的数值（预热后中位数）；± 按 `hyperfine` 的方法"
-            "计算：`ratio × √((s1/m1)² + (s2/m2)²)`，其中 `s`、`m` 为各次运行预热后逐步吞吐量的标准差和均值，"
-            "超出该范围才判定更快或更慢。"),
-    "inputs": ("Inputs", "输入"),
-    "side": ("side", "对象"),
-    "input": ("input", "输入"),
-    "kind": ("kind", "类型"),
-    "device": ("device", "设备"),
-    "host": ("host", "主机"),
-    "price": ("price per hour", "每小时价格"),
-    "ratio": ("ratio to {base}", "相对 {base} 的比值"),
-    "verdict": ("faster?", "快慢"),
-    "faster": ("faster", "更快"),
-    "slower": ("slower", "更慢"),
-    "same": ("same within ±", "在误差内相当"),
-    "baseline": ("baseline", "基准"),
-    "not_run": ("not run", "未运行"),
-    "diff_to": ("Δ {base}", "与 {base} 之差"),
-    "per_unit": ("{unit} per {currency}", "每{currency}{unit}数"),
-    "imagenet_epoch": ("cost per ImageNet-1k epoch", "每个 ImageNet-1k epoch 成本"),
-    "million_tokens": ("cost per million tokens", "每百万 token 成本"),
-    "price_perf": ("Price-performance", "性价比"),
-    "other_metrics": ("Other figures", "其他指标"),
-    "metric": ("metric", "指标"),
-    "notes": ("Notes", "说明"),
-    "chart": ("Headline ratio to the baseline, with its uncertainty", "相对基准的吞吐量比值及其误差"),
-    "settings_differ": ("Settings that differ are columns; the rest are the same on every side.",
-                        "表中列出各方不同的设置；其余设置各方相同。"),
-    "bundle": ("report bundle", "报告包"),
-    "run": ("run directory", "运行目录"),
-    "published": ("published figure", "公开数据"),
-    "pts": ("{value} pts", "{value} 个百分点"),
-    "on": ("on", "开"),
-    "off": ("off", "关"),
-    "images": ("images", "图像"),
-    "tokens": ("tokens", "token"),
-}
+_AREA = "compare."  # compare.md's words in the catalogue (tui.i18n.compare), said by their name
 
 
 class Say:
@@ -67,8 +27,7 @@ class Say:
         self.zh = lang == "zh"
 
     def __call__(self, key: str, **values: Any) -> str:
-        en, zh = WORDS[key]
-        return (zh if self.zh else en).format(**values)
+        return say(_AREA + key, self.lang, **values)
 
     def quote(self, text: Any) -> str:
         return code(str(text)) if self.zh and text not in (None, "") else str(text or NA)
@@ -102,7 +61,7 @@ def _workload(c: Comparison, w: WorkloadComparison, say: Say) -> list[Block]:
     basis = spec.cost_basis or ("tokens" if w.unit.startswith("tokens") else "images")
     if priced:
         work = w.unit.split("/")[0]
-        head += [say("price"), say("per_unit", unit=say(work) if work in WORDS else work,
+        head += [say("price"), say("per_unit", unit=say(work) if work in WORK_UNITS else work,
                                    currency=unit_name(c.currency, say.lang)),
                  say("million_tokens" if basis == "tokens" else "imagenet_epoch")]
     rows = []

@@ -121,9 +121,9 @@ def run(args: argparse.Namespace) -> int:
             png = chart.png(comparison)
         except PngError as exc:
             why = str(exc)
-            from workloads.spec import Text
+            from tui.i18n import text
 
-            comparison.notes.append(Text(f"compare.png was not drawn: {why}", f"未能生成 compare.png：{why}"))
+            comparison.notes.append(text("compare.note.png_missing", why=why))
     document = blocks.build(comparison, lang, chart=png is not None)
     markdown, as_json = _render(comparison, document)
     # what a bundle said (a host, a device, a run's own words) reaches the terminal and the files here: no escape
@@ -159,7 +159,9 @@ def _write(out: Path, comparison: Any, document: list[Any], markdown: str, as_js
     from workloads.safe_text import printable
 
     out.mkdir(parents=True, exist_ok=True)
-    title = "cardbench 对比" if lang == "zh" else "cardbench comparison"
+    from tui.i18n import say
+
+    title = say("compare.title", lang)
     texts = {"compare.md": markdown, "compare.html": printable(html.render(document, title=title, lang=lang)),
              "compare.json": as_json}
     written = []

@@ -16,6 +16,7 @@ from tui.compare.load import CompareError, RunFigures, Side
 from tui.compare.prices import PriceFigures, Verdict, at_price, verdict
 from tui.compare.ratio import Ratio, ratio, relative_spread
 from tui.compare.shape import ACCURACY_KEYS
+from tui.i18n import say, text
 from workloads.numbers import finite as number
 from workloads import registry
 from workloads.spec import Metric, Text
@@ -161,8 +162,7 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
         runs = [s.runs.get(workload) for s in sides]
         present = [(s, r) for s, r in zip(sides, runs) if r is not None]
         if len(present) < 2:
-            notes.append(Text(f"{workload}: only {base.label} ran it; not compared",
-                              f"`{workload}`：只有 {base.label} 运行了它，未比较"))
+            notes.append(text("compare.note.only_baseline", workload=workload, base=base.label))
             continue
         stated = [r for r in runs if r is not None]
         labels = [s.label for s, _ in present]
@@ -190,15 +190,13 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
                                            _expand([*unlike, *free], runs), _expand(unlike, runs),
                                            price_figs, verdicts))
         if unlike:
-            notes.append(Text(f"{workload}: compared with unlike settings (--allow-different): "
-                              + "; ".join(d.words(labels) for d in unlike),
-                              f"`{workload}`：设置不同，按 `--allow-different` 仍作比较："
-                              + "；".join(d.words(labels, "zh") for d in unlike)))
+            def differences(lang: str, unlike: list[alike.Difference] = unlike, labels: list[str] = labels) -> str:
+                return say("report.list_sep", lang).join(d.words(labels, lang) for d in unlike)
+            notes.append(text("compare.note.unlike", workload=workload, differences=differences))
     for side in sides:
         for workload in side.runs:
             if workload not in base.runs:
-                notes.append(Text(f"{workload}: {side.label} ran it and the baseline {base.label} did not; not compared",
-                                  f"`{workload}`：{side.label} 运行了它而基准 {base.label} 没有，未比较"))
+                notes.append(text("compare.note.not_on_baseline", workload=workload, side=side.label, base=base.label))
     if refusals:
         raise CompareError("cardbench compare: unlike runs, refused (--allow-different compares them anyway): "
                            + " | ".join(refusals))

@@ -27,6 +27,7 @@ from typing import Any
 from tui.compare import bundle_reader as reader, shape
 from tui.compare.bundle_reader import Budget, BundleInputError
 from tui.compare.scratch import scratch_dir
+from tui.i18n import text
 from tui.report.summary import WorkloadSummary, summarize
 from workloads.numbers import finite as number
 from tui.store import RunRecord, RunStoreError, load_run
@@ -121,12 +122,11 @@ def _choose(side: Side, runs: list[RunFigures]) -> None:
         used = chosen.summary.run_id
         for other in group:
             if other is not chosen:
-                side.notes.append(Text(f"{side.label}: run {other.summary.run_id} ({workload}) left out; {used} is "
-                                       "compared",
-                                       f"{side.label}：未比较运行 `{other.summary.run_id}`（`{workload}`），比较的是 `{used}`"))
+                side.notes.append(text("compare.note.left_out", side=side.label, other=other.summary.run_id,
+                                       workload=workload, used=used))
         if chosen.summary.status != "ok":
-            side.notes.append(Text(f"{side.label}: run {used} ({workload}) ended {chosen.summary.status}",
-                                   f"{side.label}：运行 `{used}`（`{workload}`）结束状态为 `{chosen.summary.status}`"))
+            side.notes.append(text("compare.note.ended", side=side.label, run=used, workload=workload,
+                                   status=chosen.summary.status))
 
 
 def load_side(path: str, label: str) -> Side:
@@ -236,8 +236,7 @@ def _load_bundle(target: Path, path: str, label: str) -> tuple[Side, list[RunFig
                     run = _rebuild(folder, run_id)
                     shutil.rmtree(folder)   # one run on the temporary disk at a time
                 if run is None:
-                    side.notes.append(Text(f"{label}: run {shown} has no events in the bundle; left out",
-                                           f"{label}：报告包中运行 `{shown}` 没有事件，未比较"))
+                    side.notes.append(text("compare.note.no_events", side=label, run=shown))
                     continue
                 runs.append(run)
     if not runs:

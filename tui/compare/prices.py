@@ -16,19 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.compare.load import RunFigures
+from tui.i18n import CATALOGUE, say
 from tui.report.cost import cost
-
-# the currency's unit as the verdict names it ("per yuan"); other codes are named as given
-UNITS: dict[str, tuple[str, str]] = {
-    "CNY": ("yuan", "元"), "RMB": ("yuan", "元"), "USD": ("dollar", "美元"), "EUR": ("euro", "欧元"),
-    "JPY": ("yen", "日元"), "GBP": ("pound", "英镑"), "HKD": ("Hong Kong dollar", "港元"),
-}
 
 
 def unit_name(currency: str | None, lang: str = "en") -> str:
-    code = (currency or "").upper()
-    pair = UNITS.get(code)
-    return (pair[1] if lang == "zh" else pair[0]) if pair else (currency or "currency unit")
+    """The currency's unit as the verdict names it ("per yuan": the catalogue's ``currency.<code>``); another code as
+    given."""
+    key = f"currency.{(currency or '').upper()}"
+    return say(key, lang) if key in CATALOGUE else (currency or "currency unit")
 
 
 @dataclass(frozen=True)
@@ -75,14 +71,10 @@ class Verdict:
         tp_pm = f" ± {round(self.uncertainty * 100)}" if self.uncertainty is not None else ""
         ppp_pm = f" ± {spread:.2f}" if spread is not None else ""
         unit = unit_name(self.currency, lang)
-        if lang == "zh":
-            same = "；两者吞吐量在误差内相当，差别在价格" if self.same_speed and self.uncertainty else ""
-            return (f"{self.compared} 的 {self.workload_title} 吞吐量是 {self.baseline} 的 {tp}{tp_pm} %，价格是其 "
-                    f"{price} %：每{unit}性能为 {ppp:.2f}{ppp_pm} 倍{same}")
-        same = ("; the throughputs are the same within the noise, so the difference is the price"
-                if self.same_speed and self.uncertainty else "")
-        return (f"{self.compared} reaches {tp}{tp_pm} % of {self.baseline}'s {self.workload_title} throughput at "
-                f"{price} % of its price: {ppp:.2f}{ppp_pm}x the performance per {unit}{same}")
+        same = say("compare.same_speed", lang) if self.same_speed and self.uncertainty else ""
+        return say("compare.price_verdict", lang, compared=self.compared, baseline=self.baseline,
+                   workload=self.workload_title, tp=f"{tp}{tp_pm}", price=price, ppp=f"{ppp:.2f}{ppp_pm}", unit=unit,
+                   same=same)
 
 
 def verdict(compared_label: str, baseline_label: str, title: str, throughput_ratio: float | None,

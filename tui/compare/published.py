@@ -22,6 +22,7 @@ from tui.report.summary import ThroughputStats, WorkloadSummary
 from workloads.numbers import finite as number
 from workloads import registry
 from workloads.safe_text import one_line
+from tui.i18n import text
 from workloads.spec import Text
 
 MIXED = ("fp16", "bf16")
@@ -78,9 +79,7 @@ def against(query: str, sides: list[Side]) -> Side:
             if source is not None:
                 side.runs[workload] = _run(workload, source, table[source], run)
                 figure = f"{source} = {shown(table[source])} {registry.spec_for(workload).unit}"
-                side.notes.append(Text(f"{query}: {figure} (published; its spread is not known, so ± is the "
-                                       "measured run's alone)",
-                                       f"{query}：`{figure}`（公开数据；其离散程度未知，± 仅来自实测运行）"))
+                side.notes.append(text("compare.note.published", query=query, figure=figure))
     if not side.runs:
         if known:
             raise CompareError(f"cardbench compare: --against {query!r} matches no published figure "
@@ -116,9 +115,7 @@ def rated_notes(query: str, sides: list[Side]) -> list[Text]:
             figure = device.get(f"{'tf32' if precision == 'fp32' else precision}_tflops")
             if achieved is not None and figure is not None:
                 share = f"{100 * achieved / figure.value:.1f} %"
-                notes.append(Text(f"{side.label} achieved {shown(achieved)} TFLOP/s in {precision}: {share} of "
-                                  f"{device.device}'s rated {shown(figure.value)} TFLOP/s ({figure.source}, "
-                                  f"{figure.date})",
-                                  f"{side.label} 在 {precision} 下达到 {shown(achieved)} TFLOP/s，为 `{device.device}` "
-                                  f"额定 {shown(figure.value)} TFLOP/s 的 {share}（来源 `{figure.source}`，{figure.date}）"))
+                notes.append(text("compare.note.rated", side=side.label, achieved=shown(achieved), precision=precision,
+                                  share=share, device=device.device, rated=shown(figure.value), source=figure.source,
+                                  date=figure.date))
     return notes

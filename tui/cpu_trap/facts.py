@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.i18n import say
 from workloads import protocol
 from workloads.hints import hint_for
 
@@ -68,17 +69,25 @@ class Listed:
     tools: tuple[str, ...] = ()    # who lists them: "NVML", "nvidia-smi"...
     seen_by_torch: int = 0         # devices the torch probe reports (listed or not)
 
-    def describe(self) -> str:
-        """'the 2 accelerators nvidia-smi lists (2x NVIDIA H100 80GB HBM3)'."""
-        noun = "accelerator" if self.count == 1 else "accelerators"
-        tools = "/".join(self.tools)
-        verb = "list" if len(self.tools) > 1 else "lists"
-        text = f"the {self.count} {noun}" + (f" {tools} {verb}" if tools else " listed")
+    def describe(self, lang: str = "en") -> str:
+        """'the 2 accelerators nvidia-smi lists (2x NVIDIA H100 80GB HBM3)'; in Chinese
+        'nvidia-smi 列出的 2 张加速卡（`2x NVIDIA H100 80GB HBM3`）' (the models quoted)."""
+        one = "_one" if self.count == 1 else ""
+        by = ("cpu_trap.cards_by_tools" if len(self.tools) > 1 else "cpu_trap.cards_by_tool") if self.tools else \
+            "cpu_trap.cards"
+        text = say(by + one, lang, count=self.count, tools="/".join(self.tools))
         models = _models(self.names)
-        return text + (f" ({models})" if models else "")
+        if not models:
+            return text
+        return text + say("cpu_trap.models", lang, models=quote(models) if lang == "zh" else models)
 
     def at_least(self, count: int) -> "Listed":
         return self if count <= self.count else Listed(count, self.names, self.tools, self.seen_by_torch)
+
+
+def quote(text: str) -> str:
+    """A code span around words cardbench quotes (a model name, English it has no Chinese for)."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 def _models(names: Sequence[str]) -> str:

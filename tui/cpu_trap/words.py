@@ -10,16 +10,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tui.cpu_trap.facts import (Listed, RunFacts, TorchView, _models, doctor_count, facts_of, listed_in,
-                                mismatch_hint, requested_device, view_of_checks)
+from tui.cpu_trap.facts import (Listed, RunFacts, TorchView, doctor_count, facts_of, listed_in, mismatch_hint,
+                                requested_device, view_of_checks)
+from tui.cpu_trap.facts import quote as _quote
+from tui.i18n import hint_zh, say
 from workloads import registry
 
-DOCTOR_HINT = "`cardbench doctor` says what torch sees and why"
+DOCTOR_HINT = say("hint.see_doctor")
 
 
-def with_doctor(hint: str) -> str:
-    hint = (hint or mismatch_hint()).rstrip(". ")
-    return f"{hint}; {DOCTOR_HINT}" if DOCTOR_HINT not in hint else hint
+def with_doctor(hint: str, lang: str = "en") -> str:
+    """The hint and the pointer to `cardbench doctor` (once)."""
+    hint = hint.rstrip("。") if lang == "zh" else (hint or mismatch_hint()).rstrip(". ")
+    doctor = say("hint.see_doctor", lang)
+    return say("hint.with_doctor", lang, hint=hint, doctor=doctor) if doctor not in hint else hint
 
 
 def run_message(workload: str, device: str, listed: Listed, hint: str) -> str:
@@ -72,7 +76,7 @@ def headline(runs: Sequence[Any], devices: Any = None, checks: Iterable[Any] | N
     export's telemetry snapshot (its dict, a `Sample`, or a device list); ``checks``:
     the doctor's checks (objects or dicts). ``lang="zh"``: in Chinese, the doctor's
     evidence and hint in its check's own Chinese, else ``hint(english)`` (the report's
-    translation of a hint), else quoted.
+    translation of a hint; by default the catalogue's, `tui.i18n.hint_zh`), else quoted.
     """
     checks = list(checks or ())
     listed = listed_in(devices).at_least(doctor_count(checks))
@@ -105,13 +109,10 @@ def headline_of(facts: list[RunFacts], listed: Listed, view: TorchView, *, lang:
     if listed.count == 0:
         return None  # a machine without accelerators: the CPU was all there was
     zh = lang == "zh"
-    cards = describe_zh(listed) if zh else listed.describe()
+    cards = listed.describe(lang)
     unasked = [f for f in on_cpu if not f.asked_for_cpu]
     if not unasked:
-        if zh:
-            return f"注意：负载按要求在 CPU 上运行（`--device cpu`）；{cards}未被使用，其读数不是这些运行的数据。"
-        return (f"Note: the workloads ran on the CPU as asked (`--device cpu`); {cards} "
-                "were not used, and their readings are not the runs' data.")
+        return say("cpu_trap.as_asked", lang, cards=cards)
     name = _title if zh else str
     hint = view.hint if view.sees is False else ""
     hint = hint or next((str(a["hint"]) for f in unasked if (a := f.alarm()) is not None and a.get("hint")), "")
@@ -123,47 +124,23 @@ def headline_of(facts: list[RunFacts], listed: Listed, view: TorchView, *, lang:
         own = own or {}
         doctor_hint = own.get("hint") if view.sees is False else None
         english = hint or mismatch_hint()
-        return _warning_zh(said, own.get("evidence"), doctor_hint or (translate(english) if translate else ""))
-    return _warning_en(said)
+        return _warning(said, "zh", own.get("evidence"), doctor_hint or (translate or hint_zh)(english) or "")
+    return _warning(said)
 
 
-def _warning_en(a: _Alarm) -> str:
-    who = "the workloads" if a.everyone else " and ".join(a.who)
-    text = (f"WARNING: {who} ran on the CPU, not on {a.cards}: torch sees none of them, so "
-            f"{'their' if a.runs > 1 else 'its'} figures are CPU figures and the cards' readings "
-            "are not the runs' data")
-    if a.elsewhere:
-        text += f" ({'; '.join(f'{w} ran on {d}' for w, d in a.elsewhere)})"
-    text += "."
+def _warning(a: _Alarm, lang: str = "en", evidence: str | None = None, hint: str = "") -> str:
+    """The headline; in Chinese the doctor's evidence and the hint in Chinese when given, else quoted."""
+    zh = lang == "zh"
+    who = say("cpu_trap.everyone", lang) if a.everyone else say("cpu_trap.and", lang).join(a.who)
+    runs = say("report.list_sep", lang).join(say("cpu_trap.ran_on", lang, workload=w, device=_quote(d) if zh else d)
+                                             for w, d in a.elsewhere)
+    elsewhere = say("cpu_trap.elsewhere", lang, runs=runs) if a.elsewhere else ""
+    text = say("cpu_trap.warning_many" if a.runs > 1 else "cpu_trap.warning_one", lang, who=who, cards=a.cards,
+               elsewhere=elsewhere)
     if a.doctor:
-        text += f" The doctor: {a.doctor}."
-    return f"{text} Hint: {with_doctor(a.hint)}."
-
-
-# -- the headline in Chinese ------------------------------------------------------------------------
-
-_DOCTOR_HINT_ZH = "`cardbench doctor` 会说明 torch 看到了什么以及原因"
-
-
-def _warning_zh(a: _Alarm, evidence: str | None, hint: str) -> str:
-    """The headline in Chinese: the doctor's evidence and the hint in Chinese when given, else quoted."""
-    who = "全部负载" if a.everyone else "和".join(a.who)
-    text = (f"警告：{who}在 CPU 上运行，而不是在{a.cards}上：torch 看不到其中任何一张，因此这些数据是 CPU 的数据，"
-            "加速卡的读数也不是这些运行的数据")
-    if a.elsewhere:
-        text += "（" + "；".join(f"{w}在 {_quote(d)} 上运行" for w, d in a.elsewhere) + "）"
-    text += "。"
-    if a.doctor:
-        text += f"环境检查：{evidence or _quote(a.doctor)}。"
-    hint = (hint or _quote(a.hint or mismatch_hint())).rstrip("。")
-    if _DOCTOR_HINT_ZH not in hint:
-        hint += f"；{_DOCTOR_HINT_ZH}"
-    return f"{text}建议：{hint}。"
-
-
-def _quote(text: str) -> str:
-    """A code span around words cardbench quotes (a model name, English it has no Chinese for)."""
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
+        text += say("cpu_trap.doctor", lang, evidence=(evidence or _quote(a.doctor)) if zh else a.doctor)
+    hint = with_doctor(hint or _quote(a.hint or mismatch_hint()), lang) if zh else with_doctor(a.hint)
+    return text + say("cpu_trap.hint", lang, hint=hint)
 
 
 def _own_chinese(checks: list[Any]) -> dict[str, str]:
@@ -177,10 +154,7 @@ def _own_chinese(checks: list[Any]) -> dict[str, str]:
 
 def describe_zh(listed: Listed) -> str:
     """'nvidia-smi 列出的 2 张加速卡（`2x NVIDIA H100 80GB HBM3`）': `Listed.describe` in Chinese."""
-    tools = "/".join(listed.tools)
-    text = f"{tools} 列出的 {listed.count} 张加速卡" if tools else f"所列的 {listed.count} 张加速卡"
-    models = _models(listed.names)
-    return text + (f"（{_quote(models)}）" if models else "")
+    return listed.describe("zh")
 
 
 def _title(workload: str) -> str:

@@ -15,26 +15,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.i18n import say
+
 PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
 STATUSES = (PASS, WARN, FAIL, SKIP)
 
-# id -> display name, in the order the doctor runs them; an id never changes once a file holds it
-TITLES: dict[str, str] = {
-    "cli.answers": "management CLI answers",
-    "nvml.loads": "NVML library loads",
-    "pci.accelerators": "accelerators on the PCI bus",
-    "torch.imports": "torch imports",
-    "torch.sees_device": "torch sees the accelerator",
-    "torch.arch_list": "build's arch list covers the device",
-    "device.init": "CUDA initialisation time",
-    "device.kernel": "a small kernel returns the right numbers",
-    "device.autocast.fp16": "fp16 autocast runs on the device",
-    "device.autocast.bf16": "bf16 autocast runs on the device",
-    "tensorflow.sees_device": "TensorFlow sees the device",
-    "disk.free": "free disk space",
-    "env.visible_devices": "visible-devices variables",
-    "device.busy": "the card --device auto picks is idle",
-}
+# the ids, in the order the doctor runs them; an id never changes once a file holds it
+IDS: tuple[str, ...] = ("cli.answers", "nvml.loads", "pci.accelerators", "torch.imports", "torch.sees_device",
+                        "torch.arch_list", "device.init", "device.kernel", "device.autocast.fp16",
+                        "device.autocast.bf16", "tensorflow.sees_device", "disk.free", "env.visible_devices",
+                        "device.busy")
+# id -> display name: the catalogue's ``check.<id>`` (its Chinese is the report's and the doctor's zh name)
+TITLES: dict[str, str] = {check_id: say(f"check.{check_id}") for check_id in IDS}
 
 # a doctor.json written before checks carried a value has the number only in its evidence
 _LEGACY_VALUE = {"device.init": re.compile(r"([0-9]+(?:\.[0-9]+)?) s to the first tensor")}

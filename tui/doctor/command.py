@@ -13,9 +13,10 @@ from typing import Callable, TextIO
 from tui.doctor.check import FAIL, DoctorCheck, totals
 from tui.doctor.all_checks import checks_from
 from tui.doctor.facts import PROBE_TIMEOUT_S, gather
+from tui.i18n import say
 from workloads import registry
 
-DATA_CHECK = ("data.dir", "data directory", "数据目录")   # id, name, Chinese name
+DATA_CHECK = "data.dir"   # its id; its name is the catalogue's check.data.dir
 
 
 def run_checks(probe_timeout: float = PROBE_TIMEOUT_S, on_progress: Callable[[str], None] | None = None) -> list[DoctorCheck]:
@@ -25,7 +26,8 @@ def run_checks(probe_timeout: float = PROBE_TIMEOUT_S, on_progress: Callable[[st
 
 def data_checks(path: str) -> list[DoctorCheck]:
     """The quick data-directory check of each workload that has one (torch-free, a few seconds)."""
-    cid, name, name_zh = DATA_CHECK
+    cid = DATA_CHECK
+    name, name_zh = say(f"check.{cid}"), say(f"check.{cid}", "zh")
     out = []
     for spec in registry.specs():
         if spec.data_check is None:

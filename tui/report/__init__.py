@@ -37,8 +37,8 @@ __all__ = ["BundleError", "check_output_dir", "export_bundle"]
 
 def __getattr__(name: str) -> Any:
     """BundleError and check_output_dir, from tui.report.bundle when first asked for: the workbench's first
-    frame imports this package (the doctor's Chinese words live in tui.report.zh) but not the bundle's zip,
-    hashing and redaction (20-odd ms of its start-up)."""
+    frame may import this package, but not the bundle's zip, hashing and redaction (20-odd ms of its
+    start-up)."""
     if name in ("BundleError", "check_output_dir"):
         from tui.report import bundle
 

@@ -7,7 +7,8 @@ from typing import Sequence
 
 from markdown_it import MarkdownIt
 
-from tui.report import zh
+from tui.doctor.check import STATUSES
+from tui.i18n import say
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
 
 _STYLE = """
@@ -25,7 +26,7 @@ td.PASS { color: #1a7f37; } td.WARN { color: #9a6700; } td.FAIL { color: #cf222e
 
 
 # a doctor verdict's cell is coloured by its class, in English or in Chinese
-_VERDICTS = {**{v: v for v in zh.CHECK_STATUS}, **{said: v for v, said in zh.CHECK_STATUS.items()}}
+_VERDICTS = {**{v: v for v in STATUSES}, **{say(f"verdict.{v}", "zh"): v for v in STATUSES}}
 # CommonMark's inline rules (code spans of any fence, emphasis, links, backslash escapes) by markdown-it-py, which
 # Textual already installs; raw HTML is off, so a tool's output quoted in the report can never become markup, and
 # its link validation keeps javascript:, vbscript:, file: and data: out of an href

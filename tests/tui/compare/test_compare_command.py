@@ -148,6 +148,10 @@ def test_chinese_has_no_english_of_cardbench_s_own(compare, store):
     assert "`resnet50`：设置不同，按 `--allow-different` 仍作比较：图像尺寸 64（A） 对 224（B）" in out
     # the sides' labels are the reader's names for the inputs; top-1 and channels-last are kept as terms
     assert english_words(out) - {"A", "B", "top-1", "channels-last"} == set()
+    # ... and no sentence of the catalogue in English, quoted or not: the Chinese path took each Chinese string
+    from catalogue_words import english_leaks
+
+    assert english_leaks(out) == []
 
 
 @pytest.mark.parametrize("make, argv, said", [

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from catalogue_words import english_leaks
 from fake_cli import only_on_path, write_cli
 from test_doctor import CPU_ONLY_PROBE, by_id, healthy
 from tui import doctor
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, Facts, checks_from
-from tui.doctor.zh import HINTS_ZH
-from tui.report.zh import CHECK_TITLES
+from tui.i18n import hint_zh, say
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 from workloads.hints import HINTS
 
@@ -108,11 +108,13 @@ SCENARIOS = {
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_every_check_carries_its_chinese_name_and_hint(name):
     for check in checks_from(SCENARIOS[name]):
-        assert check.zh["name"] == CHECK_TITLES[check.id]
+        assert check.zh["name"] == say(f"check.{check.id}", "zh")
         if check.hint:
             assert check.zh.get("hint"), (check.id, check.hint)
         evidence = check.zh.get("evidence", "")
         assert evidence != check.evidence  # a Chinese field is never the English copied over
+        # ... nor a sentence of the catalogue said in English: the Chinese path took the Chinese string
+        assert english_leaks(" | ".join(check.zh.values())) == [], check.id
 
 
 def test_the_chinese_evidence_keeps_the_numbers_and_the_quoted_tool_output():
@@ -124,8 +126,8 @@ def test_the_chinese_evidence_keeps_the_numbers_and_the_quoted_tool_output():
 
 
 def test_every_name_and_every_known_hint_has_its_chinese():
-    assert set(CHECK_TITLES) == set(TITLES)
-    missing = [hint for _pattern, hint in HINTS if hint not in HINTS_ZH]
+    assert all(say(f"check.{cid}", "zh") for cid in TITLES)
+    missing = [hint for _pattern, hint in HINTS if not hint_zh(hint)]
     assert not missing
 
 

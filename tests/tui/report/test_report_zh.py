@@ -8,10 +8,10 @@ import pytest
 from app_fakes import fake_sample
 from report_runs import generate_run, resnet_run
 from test_report import _screenshot, _unzip, quick_env  # noqa: F401 - quick_env: the fake nvidia-smi, collect_env
-from tui.doctor.check import TITLES
+from tui.doctor.check import STATUSES, TITLES
+from tui.i18n import CATALOGUE, hint_zh
 from tui.report import export_bundle, png
 from tui.report import html as report_html
-from tui.report import zh
 from tui.report.document import Bullets, Para, Table, code
 from tui.report.i18n import Words, note, quoted
 from tui.report.smi import SmiOutput
@@ -129,17 +129,17 @@ def test_a_doctor_check_in_chinese_uses_its_own_words_then_a_title_then_quotes()
     assert w.check(own, "evidence") == own["zh"]["evidence"] and w.check(own, "hint") == "开启持久模式"
     assert w.check(own, "name") == "CUDA 初始化时间"               # no Chinese name of its own: the title by id
     assert w.check(no_zh, "evidence") == "`no kernel image is available for execution on the device`"
-    assert w.check(no_zh, "hint") == zh.HINTS[HINTS[0][1]]        # a hint of workloads.hints: translated
+    assert w.check(no_zh, "hint") == hint_zh(HINTS[0][1])         # a hint of workloads.hints: translated
     assert w.check(legacy, "name") == "磁盘剩余空间"                # a row from before ids: by its English name
     assert w.check(legacy, "hint") == "`x y`"
     assert Words("en").check(own, "evidence") == own["evidence"]
 
 
 def test_every_word_another_module_writes_has_its_chinese():
-    assert set(TITLES) <= set(zh.CHECK_TITLES), "a doctor check without a Chinese title"
-    assert {hint for _pattern, hint in HINTS} <= set(zh.HINTS), "a hint of workloads.hints without its Chinese"
-    assert set(protocol.END_STATUSES) <= set(zh.RUN_STATUS)
-    assert set(zh.CHECK_STATUS) == {"PASS", "WARN", "FAIL", "SKIP"}
+    assert {f"check.{cid}" for cid in TITLES} <= set(CATALOGUE), "a doctor check without a Chinese title"
+    assert all(hint_zh(hint) for _pattern, hint in HINTS), "a hint of workloads.hints without its Chinese"
+    assert {f"status.{s}" for s in protocol.END_STATUSES} <= set(CATALOGUE)
+    assert {k for k in CATALOGUE if k.startswith("verdict.")} == {f"verdict.{s}" for s in STATUSES}
 
 
 def test_a_note_is_said_in_the_language_of_the_report():

@@ -1,0 +1,58 @@
+"""One catalogue of cardbench's own words in English and Chinese (the reviewers' language in the trial campaigns),
+keyed by id, for the doctor, the report, compare and the CPU trap.
+
+    say("report.summary", "zh")                    -> '概要'
+    say("doctor.disk.unreadable", path="/data")    -> 'cannot read the free space of /data'
+    text("compare.note.no_events", side="A", run="r1")   -> Text(en=..., zh=...): both, for a note said later
+
+An id is ``area.name`` (the areas' tables: `tui.i18n.report`, `.doctor`, `.hints`, `.compare`, `.cpu_trap`); each
+entry is ``(english, chinese)`` with the same ``{placeholders}``. A value that is callable (a `Text`, a quoted
+string) is said in the language asked for, so a sentence can hold another. Plain data, no Textual and no torch:
+the workbench imports it at start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.i18n import compare, cpu_trap, doctor, hints, report
+from workloads.spec import Text
+
+LANGS = ("en", "zh")
+
+
+def _merged() -> dict[str, tuple[str, str]]:
+    found: dict[str, tuple[str, str]] = {}
+    for area in (report, doctor, hints, compare, cpu_trap):
+        for key, pair in area.WORDS.items():
+            if key in found:
+                raise ValueError(f"catalogue id {key!r} is defined twice")  # a test imports this: never in use
+            found[key] = pair
+    return found
+
+
+CATALOGUE: dict[str, tuple[str, str]] = _merged()
+
+
+def say(key: str, lang: str = "en", /, **values: Any) -> str:
+    """The sentence ``key`` in ``lang`` ("en" or "zh"), its placeholders filled (callable values called with lang)."""
+    words = CATALOGUE[key][1 if lang == "zh" else 0]
+    if not values:
+        return words
+    return words.format(**{k: v(lang) if callable(v) else v for k, v in values.items()})
+
+
+def text(key: str, /, **values: Any) -> Text:
+    """The sentence in both languages, as a `workloads.spec.Text` (a note kept and said later, a doctor check)."""
+    return Text(say(key, "en", **values), say(key, "zh", **values))
+
+
+_HINTS_ZH: dict[str, str] = {}
+
+
+def hint_zh(english: str) -> str | None:
+    """The Chinese of a hint given in English (``workloads.hints`` writes English only, and a run or a doctor.json
+    carries it as written): the ``hint.*`` entry whose English it is; None when the catalogue has none."""
+    if not _HINTS_ZH:
+        _HINTS_ZH.update({en: zh for key, (en, zh) in CATALOGUE.items() if key.startswith("hint.")})
+    return _HINTS_ZH.get(english)

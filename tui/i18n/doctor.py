@@ -1,0 +1,137 @@
+"""The doctor's words (`tui.doctor`): each check's name (``check.<check id>``), its evidence sentences
+(``doctor.<check>.<case>``) and its own hints (``hint.doctor.<name>``).
+
+The evidence holds the check's numbers as placeholders; quoted tool output (an error message, a CLI's first line)
+is never a sentence here and stays as the tool wrote it. A check's name is the one the doctor, its screen and the
+report show (two tables once differed in 9 of 14 titles).
+"""
+
+from __future__ import annotations
+
+WORDS: dict[str, tuple[str, str]] = {
+    # a check's name, by its id, in the order the doctor runs them (tui.doctor.check.TITLES reads them from here)
+    "check.cli.answers": ("management CLI answers", "管理工具有响应"),
+    "check.nvml.loads": ("NVML library loads", "NVML 库可加载"),
+    "check.pci.accelerators": ("accelerators on the PCI bus", "PCI 总线上的加速卡"),
+    "check.torch.imports": ("torch imports", "torch 可以导入"),
+    "check.torch.sees_device": ("torch sees the accelerator", "torch 能看到加速卡"),
+    "check.torch.arch_list": ("build's arch list covers the device", "PyTorch 构建的架构列表覆盖该设备"),
+    "check.device.init": ("CUDA initialisation time", "CUDA 初始化时间"),
+    "check.device.kernel": ("a small kernel returns the right numbers", "小计算内核的结果正确"),
+    "check.device.autocast.fp16": ("fp16 autocast runs on the device", "fp16 自动混合精度可在设备上运行"),
+    "check.device.autocast.bf16": ("bf16 autocast runs on the device", "bf16 自动混合精度可在设备上运行"),
+    "check.tensorflow.sees_device": ("TensorFlow sees the device", "TensorFlow 能看到设备"),
+    "check.disk.free": ("free disk space", "磁盘剩余空间"),
+    "check.env.visible_devices": ("visible-devices variables", "可见设备环境变量"),
+    "check.device.busy": ("the card --device auto picks is idle", "`--device auto` 选中的卡处于空闲"),
+    # not one of the machine's checks: `cardbench doctor --data DIR` only
+    "check.data.dir": ("data directory", "数据目录"),
+    # the evidence
+    "doctor.cli.missing_on_bus": ("none on PATH ({tried}); the PCI bus shows {shown}",
+                                  "PATH 中没有管理工具（{tried}）；PCI 总线上有 {shown}"),
+    "doctor.cli.missing": ("none on PATH ({tried}); no accelerator on the PCI bus",
+                           "PATH 中没有管理工具（{tried}）；PCI 总线上没有加速卡"),
+    "doctor.cli.lists": ("{cli} lists {n} GPU(s); {first}", "{cli} 列出 {n} 块 GPU；{first}"),
+    "doctor.nvml.loaded": ("{n} device(s), driver {driver}", "{n} 个设备，驱动 {driver}"),
+    "doctor.nvml.loaded_errors": ("{n} device(s), driver {driver}; {errors}", "{n} 个设备，驱动 {driver}；{errors}"),
+    "doctor.nvml.missing_nvidia": ("not loaded ({error}); the PCI bus shows an NVIDIA card",
+                                   "未能加载（{error}）；PCI 总线上有 NVIDIA 卡"),
+    "doctor.nvml.missing_compat": ("not loaded ({error}); {cli} {listed}, {bus}", "未能加载（{error}）；{cli} {listed}，{bus}"),
+    "doctor.nvml.cli_lists": ("lists {n} card(s)", "列出 {n} 块卡"),
+    "doctor.nvml.cli_lists_none": ("lists no card", "没有列出卡"),
+    "doctor.nvml.expected": ("not loaded ({error}) (expected here: {bus})", "未能加载（{error}）（此处属正常：{bus}）"),
+    "doctor.bus.shows": ("the PCI bus shows {bus}", "PCI 总线上有 {bus}"),
+    "doctor.bus.no_card": ("the PCI bus shows no card", "PCI 总线上没有卡"),
+    "doctor.bus.no_accelerator": ("the PCI bus shows no accelerator", "PCI 总线上没有加速卡"),
+    "doctor.pci.listed_elsewhere": ("no accelerator in /sys/bus/pci, while {who} lists {n}: a card behind a "
+                                    "compatibility layer, or a container without sysfs, keeps its maker off the bus",
+                                    "/sys/bus/pci 中没有加速卡，而 {who} 列出 {n} 块：兼容层后面的卡，"
+                                    "或没有 sysfs 的容器，不会在总线上显示厂商"),
+    "doctor.pci.none": ("none found in /sys/bus/pci (no GPU here, or no sysfs in this container)",
+                        "/sys/bus/pci 中没有找到（本机没有 GPU，或此容器没有 sysfs）"),
+    "doctor.pci.count": ("{n}x {vendor}", "{n} 块 {vendor}"),
+    "doctor.torch.no_answer": ("the torch probe gave no answer", "torch 探测子进程没有应答"),
+    "doctor.torch.imported": ("torch {version} built for {built}, import {seconds}{extensions}",
+                              "torch {version}，构建目标 {built}，导入耗时 {seconds}{extensions}"),
+    "doctor.torch.cpu_only": ("CPU only", "仅 CPU"),
+    "doctor.torch.not_imported": ("torch did not import", "torch 未能导入"),
+    "doctor.torch.device": ("{label} {name} (capability {target})", "{label} {name}（计算能力 {target}）"),
+    "doctor.torch.devices": ("{n} device(s): {names}", "{n} 个设备：{names}"),
+    "doctor.torch.devices_hidden": ("{n} device(s): {names}; but {elsewhere} on the bus/CLI",
+                                    "{n} 个设备：{names}；但总线/命令行工具上有 {elsewhere} 个"),
+    "doctor.torch.why": (" ({why})", "（{why}）"),
+    "doctor.torch.no_accelerator": ("no accelerator on this machine{why}", "本机没有加速卡{why}"),
+    "doctor.torch.cpu_build": ("{n} accelerator(s) present, but this torch is a CPU-only build",
+                               "存在 {n} 块加速卡，但此 torch 是仅 CPU 的构建"),
+    "doctor.torch.sees_none": ("management CLI/NVML/PCI see {n} accelerator(s), torch sees none{why}",
+                               "管理工具/NVML/PCI 看到 {n} 块加速卡，torch 一块也看不到{why}"),
+    "doctor.no_device": ("no device seen by torch", "torch 没有看到设备"),
+    "doctor.arch.mismatch": ("{label} is {target}, build has {archs}", "{label} 为 {target}，构建包含 {archs}"),
+    "doctor.arch.unreported": ("this device type reports no arch list (vendor layer)",
+                               "此设备类型不报告架构列表（厂商兼容层）"),
+    "doctor.arch.covered": ("{seen} in [{archs}]", "{seen} 在 [{archs}] 中"),
+    "doctor.device.not_initialised": ("the device did not initialise", "设备未能初始化"),
+    "doctor.device.not_run": ("not run", "未运行"),
+    "doctor.device.wrong_result": ("wrong result", "结果错误"),
+    "doctor.init.seconds": ("{seconds} to the first tensor on the device (torch import {import_s}; bound {bound})",
+                            "{seconds} 得到设备上的第一个张量（torch 导入 {import_s}；上限 {bound}）"),
+    "doctor.kernel.matches": ("64x64 matmul + sum matches the CPU (max abs error {error}, bound 1e-3)",
+                              "64x64 矩阵乘 + 求和与 CPU 结果一致（最大绝对误差 {error}，上限 1e-3）"),
+    "doctor.autocast.runs": ("conv + linear forward/backward under autocast, output {dtype}",
+                             "autocast 下卷积 + 全连接的前向/反向，输出 {dtype}"),
+    "doctor.tensorflow.absent": ("TensorFlow is not installed (optional)", "未安装 TensorFlow（可选）"),
+    "doctor.tensorflow.broken": ("TensorFlow does not import ({error})", "TensorFlow 无法导入（{error}）"),
+    "doctor.tensorflow.gpus": ("TensorFlow {version}: {n} GPU(s)", "TensorFlow {version}：{n} 块 GPU"),
+    "doctor.tensorflow.no_gpu": ("TensorFlow {version} lists no GPU", "TensorFlow {version} 没有列出 GPU"),
+    "doctor.tensorflow.no_accelerator": ("TensorFlow {version}; no accelerator on this machine",
+                                         "TensorFlow {version}；本机没有加速卡"),
+    "doctor.disk.unreadable": ("cannot read the free space of {path}", "无法读取 {path} 的可用空间"),
+    "doctor.disk.free": ("{free} free of {total} at {path} (warn below {warn} GiB, fail below {fail} GiB)",
+                         "{path} 可用 {free}，共 {total}（低于 {warn} GiB 警告，低于 {fail} GiB 失败）"),
+    "doctor.env.none": ("none set: every device is visible", "均未设置：所有设备可见"),
+    "doctor.busy.reading": ("{util} utilisation, {used} of {total} in use", "利用率 {util}，已用显存 {used} / {total}"),
+    "doctor.busy.processes": ("{reading}; processes: {processes}", "{reading}；进程：{processes}"),
+    "doctor.busy.no_torch": ("torch sees no card: --device auto runs on the CPU{busy}",
+                             "torch 看不到卡：--device auto 会在 CPU 上运行{busy}"),
+    "doctor.busy.already": (" (GPU{index} is already busy: {reading})", "（GPU{index} 已被占用：{reading}）"),
+    "doctor.busy.no_reading": ("no utilisation or memory reading for the card --device auto picks",
+                               "--device auto 将选用的卡没有利用率或显存读数"),
+    "doctor.busy.bound": ("busy from {util} % utilisation or {memory} of its memory",
+                          "利用率达 {util} % 或显存占用达 {memory} 即视为繁忙"),
+    "doctor.busy.idle": ("{label}: {reading} ({bound})", "{label}：{reading}（{bound}）"),
+    "doctor.busy.busy": ("{label} is already busy: {reading} ({bound})", "{label} 已被占用：{reading}（{bound}）"),
+    "doctor.busy.other_idle": ("; GPU{index} is idle", "；GPU{index} 空闲"),
+    # the doctor's own hints (a hint of workloads.hints is in tui.i18n.hints)
+    "hint.doctor.no_cli": ("the image lacks the vendor's management tool: install the driver's utilities package",
+                           "镜像缺少厂商的管理工具：安装驱动的工具包"),
+    "hint.doctor.driver_silent": ("the driver does not answer: check `dmesg` for errors, and that the driver is loaded",
+                                  "驱动没有响应：用 `dmesg` 查看错误，并确认驱动已加载"),
+    "hint.doctor.no_accelerator": ("this machine shows no accelerator: was a GPU instance rented?",
+                                   "本机没有显示任何加速卡：租用的是 GPU 实例吗？"),
+    "hint.doctor.install_torch": ("install the image's PyTorch into this Python", "把镜像自带的 PyTorch 安装到此 Python 中"),
+    "hint.doctor.extension": ("the vendor's torch extension fails to import", "厂商的 torch 扩展无法导入"),
+    "hint.doctor.devices_hidden": ("some devices are hidden or failed to initialise: check the visible-devices "
+                                   "variables and dmesg",
+                                   "部分设备被隐藏或初始化失败：检查可见设备环境变量和 dmesg"),
+    "hint.doctor.wrong_numbers": ("the device computes wrong numbers: report it to the platform",
+                                  "设备计算结果错误：请报告给平台"),
+    "hint.doctor.slow_init": ("slow driver start: enable persistence mode (`nvidia-smi -pm 1`) or set "
+                              "CUDA_MODULE_LOADING=LAZY",
+                              "驱动启动缓慢：开启持久模式（`nvidia-smi -pm 1`）或设置 CUDA_MODULE_LOADING=LAZY"),
+    "hint.doctor.tensorflow": ("this TensorFlow is a CPU build or does not match the driver: use the image's TensorFlow",
+                               "该 TensorFlow 是 CPU 构建或与驱动不匹配：使用镜像自带的 TensorFlow"),
+    "hint.doctor.disk": ("free space, or run from a larger volume: data sets, checkpoints and the report need several GiB",
+                         "清理空间，或在更大的卷上运行：数据集、检查点和报告需要数 GiB 空间"),
+    "hint.doctor.nvml_expected": ("libnvidia-ml.so is missing although the PCI bus shows an NVIDIA card: the driver's "
+                                  "user-space part is not in this image; install the driver's utilities, or use the "
+                                  "platform's image",
+                                  "PCI 总线上有 NVIDIA 卡，却缺少 libnvidia-ml.so：镜像中没有驱动的用户态部分；安装驱动工具包，"
+                                  "或使用平台提供的镜像"),
+    "hint.doctor.nvml_absent": ("readings come from the CLI (slower, fewer fields): install the vendor's "
+                                "NVML-compatible library if it ships one",
+                                "读数来自命令行工具（更慢、字段更少）：如果厂商提供 NVML 兼容库，请安装它"),
+    "hint.doctor.busy": ("another process (or a run already going) is using this card, so a run on it shares the card "
+                         "and reports lower figures: stop that process, or pick another card with --device{other}",
+                         "有其他进程（或已在进行的运行）在使用这块卡，在其上运行会共享该卡并得到偏低的结果："
+                         "停止那个进程，或用 --device 选择另一块卡{other}"),
+}
