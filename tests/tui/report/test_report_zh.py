@@ -19,6 +19,7 @@ from tui.store import RunStore
 from workloads import protocol, registry
 from workloads.hints import HINTS
 from workloads.spec import Text
+from catalogue_words import english_leaks
 from zh_words import english_words
 
 # the doctor as it writes its checks: an id, and its own Chinese where it has it (the last one has none)
@@ -65,6 +66,10 @@ def zh_bundle(tmp_path):
 def test_a_report_in_chinese_has_no_english_of_cardbench_s_own(zh_bundle):
     md = (zh_bundle / "report.md").read_text()
     assert english_words(md) == set()
+    # no sentence of the catalogue in English, even quoted: each was said in Chinese. A workload's warning is quoted
+    # as it wrote it after its meaning ('原文 `...`'): generate's bound_exceeded message shares words with
+    # report.bw_unreliable, and is the workload's text, not a catalogue sentence
+    assert english_leaks(re.sub(r"原文 `[^`]*`", "", md)) == []
     headline = md.split("\n\n")[1]
     assert headline.startswith("**警告：ResNet-50 训练在 CPU 上运行，而不是在所列的 2 张加速卡")
     assert "建议：此 PyTorch 与驱动不匹配" in headline  # the hint in Chinese, not quoted English
