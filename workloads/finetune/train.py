@@ -27,25 +27,15 @@ from workloads.resnet50.setup import total_memory
 
 
 def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
-    s = Setup(args, config, emitter)
     try:
-        batches = _batches(args, config, s.micro)
-        step = Step(s)
-        estimate = _estimate(args, config, s, s.micro)
-        s.start(step.requested, data_description=batches.description, fit_estimate_bytes=estimate.total)
-        if s.is_main:
-            log(f"finetune {args.mode} of {args.model if args.weights is None else args.weights} on {s.device_name}: "
-                f"{s.world} rank(s), global batch {args.batch_size} = {s.world} x {args.grad_accum} x {s.micro} "
-                f"sequences of {args.seq_len} tokens, precision {step.requested}, lr {s.lr:g}")
-            log(f"trainable parameters: {s.trainable:,} of {s.parameters:,} ({s.trainable / s.parameters:.2%})"
-                + (f"; LoRA r={args.lora_rank} alpha={args.lora_alpha:g} on {len(s.adapted)} products" if s.adapted
-                   else ""))
-            log(f"data: {batches.description}")
-            log(f"fit estimate per device: {gib(estimate.total)} (weights {gib(estimate.weights)}, activations "
-                f"{gib(estimate.activations)}, gradients {gib(estimate.gradients)}, AdamW {gib(estimate.optimizer)})")
-        metrics = _loop(s, step, batches, estimate)
+        loop = prepare(emitter, args, config)
+        s, step = loop.s, loop.step
+        for number in range(1, args.steps + 1):
+            loop.run_step(number)
+        metrics = loop.figures()
         if args.check_against_cpu:
-            metrics.update(cpu_check.compare(s, batches, metrics["losses"][:args.check_against_cpu], step.requested))
+            metrics.update(cpu_check.compare(s, loop.batches, metrics["losses"][:args.check_against_cpu],
+                                             step.requested))
             log(metrics["cpu_check"])
         if s.is_main:
             emitter.result(metrics)
@@ -59,6 +49,26 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
         from workloads.child import data_parallel
 
         data_parallel.shutdown()
+
+
+def prepare(emitter: Emitter, args: Any, config: LlamaConfig) -> Loop:
+    """The model, optimiser, data and estimate built, the start event sent and the plan logged: ready to step."""
+    s = Setup(args, config, emitter)
+    batches = _batches(args, config, s.micro)
+    step = Step(s)
+    estimate = _estimate(args, config, s, s.micro)
+    s.start(step.requested, data_description=batches.description, fit_estimate_bytes=estimate.total)
+    if s.is_main:
+        log(f"finetune {args.mode} of {args.model if args.weights is None else args.weights} on {s.device_name}: "
+            f"{s.world} rank(s), global batch {args.batch_size} = {s.world} x {args.grad_accum} x {s.micro} "
+            f"sequences of {args.seq_len} tokens, precision {step.requested}, lr {s.lr:g}")
+        log(f"trainable parameters: {s.trainable:,} of {s.parameters:,} ({s.trainable / s.parameters:.2%})"
+            + (f"; LoRA r={args.lora_rank} alpha={args.lora_alpha:g} on {len(s.adapted)} products" if s.adapted
+               else ""))
+        log(f"data: {batches.description}")
+        log(f"fit estimate per device: {gib(estimate.total)} (weights {gib(estimate.weights)}, activations "
+            f"{gib(estimate.activations)}, gradients {gib(estimate.gradients)}, AdamW {gib(estimate.optimizer)})")
+    return Loop(s, step, batches, estimate)
 
 
 def _batches(args: Any, config: LlamaConfig, micro: int) -> data.Batches:
@@ -95,24 +105,33 @@ def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException
         bad_input=False)
 
 
-def _loop(s: Setup, step: Step, batches: data.Batches, estimate: Any) -> dict[str, Any]:
-    args, dev = s.args, s.device
-    tokens_per_step = args.batch_size * args.seq_len
-    lo, hi = s.rank * s.micro * s.accum, (s.rank + 1) * s.micro * s.accum
-    devices.reset_peak_memory(dev)
-    losses: list[float] = []
-    rates: list[float] = []
-    waited = spent = 0.0
-    allocated = reserved = None
-    t_start = t_prev = devices.now(dev)
-    for number in range(1, args.steps + 1):
-        tokens = batches.batch_of(number)[lo:hi].to(dev, non_blocking=True)
+class Loop:
+    """The timed steps, one :meth:`run_step` each (bench/finetune_vs_bare_loop.py interleaves them with a bare
+    loop's), then :meth:`figures`. A step's time runs from the previous step's end to its own, so the loss read,
+    the memory read and the step event of each step are in the next one's time."""
+
+    def __init__(self, s: Setup, step: Step, batches: data.Batches, estimate: Any):
+        self.s, self.step, self.batches, self.estimate = s, step, batches, estimate
+        self.tokens_per_step = s.args.batch_size * s.args.seq_len
+        self.rows = slice(s.rank * s.micro * s.accum, (s.rank + 1) * s.micro * s.accum)  # this rank's rows
+        self.losses: list[float] = []
+        self.rates: list[float] = []
+        self.waited = self.spent = 0.0
+        self.allocated: int | None = None
+        self.reserved: int | None = None
+        devices.reset_peak_memory(s.device)
+        self.t_start = self.t_prev = devices.now(s.device)
+
+    def run_step(self, number: int) -> float:
+        """Step ``number`` (1-based) run, timed and sent as a step event; its loss."""
+        s, args, dev = self.s, self.s.args, self.s.device
+        tokens = self.batches.batch_of(number)[self.rows].to(dev, non_blocking=True)
         t_data = time.perf_counter()
         try:
-            loss, fell_back = step.train_step(tokens, None, number)
+            loss, fell_back = self.step.train_step(tokens, None, number)
         except Exception as exc:  # noqa: BLE001 - out of memory becomes one line; the rest is raised as it is
             if amp_diagnosis.is_out_of_memory(exc):
-                raise _out_of_memory(s, number, estimate, exc) from None
+                raise _out_of_memory(s, number, self.estimate, exc) from None
             raise
         if s.distributed:
             import torch.distributed as dist
@@ -121,26 +140,30 @@ def _loop(s: Setup, step: Step, batches: data.Batches, estimate: Any) -> dict[st
             loss = loss / s.world
         t_end = devices.now(dev)
         loss_value = float(loss.item())
-        losses.append(loss_value)
-        step_s = t_end - t_prev
+        self.losses.append(loss_value)
+        step_s = t_end - self.t_prev
         warm = number <= args.warmup or fell_back
         if not warm or args.steps <= args.warmup:
-            rates.append(tokens_per_step / step_s)
-            waited += t_data - t_prev
-            spent += step_s
-        allocated, reserved = devices.peak_memory(dev)
+            self.rates.append(self.tokens_per_step / step_s)
+            self.waited += t_data - self.t_prev
+            self.spent += step_s
+        self.allocated, self.reserved = devices.peak_memory(dev)
         if s.is_main:
             extra = {"warmup": True} if number <= args.warmup else {}
             if fell_back:
                 extra["fallback"] = True
-            s.emitter.step(number, loss=loss_value, throughput=tokens_per_step / step_s, unit=UNIT, step_s=step_s,
-                           data_wait_s=t_data - t_prev, compute_s=t_end - t_data,
-                           tokens_per_s_per_device=tokens_per_step / step_s / s.world,
-                           memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
+            s.emitter.step(number, loss=loss_value, throughput=self.tokens_per_step / step_s, unit=UNIT,
+                           step_s=step_s, data_wait_s=t_data - self.t_prev, compute_s=t_end - t_data,
+                           tokens_per_s_per_device=self.tokens_per_step / step_s / s.world,
+                           memory_allocated_bytes=self.allocated, memory_reserved_bytes=self.reserved,
                            total_steps=args.steps, **extra)
-        t_prev = t_end
-    total_s = devices.now(dev) - t_start
-    return _figures(s, step, estimate, losses, rates, waited, spent, total_s, allocated, reserved)
+        self.t_prev = t_end
+        return loss_value
+
+    def figures(self) -> dict[str, Any]:
+        total_s = devices.now(self.s.device) - self.t_start
+        return _figures(self.s, self.step, self.estimate, self.losses, self.rates, self.waited, self.spent, total_s,
+                        self.allocated, self.reserved)
 
 
 def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: list[float], waited: float,
