@@ -12,12 +12,15 @@ adapter with :func:`lora.draw` from the reseeded global generator, as the single
 sharded model starts from exactly the single process's weights (tests/workloads/finetune holds 2 ranks'
 loss after 5 steps to the single process's).
 
-With ``--weights DIR`` each rank still builds the model whole on its device and loads the checkpoint
-before sharding (workloads/llm/checkpoint.py copies into whole tensors); that path is not yet per shard.
+With ``--weights DIR`` rank 0 alone reads the checkpoint (into a whole model on the CPU: the fused, transposed
+layout of workloads/llm/checkpoint.py) and the other ranks receive it, one tensor at a time, each keeping its
+shard: PyTorch's documented ``set_model_state_dict(..., full_state_dict=True, broadcast_from_rank0=True)``
+(torch.distributed.checkpoint.state_dict). The adapters are drawn as with random weights.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -40,13 +43,14 @@ def build(config: LlamaConfig, args: Any) -> tuple[Llama, list[str]]:
 
 
 @torch.no_grad()
-def materialise(model: nn.Module, device: torch.device, seed: int) -> int:
-    """Allocate this rank's shards on ``device`` and fill them; the bytes of the largest full tensor drawn."""
+def materialise(model: nn.Module, device: torch.device, seed: int, draw_base: bool = True) -> int:
+    """Allocate this rank's shards on ``device`` and fill them (the base only with ``draw_base``: a checkpoint's
+    weights come from :func:`load_from_rank0`); the bytes of the largest full tensor drawn."""
     model.to_empty(device=device)
     gen = torch.Generator(device=device).manual_seed(seed)
     largest = 0
     for name, p in model.named_parameters():
-        if name.rsplit(".", 1)[-1] in ("lora_A", "lora_B"):
+        if not draw_base or _is_adapter(name):
             continue  # drawn below, after the base, as lora.apply draws them after init_random
         full = torch.empty(p.shape, dtype=torch.float32, device=device)
         if name.endswith("bias"):  # Llama.init_random's rule
@@ -65,6 +69,35 @@ def materialise(model: nn.Module, device: torch.device, seed: int) -> int:
             _copy_shard(module.lora_A, a)
             _copy_shard(module.lora_B, b)
     return largest
+
+
+def _is_adapter(name: str) -> bool:
+    return name.rsplit(".", 1)[-1] in ("lora_A", "lora_B")
+
+
+def load_from_rank0(model: nn.Module, config: LlamaConfig, directory: Path, adapted: list[str], rank: int) -> None:
+    """The checkpoint's weights into every rank's shards of ``model`` (materialised), read by rank 0 alone: rank 0
+    holds the whole model in host memory while it sends; the others one full tensor at a time, on their device."""
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+
+    full: dict[str, torch.Tensor] = {}
+    if rank == 0:
+        from workloads.llm.checkpoint import load_dir
+
+        whole = Llama(config)  # on the CPU: the host holds the checkpoint once, not each rank
+        load_dir(whole, directory)
+        held = dict(model.named_parameters())
+        for name, value in whole.state_dict().items():
+            owner, _, leaf = name.rpartition(".")
+            key = f"{owner}.base.{leaf}" if owner in adapted else name  # lora.apply's wrapped products
+            full[key] = value.to(held[key].dtype)  # a frozen base held in bf16 travels in bf16
+        del whole
+    # strict=False: the adapters are not in the checkpoint (drawn by materialise); anything else missing is refused
+    missing, unexpected = set_model_state_dict(model, full, options=StateDictOptions(
+        full_state_dict=True, broadcast_from_rank0=True, strict=False))
+    left = [k for k in missing if not _is_adapter(k)] + list(unexpected)
+    if left:
+        raise RuntimeError(f"the checkpoint's broadcast left {left[0]!r} unloaded")  # a bug here, not bad input
 
 
 def _copy_shard(p: torch.Tensor, full: torch.Tensor) -> None:

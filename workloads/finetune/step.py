@@ -7,8 +7,9 @@ added before one AdamW step. Weights stay fp32 (the master copy); autocast runs 
 
 ``--gpus N``: every rank builds the same model from the same seed, then FSDP2 (``fully_shard``) shards
 each block and the root; the gradients are averaged over the ranks, so N ranks on 1/N of the global
-batch each take the same step as one process on all of it. With random weights the model is built on the
-meta device and each rank materialises only its shards (:mod:`~workloads.finetune.meta_init`).
+batch each take the same step as one process on all of it. The model is built on the meta device and each
+rank materialises only its shards (:mod:`~workloads.finetune.meta_init`); ``--weights DIR`` is read by rank 0
+and broadcast, each rank keeping its shards.
 
 LoRA under ``--amp bf16`` holds its frozen base in bf16 (:func:`~workloads.finetune.lora.hold_frozen_in`);
 the adapters, which train, stay fp32.
@@ -68,8 +69,8 @@ class Setup:
 
     def _model(self) -> Llama:
         args = self.args
-        # --gpus N with random weights: built on the meta device, each rank materialises only its shards
-        meta = self.distributed and args.weights is None
+        # --gpus N: built on the meta device, each rank materialises only its shards (a checkpoint read by rank 0)
+        meta = self.distributed
         if meta:
             model, self.adapted = meta_init.build(self.config, args)
         else:
@@ -87,7 +88,13 @@ class Setup:
             for block in model.layers:
                 fully_shard(block)
             fully_shard(model)
-        self.largest_full_tensor_bytes = meta_init.materialise(model, self.device, args.seed) if meta else None
+        self.largest_full_tensor_bytes = None
+        if meta:
+            drawn = meta_init.materialise(model, self.device, args.seed, draw_base=args.weights is None)
+            if args.weights is None:
+                self.largest_full_tensor_bytes = drawn
+            else:
+                meta_init.load_from_rank0(model, self.config, args.weights, self.adapted, self.rank)
         self.parameter_bytes = meta_init.local_parameter_bytes(model)
         return model
 

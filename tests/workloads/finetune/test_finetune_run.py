@@ -32,13 +32,38 @@ def _events(events, kind):
     return [e for e in events if e["event"] == kind]
 
 
+CHECKPOINT = {"model_type": "llama", "vocab_size": 300, "hidden_size": 64, "intermediate_size": 96,
+              "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+              "max_position_embeddings": 256, "rms_norm_eps": 1e-5}
+WEIGHTS_RUN = [*SMALL, "--mode", "lora", "--amp", "bf16", "--steps", "4", "--batch-size", "4", "--warmup", "0",
+               "--lr", "1e-4"]
+
+
+def _checkpoint(directory):
+    """A small Llama checkpoint as transformers saves one (config.json, model.safetensors, its names and out x in
+    layout), random weights of std 0.1: their first loss is not what the presets' N(0, 0.02) draw gives."""
+    import torch
+    from safetensors.torch import save_file
+
+    from workloads.llm.checkpoint import expected_shapes
+    from workloads.llm.hf_config import read_config
+
+    (directory / "config.json").write_text(json.dumps(CHECKPOINT))
+    gen = torch.Generator().manual_seed(5)
+    save_file({name: torch.randn(shape, generator=gen) * 0.1 + (1.0 if "norm" in name else 0.0)
+               for name, shape in expected_shapes(read_config(directory)).items()}, directory / "model.safetensors")
+    return directory
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """The runs at once (the CPUs are shared; each process uses one thread): LoRA on a text file with the float64
-    check, full with accumulation and checkpointing, and the same 5 full steps as 1 process, as 2 FSDP ranks and as
-    two "nodes" of one rank each on 127.0.0.1 (static rendezvous, tests/two_nodes.py)."""
+    check, full with accumulation and checkpointing, the same 5 full steps as 1 process, as 2 FSDP ranks and as
+    two "nodes" of one rank each on 127.0.0.1 (static rendezvous, tests/two_nodes.py), and LoRA with its frozen
+    base in bf16 on a checkpoint (--weights) as 1 process and as 2 FSDP ranks."""
     text = tmp_path_factory.mktemp("data") / "corpus.txt"
     text.write_text("The card trains a model. " * 40)
+    weights = _checkpoint(tmp_path_factory.mktemp("weights"))
     procs = {
         "lora": _start(*SMALL, "--mode", "lora", "--steps", "3", "--batch-size", "2", "--warmup", "1",
                        "--data", str(text), "--check-against-cpu", "2"),
@@ -47,6 +72,8 @@ def runs(tmp_path_factory):
                        env={"CARDBENCH_INJECT_AMP_FAILURE": "RMSNorm"}),
         "one": _start(*SMALL, "--mode", "full", "--steps", "5", "--batch-size", "4", "--warmup", "0"),
         "fsdp": _start(*SMALL, "--mode", "full", "--steps", "5", "--batch-size", "4", "--warmup", "0", "--gpus", "2"),
+        "weights_one": _start(*WEIGHTS_RUN, "--weights", str(weights)),
+        "weights_fsdp": _start(*WEIGHTS_RUN, "--weights", str(weights), "--gpus", "2"),
     }
     tag = f"finetune-nodes-{os.getpid()}"
     nodes = start_nodes(["-m", "workloads.finetune", *SMALL, "--mode", "full", "--steps", "5", "--batch-size", "4",
@@ -55,6 +82,7 @@ def runs(tmp_path_factory):
     try:
         finished = {name: _finish(p) for name, p in procs.items()}
         finished["left_behind"] = left_behind(tag)
+        finished["weights"] = weights
         return finished
     finally:
         kill_tagged(tag)
@@ -106,6 +134,45 @@ def test_each_fsdp_rank_holds_half_the_parameters_and_no_full_copy(runs):
     # Shard(0) over 2 ranks: half, give or take a padded row of each parameter whose first dimension is odd
     assert abs(two["parameter_bytes_per_rank"] - whole / 2) < whole * 0.01
     assert two["largest_full_tensor_bytes"] < whole / 4  # one parameter at a time (tiny: the 8192 x 512 table)
+
+
+def _first_loss_of(directory):
+    """Step 1's loss computed here from the checkpoint: LoRA's B starts at zero, so it is the base model's, held in
+    bf16 and run under bf16 autocast as the workload's LoRA holds it; the batch is the workload's synthetic one."""
+    import torch
+
+    from workloads.finetune import data
+    from workloads.finetune.step import lm_loss
+    from workloads.llm.checkpoint import load_dir
+    from workloads.llm.hf_config import read_config
+    from workloads.llm.model import Llama
+
+    model = Llama(read_config(directory))
+    load_dir(model, directory)
+    tokens = data.synthetic(CHECKPOINT["vocab_size"], 4, 16, 0).batch_of(1)
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        return float(lm_loss(model.to(torch.bfloat16), tokens))
+
+
+def test_a_checkpoint_read_by_rank_0_reaches_each_fsdp_rank_s_shards(runs):
+    """--weights with --gpus 2: rank 0 reads, set_model_state_dict broadcasts (workloads/finetune/meta_init.py), and
+    the sharded LoRA with its frozen base in bf16 trains as one process does."""
+    (code1, one, log1), (code2, two, log2) = runs["weights_one"], runs["weights_fsdp"]
+    assert code1 == 0 and code2 == 0, log1[-2000:] + log2[-2000:]
+    config_one, config_two = _events(one, "start")[0]["config"], _events(two, "start")[0]["config"]
+    assert config_two["world_size"] == 2 and config_two["vocab_size"] == CHECKPOINT["vocab_size"]
+    # the frozen base in bf16 and the adapters in fp32, split over 2 ranks: half, give or take a padded row
+    assert abs(config_two["parameter_bytes_per_rank"] - config_one["parameter_bytes_per_rank"] / 2) < 2000
+    losses_one, losses_two = [s["loss"] for s in _events(one, "step")], [s["loss"] for s in _events(two, "step")]
+    assert len(losses_one) == len(losses_two) == 4
+    want = _first_loss_of(runs["weights"])
+    # bf16 products over the checkpoint's weights: the same per row on one process and on a rank of half the batch
+    # (0.0 apart on this machine); 1e-4 relative is 1/40 of bf16's rounding, so weights not loaded fail by far
+    assert abs(losses_one[0] - want) / want < 1e-4 and abs(losses_two[0] - want) / want < 1e-4
+    # once the adapters are non-zero, bf16 products over half the batch and each rank's bf16 weight gradients
+    # (8-bit mantissa, 4e-3), rounded before gloo adds them, part the two runs: 4e-5 relative after 4 steps here
+    # (the same runs with --amp off agree to 1e-7), so 1e-3 leaves 20x for another CPU's bf16 kernels
+    assert abs(losses_two[-1] - losses_one[-1]) / losses_one[-1] < 1e-3
 
 
 def test_two_nodes_of_one_rank_and_one_process_agree_on_the_loss(runs):
