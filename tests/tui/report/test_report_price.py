@@ -3,6 +3,7 @@ they are the whole host's (issue 22.9)."""
 import re
 import zipfile
 
+from recorded_env import text_screen  # noqa: F401 - a fixture
 from report_runs import generate_run, resnet_run
 from tui.report import export_bundle, png
 from tui.report.contents import amount
@@ -79,7 +80,7 @@ def test_every_result_figure_is_labelled_with_its_unit_not_dumped(tmp_path):
         assert section.lstrip().startswith("| metric | value |")
 
 
-def test_export_takes_several_runs_after_one_run_option(tmp_path, capsys):
+def test_export_takes_several_runs_after_one_run_option(tmp_path, capsys, text_screen):
     """The README's `cardbench export --run DIR...` failed: the option had to be repeated (issue 22.12)."""
     from tui import cli
 
