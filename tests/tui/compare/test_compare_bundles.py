@@ -4,6 +4,7 @@ import shutil
 
 import pytest
 
+from recorded_env import text_screen  # noqa: F401 - a fixture: the bundles' screen is not compared
 from tui import cli, doctor
 from tui.report import envinfo
 
@@ -13,7 +14,7 @@ SLOW_DOWN = 0.78
 
 
 @pytest.fixture
-def cardbench(monkeypatch, capsys):
+def cardbench(monkeypatch, capsys, text_screen):
     monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.compare.command")
     # collect_env and the doctor (a torch probe in a child) take seconds and say nothing these tests read
     monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv(
