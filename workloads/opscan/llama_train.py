@@ -48,13 +48,9 @@ def record(recorder: Recorder, device: torch.device) -> None:
     tokens = torch.randint(0, config.vocab_size, (BATCH, SEQ_LEN + 1), device=device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)  # the workload's full fine-tune: AdamW, fp32 master
 
+    def loss() -> Any:
+        with torch.autocast(device.type, dtype=torch.bfloat16):  # the backward and AdamW run outside it
+            return lm_loss(model, tokens)
+
     recorder.watch(model, SOURCE)
-    with recorder:  # each phase as sources.py's training steps record it
-        recorder.phase = "forward"
-        with torch.autocast(device.type, dtype=torch.bfloat16):
-            loss = lm_loss(model, tokens)
-        recorder.phase = "backward"
-        loss.backward()
-        recorder.phase = "optimizer"
-        optimizer.step()
-    recorder.unwatch()
+    recorder.train_step(loss, optimizer)  # each phase as sources.py's training steps record theirs

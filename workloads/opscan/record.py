@@ -179,6 +179,19 @@ class Recorder(TorchDispatchMode):
             handle.remove()
         self._handles.clear()
 
+    def train_step(self, loss_of: Any, optimizer: Any) -> None:
+        """A watched model's training step recorded: forward, backward, optimizer step, each as its phase; then
+        the model unwatched. ``loss_of()`` runs the forward (under autocast where the source wants it)."""
+        with self:
+            self.phase = "forward"
+            loss = loss_of()
+            self.phase = "backward"
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            self.phase = "optimizer"
+            optimizer.step()
+        self.unwatch()
+
     def _enter(self, path: str) -> Any:
         def hook(module: Any, args: Any) -> None:
             self._stack.append(path)

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
 from workloads.child.harness import WorkloadError
+from workloads.opscan import greedy
 from workloads.opscan.record import Recorder
 
 # 64 px, not 32: at 32 px the last stage is 1x1, its batch norms see 2 values a channel and the backward's
@@ -40,19 +41,6 @@ def record_builtin(name: str, recorder: Recorder, device: torch.device, seed: in
     {"resnet50": _resnet50, "gpt2-decode": _gpt2_decode, "gpt2-train": _gpt2_train}[name](recorder, device)
 
 
-def _train_step(recorder: Recorder, model: torch.nn.Module, loss_of: Callable[[], Any], optimizer: Any) -> None:
-    """Forward, backward, optimizer step, each recorded as its phase."""
-    with recorder:
-        recorder.phase = "forward"
-        loss = loss_of()
-        recorder.phase = "backward"
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        recorder.phase = "optimizer"
-        optimizer.step()
-    recorder.unwatch()
-
-
 def _resnet50(recorder: Recorder, device: torch.device) -> None:
     import torchvision
 
@@ -63,7 +51,7 @@ def _resnet50(recorder: Recorder, device: torch.device) -> None:
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
     criterion = torch.nn.CrossEntropyLoss()
     recorder.watch(model, "resnet50")
-    _train_step(recorder, model, lambda: criterion(model(images), labels), optimizer)
+    recorder.train_step(lambda: criterion(model(images), labels), optimizer)
 
 
 def _gpt2(device: torch.device) -> tuple[Any, Any]:
@@ -87,9 +75,7 @@ def _gpt2_decode(recorder: Recorder, device: torch.device) -> None:
     prompt = torch.randint(0, config.vocab_size, (1, GPT2_PROMPT), device=device)
     recorder.watch(model, "gpt2-decode")
     with recorder, torch.no_grad():
-        token = model(prompt, cache, 0, last_only=True)[:, -1].argmax(-1, keepdim=True)
-        for i in range(GPT2_DECODE):
-            token = model(token, cache, GPT2_PROMPT + i)[:, -1].argmax(-1, keepdim=True)
+        greedy.decode(model, cache, prompt, GPT2_DECODE)
     recorder.unwatch()
 
 
@@ -113,7 +99,7 @@ def _gpt2_train(recorder: Recorder, device: torch.device) -> None:
         return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
 
     recorder.watch(model, "gpt2-train")
-    _train_step(recorder, model, loss, optimizer)
+    recorder.train_step(loss, optimizer)
 
 
 # --- the user's model -------------------------------------------------------------------------
