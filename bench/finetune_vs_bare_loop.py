@@ -37,21 +37,24 @@ import torch  # noqa: E402
 
 from workloads.child import device as devices  # noqa: E402
 from workloads.child.harness import Emitter  # noqa: E402
-from workloads.finetune import data, lora, train  # noqa: E402
-from workloads.finetune.flops import TARGETS  # noqa: E402
+from workloads.finetune import data, train  # noqa: E402
 from workloads.finetune.options import build_parser, check  # noqa: E402
-from workloads.finetune.step import lm_loss  # noqa: E402
-from workloads.llm.model import Llama  # noqa: E402
-from workloads.llm.presets import preset  # noqa: E402
+from workloads.finetune.step import built_whole, lm_loss  # noqa: E402
+from workloads.llm.presets import LlamaConfig  # noqa: E402
 
 
-def workload(opts: argparse.Namespace, mode: str) -> train.Loop:
-    """The workload's loop, built as ``cardbench run finetune`` builds it, its events written to /dev/null."""
+def arguments(opts: argparse.Namespace, mode: str) -> tuple[argparse.Namespace, LlamaConfig]:
+    """The workload's options, parsed and checked as ``cardbench run finetune`` does."""
     argv = ["--model", opts.model, "--mode", mode, "--device", opts.device, "--steps", str(opts.steps),
             "--batch-size", str(opts.batch_size), "--seq-len", str(opts.seq_len), "--amp", opts.amp,
             "--warmup", str(opts.warmup)] + (["--threads", str(opts.threads)] if opts.threads else [])
     args = build_parser().parse_args(argv)
-    config = check(args)
+    return args, check(args)
+
+
+def workload(opts: argparse.Namespace, mode: str) -> train.Loop:
+    """The workload's loop, built as ``cardbench run finetune`` builds it, its events written to /dev/null."""
+    args, config = arguments(opts, mode)
     with contextlib.redirect_stderr(io.StringIO()):  # its run log
         return train.prepare(Emitter(stream=open(os.devnull, "w", encoding="utf-8")), args, config)  # noqa: SIM115
 
@@ -61,15 +64,9 @@ class Bare:
 
     def __init__(self, opts: argparse.Namespace, mode: str):
         self.device = devices.resolve(opts.device)
-        config = preset(opts.model)
-        with torch.device(self.device):
-            self.model = Llama(config)
-        self.model.init_random(0)
-        torch.manual_seed(0)
-        if mode == "lora":
-            lora.apply(self.model, TARGETS, 16, 32.0, 0.0)
-            if opts.amp == "bf16":  # as the workload: a frozen base is held in the autocast dtype
-                lora.hold_frozen_in(self.model, torch.bfloat16)
+        args, config = arguments(opts, mode)
+        # the workload's own build (weights, adapters, a frozen base in bf16 under --amp bf16): the same model
+        self.model, _ = built_whole(config, args, self.device)
         self.model.train()
         lr = 1e-4 if mode == "full" else 1e-3  # the workload's defaults
         self.optimizer = torch.optim.AdamW([p for p in self.model.parameters() if p.requires_grad], lr=lr)

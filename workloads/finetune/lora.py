@@ -9,12 +9,14 @@ tests/workloads/finetune checks outputs and gradients against peft when it is in
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from workloads.child.harness import WorkloadError
+from workloads.finetune.flops import frozen_in_bf16
 from workloads.llm.model import Dense
 
 
@@ -55,6 +57,16 @@ def hold_frozen_in(model: nn.Module, dtype: torch.dtype) -> None:
     for p in model.parameters():
         if not p.requires_grad:
             p.data = p.data.to(dtype)
+
+
+def adapt(model: nn.Module, args: Any) -> list[str]:
+    """The run's adapters on ``model`` (none for ``--mode full``), then a frozen base held in bf16 under ``--amp bf16``:
+    as the single process, the sharded build (on the meta device) and the bench build it; the names wrapped."""
+    adapted = apply(model, args.lora_target_names, args.lora_rank, args.lora_alpha,
+                    args.lora_dropout) if args.mode == "lora" else []
+    if frozen_in_bf16(args.mode, args.amp):
+        hold_frozen_in(model, torch.bfloat16)
+    return adapted
 
 
 def apply(model: nn.Module, targets: tuple[str, ...], rank: int, alpha: float, dropout: float) -> list[str]:

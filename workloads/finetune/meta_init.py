@@ -27,7 +27,7 @@ import torch
 from torch import nn
 
 from workloads.finetune import lora
-from workloads.llm.model import Llama
+from workloads.llm.model import Llama, init_parameter
 from workloads.llm.presets import LlamaConfig
 
 
@@ -35,10 +35,7 @@ def build(config: LlamaConfig, args: Any) -> tuple[Llama, list[str]]:
     """The model (with its adapters) on the meta device; the frozen base marked bf16 where it will be held so."""
     with torch.device("meta"):
         model = Llama(config)
-        adapted = lora.apply(model, args.lora_target_names, args.lora_rank, args.lora_alpha,
-                             args.lora_dropout) if args.mode == "lora" else []
-    if args.mode == "lora" and args.amp == "bf16":
-        lora.hold_frozen_in(model, torch.bfloat16)
+        adapted = lora.adapt(model, args)
     return model, adapted
 
 
@@ -53,12 +50,7 @@ def materialise(model: nn.Module, device: torch.device, seed: int, draw_base: bo
         if not draw_base or _is_adapter(name):
             continue  # drawn below, after the base, as lora.apply draws them after init_random
         full = torch.empty(p.shape, dtype=torch.float32, device=device)
-        if name.endswith("bias"):  # Llama.init_random's rule
-            full.zero_()
-        elif "norm" in name:
-            full.fill_(1.0)
-        else:
-            full.normal_(0.0, 0.02, generator=gen)
+        init_parameter(name, full, gen)  # Llama.init_random's rule, generator and order
         largest = max(largest, full.numel() * full.element_size())
         _copy_shard(p, full)
     torch.manual_seed(seed)

@@ -103,19 +103,7 @@ class Setup:
         args = self.args
         # a CPU copy is the start the float64 replay needs (the CPU's generator draws other numbers)
         build_on = torch.device("cpu") if args.check_against_cpu else self.device
-        with torch.device(build_on):
-            model = Llama(self.config)
-        if args.weights is not None:
-            from workloads.llm.checkpoint import load_dir
-
-            load_dir(model, args.weights)
-        else:
-            model.init_random(args.seed)
-        torch.manual_seed(args.seed)
-        self.adapted = lora.apply(model, args.lora_target_names, args.lora_rank, args.lora_alpha,
-                                  args.lora_dropout) if args.mode == "lora" else []
-        if flops.frozen_in_bf16(args.mode, args.amp):
-            lora.hold_frozen_in(model, torch.bfloat16)
+        model, self.adapted = built_whole(self.config, args, build_on)
         if args.check_against_cpu:
             self.initial_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
         return model.to(self.device)
@@ -131,6 +119,21 @@ class Setup:
                       largest_full_tensor_bytes=self.largest_full_tensor_bytes, **resolved)
         config["lora_target_names"] = list(config.get("lora_target_names") or ())
         self.emitter.start("finetune", config, self.device_name, devices.versions())
+
+
+def built_whole(config: LlamaConfig, args: Any, device: torch.device) -> tuple[Llama, list[str]]:
+    """One process's model on ``device``: the checkpoint's weights or :meth:`Llama.init_random`'s, then the adapters
+    drawn from the reseeded global generator (:func:`lora.adapt`); the names wrapped."""
+    with torch.device(device):
+        model = Llama(config)
+    if args.weights is not None:
+        from workloads.llm.checkpoint import load_dir
+
+        load_dir(model, args.weights)
+    else:
+        model.init_random(args.seed)
+    torch.manual_seed(args.seed)  # meta_init.materialise draws the adapters after this same reseed
+    return model, lora.adapt(model, args)
 
 
 def lm_loss(model: Any, tokens: torch.Tensor) -> torch.Tensor:

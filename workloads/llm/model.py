@@ -302,15 +302,22 @@ class Llama(nn.Module):
 
     @torch.no_grad()
     def init_random(self, seed: int = 0) -> None:
-        """N(0, 0.02) weights (transformers' initializer_range), zero biases, unit norms."""
+        """Every parameter drawn by :func:`init_parameter`, in order, from one generator seeded ``seed``."""
         gen = torch.Generator(device=self.lm_head_t.device).manual_seed(seed)
         for name, p in self.named_parameters():
-            if name.endswith("bias"):
-                p.zero_()
-            elif "norm" in name:
-                p.fill_(1.0)
-            else:
-                p.normal_(0.0, 0.02, generator=gen)
+            init_parameter(name, p, gen)
+
+
+@torch.no_grad()
+def init_parameter(name: str, p: torch.Tensor, gen: torch.Generator) -> None:
+    """The random-weights rule: N(0, 0.02) weights (transformers' initializer_range), zero biases, unit norms.
+    The finetune workload's sharded build draws each full parameter with it (workloads/finetune/meta_init.py)."""
+    if name.endswith("bias"):
+        p.zero_()
+    elif "norm" in name:
+        p.fill_(1.0)
+    else:
+        p.normal_(0.0, 0.02, generator=gen)
 
 
 def weight_bytes_per_step(model: Llama) -> int:

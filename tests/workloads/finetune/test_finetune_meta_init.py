@@ -8,8 +8,7 @@ sys.path.insert(0, "/work/main")
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from workloads.finetune import flops, lora, meta_init  # noqa: E402
-from workloads.llm.model import Llama  # noqa: E402
+from workloads.finetune import flops, lora, meta_init, step  # noqa: E402
 from workloads.llm.presets import LlamaConfig  # noqa: E402
 
 SMALL = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
@@ -19,18 +18,13 @@ TARGETS = ("qkv", "down_proj")
 
 def _args(mode, amp):
     return argparse.Namespace(mode=mode, amp=amp, lora_target_names=TARGETS if mode == "lora" else (), lora_rank=4,
-                              lora_alpha=8.0, lora_dropout=0.0)
+                              lora_alpha=8.0, lora_dropout=0.0, weights=None, seed=3)
 
 
-def _whole(mode, amp, seed=3):
-    """What one process builds (workloads/finetune/step.py, Setup._built_whole)."""
-    model = Llama(SMALL)
-    model.init_random(seed)
-    torch.manual_seed(seed)
-    if mode == "lora":
-        lora.apply(model, TARGETS, 4, 8.0, 0.0)
-    if flops.frozen_in_bf16(mode, amp):
-        lora.hold_frozen_in(model, torch.bfloat16)
+def _whole(mode, amp):
+    """What one process builds: the workload's own code (Setup._built_whole calls it)."""
+    model, adapted = step.built_whole(SMALL, _args(mode, amp), torch.device("cpu"))
+    assert len(adapted) == (4 if mode == "lora" else 0)
     return model
 
 
