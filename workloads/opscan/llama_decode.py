@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import torch
 
+from workloads.opscan import greedy
 from workloads.opscan.record import Recorder
 
 SOURCE = "llama-decode"
@@ -33,8 +34,6 @@ def record(recorder: Recorder, device: torch.device) -> None:
     prompt = torch.randint(0, config.vocab_size, (1, PROMPT), device=device)
     recorder.watch(model, SOURCE)
     with recorder, torch.no_grad():
-        token = model(prompt, cache, 0, last_only=True)[:, -1].argmax(-1, keepdim=True)
-        for i in range(DECODE):
-            token = model(token, cache, PROMPT + i)[:, -1].argmax(-1, keepdim=True)
+        token = greedy.decode(model, cache, prompt, DECODE)
         model.forward_static(token, cache, torch.tensor([PROMPT + DECODE], device=device))
     recorder.unwatch()

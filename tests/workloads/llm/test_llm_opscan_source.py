@@ -43,3 +43,27 @@ def test_the_scan_runs_it_by_default_and_by_name():
     base = dict(dtypes=None, model=None, opinfo=None, device="cpu", seed=0, repeats=1)
     assert cli.check(argparse.Namespace(sources="llama-decode", **base))["sources"] == ["llama-decode"]
     assert "llama-decode" in cli.check(argparse.Namespace(sources=None, **base))["sources"]
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama"])
+def test_the_decode_sources_loop_is_the_workloads_greedy_generation(family):
+    """gpt2-decode and llama-decode record opscan.greedy.decode: the same tokens as decoding.generate."""
+    from workloads.generate import gpt2
+    from workloads.generate.config import SIZES
+    from workloads.generate.decoding import EagerDecoder, Sampling, generate
+    from workloads.llm.model import Llama
+    from workloads.opscan import greedy
+    from workloads.opscan.llama_train import small_config
+
+    torch.manual_seed(0)
+    model = gpt2.GPT2(SIZES["tiny"]) if family == "gpt2" else Llama(small_config())
+    model.init_random(0)
+    model.eval()
+    new_cache = (lambda: gpt2.KVCache(model.config, 1, 12, torch.float32, torch.device("cpu"))) if family == "gpt2" \
+        else (lambda: model.new_cache(1, 12))
+    prompt = torch.randint(0, model.config.vocab_size, (1, 5))
+    with torch.no_grad():
+        last = greedy.decode(model, new_cache(), prompt, 3)
+    cache = new_cache()
+    timings = generate(model, cache, EagerDecoder(model, cache), prompt, 4, Sampling(), torch.device("cpu"))
+    assert torch.equal(last, timings.tokens[:, -1:])
