@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from recorded_env import recorded_doctor_and_env, text_screen  # noqa: F401 - fixtures
 from report_runs import generate_run, resnet_run
 from tui import headless
 from tui.cli import build_parser
@@ -85,15 +86,20 @@ def test_unwritable_output_dir_fails_at_once_with_one_line(tmp_path):
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
 
 
-def test_export_from_runs_on_disk(tmp_path):
+def test_export_from_runs_on_disk(tmp_path, capsys, recorded_doctor_and_env, text_screen):
+    # in this process, with the recorded collect_env and a text screen (a child process, collect_env's torch child
+    # and the off-screen workbench took ~11 s on a loaded 2-core VM); the real ones: the end-to-end run below
+    from tui import cli
+
     store = RunStore(tmp_path / "runs")
     runs = [resnet_run(store), generate_run(store)]
     (runs[0] / headless.DOCTOR_FILE).write_text(json.dumps([{"name": "torch imports", "status": "PASS",
                                                              "evidence": "torch 9.9", "hint": ""}]))
-    done = _cli(["--lang", "zh", "export", "--run", str(runs[0]), "--run", str(runs[1]), "-o", str(tmp_path / "out")],
-                stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stderr
-    path = Path(done.stdout.strip().splitlines()[-1])
+    code = cli.main(["--lang", "zh", "export", "--run", str(runs[0]), "--run", str(runs[1]),
+                     "-o", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    path = Path(out.strip().splitlines()[-1])
     assert path.parent == tmp_path / "out" and path.exists()
     with zipfile.ZipFile(path) as zf:
         md = zf.read(f"{path.stem}/report.md").decode()
