@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import zipfile
 
+from recorded_env import recorded_doctor_and_env  # noqa: F401 - a fixture
 from tui import cli
 from tui.doctor.command import data_checks, render
 from tui.headless.plan import suite_jobs, suite_names
@@ -46,8 +47,9 @@ def test_the_sweep_table_and_its_heading_in_both_languages():
     assert failed[2] == [["4", "failed: RuntimeError: killed", "N/A", "N/A"]]
 
 
-def test_the_report_in_chinese_shows_the_sweep_and_the_figures_in_its_words(tmp_path):
-    """One export (a bundle takes seconds): the spec's metrics and table reach report.md in the report's language."""
+def test_the_report_in_chinese_shows_the_sweep_and_the_figures_in_its_words(tmp_path, recorded_doctor_and_env):
+    """One export (a bundle takes seconds): the spec's metrics and table reach report.md in the report's language.
+    The doctor and collect_env are recorded ones (tests/recorded_env.py): their torch children are not what it checks."""
     out = export_bundle([_run(RunStore(tmp_path / "runs"))], tmp_path / "out",
                         screenshot_svg=png.terminal_svg("cardbench", "cardbench"), lang="zh")
     with zipfile.ZipFile(out) as zf:
