@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+from workloads.generate import one_query
 from workloads.generate.gpt2 import matvec
 from workloads.llm.presets import LlamaConfig
 
@@ -155,13 +156,7 @@ class Attention(nn.Module):
         """
         b = q.shape[0]
         grouped = q.reshape(b, self.n_kv, self.n_head // self.n_kv, self.head_dim)
-        if mask is None and q.device.type == "cpu":
-            # three plain ops beat the CPU's flash-attention kernel for one query (as in gpt2.py)
-            scores = (grouped @ keys.transpose(-1, -2)) * (1.0 / math.sqrt(self.head_dim))
-            y = torch.softmax(scores, dim=-1) @ values
-        else:
-            y = F.scaled_dot_product_attention(grouped, keys, values, attn_mask=mask)
-        return y.reshape(b, self.n_head, 1, self.head_dim)
+        return one_query.attend(grouped, keys, values, mask).reshape(b, self.n_head, 1, self.head_dim)
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
                 cache: tuple[torch.Tensor, torch.Tensor] | None = None, pos: int = 0) -> torch.Tensor:
