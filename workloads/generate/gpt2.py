@@ -34,7 +34,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from workloads.generate import one_query
+from workloads.generate import kv_cache, one_query
 from workloads.generate.config import GPT2Config
 
 # products of at most this many rows are split across cores; more rows make a GEMM MKL already threads
@@ -73,27 +73,11 @@ class Dense(nn.Module):
         return matvec(x, self.weight, self.bias, self.split)
 
 
-class KVCache(nn.Module):
-    """Keys and values of every layer for ``batch`` sequences of up to ``max_len`` positions.
-
-    A module holding buffers, so that ``torch.compile`` with CUDA graphs treats
-    the cache as a static input it may update in place.
-    """
+class KVCache(kv_cache.KVCache):
+    """GPT-2's cache: a key and a value head for each attention head."""
 
     def __init__(self, config: GPT2Config, batch: int, max_len: int, dtype: torch.dtype, device: torch.device):
-        super().__init__()
-        shape = (config.n_layer, 2, batch, config.n_head, max_len, config.head_dim)
-        self.register_buffer("data", torch.zeros(shape, dtype=dtype, device=device), persistent=False)
-        # for the static path's mask: position j is visible from position p when j <= p
-        self.register_buffer("positions", torch.arange(max_len, device=device), persistent=False)
-        self.max_len = max_len
-
-    def layer(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.data[i, 0], self.data[i, 1]
-
-    @property
-    def nbytes(self) -> int:
-        return self.data.numel() * self.data.element_size()
+        super().__init__(config.n_layer, config.n_head, config.head_dim, batch, max_len, dtype, device)
 
 
 class Attention(nn.Module):
@@ -198,8 +182,7 @@ class GPT2(nn.Module):
     def forward(self, idx: torch.Tensor, cache: KVCache, pos: int = 0, last_only: bool = False) -> torch.Tensor:
         """Logits (batch, positions, vocabulary) for ``idx`` placed at ``pos``; fills the cache."""
         t = idx.shape[1]
-        if pos + t > cache.max_len:
-            raise ValueError(f"positions {pos}..{pos + t - 1} do not fit a cache of {cache.max_len}")
+        cache.check_fits(pos, t)
         x = self._embed(idx) + self.wpe[pos:pos + t]
         for i, block in enumerate(self.h):
             x = block(x, *cache.layer(i), pos)

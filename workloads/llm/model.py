@@ -29,7 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from workloads.generate import one_query
+from workloads.generate import kv_cache, one_query
 from workloads.generate.gpt2 import matvec
 from workloads.llm.presets import LlamaConfig
 
@@ -97,27 +97,16 @@ class RMSNorm(nn.Module):
         return F.rms_norm(x, self.weight.shape, self.weight, self.eps)
 
 
-class KVCache(nn.Module):
-    """Keys and values of every layer for ``batch`` sequences of up to ``max_len`` positions, and the rotary
-    table for those positions. A module of buffers, so compile with CUDA graphs updates it in place."""
+class KVCache(kv_cache.KVCache):
+    """The shared cache (workloads/generate/kv_cache.py) of the key heads (grouped-query attention), and the
+    rotary table for its positions: buffers, so compile with CUDA graphs reads them as static inputs."""
 
     def __init__(self, config: LlamaConfig, batch: int, max_len: int, dtype: torch.dtype, device: torch.device):
-        super().__init__()
-        shape = (config.num_hidden_layers, 2, batch, config.num_key_value_heads, max_len, config.head_dim)
-        self.register_buffer("data", torch.zeros(shape, dtype=dtype, device=device), persistent=False)
+        super().__init__(config.num_hidden_layers, config.num_key_value_heads, config.head_dim, batch, max_len,
+                         dtype, device)
         cos, sin = rotary_table(config, max_len, device, dtype)
         self.register_buffer("cos", cos, persistent=False)
         self.register_buffer("sin", sin, persistent=False)
-        # for the static path's mask: position j is visible from position p when j <= p
-        self.register_buffer("positions", torch.arange(max_len, device=device), persistent=False)
-        self.max_len = max_len
-
-    def layer(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.data[i, 0], self.data[i, 1]
-
-    @property
-    def nbytes(self) -> int:
-        return self.data.numel() * self.data.element_size()
 
 
 class Attention(nn.Module):
@@ -280,8 +269,7 @@ class Llama(nn.Module):
                 else:
                     x = block(x, cos, sin)
             return self._logits(x, last_only)
-        if pos + t > cache.max_len:
-            raise ValueError(f"positions {pos}..{pos + t - 1} do not fit a cache of {cache.max_len}")
+        cache.check_fits(pos, t)
         cos, sin = cache.cos[pos:pos + t], cache.sin[pos:pos + t]
         for i, block in enumerate(self.layers):
             x = block(x, cos, sin, cache.layer(i), pos)
