@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import zipfile
 
 import pytest
 
+from paths import CHILDREN
+from recorded_env import recorded_doctor_and_env, text_screen  # noqa: F401 - fixtures
 from report_runs import resnet_run
 from tui import cli
 from tui.report import envinfo
 from tui.store import RunStore
+from workloads.runner import Runner
 
 
 @pytest.fixture
-def export(monkeypatch, tmp_path):
-    monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv(
-        "PyTorch version: 2.14.1", {"PyTorch version": "2.14.1"}, 0.1))
+def export(monkeypatch, tmp_path, recorded_doctor_and_env):
+    # the run keeps no doctor.json: the export runs the doctor, a recorded one here (tests/recorded_env.py)
     run = resnet_run(RunStore(tmp_path / "runs"))
     out = tmp_path / "out"
 
@@ -39,7 +42,7 @@ def _signal_while_zipping(monkeypatch, signum: int) -> None:
     monkeypatch.setattr(zipfile.ZipFile, "writestr", writestr)
 
 
-def test_sigterm_while_zipping_leaves_no_partial_and_prints_the_retry(export, monkeypatch, capsys):
+def test_sigterm_while_zipping_leaves_no_partial_and_prints_the_retry(export, monkeypatch, capsys, text_screen):
     run, out, go = export
     _signal_while_zipping(monkeypatch, signal.SIGTERM)
     assert go() == 128 + signal.SIGTERM
@@ -49,7 +52,7 @@ def test_sigterm_while_zipping_leaves_no_partial_and_prints_the_retry(export, mo
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the policy ends with the bundle phase
 
 
-def test_a_hangup_while_zipping_still_writes_the_bundle(export, monkeypatch, capsys):
+def test_a_hangup_while_zipping_still_writes_the_bundle(export, monkeypatch, capsys, text_screen):
     run, out, go = export
     _signal_while_zipping(monkeypatch, signal.SIGHUP)
     assert go() == 128 + signal.SIGHUP
@@ -85,6 +88,10 @@ def test_a_hangup_at_the_screenshot_stage_of_the_headless_export_still_writes_th
     monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
     monkeypatch.setenv(headless.ARGS_ENV, json.dumps(
         {"generate": ["--model-size", "tiny", "--tokens", "8", "--repeat", "1", "--warmup", "1", "--device", "cpu"]}))
+    # the suite's one job runs a torch-free stand-in child (tests/children/steady.py), not GPT-2 on the CPU: the
+    # signal at the screenshot stage is what is tested (a real generate child took ~10 s on a loaded 2-core VM)
+    steady = [sys.executable, str(CHILDREN / "steady.py"), "3", "0.01"]
+    monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
 
     def hang_up(records, sample):
         os.kill(os.getpid(), signal.SIGHUP)  # the SSH session drops while the screen is drawn
