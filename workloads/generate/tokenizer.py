@@ -32,12 +32,18 @@ def find(tokenizer: Path | None, weights: Path | None) -> Path:
                              "or use --prompt-len N for random token ids")
 
 
-def load(path: Path) -> Any:
+# what generate's --prompt user can do without the package; llm passes its own (it has no --prompt-len)
+MISSING_HINT = "pip install tokenizers, or use --prompt-len N for random token ids"
+
+
+def load(path: Path, missing_hint: str = MISSING_HINT) -> Any:
+    """The tokenizer read from ``path``; WorkloadError when the package is missing (``missing_hint`` says what
+    to do) or the file is unreadable."""
     try:
         from tokenizers import Tokenizer
     except ImportError:
         raise WorkloadError("--prompt needs the `tokenizers` package, which is not installed",
-                            hint="pip install tokenizers, or use --prompt-len N for random token ids") from None
+                            hint=missing_hint) from None
     try:
         return Tokenizer.from_file(str(path))
     except Exception as exc:  # noqa: BLE001 - any unreadable file is the same user error

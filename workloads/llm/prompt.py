@@ -7,7 +7,6 @@ The file is read and the text encoded by :mod:`workloads.generate.tokenizer`, as
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +29,7 @@ def tokenize(weights: Path | None, text: str, vocab_size: int) -> tuple[Any, tup
     if not path.is_file():
         raise WorkloadError(f"--prompt needs a tokenizer and {path} does not exist",
                             hint="copy the model's tokenizer.json into the weights directory")
-    if importlib.util.find_spec("tokenizers") is None:
-        raise WorkloadError("--prompt needs the `tokenizers` package, which is not installed",
-                            hint="pip install tokenizers (or pip install -e '.[text]')")
-    tokenizer = hf_tokenizer.load(path)
+    tokenizer = hf_tokenizer.load(path, missing_hint="pip install tokenizers (or pip install -e '.[text]')")
     size = tokenizer.get_vocab_size(with_added_tokens=True)
     unused = vocab_size - size
     if unused < 0 or unused > max(UNUSED_ROWS, UNUSED_SHARE * vocab_size):

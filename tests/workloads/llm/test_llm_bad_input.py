@@ -57,3 +57,16 @@ def test_cardbench_run_refuses_an_unknown_preset_before_any_run_directory(tmp_pa
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("cardbench run llm: unknown model 'gpt-5'; known: Llama-3.2-1B, ")
     assert out.stderr.count("\n") == 1 and not (tmp_path / "runs").exists()
+
+
+def test_a_prompt_without_the_tokenizers_package_says_what_to_install(tmp_path, monkeypatch):
+    from workloads.child.harness import WorkloadError
+    from workloads.llm import prompt
+
+    monkeypatch.setitem(sys.modules, "tokenizers", None)  # import fails as if it were not installed
+    (tmp_path / "tokenizer.json").write_text("{}")
+    with pytest.raises(WorkloadError) as refused:
+        prompt.tokenize(tmp_path, "hello", 32)
+    # generate's own hint names --prompt-len, which llm does not have
+    assert "`tokenizers` package" in str(refused.value) and "--prompt-len" not in refused.value.hint
+    assert "pip install tokenizers" in refused.value.hint
