@@ -9,13 +9,23 @@ gives filled, one process each) through `tui.store.Run.append_telemetry`, and a 
 (segments and live file), and the time `tui.store.load_run` and `RunFollower.record` (the workbench's
 attach) take to read the whole run back, and `RunRecord.log_text`. Exit status 1 when the telemetry on disk is
 over 100 MiB or a read back over 60 s (the bounds this bench holds the caps to).
+
+Then ``cardbench export --run`` of that run, as a user types it (a child process, stdin closed, report charts
+and screenshot included): its wall time and its peak RSS, against issue 23's bounds (10 s, 600 MiB; exit status
+1 when over). The peak is the cardbench process's own; `python -m torch.utils.collect_env`, which the export
+starts beside it (importing torch: the same few hundred MiB whatever the run), is printed apart. ``--no-export``
+leaves it out; ``--export-only DIR`` times the export of a day kept before with ``--keep``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +40,16 @@ from workloads import protocol  # noqa: E402
 
 DISK_BOUND = 100 * 2**20
 READ_BOUND_S = 60.0
+EXPORT_BOUND_S, EXPORT_BOUND_RSS = 10.0, 600 * 2**20
+# the export in a child that reports its own peak (ru_maxrss of RUSAGE_SELF leaves collect_env's out)
+_EXPORT = """
+import json, resource, sys
+sys.path.insert(0, sys.argv[1])
+from tui import cli
+code = cli.main(["export", "--run", sys.argv[2], "-o", sys.argv[3]])
+print(json.dumps({"code": code, "self_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "children_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+"""
 GIB = 2**30
 
 
@@ -67,13 +87,47 @@ def _timed(what: str, call):
     return out, took
 
 
+def export(run_dir: Path) -> bool:
+    """Time `cardbench export --run` of the run; True when within the bounds."""
+    out = Path(tempfile.mkdtemp(prefix="cardbench-day-export-"))
+    try:
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", _EXPORT, str(Path(__file__).resolve().parent.parent),
+                               str(run_dir), str(out)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        took = time.perf_counter() - started
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        last = (done.stdout.strip().splitlines() or ["{}"])[-1]
+        try:
+            figures = json.loads(last)
+        except ValueError:
+            figures = {}
+        if done.returncode != 0 or figures.get("code") != 0:
+            print(f"  cardbench export --run: FAILED (exit {done.returncode}): {done.stderr.strip()[-400:]}")
+            return False
+        peak = figures["self_kib"] * 1024
+        zips = sorted(out.glob("*.zip"))
+        print(f"  cardbench export --run (the report bundle, charts and screenshot included): {took:.1f} s "
+              f"(bound {EXPORT_BOUND_S:.0f} s; {cpu.ru_utime + cpu.ru_stime:.1f} s of CPU in all), peak RSS "
+              f"{peak / 2**20:.0f} MiB (bound {EXPORT_BOUND_RSS // 2**20} MiB); collect_env beside it "
+              f"{figures['children_kib'] / 1024:.0f} MiB; the zip {zips[0].stat().st_size / 2**20:.1f} MiB")
+        return took <= EXPORT_BOUND_S and peak <= EXPORT_BOUND_RSS
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--devices", type=int, default=8)
     parser.add_argument("--steps-per-s", type=float, default=1.0)
     parser.add_argument("--keep", metavar="DIR", help="write the run here and keep it")
+    parser.add_argument("--no-export", action="store_true", help="leave out the timing of cardbench export --run")
+    parser.add_argument("--export-only", metavar="RUN_DIR", help="only time the export of a run kept before")
     args = parser.parse_args()
+    if args.export_only:
+        print(f"{os.getloadavg()[0]:.1f} load average over the last minute")
+        return 0 if export(Path(args.export_only)) else 1
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="cardbench-day-"))
     samples = int(args.hours * 3600)
     t0 = 1_796_000_000.0
@@ -122,9 +176,12 @@ def main() -> int:
         text, log_s = _timed("log_text (the bundle's run.log)", lambda: record.log_text)
         assert text.count("\n") == step + 2, (text.count("\n"), step)
         print(f"  read back whole: {len(record.telemetry):,} samples, {text.count(chr(10)):,} log lines")
+        record = text = None  # not held while the export runs
         over = _size(telemetry_files) > DISK_BOUND or max(load_s, attach_s, log_s) > READ_BOUND_S
         print(f"bounds: telemetry on disk <= {DISK_BOUND // 2**20} MiB, each read <= {READ_BOUND_S:.0f} s: "
               f"{'OVER' if over else 'met'}")
+        if not args.no_export:
+            over = not export(path) or over
         return 1 if over else 0
     finally:
         if not args.keep:

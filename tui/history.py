@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from tui.cpu_trap import is_cpu
 # the series and their drawing, here too: the workbench and the screenshot have always found them in tui.history
+from tui.store.telemetry import Telemetry
 from tui.history_series import DEFAULT_CAPACITY, DrawCache, Drawn, Series, _finite_point, _Level, downsample
 from workloads import protocol
 
@@ -157,8 +158,37 @@ class History:
         at = [s.step for s in steps]
         series.loss.extend(at, [s.loss for s in steps])
         series.throughput.extend(at, [s.throughput for s in steps])
-        self._add_readings(_readings_of(data) if not isinstance(data, dict) else _readings_of_line(data)
-                           for data in record.telemetry)
+        self._add_columns(Telemetry.of(record.telemetry))
+
+    def _add_columns(self, telemetry: Telemetry) -> None:
+        """A run's telemetry columns, as :meth:`add_sample` would add its samples one by one: the same series, in
+        the order the samples name them (a sample's devices, then the host), the same points."""
+        t = telemetry.t
+        if not t:
+            return
+        if self.t0 is None:
+            self.t0 = t[0]
+        t0 = self.t0
+        # series are made in the order the samples name them: by (first sample, place in it); the host's
+        # (every usable sample has one, if empty) after the first sample's devices
+        order = telemetry.order
+        firsts = [(cols.pos[0], order[cols.pos[0]].index(cols.key), cols) for cols in telemetry.devices.values()]
+        for _, _, cols in sorted([*firsts, (0, len(order[0]), None)], key=lambda e: e[:2]):
+            if cols is None:
+                xs = [v - t0 for v in t]
+                for kind, ys in zip(_HOST_SERIES, (telemetry.host_column("cpu_pct"), telemetry.host_used_pct())):
+                    self._tseries(kind).extend(xs, ys)
+                continue
+            index = cols.index[0]
+            key = index if index.__class__ is int else f"{index}"
+            name = next((n for n in reversed(cols.name) if n), None)
+            if name:
+                self.device_names[key] = name
+            xs = [t[p] - t0 for p in cols.pos]
+            columns = (cols.column("util_gpu_pct"), cols.used_pct(), cols.column("temperature_c"),
+                       cols.column("power_w"))
+            for kind, ys in zip(_DEVICE_SERIES, columns):
+                self._tseries(f"{kind}:{key}").extend(xs, ys)
 
 
 # what the plots read of one sample: t, per device (index, name, util %, memory %, °C, W), host (cpu %, ram %)

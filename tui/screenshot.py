@@ -57,12 +57,16 @@ def last_sample(records: Sequence[Any]) -> Any:
     """The newest telemetry sample the runs recorded (a torn line skipped), or None."""
     from tui.telemetry.sample import Sample
 
+    from tui.store.telemetry import Telemetry
+
     for record in reversed(records):
-        for data in reversed(record.telemetry):
-            try:
-                return Sample.from_dict(data) if isinstance(data, dict) else data
-            except (KeyError, TypeError, ValueError):
-                continue
+        newest = Telemetry.of(record.telemetry).newest()   # the whole line, not only the columns' fields
+        if newest is None:
+            continue
+        try:
+            return Sample.from_dict(newest)
+        except (KeyError, TypeError, ValueError):
+            continue
     return None
 
 

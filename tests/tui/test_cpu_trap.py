@@ -11,7 +11,8 @@ from app_fakes import fake_sample
 from catalogue_words import english_leaks
 from tui.cpu_trap import (CODE, CpuTrap, asked_for_cpu, device_runs, headline, is_cpu, listed_in, requested_device,
                           view_of_checks, view_of_probe)
-from tui.report.summary import stability, summarize
+from tui.report.device_telemetry import stability
+from tui.report.summary import summarize
 from tui.store import RunRecord
 from tui.telemetry.sample import DeviceSample, Sample
 from workloads import protocol

@@ -79,7 +79,7 @@ def test_a_follower_sees_every_event_and_sample_once_across_a_rotation(tmp_path,
         run.append_telemetry(_sample(i))
     events, samples = follower.read()
     assert [(e.kind, e.step) for e in events] == [("step", 1)]
-    seen = [s["t"] for s in record.telemetry + samples]
+    seen = [s["t"] for s in [*record.telemetry, *samples]]
     for i in range(400, 420):
         run.append_telemetry(_sample(i))
     seen += [s["t"] for s in follower.read()[1]]

@@ -123,7 +123,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     directory cannot be read; the runs on disk are never touched.
     """
     from tui.report import charts as charts_mod
-    from tui.report import contents, envinfo, html, markdown, png, screen, smi, summary, xid
+    from tui.report import contents, device_telemetry, envinfo, html, markdown, png, screen, smi, summary, xid
     from tui.report.cost import cost
     from tui.formatting import utc_iso
     from tui.report.bundle import Bundle, bundle_stem
@@ -244,8 +244,8 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
 
     _say(progress, "metrics and logs")
     summaries = [summary.summarize(r) for r in records]
-    stability = summary.stability(records)
-    host_peaks = summary.host_peaks(records)  # a pass over every sample: once for summary.json and the report
+    stability = device_telemetry.stability(records)
+    host_peaks = device_telemetry.host_peaks(records)
     bundle.add_json("metrics/summary.json", {
         "generated": started, "generated_utc": utc_iso(started), "host": host, "cardbench": env.cardbench,
         "runs": [s.to_dict() for s in summaries],
@@ -255,7 +255,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
                  if price_per_hour is not None else None),
     })
     bundle.add_text("metrics/steps.csv", summary.steps_csv(records))
-    bundle.add_text("metrics/telemetry.csv", summary.telemetry_csv(records))
+    bundle.add_text_chunks("metrics/telemetry.csv", device_telemetry.telemetry_csv_chunks(records))
     for record, drawn in zip(records, shown):
         bundle.add_redacted_text(f"logs/{record.id}/{LOG}", drawn.log_text)  # redacted once, for the screen
         # one events.jsonl in the bundle: a rotated run's segments before the live file
@@ -280,7 +280,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
         screenshot_caption=screenshot_caption,
         charts=chart_files, stability=stability, host_peaks=host_peaks, xid=xids,
         price_per_hour=price_per_hour, currency=currency, price_from=price_from, notes=notes,
-        files=sorted([*bundle.files, "report.md", "report.html", "SHA256SUMS"]))
+        files=sorted([*bundle.names(), "report.md", "report.html", "SHA256SUMS"]))
     blocks = contents.build(data)
     bundle.add_text("report.md", markdown.render(blocks))
     title = "cardbench 测试报告" if lang == "zh" else "cardbench test report"

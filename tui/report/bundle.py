@@ -1,4 +1,5 @@
-"""The bundle's files, gathered in memory, every text redacted, then one zip written atomically.
+"""The bundle's files, gathered in memory (a long text in a temporary file), every text redacted, then one zip
+written atomically.
 
 Atomic: the zip is written to a hidden temporary name in the output directory,
 flushed and fsynced, then renamed over the final name. An export interrupted at
@@ -13,10 +14,12 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import tempfile
 import time
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Iterable
 
 from tui.report.redact import Redactor
 
@@ -63,6 +66,27 @@ class Bundle:
     def __init__(self, redactor: Redactor):
         self.redactor = redactor
         self.files: dict[str, bytes] = {}
+        self._spooled: dict[str, tuple[IO[bytes], str, int]] = {}   # name: (file, sha256, size)
+
+    def add_text_chunks(self, name: str, chunks: Iterable[str]) -> None:
+        """A long text (a day's telemetry.csv is 130 MB) redacted piece by piece into a temporary file, never
+        whole in memory. Each piece is whole lines: what the redactor looks for never spans two."""
+        handle = tempfile.TemporaryFile()
+        digest, size = hashlib.sha256(), 0
+        try:
+            for chunk in chunks:
+                data = self.redactor.text(chunk).encode("utf-8")
+                digest.update(data)
+                handle.write(data)
+                size += len(data)
+        except BaseException:
+            handle.close()
+            raise
+        self.files.pop(name, None)
+        self._spooled[name] = (handle, digest.hexdigest(), size)
+
+    def names(self) -> list[str]:
+        return sorted([*self.files, *self._spooled])
 
     def add_text(self, name: str, text: str) -> None:
         self.files[name] = self.redactor.text(text).encode("utf-8")
@@ -84,8 +108,9 @@ class Bundle:
         self.files[name] = bytes(data)
 
     def sha256sums(self) -> str:
-        lines = [f"{hashlib.sha256(data).hexdigest()}  {name}" for name, data in sorted(self.files.items())]
-        return "\n".join(lines) + "\n"
+        sums = {name: hashlib.sha256(data).hexdigest() for name, data in self.files.items()}
+        sums.update((name, digest) for name, (_, digest, _) in self._spooled.items())
+        return "\n".join(f"{digest}  {name}" for name, digest in sorted(sums.items())) + "\n"
 
     def write_zip(self, output_dir: Path, stem: str, t: float | None = None) -> Path:
         """``output_dir/stem.zip`` holding ``stem/<files>`` and ``stem/SHA256SUMS``, written atomically."""
@@ -101,13 +126,22 @@ class Bundle:
         try:
             with open(temp, "wb") as fh:
                 with zipfile.ZipFile(fh, "w") as zf:
-                    for name, data in sorted(files.items()):
+                    for name in sorted([*files, *self._spooled]):
                         info = zipfile.ZipInfo(f"{stem}/{name}", date_time=stamp)
                         info.external_attr = 0o644 << 16
                         info.compress_type = zipfile.ZIP_STORED if name.endswith(".png") else zipfile.ZIP_DEFLATED
                         # a long run's logs and CSVs are 100+ MB: the fastest level takes a third of the
                         # time of the default (level 6) for a zip about 15 % larger
-                        zf.writestr(info, data, compresslevel=1 if len(data) > _FAST_FROM else None)
+                        if name in files:
+                            data = files[name]
+                            zf.writestr(info, data, compresslevel=1 if len(data) > _FAST_FROM else None)
+                            continue
+                        spooled, _, size = self._spooled[name]
+                        info.file_size = size
+                        info._compresslevel = 1 if size > _FAST_FROM else None  # what writestr's argument sets
+                        spooled.seek(0)
+                        with zf.open(info, "w", force_zip64=size > zipfile.ZIP64_LIMIT) as entry:
+                            shutil.copyfileobj(spooled, entry, 1 << 20)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(temp, final)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 from xml.sax.saxutils import escape
 
 from tui.cpu_trap import is_cpu
 from tui.formatting import device_label, device_tag
+from tui.store.telemetry import Telemetry
 from workloads.numbers import is_finite as _finite
 from workloads.spec import Text
 
@@ -272,56 +273,40 @@ def charts_for(record) -> list[Chart]:
 
 
 def _utilisation_chart(record, label: str) -> str | None:
-    # load_run keeps only well-formed samples; a record built otherwise may still hold anything
-    samples = [s for s in record.telemetry if isinstance(s, dict) and _finite(s.get("t"))]
-    if any(a["t"] > b["t"] for a, b in zip(samples, samples[1:])):   # written in order, unless the clock stepped
-        samples.sort(key=lambda s: s["t"])
-    if not samples:
+    telemetry = Telemetry.of(record.telemetry)   # columns (a record built in memory may hold sample dicts)
+    t = telemetry.t
+    if not t:
         return None
-    t0 = samples[0]["t"]
+    t0, t_end = min(t), max(t)
     start = record.start
     if start is not None and _finite(start.t) and start.t <= t0:
         t0 = start.t
     # a soak's day reads in hours (86.4k seconds says nothing at a glance)
-    unit, per = ("hours", 3600.0) if samples[-1]["t"] - t0 >= 2 * 3600 else ("seconds", 1.0)
-    # one pass, a column per device and reading: a day of 8 devices at 1 Hz is 691,200 device readings
-    xs_of: dict[str, list[float]] = {}
-    util_of: dict[str, list[Any]] = {}
-    mem_of: dict[str, list[float | None]] = {}
-    first_of: dict[str, dict] = {}
-    for s in samples:
-        x = (s["t"] - t0) / per
-        listed = s.get("devices")
-        for d in listed if isinstance(listed, list) else ():
-            if not isinstance(d, dict):
-                continue
-            key = str(d.get("bus_id") or d.get("index"))
-            xs = xs_of.get(key)
-            if xs is None:
-                xs = xs_of[key] = []
-                util_of[key], mem_of[key], first_of[key] = [], [], d
-            xs.append(x)
-            util_of[key].append(d.get("util_gpu_pct"))
-            mem_of[key].append(_pct(d.get("mem_used_bytes"), d.get("mem_total_bytes")))
-    devices = xs_of
-    series: list[Series] = []
+    unit, per = ("hours", 3600.0) if t_end - t0 >= 2 * 3600 else ("seconds", 1.0)
+    in_order = telemetry.in_time_order()   # written in order, unless the clock stepped
+
+    def series(name: str, xs: list[float], ys: list) -> Series:
+        if not in_order:
+            xs, ys = (list(c) for c in zip(*sorted(zip(xs, ys), key=lambda p: p[0]))) if xs else ([], [])
+        return Series(name, xs, ys)
+
+    out: list[Series] = []
+    devices = telemetry.devices
     on_cpu = start is not None and is_cpu(start.device)  # the cards sat idle: their lines are not this run's
     if devices and not on_cpu:
-        for key, xs in devices.items():
-            first = first_of[key]
-            tag = device_tag(first.get("index")) if len(devices) > 1 else ""
-            series.append(Series(f"util % {tag}".strip(), xs, util_of[key]))
-            series.append(Series(f"memory % {tag}".strip(), xs, mem_of[key]))
-        one = f" ({device_label(first.get('index'), first.get('name'), first.get('pci_vendor'))})"
+        for cols in devices.values():
+            xs = [(t[p] - t0) / per for p in cols.pos]
+            tag = device_tag(cols.index[0]) if len(devices) > 1 else ""
+            out.append(series(f"util % {tag}".strip(), xs, cols.column("util_gpu_pct")))
+            out.append(series(f"memory % {tag}".strip(), xs, cols.used_pct()))
+        one = f" ({device_label(cols.index[0], cols.name[0], cols.pci_vendor)})"
         title = f"{label}: device utilisation and memory" + (one if len(devices) == 1 else "")
     else:
-        xs = [(s["t"] - t0) / per for s in samples]
-        hosts = [s["host"] if isinstance(s.get("host"), dict) else {} for s in samples]
-        series.append(Series("host CPU %", xs, [h.get("cpu_pct") for h in hosts]))
-        series.append(Series("host memory %", xs, [_pct(h.get("mem_used_bytes"), h.get("mem_total_bytes"))
-                                                   for h in hosts]))
+        xs = [(v - t0) / per for v in t]
+        out.append(series("host CPU %", xs, telemetry.host_column("cpu_pct")))
+        out.append(series("host memory %", xs, telemetry.host_used_pct()))
         title = f"{label}: host CPU and memory (" + _host_only_why(on_cpu, listed=bool(devices)) + ")"
-    return line_chart(title, series, x_label=f"{unit} since start", y_label="%", y_range=(0.0, 100.0))
+    return line_chart(title, out, x_label=f"{unit} since start", y_label="%", y_range=(0.0, 100.0))
 
 
 def _host_only_why(on_cpu: bool, listed: bool) -> str:
@@ -329,11 +314,3 @@ def _host_only_why(on_cpu: bool, listed: bool) -> str:
     if on_cpu:
         return "ran on the CPU; the listed cards were not used" if listed else "ran on the CPU; no card listed"
     return "no accelerator telemetry"
-
-
-def _pct(used, total) -> float | None:
-    if used.__class__ is int and total.__class__ is int and total > 0:   # bytes, as the sources write them
-        return 100.0 * used / total
-    if not _finite(used) or not _finite(total) or not total:
-        return None
-    return 100.0 * used / total

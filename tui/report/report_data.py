@@ -9,7 +9,8 @@ from tui.formatting import NA, device_label, rate
 from tui.report.envinfo import EnvInfo
 from tui.report.i18n import Words
 from tui.report.smi import SmiOutput
-from tui.report.summary import DeviceStability, WorkloadSummary
+from tui.report.device_telemetry import DeviceStability
+from tui.report.summary import WorkloadSummary
 from tui.report.xid import XidReport
 from workloads import registry
 

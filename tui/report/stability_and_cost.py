@@ -11,7 +11,7 @@ from tui.report.document import Block, Code, Heading, Para, Table
 from tui.report.i18n import Words
 from tui.report.report_data import ReportData, device_name, headline
 from tui.report.cost import cost
-from tui.report.summary import DeviceStability
+from tui.report.device_telemetry import DeviceStability
 from tui.report.xid import MEANING
 from tui.telemetry.sample import normalize_bus_id
 

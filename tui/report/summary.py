@@ -18,7 +18,6 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from tui.cpu_trap import device_runs
 from tui.store import RunRecord
 from workloads import protocol, registry
 from workloads.numbers import finite as number
@@ -212,13 +211,6 @@ def summarize(record: RunRecord) -> WorkloadSummary:
 STEP_COLUMNS = ["run_id", "workload", "t", "step", "epoch", "loss", "throughput", "unit", "step_s",
                 "data_wait_s", "compute_s", "memory_allocated_bytes", "memory_reserved_bytes"]
 
-TELEMETRY_COLUMNS = ["run_id", "t", "device_index", "device_name", "util_gpu_pct", "util_mem_pct",
-                     "mem_used_bytes", "mem_total_bytes", "mem_used_pct", "temperature_c", "power_w",
-                     "power_limit_w", "sm_clock_mhz", "mem_clock_mhz", "pstate", "throttle_reasons",
-                     "ecc_corrected", "ecc_uncorrected", "host_cpu_pct", "host_mem_used_bytes",
-                     "host_mem_total_bytes"]
-
-
 def _cell(value: Any) -> Any:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return ""
@@ -258,117 +250,3 @@ def steps_csv(records: Sequence[RunRecord]) -> str:
     # a NaN or infinite value is an empty cell too (v - v is not 0)
     return _write_csv(STEP_COLUMNS, _steps_rows(records, lambda run_id, workload, step: (run_id, workload, *(
         v if v.__class__ is not float or v - v == 0.0 else "" for v in _STEP_FIELDS(step)))))
-
-
-def _telemetry_lines(records: Sequence[RunRecord]) -> Iterable[tuple[Any, ...]]:
-    """telemetry.csv's rows in TELEMETRY_COLUMNS' order, built straight from each sample (a day of 8 devices is
-    700,000 rows: no dict per row); a list (throttle reasons) joined with ';'."""
-    for record in records:
-        run_id = record.id
-        for sample in _dicts(record.telemetry):
-            host = _dict(sample.get("host"))
-            t, hv = sample.get("t"), (host.get("cpu_pct"), host.get("mem_used_bytes"), host.get("mem_total_bytes"))
-            devices = _dicts(sample.get("devices"))
-            if not devices:
-                yield (run_id, t, None, "host", *(None,) * 14, *hv)
-                continue
-            for d in devices:
-                g = d.get
-                used, total = number(g("mem_used_bytes")), number(g("mem_total_bytes"))
-                reasons = g("throttle_reasons")
-                if reasons.__class__ in (list, tuple):
-                    reasons = ";".join(str(v) for v in reasons)
-                yield (run_id, t, g("index"), g("name"), g("util_gpu_pct"), g("util_mem_pct"), g("mem_used_bytes"),
-                       g("mem_total_bytes"), 100.0 * used / total if used is not None and total else None,
-                       g("temperature_c"), g("power_w"), g("power_limit_w"), g("sm_clock_mhz"), g("mem_clock_mhz"),
-                       g("pstate"), reasons, g("ecc_corrected"), g("ecc_uncorrected"), *hv)
-
-
-def telemetry_csv(records: Sequence[RunRecord]) -> str:
-    """One row per device per sample (a sample with no device: one host-only row); a missing or non-finite
-    value is an empty cell."""
-    text = _write_csv(TELEMETRY_COLUMNS, _telemetry_lines(records))
-    if not _nonfinite_written(text):
-        return text
-    return _write_csv(TELEMETRY_COLUMNS, ([_cell(v) for v in row] for row in _telemetry_lines(records)))
-
-
-# -- stability ----------------------------------------------------------------------------
-
-@dataclass
-class DeviceStability:
-    key: str
-    name: str | None
-    samples: int = 0
-    peak_temperature_c: float | None = None
-    peak_power_w: float | None = None
-    power_limit_w: float | None = None
-    min_sm_clock_mhz: float | None = None
-    max_sm_clock_mhz: float | None = None
-    throttle: dict[str, int] = field(default_factory=dict)  # reason -> samples in which it was active
-    throttle_known: bool = False
-    ecc_corrected: tuple[int, int] | None = None     # (first, last) volatile count
-    ecc_uncorrected: tuple[int, int] | None = None
-    retired_pages: tuple[int, int] | None = None
-    remapped_rows: tuple[int, int] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-def _maxn(a: float | None, b: Any) -> float | None:
-    if number(b) is None:
-        return a
-    return b if a is None else max(a, b)
-
-
-def _minn(a: float | None, b: Any) -> float | None:
-    if number(b) is None:
-        return a
-    return b if a is None else min(a, b)
-
-
-def _span(prev: tuple[int, int] | None, value: Any) -> tuple[int, int] | None:
-    if number(value) is None:
-        return prev
-    return (int(value), int(value)) if prev is None else (prev[0], int(value))
-
-
-def stability(records: Sequence[RunRecord]) -> list[DeviceStability]:
-    """Per device over every run's telemetry: peaks, throttle reasons seen, ECC and page counters."""
-    by_key: dict[str, DeviceStability] = {}
-    # a CPU run's samples show cards that sat idle, not cards that trained: they are not its data
-    samples = sorted((s for r in device_runs(records) for s in _dicts(r.telemetry) if number(s.get("t")) is not None),
-                     key=lambda s: s["t"])
-    for sample in samples:
-        for d in _dicts(sample.get("devices")):
-            key = str(d.get("bus_id") or f"index:{d.get('index')}")
-            st = by_key.setdefault(key, DeviceStability(key=key, name=d.get("name")))
-            st.samples += 1
-            st.name = st.name or d.get("name")
-            st.peak_temperature_c = _maxn(st.peak_temperature_c, d.get("temperature_c"))
-            st.peak_power_w = _maxn(st.peak_power_w, d.get("power_w"))
-            st.power_limit_w = _maxn(st.power_limit_w, d.get("power_limit_w"))
-            st.min_sm_clock_mhz = _minn(st.min_sm_clock_mhz, d.get("sm_clock_mhz"))
-            st.max_sm_clock_mhz = _maxn(st.max_sm_clock_mhz, d.get("sm_clock_mhz"))
-            reasons = d.get("throttle_reasons")
-            if isinstance(reasons, list):
-                st.throttle_known = True
-                for reason in reasons:
-                    st.throttle[str(reason)] = st.throttle.get(str(reason), 0) + 1
-            st.ecc_corrected = _span(st.ecc_corrected, d.get("ecc_corrected"))
-            st.ecc_uncorrected = _span(st.ecc_uncorrected, d.get("ecc_uncorrected"))
-            st.retired_pages = _span(st.retired_pages, d.get("retired_pages"))
-            st.remapped_rows = _span(st.remapped_rows, d.get("remapped_rows"))
-    return list(by_key.values())
-
-
-def host_peaks(records: Sequence[RunRecord]) -> dict[str, float | None]:
-    cpu: float | None = None
-    mem: float | None = None
-    for record in records:
-        for sample in _dicts(record.telemetry):
-            host = _dict(sample.get("host"))
-            cpu = _maxn(cpu, host.get("cpu_pct"))
-            mem = _maxn(mem, host.get("mem_used_bytes"))
-    return {"peak_cpu_pct": cpu, "peak_mem_used_bytes": mem}

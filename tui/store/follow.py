@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tui.store.live import LiveRun, is_alive
+from tui.store.telemetry import Telemetry
 from tui.store import RunRecord, check_run, telemetry_sample_ok
 from workloads import protocol
 from workloads.rundir import EVENTS, TELEMETRY
@@ -173,7 +174,8 @@ class RunFollower:
         telemetry = self._samples(lines)
         events, samples = self.read()
         return RunRecord(path=self.path, config=config, events=earlier + events, skipped_lines=self.skipped_events,
-                         telemetry=telemetry + samples, skipped_telemetry_lines=self.skipped_samples,
+                         telemetry=Telemetry.of(telemetry + samples, checked=True),
+                         skipped_telemetry_lines=self.skipped_samples,
                          problems=problems)
 
     def _segment_events(self, problems: list[str]) -> list[protocol.Event]:

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from tui.store.samples import telemetry_sample_ok
+from tui.store.telemetry import Telemetry, read_telemetry
 from workloads import protocol
 from workloads.rundir import CONFIG, EVENTS, LOG, TELEMETRY
-from workloads.rundir.read import Unreadable, read_all, read_config, read_text_all
+from workloads.rundir.read import Unreadable, read_all, read_config, read_lines_all, read_text_all
 from workloads.rundir.segments import dropped_note
 
 
@@ -41,7 +41,7 @@ class RunRecord:
     config: dict[str, Any]
     events: list[protocol.Event]
     skipped_lines: int = 0
-    telemetry: list[dict[str, Any]] = field(default_factory=list)
+    telemetry: Telemetry = field(default_factory=Telemetry)   # a list of sample dicts given is made columns
     skipped_telemetry_lines: int = 0
     problems: list[str] = field(default_factory=list)
     # the log's text when it is not run.log's (a redacted copy of the run, tui.report.redact.Redactor.record)
@@ -51,6 +51,9 @@ class RunRecord:
     _of: dict[type, list[Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
     _of_events: list[protocol.Event] | None = field(default=None, init=False, repr=False, compare=False)
     _of_count: int = field(default=-1, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.telemetry = Telemetry.of(self.telemetry)
 
     @property
     def id(self) -> str:
@@ -170,14 +173,9 @@ def _load_run(path: Path) -> RunRecord:
                 skipped += 1
     except Unreadable as why:
         raise RunStoreError(f"cannot read {events_path}: {why}") from None
-    telemetry: list[dict[str, Any]] = []
-    skipped_telemetry = 0
+    telemetry, skipped_telemetry = Telemetry(), 0
     try:
-        for data in read_all(path / TELEMETRY, problems):
-            if telemetry_sample_ok(data):
-                telemetry.append(data)
-            else:
-                skipped_telemetry += 1
+        telemetry, skipped_telemetry = read_telemetry(read_lines_all(path / TELEMETRY, problems))
     except Unreadable as why:
         # the events are the run; without its telemetry (the file is read whole first) the report still stands
         problems.append(f"{TELEMETRY} cannot be read ({why}); the run is reported without telemetry")

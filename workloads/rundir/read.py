@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 from workloads import protocol
 from workloads.rundir import CONFIG
-from workloads.rundir.segments import read_text, segment_paths, with_segments
+from workloads.rundir.segments import read_bytes, read_text, segment_paths, with_segments
 
 
 class Unreadable(Exception):
@@ -64,6 +64,27 @@ def read_rotated(path: Path, problems: list[str]) -> list[Any]:
 def read_all(path: Path, problems: list[str]) -> list[Any]:
     """:func:`read_rotated`, then the live file (raises Unreadable when the live file cannot be read)."""
     return [*read_rotated(path, problems), *read_jsonl(path)]
+
+
+def read_lines_all(path: Path, problems: list[str]) -> Iterator[bytes]:
+    """The raw lines of ``path``'s rotated segments (oldest first), then of the live file, one segment in memory at
+    a time: for a reader that decodes them itself (`tui.store.telemetry`: a day is 626 MB of JSON). A segment that
+    cannot be read is a problem, as in :func:`read_rotated`; raises Unreadable when the live file cannot be read."""
+    for segment in segment_paths(path):
+        try:
+            lines = read_bytes(segment).splitlines()   # \n, \r\n and \r, as the text reader's universal newlines
+        except OSError as exc:
+            problems.append(f"{segment.name} cannot be read ({exc.strerror or exc}); the run's {path.name} has a gap "
+                            "there")
+            continue
+        yield from lines
+    try:
+        data = read_bytes(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise Unreadable(exc.strerror or str(exc)) from None
+    yield from data.splitlines()
 
 
 def iter_jsonl(path: Path) -> Iterator[Any]:

@@ -1,0 +1,158 @@
+"""A run's telemetry as columns (tui.store.telemetry): the fast decode and the slow way agree on what a usable
+sample is, the columns say what the lines said, and a day fits in a fraction of the memory dicts took."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import random
+import tracemalloc
+from pathlib import Path
+
+from tui.report import device_telemetry
+from tui.store import RunRecord
+from tui.store.samples import telemetry_sample_ok
+from tui.store.telemetry import Telemetry, read_telemetry
+
+LINES = [
+    b'{"t": 1.0, "devices": [{"index": 0, "bus_id": "b0", "name": "H100", "util_gpu_pct": 90, "mem_used_bytes": 5,'
+    b' "mem_total_bytes": 10, "throttle_reasons": ["sw_power_cap"], "uuid": "GPU-1", "processes": [[1, "p", 3]]}],'
+    b' "host": {"cpu_pct": 12.5, "mem_used_bytes": 7, "mem_total_bytes": 14}, "errors": [], "sources": ["nvml"]}',
+    b'{"t": 2.0, "devices": [{"index": 0, "bus_id": "b0", "power_w": NaN, "temperature_c": 61}]}',     # NaN token
+    b'{"t": 3.0, "devices": [{"index": 0, "bus_id": "b0", "power_w": null, "mem_used_bytes": 6.0}]}',  # null, float
+    b'{"t": 4.0, "devices": [{"index": 0, "bus_id": "b0", "power_w": 1e999}], "later_field": {"a": [1]}}',
+    b'{"t": 5.0, "devices": [{"index": 0, "bus_id": "b0", "ecc_corrected": 99999999999999999999999}]}',
+    b'{"t": 6.0, "devices": [{"index": 0, "power_w": true}]}',              # a bool is not a number
+    b'{"t": 7.0, "devices": [{"index": 0, "temperature_c": "hot"}]}',       # nor is text
+    b'{"t": "8", "devices": []}',                                          # a time as text
+    b'{"t": NaN}',
+    b'{"t": 9.0, "devices": 5}',
+    b'{"t": 10.0, "devices": [{"index": 0, "bus_id": "b0", "pro',          # torn by a crash
+    b'not json',
+    b'',
+    b'{"t": 11, "devices": []}',
+]
+
+
+def _slow_way(lines):
+    """What a line-by-line json + telemetry_sample_ok reader keeps."""
+    kept = []
+    for line in lines:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if telemetry_sample_ok(data):
+            kept.append(data)
+    return kept
+
+
+def test_the_fast_decode_keeps_what_the_sample_check_keeps():
+    telemetry, skipped = read_telemetry(LINES)
+    from_dicts = Telemetry.of(_slow_way(LINES))
+    assert list(telemetry) == list(from_dicts)
+    assert [s["t"] for s in telemetry] == [1.0, 2.0, 3.0, 4.0, 5.0, 11.0]
+    assert skipped == len([line for line in LINES if line.strip()]) - 6
+
+
+def test_the_columns_hold_what_the_lines_said_and_no_reading_is_none():
+    telemetry, _ = read_telemetry(LINES)
+    (card,) = telemetry.devices.values()
+    assert card.key == "b0" and card.name[0] == "H100" and card.throttle[0] == ("sw_power_cap",)
+    assert card.column("util_gpu_pct") == [90.0, None, None, None, None]
+    assert card.column("temperature_c")[1] == 61.0
+    assert card.column("power_w") == [None] * 5                      # NaN, null and an infinity: no reading
+    assert card.column("mem_used_bytes")[:3] == [5, None, 6] and card.column("ecc_corrected")[4] is None
+    assert card.used_pct()[0] == 50.0
+    assert telemetry.host_column("cpu_pct") == [12.5] + [None] * 5
+    # the newest sample whole, fields the columns do not keep included (the screen's device pane reads it)
+    assert telemetry.newest() == {"t": 11, "devices": []}
+    first, _ = read_telemetry(LINES[:1])
+    assert first.newest()["devices"][0]["uuid"] == "GPU-1"
+
+
+def test_time_order_is_known_as_samples_arrive():
+    telemetry = Telemetry.of([{"t": 1.0}, {"t": 2.0}])
+    assert telemetry.in_time_order()
+    telemetry.add({"t": 1.5})   # the clock stepped back
+    assert not telemetry.in_time_order()
+
+
+def _samples(n: int, devices: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        listed = []
+        for k in range(rng.choice(range(devices + 1))):
+            d = {"index": k, "bus_id": f"0000:{k:02x}:00.0", "name": rng.choice(["A100", 'Card, "x"', "GPU\nZ"]),
+                 "util_gpu_pct": rng.choice([90.0, 91.5, None]), "mem_used_bytes": rng.choice([1, 7 * 2**30, None]),
+                 "mem_total_bytes": rng.choice([8 * 2**30, 0, None]), "temperature_c": 60.0 + i % 7,
+                 "power_w": 100.25 + k, "pstate": rng.choice(["P0", None]),
+                 "throttle_reasons": rng.choice([[], ["a", "b"], None]), "ecc_corrected": rng.choice([0, 3, None])}
+            listed.append({key: v for key, v in d.items() if v is not None})
+        sample = {"t": 1e9 + i * 0.5, "devices": listed}
+        if i % 5:
+            sample["host"] = {"cpu_pct": 12.5 + i % 3, "mem_used_bytes": 2**33 + i, "mem_total_bytes": 2**35}
+        out.append(sample)
+    return out
+
+
+def _csv_row_by_row(run_id: str, samples: list[dict]) -> str:
+    """telemetry.csv as a plain csv.writer writes it from the sample dicts."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(device_telemetry.TELEMETRY_COLUMNS)
+    for s in samples:
+        host = s.get("host") or {}
+        hv = (host.get("cpu_pct"), host.get("mem_used_bytes"), host.get("mem_total_bytes"))
+        if not s["devices"]:
+            writer.writerow((run_id, s["t"], None, "host", *(None,) * 14, *hv))
+        for d in s["devices"]:
+            used, total = d.get("mem_used_bytes"), d.get("mem_total_bytes")
+            reasons = d.get("throttle_reasons")
+            writer.writerow((run_id, s["t"], d["index"], d.get("name"), d.get("util_gpu_pct"), None, used, total,
+                             100.0 * used / total if used is not None and total else None, d.get("temperature_c"),
+                             d.get("power_w"), None, None, None, d.get("pstate"),
+                             None if reasons is None else ";".join(reasons), d.get("ecc_corrected"), None, *hv))
+    return out.getvalue()
+
+
+def test_telemetry_csv_is_what_csv_writer_writes_of_the_samples():
+    samples = _samples(9000, devices=3)   # more than one chunk of samples; quoting, host-only rows, gaps
+    record = RunRecord(path=Path("/runs/run,1"), config={}, events=[], telemetry=samples)
+    assert device_telemetry.telemetry_csv([record]) == _csv_row_by_row("run,1", samples)
+
+
+def test_stability_reads_peaks_and_counters_by_time():
+    def card(t, **fields):
+        return {"t": t, "devices": [{"index": 0, "bus_id": "b0", "name": "H100", **fields}]}
+
+    record = RunRecord(path=Path("/runs/r"), config={}, events=[], telemetry=[
+        card(10.0, temperature_c=60.0, power_w=300.0, ecc_corrected=5, throttle_reasons=["hw_slowdown"]),
+        card(11.0, temperature_c=75.5, sm_clock_mhz=1400.0, ecc_corrected=6, throttle_reasons=[]),
+        card(12.0, power_w=None, sm_clock_mhz=1980.0, throttle_reasons=["hw_slowdown", "sw_power_cap"]),
+        card(5.0, ecc_corrected=2),   # written last, read first: the clock stepped back
+    ])
+    (st,) = device_telemetry.stability([record])
+    assert (st.samples, st.peak_temperature_c, st.peak_power_w) == (4, 75.5, 300.0)
+    assert (st.min_sm_clock_mhz, st.max_sm_clock_mhz) == (1400.0, 1980.0)
+    assert st.throttle == {"hw_slowdown": 2, "sw_power_cap": 1} and st.throttle_known
+    assert st.ecc_corrected == (2, 6)   # first and last by time, not by line
+
+
+def test_a_day_of_readings_is_held_in_columns_not_dicts():
+    samples = _samples(2000, devices=8, seed=3)
+    lines = [json.dumps(s).encode() for s in samples]
+    readings = sum(len(s["devices"]) for s in samples)
+    tracemalloc.start()
+    try:
+        telemetry, skipped = read_telemetry(lines)
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert skipped == 0 and len(telemetry) == 2000
+    # ~160 bytes a reading (arrays, interned names); as dicts these readings are ~870 (a real one ~3 KB)
+    assert held / readings < 400, held / readings
+    assert math.isclose(sum(len(c) for c in telemetry.devices.values()), readings)

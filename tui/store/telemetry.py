@@ -1,0 +1,353 @@
+"""A run's telemetry as columns (`Telemetry`), decoded from telemetry.jsonl in one pass. UI-free.
+
+A day of 8 devices at 1 Hz is 86,400 lines of ~7 KB (626 MB of JSON): held as dicts it took 2.5 GiB and 40 s to
+read and walk. Here each line is decoded and type-checked in C by msgspec against the sample's fields
+(`tui.telemetry.sample`), and what the report and the plots read is kept as one column per device and field:
+numbers in arrays (8 bytes a reading), names and states interned. The same day is ~100 MB.
+
+A line msgspec will not take as it is (a NaN, a field this version does not know, a wrong type) goes the slow
+way: json, then `tui.store.samples.telemetry_sample_ok`, the one definition of a usable sample; a line that fails
+is skipped and counted, as before.
+
+    telemetry = Telemetry()
+    skipped = telemetry.add_lines(raw_lines)   # how many were not usable samples (count them)
+    telemetry.add(sample_dict)      # a decoded sample (the follower's, a test's)
+    len(telemetry), telemetry.t, telemetry.devices["0000:18:00.0"].column("power_w"), telemetry.last
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from array import array
+from operator import attrgetter
+from typing import Annotated, Any, Iterable, Iterator, Optional, Sequence, Union
+
+import msgspec
+
+from tui.store.samples import telemetry_sample_ok
+
+NAN = math.nan
+MISSING = -(2 ** 63)   # an integer column's "no reading"
+
+_Num = Union[int, float, None]
+# the fields kept per device reading; the CSV, the stability table, the charts and the plots read only these
+FLOAT_FIELDS = ("util_gpu_pct", "util_mem_pct", "temperature_c", "power_w", "power_limit_w", "sm_clock_mhz",
+                "mem_clock_mhz")
+INT_FIELDS = ("mem_used_bytes", "mem_total_bytes", "ecc_corrected", "ecc_uncorrected", "retired_pages",
+              "remapped_rows")
+HOST_FIELDS = ("cpu_pct", "mem_used_bytes", "mem_total_bytes")
+
+
+def _structs() -> tuple[type, type]:
+    """msgspec types of a sample built from `tui.telemetry.sample`'s fields, as telemetry_sample_ok checks them:
+    a number field takes an int or a float (never a bool), a text field a string, each may be null.
+
+    The fields the columns keep decode straight to what a column holds (a float, or an int for the byte and
+    count fields; absent: NaN or MISSING), so a column is extended without a Python step per reading; a line
+    where one is null (cardbench leaves a None out) or of the other kind takes the slow way, which normalises."""
+    from tui.store.samples import _DEVICE_TYPES, _HOST_TYPES
+
+    def field_type(name: str, allowed: tuple[type, ...]) -> tuple[Any, Any]:
+        if name in FLOAT_FIELDS:
+            return float, NAN
+        if name in INT_FIELDS:   # within an array("q"): past it takes the slow way (MISSING there)
+            return Annotated[int, msgspec.Meta(gt=MISSING, le=-MISSING - 1)], MISSING
+        if name == "throttle_reasons":
+            return Optional[list[str]], None
+        if name == "per_core_pct":
+            return Optional[list[_Num]], None
+        if name == "processes":   # not decoded: see telemetry_sample_ok
+            return msgspec.Raw, None
+        if str in allowed:
+            return Optional[str], None
+        return _Num, None
+
+    def struct(name: str, types: dict[str, tuple[type, ...]], kept: tuple[str, ...]) -> tuple[type, type]:
+        strict = msgspec.defstruct(name, [(key, *field_type(key, allowed)) for key, allowed in types.items()],
+                                   forbid_unknown_fields=True, gc=False)
+        # the slow way's: what telemetry_sample_ok passed (unknown fields too), the kept ones normalised first
+        lenient = msgspec.defstruct(name, [(key, *_KEPT[key]) if key in kept else (key, Any, None) for key in types],
+                                    gc=False)
+        return strict, lenient
+
+    (device, lenient_device), (host, lenient_host) = (struct("Device", _DEVICE_TYPES, FLOAT_FIELDS + INT_FIELDS),
+                                                      struct("Host", _HOST_TYPES, ()))
+    sample = msgspec.defstruct("Sample", [("t", Union[int, float]), ("devices", Optional[list[device]], None),
+                                          ("host", Optional[host], None), ("errors", Optional[list[str]], None),
+                                          ("sources", Optional[list[str]], None)],
+                               forbid_unknown_fields=True, gc=False)
+    lenient = msgspec.defstruct("Sample", [("t", float), ("devices", Optional[list[lenient_device]], None),
+                                           ("host", Optional[lenient_host], None)], gc=False)
+    return sample, lenient
+
+
+_KEPT = {**{f: (float, NAN) for f in FLOAT_FIELDS}, **{f: (int, MISSING) for f in INT_FIELDS}}
+_SAMPLE, _LENIENT = _structs()
+_DECODE = msgspec.json.Decoder(_SAMPLE).decode
+_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+
+
+def _float(v: Any) -> float:
+    """A reading as a float column holds it: NaN for none (or an infinity, which is no reading either)."""
+    if v.__class__ is int:
+        v = float(v) if abs(v) < 2 ** 1023 else NAN
+    return v if v.__class__ is float and v - v == 0.0 else NAN
+
+
+def _slow(line: bytes) -> Any:
+    """A line msgspec would not take, the slow way: the sample dict when it is usable, else None."""
+    try:
+        data = json.loads(line.decode("utf-8", errors="replace"))   # a bad byte replaced, as read_text does
+    except (ValueError, RecursionError):
+        return None
+    return data if telemetry_sample_ok(data) else None
+
+
+def _columnar(data: dict[str, Any]) -> Any:
+    """A usable sample dict as the columns take it: the kept numbers as a column holds them."""
+    devices = data.get("devices")
+    if isinstance(devices, list):
+        devices = [{**d, **{f: _float(d.get(f)) for f in FLOAT_FIELDS}, **{f: _int(d.get(f)) for f in INT_FIELDS}}
+                   for d in devices]
+    host = data.get("host")
+    return msgspec.convert({"t": data["t"], "devices": devices, "host": host if isinstance(host, dict) else None},
+                           _LENIENT)
+
+
+_BATCH = 4096
+_NAME, _PSTATE, _THROTTLE, _VENDOR = (attrgetter(f) for f in ("name", "pstate", "throttle_reasons", "pci_vendor"))
+
+
+def _int(v: Any) -> int:
+    if v.__class__ is int:
+        return v if -MISSING > v > MISSING else MISSING
+    if v.__class__ is float and math.isfinite(v) and abs(v) < 2 ** 63:
+        return int(v)
+    return MISSING
+
+
+class DeviceColumns:
+    """One device's readings (a device: its bus id, else its index), in the order of the samples holding it."""
+
+    __slots__ = ("key", "pos", "index", "name", "pstate", "throttle", "pci_vendor", "floats", "ints")
+
+    def __init__(self, key: str):
+        self.key = key
+        self.pos = array("l")       # the sample each reading is from (Telemetry.t[pos[i]] is its time)
+        self.index: list[Any] = []  # its index in that sample: the device's own, else its place in the list
+        self.name: list[str | None] = []
+        self.pstate: list[str | None] = []
+        self.throttle: list[tuple[str, ...] | None] = []   # None: not read
+        self.pci_vendor: str | None = None
+        self.floats = {name: array("d") for name in FLOAT_FIELDS}
+        self.ints = {name: array("q") for name in INT_FIELDS}
+
+    def __len__(self) -> int:
+        return len(self.pos)
+
+    def column(self, field: str, lo: int = 0, hi: int | None = None) -> list[float | int | None]:
+        """A field's readings (lo..hi), None where there was none (or it was not finite)."""
+        if field in self.floats:
+            return [None if v != v else v for v in self.floats[field][lo:hi]]
+        return [None if v == MISSING else v for v in self.ints[field][lo:hi]]
+
+    def used_pct(self, lo: int = 0, hi: int | None = None) -> list[float | None]:
+        """Memory used as a share of the total, per reading (lo..hi; None where either is missing)."""
+        return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None
+                for u, t in zip(self.ints["mem_used_bytes"][lo:hi], self.ints["mem_total_bytes"][lo:hi])]
+
+    def first_name(self) -> str | None:
+        return next((n for n in self.name if n), None)
+
+
+class Telemetry:
+    """A run's usable telemetry samples as columns; ``last`` is the newest sample whole (the screen's device pane)."""
+
+    def __init__(self) -> None:
+        self.t = array("d")
+        self.order: list[tuple[str, ...]] = []            # per sample: its devices' keys, as it listed them
+        self.devices: dict[str, DeviceColumns] = {}
+        self.has_host = array("b")
+        # the host's CPU use (%) and memory (bytes): NaN / MISSING where a sample had no host or no reading
+        self.host = {"cpu_pct": array("d"), "mem_used_bytes": array("q"), "mem_total_bytes": array("q")}
+        self.last: dict[str, Any] | None = None
+        self._ordered, self._ordered_upto = True, 0
+        self._last_line: bytes | None = None
+        self._orders: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._strings: dict[str, str] = {}
+        self._throttles: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    @classmethod
+    def of(cls, samples: Any, checked: bool = False) -> "Telemetry":
+        """``samples`` as columns: a Telemetry as it is; sample dicts or `tui.telemetry.Sample` objects added one by
+        one (a record built in memory: the follower's, a test's), what is not a usable sample left out (``checked``:
+        the caller has kept only those, with telemetry_sample_ok)."""
+        if isinstance(samples, Telemetry):
+            return samples
+        telemetry = cls()
+        for sample in samples or ():
+            if not isinstance(sample, dict) and hasattr(sample, "to_dict"):
+                sample = sample.to_dict()
+            telemetry.add(sample, checked)
+        return telemetry
+
+    # -- adding ---------------------------------------------------------------------------------------------
+    def add_lines(self, lines: Iterable[bytes]) -> int:
+        """telemetry.jsonl lines, in order; how many were not usable samples (nothing is kept of those)."""
+        skipped, batch = 0, []
+        decode = _DECODE
+        for line in lines:
+            try:
+                sample = decode(line)
+            except _DECODE_ERRORS:
+                if not line.strip():
+                    continue
+                data = _slow(line)
+                if data is None:
+                    skipped += 1
+                    continue
+                batch.append(_columnar(data))
+                self.last, self._last_line = data, None
+            else:
+                if sample.t.__class__ is float and sample.t - sample.t != 0.0:   # NaN or infinite
+                    skipped += 1
+                    continue
+                batch.append(sample)
+                self._last_line = line
+            if len(batch) >= _BATCH:
+                self._add(batch)
+                batch = []
+        self._add(batch)
+        return skipped
+
+    def add(self, data: dict[str, Any], checked: bool = False) -> bool:
+        """A decoded sample (as telemetry.jsonl holds it); False when it is not usable."""
+        if not checked and not telemetry_sample_ok(data):
+            return False
+        self._add([_columnar(data)])
+        self.last, self._last_line = data, None
+        return True
+
+    def newest(self) -> dict[str, Any] | None:
+        """The newest sample as a dict (decoded on demand: only the screen's device pane asks)."""
+        if self._last_line is not None:
+            self.last, self._last_line = json.loads(self._last_line), None
+        return self.last
+
+    def _add(self, batch: list[Any]) -> None:
+        """Samples' readings gathered per device, then each column extended in one go: a day's 691,200 device
+        readings in about a second (one append per field and reading took six)."""
+        first = len(self.t)
+        self.t.extend([float(s.t) for s in batch])
+        self.has_host.extend([s.host is not None for s in batch])
+        hosts = [s.host for s in batch]
+        self.host["cpu_pct"].extend([_float(h.cpu_pct) if h is not None else NAN for h in hosts])
+        for name in ("mem_used_bytes", "mem_total_bytes"):
+            self.host[name].extend([_int(getattr(h, name)) if h is not None else MISSING for h in hosts])
+        groups: dict[str, tuple[list[Any], list[int], list[int]]] = {}   # key: (readings, samples, places)
+        orders, order_of = self._orders, self.order
+        for i, sample in enumerate(batch, first):
+            devices = sample.devices or ()
+            keys = tuple([d.bus_id for d in devices])
+            order = orders.get(keys)
+            if order is None:
+                order = self._keys(devices)
+                if all(bus.__class__ is str and bus for bus in keys):   # else the keys hang on the indices too
+                    orders[keys] = order
+            order_of.append(order)
+            for place, (key, d) in enumerate(zip(order, devices)):
+                group = groups.get(key)
+                if group is None:
+                    group = groups[key] = ([], [], [])
+                group[0].append(d)
+                group[1].append(i)
+                group[2].append(place)
+        strings, throttles = self._strings, self._throttles
+        for key, (readings, at, places) in groups.items():
+            cols = self.devices.get(key)
+            if cols is None:
+                cols = self.devices[key] = DeviceColumns(key)
+            cols.pos.extend(at)
+            cols.index.extend([place if d.index is None else d.index for d, place in zip(readings, places)])
+            cols.name.extend([strings.setdefault(v, v) if v.__class__ is str else None
+                              for v in map(_NAME, readings)])
+            cols.pstate.extend([strings.setdefault(v, v) if v.__class__ is str else None
+                                for v in map(_PSTATE, readings)])
+            cols.throttle.extend([None if v is None else throttles.setdefault(tuple(v), tuple(v))
+                                  for v in map(_THROTTLE, readings)])
+            if cols.pci_vendor is None:
+                cols.pci_vendor = next((v for v in map(_VENDOR, readings) if v.__class__ is str), None)
+            for field in FLOAT_FIELDS:   # floats and ints already: see _structs
+                cols.floats[field].extend(map(attrgetter(field), readings))
+            for field in INT_FIELDS:
+                cols.ints[field].extend(map(attrgetter(field), readings))
+
+    def _keys(self, devices: Sequence[Any]) -> tuple[str, ...]:
+        """A sample's devices' keys: the bus id, else "index:N" (its index, else its place in the list)."""
+        keys = []
+        for place, d in enumerate(devices):
+            bus = d.bus_id
+            key = bus if bus.__class__ is str and bus else f"index:{d.index if d.index is not None else place}"
+            keys.append(self._strings.setdefault(key, key))
+        return tuple(keys)
+
+    # -- reading ------------------------------------------------------------------------------------------------
+    def in_time_order(self) -> bool:
+        """Are the samples in time order (as written, unless the clock stepped back)? Asked once per reader."""
+        if self._ordered_upto != len(self.t):
+            t = self.t
+            self._ordered = self._ordered and all(a <= b for a, b in zip(t[max(self._ordered_upto - 1, 0):],
+                                                                         t[max(self._ordered_upto, 1):]))
+            self._ordered_upto = len(t)
+        return self._ordered
+
+    def host_used_pct(self) -> list[float | None]:
+        """The host's memory used as a share of its total, per sample (None where either is missing)."""
+        return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None
+                for u, t in zip(self.host["mem_used_bytes"], self.host["mem_total_bytes"])]
+
+    def host_column(self, field: str) -> list[float | int | None]:
+        """A host field per sample, None where there was no reading."""
+        return [None if v != v or v == MISSING else v for v in self.host[field]]
+
+    def readings(self) -> Iterator[tuple[int, DeviceColumns, int]]:
+        """(sample, device, its reading's place in the device's columns), in the order the samples listed them."""
+        cursor: dict[str, int] = {}
+        devices = self.devices
+        for i, keys in enumerate(self.order):
+            for key in keys:
+                at = cursor.get(key, 0)
+                cursor[key] = at + 1
+                yield i, devices[key], at
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        """The samples as dicts of the kept fields (for a caller that reads a few; the report reads columns)."""
+        rows: list[dict[str, Any]] = [{"t": t, "devices": []} for t in self.t]
+        for i, cols, at in self.readings():
+            d: dict[str, Any] = {"index": cols.index[at]}
+            if cols.key[:6] != "index:":
+                d["bus_id"] = cols.key
+            for field, value in (("name", cols.name[at]), ("pstate", cols.pstate[at]),
+                                 ("throttle_reasons", cols.throttle[at])):
+                if value is not None:
+                    d[field] = list(value) if field == "throttle_reasons" else value
+            d.update((f, v) for f in FLOAT_FIELDS if (v := cols.floats[f][at]) == v)
+            d.update((f, v) for f in INT_FIELDS if (v := cols.ints[f][at]) != MISSING)
+            rows[i]["devices"].append(d)
+        for i, row in enumerate(rows):
+            if self.has_host[i]:
+                row["host"] = {f: v for f in HOST_FIELDS if (v := self.host[f][i]) == v and v != MISSING}
+        return iter(rows)
+
+    def __getitem__(self, i: int) -> dict[str, Any]:
+        return list(self)[i]
+
+
+def read_telemetry(lines: Iterable[bytes]) -> tuple[Telemetry, int]:
+    """Columns of the usable samples among ``lines``, and how many were not."""
+    telemetry = Telemetry()
+    return telemetry, telemetry.add_lines(lines)
