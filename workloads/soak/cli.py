@@ -28,7 +28,7 @@ import signal
 import time
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from workloads import exit_codes, protocol, registry
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
@@ -131,9 +131,11 @@ class _ToLog:
 
 
 class Soak:
-    def __init__(self, em: Emitter, runs: list[tuple[str, list[str]]], args: Any, now: float | None = None):
-        self.em, self.runs, self.args = em, runs, args
-        self.t0 = time.time() if now is None else now
+    def __init__(self, em: Emitter, runs: list[tuple[str, list[str]]], args: Any, now: float | None = None,
+                 clock: Callable[[], float] = time.time):
+        # every deadline, interval close and poll reads ``clock`` (a test's fake one runs an hour in a moment)
+        self.em, self.runs, self.args, self.clock = em, runs, args, clock
+        self.t0 = clock() if now is None else now
         self.deadline = self.t0 + args.hours * 3600.0
         self.book = IntervalBook(self.t0, args.interval, self.deadline)
         run_dir = os.environ.get(protocol.RUN_DIR_ENV)
@@ -217,10 +219,10 @@ class Soak:
                 await self._wait(RESTART_DELAY_S)
 
     def _over(self) -> bool:
-        return self.stop.is_set() or time.time() >= self.deadline
+        return self.stop.is_set() or self.clock() >= self.deadline
 
     async def _one_run(self, name: str, args: list[str]) -> int | None:
-        now = time.time()
+        now = self.clock()
         restart = self.failed_last
         self.counts["runs"] += 1
         self.counts["restarts"] += restart
@@ -274,17 +276,17 @@ class Soak:
         return end.exit_code if end else None
 
     def _timeout(self) -> float:
-        now = time.time()
+        now = self.clock()
         return max(0.05, min(self._next_poll, self.deadline + 0.01) - now) if not self.stop.is_set() else 0.05
 
     async def _wait(self, seconds: float) -> None:
-        until = min(time.time() + seconds, self.deadline)
-        while time.time() < until and not self.stop.is_set():
-            await asyncio.sleep(min(0.2, max(0.0, until - time.time())))
+        until = min(self.clock() + seconds, self.deadline)
+        while self.clock() < until and not self.stop.is_set():
+            await asyncio.sleep(min(0.2, max(0.0, until - self.clock())))
             self._housekeeping()
 
     def _housekeeping(self, final: bool = False) -> None:
-        now = time.time()
+        now = self.clock()
         closing = now >= self.book.next_close_at()
         if final or closing or now >= self._next_poll:    # the samples up to an interval's end before it closes
             self._next_poll = now + POLL_S
@@ -340,7 +342,7 @@ class Soak:
         verdict, findings = verdict_of(self.findings, devices_seen=self.devices_seen or not cells,
                                        rates_seen=self.rates_seen or not cells, unwatched=unwatched)
         the_rules = rules(self.args.drift_limit, self.args.thermal_share, self.args.latency_limit)
-        ran = time.time() - self.t0
+        ran = self.clock() - self.t0
         took = f"{ran / 3600:.2f} h of {self.args.hours:g} h" if self.args.hours >= 1 else \
             f"{ran / 60:.1f} min of {self.args.hours * 60:g} min"
         summary = [f"ran {took}" + (" (stopped early)" if stopped else "")

@@ -1,0 +1,79 @@
+"""The soak's loop on a fake clock: restarts, counts and the verdict without waiting for real seconds.
+
+The inner runs are fakes that end at once (as a CUDA error ends one); the soak's deadline, restart delay and
+interval closes read the fake clock, which moves a second each time it is read. The real soak in a session,
+with real children and telemetry, is tests/workloads/soak/test_soak_run.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+from workloads import protocol
+from workloads.child.harness import Emitter
+from workloads.soak import cli as soak_cli
+
+
+class FakeClock:
+    """Wall-clock seconds that move on by ``step`` each time they are read."""
+
+    def __init__(self, t0: float = 1_790_000_000.0, step: float = 1.0):
+        self.t, self.step = t0, step
+
+    def __call__(self) -> float:
+        self.t += self.step
+        return self.t
+
+
+def _failing_runner(clock: FakeClock, started: list[str]):
+    class FailingRun:
+        """An inner run that starts, steps once and fails with a CUDA error, its events stamped on the fake clock."""
+
+        async def events(self):
+            yield protocol.Start(t=clock.t, workload="tick", device="cpu")
+            yield protocol.Step(t=clock.t, step=1, throughput=100.0, unit="items/s")
+            yield protocol.Error(t=clock.t, message="CUDA error: an illegal memory access was encountered")
+            yield protocol.End(t=clock.t, status="failed", exit_code=1)
+
+        async def stop(self, grace_s=None):
+            pass
+
+    class Runner:
+        @classmethod
+        def for_workload(cls, name, args=(), **kw):
+            started.append(name)
+            return FailingRun()
+
+    return Runner
+
+
+class QuietKernelLog:
+    problem = None
+
+    def start(self):
+        pass
+
+    def new(self, now=None):
+        return []
+
+
+def test_a_failing_workload_is_restarted_counted_and_fails_the_soak(tmp_path, monkeypatch):
+    """Was a 6 s soak of a real failing child (and seconds of start-up each run): the same counts and verdict on
+    a fake clock, in well under a second."""
+    clock, started = FakeClock(), []
+    monkeypatch.setattr(soak_cli, "Runner", _failing_runner(clock, started))
+    monkeypatch.setattr(soak_cli, "KernelLog", QuietKernelLog)
+    monkeypatch.delenv(protocol.RUN_DIR_ENV, raising=False)
+    args = soak_cli.build_parser().parse_args(["--hours", str(60 / 3600), "--interval", "20", "--workload", "tick",
+                                               "--out", str(tmp_path)])
+    soak = soak_cli.Soak(Emitter(stream=io.StringIO()), [("tick", ["--steps", "5", "--fail"])], args, clock=clock)
+    asyncio.run(soak.run())
+    result = soak.finish(stopped=False)
+    assert clock.t - soak.t0 >= 60    # the loop ended at the deadline of its fake clock, not before
+    assert result["verdict"] == "FAIL" and result["restarts"] >= 1 and len(started) == result["runs"] >= 2
+    assert result["errors"] == result["failed_runs"] == result["runs"]   # each run failed once, with one error
+    rules = {f["rule"] for f in result["findings"]}
+    assert {"error", "restart"} <= rules
+    assert (tmp_path / "verdict.txt").read_text().startswith("soak verdict: FAIL\n")
+    assert [r["interval"] for r in result["intervals"]][:3] == ["1", "2", "3"]   # 60 s in intervals of 20 s
