@@ -77,18 +77,49 @@ def now(device: torch.device) -> float:
     return time.perf_counter()
 
 
-def reset_peak_memory(device: torch.device) -> None:
+def _vm_hwm() -> int | None:
+    """The process's peak RSS in bytes (VmHWM of /proc/self/status), or None where there is none."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def reset_peak_memory(device: torch.device) -> bool:
+    """Start the peak over from now; False where it cannot be.
+
+    On the CPU: VmHWM set back to the RSS now (Linux 4.0+: '5' to /proc/self/clear_refs, which clears nothing
+    else); getrusage's ru_maxrss never resets, and even carries the parent's peak across fork and exec (a child
+    of a 1 GB pytest read 1 GB before it built anything).
+    """
+    if device.type == "cpu":
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+        except OSError:
+            return False
+        return _vm_hwm() is not None
     module = _backend(device.type)
-    if device.type != "cpu" and module is not None and hasattr(module, "reset_peak_memory_stats"):
+    if module is not None and hasattr(module, "reset_peak_memory_stats"):
         module.reset_peak_memory_stats(device)
+        return True
+    return False
 
 
 def peak_memory(device: torch.device) -> tuple[int | None, int | None]:
-    """(peak allocated, peak reserved) bytes; on the CPU the process's peak RSS."""
+    """(peak allocated, peak reserved) bytes; on the CPU the process's peak RSS (VmHWM, since the last
+    :func:`reset_peak_memory` where it could reset; ru_maxrss where there is no /proc) and no reserved figure."""
     module = _backend(device.type)
     if device.type != "cpu" and module is not None and hasattr(module, "max_memory_allocated"):
         reserved = module.max_memory_reserved(device) if hasattr(module, "max_memory_reserved") else None
         return int(module.max_memory_allocated(device)), (int(reserved) if reserved is not None else None)
+    hwm = _vm_hwm()
+    if hwm is not None:
+        return hwm, None
     try:
         import resource
 

@@ -56,53 +56,28 @@ def decode_bytes(model: Any, cell: Cell, element_size: int) -> int:
     return int(weight_bytes_per_step(model) + cell.batch * mean_context * model.config.kv_bytes_per_token(element_size))
 
 
-def _vm_hwm() -> int | None:
-    """The process's peak RSS in bytes (VmHWM of /proc/self/status), or None where there is none."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def _reset_hwm() -> bool:
-    """Reset VmHWM to the RSS now (Linux 4.0+: '5' to /proc/self/clear_refs); False where it cannot be."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
 class Memory:
-    """Peak memory of a cell: the device allocator's peak on an accelerator. On the CPU the process's peak RSS
-    less its RSS before the model was built; the peak is reset before each cell where Linux allows it
-    (/proc/self/clear_refs), since getrusage's ru_maxrss never resets and even carries the parent's peak
-    across fork and exec (a child of a 1 GB pytest read 1 GB before it built anything)."""
+    """Peak memory of a cell: the device allocator's peak on an accelerator; on the CPU the process's peak RSS
+    (workloads/child/device.peak_memory) less its RSS before the model was built, the peak reset before each
+    cell where Linux allows it."""
 
     def __init__(self, device: torch.device, baseline: int | None):
         self.device, self.baseline = device, baseline
-        self.resettable = device.type == "cpu" and _reset_hwm() and _vm_hwm() is not None
+        self.resettable = dev.reset_peak_memory(device)
         if device.type != "cpu":
             self.kind = "device peak allocated (max_memory_allocated)"
         elif self.resettable:
             self.kind = "process peak RSS (VmHWM, reset before each cell) less the RSS before the model was built"
         else:
-            self.kind = "process peak RSS (ru_maxrss, the peak so far) less the RSS before the model was built"
+            self.kind = "process peak RSS (the peak so far) less the RSS before the model was built"
 
     def reset(self) -> None:
         dev.reset_peak_memory(self.device)
-        if self.resettable:
-            _reset_hwm()
 
     def peak(self) -> int | None:
+        peak = dev.peak_memory(self.device)[0]
         if self.device.type != "cpu":
-            return dev.peak_memory(self.device)[0]
-        peak = _vm_hwm() if self.resettable else dev.peak_memory(self.device)[0]
+            return peak
         return peak - self.baseline if peak is not None and self.baseline is not None else None
 
 
