@@ -156,3 +156,11 @@ def test_a_day_of_readings_is_held_in_columns_not_dicts():
     # ~160 bytes a reading (arrays, interned names); as dicts these readings are ~870 (a real one ~3 KB)
     assert held / readings < 400, held / readings
     assert math.isclose(sum(len(c) for c in telemetry.devices.values()), readings)
+
+
+def test_a_follower_keeps_its_time_axis_in_order():
+    lines = [json.dumps({"t": t, "devices": []}).encode() for t in (1.0, 2.0, 1.5, 3.0, 3.0)] + [b'{"t": NaN}']
+    telemetry = Telemetry()
+    assert telemetry.add_lines(lines, after=0.5) == 1   # the NaN time; older samples are passed over, not bad
+    assert list(telemetry.t) == [1.0, 2.0, 3.0]
+    assert read_telemetry(lines)[1] == 1 and len(read_telemetry(lines)[0]) == 5

@@ -196,10 +196,14 @@ class Telemetry:
         return telemetry
 
     # -- adding ---------------------------------------------------------------------------------------------
-    def add_lines(self, lines: Iterable[bytes]) -> int:
-        """telemetry.jsonl lines, in order; how many were not usable samples (nothing is kept of those)."""
+    def add_lines(self, lines: Iterable[bytes], after: float | None = None) -> int:
+        """telemetry.jsonl lines, in order; how many were not usable samples (nothing is kept of those).
+
+        ``after``: keep only samples newer than it and than every sample kept before them (a follower's plots
+        keep their time axis in order when the clock steps back); None keeps every usable sample."""
         skipped, batch = 0, []
         decode = _DECODE
+        newest = -math.inf if after is None else after
         for line in lines:
             try:
                 sample = decode(line)
@@ -210,12 +214,20 @@ class Telemetry:
                 if data is None:
                     skipped += 1
                     continue
+                if after is not None:
+                    if data["t"] <= newest:
+                        continue
+                    newest = data["t"]
                 batch.append(_columnar(data))
                 self.last, self._last_line = data, None
             else:
                 if sample.t.__class__ is float and sample.t - sample.t != 0.0:   # NaN or infinite
                     skipped += 1
                     continue
+                if after is not None:
+                    if sample.t <= newest:
+                        continue
+                    newest = sample.t
                 batch.append(sample)
                 self._last_line = line
             if len(batch) >= _BATCH:
