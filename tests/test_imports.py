@@ -413,7 +413,10 @@ def test_every_module_imports():
 
 # the workbench's first frame needs none of these: each is imported where it is first used (the export, a run's
 # report, the compare screen). The bound is a first frame within 1.3x an empty Textual app's (bench/app_latency.py)
-NOT_AT_START = ("tui.report.bundle", "tui.report.redact", "zipfile", "torch")
+# the export's machinery, the telemetry decoder (msgspec and its types: made on the first read) and the doctor's
+# gathering and checks (the pane's first frame needs only tui.doctor.check)
+NOT_AT_START = ("tui.report.bundle", "tui.report.redact", "zipfile", "torch", "msgspec", "tui.doctor.facts",
+                "tui.doctor.all_checks")
 
 
 def test_the_workbench_module_leaves_the_export_s_machinery_for_the_first_export():

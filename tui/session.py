@@ -31,6 +31,7 @@ import asyncio
 import os
 import signal
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterable
 
@@ -85,6 +86,9 @@ class RunSession:
         self._lock = threading.Lock()        # the sampler's thread writes to the open run
         self._sampled = False
         self.cpu_trap = CpuTrap()            # work on the CPU while accelerators are listed: said, and recorded
+        # the open run's events and log lines are written on this thread, each awaited before it is yielded:
+        # the workbench's event loop never waits on the disk, and one thread keeps the order
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cardbench-run-writer")
 
     @property
     def running(self) -> bool:
@@ -129,6 +133,7 @@ class RunSession:
                 pass
         runner = self.runner_factory(workload, args, _Tap(run, self.on_log))
         runner.grace_s = self.grace_s  # a stop that comes while the child is spawning uses it too
+        runner.writer = self._writer   # the run's files are written off the caller's event loop
         # where a workload may write files of its own (the scan's ops.csv) beside the events
         env = getattr(runner, "env", None)
         runner.env = {**(env if env is not None else os.environ), protocol.RUN_DIR_ENV: str(run.path)}
@@ -154,26 +159,26 @@ class RunSession:
                     yield protocol.WorkloadWarning(message=run.fault.line(), code=STORE_FAULT)
                 warning = self.cpu_trap.see_event(event)
                 if warning is not None and not isinstance(event, protocol.Start):
-                    yield self._record(run, warning)   # a late one still comes before the end
+                    yield await self._record(run, warning)   # a late one still comes before the end
                 yield event
                 if warning is not None and isinstance(event, protocol.Start):
-                    yield self._record(run, warning)
+                    yield await self._record(run, warning)
         finally:
             await stream.aclose()
             if runner.running:  # the caller stopped listening (cancelled): the child goes too
                 await self.stop()
-            with self._lock:
-                run.close()
+            with self._lock:   # the sampler's thread appends under it: no sample after the close
                 if self.run is run:
                     self.run = None
+            # shielded: a cancelled wait must not cancel the close itself
+            await asyncio.shield(asyncio.get_running_loop().run_in_executor(self._writer, run.close))
             if self.runner is runner:
                 self.runner = None
                 self._stop = None
 
-    @staticmethod
-    def _record(run: Run, event: protocol.Event) -> protocol.Event:
+    async def _record(self, run: Run, event: protocol.Event) -> protocol.Event:
         """An event the session adds to the run (the CPU trap's warning): on disk before it is yielded."""
-        run.append(event)
+        await asyncio.get_running_loop().run_in_executor(self._writer, run.append, event)
         return event
 
     # the one stop policy ---------------------------------------------------------------------

@@ -27,7 +27,8 @@ import sys
 import weakref
 from collections import deque
 from dataclasses import dataclass
-from typing import AsyncIterator, Protocol, Sequence
+from concurrent.futures import Executor
+from typing import Any, AsyncIterator, Callable, Protocol, Sequence
 
 from workloads import protocol, registry
 from workloads.hints import DEVICE_ERROR, hint_for
@@ -85,9 +86,12 @@ class Runner:
     """One workload child: spawn, stream events, stop."""
 
     def __init__(self, argv: Sequence[str], *, run: EventSink | None = None, env: dict[str, str] | None = None,
-                 cwd: str | None = None, grace_s: float = DEFAULT_GRACE_S):
+                 cwd: str | None = None, grace_s: float = DEFAULT_GRACE_S, writer: Executor | None = None):
         self.argv = list(argv)
         self.run = run
+        # where the sink's writes run: a workbench's event loop must not wait on the disk (one thread keeps
+        # their order); None writes in the caller's thread. Either way an event is written before it is yielded.
+        self.writer = writer
         self.env = env
         self.cwd = cwd
         self.grace_s = grace_s
@@ -110,14 +114,20 @@ class Runner:
     def running(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
-    def _record(self, event: protocol.Event) -> protocol.Event:
+    async def _record(self, event: protocol.Event) -> protocol.Event:
         if self.run is not None:
-            self.run.append(event)
+            await self._write(self.run.append, event)
         return event
 
-    def _log(self, line: str) -> None:
+    async def _log(self, line: str) -> None:
         if self.run is not None:
-            self.run.log(line)
+            await self._write(self.run.log, line)
+
+    async def _write(self, write: Callable[[Any], None], item: Any) -> None:
+        if self.writer is None:
+            write(item)
+        else:
+            await asyncio.get_running_loop().run_in_executor(self.writer, write, item)
 
     async def _spawn(self) -> None:
         env = dict(os.environ if self.env is None else self.env)
@@ -145,16 +155,16 @@ class Runner:
             self._stderr_tail.append(line)
             if DEVICE_ERROR.search(line):
                 self._device_errors.append(line.strip())
-            self._log(line)
+            await self._log(line)
 
     async def events(self) -> AsyncIterator[protocol.Event]:
         """Spawn the child (if not yet) and yield its events, ending with one ``end``."""
         try:
             await self._spawn()
         except OSError as exc:
-            yield self._record(protocol.Error(message=f"cannot start workload: {exc}",
+            yield await self._record(protocol.Error(message=f"cannot start workload: {exc}",
                                               hint="check that this Python can run `python -m workloads.<name>`"))
-            yield self._record(protocol.End(status="failed"))
+            yield await self._record(protocol.End(status="failed"))
             return
         assert self.process and self.process.stdout
         if self.stop_requested:
@@ -170,13 +180,13 @@ class Runner:
                 except protocol.MalformedLine as exc:
                     text = raw.decode("utf-8", errors="replace").rstrip("\n")
                     if text.strip():
-                        self._log(f"[cardbench] skipped malformed event line ({exc}): {text[:200]}")
+                        await self._log(f"[cardbench] skipped malformed event line ({exc}): {text[:200]}")
                     continue
                 if isinstance(event, protocol.End):
                     saw_end = event  # held back: the exit code decides what the last word is
                     continue
                 saw_error = saw_error or isinstance(event, protocol.Error)
-                yield self._record(event)
+                yield await self._record(event)
             self.returncode = await self.process.wait()
             await stderr_task
         finally:
@@ -184,7 +194,7 @@ class Runner:
                 stderr_task.cancel()
             await self._reap_group()
         for event in self._closing_events(saw_end, saw_error):
-            yield self._record(event)
+            yield await self._record(event)
 
     def _closing_events(self, saw_end: protocol.End | None, saw_error: bool) -> list[protocol.Event]:
         code = self.returncode
@@ -220,7 +230,7 @@ class Runner:
         try:
             await asyncio.wait_for(process.wait(), timeout=grace)
         except asyncio.TimeoutError:
-            self._log(f"[cardbench] workload ignored SIGTERM for {grace:.1f} s; sending SIGKILL")
+            await self._log(f"[cardbench] workload ignored SIGTERM for {grace:.1f} s; sending SIGKILL")
             self._signal_group(signal.SIGKILL)
             await process.wait()
 

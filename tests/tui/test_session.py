@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 from contextlib import aclosing
 
 import pytest
@@ -52,6 +53,26 @@ async def test_samples_reach_only_the_open_run(store):
     assert not session.running and session.runs == [run.path]
     sampler.sink(fake_sample(2).to_dict())  # after the end: dropped, the file does not grow
     assert [s["t"] for s in load_run(run.path).telemetry] == [fake_sample(1).t]
+
+
+async def test_the_run_is_written_off_the_event_loop_each_event_on_disk_before_it_is_yielded(store):
+    session = RunSession(store, runner_factory=child_factory("steady.py", "5", "0.01"))
+    run = session.start("resnet50", [])
+    writers, append = set(), run.append
+
+    def append_where(event):
+        writers.add(threading.current_thread().name)
+        append(event)
+
+    run.append = append_where
+    seen = 0
+    async for event in session.events():
+        seen += 1
+        if event.kind != "end":   # the end is the stream's last: the run is closed after it
+            on_disk = (run.path / "events.jsonl").read_text().count("\n")
+            assert on_disk >= seen, (event.kind, on_disk, seen)
+    assert writers and threading.current_thread().name not in writers   # never the loop's thread
+    assert load_run(run.path).status == "ok"
 
 
 async def test_one_stop_policy_sigterm_then_sigkill_and_a_second_stop_joins_the_first(store, tmp_path):
@@ -104,7 +125,7 @@ async def test_a_signal_stops_the_run_then_tells_the_caller(store):
         kinds = []
         async for event in session.events():
             kinds.append(event.kind)
-            if kinds.count("step") == 2:
+            if event.kind == "step" and kinds.count("step") == 2:   # once: the end comes after it
                 os.kill(os.getpid(), signal.SIGUSR1)
     finally:
         remove()

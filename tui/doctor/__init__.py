@@ -8,9 +8,10 @@
   look-ups that find a check by id in objects or in doctor.json dicts.
 - ``command``: `cardbench doctor`: run them (`run_checks`), print them (`render`, ending with `totals`),
   exit status (`main`).
-- ``zh``: the Chinese of the check names and of every hint (`DoctorCheck.zh` carries them per check).
+- the Chinese of the check names and of every hint is the catalogue's (`tui.i18n`; `DoctorCheck.zh` carries them).
 
-torch is never imported in this process.
+torch is never imported in this process. The gathering and the checks are imported when first asked for
+(`__getattr__`): the workbench's doctor pane needs only ``check`` for its first frame.
 """
 
 from __future__ import annotations
@@ -18,9 +19,19 @@ from __future__ import annotations
 from tui.doctor.check import (FAIL, PASS, SKIP, STATUSES, TITLES, WARN, DoctorCheck, accelerator_seen,
                               best_autocast, check_passed, check_value, field_of, find_check, id_of, totals,
                               value_of)
-from tui.doctor.all_checks import checks_from
-from tui.doctor.facts import Facts, gather, gather_cli, gather_nvml
-from tui.doctor.command import exit_code, main, render, run_checks
+
+_ALL_CHECKS, _FACTS, _COMMAND = "tui.doctor.all_checks", "tui.doctor.facts", "tui.doctor.command"
+_LAZY = {"checks_from": _ALL_CHECKS, "Facts": _FACTS, "gather": _FACTS, "gather_cli": _FACTS, "gather_nvml": _FACTS,
+         "exit_code": _COMMAND, "main": _COMMAND, "render": _COMMAND, "run_checks": _COMMAND}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tui.doctor' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
 
 __all__ = ["FAIL", "PASS", "SKIP", "STATUSES", "TITLES", "WARN", "DoctorCheck", "Facts", "accelerator_seen",
            "best_autocast", "check_passed", "check_value", "checks_from", "exit_code", "field_of", "find_check",

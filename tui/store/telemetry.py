@@ -17,13 +17,12 @@ is skipped and counted, as before.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from array import array
 from operator import attrgetter
-from typing import Annotated, Any, Iterable, Iterator, Optional, Sequence, Union
-
-import msgspec
+from typing import Annotated, Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from tui.store.samples import telemetry_sample_ok
 
@@ -39,7 +38,18 @@ INT_FIELDS = ("mem_used_bytes", "mem_total_bytes", "ecc_corrected", "ecc_uncorre
 HOST_FIELDS = ("cpu_pct", "mem_used_bytes", "mem_total_bytes")
 
 
-def _structs() -> tuple[type, type]:
+@functools.cache
+def _codec() -> tuple[Callable[[bytes], Any], tuple[type, ...], Callable[[Any], Any]]:
+    """(decode a line, its errors, convert a dict to the slow way's struct): made on the first read, so that
+    the workbench's first frame does not wait for msgspec and the types (~60 ms)."""
+    import msgspec
+
+    sample, lenient = _structs(msgspec)
+    return (msgspec.json.Decoder(sample).decode, (msgspec.DecodeError, msgspec.ValidationError),
+            lambda data: msgspec.convert(data, lenient))
+
+
+def _structs(msgspec: Any) -> tuple[type, type]:
     """msgspec types of a sample built from `tui.telemetry.sample`'s fields, as telemetry_sample_ok checks them:
     a number field takes an int or a float (never a bool), a text field a string, each may be null.
 
@@ -83,9 +93,6 @@ def _structs() -> tuple[type, type]:
 
 
 _KEPT = {**{f: (float, NAN) for f in FLOAT_FIELDS}, **{f: (int, MISSING) for f in INT_FIELDS}}
-_SAMPLE, _LENIENT = _structs()
-_DECODE = msgspec.json.Decoder(_SAMPLE).decode
-_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 
 
 def _float(v: Any) -> float:
@@ -111,8 +118,7 @@ def _columnar(data: dict[str, Any]) -> Any:
         devices = [{**d, **{f: _float(d.get(f)) for f in FLOAT_FIELDS}, **{f: _int(d.get(f)) for f in INT_FIELDS}}
                    for d in devices]
     host = data.get("host")
-    return msgspec.convert({"t": data["t"], "devices": devices, "host": host if isinstance(host, dict) else None},
-                           _LENIENT)
+    return _codec()[2]({"t": data["t"], "devices": devices, "host": host if isinstance(host, dict) else None})
 
 
 _BATCH = 4096
@@ -202,12 +208,12 @@ class Telemetry:
         ``after``: keep only samples newer than it and than every sample kept before them (a follower's plots
         keep their time axis in order when the clock steps back); None keeps every usable sample."""
         skipped, batch = 0, []
-        decode = _DECODE
+        decode, errors, _ = _codec()
         newest = -math.inf if after is None else after
         for line in lines:
             try:
                 sample = decode(line)
-            except _DECODE_ERRORS:
+            except errors:
                 if not line.strip():
                     continue
                 data = _slow(line)
