@@ -70,6 +70,13 @@ def test_a_run_cut_short_is_timed_by_its_last_event():
     assert runs_title([cut, record()]).endswith("re-drawn from 2 runs on disk, 2026-01-01 00:00:00 to 00:02:05 UTC")
 
 
+def test_a_run_over_midnight_gives_its_end_date():
+    day = record()
+    day.events[-1] = protocol.End(t=FROZEN_T + 86_400, status="ok", exit_code=0)   # a day later, same clock time
+    assert run_span(day) == "00:00:00 to 2026-01-02 00:00:00 UTC, ok"
+    assert runs_title([day]).endswith("re-drawn from the run on disk, 2026-01-01 00:00:00 to 2026-01-02 00:00:00 UTC")
+
+
 def test_the_text_screen_says_when_the_runs_ran_and_keeps_a_long_card_name_whole():
     from tui.report.screen import text_screen
 

@@ -24,12 +24,21 @@ def run_times(record: Any) -> tuple[float | None, float | None, bool]:
     return start, (times[-1] if times else None), False
 
 
+def _until(start: Any, end: Any) -> str:
+    """The end's clock time, with its date when that is not the start's: a day-long run ends at the time of day
+    it began ('00:53:20 to 00:53:20' read as a run of no length)."""
+    if utc(start, zone=False)[:10] == utc(end, zone=False)[:10]:
+        return utc_clock(end)
+    return utc(end, zone=False)
+
+
 def run_span(record: Any) -> str:
-    """'00:00:00 to 00:02:40 UTC, ok', or '00:00:00 to 00:02:40 UTC (its last event: no end event)'."""
+    """'00:00:00 to 00:02:40 UTC, ok', or '00:00:00 to 00:02:40 UTC (its last event: no end event)'; the end's date
+    too when it is another day's ('23:00:00 to 2026-01-02 01:00:00 UTC')."""
     start, end, ended = run_times(record)
     if ended:
-        return f"{utc_clock(start)} to {utc_clock(end)} UTC, {record.status}"
-    return f"{utc_clock(start)} to {utc_clock(end)} UTC (its last event: no end event)"
+        return f"{utc_clock(start)} to {_until(start, end)} UTC, {record.status}"
+    return f"{utc_clock(start)} to {_until(start, end)} UTC (its last event: no end event)"
 
 
 def redrawn_from(records: Sequence[Any]) -> str:
@@ -38,7 +47,7 @@ def redrawn_from(records: Sequence[Any]) -> str:
     starts = [s for s, _, _ in spans if s is not None]
     ends = [e for _, e, _ in spans if e is not None]
     what = "the run" if len(records) == 1 else f"{len(records)} runs"
-    when = f", {utc(min(starts), zone=False)} to {utc_clock(max(ends))} UTC" if starts and ends else ""
+    when = f", {utc(min(starts), zone=False)} to {_until(min(starts), max(ends))} UTC" if starts and ends else ""
     return f"re-drawn from {what} on disk{when}"
 
 
