@@ -92,7 +92,9 @@ def main() -> int:
     decoder = EagerDecoder(ours, cache)
     if device.type == "cpu":  # as the workload: products split over the cores when that decodes faster
         ours.split_products(torch.get_num_threads())
-        fastest_split(ours, cache, decoder, prompt, 8, Sampling(), device)
+        tried = fastest_split(ours, cache, decoder, prompt, 8, Sampling(), device)
+        print("cardbench's products split over " + " / ".join(f"{k} core(s): {v * 1000:.1f} ms a step"
+                                                            for k, v in tried.items()) + f"; using {ours.split}")
 
     def theirs_round(tokens: int):
         clock = TokenClock()
