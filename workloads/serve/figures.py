@@ -42,7 +42,7 @@ def level_figures(outcomes: Sequence[Outcome], duration_s: float, input_tokens: 
     out: dict[str, Any] = {
         "requests": len(outcomes), "completed": len(done), "errors": sum(errors.values()),
         "errors_by_kind": dict(sorted(errors.items())), "duration_s": duration_s,
-        "input_tokens": prompt, "output_tokens": output,
+        "input_tokens": prompt, "output_tokens": output, "chunks": sum(o.chunks for o in done),
         "tokens_from": "usage" if done and usage == len(done) else "chunks" if not usage else "usage and chunks",
     }
     rate = (lambda n: n / duration_s) if duration_s > 0 else (lambda n: None)

@@ -25,6 +25,8 @@ WORKLOAD = "serve"
 # 1,440 rows, a result line past the runner's 1 MiB; every window is a step in events.jsonl all the same
 WINDOWS_KEPT = 240
 _CHECK_S = 30.0     # the models list and the first request: a server that has not answered by then is named
+# a server that does not take ignore_eos: 400 (vLLM's strict forks), 422 (FastAPI's validation: `transformers serve`)
+_REFUSED_FIELD = ("HTTP 400", "HTTP 422")
 _KEY_HINT = "export MY_KEY=...; then --api-key-env MY_KEY (the key is never given on the command line)"
 
 
@@ -42,6 +44,7 @@ class Sweep:
         self.notes: list[str] = []
         self.rows: list[dict[str, Any]] = []
         self.windows_left_out = 0
+        self.grouped = False                 # a note said the server streams several tokens a chunk
         self.checked = False                 # the server answered as an OpenAI API: a result is worth writing
         self.server = LaunchedServer(launch, args.grace, launch_env) if launch else None
         self.card = CardDuringLevels()
@@ -192,7 +195,7 @@ class Sweep:
         pool = Pool(self.endpoint)
         try:
             outcome = await one(pool, self.path, self._payload(probe), self.chat, _CHECK_S)
-            if outcome.error == "HTTP 400":
+            if outcome.error in _REFUSED_FIELD:
                 self.ignore_eos = False
                 outcome = await one(pool, self.path, self._payload(probe), self.chat, _CHECK_S)
                 if outcome.ok:
@@ -288,6 +291,11 @@ class Sweep:
         its errors; the run ends here when the server is gone."""
         row.update(self.card.during(row["t_start"], row["t_end"]))
         self.rows.append(row)
+        if row["tokens_from"] == "usage" and 0 < 2 * row["chunks"] <= row["output_tokens"] and not self.grouped:
+            self.grouped = True   # transformers serve's chat stream: its detokenizer holds tokens for printable text
+            self.notes.append(f"{row['level']}: the server streamed {row['output_tokens']} tokens in {row['chunks']} "
+                              "chunks: TTFT is the first chunk's, and TPOT/ITL spread over fewer gaps (what a user "
+                              "of its stream sees)")
         self.emitter.step(step, throughput=row["output_tokens_per_s"], unit="tokens/s", total_steps=steps,
                           label=step_label(row), ttft_ms_p50=row["ttft_ms_p50"], tpot_ms_p50=row["tpot_ms_p50"],
                           ttft_ms_p99=row["ttft_ms_p99"], tpot_ms_p99=row["tpot_ms_p99"], level=level.words(),

@@ -32,7 +32,9 @@ class Behaviour:
     usage: bool = True        # honours stream_options.include_usage
     die_after: int = 0        # the server goes away (socket and connections) after N completions
     not_openai: bool = False  # an HTML page for every path, as a web server would
-    refuse_ignore_eos: bool = False   # 400 for a request with ignore_eos, as a strict server would
+    refuse_ignore_eos: int = 0   # this HTTP status for a request with ignore_eos: 400, or 422 as FastAPI's do
+    tokens_per_chunk: int = 1    # tokens a streamed chunk holds (a detokenizer that waits for printable text)
+    done_marker: bool = True     # ``data: [DONE]`` at the end (transformers serve sends none)
 
 
 @dataclass
@@ -129,7 +131,7 @@ class TestServer:
             writer.write(_json(404, {"error": {"message": f"The model `{ask.get('model')}` does not exist."}}))
             return True
         if b.refuse_ignore_eos and "ignore_eos" in ask:
-            writer.write(_json(400, {"error": {"message": "unknown field ignore_eos"}}))
+            writer.write(_json(b.refuse_ignore_eos, {"detail": "Unexpected fields in the request: {'ignore_eos'}"}))
             return True
         if b.fail_every and n % b.fail_every == 0:
             writer.write(_json(500, {"error": {"message": "internal error (on demand)"}}))
@@ -152,17 +154,19 @@ class TestServer:
                 return False
             if b.itl_s and i:
                 await asyncio.sleep(b.itl_s)
+            if (i + 1) % b.tokens_per_chunk and i + 1 < tokens:
+                continue        # held for the chunk's next token
             writer.write(token)
             stamps.last = time.perf_counter()
             stamps.first = stamps.first or stamps.last
-            stamps.tokens += 1
+            stamps.tokens = i + 1
             if b.itl_s or b.ttft_s:
                 await writer.drain()
         if b.usage and (ask.get("stream_options") or {}).get("include_usage"):
             prompt = len(str(ask.get("prompt") or ask.get("messages") or "").split())
             writer.write(_event({"id": rid, "choices": [], "usage": {
                 "prompt_tokens": prompt, "completion_tokens": tokens, "total_tokens": prompt + tokens}}))
-        writer.write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+        writer.write((_chunk(b"data: [DONE]\n\n") if b.done_marker else b"") + b"0\r\n\r\n")
         await writer.drain()
         return True
 

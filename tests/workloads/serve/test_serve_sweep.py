@@ -77,12 +77,27 @@ def test_errors_are_counted_by_kind_never_dropped(serving):
     assert "6 of 12 requests failed" in warning["message"] and "internal error (on demand)" in warning["message"]
 
 
-def test_a_server_that_refuses_ignore_eos_is_asked_without_it(serving):
-    with serving(refuse_ignore_eos=True) as server:
+@pytest.mark.parametrize("status", [400, 422])   # 422: FastAPI's answer to a field it does not know (transformers serve)
+def test_a_server_that_refuses_ignore_eos_is_asked_without_it(serving, status):
+    with serving(refuse_ignore_eos=status) as server:
         code, events = run(["--url", server.url, "--concurrency", "1", "--requests", "2", "--output-len", "3"])
     m = result(events)
     assert code == 0 and m["ignore_eos"] is False and m["levels"][0]["completed"] == 2
     assert any("refused ignore_eos" in n for n in m["notes"])
+
+
+def test_a_server_streaming_like_transformers_serve(serving):
+    """What `transformers serve` did to the sweep (bench/serve_real_server.py): ignore_eos refused with 422, no
+    ``data: [DONE]``, a chat stream holding 4 tokens a chunk. The usage field counts the tokens; a note says so."""
+    with serving(refuse_ignore_eos=422, done_marker=False, tokens_per_chunk=4, itl_s=0.002) as server:
+        code, events = run(["--url", server.url, "--endpoint", "chat", "--concurrency", "2", "--requests", "4",
+                            "--output-len", "8"])
+    m = result(events)
+    row = m["levels"][0]
+    assert code == 0 and m["ignore_eos"] is False and row["completed"] == 4 and row["errors"] == 0
+    assert (row["output_tokens"], row["chunks"], row["tokens_from"]) == (32, 8, "usage")
+    assert row["tpot_ms_p50"] >= 1.0    # 7 gaps of 2 ms spread over the 8 tokens: (e2e - ttft) / 7
+    assert any(n.startswith("concurrency 2: the server streamed 32 tokens in 8 chunks") for n in m["notes"])
 
 
 def test_poisson_arrivals_at_a_set_rate(serving):
