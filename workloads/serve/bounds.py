@@ -17,16 +17,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.numbers import is_finite
+from workloads.serve.table import figure, measured
 from workloads.spec import Text
-
-
-def _levels(metrics: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    rows = metrics.get("levels")
-    return [r for r in rows if isinstance(r, dict) and r.get("completed")] if isinstance(rows, list) else []
-
-
-def _g(value: float) -> str:
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
 def _latency(last: Mapping[str, Any], first: Mapping[str, Any] | None, at: str, at_zh: str) -> tuple[str, str]:
@@ -38,17 +30,17 @@ def _latency(last: Mapping[str, Any], first: Mapping[str, Any] | None, at: str, 
             continue
         base = first.get(key) if first is not None else None
         if is_finite(base):
-            en.append(f"{name} {_g(value)} ms ({_g(base)} ms {at})")
-            zh.append(f"{name} {_g(value)} 毫秒（{at_zh}为 {_g(base)} 毫秒）")
+            en.append(f"{name} {figure(value)} ms ({figure(base)} ms {at})")
+            zh.append(f"{name} {figure(value)} 毫秒（{at_zh}为 {figure(base)} 毫秒）")
         else:
-            en.append(f"{name} {_g(value)} ms")
-            zh.append(f"{name} {_g(value)} 毫秒")
+            en.append(f"{name} {figure(value)} ms")
+            zh.append(f"{name} {figure(value)} 毫秒")
     return ", ".join(en), "，".join(zh)
 
 
 def read_against(metrics: Mapping[str, Any]) -> Text | None:
     """The summary's 'read against' cell of a serve run, or None when no level was measured."""
-    levels = _levels(metrics)
+    levels = measured(metrics.get("levels"))
     if not levels:
         return None
     first, last = levels[0], levels[-1]
@@ -61,13 +53,13 @@ def read_against(metrics: Mapping[str, Any]) -> Text | None:
     if steady:
         at, at_zh = "in the first window", "第一个时间窗内"
         if base is not None and all(is_finite(v) and v > 0 for v in (tps0, tps)):
-            en.append(f"{tps / tps0:.3g}x the output tokens/s {at} ({_g(tps0)}); a steady load holds 1x")
-            zh.append(f"输出 token/秒为{at_zh}（{_g(tps0)}）的 {tps / tps0:.3g} 倍；稳定负载应保持 1 倍")
+            en.append(f"{tps / tps0:.3g}x the output tokens/s {at} ({figure(tps0)}); a steady load holds 1x")
+            zh.append(f"输出 token/秒为{at_zh}（{figure(tps0)}）的 {tps / tps0:.3g} 倍；稳定负载应保持 1 倍")
     elif base is not None and all(is_finite(v) and v > 0 for v in (c0, c, tps0, tps)):
         at, at_zh = f"at concurrency {c0:g}", f"并发 {c0:g} 时"
-        en.append(f"{tps / tps0:.3g}x the output tokens/s {at} ({_g(tps0)}); bound {c / c0:g}x "
+        en.append(f"{tps / tps0:.3g}x the output tokens/s {at} ({figure(tps0)}); bound {c / c0:g}x "
                   f"({c:g} users at that speed)")
-        zh.append(f"输出 token/秒为{at_zh}（{_g(tps0)}）的 {tps / tps0:.3g} 倍；上限 {c / c0:g} 倍"
+        zh.append(f"输出 token/秒为{at_zh}（{figure(tps0)}）的 {tps / tps0:.3g} 倍；上限 {c / c0:g} 倍"
                   f"（{c:g} 个用户都保持该速度）")
     elif is_finite(first.get("rate")):
         at, at_zh = f"at {first['rate']:g} requests/s", f"{first['rate']:g} 请求/秒时"
@@ -75,14 +67,14 @@ def read_against(metrics: Mapping[str, Any]) -> Text | None:
         at, at_zh = "at the first level", "第一档时"
     rate, served = last.get("rate"), last.get("request_throughput")   # a level's key is its kind (load.Level)
     if is_finite(rate) and is_finite(served) and rate > 0:
-        en.append(f"{_g(served)} requests/s served of {rate:g} offered ({served / rate:.0%})")
-        zh.append(f"提供 {rate:g} 请求/秒，服务 {_g(served)}（{served / rate:.0%}）")
+        en.append(f"{figure(served)} requests/s served of {rate:g} offered ({served / rate:.0%})")
+        zh.append(f"提供 {rate:g} 请求/秒，服务 {figure(served)}（{served / rate:.0%}）")
     lat_en, lat_zh = _latency(last, base, at, at_zh)
     if lat_en:
         en.append(lat_en)
         zh.append(lat_zh)
     good = last.get("goodput")
     if is_finite(good) and is_finite(served) and served > 0:
-        en.append(f"goodput {_g(good)} of {_g(served)} requests/s met the SLO ({good / served:.0%})")
-        zh.append(f"有效吞吐：{_g(served)} 请求/秒中 {_g(good)} 满足 SLO（{good / served:.0%}）")
+        en.append(f"goodput {figure(good)} of {figure(served)} requests/s met the SLO ({good / served:.0%})")
+        zh.append(f"有效吞吐：{figure(served)} 请求/秒中 {figure(good)} 满足 SLO（{good / served:.0%}）")
     return Text("; ".join(en), "；".join(zh)) if en else None

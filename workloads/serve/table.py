@@ -30,6 +30,12 @@ COLUMNS: tuple[tuple[str, Text], ...] = (
 )
 
 
+def figure(value: float) -> str:
+    """A figure as the table, the run.log line and the summary print it: three significant digits, whole numbers with
+    thousands separators from 100 up ('4.12', '57.1', '3,494')."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
 def cell(row: Mapping[str, Any], key: str) -> str:
     value = row.get(key)
     if key == "card_mem_peak_bytes" and isinstance(value, (int, float)):
@@ -37,7 +43,7 @@ def cell(row: Mapping[str, Any], key: str) -> str:
     if value is None:
         return "n/a" if key != "goodput" else "-"
     if isinstance(value, float):
-        return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
+        return figure(value)
     return str(value)
 
 
@@ -56,9 +62,14 @@ def step_label(row: Mapping[str, Any]) -> str:
             f"{row.get('errors')} of {row.get('requests')} failed")
 
 
+def measured(rows: Any) -> list[Mapping[str, Any]]:
+    """The levels (or windows) that completed a request: those with figures to read."""
+    return [r for r in rows if isinstance(r, dict) and r.get("completed")] if isinstance(rows, list) else []
+
+
 def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    measured = [r for r in rows if r.get("completed")]
-    last = measured[-1] if measured else {}
+    done = measured(rows)
+    last = done[-1] if done else {}
     out: dict[str, Any] = {k: last.get(k) for k in HEADLINE if last.get(k) is not None}
     out.update(settings)
     out.update(at_level=last.get("level"), levels_measured=len(rows), errors=sum(r.get("errors", 0) for r in rows),

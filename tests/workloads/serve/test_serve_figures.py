@@ -70,7 +70,7 @@ def test_the_report_table_has_a_row_per_level_and_the_result_the_last_level_s_fi
     assert result["model"] == "m" and result["levels_measured"] == 2 and result["notes"] == ["a note"]
     heading, columns, cells = report_table(result)
     assert [c[0] for c in cells] == ["concurrency 1", "concurrency 4"]
-    assert columns[5].en == "TTFT p50 ms" and cells[0][5] == "100.0"
+    assert columns[5].en == "TTFT p50 ms" and cells[0][5] == "100"     # the one figure rule: table.figure
     assert "vLLM" in heading.en and heading("zh")
 
 
