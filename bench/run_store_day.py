@@ -168,7 +168,7 @@ def main() -> int:
         follower = RunFollower(path)
         attached, attach_s = _timed("RunFollower.record (the workbench attaching)", follower.record)
         follower.close()
-        assert attached.telemetry[0]["t"] == t0 and attached.telemetry[-1]["t"] == t0 + samples - 1
+        assert attached.telemetry.t[0] == t0 and attached.telemetry.t[-1] == t0 + samples - 1
         print(f"    the workbench plots {len(attached.telemetry):,} of them: {follower.thinned} rotated segments "
               "from their thinned copies (1 in 30), the live file likewise but for its last 600 samples"
               + (f", then 1 in {follower.stride}" if follower.stride > 1 else ""))

@@ -171,24 +171,57 @@ class History:
         t0 = self.t0
         # series are made in the order the samples name them: by (first sample, place in it); the host's
         # (every usable sample has one, if empty) after the first sample's devices
-        order = telemetry.order
-        firsts = [(cols.pos[0], order[cols.pos[0]].index(cols.key), cols) for cols in telemetry.devices.values()]
-        for _, _, cols in sorted([*firsts, (0, len(order[0]), None)], key=lambda e: e[:2]):
-            if cols is None:
+        for _, _, key, group in sorted([*_by_index(telemetry), (0, len(telemetry.order[0]), None, None)],
+                                       key=lambda e: e[:2]):
+            if group is None:
                 xs = [v - t0 for v in t]
                 for kind, ys in zip(_HOST_SERIES, (telemetry.host_column("cpu_pct"), telemetry.host_used_pct())):
                     self._tseries(kind).extend(xs, ys)
                 continue
-            index = cols.index[0]
-            key = index if index.__class__ is int else f"{index}"
-            name = next((n for n in reversed(cols.name) if n), None)
+            pos, name, columns = group
             if name:
                 self.device_names[key] = name
-            xs = [t[p] - t0 for p in cols.pos]
-            columns = (cols.column("util_gpu_pct"), cols.used_pct(), cols.column("temperature_c"),
-                       cols.column("power_w"))
+            xs = [t[p] - t0 for p in pos]
             for kind, ys in zip(_DEVICE_SERIES, columns):
                 self._tseries(f"{kind}:{key}").extend(xs, ys)
+
+
+def _by_index(telemetry: Telemetry) -> list[tuple[int, int, Any, tuple[list[int], Any, list[list[Any]]]]]:
+    """The plots' device series: readings grouped by the index they are shown under (a device's own, else its
+    place in the list), as add_sample groups them, each group in sample order: [(first sample, place in it,
+    key, (samples, last name, [util, mem %, degrees, watts]))]. A device keeps one index (one group, its columns
+    whole); one whose index changed, or two devices shown under one index, are split and merged reading by
+    reading."""
+    readings: dict[Any, list[tuple[int, int, Any, list[Any]]]] = {}
+    whole: dict[Any, Any] = {}
+    for cols in telemetry.devices.values():
+        labels = [cols.label_index(at) for at in range(len(cols))]
+        columns = (cols.column("util_gpu_pct"), cols.used_pct(), cols.column("temperature_c"),
+                   cols.column("power_w"))
+        if len(set(labels)) == 1 and labels[0] not in whole and labels[0] not in readings:
+            whole[labels[0]] = cols, columns
+            continue
+        for at, label in enumerate(labels):
+            if label in whole:   # a second device under this index: both go reading by reading
+                first, first_columns = whole.pop(label)
+                readings.setdefault(label, []).extend(_rows_of(first, first_columns))
+            readings.setdefault(label, []).append((cols.pos[at], cols.place[at], cols.name[at],
+                                                   [c[at] for c in columns]))
+    out = []
+    for label, (cols, columns) in whole.items():
+        key = label if label.__class__ is int else f"{label}"
+        name = next((n for n in reversed(cols.name) if n), None)
+        out.append((cols.pos[0], cols.place[0], key, (list(cols.pos), name, list(columns))))
+    for label, rows in readings.items():
+        rows.sort(key=lambda r: (r[0], r[1]))
+        key = label if label.__class__ is int else f"{label}"
+        name = next((r[2] for r in reversed(rows) if r[2]), None)
+        out.append((rows[0][0], rows[0][1], key, ([r[0] for r in rows], name, [list(c) for c in zip(*(r[3] for r in rows))])))
+    return out
+
+
+def _rows_of(cols: Any, columns: Any) -> list[tuple[int, int, Any, list[Any]]]:
+    return [(cols.pos[at], cols.place[at], cols.name[at], [c[at] for c in columns]) for at in range(len(cols))]
 
 
 # what the plots read of one sample: t, per device (index, name, util %, memory %, °C, W), host (cpu %, ram %)

@@ -60,13 +60,16 @@ def last_sample(records: Sequence[Any]) -> Any:
     from tui.store.telemetry import Telemetry
 
     for record in reversed(records):
-        newest = Telemetry.of(record.telemetry).newest()   # the whole line, not only the columns' fields
-        if newest is None:
+        telemetry = Telemetry.of(record.telemetry)
+        if not len(telemetry):
             continue
-        try:
-            return Sample.from_dict(newest)
-        except (KeyError, TypeError, ValueError):
-            continue
+        # the whole line (processes, clocks' maxima... the columns keep less); where its process list is not
+        # [[pid, name, bytes], ...] (the sample check leaves that field to this reader), the columns' last reading
+        for newest in (telemetry.newest(), telemetry.sample(-1)):
+            try:
+                return Sample.from_dict(newest)
+            except (KeyError, TypeError, ValueError, RecursionError):
+                continue
     return None
 
 

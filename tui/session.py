@@ -86,8 +86,9 @@ class RunSession:
         self._lock = threading.Lock()        # the sampler's thread writes to the open run
         self._sampled = False
         self.cpu_trap = CpuTrap()            # work on the CPU while accelerators are listed: said, and recorded
-        # the open run's events and log lines are written on this thread, each awaited before it is yielded:
-        # the workbench's event loop never waits on the disk, and one thread keeps the order
+        # the open run's events and log lines are written on this thread (each event awaited before it is
+        # yielded, log lines queued in order): the workbench's event loop does not wait on those writes (the
+        # run's creation, the sampler's lock aside)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cardbench-run-writer")
 
     @property
@@ -170,11 +171,13 @@ class RunSession:
             with self._lock:   # the sampler's thread appends under it: no sample after the close
                 if self.run is run:
                     self.run = None
-            # shielded: a cancelled wait must not cancel the close itself
-            await asyncio.shield(asyncio.get_running_loop().run_in_executor(self._writer, run.close))
-            if self.runner is runner:
-                self.runner = None
-                self._stop = None
+            try:
+                # shielded: a cancelled wait must not cancel the close itself
+                await asyncio.shield(asyncio.get_running_loop().run_in_executor(self._writer, run.close))
+            finally:
+                if self.runner is runner:
+                    self.runner = None
+                    self._stop = None
 
     async def _record(self, run: Run, event: protocol.Event) -> protocol.Event:
         """An event the session adds to the run (the CPU trap's warning): on disk before it is yielded."""

@@ -120,8 +120,14 @@ class Runner:
         return event
 
     async def _log(self, line: str) -> None:
-        if self.run is not None:
-            await self._write(self.run.log, line)
+        if self.run is None:
+            return
+        if self.writer is None:
+            self.run.log(line)
+        else:
+            # queued, not waited for: a job printing 50,000 lines is not slowed by a round trip per line; the
+            # writer's one thread keeps them in order with the events, each of which is waited for
+            self.writer.submit(self.run.log, line)
 
     async def _write(self, write: Callable[[Any], None], item: Any) -> None:
         if self.writer is None:

@@ -222,3 +222,24 @@ def test_a_sample_object_and_its_line_draw_the_same():
     from_object.add_sample(Sample.from_dict(line))
     assert [(n, _state(s)) for n, s in from_line.telemetry.items()] == \
         [(n, _state(s)) for n, s in from_object.telemetry.items()]
+
+
+@pytest.mark.parametrize("lines", [
+    # one tick without the bus id (its source failed then): the same card under index 0, in time order
+    [{"t": 1.0, "devices": [{"index": 0, "bus_id": "A", "util_gpu_pct": 10.0}]},
+     {"t": 2.0, "devices": [{"index": 0, "util_gpu_pct": 20.0}]},
+     {"t": 3.0, "devices": [{"index": 0, "bus_id": "A", "util_gpu_pct": 30.0}]}],
+    # one card renumbered (another visible-devices order), and two cards swapping their indices
+    [{"t": 1.0, "devices": [{"index": 0, "bus_id": "A", "util_gpu_pct": 10.0, "name": "a"},
+                            {"index": 1, "bus_id": "B", "util_gpu_pct": 90.0, "name": "b"}]},
+     {"t": 2.0, "devices": [{"index": 1, "bus_id": "A", "util_gpu_pct": 11.0, "name": "a"},
+                            {"index": 0, "bus_id": "B", "util_gpu_pct": 91.0, "name": "b"}]},
+     {"t": 3.0, "devices": [{"name": "pci only"}, {"index": 0, "bus_id": "B", "util_gpu_pct": 92.0}]}],
+])
+def test_cards_shown_under_one_index_keep_their_readings_in_time_order(lines):
+    record = RunRecord(path=Path("/runs/r"), config={}, events=[protocol.Start(t=0.0, workload="resnet50",
+                                                                               device="cuda:0")], telemetry=lines)
+    bulk = History(64)
+    bulk.add_record(record)
+    assert _history_state(bulk) == _history_state(_one_by_one(record, 64))
+    assert list(bulk.telemetry["util:0"].xs) == sorted(bulk.telemetry["util:0"].xs)

@@ -164,3 +164,28 @@ def test_a_follower_keeps_its_time_axis_in_order():
     assert telemetry.add_lines(lines, after=0.5) == 1   # the NaN time; older samples are passed over, not bad
     assert list(telemetry.t) == [1.0, 2.0, 3.0]
     assert read_telemetry(lines)[1] == 1 and len(read_telemetry(lines)[0]) == 5
+
+
+def test_lines_nested_past_the_decoders_depth_or_a_time_past_a_float_are_skipped():
+    deep = b'{"t": 2.0, "devices": [{"index": 0, "processes": ' + b"[" * 3000 + b"]" * 3000 + b"}]}"
+    huge = b'{"t": 1' + b"0" * 400 + b', "devices": []}'
+    telemetry, skipped = read_telemetry([b'{"t": 1.0, "devices": []}', deep, huge])
+    assert [s["t"] for s in telemetry] == [1.0] and skipped == 2
+    assert not telemetry_sample_ok({"t": 10 ** 400})
+
+
+def test_a_card_without_an_index_has_an_empty_index_cell_and_is_shown_under_its_place():
+    record = RunRecord(path=Path("/runs/r"), config={}, events=[], telemetry=[
+        {"t": 1.0, "devices": [{"index": 0, "bus_id": "A", "name": "H100"}, {"name": "PCI only", "bus_id": "B"}]}])
+    rows = list(csv.DictReader(io.StringIO(device_telemetry.telemetry_csv([record]))))
+    assert [r["device_index"] for r in rows] == ["0", ""]
+    assert record.telemetry.devices["B"].label_index(0) == 1
+
+
+def test_the_screenshot_s_device_table_falls_back_to_the_columns_when_the_process_list_is_odd():
+    from tui.screenshot import last_sample
+
+    telemetry, _ = read_telemetry([b'{"t": 5.0, "devices": [{"index": 0, "name": "H100", "util_gpu_pct": 50.0,'
+                                   b' "processes": [[1, "p"]]}]}'])
+    sample = last_sample([RunRecord(path=Path("/runs/r"), config={}, events=[], telemetry=telemetry)])
+    assert sample is not None and sample.t == 5.0 and sample.devices[0].util_gpu_pct == 50.0

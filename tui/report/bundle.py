@@ -70,7 +70,8 @@ class Bundle:
 
     def add_text_chunks(self, name: str, chunks: Iterable[str]) -> None:
         """A long text (a day's telemetry.csv is 130 MB) redacted piece by piece into a temporary file, never
-        whole in memory. Each piece is whole lines: what the redactor looks for never spans two."""
+        whole in memory. For a text of numbers and device names (telemetry.csv): a secret spread over two
+        pieces, or learnt from a later one, would not be redacted (the redactor sees one piece at a time)."""
         handle = tempfile.TemporaryFile()
         digest, size = hashlib.sha256(), 0
         try:
@@ -89,6 +90,7 @@ class Bundle:
         return sorted([*self.files, *self._spooled])
 
     def add_text(self, name: str, text: str) -> None:
+        self._spooled.pop(name, None)
         self.files[name] = self.redactor.text(text).encode("utf-8")
 
     def add_redacted_text(self, name: str, text: str) -> None:

@@ -296,10 +296,10 @@ def _utilisation_chart(record, label: str) -> str | None:
     if devices and not on_cpu:
         for cols in devices.values():
             xs = [(t[p] - t0) / per for p in cols.pos]
-            tag = device_tag(cols.index[0]) if len(devices) > 1 else ""
+            tag = device_tag(cols.label_index(0)) if len(devices) > 1 else ""
             out.append(series(f"util % {tag}".strip(), xs, cols.column("util_gpu_pct")))
             out.append(series(f"memory % {tag}".strip(), xs, cols.used_pct()))
-        one = f" ({device_label(cols.index[0], cols.name[0], cols.pci_vendor)})"
+        one = f" ({device_label(cols.label_index(0), cols.name[0], cols.pci_vendor)})"
         title = f"{label}: device utilisation and memory" + (one if len(devices) == 1 else "")
     else:
         xs = [(v - t0) / per for v in t]

@@ -1,4 +1,5 @@
-"""The bundle's performance data: summary.json, steps.csv and telemetry.csv, from RunRecords.
+"""The bundle's performance data: summary.json's runs and steps.csv, from RunRecords (telemetry.csv, the
+stability table and the host's peaks: `tui.report.device_telemetry`).
 
 Missing data stays missing: a metric a run never reported is ``null`` in JSON
 and an empty cell in CSV, never a zero. A value of the wrong type (a result
@@ -22,14 +23,6 @@ from tui.store import RunRecord
 from workloads import protocol, registry
 from workloads.numbers import finite as number
 from workloads.step_statistics import percentile_of_sorted, split_warmup
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    return [d for d in value if isinstance(d, dict)] if isinstance(value, list) else []
 
 
 @dataclass

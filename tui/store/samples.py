@@ -20,6 +20,7 @@ def _telemetry_types() -> tuple[dict[str, tuple[type, ...]], dict[str, tuple[typ
 
 _DEVICE_TYPES, _HOST_TYPES = _telemetry_types()
 _SCALAR_TYPES = (int, float, str, type(None))
+_FLOAT_MAX = 1.7976931348623157e308   # an int past it is no time (math.isfinite would raise on it)
 # per field, the scalar types json.loads gives that it takes: one set lookup per field in the common case
 _DEVICE_SCALARS, _HOST_SCALARS = ({name: frozenset(t for t in allowed if t in _SCALAR_TYPES)
                                    for name, allowed in types.items()} for types in (_DEVICE_TYPES, _HOST_TYPES))
@@ -43,9 +44,10 @@ def _object_fits(data: Any, types: dict[str, tuple[type, ...]], scalars: dict[st
         if value is None:
             continue
         if key == "processes":
-            # not checked: the device pane reads it through `Sample.from_dict`, which checks it ([[pid, name, used
-            # bytes], ...]); no figure of the report or the plots comes from it, and checking a day's process lists
-            # was half the time of reading its samples (`tui.store.telemetry` does not decode it either)
+            # not checked: no figure of the report or the plots comes from it, and checking a day's process lists
+            # was half the time of reading its samples (`tui.store.telemetry` does not decode it either); its one
+            # reader from disk, the screenshot's device table (`tui.screenshot.last_sample`), falls back to the
+            # columns' last reading where `Sample.from_dict` refuses it
             continue
         if not protocol.fits(value, allowed):
             return False
@@ -65,7 +67,7 @@ def telemetry_sample_ok(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
     t = data.get("t")
-    if not protocol.fits(t, (int, float)) or not math.isfinite(t):
+    if not protocol.fits(t, (int, float)) or (t.__class__ is int and abs(t) > _FLOAT_MAX) or not math.isfinite(t):
         return False
     for key, value in data.items():
         if key == "t" or value is None:

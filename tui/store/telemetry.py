@@ -21,6 +21,7 @@ import functools
 import json
 import math
 from array import array
+from bisect import bisect_left
 from operator import attrgetter
 from typing import Annotated, Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
@@ -45,7 +46,8 @@ def _codec() -> tuple[Callable[[bytes], Any], tuple[type, ...], Callable[[Any], 
     import msgspec
 
     sample, lenient = _structs(msgspec)
-    return (msgspec.json.Decoder(sample).decode, (msgspec.DecodeError, msgspec.ValidationError),
+    # RecursionError: a value nested past msgspec's depth (a torn or hostile line), as json's
+    return (msgspec.json.Decoder(sample).decode, (msgspec.DecodeError, msgspec.ValidationError, RecursionError),
             lambda data: msgspec.convert(data, lenient))
 
 
@@ -83,7 +85,8 @@ def _structs(msgspec: Any) -> tuple[type, type]:
 
     (device, lenient_device), (host, lenient_host) = (struct("Device", _DEVICE_TYPES, FLOAT_FIELDS + INT_FIELDS),
                                                       struct("Host", _HOST_TYPES, ()))
-    sample = msgspec.defstruct("Sample", [("t", Union[int, float]), ("devices", Optional[list[device]], None),
+    # t a float: an integer past a float's range is refused here (the slow way refuses it too)
+    sample = msgspec.defstruct("Sample", [("t", float), ("devices", Optional[list[device]], None),
                                           ("host", Optional[host], None), ("errors", Optional[list[str]], None),
                                           ("sources", Optional[list[str]], None)],
                                forbid_unknown_fields=True, gc=False)
@@ -122,7 +125,8 @@ def _columnar(data: dict[str, Any]) -> Any:
 
 
 _BATCH = 4096
-_NAME, _PSTATE, _THROTTLE, _VENDOR = (attrgetter(f) for f in ("name", "pstate", "throttle_reasons", "pci_vendor"))
+_INDEX, _NAME, _PSTATE, _THROTTLE, _VENDOR = (attrgetter(f) for f in ("index", "name", "pstate", "throttle_reasons",
+                                                                       "pci_vendor"))
 
 
 def _int(v: Any) -> int:
@@ -136,12 +140,13 @@ def _int(v: Any) -> int:
 class DeviceColumns:
     """One device's readings (a device: its bus id, else its index), in the order of the samples holding it."""
 
-    __slots__ = ("key", "pos", "index", "name", "pstate", "throttle", "pci_vendor", "floats", "ints")
+    __slots__ = ("key", "pos", "index", "place", "name", "pstate", "throttle", "pci_vendor", "floats", "ints")
 
     def __init__(self, key: str):
         self.key = key
         self.pos = array("l")       # the sample each reading is from (Telemetry.t[pos[i]] is its time)
-        self.index: list[Any] = []  # its index in that sample: the device's own, else its place in the list
+        self.index: list[Any] = []  # its own index in that sample (None: it had none, a PCI-only card)
+        self.place: list[int] = []  # its place in that sample's list (where it had no index, what stands for it)
         self.name: list[str | None] = []
         self.pstate: list[str | None] = []
         self.throttle: list[tuple[str, ...] | None] = []   # None: not read
@@ -162,6 +167,11 @@ class DeviceColumns:
         """Memory used as a share of the total, per reading (lo..hi; None where either is missing)."""
         return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None
                 for u, t in zip(self.ints["mem_used_bytes"][lo:hi], self.ints["mem_total_bytes"][lo:hi])]
+
+    def label_index(self, at: int = 0) -> Any:
+        """The index a reading is shown under: the device's own, else its place in the sample's list."""
+        index = self.index[at]
+        return self.place[at] if index is None else index
 
     def first_name(self) -> str | None:
         return next((n for n in self.name if n), None)
@@ -251,9 +261,13 @@ class Telemetry:
         return True
 
     def newest(self) -> dict[str, Any] | None:
-        """The newest sample as a dict (decoded on demand: only the screen's device pane asks)."""
+        """The newest sample as written, as a dict (decoded on demand: only the screen's device pane asks)."""
         if self._last_line is not None:
-            self.last, self._last_line = json.loads(self._last_line), None
+            try:
+                self.last = json.loads(self._last_line)
+            except (ValueError, RecursionError):   # msgspec took it: json does, unless nested past its depth
+                self.last = self.sample(len(self.t) - 1)
+            self._last_line = None
         return self.last
 
     def _add(self, batch: list[Any]) -> None:
@@ -290,7 +304,8 @@ class Telemetry:
             if cols is None:
                 cols = self.devices[key] = DeviceColumns(key)
             cols.pos.extend(at)
-            cols.index.extend([place if d.index is None else d.index for d, place in zip(readings, places)])
+            cols.index.extend(map(_INDEX, readings))
+            cols.place.extend(places)
             cols.name.extend([strings.setdefault(v, v) if v.__class__ is str else None
                               for v in map(_NAME, readings)])
             cols.pstate.extend([strings.setdefault(v, v) if v.__class__ is str else None
@@ -332,37 +347,40 @@ class Telemetry:
         """A host field per sample, None where there was no reading."""
         return [None if v != v or v == MISSING else v for v in self.host[field]]
 
-    def readings(self) -> Iterator[tuple[int, DeviceColumns, int]]:
-        """(sample, device, its reading's place in the device's columns), in the order the samples listed them."""
-        cursor: dict[str, int] = {}
-        devices = self.devices
-        for i, keys in enumerate(self.order):
-            for key in keys:
-                at = cursor.get(key, 0)
-                cursor[key] = at + 1
-                yield i, devices[key], at
-
     def __iter__(self) -> Iterator[dict[str, Any]]:
         """The samples as dicts of the kept fields (for a caller that reads a few; the report reads columns)."""
-        rows: list[dict[str, Any]] = [{"t": t, "devices": []} for t in self.t]
-        for i, cols, at in self.readings():
-            d: dict[str, Any] = {"index": cols.index[at]}
-            if cols.key[:6] != "index:":
-                d["bus_id"] = cols.key
-            for field, value in (("name", cols.name[at]), ("pstate", cols.pstate[at]),
-                                 ("throttle_reasons", cols.throttle[at])):
-                if value is not None:
-                    d[field] = list(value) if field == "throttle_reasons" else value
-            d.update((f, v) for f in FLOAT_FIELDS if (v := cols.floats[f][at]) == v)
-            d.update((f, v) for f in INT_FIELDS if (v := cols.ints[f][at]) != MISSING)
-            rows[i]["devices"].append(d)
-        for i, row in enumerate(rows):
-            if self.has_host[i]:
-                row["host"] = {f: v for f in HOST_FIELDS if (v := self.host[f][i]) == v and v != MISSING}
-        return iter(rows)
+        return (self.sample(i) for i in range(len(self.t)))
+
+    @staticmethod
+    def _device_dict(cols: DeviceColumns, at: int) -> dict[str, Any]:
+        d: dict[str, Any] = {} if cols.index[at] is None else {"index": cols.index[at]}
+        if cols.key[:6] != "index:":
+            d["bus_id"] = cols.key
+        for field, value in (("name", cols.name[at]), ("pstate", cols.pstate[at])):
+            if value is not None:
+                d[field] = value
+        if cols.throttle[at] is not None:
+            d["throttle_reasons"] = list(cols.throttle[at])
+        d.update((f, v) for f in FLOAT_FIELDS if (v := cols.floats[f][at]) == v)
+        d.update((f, v) for f in INT_FIELDS if (v := cols.ints[f][at]) != MISSING)
+        return d
 
     def __getitem__(self, i: int) -> dict[str, Any]:
-        return list(self)[i]
+        return self.sample(i)
+
+    def sample(self, i: int) -> dict[str, Any]:
+        """Sample ``i`` (negative from the end) as a dict of the kept fields, without building the others."""
+        i = range(len(self.t))[i]
+        row: dict[str, Any] = {"t": self.t[i], "devices": []}
+        seen: dict[str, int] = {}
+        for key in self.order[i]:
+            cols = self.devices[key]
+            at = bisect_left(cols.pos, i) + seen.get(key, 0)
+            seen[key] = seen.get(key, 0) + 1
+            row["devices"].append(self._device_dict(cols, at))
+        if self.has_host[i]:
+            row["host"] = {f: v for f in HOST_FIELDS if (v := self.host[f][i]) == v and v != MISSING}
+        return row
 
 
 def read_telemetry(lines: Iterable[bytes]) -> tuple[Telemetry, int]:
