@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from recorded_env import text_screen  # noqa: F401 - the fixture
 from report_runs import T0, resnet_run
 from tui import cli
 from tui.report import charts, device_telemetry, envinfo, screen, summary
@@ -92,8 +93,9 @@ CORRUPTIONS = {
 
 
 @pytest.fixture
-def quick_export(monkeypatch):
-    """`cardbench export --run` in this process, collect_env stubbed (it takes seconds)."""
+def quick_export(monkeypatch, text_screen):  # noqa: F811
+    """`cardbench export --run` in this process, collect_env stubbed and a plain screen drawn (each takes seconds;
+    what a damaged run does to the screen is tests/tui/test_screenshot_redrawn.py's)."""
     monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv(
         "PyTorch version: 2.14.1", {"PyTorch version": "2.14.1"}, 0.1))
 
