@@ -112,8 +112,10 @@ def test_telemetry_samples_are_checked_against_the_sample_types():
     assert telemetry_sample_ok({"t": 1.5})
     for bad in ({"t": "1"}, {"t": float("inf")}, {"t": True}, {"t": 1, "host": []}, {"t": 1, "devices": {}},
                 {"t": 1, "devices": [5]}, {"t": 1, "devices": [{"name": 5}]}, {"t": 1, "errors": "x"},
-                {"t": 1, "devices": [{"throttle_reasons": [[]]}]},
-                {"t": 1, "x": json.loads("[" * 40 + "]" * 40)}, [], None):
+                {"t": 1, "devices": [{"throttle_reasons": [[]]}]}, {"t": 1, "host": {"cpu_pct": "busy"}},
+                {"t": 1, "devices": [{"mem_used_bytes": True}]}, [], None):
         assert not telemetry_sample_ok(bad), bad
-    # the process list is the device pane's to check (Sample.from_dict); no figure comes from it
-    assert telemetry_sample_ok({"t": 1, "devices": [{"processes": [[1, 2]]}]})
+    # fields no figure is read from are not checked: a process list, a version string, a later version's field
+    for unread in ({"t": 1, "devices": [{"processes": [[1, 2]], "uuid": 7}]}, {"t": 1, "host": {"per_core_pct": 5}},
+                   {"t": 1, "x": json.loads("[" * 40 + "]" * 40)}):
+        assert telemetry_sample_ok(unread), unread

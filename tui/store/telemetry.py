@@ -1,13 +1,14 @@
 """A run's telemetry as columns (`Telemetry`), decoded from telemetry.jsonl in one pass. UI-free.
 
 A day of 8 devices at 1 Hz is 86,400 lines of ~7 KB (626 MB of JSON): held as dicts it took 2.5 GiB and 40 s to
-read and walk. Here each line is decoded and type-checked in C by msgspec against the sample's fields
-(`tui.telemetry.sample`), and what the report and the plots read is kept as one column per device and field:
-numbers in arrays (8 bytes a reading), names and states interned. The same day is ~100 MB.
+read and walk. Here each line's read fields (`tui.store.samples.READ_DEVICE`, `READ_HOST`) are decoded and
+type-checked in C by msgspec, the others passed over unread, and what the report and the plots read is kept as
+one column per device and field: numbers in arrays (8 bytes a reading), names and states interned. The same day
+is ~100 MB.
 
-A line msgspec will not take as it is (a NaN, a field this version does not know, a wrong type) goes the slow
-way: json, then `tui.store.samples.telemetry_sample_ok`, the one definition of a usable sample; a line that fails
-is skipped and counted, as before.
+A line msgspec will not take as it is (a NaN, a null reading, a wrong type) goes the slow way: json, then
+`tui.store.samples.telemetry_sample_ok`, the one definition of a usable sample; a line that fails is skipped and
+counted.
 
     telemetry = Telemetry()
     skipped = telemetry.add_lines(raw_lines)   # how many were not usable samples (count them)
@@ -25,18 +26,13 @@ from bisect import bisect_left
 from operator import attrgetter
 from typing import Annotated, Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
-from tui.store.samples import telemetry_sample_ok
+from tui.store.samples import FLOAT_FIELDS, INT_FIELDS, READ_HOST, telemetry_sample_ok
 
 NAN = math.nan
 MISSING = -(2 ** 63)   # an integer column's "no reading"
 
 _Num = Union[int, float, None]
-# the fields kept per device reading; the CSV, the stability table, the charts and the plots read only these
-FLOAT_FIELDS = ("util_gpu_pct", "util_mem_pct", "temperature_c", "power_w", "power_limit_w", "sm_clock_mhz",
-                "mem_clock_mhz")
-INT_FIELDS = ("mem_used_bytes", "mem_total_bytes", "ecc_corrected", "ecc_uncorrected", "retired_pages",
-              "remapped_rows")
-HOST_FIELDS = ("cpu_pct", "mem_used_bytes", "mem_total_bytes")
+HOST_FIELDS = READ_HOST
 
 
 @functools.cache
@@ -52,10 +48,11 @@ def _codec() -> tuple[Callable[[bytes], Any], tuple[type, ...], Callable[[Any], 
 
 
 def _structs(msgspec: Any) -> tuple[type, type]:
-    """msgspec types of a sample built from `tui.telemetry.sample`'s fields, as telemetry_sample_ok checks them:
-    a number field takes an int or a float (never a bool), a text field a string, each may be null.
+    """msgspec types of the read fields of a sample (`tui.store.samples`), as telemetry_sample_ok checks them: a
+    number field takes an int or a float (never a bool), a text field a string, each may be null; the other fields
+    are passed over unread, as that check passes them over.
 
-    The fields the columns keep decode straight to what a column holds (a float, or an int for the byte and
+    The readings the columns keep decode straight to what a column holds (a float, or an int for the byte and
     count fields; absent: NaN or MISSING), so a column is extended without a Python step per reading; a line
     where one is null (cardbench leaves a None out) or of the other kind takes the slow way, which normalises."""
     from tui.store.samples import _DEVICE_TYPES, _HOST_TYPES
@@ -67,18 +64,14 @@ def _structs(msgspec: Any) -> tuple[type, type]:
             return Annotated[int, msgspec.Meta(gt=MISSING, le=-MISSING - 1)], MISSING
         if name == "throttle_reasons":
             return Optional[list[str]], None
-        if name == "per_core_pct":
-            return Optional[list[_Num]], None
-        if name == "processes":   # not decoded: see telemetry_sample_ok
-            return msgspec.Raw, None
         if str in allowed:
             return Optional[str], None
         return _Num, None
 
     def struct(name: str, types: dict[str, tuple[type, ...]], kept: tuple[str, ...]) -> tuple[type, type]:
         strict = msgspec.defstruct(name, [(key, *field_type(key, allowed)) for key, allowed in types.items()],
-                                   forbid_unknown_fields=True, gc=False)
-        # the slow way's: what telemetry_sample_ok passed (unknown fields too), the kept ones normalised first
+                                   gc=False)
+        # the slow way's: what telemetry_sample_ok passed, the kept readings normalised first
         lenient = msgspec.defstruct(name, [(key, *_KEPT[key]) if key in kept else (key, Any, None) for key in types],
                                     gc=False)
         return strict, lenient
@@ -88,8 +81,7 @@ def _structs(msgspec: Any) -> tuple[type, type]:
     # t a float: an integer past a float's range is refused here (the slow way refuses it too)
     sample = msgspec.defstruct("Sample", [("t", float), ("devices", Optional[list[device]], None),
                                           ("host", Optional[host], None), ("errors", Optional[list[str]], None),
-                                          ("sources", Optional[list[str]], None)],
-                               forbid_unknown_fields=True, gc=False)
+                                          ("sources", Optional[list[str]], None)], gc=False)
     lenient = msgspec.defstruct("Sample", [("t", float), ("devices", Optional[list[lenient_device]], None),
                                            ("host", Optional[lenient_host], None)], gc=False)
     return sample, lenient
@@ -160,8 +152,14 @@ class DeviceColumns:
     def column(self, field: str, lo: int = 0, hi: int | None = None) -> list[float | int | None]:
         """A field's readings (lo..hi), None where there was none (or it was not finite)."""
         if field in self.floats:
-            return [None if v != v else v for v in self.floats[field][lo:hi]]
-        return [None if v == MISSING else v for v in self.ints[field][lo:hi]]
+            values = self.floats[field][lo:hi]
+            if math.isfinite(math.fsum(values)):   # every reading there (the usual case): one C pass
+                return values.tolist()
+            return [None if v != v else v for v in values]
+        values = self.ints[field][lo:hi]
+        if MISSING not in values:
+            return values.tolist()
+        return [None if v == MISSING else v for v in values]
 
     def used_pct(self, lo: int = 0, hi: int | None = None) -> list[float | None]:
         """Memory used as a share of the total, per reading (lo..hi; None where either is missing)."""
