@@ -22,6 +22,7 @@ or when drawing fails, the screenshot is ``tui.report.screen``'s plain text scre
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import gc
 import os
@@ -75,6 +76,26 @@ def _collect_env_in_background(progress: Callable[[str], Any] | None) -> Any:
 
     _say(progress, "collecting the environment in the background (python -m torch.utils.collect_env)")
     return envinfo.CollectEnvJob()
+
+
+def _doctor_in_background(progress: Callable[[str], Any] | None) -> "concurrent.futures.Future[list[Any]]":
+    """`tui.doctor.run_checks` on a thread of its own: its result, or the exception it raised."""
+    import concurrent.futures
+    import threading
+
+    _say(progress, "running the doctor in the background")
+    future: concurrent.futures.Future[list[Any]] = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            from tui.doctor import run_checks
+
+            future.set_result(run_checks())
+        except BaseException as exc:  # noqa: BLE001 - handed to the export, which says so in the report
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="cardbench-export-doctor", daemon=True).start()
+    return future
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -141,6 +162,9 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     # collect_env takes seconds whatever the runs: it runs while they are read and drawn. Not beside the
     # doctor (below, when it runs now), whose probe times the CUDA initialisation the report states
     collect = _collect_env_in_background(progress) if doctor_checks is not None else None
+    # the doctor runs now: beside the reading of the runs (this thread's work; the doctor's waits on its probes'
+    # children), not beside collect_env (above)
+    doctor = _doctor_in_background(progress) if doctor_checks is None else None
 
     _say(progress, "reading the runs")
     records = []
@@ -163,12 +187,11 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     shown = [redactor.record(record) for record in records]
     _freeze_what_was_read()
 
-    if doctor_checks is None:
-        _say(progress, "running the doctor")
+    if doctor is not None:
+        if not doctor.done():
+            _say(progress, "waiting for the doctor")
         try:
-            from tui.doctor import run_checks
-
-            doctor_checks = run_checks()
+            doctor_checks = doctor.result()
             doctor_note = doctor_note or Words(lang)("doctor_at_export")
         except Exception as exc:  # noqa: BLE001 - the report is written without it, and says so
             doctor_checks = []

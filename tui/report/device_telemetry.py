@@ -63,7 +63,7 @@ def _device_lines(run: str, t_cells: list[str], host_cells: list[str], cols: Dev
     throttle = [None if r is None else ";".join(r) for r in cols.throttle[lo:hi]]
     columns = [[t_cells[p] for p in pos], _cells(cols.index[lo:hi]), _cells(cols.name[lo:hi], text=True),
                cells("util_gpu_pct"), cells("util_mem_pct"), _number_cells(cols.column("mem_used_bytes", lo, hi)),
-               _number_cells(cols.column("mem_total_bytes", lo, hi)), _number_cells(cols.used_pct(lo, hi)),
+               cells("mem_total_bytes"), _number_cells(cols.used_pct(lo, hi)),
                cells("temperature_c"), _number_cells(cols.column("power_w", lo, hi)),   # power: all distinct
                *map(cells, ("power_limit_w", "sm_clock_mhz", "mem_clock_mhz")),
                _cells(cols.pstate[lo:hi], text=True), _cells(throttle, text=True), cells("ecc_corrected"),
