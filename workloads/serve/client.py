@@ -19,7 +19,7 @@ import json
 import ssl
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Awaitable, TypeVar
 from urllib.parse import urlsplit
 
 from workloads.safe_text import one_line
@@ -367,3 +367,16 @@ async def _events(conn: Connection, headers: dict[str, str], out: Outcome, chat:
 
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+_T = TypeVar("_T")
+
+
+async def within(awaitable: Awaitable[_T], timeout_s: float) -> _T:
+    """Its result, or asyncio.TimeoutError after ``timeout_s``. asyncio.timeout where there is one (3.11+):
+    3.11's wait_for returns the result of a request that ended just as the task was cancelled and drops the
+    cancellation, so a SIGTERM then went unheard for the rest of the level (seen on CI)."""
+    if hasattr(asyncio, "timeout"):
+        async with asyncio.timeout(timeout_s):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, timeout_s)

@@ -16,7 +16,7 @@ from workloads.child.harness import WorkloadError, log
 from workloads.command.job import Job, pump
 from workloads.command.output import LogCopy
 from workloads.safe_text import one_line
-from workloads.serve.client import Answer, Connection, Endpoint, get_json
+from workloads.serve.client import Answer, Connection, Endpoint, get_json, within
 
 _POLL_S = 0.5
 _NAMED_LINES = 3
@@ -71,7 +71,7 @@ class LaunchedServer:
             for path in ("/health", endpoint.base + "/models"):
                 conn = Connection(endpoint)
                 try:
-                    status, _ = await asyncio.wait_for(get_json(conn, path), 5.0)
+                    status, _ = await within(get_json(conn, path), 5.0)
                 except (Answer, asyncio.TimeoutError):
                     status = None
                 finally:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from workloads.serve.client import TIMEOUT, Connection, Endpoint, Outcome, stream
+from workloads.serve.client import TIMEOUT, Connection, Endpoint, Outcome, stream, within
 
 # common English words that are one token each, with their leading space, in the GPT-2, Llama and Qwen BPE
 # vocabularies: a prompt of N of them is about N tokens where the server has no /tokenize to say exactly
@@ -124,7 +124,7 @@ async def one(pool: Pool, path: str, body: dict[str, Any], chat: bool, timeout_s
     conn = pool.take()
     sent = time.perf_counter()
     try:
-        outcome = await asyncio.wait_for(stream(conn, path, body, chat), timeout_s)
+        outcome = await within(stream(conn, path, body, chat), timeout_s)
     except asyncio.TimeoutError:
         conn.close()
         return Outcome(sent=sent, error=TIMEOUT, detail=f"no end after {timeout_s:g} s")

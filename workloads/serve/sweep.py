@@ -12,7 +12,7 @@ from typing import Any
 
 from workloads.child.harness import Emitter, Stopped, WorkloadError, log
 from workloads.safe_text import one_line
-from workloads.serve.client import CONNECT, TIMEOUT, Answer, Connection, Endpoint, Outcome, get_json
+from workloads.serve.client import CONNECT, TIMEOUT, Answer, Connection, Endpoint, Outcome, get_json, within
 from workloads.serve.card import CardDuringLevels
 from workloads.serve.figures import level_figures
 from workloads.serve.launch import LaunchedServer
@@ -124,7 +124,7 @@ class Sweep:
     async def _ask(self, path: str, body: Any = None) -> tuple[int, Any]:
         conn = Connection(self.endpoint)
         try:
-            return await asyncio.wait_for(get_json(conn, path, body), _CHECK_S)
+            return await within(get_json(conn, path, body), _CHECK_S)
         except asyncio.TimeoutError:
             raise Answer(TIMEOUT, f"no answer within {_CHECK_S:g} s") from None
         finally:

@@ -1,0 +1,29 @@
+"""A stop is never lost to a request that ends as it comes (workloads.serve.client.within)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from workloads.serve.client import within
+
+
+async def test_a_cancel_as_the_request_ends_is_not_lost():
+    loop = asyncio.get_running_loop()
+    answer = loop.create_future()
+
+    async def request():
+        return await answer
+
+    task = asyncio.create_task(within(request(), 5.0))
+    await asyncio.sleep(0)      # the request in flight
+    answer.set_result("done")   # it ends...
+    task.cancel()               # ...as the SIGTERM's cancel comes: 3.11's wait_for returned "done" and lost it
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_a_request_past_its_time_is_a_timeout():
+    with pytest.raises(asyncio.TimeoutError):
+        await within(asyncio.sleep(5), 0.01)
