@@ -189,3 +189,15 @@ def test_the_screenshot_s_device_table_falls_back_to_the_columns_when_the_proces
                                    b' "processes": [[1, "p"]]}]}'])
     sample = last_sample([RunRecord(path=Path("/runs/r"), config={}, events=[], telemetry=telemetry)])
     assert sample is not None and sample.t == 5.0 and sample.devices[0].util_gpu_pct == 50.0
+
+
+def test_a_file_read_whole_gives_what_its_lines_give():
+    from tui.store.telemetry import read_telemetry_files
+
+    clean = b"\n".join(json.dumps(s).encode() for s in _samples(300, devices=3)) + b"\n\n"
+    damaged = b"\r\n".join(LINES)   # one call refuses it: line by line, each bad line counted
+    whole, skipped = read_telemetry_files([clean, damaged])
+    by_line, skipped_by_line = read_telemetry(clean.splitlines() + damaged.splitlines())
+    assert list(whole) == list(by_line) and skipped == skipped_by_line > 0
+    assert whole.newest() == {"t": 11, "devices": []}
+    assert read_telemetry_files([clean])[0].newest() == json.loads([line for line in clean.splitlines() if line][-1])

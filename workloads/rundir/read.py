@@ -66,25 +66,26 @@ def read_all(path: Path, problems: list[str]) -> list[Any]:
     return [*read_rotated(path, problems), *read_jsonl(path)]
 
 
-def read_lines_all(path: Path, problems: list[str]) -> Iterator[bytes]:
-    """The raw lines of ``path``'s rotated segments (oldest first), then of the live file, one segment in memory at
-    a time: for a reader that decodes them itself (`tui.store.telemetry`: a day is 626 MB of JSON). A segment that
-    cannot be read is a problem, as in :func:`read_rotated`; raises Unreadable when the live file cannot be read."""
+def read_buffers_all(path: Path, problems: list[str]) -> Iterator[bytes]:
+    """The bytes of ``path``'s rotated segments (oldest first, gunzipped), then of the live file, one segment in
+    memory at a time: for a reader that decodes the lines itself (`tui.store.telemetry`: a day is 626 MB of JSON).
+    A segment that cannot be read is a problem, as in :func:`read_rotated`; raises Unreadable when the live file
+    cannot be read."""
     for segment in segment_paths(path):
         try:
-            lines = read_bytes(segment).splitlines()   # \n, \r\n and \r, as the text reader's universal newlines
+            data = read_bytes(segment)
         except OSError as exc:
             problems.append(f"{segment.name} cannot be read ({exc.strerror or exc}); the run's {path.name} has a gap "
                             "there")
             continue
-        yield from lines
+        yield data
     try:
         data = read_bytes(path)
     except FileNotFoundError:
         return
     except OSError as exc:
         raise Unreadable(exc.strerror or str(exc)) from None
-    yield from data.splitlines()
+    yield data
 
 
 def iter_jsonl(path: Path) -> Iterator[Any]:
