@@ -44,10 +44,15 @@ from workloads.runner import DEFAULT_GRACE_S, Runner
 STOP_GRACE_S = DEFAULT_GRACE_S   # the one grace period: SIGTERM, then SIGKILL this much later
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl+C, kill, a closed SSH session
 TELEMETRY_FILE = TELEMETRY
+STREAM_END_S = 10.0   # how long stop() waits for the stopped run's last events to be written
 STORE_FAULT = "run_dir_unwritable"  # the code of the warning yielded when the run directory stops taking writes
 
 RunnerFactory = Callable[[str, list, Any], Runner]   # (workload, args, event sink) -> Runner
 LogListener = Callable[[str, str], None]             # (run id, a line the child wrote on stderr)
+
+
+def _nothing() -> None:
+    """A no-op for the writer thread: waiting for it waits for every write queued before it."""
 
 
 def default_runner_factory(name: str, args: list, sink: Any) -> Runner:
@@ -90,6 +95,7 @@ class RunSession:
         # yielded, log lines queued in order): the workbench's event loop does not wait on those writes (the
         # run's creation, the sampler's lock aside)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cardbench-run-writer")
+        self._stream_done: asyncio.Event | None = None   # set once the open run's stream has ended and it is closed
 
     @property
     def running(self) -> bool:
@@ -151,6 +157,7 @@ class RunSession:
         runner, run = self.runner, self.run
         if runner is None or run is None:
             return
+        done = self._stream_done = asyncio.Event()
         stream = runner.events()
         said_fault = False
         try:
@@ -167,7 +174,7 @@ class RunSession:
         finally:
             await stream.aclose()
             if runner.running:  # the caller stopped listening (cancelled): the child goes too
-                await self.stop()
+                await self._stop_child()
             with self._lock:   # the sampler's thread appends under it: no sample after the close
                 if self.run is run:
                     self.run = None
@@ -178,10 +185,12 @@ class RunSession:
                 if self.runner is runner:
                     self.runner = None
                     self._stop = None
+                done.set()
 
     async def _record(self, run: Run, event: protocol.Event) -> protocol.Event:
-        """An event the session adds to the run (the CPU trap's warning): on disk before it is yielded."""
-        await asyncio.get_running_loop().run_in_executor(self._writer, run.append, event)
+        """An event the session adds to the run (the CPU trap's warning): on disk before it is yielded (shielded: a
+        cancelled wait still writes it)."""
+        await asyncio.shield(asyncio.get_running_loop().run_in_executor(self._writer, run.append, event))
         return event
 
     # the one stop policy ---------------------------------------------------------------------
@@ -191,7 +200,19 @@ class RunSession:
             self._stop = asyncio.ensure_future(self.runner.stop(self.grace_s))
 
     async def stop(self) -> None:
-        """Stop the open run's child and wait until it is gone; a second call waits for the first."""
+        """Stop the open run's child and wait until it is gone and its run is on disk to its end (the stream's
+        last events written and the run closed, within STREAM_END_S); a second call waits for the first."""
+        await self._stop_child()
+        done = self._stream_done
+        if done is not None and not done.is_set():
+            try:
+                await asyncio.wait_for(done.wait(), STREAM_END_S)   # the stream's reader writes its last events
+            except asyncio.TimeoutError:
+                pass   # nobody reads the stream: what was read is on disk
+        # whatever is still queued (log lines) is written before this returns
+        await asyncio.shield(asyncio.get_running_loop().run_in_executor(self._writer, _nothing))
+
+    async def _stop_child(self) -> None:
         self.request_stop()
         if self._stop is not None:
             await asyncio.shield(self._stop)

@@ -133,7 +133,8 @@ class Runner:
         if self.writer is None:
             write(item)
         else:
-            await asyncio.get_running_loop().run_in_executor(self.writer, write, item)
+            # shielded: a cancelled wait (the reader gone) still writes what the child said
+            await asyncio.shield(asyncio.get_running_loop().run_in_executor(self.writer, write, item))
 
     async def _spawn(self) -> None:
         env = dict(os.environ if self.env is None else self.env)

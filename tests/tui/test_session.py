@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import threading
+import time
 from contextlib import aclosing
 
 import pytest
@@ -73,6 +74,30 @@ async def test_the_run_is_written_off_the_event_loop_each_event_on_disk_before_i
             assert on_disk >= seen, (event.kind, on_disk, seen)
     assert writers and threading.current_thread().name not in writers   # never the loop's thread
     assert load_run(run.path).status == "ok"
+
+
+async def test_stop_returns_once_the_run_is_on_disk_to_its_end(store):
+    session = RunSession(store, runner_factory=child_factory("steady.py", "100000", "0.02"))
+    run = session.start("resnet50", [])
+    stepped = asyncio.Event()
+    append = run.append
+
+    def slow_append(event):   # a slow disk: each write takes a while on the writer's thread
+        time.sleep(0.05)
+        append(event)
+
+    run.append = slow_append
+
+    async def read() -> None:   # the workbench's worker: reads the stream to its end
+        async for event in session.events():
+            if event.kind == "step":
+                stepped.set()
+
+    reader = asyncio.create_task(read())
+    await asyncio.wait_for(stepped.wait(), 30)
+    await session.stop()
+    assert load_run(run.path).status == "stopped"   # the end written, before the app would exit
+    await reader
 
 
 async def test_one_stop_policy_sigterm_then_sigkill_and_a_second_stop_joins_the_first(store, tmp_path):
