@@ -62,13 +62,12 @@ def workload(opts: argparse.Namespace, mode: str) -> train.Loop:
 class Bare:
     """The same model, adapters, optimiser and batches, stepped with nothing around the step."""
 
-    def __init__(self, opts: argparse.Namespace, mode: str):
+    def __init__(self, opts: argparse.Namespace, mode: str, lr: float):
         self.device = devices.resolve(opts.device)
         args, config = arguments(opts, mode)
         # the workload's own build (weights, adapters, a frozen base in bf16 under --amp bf16): the same model
         self.model, _ = built_whole(config, args, self.device)
         self.model.train()
-        lr = 1e-4 if mode == "full" else 1e-3  # the workload's defaults
         self.optimizer = torch.optim.AdamW([p for p in self.model.parameters() if p.requires_grad], lr=lr)
         self.batches = data.synthetic(config.vocab_size, opts.batch_size, opts.seq_len, 0)
         self.dtype = devices.autocast_dtype(opts.amp)
@@ -93,7 +92,8 @@ def timed(side: object, number: int, device: torch.device) -> tuple[float, float
 
 def one_round(opts: argparse.Namespace, mode: str) -> tuple[list[float], list[float], list[float], list[float]]:
     """Per step after the warm-up: wall ratios, CPU ratios (bare / workload), workload and bare tokens/s."""
-    ours, theirs = workload(opts, mode), Bare(opts, mode)
+    ours = workload(opts, mode)
+    theirs = Bare(opts, mode, ours.s.lr)   # the workload's learning rate, whatever its default
     device = theirs.device
     tokens = opts.batch_size * opts.seq_len
     wall, cpu, w_rates, b_rates = [], [], [], []
@@ -113,7 +113,8 @@ def one_round(opts: argparse.Namespace, mode: str) -> tuple[list[float], list[fl
 def profile(opts: argparse.Namespace, mode: str) -> None:
     """Each side's heaviest functions over the steps after the warm-up (cProfile, own time)."""
     device = devices.resolve(opts.device)
-    for name, side in (("workload", workload(opts, mode)), ("bare", Bare(opts, mode))):
+    ours = workload(opts, mode)
+    for name, side in (("workload", ours), ("bare", Bare(opts, mode, ours.s.lr))):
         for number in range(1, opts.warmup + 1):
             side.run_step(number)
         prof = cProfile.Profile()

@@ -39,7 +39,7 @@ from tui.cpu_trap import CpuTrap
 from tui.store import Run, RunStore
 from workloads import protocol
 from workloads.rundir import TELEMETRY
-from workloads.runner import DEFAULT_GRACE_S, Runner
+from workloads.runner import DEFAULT_GRACE_S, Runner, write_event
 
 STOP_GRACE_S = DEFAULT_GRACE_S   # the one grace period: SIGTERM, then SIGKILL this much later
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl+C, kill, a closed SSH session
@@ -190,7 +190,7 @@ class RunSession:
     async def _record(self, run: Run, event: protocol.Event) -> protocol.Event:
         """An event the session adds to the run (the CPU trap's warning): on disk before it is yielded (shielded: a
         cancelled wait still writes it)."""
-        await asyncio.shield(asyncio.get_running_loop().run_in_executor(self._writer, run.append, event))
+        await write_event(self._writer, run, event)
         return event
 
     # the one stop policy ---------------------------------------------------------------------

@@ -28,7 +28,7 @@ import weakref
 from collections import deque
 from dataclasses import dataclass
 from concurrent.futures import Executor
-from typing import Any, AsyncIterator, Callable, Protocol, Sequence
+from typing import AsyncIterator, Protocol, Sequence
 
 from workloads import protocol, registry
 from workloads.hints import DEVICE_ERROR, hint_for
@@ -82,6 +82,15 @@ class Outcome:
         return f"{self.error.message}{hint}"
 
 
+async def write_event(writer: Executor | None, run: EventSink, event: protocol.Event) -> None:
+    """``run.append(event)``: on ``writer``'s thread when there is one, waited for (shielded: a cancelled wait, the
+    reader gone, still writes it), else here."""
+    if writer is None:
+        run.append(event)
+    else:
+        await asyncio.shield(asyncio.get_running_loop().run_in_executor(writer, run.append, event))
+
+
 class Runner:
     """One workload child: spawn, stream events, stop."""
 
@@ -116,10 +125,10 @@ class Runner:
 
     async def _record(self, event: protocol.Event) -> protocol.Event:
         if self.run is not None:
-            await self._write(self.run.append, event)
+            await write_event(self.writer, self.run, event)
         return event
 
-    async def _log(self, line: str) -> None:
+    def _log(self, line: str) -> None:
         if self.run is None:
             return
         if self.writer is None:
@@ -128,13 +137,6 @@ class Runner:
             # queued, not waited for: a job printing 50,000 lines is not slowed by a round trip per line; the
             # writer's one thread keeps them in order with the events, each of which is waited for
             self.writer.submit(self.run.log, line)
-
-    async def _write(self, write: Callable[[Any], None], item: Any) -> None:
-        if self.writer is None:
-            write(item)
-        else:
-            # shielded: a cancelled wait (the reader gone) still writes what the child said
-            await asyncio.shield(asyncio.get_running_loop().run_in_executor(self.writer, write, item))
 
     async def _spawn(self) -> None:
         env = dict(os.environ if self.env is None else self.env)
@@ -162,7 +164,7 @@ class Runner:
             self._stderr_tail.append(line)
             if DEVICE_ERROR.search(line):
                 self._device_errors.append(line.strip())
-            await self._log(line)
+            self._log(line)
 
     async def events(self) -> AsyncIterator[protocol.Event]:
         """Spawn the child (if not yet) and yield its events, ending with one ``end``."""
@@ -187,7 +189,7 @@ class Runner:
                 except protocol.MalformedLine as exc:
                     text = raw.decode("utf-8", errors="replace").rstrip("\n")
                     if text.strip():
-                        await self._log(f"[cardbench] skipped malformed event line ({exc}): {text[:200]}")
+                        self._log(f"[cardbench] skipped malformed event line ({exc}): {text[:200]}")
                     continue
                 if isinstance(event, protocol.End):
                     saw_end = event  # held back: the exit code decides what the last word is
@@ -237,7 +239,7 @@ class Runner:
         try:
             await asyncio.wait_for(process.wait(), timeout=grace)
         except asyncio.TimeoutError:
-            await self._log(f"[cardbench] workload ignored SIGTERM for {grace:.1f} s; sending SIGKILL")
+            self._log(f"[cardbench] workload ignored SIGTERM for {grace:.1f} s; sending SIGKILL")
             self._signal_group(signal.SIGKILL)
             await process.wait()
 

@@ -31,10 +31,10 @@ from tui.cpu_trap.facts import (CODE, Listed, RunFacts, TorchView, asked_for_cpu
                                 doctor_count, facts_of, is_cpu, listed_in, mismatch_hint, requested_device,
                                 view_of_checks, view_of_probe)
 from tui.cpu_trap.trap import PROBE_WAIT_S, CpuTrap, check_before_run
-from tui.cpu_trap.words import (DOCTOR_HINT, alarm_lines, before_lines, before_message, describe_zh, headline,
+from tui.cpu_trap.words import (DOCTOR_HINT, alarm_lines, before_lines, before_message, headline,
                                 run_message, short_hint)
 
 __all__ = ["CODE", "DOCTOR_HINT", "PROBE_WAIT_S", "CpuTrap", "Listed", "RunFacts", "TorchView", "alarm_lines",
-           "asked_for_cpu", "before_lines", "before_message", "check_before_run", "cpu_only_hint", "describe_zh",
+           "asked_for_cpu", "before_lines", "before_message", "check_before_run", "cpu_only_hint",
            "device_runs", "doctor_count", "facts_of", "headline", "is_cpu", "listed_in", "mismatch_hint",
            "requested_device", "run_message", "short_hint", "view_of_checks", "view_of_probe"]

@@ -152,10 +152,5 @@ def _own_chinese(checks: list[Any]) -> dict[str, str]:
     return {k: v for k, v in own.items() if isinstance(v, str) and v.strip()} if isinstance(own, dict) else {}
 
 
-def describe_zh(listed: Listed) -> str:
-    """'nvidia-smi 列出的 2 张加速卡（`2x NVIDIA H100 80GB HBM3`）': `Listed.describe` in Chinese."""
-    return listed.describe("zh")
-
-
 def _title(workload: str) -> str:
     return registry.spec_for(workload).title("zh")

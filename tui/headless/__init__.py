@@ -49,7 +49,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui.cpu_trap import describe_zh
 from tui.formatting import duration, utc
 from tui.headless.from_disk import export_runs
 from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
@@ -192,7 +191,7 @@ def export_report(args: argparse.Namespace) -> int:
     on_cpu = trap.verdict()
     if on_cpu and allow_cpu:
         listed = trap.listed_now()
-        notes.append(note("note_allow_cpu", listed=Text(listed.describe(), describe_zh(listed))))
+        notes.append(note("note_allow_cpu", listed=Text(listed.describe(), listed.describe("zh"))))
 
     progress.begin("report bundle")
     try:

@@ -80,22 +80,14 @@ def _collect_env_in_background(progress: Callable[[str], Any] | None) -> Any:
 
 def _doctor_in_background(progress: Callable[[str], Any] | None) -> "concurrent.futures.Future[list[Any]]":
     """`tui.doctor.run_checks` on a thread of its own: its result, or the exception it raised."""
-    import concurrent.futures
-    import threading
+    from tui.doctor import run_checks
 
     _say(progress, "running the doctor in the background")
-    future: concurrent.futures.Future[list[Any]] = concurrent.futures.Future()
-
-    def run() -> None:
-        try:
-            from tui.doctor import run_checks
-
-            future.set_result(run_checks())
-        except BaseException as exc:  # noqa: BLE001 - handed to the export, which says so in the report
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name="cardbench-export-doctor", daemon=True).start()
-    return future
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="cardbench-export-doctor")
+    try:
+        return pool.submit(run_checks)
+    finally:
+        pool.shutdown(wait=False)   # the thread ends with the checks
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

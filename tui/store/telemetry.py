@@ -13,7 +13,7 @@ counted.
     telemetry = Telemetry()
     skipped = telemetry.add_lines(raw_lines)   # how many were not usable samples (count them)
     telemetry.add(sample_dict)      # a decoded sample (the follower's, a test's)
-    len(telemetry), telemetry.t, telemetry.devices["0000:18:00.0"].column("power_w"), telemetry.last
+    len(telemetry), telemetry.t, telemetry.devices["0000:18:00.0"].column("power_w"), telemetry.newest()
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ NAN = math.nan
 MISSING = -(2 ** 63)   # an integer column's "no reading"
 
 _Num = Union[int, float, None]
-HOST_FIELDS = READ_HOST
 
 
 @functools.cache
@@ -130,6 +129,11 @@ def _int(v: Any) -> int:
     return MISSING
 
 
+def _shares(used: Sequence[int], total: Sequence[int]) -> list[float | None]:
+    """used / total in %, per reading; None where either is missing or the total is not positive."""
+    return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None for u, t in zip(used, total)]
+
+
 class DeviceColumns:
     """One device's readings (a device: its bus id, else its index), in the order of the samples holding it."""
 
@@ -164,8 +168,7 @@ class DeviceColumns:
 
     def used_pct(self, lo: int = 0, hi: int | None = None) -> list[float | None]:
         """Memory used as a share of the total, per reading (lo..hi; None where either is missing)."""
-        return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None
-                for u, t in zip(self.ints["mem_used_bytes"][lo:hi], self.ints["mem_total_bytes"][lo:hi])]
+        return _shares(self.ints["mem_used_bytes"][lo:hi], self.ints["mem_total_bytes"][lo:hi])
 
     def label_index(self, at: int = 0) -> Any:
         """The index a reading is shown under: the device's own, else its place in the sample's list."""
@@ -177,7 +180,8 @@ class DeviceColumns:
 
 
 class Telemetry:
-    """A run's usable telemetry samples as columns; ``last`` is the newest sample whole (the screen's device pane)."""
+    """A run's usable telemetry samples as columns, and the newest sample whole (:meth:`newest`: the screen's device
+    pane)."""
 
     def __init__(self) -> None:
         self.t = array("d")
@@ -186,7 +190,7 @@ class Telemetry:
         self.has_host = array("b")
         # the host's CPU use (%) and memory (bytes): NaN / MISSING where a sample had no host or no reading
         self.host = {"cpu_pct": array("d"), "mem_used_bytes": array("q"), "mem_total_bytes": array("q")}
-        self.last: dict[str, Any] | None = None
+        self._last: dict[str, Any] | None = None
         self._ordered, self._ordered_upto = True, 0
         self._last_line: bytes | None = None
         self._orders: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -234,7 +238,7 @@ class Telemetry:
                         continue
                     newest = data["t"]
                 batch.append(_columnar(data))
-                self.last, self._last_line = data, None
+                self._last, self._last_line = data, None
             else:
                 if sample.t.__class__ is float and sample.t - sample.t != 0.0:   # NaN or infinite
                     skipped += 1
@@ -256,18 +260,18 @@ class Telemetry:
         if not checked and not telemetry_sample_ok(data):
             return False
         self._add([_columnar(data)])
-        self.last, self._last_line = data, None
+        self._last, self._last_line = data, None
         return True
 
     def newest(self) -> dict[str, Any] | None:
         """The newest sample as written, as a dict (decoded on demand: only the screen's device pane asks)."""
         if self._last_line is not None:
             try:
-                self.last = json.loads(self._last_line)
+                self._last = json.loads(self._last_line)
             except (ValueError, RecursionError):   # msgspec took it: json does, unless nested past its depth
-                self.last = self.sample(len(self.t) - 1)
+                self._last = self.sample(len(self.t) - 1)
             self._last_line = None
-        return self.last
+        return self._last
 
     def _add(self, batch: list[Any]) -> None:
         """Samples' readings gathered per device, then each column extended in one go: a day's 691,200 device
@@ -339,8 +343,7 @@ class Telemetry:
 
     def host_used_pct(self) -> list[float | None]:
         """The host's memory used as a share of its total, per sample (None where either is missing)."""
-        return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None
-                for u, t in zip(self.host["mem_used_bytes"], self.host["mem_total_bytes"])]
+        return _shares(self.host["mem_used_bytes"], self.host["mem_total_bytes"])
 
     def host_column(self, field: str) -> list[float | int | None]:
         """A host field per sample, None where there was no reading."""
@@ -378,7 +381,7 @@ class Telemetry:
             seen[key] = seen.get(key, 0) + 1
             row["devices"].append(self._device_dict(cols, at))
         if self.has_host[i]:
-            row["host"] = {f: v for f in HOST_FIELDS if (v := self.host[f][i]) == v and v != MISSING}
+            row["host"] = {f: v for f in READ_HOST if (v := self.host[f][i]) == v and v != MISSING}
         return row
 
 

@@ -49,6 +49,10 @@ def read_jsonl(path: Path) -> list[Any]:
     return out
 
 
+def _gap(segment: Path, path: Path, why: Any) -> str:
+    return f"{segment.name} cannot be read ({why}); the run's {path.name} has a gap there"
+
+
 def read_rotated(path: Path, problems: list[str]) -> list[Any]:
     """The decoded lines of the rotated segments of ``path`` (the live file's path), oldest first; a segment
     that cannot be read is a problem ('<segment> cannot be read (why); the run's <file> has a gap there')."""
@@ -57,7 +61,7 @@ def read_rotated(path: Path, problems: list[str]) -> list[Any]:
         try:
             out.extend(read_jsonl(segment))
         except Unreadable as why:
-            problems.append(f"{segment.name} cannot be read ({why}); the run's {path.name} has a gap there")
+            problems.append(_gap(segment, path, why))
     return out
 
 
@@ -75,8 +79,7 @@ def read_buffers_all(path: Path, problems: list[str]) -> Iterator[bytes]:
         try:
             data = read_bytes(segment)
         except OSError as exc:
-            problems.append(f"{segment.name} cannot be read ({exc.strerror or exc}); the run's {path.name} has a gap "
-                            "there")
+            problems.append(_gap(segment, path, exc.strerror or exc))
             continue
         yield data
     try:
