@@ -9,58 +9,77 @@ from __future__ import annotations
 
 import re
 
-HINTS: list[tuple[str, str]] = [
-    (r"device kernel image is invalid|no kernel image is available",
-     "the PyTorch build lacks code for this device, or an op is missing under mixed precision: "
-     "run with --amp off and let the ResNet-50 workload name the layer"),
-    (r"not implemented for '?(Half|BFloat16|Float8)",
-     "an op is missing for that dtype on this device: use --amp off (or --dtype fp32)"),
-    (r"not implemented for",
-     "an op is missing for this dtype or device: try another --dtype/--amp, or --device cpu to compare"),
-    (r"Expected more than 1 value per channel when training",
-     "batch norm needs two or more images per step: raise --batch-size"),
-    (r"out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED",
-     "the device ran out of memory: lower --batch-size (or use --find-batch-size)"),
+# each piece of advice once, by id: `tui.i18n.hints` gives its Chinese under ``hint.<id>`` (a run and a doctor.json
+# carry the English, and the report finds the Chinese by it)
+ADVICE: dict[str, str] = {
+    "device_code_missing": "the PyTorch build lacks code for this device, or an op is missing under mixed precision: "
+                           "run with --amp off and let the ResNet-50 workload name the layer",
+    "dtype_op_missing": "an op is missing for that dtype on this device: use --amp off (or --dtype fp32)",
+    "op_missing": "an op is missing for this dtype or device: try another --dtype/--amp, or --device cpu to compare",
+    "batch_norm": "batch norm needs two or more images per step: raise --batch-size",
+    "out_of_memory": "the device ran out of memory: lower --batch-size (or use --find-batch-size)",
+    "driver_mismatch": "this PyTorch does not match the driver: was it reinstalled over the image's build? use the "
+                       "image's PyTorch",
+    "cpu_only_build": "this PyTorch is a CPU-only build: reinstall the image's (vendor) PyTorch, not the one from PyPI",
+    "device_fault": "the device faulted: check `dmesg` for Xid errors and rerun; if it repeats, report it to the "
+                    "platform",
+    "collective": "a collective failed: check NCCL_* variables and that every GPU is visible (CUDA_VISIBLE_DEVICES)",
+    "no_torch": "PyTorch is not installed in this Python: use the image's PyTorch, or pip install 'cardbench[torch]'",
+    "no_torchvision": "torchvision is missing: pip install the torchvision that matches this PyTorch",
+    "no_visible_device": "no device is visible to this process: check CUDA_VISIBLE_DEVICES (and "
+                         "HIP_/ROCR_VISIBLE_DEVICES); unset it to see all",
+    "driver_library_mismatch": "the kernel driver and its user-space library differ (driver updated without a "
+                               "reboot): reboot, or reload the driver",
+    "no_nvml": "libnvidia-ml.so is missing: the driver's user-space part is not in this image (expected on non-NVIDIA "
+               "cards)",
+    "driver_not_loaded": "the NVIDIA kernel driver is not loaded: check `lsmod | grep nvidia` and `dmesg`, or ask the "
+                         "platform",
+    "gpu_lost": "the GPU fell off the bus: the instance needs a reset or a replacement; report it to the platform",
+    "tool_hangs": "the tool hangs: the driver may be wedged (check `dmesg` for Xid errors); a reboot often clears it",
+    "extension_mismatch": "the vendor torch extension does not match this torch build: reinstall the pair from the "
+                          "image",
+    "disk_full": "the disk is full: free space, or point the run directory at a larger volume",
+    "arch_missing": "the PyTorch build has no code for this GPU's architecture: use the build made for it (ROCm: its "
+                    "gfx target), the image's PyTorch, or run with --amp off to see whether one op is to blame",
+    "ascend_runtime": "the Ascend runtime failed (the CANN code above): `npu-smi info` shows the card's state and the "
+                      "plog under ~/ascend/log the cause; a task timeout is often a hung collective or an op the NPU "
+                      "lacks",
+    "device_error": "a device error: rerun with CUDA_LAUNCH_BLOCKING=1 to locate it, and run `cardbench doctor`",
+}
+
+# failure text -> the id of its advice; the first match wins, so specific patterns come first
+RULES: list[tuple[str, str]] = [
+    (r"device kernel image is invalid|no kernel image is available", "device_code_missing"),
+    (r"not implemented for '?(Half|BFloat16|Float8)", "dtype_op_missing"),
+    (r"not implemented for", "op_missing"),
+    (r"Expected more than 1 value per channel when training", "batch_norm"),
+    (r"out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED", "out_of_memory"),
     (r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient",
-     "this PyTorch does not match the driver: was it reinstalled over the image's build? use the image's PyTorch"),
-    (r"Torch not compiled with CUDA enabled",
-     "this PyTorch is a CPU-only build: reinstall the image's (vendor) PyTorch, not the one from PyPI"),
-    (r"CUDA error: an illegal memory access|illegal instruction|unspecified launch failure",
-     "the device faulted: check `dmesg` for Xid errors and rerun; if it repeats, report it to the platform"),
-    (r"NCCL (error|WARN)|ProcessGroupNCCL",
-     "a collective failed: check NCCL_* variables and that every GPU is visible (CUDA_VISIBLE_DEVICES)"),
-    (r"No module named 'torch'",
-     "PyTorch is not installed in this Python: use the image's PyTorch, or pip install 'cardbench[torch]'"),
-    (r"No module named 'torchvision'",
-     "torchvision is missing: pip install the torchvision that matches this PyTorch"),
+     "driver_mismatch"),
+    (r"Torch not compiled with CUDA enabled", "cpu_only_build"),
+    (r"CUDA error: an illegal memory access|illegal instruction|unspecified launch failure", "device_fault"),
+    (r"NCCL (error|WARN)|ProcessGroupNCCL", "collective"),
+    (r"No module named 'torch'", "no_torch"),
+    (r"No module named 'torchvision'", "no_torchvision"),
     # environment failures the doctor maps (added by the telemetry/doctor issue)
-    (r"management CLI lists GPUs but torch sees none|no CUDA GPUs are available",
-     "this PyTorch does not match the driver: was it reinstalled over the image's build? use the image's PyTorch"),
+    (r"management CLI lists GPUs but torch sees none|no CUDA GPUs are available", "driver_mismatch"),
     (r"no CUDA-capable device is detected|(CUDA|HIP|ROCR|NVIDIA)_VISIBLE_DEVICES hides every device",
-     "no device is visible to this process: check CUDA_VISIBLE_DEVICES (and HIP_/ROCR_VISIBLE_DEVICES); unset it to see all"),
-    (r"Driver/library version mismatch|NVMLError_LibRmVersionMismatch",
-     "the kernel driver and its user-space library differ (driver updated without a reboot): reboot, or reload the driver"),
-    (r"NVML Shared Library Not Found|NVMLError_LibraryNotFound|libnvidia-ml",
-     "libnvidia-ml.so is missing: the driver's user-space part is not in this image (expected on non-NVIDIA cards)"),
+     "no_visible_device"),
+    (r"Driver/library version mismatch|NVMLError_LibRmVersionMismatch", "driver_library_mismatch"),
+    (r"NVML Shared Library Not Found|NVMLError_LibraryNotFound|libnvidia-ml", "no_nvml"),
     (r"NVMLError_DriverNotLoaded|NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
-     "the NVIDIA kernel driver is not loaded: check `lsmod | grep nvidia` and `dmesg`, or ask the platform"),
-    (r"GPU is lost|NVMLError_GpuIsLost|fallen off the bus",
-     "the GPU fell off the bus: the instance needs a reset or a replacement; report it to the platform"),
-    (r"did not answer within|timed out",
-     "the tool hangs: the driver may be wedged (check `dmesg` for Xid errors); a reboot often clears it"),
-    (r"undefined symbol|was compiled against|version mismatch between torch",
-     "the vendor torch extension does not match this torch build: reinstall the pair from the image"),
-    (r"No space left on device",
-     "the disk is full: free space, or point the run directory at a larger volume"),
-    (r"invalid device function|hipErrorNoBinaryForGpu",
-     "the PyTorch build has no code for this GPU's architecture: use the build made for it (ROCm: its gfx "
-     "target), the image's PyTorch, or run with --amp off to see whether one op is to blame"),
-    (r"\bE[EHZ]\d{4}\b|rtDeviceSynchronize|NPU error",
-     "the Ascend runtime failed (the CANN code above): `npu-smi info` shows the card's state and the plog under "
-     "~/ascend/log the cause; a task timeout is often a hung collective or an op the NPU lacks"),
-    (r"CUDA error|HIP error|MUSA error|device-side assert",
-     "a device error: rerun with CUDA_LAUNCH_BLOCKING=1 to locate it, and run `cardbench doctor`"),
+     "driver_not_loaded"),
+    (r"GPU is lost|NVMLError_GpuIsLost|fallen off the bus", "gpu_lost"),
+    (r"did not answer within|timed out", "tool_hangs"),
+    (r"undefined symbol|was compiled against|version mismatch between torch", "extension_mismatch"),
+    (r"No space left on device", "disk_full"),
+    (r"invalid device function|hipErrorNoBinaryForGpu", "arch_missing"),
+    (r"\bE[EHZ]\d{4}\b|rtDeviceSynchronize|NPU error", "ascend_runtime"),
+    (r"CUDA error|HIP error|MUSA error|device-side assert", "device_error"),
 ]
+
+# (pattern, advice), in RULES' order
+HINTS: list[tuple[str, str]] = [(pattern, ADVICE[advice]) for pattern, advice in RULES]
 
 _COMPILED = [(re.compile(pattern, re.IGNORECASE), hint) for pattern, hint in HINTS]
 

@@ -9,7 +9,7 @@ import pytest
 
 from catalogue_words import FRAGMENTS, english_leaks
 from tui import i18n
-from tui.i18n import CATALOGUE, hint_zh, say, text
+from tui.i18n import CATALOGUE, doctor_pointer, hint_zh, joined, say, say_or, text
 
 AREAS = ("report.", "metric.", "status.", "verdict.", "check.", "doctor.", "hint.", "warning.", "compare.",
          "currency.", "cpu_trap.")
@@ -44,6 +44,38 @@ def test_a_hint_s_english_names_one_chinese():
     assert len(set(english)) == len(english), "two hints with the same English: hint_zh could not tell them apart"
     assert all(hint_zh(en) == zh for en, zh in hints)
     assert hint_zh("advice no table has") is None
+
+
+def test_every_piece_of_advice_of_workloads_hints_has_its_chinese_and_that_table_s_english():
+    from tui.i18n import hints as hint_words
+    from workloads.hints import ADVICE, HINTS, RULES
+
+    assert sorted(set(ADVICE) - set(hint_words.ZH)) == [], "advice of workloads.hints with no Chinese"
+    assert sorted(set(hint_words.ZH) - set(ADVICE)) == [], "Chinese for advice workloads.hints does not have"
+    for key, english in ADVICE.items():
+        assert CATALOGUE[f"hint.{key}"] == (english, hint_words.ZH[key]), key
+    assert {advice for _pattern, advice in RULES} == set(ADVICE), "advice no failure text leads to"
+    assert [hint for _pattern, hint in HINTS] == [ADVICE[advice] for _pattern, advice in RULES]
+
+
+def test_a_hint_without_chinese_or_with_other_english_is_caught(monkeypatch):
+    # the check above, fed a table that lost a Chinese entry, and a catalogue whose English drifted
+    from tui.i18n import hints as hint_words
+    from workloads import hints
+
+    monkeypatch.setattr(hint_words, "ZH", {k: v for k, v in hint_words.ZH.items() if k != "disk_full"})
+    with pytest.raises(AssertionError, match="no Chinese"):
+        test_every_piece_of_advice_of_workloads_hints_has_its_chinese_and_that_table_s_english()
+    monkeypatch.undo()
+    monkeypatch.setitem(hints.ADVICE, "disk_full", "the disk is full (said otherwise)")
+    with pytest.raises(AssertionError, match="disk_full"):
+        test_every_piece_of_advice_of_workloads_hints_has_its_chinese_and_that_table_s_english()
+
+
+def test_say_or_and_joined_and_the_doctor_pointer():
+    assert say_or("status.ok", "zh", "x") == say("status.ok", "zh") and say_or("status.no_such", "zh", "x") == "x"
+    assert joined(["a", "b"]) == "a; b" and joined(["a", "b"], "zh") == "a；b"
+    assert say("hint.with_doctor", hint="advice", doctor=say("hint.see_doctor")) == "advice" + doctor_pointer()
 
 
 def test_say_fills_each_language_and_says_a_nested_sentence_in_it():

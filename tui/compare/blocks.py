@@ -11,8 +11,8 @@ from typing import Any
 from tui.compare.comparison import Comparison, MetricRow, WorkloadComparison
 from tui.compare.prices import unit_name
 from tui.formatting import NA, number, percent
-from tui.i18n import say
-from tui.report.document import Block, Bullets, Heading, Image, Para, Table, code
+from tui.i18n.voice import Voice
+from tui.report.document import Block, Bullets, Heading, Image, Para, Table
 from workloads import registry
 
 CHART = "compare.png"
@@ -21,19 +21,7 @@ WORK_UNITS = ("images", "tokens")  # what a rate counts that compare.md names in
 _AREA = "compare."  # compare.md's words in the catalogue (tui.i18n.compare), said by their name
 
 
-class Say:
-    def __init__(self, lang: str):
-        self.lang = lang
-        self.zh = lang == "zh"
-
-    def __call__(self, key: str, **values: Any) -> str:
-        return say(_AREA + key, self.lang, **values)
-
-    def quote(self, text: Any) -> str:
-        return code(str(text)) if self.zh and text not in (None, "") else str(text or NA)
-
-
-def points(diff: float | None, say: Say) -> str:
+def points(diff: float | None, say: Voice) -> str:
     """A difference of fractions in percentage points: '+1.2 pts'."""
     return NA if diff is None else say("pts", value=f"{100 * diff:+.1f}")
 
@@ -48,7 +36,7 @@ def _cost(p: Any, key: str, currency: str) -> str:
     return NA if value is None else f"{value:,.2f} {currency}"
 
 
-def _workload(c: Comparison, w: WorkloadComparison, say: Say) -> list[Block]:
+def _workload(c: Comparison, w: WorkloadComparison, say: Voice) -> list[Block]:
     base = c.sides[c.baseline].label
     spec = registry.spec_for(w.workload)
     blocks: list[Block] = [Heading(2, spec.title(say.lang))]
@@ -109,20 +97,20 @@ def _workload(c: Comparison, w: WorkloadComparison, say: Say) -> list[Block]:
     return blocks
 
 
-def _setting(value: Any, say: Say) -> str:
+def _setting(value: Any, say: Voice) -> str:
     if isinstance(value, bool):
         return say("on" if value else "off")
     return NA if value is None else str(value)
 
 
 def build(c: Comparison, lang: str = "en", chart: bool = False) -> list[Block]:
-    say = Say(lang)
+    say = Voice(lang, _AREA)
     base = c.sides[c.baseline]
     blocks: list[Block] = [Heading(1, say("title")), Para(say("how", base=base.label))]
     blocks.append(Heading(2, say("inputs")))
     blocks.append(Table([say("side"), say("input"), say("kind"), say("device"), say("host"), say("price")], [
-        [s.label, say.quote(s.shown_path), say(s.kind), say.quote(s.device or _device(s)), say.quote(s.host or NA),
-         f"{s.price_per_hour:g} {c.currency}" if s.price_per_hour else NA] for s in c.sides]))
+        [s.label, say.quote(s.shown_path or NA), say(s.kind), say.quote(s.device or _device(s)),
+         say.quote(s.host or NA), f"{s.price_per_hour:g} {c.currency}" if s.price_per_hour else NA] for s in c.sides]))
     for w in c.workloads:
         blocks += _workload(c, w, say)
     if chart:

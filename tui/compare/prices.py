@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.compare.load import RunFigures
-from tui.i18n import CATALOGUE, say
+from tui.i18n import say, say_or
 from tui.report.cost import cost
 
 
@@ -24,7 +24,7 @@ def unit_name(currency: str | None, lang: str = "en") -> str:
     """The currency's unit as the verdict names it ("per yuan": the catalogue's ``currency.<code>``); another code as
     given."""
     key = f"currency.{(currency or '').upper()}"
-    return say(key, lang) if key in CATALOGUE else (currency or "currency unit")
+    return say_or(key, lang, currency or "currency unit")
 
 
 @dataclass(frozen=True)

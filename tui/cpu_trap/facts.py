@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.i18n import say
+from tui.report.document import code
 from workloads import protocol
 from workloads.hints import hint_for
 
@@ -79,15 +80,10 @@ class Listed:
         models = _models(self.names)
         if not models:
             return text
-        return text + say("cpu_trap.models", lang, models=quote(models) if lang == "zh" else models)
+        return text + say("cpu_trap.models", lang, models=code(models) if lang == "zh" else models)
 
     def at_least(self, count: int) -> "Listed":
         return self if count <= self.count else Listed(count, self.names, self.tools, self.seen_by_torch)
-
-
-def quote(text: str) -> str:
-    """A code span around words cardbench quotes (a model name, English it has no Chinese for)."""
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 def _models(names: Sequence[str]) -> str:

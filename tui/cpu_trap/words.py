@@ -12,8 +12,8 @@ from typing import Any
 
 from tui.cpu_trap.facts import (Listed, RunFacts, TorchView, doctor_count, facts_of, listed_in, mismatch_hint,
                                 requested_device, view_of_checks)
-from tui.cpu_trap.facts import quote as _quote
-from tui.i18n import hint_zh, say
+from tui.i18n import doctor_pointer, hint_zh, joined, say
+from tui.report.document import code as _quote
 from workloads import registry
 
 DOCTOR_HINT = say("hint.see_doctor")
@@ -44,12 +44,13 @@ def before_message(workload: str, args: Iterable[Any] | None, listed: Listed, vi
 
 
 def _cards(count: int) -> str:
-    return f"the {count} listed card" + (" is" if count == 1 else "s are")
+    """'the 1 listed card', 'the 2 listed cards': the banner's words for what sits idle."""
+    return f"the {count} listed card" + ("" if count == 1 else "s")
 
 
 def short_hint(hint: str) -> str:
     """A hint without the pointer to `cardbench doctor` (a screen that has a doctor key says it its own way)."""
-    return (hint or mismatch_hint()).replace(f"; {DOCTOR_HINT}", "")
+    return (hint or mismatch_hint()).replace(doctor_pointer(), "")
 
 
 def alarm_lines(warning: Any) -> tuple[str, str]:
@@ -58,14 +59,13 @@ def alarm_lines(warning: Any) -> tuple[str, str]:
     what, _, hint = str(data.get("message") or "").partition(" Hint: ")
     count = data.get("accelerators")
     if isinstance(count, int) and data.get("workload"):
-        what = f"CPU ONLY: {data['workload']} runs on the CPU; {_cards(count)} NOT used"
+        what = f"CPU ONLY: {data['workload']} runs on the CPU; {_cards(count)} {'is' if count == 1 else 'are'} NOT used"
     return what, f"torch sees none of them. hint: {short_hint(str(data.get('hint') or hint))}"
 
 
 def before_lines(workload: str, args: Iterable[Any] | None, count: int, hint: str) -> tuple[str, str]:
     """The warning before a run as two banner lines: what would happen (fits 80 columns), then the hint."""
-    cards = f"the {count} listed card" + ("" if count == 1 else "s")
-    return f"torch sees NONE of {cards}: {outcome(workload, args, '')}", f"hint: {short_hint(hint)}"
+    return f"torch sees NONE of {_cards(count)}: {outcome(workload, args, '')}", f"hint: {short_hint(hint)}"
 
 
 def headline(runs: Sequence[Any], devices: Any = None, checks: Iterable[Any] | None = None, *, lang: str = "en",
@@ -132,8 +132,8 @@ def _warning(a: _Alarm, lang: str = "en", evidence: str | None = None, hint: str
     """The headline; in Chinese the doctor's evidence and the hint in Chinese when given, else quoted."""
     zh = lang == "zh"
     who = say("cpu_trap.everyone", lang) if a.everyone else say("cpu_trap.and", lang).join(a.who)
-    runs = say("report.list_sep", lang).join(say("cpu_trap.ran_on", lang, workload=w, device=_quote(d) if zh else d)
-                                             for w, d in a.elsewhere)
+    runs = joined((say("cpu_trap.ran_on", lang, workload=w, device=_quote(d) if zh else d)
+                   for w, d in a.elsewhere), lang)
     elsewhere = say("cpu_trap.elsewhere", lang, runs=runs) if a.elsewhere else ""
     text = say("cpu_trap.warning_many" if a.runs > 1 else "cpu_trap.warning_one", lang, who=who, cards=a.cards,
                elsewhere=elsewhere)

@@ -4,6 +4,8 @@ keyed by id, for the doctor, the report, compare and the CPU trap.
     say("report.summary", "zh")                    -> '概要'
     say("doctor.disk.unreadable", path="/data")    -> 'cannot read the free space of /data'
     text("compare.note.no_events", side="A", run="r1")   -> Text(en=..., zh=...): both, for a note said later
+    say_or("status.odd", "zh", "odd")              -> 'odd' (no such id: the fallback)
+    joined(["a", "b"], "zh")                       -> 'a；b'
 
 An id is ``area.name`` (the areas' tables: `tui.i18n.report`, `.doctor`, `.hints`, `.compare`, `.cpu_trap`); each
 entry is ``(english, chinese)`` with the same ``{placeholders}``. A value that is callable (a `Text`, a quoted
@@ -13,7 +15,7 @@ the workbench imports it at start.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from tui.i18n import compare, cpu_trap, doctor, hints, report
 from workloads.spec import Text
@@ -40,6 +42,23 @@ def say(key: str, lang: str = "en", /, **values: Any) -> str:
     if not values:
         return words
     return words.format(**{k: v(lang) if callable(v) else v for k, v in values.items()})
+
+
+def say_or(key: str, lang: str, fallback: str, /, **values: Any) -> str:
+    """``say(key, lang, ...)`` when the catalogue has ``key``, else ``fallback`` (a status, a code or a currency that
+    no table names: the caller says how it is shown)."""
+    return say(key, lang, **values) if key in CATALOGUE else fallback
+
+
+def joined(items: Iterable[str], lang: str = "en") -> str:
+    """Items one after the other in a sentence of ``lang`` ('a; b' / 'a；b'): the report's list separator."""
+    return say("report.list_sep", lang).join(items)
+
+
+def doctor_pointer(lang: str = "en") -> str:
+    """What follows a hint that points to the doctor ('; `cardbench doctor` says what torch sees and why'): the
+    catalogue's ``hint.with_doctor`` with no hint, so a reader that splits it off and a writer that adds it agree."""
+    return say("hint.with_doctor", lang, hint="", doctor=say("hint.see_doctor", lang))
 
 
 def text(key: str, /, **values: Any) -> Text:

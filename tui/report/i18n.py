@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from tui.doctor.check import TITLES
-from tui.i18n import CATALOGUE, LANGS, hint_zh, say
-from tui.report.document import code
+from tui.i18n import CATALOGUE, doctor_pointer, hint_zh, say
+from tui.i18n.voice import Voice
 from workloads import registry
 
 _TITLE_IDS = {title: check_id for check_id, title in TITLES.items()}  # a doctor.json row from before ids
@@ -22,23 +22,19 @@ _AREA = "report."  # the report's sentences in the catalogue (tui.i18n.report); 
 class Note(str):
     """A sentence for the report, said in the reader's language when the report is written: the name of one of
     the catalogue's ``report.`` sentences (`tui.i18n.report`) and its values (a value that is callable, a
-    `workloads.spec.Text` or `quoted`, is called with the language). As a string it is the English, so code that prints, joins or searches notes
-    reads words as before; ``note("zh")`` is the Chinese."""
+    `workloads.spec.Text` or `quoted`, is called with the language). As a string it is the English, so code that
+    prints, joins or searches notes reads words as before; ``note("zh")`` is the Chinese."""
 
     key: str
     values: Mapping[str, Any]
 
     def __new__(cls, key: str, values: Mapping[str, Any]) -> "Note":
-        self = super().__new__(cls, _say(key, values, "en"))
+        self = super().__new__(cls, say(_AREA + key, "en", **values))
         self.key, self.values = key, dict(values)
         return self
 
     def __call__(self, lang: str = "en") -> str:
-        return _say(self.key, self.values, lang)
-
-
-def _say(key: str, values: Mapping[str, Any], lang: str) -> str:
-    return Words(lang)(key, **{k: v(lang) if callable(v) else v for k, v in values.items()})
+        return str.__str__(self) if lang != "zh" else say(_AREA + self.key, lang, **self.values)
 
 
 def note(key: str, **values: Any) -> Note:
@@ -53,7 +49,7 @@ class _Quoted:
     text: str
 
     def __call__(self, lang: str = "en") -> str:
-        return code(self.text) if lang == "zh" else self.text
+        return Voice(lang).quote(self.text)
 
 
 def quoted(text: Any) -> _Quoted:
@@ -63,27 +59,13 @@ def quoted(text: Any) -> _Quoted:
 
 
 _CPU_DEVICE = re.compile(r"cpu \((?P<arch>[^,()]*), (?P<threads>\d+) threads\)")
-_DOCTOR_POINTER = "; " + say("hint.see_doctor")
+_DOCTOR_POINTER = doctor_pointer()
 
 
-class Words:
-    def __init__(self, lang: str):
-        self.i = 1 if lang == "zh" else 0
+class Words(Voice):
+    """The report's sentences (``report.<key>``) in one language, and how it says what it did not write."""
 
-    def __call__(self, key: str, **kw: object) -> str:
-        return say(_AREA + key, self.lang, **kw)
-
-    @property
-    def lang(self) -> str:
-        return LANGS[self.i]
-
-    @property
-    def zh(self) -> bool:
-        return self.i == 1
-
-    def quote(self, text: Any) -> str:
-        """Text cardbench did not write (a tool's output, an error, a model name): in a code span in Chinese."""
-        return quoted(text)(self.lang) if text not in (None, "") else ""
+    area = _AREA
 
     def text(self, said: Any) -> str:
         """A note or caption: a `Note` or `Text` in this language; a plain string as it was given."""
@@ -92,14 +74,12 @@ class Words:
     def status(self, status: Any) -> str:
         """A run's end status ('ok', 'stopped'...)."""
         text = str(status or "")
-        return say(f"status.{text}", "zh") if self.zh and f"status.{text}" in CATALOGUE else \
-            self.quote(text) if self.zh else text
+        return self.say_or(f"status.{text}", self.quote(text)) if self.zh else text
 
     def check_status(self, status: Any) -> str:
         """A doctor check's verdict (PASS, WARN, FAIL, SKIP)."""
         text = str(status or "")
-        return say(f"verdict.{text}", "zh") if self.zh and f"verdict.{text}" in CATALOGUE else \
-            self.quote(text) if self.zh else text
+        return self.say_or(f"verdict.{text}", self.quote(text)) if self.zh else text
 
     def check(self, row: Mapping[str, Any], key: str) -> str:
         """A doctor check's name, evidence or hint: the check's own Chinese when it has it, else a title or
@@ -112,8 +92,8 @@ class Words:
             return own[key]
         if key == "name":
             check_id = str(row.get("id") or "") or _TITLE_IDS.get(english, "")
-            if f"check.{check_id}" in CATALOGUE:
-                return say(f"check.{check_id}", "zh")
+            if check_id:
+                return self.say_or(f"check.{check_id}", self.quote(english))
         if key == "hint":
             return self.hint(english)
         return self.quote(english)
@@ -135,7 +115,7 @@ class Words:
         if not self.zh:
             return message
         code_id = f"warning.{warning.get('code') or ''}"
-        meaning = say(code_id, "zh") if code_id in CATALOGUE else None
+        meaning = self.say_or(code_id, "")
         return self("warning_known", meaning=meaning, message=self.quote(message)) if meaning else \
             self("warning_unknown", message=self.quote(message))
 
@@ -158,4 +138,4 @@ class Words:
         metric = registry.spec_for(workload).metric(key) if workload else None
         if metric is not None:
             return metric.label(self.lang)
-        return say(f"metric.{key}", self.lang) if f"metric.{key}" in CATALOGUE else key
+        return self.say_or(f"metric.{key}", key)

@@ -23,6 +23,7 @@ from workloads.llm.fit import gib
 from workloads.llm.presets import LlamaConfig
 from workloads.microbench import rated
 from workloads.resnet50 import amp_diagnosis
+from workloads.resnet50.loop import MEMORY_EVERY_S
 from workloads.resnet50.setup import total_memory
 
 
@@ -108,7 +109,11 @@ def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException
 class Loop:
     """The timed steps, one :meth:`run_step` each (bench/finetune_vs_bare_loop.py interleaves them with a bare
     loop's), then :meth:`figures`. A step's time runs from the previous step's end to its own, so the loss read,
-    the memory read and the step event of each step are in the next one's time."""
+    the memory read and the step event of each step are in the next one's time.
+
+    The peak memory is a high-water mark (VmHWM on the CPU, ``max_memory_allocated`` on a device): the result
+    reads it once, in :meth:`figures`; a step event carries the figure read at most every ``MEMORY_EVERY_S``
+    (the first step's, then the newest), as ResNet-50's loop does, so a step reads no /proc file of its own."""
 
     def __init__(self, s: Setup, step: Step, batches: data.Batches, estimate: Any):
         self.s, self.step, self.batches, self.estimate = s, step, batches, estimate
@@ -119,6 +124,7 @@ class Loop:
         self.waited = self.spent = 0.0
         self.allocated: int | None = None
         self.reserved: int | None = None
+        self.memory_read_at = float("-inf")
         devices.reset_peak_memory(s.device)
         self.t_start = self.t_prev = devices.now(s.device)
 
@@ -147,8 +153,10 @@ class Loop:
             self.rates.append(self.tokens_per_step / step_s)
             self.waited += t_data - self.t_prev
             self.spent += step_s
-        self.allocated, self.reserved = devices.peak_memory(dev)
         if s.is_main:
+            if t_end - self.memory_read_at >= MEMORY_EVERY_S:
+                self.allocated, self.reserved = devices.peak_memory(dev)
+                self.memory_read_at = t_end
             extra = {"warmup": True} if number <= args.warmup else {}
             if fell_back:
                 extra["fallback"] = True
@@ -162,6 +170,7 @@ class Loop:
 
     def figures(self) -> dict[str, Any]:
         total_s = devices.now(self.s.device) - self.t_start
+        self.allocated, self.reserved = devices.peak_memory(self.s.device)   # the peak of every step: read once
         return _figures(self.s, self.step, self.estimate, self.losses, self.rates, self.waited, self.spent, total_s,
                         self.allocated, self.reserved)
 

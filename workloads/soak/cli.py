@@ -151,6 +151,7 @@ class Soak:
         self.stop = asyncio.Event()
         # what the soak keeps of each closed interval: its cells and its findings (a day: 144 short rows)
         self.cells: list[dict[str, str]] = []
+        self.worsts = table.Worsts()   # the result's worst drifts, from the rows' figures
         self.findings: list[Finding] = []
         self.devices_seen = self.rates_seen = False
         self.xids = 0
@@ -305,6 +306,7 @@ class Soak:
         self._start()
         cells = table.flat(row)
         self.cells.append(cells)
+        self.worsts.see(row)
         self.devices_seen = self.devices_seen or bool(row["devices"])
         self.rates_seen = self.rates_seen or bool(row["rates"])
         self.xids += len(row["xids"])
@@ -359,18 +361,16 @@ class Soak:
             except OSError as exc:
                 log(f"soak: {table.VERDICT_TXT} could not be written in {self.out}: {exc}")
         first = next(iter(self.book.first_median.items()), None)
-        drifts = [float(c["drift_pct"]) for c in cells if c["drift_pct"]]
-        rises = [float(c["latency_drift_pct"]) for c in cells if c.get("latency_drift_pct")]
         metrics: dict[str, Any] = {
             "verdict": verdict, "findings_count": len(findings),
             "findings": [f.to_dict() for f in findings], "rules": the_rules, "intervals": cells,
             "hours": round(ran / 3600, 4), "hours_planned": self.args.hours, "interval_s": self.args.interval,
             "stopped_early": stopped, **self.counts, "xid_count": self.xids,
             # one interval is the baseline itself: its 0 % is no measurement of drift
-            "drift_worst_pct": min(drifts, key=lambda d: (d > 0, -abs(d))) if drifts and judged >= 2 else None,
+            "drift_worst_pct": self.worsts.drift() if judged >= 2 else None,
         }
-        if len(rises) >= 2:   # a serving workload: its largest TTFT/TPOT change against the first interval
-            metrics["latency_drift_worst_pct"] = max(rises, key=abs)
+        if self.worsts.latency_change() is not None:   # a serving workload
+            metrics["latency_drift_worst_pct"] = self.worsts.latency_change()
         if first is not None:
             metrics["first_interval_median"] = first[1]
             metrics["first_workload"] = first[0]

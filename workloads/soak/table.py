@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from workloads.soak.verdict import Finding, clock, throttle_words
 from workloads.spec import Text
@@ -38,12 +39,49 @@ def _peak(devices: dict[str, dict[str, Any]], key: str, pick=max) -> tuple[float
     return value, name
 
 
+def worst_drift(drifts: Iterable[float]) -> float | None:
+    """The largest fall of a throughput, else its largest rise (% against the first interval); None for none."""
+    return min(drifts, key=lambda d: (d > 0, -abs(d)), default=None)
+
+
+def row_drift(row: dict[str, Any]) -> float | None:
+    """An interval's worst throughput drift (%) over its workloads."""
+    return worst_drift(r["drift_pct"] for r in row["rates"].values() if r["drift_pct"] is not None)
+
+
+def row_latency_change(row: dict[str, Any]) -> float | None:
+    """An interval's largest TTFT/TPOT change (%) against the first interval, either way; None without latency."""
+    changes = [v for lat in (row.get("latency") or {}).values() for k, v in lat.items()
+               if k.endswith("_drift_pct") and v is not None]
+    return max(changes, key=abs, default=None)
+
+
+@dataclass
+class Worsts:
+    """The result's worst figures over the closed intervals, from each row's numbers (never its cells' text)."""
+
+    drifts: list[float] = field(default_factory=list)
+    latency_changes: list[float] = field(default_factory=list)
+
+    def see(self, row: dict[str, Any]) -> None:
+        for figures, value in ((self.drifts, row_drift(row)), (self.latency_changes, row_latency_change(row))):
+            if value is not None:
+                figures.append(value)
+
+    def drift(self) -> float | None:
+        return worst_drift(self.drifts)
+
+    def latency_change(self) -> float | None:
+        """A serving workload's largest TTFT/TPOT change against the first interval; None before two intervals
+        carried latency (the first is the baseline itself: its 0 % is no measurement)."""
+        return max(self.latency_changes, key=abs) if len(self.latency_changes) >= 2 else None
+
+
 def flat(row: dict[str, Any]) -> dict[str, str]:
     """One interval as CSV cells (strings; '' where nothing was read)."""
     devices = row["devices"]
     rates = row["rates"]
-    drifts = [r["drift_pct"] for r in rates.values() if r["drift_pct"] is not None]
-    worst = min(drifts, key=lambda d: (d > 0, -abs(d))) if drifts else None   # the largest fall, else the largest rise
+    worst = row_drift(row)
     clock_min, _ = _peak(devices, "sm_clock_min_mhz", min)
     clock_max, _ = _peak(devices, "sm_clock_max_mhz")
     temp, temp_at = _peak(devices, "temperature_peak_c")
@@ -51,10 +89,10 @@ def flat(row: dict[str, Any]) -> dict[str, str]:
     throttle = "; ".join(f"{name} {words}" for name, d in devices.items() if (words := throttle_words(d["throttle_s"])))
     thermal = max((d["thermal_share"] for d in devices.values()), default=None)
     latency = row.get("latency") or {}
-    rises = [v for lat in latency.values() for k, v in lat.items() if k.endswith("_drift_pct") and v is not None]
+    change = row_latency_change(row)
     out = {
         "ttft_ms": _latency_cell(latency, "ttft"), "tpot_ms": _latency_cell(latency, "tpot"),
-        "latency_drift_pct": f"{max(rises, key=abs):+.1f}" if rises else "",   # the largest change, either way
+        "latency_drift_pct": "" if change is None else f"{change:+.1f}",
         "interval": str(row["interval"]), "start_utc": clock(row["start"]), "minutes": f"{row['duration_s'] / 60:.1f}",
         "throughput": "; ".join(f"{name} {r['median']:.4g} {r['unit']}".strip() for name, r in rates.items()),
         "drift_pct": "" if worst is None else f"{worst:+.1f}", "steps": str(row["steps"]), "runs": str(row["runs"]),

@@ -210,3 +210,31 @@ def test_a_workload_and_a_command_together_are_refused():
         _plan("--hours", "1", "--workload", "resnet50", "--", "python", "train.py")
     with pytest.raises(WorkloadError, match="unknown workload soak"):
         _plan("--hours", "1", "--workload", "soak")       # not itself
+
+
+def test_the_result_s_worst_drifts_come_from_the_rows_figures_not_the_cells_text():
+    # figures the table rounds to one decimal: the result keeps them whole (a parse of '-12.3' would lose 0.0456)
+    rows = [{"rates": {"a": {"drift_pct": 0.0}}, "latency": {"s": {"tpot_ms_p50_drift_pct": 0.0}}},
+            {"rates": {"a": {"drift_pct": -12.3456}, "b": {"drift_pct": 30.0}},
+             "latency": {"s": {"ttft_ms_p50_drift_pct": -40.01, "tpot_ms_p99_drift_pct": 25.5}}},
+            {"rates": {"a": {"drift_pct": 4.0}}, "latency": {}}]
+    worsts = table.Worsts()
+    worsts.see(rows[0])
+    assert worsts.drift() == 0.0 and worsts.latency_change() is None   # one interval with latency: no change yet
+    for row in rows[1:]:
+        worsts.see(row)
+    assert worsts.drift() == -12.3456          # the largest fall before any rise
+    assert worsts.latency_change() == -40.01   # the largest change either way
+    assert table.worst_drift([3.0, 5.0]) == 5.0 and table.worst_drift([]) is None
+
+
+def test_a_latency_finding_names_each_figure_of_the_intervals_latency():
+    from workloads.soak.intervals import LATENCY
+    from workloads.soak.verdict import findings_of
+
+    row = {"interval": 2, "start": T0, "end": T0 + 60, "errors": [], "xids": [], "restarts": 0, "runs": 1,
+           "rates": {}, "devices": {},
+           "latency": {"serve": {**{k: 50.0 for k in LATENCY}, **{f"{k}_drift_pct": 80.0 for k in LATENCY}}}}
+    said = [f.text for f in findings_of(row) if f.rule == "latency"]
+    assert [t.split(" 50 ms")[0] for t in said] == ["serve TTFT p50", "serve TTFT p99", "serve TPOT p50",
+                                                    "serve TPOT p99"]
