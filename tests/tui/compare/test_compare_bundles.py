@@ -1,12 +1,16 @@
-"""End to end: real ResNet-50 runs on the CPU, bundled by `cardbench export --run`, then `cardbench compare`."""
+"""End to end: a real ResNet-50 run on the CPU, bundled by `cardbench export --run`, then `cardbench compare`.
+
+One run is trained; the other sides are copies of it with one thing changed (its image size, its rates), as a
+slower card or other settings would have written them: what compare reads is the run's files, and a second real
+run cost ~15 s on the loaded 2-core VM to say the same.
+"""
 import json
 import shutil
 
 import pytest
 
-from recorded_env import text_screen  # noqa: F401 - a fixture: the bundles' screen is not compared
-from tui import cli, doctor
-from tui.report import envinfo
+from recorded_env import recorded_doctor_and_env, text_screen  # noqa: F401 - fixtures: compare reads neither
+from tui import cli
 
 TINY = ["--device", "cpu", "--batch-size", "2", "--steps", "5", "--warmup", "1", "--threads", "1",
         "--num-classes", "10", "--epoch-size", "10"]
@@ -14,12 +18,9 @@ SLOW_DOWN = 0.78
 
 
 @pytest.fixture
-def cardbench(monkeypatch, capsys, text_screen):
+def cardbench(monkeypatch, capsys, recorded_doctor_and_env, text_screen):  # noqa: F811
+    # the recorded doctor and collect_env (a torch probe in a child each: seconds) say nothing compare reads
     monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.compare.command")
-    # collect_env and the doctor (a torch probe in a child) take seconds and say nothing these tests read
-    monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv(
-        "PyTorch version: 2.14.1", {"PyTorch version": "2.14.1"}, 0.1))
-    monkeypatch.setattr(doctor, "run_checks", lambda *a, **kw: [])
 
     def go(*argv):
         code = cli.main([str(a) for a in argv])
@@ -43,25 +44,47 @@ def _bundle(cardbench, run, out, *options):
     return bundle
 
 
-def _slowed(run, copy):
-    """The run as if the card were 22 % slower: every step's rate and the headline times 0.78."""
+def _edited(run, copy, change):
+    """A copy of the run whose every event went through ``change`` (which edits it in place)."""
     shutil.copytree(run, copy)
     lines = []
     for line in (copy / "events.jsonl").read_text().splitlines():
         event = json.loads(line)
+        change(event)
+        lines.append(json.dumps(event))
+    (copy / "events.jsonl").write_text("\n".join(lines) + "\n")
+    return copy
+
+
+def _slowed(run, copy):
+    """The run as if the card were 22 % slower: every step's rate and the headline times 0.78."""
+    def slower(event):
         if event.get("event") == "step" and event.get("throughput") is not None:
             event["throughput"] *= SLOW_DOWN
         if event.get("event") == "result":
             event["metrics"]["images_per_s"] *= SLOW_DOWN
-        lines.append(json.dumps(event))
-    (copy / "events.jsonl").write_text("\n".join(lines) + "\n")
+    return _edited(run, copy, slower)
+
+
+def _at_image_size(run, copy, size):
+    """The run as if trained at another image size: its start config, its result and its recorded arguments."""
+    def resized(event):
+        if event.get("event") == "start":
+            event["config"]["image_size"] = size
+        if event.get("event") == "result":
+            event["metrics"]["image_size"] = size
+    copy = _edited(run, copy, resized)
+    config = json.loads((copy / "config.json").read_text())
+    args = config["args"]
+    args[args.index("--image-size") + 1] = str(size)
+    (copy / "config.json").write_text(json.dumps(config))
     return copy
 
 
 def test_bundles_of_unlike_runs_are_refused_and_alike_ones_give_ratio_and_verdict(cardbench, tmp_path):
     runs = tmp_path / "runs"
     small = _train(cardbench, runs, "32")
-    large = _train(cardbench, runs, "64")
+    large = _at_image_size(small, tmp_path / "large-run", 64)
     a = _bundle(cardbench, small, tmp_path / "a", "--price-per-hour", "11", "--currency", "CNY")
     b = _bundle(cardbench, large, tmp_path / "b")
 
@@ -77,8 +100,11 @@ def test_bundles_of_unlike_runs_are_refused_and_alike_ones_give_ratio_and_verdic
     ratio = w["headline"]["ratios"]["B"]
     assert ratio["ratio"] == pytest.approx(SLOW_DOWN) and ratio["uncertainty"] > 0
     pm = ratio["uncertainty"]
+    # five steps on a loaded machine can be noisy enough that the ± reaches 1.0: the verdict then says so (seen on
+    # the shared 2-core VM: ± 0.23 and more)
+    same = "; the throughputs are the same within the noise, so the difference is the price" if SLOW_DOWN + pm >= 1 else ""
     assert w["verdicts"]["B"] == (f"B reaches 78 ± {round(pm * 100)} % of A's ResNet-50 throughput at 59 % of its "
-                                  f"price: 1.32 ± {pm / (6.5 / 11):.2f}x the performance per yuan")
+                                  f"price: 1.32 ± {pm / (6.5 / 11):.2f}x the performance per yuan{same}")
 
     # a bundle reads as the run it was made from: the same figures, the same spread
     code, out, err = cardbench("compare", a, small, "--json")
