@@ -79,6 +79,8 @@ def build_parser() -> ArgumentParser:
 
 
 def levels_of(args: Any) -> list[Level]:
+    """The load levels the arguments ask for, checked against each other (a WorkloadError naming the clash);
+    ``args`` is left as it is."""
     if args.concurrency and args.request_rate:
         raise WorkloadError("give --concurrency or --request-rate, not both")
     default = str(STEADY_CONCURRENCY) if args.duration else "1,4,16,64"
@@ -103,8 +105,6 @@ def levels_of(args: Any) -> list[Level]:
         raise WorkloadError("--duration sends requests until the time is up: --requests does not go with it")
     if args.window and not args.duration:
         raise WorkloadError("--window is the rows of a --duration run: give --duration S too")
-    if args.duration:
-        args.window = args.window or default_window(args.duration)
     return levels
 
 
@@ -126,6 +126,8 @@ def api_key(var: str | None) -> str | None:
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     levels = levels_of(args)
+    if args.duration and not args.window:
+        args.window = default_window(args.duration)    # the rows a --duration run reports by
     try:
         slo = parse_slo(args.slo) if args.slo else None
         endpoint = Endpoint.parse(args.url or DEFAULT_URL, api_key(args.api_key_env))

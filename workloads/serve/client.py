@@ -2,14 +2,18 @@
 
 Stdlib only, so the workload needs no HTTP library and one core streams tens of thousands of tokens a
 second (bench/serve_client_ceiling.py prints the figure): the body is read in blocks, the chunked framing
-and the ``data:`` lines are cut without a parser per byte, and one clock reading stamps every event that
-arrived in the same block (they did arrive together).
+and the ``data:`` lines are cut without a parser per byte, and every event of a block carries the block's arrival:
+the kernel's receive stamp of its newest packet (workloads.serve.arrival), not the moment this thread got to it.
 
 What one request measured follows vLLM's client (vllm-project/vllm, vllm/benchmarks/lib/endpoint_request_func.py,
 async_request_openai_completions): TTFT is the first chunk carrying text less the moment the request was sent;
 each later chunk with text adds its gap to the ITL list; the latency (end-to-end) ends at the last chunk with
 text; the output tokens are the usage field's ``completion_tokens`` when the server sends one
 (``stream_options: include_usage``). A chunk with no text (the chat stream's opening role chunk) is not a token.
+Where the two differ is when a chunk "is" received: vLLM reads the clock once its one thread has the chunk parsed
+(``timestamp = time.perf_counter()`` after aiohttp yields it), so at 64 streams its figures carry the time its
+thread spent on the others; here a chunk is stamped with its bytes' arrival at this host (the kernel's stamp),
+and the request as its bytes are written (``sent``, as vLLM's ``st``, just before it).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any, Awaitable, TypeVar
 from urllib.parse import urlsplit
 
 from workloads.safe_text import one_line
+from workloads.serve.arrival import StampedReader, connect
 
 # error kinds, counted per level (never dropped): an HTTP status is "HTTP 401", "HTTP 500"...
 CONNECT = "connection refused or reset"
@@ -108,22 +113,14 @@ class Answer(Exception):
         self.kind, self.detail = kind, detail
 
 
-class StampedReader(asyncio.StreamReader):
-    """A reader that notes when its bytes came off the socket: at 64 streams a burst of arrivals wakes 64 tasks
-    one after another, and a clock read when each task runs would add the others' time to its figures."""
-
-    fed_at = 0.0
-
-    def feed_data(self, data: bytes) -> None:
-        self.fed_at = time.perf_counter()
-        super().feed_data(data)
-
-
 class Connection:
-    """One HTTP/1.1 connection, kept alive between requests while the server allows it."""
+    """One HTTP/1.1 connection, kept alive between requests while the server allows it. Its reads are stamped with
+    the arrival of their bytes (workloads.serve.arrival: the kernel's stamp where there is one); ``kernel=False``
+    takes the clock as the client's thread reads them instead (the bench compares the two)."""
 
-    def __init__(self, endpoint: Endpoint):
+    def __init__(self, endpoint: Endpoint, kernel: bool = True):
         self.endpoint = endpoint
+        self.kernel = kernel
         self.reader: StampedReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
@@ -131,13 +128,9 @@ class Connection:
         if self.writer is not None and not self.writer.is_closing():
             return
         context = ssl.create_default_context() if self.endpoint.scheme == "https" else None
-        loop = asyncio.get_running_loop()
-        reader = StampedReader(limit=_HEADER_LINE, loop=loop)
-        protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
         try:
-            transport, _ = await loop.create_connection(lambda: protocol, self.endpoint.host, self.endpoint.port,
-                                                        ssl=context)
-            self.reader, self.writer = reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+            self.reader, self.writer = await connect(self.endpoint.host, self.endpoint.port, kernel=self.kernel,
+                                                     limit=_HEADER_LINE, tls=context)
         except OSError as exc:
             raise Answer(CONNECT, one_line(exc.strerror or exc, 200)) from None
 
@@ -201,7 +194,7 @@ class Connection:
                 data = await self.reader.read(_READ if left is None else min(_READ, left))
             except (ConnectionError, OSError) as exc:
                 raise Answer(BROKEN, one_line(exc, 200)) from None
-            now = self.reader.fed_at    # the newest bytes of the block arrived then (see StampedReader)
+            now = self.reader.fed_at    # the newest bytes of the block arrived then (workloads.serve.arrival)
             if not data:
                 self.close()
                 if left is None and dechunk is None:

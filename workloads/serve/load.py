@@ -100,12 +100,13 @@ def payload(request: Request, model: str, chat: bool, ignore_eos: bool) -> dict[
 class Pool:
     """Kept-alive connections, taken by one request at a time."""
 
-    def __init__(self, endpoint: Endpoint):
+    def __init__(self, endpoint: Endpoint, kernel: bool = True):
         self.endpoint = endpoint
+        self.kernel = kernel    # arrivals stamped by the kernel (workloads.serve.arrival); False: by this thread
         self.idle: list[Connection] = []
 
     def take(self) -> Connection:
-        return self.idle.pop() if self.idle else Connection(self.endpoint)
+        return self.idle.pop() if self.idle else Connection(self.endpoint, self.kernel)
 
     def give(self, conn: Connection) -> None:
         if conn.writer is not None:

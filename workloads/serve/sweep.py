@@ -177,12 +177,15 @@ class Sweep:
             self.notes.append("input length approximate: the server has no /tokenize, one common word is taken "
                               "as one token (the usage field's prompt_tokens, where sent, is what is counted)")
 
-    def _requests(self, n: int, level: int) -> list[Request]:
+    def _requests(self, first: int, n: int, seed: int) -> list[Request]:
+        """Requests ``first`` to ``first + n - 1``: the user's prompts in turn (from the ``first``-th), or synthetic
+        prompts numbered from ``first`` (a level's are drawn from ``seed``; --duration's one at a time, each from
+        its own seed, so a request is the same whatever ran before it)."""
         out = self.args.output_len
         if self.prompts:
-            chosen = [self.prompts[(level * n + i) % len(self.prompts)] for i in range(n)]
+            chosen = [self.prompts[(first + k) % len(self.prompts)] for k in range(n)]
             return [Request(p.get("messages") or p["prompt"], 0, _positive(p.get("max_tokens")) or out) for p in chosen]
-        texts = synthetic(n, self.words, self.args.seed + level)
+        texts = synthetic(n, self.words, seed, first=first)
         return [Request(t, self.args.input_len, out) for t in texts]
 
     def _payload(self, request: Request) -> dict[str, Any]:
@@ -191,7 +194,7 @@ class Sweep:
     async def _first_request(self) -> None:
         """One short request before the sweep: it warms the server up, and says whether it takes ignore_eos
         and sends the usage field."""
-        probe = Request(self._requests(1, 0)[0].prompt, 0, 2)
+        probe = Request(self._requests(0, 1, self.args.seed)[0].prompt, 0, 2)
         pool = Pool(self.endpoint)
         try:
             outcome = await one(pool, self.path, self._payload(probe), self.chat, _CHECK_S)
@@ -215,7 +218,7 @@ class Sweep:
     async def _level(self, i: int, level: Level, pool: Pool) -> None:
         a = self.args
         n = a.requests or (max(16, 4 * int(level.value)) if level.kind == "concurrency" else 64)
-        requests = self._requests(n, i)
+        requests = self._requests(i * n, n, self.args.seed + i)
         started, clock = time.time(), time.perf_counter()
         finished: list = []     # answered so far: a stop mid-level keeps their figures, marked as cut short
         try:
@@ -232,12 +235,8 @@ class Sweep:
         self._book(i + 1, len(self.levels), level, row, outcomes)
 
     def _request(self, i: int) -> Request:
-        """--duration's i-th request: the user's prompts in turn, or a synthetic prompt of its own number."""
-        out = self.args.output_len
-        if self.prompts:
-            p = self.prompts[i % len(self.prompts)]
-            return Request(p.get("messages") or p["prompt"], 0, _positive(p.get("max_tokens")) or out)
-        return Request(synthetic(1, self.words, self.args.seed + i, first=i)[0], self.args.input_len, out)
+        """--duration's i-th request."""
+        return self._requests(i, 1, self.args.seed + i)[0]
 
     async def _steady(self, level: Level, pool: Pool) -> None:
         """--duration S: one level kept busy for S seconds; every --window seconds a row and a step of the requests

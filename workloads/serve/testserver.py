@@ -6,7 +6,9 @@ serves /v1/models, /health, /tokenize (a word is a token, so an input length is 
 ``max_tokens`` of them (it ignores EOS: it has none). Faults on demand: a key it wants (401 without it),
 every Nth request answered 500, every Nth stream cut mid-way, no usage field, the whole server gone after N
 requests, or HTML instead of an API. It keeps its own timestamps of each request (``timestamps``, and
-GET /debug/timestamps), which the bench holds the client's figures against.
+GET /debug/timestamps), which the bench holds the client's figures against: when the request reached its socket
+(the kernel's stamp, as the client stamps what it receives: workloads.serve.arrival), when its one thread had read
+it, when it wrote the first and the last token (and each token, with ``token_stamps``).
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from workloads.serve.arrival import StampedListener, StampedSocket
 
 
 @dataclass
@@ -35,16 +40,19 @@ class Behaviour:
     refuse_ignore_eos: int = 0   # this HTTP status for a request with ignore_eos: 400, or 422 as FastAPI's do
     tokens_per_chunk: int = 1    # tokens a streamed chunk holds (a detokenizer that waits for printable text)
     done_marker: bool = True     # ``data: [DONE]`` at the end (transformers serve sends none)
+    token_stamps: bool = False   # keep the time each token was written (Stamps.written), for the bench
 
 
 @dataclass
 class Stamps:
     """The server's own clock (perf_counter) for one request."""
 
-    received: float
-    first: float | None = None
+    received: float               # its thread had read the whole request
+    arrived: float                # the request's last bytes reached the socket (the kernel's stamp, else = received)
+    first: float | None = None    # the first token written to the socket (on loopback: in the client's socket then)
     last: float | None = None
     tokens: int = 0
+    written: list[float] | None = None   # every token's write, with Behaviour.token_stamps
 
 
 @dataclass
@@ -57,7 +65,11 @@ class TestServer:
     completions: int = 0
 
     async def start(self) -> TestServer:
-        self._server = await asyncio.start_server(self._serve, self.host, self.port)
+        self._listener = StampedListener(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)    # as asyncio.start_server does
+        self._listener.bind((self.host, self.port))
+        self._listener.listen(128)
+        self._server = await asyncio.start_server(self._serve, sock=self._listener)
         self.port = self._server.sockets[0].getsockname()[1]
         self._open: set[asyncio.StreamWriter] = set()
         return self
@@ -78,8 +90,9 @@ class TestServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._open.add(writer)
+        sock = self._listener.accepted.get(writer.get_extra_info("socket").fileno())
         try:
-            while await self._one(reader, writer):
+            while await self._one(reader, writer, sock):
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
@@ -87,7 +100,7 @@ class TestServer:
             self._open.discard(writer)
             writer.transport.abort()
 
-    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sock: StampedSocket | None) -> bool:
         line = await reader.readline()
         if not line:
             return False
@@ -98,6 +111,7 @@ class TestServer:
             headers[name.strip().lower()] = value.strip()
         body = await reader.readexactly(int(headers.get("content-length", "0")))
         received = time.perf_counter()
+        arrived = sock.arrived if sock is not None and sock.arrived else received   # no pipelining: its last read
         b = self.behaviour
         if b.not_openai:
             writer.write(_plain(200, b"<html><body>It works!</body></html>", "text/html"))
@@ -114,13 +128,14 @@ class TestServer:
             words = len(json.loads(body).get("prompt", "").split())
             writer.write(_json(200, {"count": words, "tokens": list(range(words)), "max_model_len": 4096}))
         elif path in ("/v1/completions", "/v1/chat/completions"):
-            return await self._complete(json.loads(body), path.endswith("chat/completions"), received, writer)
+            return await self._complete(json.loads(body), path.endswith("chat/completions"), Stamps(received, arrived),
+                                        writer)
         else:
             writer.write(_json(404, {"error": {"message": f"no route {path}"}}))
         await writer.drain()
         return True
 
-    async def _complete(self, ask: dict[str, Any], chat: bool, received: float, writer: asyncio.StreamWriter) -> bool:
+    async def _complete(self, ask: dict[str, Any], chat: bool, stamps: Stamps, writer: asyncio.StreamWriter) -> bool:
         b = self.behaviour
         self.completions += 1
         n = self.completions
@@ -137,7 +152,8 @@ class TestServer:
             writer.write(_json(500, {"error": {"message": "internal error (on demand)"}}))
             return True
         rid = f"{'chatcmpl' if chat else 'cmpl'}-{n}"
-        stamps = self.timestamps[rid] = Stamps(received)
+        self.timestamps[rid] = stamps
+        stamps.written = [] if b.token_stamps else None
         tokens = max(1, int(ask.get("max_tokens") or 16))
         cut = tokens // 2 if b.break_every and n % b.break_every == 0 else None
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -160,6 +176,8 @@ class TestServer:
             stamps.last = time.perf_counter()
             stamps.first = stamps.first or stamps.last
             stamps.tokens = i + 1
+            if stamps.written is not None:
+                stamps.written.append(stamps.last)
             if b.itl_s or b.ttft_s:
                 await writer.drain()
         if b.usage and (ask.get("stream_options") or {}).get("include_usage"):
@@ -225,12 +243,14 @@ async def _main(argv: list[str]) -> None:
     p.add_argument("--model", default="test-model")
     p.add_argument("--api-key-env", default=None, help="want the key this variable holds")
     p.add_argument("--die-after", type=int, default=0)
+    p.add_argument("--token-stamps", action="store_true", help="keep each token's write time (GET /debug/timestamps)")
     args = p.parse_args(argv)
     import os
 
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     server = await TestServer(Behaviour(args.ttft_ms / 1000, args.itl_ms / 1000, (args.model,), key,
-                                        die_after=args.die_after), port=args.port).start()
+                                        die_after=args.die_after, token_stamps=args.token_stamps),
+                                        port=args.port).start()
     print(f"listening on 127.0.0.1:{server.port}", flush=True)
     await server._server.serve_forever()
 
