@@ -11,7 +11,8 @@ their readings are not those runs' data.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from functools import partial
+from typing import Any, Callable, Iterable
 
 from tui.cpu_trap import is_cpu
 # the series and their drawing, here too: the workbench and the screenshot have always found them in tui.history
@@ -40,13 +41,55 @@ def _pct(used: float | None, total: float | None) -> float | None:
     return 100.0 * used / total
 
 
+class _SeriesByName(dict):
+    """name -> `Series`, where a series a record brought (:meth:`History.add_record`) takes its points when it is
+    first read: a plot shows a few of a run's series at a time (8 cards: 34 series, the utilisation plot 17), and
+    a day's points through a series cost ~40 ms. Reading it (``[name]``, get, values, items) gives it whole; its
+    name is listed (``in``, iteration) from the start, in the order the samples named it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, list[tuple[list[float], Callable[[], list[Any]]]]] = {}
+
+    def later(self, name: str, series: Series, xs: list[float], ys: Callable[[], list[Any]]) -> None:
+        self.setdefault(name, series)
+        self.pending.setdefault(name, []).append((xs, ys))
+
+    def extend(self, name: str, xs: list[float], ys: list[Any]) -> None:
+        """Points for the series ``name``, after those it has (and those still to come from a record)."""
+        pending = self.pending.get(name)
+        if pending is None:
+            self[name].extend(xs, ys)
+        else:
+            pending.append((xs, partial(list, ys)))
+
+    def __getitem__(self, name: str) -> Series:
+        series = dict.__getitem__(self, name)
+        for xs, ys in self.pending.pop(name, ()):
+            series.extend(xs, ys())
+        return series
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self else default
+
+    def values(self) -> list[Series]:  # type: ignore[override]
+        return [self[name] for name in self]
+
+    def items(self) -> list[tuple[str, Series]]:  # type: ignore[override]
+        return [(name, self[name]) for name in self]
+
+    def clear(self) -> None:
+        self.pending.clear()
+        super().clear()
+
+
 class History:
     """Everything the plots draw: per-run step series and telemetry over time."""
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY):
         self.capacity = capacity
         self.runs: dict[str, RunSeries] = {}
-        self.telemetry: dict[str, Series] = {}  # "util:0", "mem:0", "temp:0", "power:0", "cpu", "ram"
+        self.telemetry: dict[str, Series] = _SeriesByName()  # "util:0", "mem:0", "temp:0", "power:0", "cpu", "ram"
         self.device_names: dict[int, str] = {}
         self.t0: float | None = None            # telemetry x = seconds since the first sample
 
@@ -82,7 +125,7 @@ class History:
 
     # telemetry --------------------------------------------------------------------------
     def _tseries(self, name: str) -> Series:
-        series = self.telemetry.get(name)
+        series = dict.get(self.telemetry, name)   # as it is: a record's points are not needed to add more
         if series is None:
             series = self.telemetry[name] = Series(self.capacity)
         return series
@@ -136,7 +179,7 @@ class History:
                     xs.append(x)
                     ys.append(value)
         for name, (xs, ys) in columns.items():
-            self.telemetry[name].extend(xs, ys)
+            self.telemetry.extend(name, xs, ys)  # type: ignore[attr-defined]
 
     def device_indices(self) -> list[int]:
         seen = {int(name.split(":")[1]) for name in self.telemetry if name.startswith("util:")}
@@ -162,51 +205,63 @@ class History:
 
     def _add_columns(self, telemetry: Telemetry) -> None:
         """A run's telemetry columns, as :meth:`add_sample` would add its samples one by one: the same series, in
-        the order the samples name them (a sample's devices, then the host), the same points."""
+        the order the samples name them (a sample's devices, then the host), the same points; each series takes
+        them when it is first read (`_SeriesByName`)."""
         t = telemetry.t
         if not t:
             return
         if self.t0 is None:
             self.t0 = t[0]
-        t0 = self.t0
+        t0, n = self.t0, len(t)
         # series are made in the order the samples name them: by (first sample, place in it); the host's
         # (every usable sample has one, if empty) after the first sample's devices
         for _, _, key, group in sorted([*_by_index(telemetry), (0, len(telemetry.order[0]), None, None)],
                                        key=lambda e: e[:2]):
             if group is None:
                 xs = [v - t0 for v in t]
-                for kind, ys in zip(_HOST_SERIES, (telemetry.host_column("cpu_pct"), telemetry.host_used_pct())):
-                    self._tseries(kind).extend(xs, ys)
+                # what the columns hold now: a follower may add to them before the series is read
+                for kind, ys in zip(_HOST_SERIES, (partial(telemetry.host_column, "cpu_pct", n),
+                                                   partial(telemetry.host_used_pct, n))):
+                    self._later(kind, xs, ys)
                 continue
             pos, name, columns = group
             if name:
                 self.device_names[key] = name
             xs = [t[p] - t0 for p in pos]
             for kind, ys in zip(_DEVICE_SERIES, columns):
-                self._tseries(f"{kind}:{key}").extend(xs, ys)
+                self._later(f"{kind}:{key}", xs, ys)
+
+    def _later(self, name: str, xs: list[float], ys: Callable[[], list[Any]]) -> None:
+        """Points for a series (their y: ``ys()``), added when the series is first read (`_SeriesByName`)."""
+        series = dict.get(self.telemetry, name)
+        self.telemetry.later(name, Series(self.capacity) if series is None else series,  # type: ignore[attr-defined]
+                             xs, ys)
 
 
-def _by_index(telemetry: Telemetry) -> list[tuple[int, int, Any, tuple[list[int], Any, list[list[Any]]]]]:
+def _by_index(telemetry: Telemetry) -> list[tuple[int, int, Any, tuple[list[int], Any, list[Callable[[], list[Any]]]]]]:
     """The plots' device series: readings grouped by the index they are shown under (a device's own, else its
     place in the list), as add_sample groups them, each group in sample order: [(first sample, place in it,
-    key, (samples, last name, [util, mem %, degrees, watts]))]. A device keeps one index (one group, its columns
-    whole); one whose index changed, or two devices shown under one index, are split and merged reading by
-    reading."""
+    key, (samples, last name, [util, mem %, degrees, watts] as calls that give them)]. A device keeps one index
+    (one group, its columns whole); one whose index changed, or two devices shown under one index, are split and
+    merged reading by reading."""
     readings: dict[Any, list[tuple[int, int, Any, list[Any]]]] = {}
     whole: dict[Any, Any] = {}
     for cols in telemetry.devices.values():
-        labels = [cols.label_index(at) for at in range(len(cols))]
-        columns = (cols.column("util_gpu_pct"), cols.used_pct(), cols.column("temperature_c"),
-                   cols.column("power_w"))
+        n = len(cols)
+        labels = [cols.label_index(at) for at in range(n)]
+        # the readings there are now (a follower may add more before a series is read)
+        columns = (partial(cols.column, "util_gpu_pct", 0, n), partial(cols.used_pct, 0, n),
+                   partial(cols.column, "temperature_c", 0, n), partial(cols.column, "power_w", 0, n))
         if len(set(labels)) == 1 and labels[0] not in whole and labels[0] not in readings:
             whole[labels[0]] = cols, columns
             continue
+        values = [column() for column in columns]
         for at, label in enumerate(labels):
             if label in whole:   # a second device under this index: both go reading by reading
                 first, first_columns = whole.pop(label)
-                readings.setdefault(label, []).extend(_rows_of(first, first_columns))
+                readings.setdefault(label, []).extend(_rows_of(first, [c() for c in first_columns]))
             readings.setdefault(label, []).append((cols.pos[at], cols.place[at], cols.name[at],
-                                                   [c[at] for c in columns]))
+                                                   [c[at] for c in values]))
     out = []
     for label, (cols, columns) in whole.items():
         key = label if label.__class__ is int else f"{label}"
@@ -216,7 +271,8 @@ def _by_index(telemetry: Telemetry) -> list[tuple[int, int, Any, tuple[list[int]
         rows.sort(key=lambda r: (r[0], r[1]))
         key = label if label.__class__ is int else f"{label}"
         name = next((r[2] for r in reversed(rows) if r[2]), None)
-        out.append((rows[0][0], rows[0][1], key, ([r[0] for r in rows], name, [list(c) for c in zip(*(r[3] for r in rows))])))
+        merged = [list(c) for c in zip(*(r[3] for r in rows))]
+        out.append((rows[0][0], rows[0][1], key, ([r[0] for r in rows], name, [partial(list, c) for c in merged])))
     return out
 
 

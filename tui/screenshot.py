@@ -39,8 +39,14 @@ async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size
     async with app.run_test(size=size) as pilot:
         await app.panes_built.wait()
         app.log_pane.clear()   # its start-up line is stamped with the time of this drawing, not of the runs
-        app.load_records(records)
         last = last_sample(records)
+        shown = last if last is not None else sample
+        if shown is not None:
+            # the devices' rows first, and the layout settled around them: the plots pane then knows it shows one
+            # plot, and the runs' other series are never built (`tui.history`: built when first read)
+            app.devices.sample = shown
+            await pilot.pause()
+        app.load_records(records)
         if last is not None:
             app.post_sample(last)
             app.devices.when = f"run's last sample {utc_clock(last.t)} UTC"

@@ -243,3 +243,34 @@ def test_cards_shown_under_one_index_keep_their_readings_in_time_order(lines):
     bulk.add_record(record)
     assert _history_state(bulk) == _history_state(_one_by_one(record, 64))
     assert list(bulk.telemetry["util:0"].xs) == sorted(bulk.telemetry["util:0"].xs)
+
+
+def test_a_records_series_take_their_points_when_first_read_and_only_those_it_had():
+    """A plot reads a few of a run's series (the utilisation plot: util and memory): the others take their points
+    when a plot first reads them, and those are the points the record had when it was added, not the ones a
+    follower added to its columns since (those come through add_sample_line, once)."""
+    lines = [{"t": float(i), "devices": [{"index": 0, "bus_id": "A", "util_gpu_pct": float(i), "power_w": 100.0 + i}],
+              "host": {"cpu_pct": 5.0}} for i in range(10)]
+    from tui.store.telemetry import Telemetry
+
+    telemetry = Telemetry.of(lines)
+    h = History()
+    h.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, telemetry=telemetry))
+    assert list(h.telemetry) == ["util:0", "mem:0", "temp:0", "power:0", "cpu", "ram"]
+    assert set(h.telemetry.pending) == set(h.telemetry)             # nothing built yet
+    assert list(h.telemetry["util:0"].ys) == [float(i) for i in range(10)]
+    assert "util:0" not in h.telemetry.pending and "power:0" in h.telemetry.pending
+    # the follower: the newer sample to the run's columns and to the plots
+    newer = {"t": 10.0, "devices": [{"index": 0, "bus_id": "A", "util_gpu_pct": 10.0, "power_w": 110.0}],
+             "host": {"cpu_pct": 6.0}}
+    telemetry.add(newer)
+    h.add_sample_line(newer)
+    assert "power:0" in h.telemetry.pending and "util:0" not in h.telemetry.pending   # a new point builds nothing
+    assert list(h.telemetry["power:0"].ys) == [100.0 + i for i in range(11)]
+    assert list(h.telemetry["cpu"].ys) == [5.0] * 10 + [6.0]
+    assert list(h.telemetry["util:0"].xs) == [float(i) for i in range(11)]
+    assert set(h.telemetry.pending) == {"mem:0", "temp:0", "ram"}
+    assert [name for name, series in h.telemetry.items() if series.count] == ["util:0", "power:0", "cpu"]
+    assert not h.telemetry.pending
+    h.drop_telemetry()
+    assert not h.telemetry and not h.telemetry.pending

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import pytest
+
 from report_runs import T0
 from tui.report.redact import Redactor
 from tui.store.follow import RunFollower
@@ -73,6 +75,29 @@ def test_the_reader_counts_bad_lines_and_names_an_unreadable_segment(tmp_path):
     problems = []
     assert read_config(tmp_path, problems) == {"args": ["x"]}
     assert problems == ["config.json: 'workload' is a number, not a string; ignored"]
+
+
+def test_segments_are_read_ahead_in_order_and_a_bad_one_is_a_gap(tmp_path):
+    import threading
+
+    from workloads.rundir.read import Unreadable, read_buffers_all
+
+    live = tmp_path / "telemetry.jsonl"
+    (tmp_path / "telemetry.0001.jsonl.gz").write_bytes(b"not gzip at all")
+    (tmp_path / "telemetry.0002.jsonl.gz").write_bytes(gzip.compress(b"two\n"))
+    (tmp_path / "telemetry.0003.jsonl").write_bytes(b"three\n")
+    problems: list[str] = []
+    assert list(read_buffers_all(live, problems)) == [b"two\n", b"three\n"]   # no live file yet: none of it
+    assert len(problems) == 1 and problems[0].startswith("telemetry.0001.jsonl.gz cannot be read")
+    live.write_bytes(b"live\n")
+    reader = read_buffers_all(live, [])
+    assert next(reader) == b"two\n"
+    reader.close()   # a reader that stops early leaves no thread behind
+    assert not [t for t in threading.enumerate() if t.name.startswith("cardbench-read-segment")]
+    live.unlink()
+    live.mkdir()
+    with pytest.raises(Unreadable):
+        list(read_buffers_all(live, []))
 
 
 def test_opscan_table_reads_a_result_in_a_rotated_segment(tmp_path):

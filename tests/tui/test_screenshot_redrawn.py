@@ -87,3 +87,24 @@ def test_the_text_screen_says_when_the_runs_ran_and_keeps_a_long_card_name_whole
     assert screen.splitlines()[1] == "re-drawn from the run on disk, 2026-01-01 00:00:00 to 00:02:05 UTC"
     assert screen.count("GPU0 Lobster LX-9000 Accelerator 96GB util") == 1
     assert screen.count("GPU1 Lobster LX-9000 Accelerator 96GB util") == 1
+
+
+async def test_the_re_drawing_builds_only_the_series_its_plot_shows(monkeypatch):
+    """A day of 8 cards is 34 series; the screenshot's one plot (utilisation) reads 17: the others never take the
+    run's points (`tui.history`: a series is built when first read; a day's costs ~40 ms)."""
+    import tui.history as history_module
+
+    built: list[str] = []
+    read = history_module._SeriesByName.__getitem__
+
+    def spy(self, name):
+        if name in self.pending:
+            built.append(name)
+        return read(self, name)
+
+    monkeypatch.setattr(history_module._SeriesByName, "__getitem__", spy)
+    eight = dataclasses.replace(record(), events=record().events[:1],   # no steps: the utilisation plot is shown
+                                telemetry=[fake_sample(i, t0=FROZEN_T, devices=8).to_dict() for i in range(0, 121, 10)])
+    svg = text(await render_screenshot_svg([eight], clock=lambda: AN_HOUR_LATER))
+    assert "utilisation %" in svg and "GPU7 util" in svg
+    assert sorted(built) == sorted([*(f"util:{i}" for i in range(8)), *(f"mem:{i}" for i in range(8)), "cpu"])

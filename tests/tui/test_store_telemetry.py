@@ -11,6 +11,8 @@ import random
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from tui.report import device_telemetry
 from tui.store import RunRecord
 from tui.store.samples import telemetry_sample_ok
@@ -191,11 +193,12 @@ def test_the_screenshot_s_device_table_falls_back_to_the_columns_when_the_proces
     assert sample is not None and sample.t == 5.0 and sample.devices[0].util_gpu_pct == 50.0
 
 
-def test_a_file_read_whole_gives_what_its_lines_give():
+@pytest.mark.parametrize("newline", [b"\r\n", b"\n"])   # CRs: split as bytes.splitlines; else views of the bytes
+def test_a_file_read_whole_gives_what_its_lines_give(newline):
     from tui.store.telemetry import read_telemetry_files
 
     clean = b"\n".join(json.dumps(s).encode() for s in _samples(300, devices=3)) + b"\n\n"
-    damaged = b"\r\n".join(LINES)   # one call refuses it: line by line, each bad line counted
+    damaged = newline.join(LINES)   # bad lines among good ones: each counted
     whole, skipped = read_telemetry_files([clean, damaged])
     by_line, skipped_by_line = read_telemetry(clean.splitlines() + damaged.splitlines())
     assert list(whole) == list(by_line) and skipped == skipped_by_line > 0
