@@ -204,3 +204,32 @@ def test_a_file_read_whole_gives_what_its_lines_give(newline):
     assert list(whole) == list(by_line) and skipped == skipped_by_line > 0
     assert whole.newest() == {"t": 11, "devices": []}
     assert read_telemetry_files([clean])[0].newest() == json.loads([line for line in clean.splitlines() if line][-1])
+
+
+def test_every_sample_reads_back_as_it_was_listed_whatever_its_devices(monkeypatch):
+    """Devices gathered a stretch of like samples at a time: a sample listing its cards in another order, one
+    without a bus id, the same bus id twice, no devices at all; across batch ends. Each sample reads back with its
+    devices in its own order and its own readings."""
+    import tui.store.telemetry as telemetry_module
+
+    monkeypatch.setattr(telemetry_module, "_BATCH", 7)
+    rng = random.Random(5)
+    shapes = [["A", "B"], ["B", "A"], ["A", None], ["A", "A"], [], ["A", "B", "C"]]
+    lines, expected = [], []
+    for i in range(200):
+        shape = shapes[0] if rng.random() < 0.6 else rng.choice(shapes)
+        devices = []
+        for place, bus in enumerate(shape):
+            d = {"index": place, "util_gpu_pct": float(rng.randrange(100)), "mem_used_bytes": i * 10 + place}
+            if bus is not None:
+                d["bus_id"] = bus
+            devices.append(d)
+        lines.append(json.dumps({"t": float(i), "devices": devices}).encode())
+        expected.append([(d.get("bus_id"), d["util_gpu_pct"], d["mem_used_bytes"]) for d in devices])
+    telemetry, skipped = read_telemetry(lines)
+    assert skipped == 0 and len(telemetry) == 200
+    for i, devices in enumerate(expected):
+        got = telemetry.sample(i)["devices"]
+        assert [(d.get("bus_id"), d["util_gpu_pct"], d["mem_used_bytes"]) for d in got] == devices, i
+    for cols in telemetry.devices.values():   # each device's readings in sample order
+        assert list(cols.pos) == sorted(cols.pos)

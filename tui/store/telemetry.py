@@ -129,6 +129,16 @@ def _int(v: Any) -> int:
     return MISSING
 
 
+def _grown(groups: dict[str, tuple[Any, Any, Any]], key: str) -> tuple[list[Any], list[int], list[int]]:
+    """``groups[key]`` as lists that take more (a first stretch is held as it came: a range, a repeated place)."""
+    group = groups.get(key)
+    if group is None:
+        group = groups[key] = ([], [], [])
+    elif not isinstance(group[1], list):
+        group = groups[key] = (group[0], list(group[1]), list(group[2]))
+    return group
+
+
 def _shares(used: Sequence[int], total: Sequence[int]) -> list[float | None]:
     """used / total in %, per reading; None where either is missing or the total is not positive."""
     return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None for u, t in zip(used, total)]
@@ -287,8 +297,9 @@ class Telemetry:
         self.host["cpu_pct"].extend([_float(h.cpu_pct) if h is not None else NAN for h in hosts])
         for name in ("mem_used_bytes", "mem_total_bytes"):
             self.host[name].extend([_int(getattr(h, name)) if h is not None else MISSING for h in hosts])
-        groups: dict[str, tuple[list[Any], list[int], list[int]]] = {}   # key: (readings, samples, places)
+        groups: dict[str, tuple[list[Any], Sequence[int], Sequence[int]]] = {}   # key: (readings, samples, places)
         orders, order_of = self._orders, self.order
+        runs: list[tuple[int, int, tuple[str, ...]]] = []   # (from, to, order): samples listing the same devices
         for i, sample in enumerate(batch, first):
             devices = sample.devices or ()
             keys = tuple([d.bus_id for d in devices])
@@ -298,13 +309,31 @@ class Telemetry:
                 if all(bus.__class__ is str and bus for bus in keys):   # else the keys hang on the indices too
                     orders[keys] = order
             order_of.append(order)
-            for place, (key, d) in enumerate(zip(order, devices)):
-                group = groups.get(key)
-                if group is None:
-                    group = groups[key] = ([], [], [])
-                group[0].append(d)
-                group[1].append(i)
-                group[2].append(place)
+            if runs and runs[-1][2] == order:
+                runs[-1] = (runs[-1][0], i + 1, order)
+            else:
+                runs.append((i, i + 1, order))
+        # a device's readings per stretch of samples listing the same devices (a day: one stretch a batch), a
+        # column at a time: the k-th device of each
+        for lo, hi, order in runs:
+            stretch = batch[lo - first:hi - first]
+            if len(set(order)) < len(order):   # one key twice in a sample: its readings in sample order
+                for i, sample in enumerate(stretch, lo):
+                    for place, (key, d) in enumerate(zip(order, sample.devices)):
+                        group = _grown(groups, key)
+                        group[0].append(d)
+                        group[1].append(i)
+                        group[2].append(place)
+                continue
+            for place, key in enumerate(order):
+                readings = [s.devices[place] for s in stretch]
+                if key not in groups:
+                    groups[key] = (readings, range(lo, hi), [place] * (hi - lo))
+                    continue
+                group = _grown(groups, key)
+                group[0].extend(readings)
+                group[1].extend(range(lo, hi))
+                group[2].extend([place] * (hi - lo))
         strings, throttles = self._strings, self._throttles
         for key, (readings, at, places) in groups.items():
             cols = self.devices.get(key)
