@@ -10,6 +10,7 @@ for a file and a rendering time bounded by the width.
 from __future__ import annotations
 
 import math
+import operator
 from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Sequence
@@ -63,7 +64,7 @@ def _thin(xs: list[float], ys: list[float], x0: float, per_px: float) -> tuple[l
     n = len(xs)
     if n <= 4 * (WIDTH - _LEFT - _RIGHT):
         return xs, ys
-    if all(a <= b for a, b in zip(xs, xs[1:])):
+    if all(map(operator.le, xs, xs[1:])):   # at C speed: 16 lines of 86,400 points a day
         # x never goes back (time, steps): each column's points are one slice, found by bisection, and min()
         # and max() run over it at C speed; a day of 1 Hz samples is 86,400 points a line
         first = int((xs[0] - x0) / per_px)

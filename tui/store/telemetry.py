@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 from array import array
 from bisect import bisect_left
 from operator import attrgetter
@@ -141,6 +142,8 @@ def _grown(groups: dict[str, tuple[Any, Any, Any]], key: str) -> tuple[list[Any]
 
 def _shares(used: Sequence[int], total: Sequence[int]) -> list[float | None]:
     """used / total in %, per reading; None where either is missing or the total is not positive."""
+    if used and total and MISSING not in used and MISSING not in total and min(total) > 0:   # the usual case, in C
+        return list(map(operator.truediv, map((100.0).__mul__, used), total))
     return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None for u, t in zip(used, total)]
 
 
@@ -369,8 +372,8 @@ class Telemetry:
         """Are the samples in time order (as written, unless the clock stepped back)? Asked once per reader."""
         if self._ordered_upto != len(self.t):
             t = self.t
-            self._ordered = self._ordered and all(a <= b for a, b in zip(t[max(self._ordered_upto - 1, 0):],
-                                                                         t[max(self._ordered_upto, 1):]))
+            self._ordered = self._ordered and all(map(operator.le, t[max(self._ordered_upto - 1, 0):],
+                                                      t[max(self._ordered_upto, 1):]))
             self._ordered_upto = len(t)
         return self._ordered
 
