@@ -50,9 +50,10 @@ def say_or(key: str, lang: str, fallback: str, /, **values: Any) -> str:
     return say(key, lang, **values) if key in CATALOGUE else fallback
 
 
-def joined(items: Iterable[str], lang: str = "en") -> str:
-    """Items one after the other in a sentence of ``lang`` ('a; b' / 'a；b'): the report's list separator."""
-    return say("report.list_sep", lang).join(items)
+def joined(items: Iterable[str], lang: str = "en", comma: bool = False) -> str:
+    """Items one after the other in a sentence of ``lang``: 'a; b' / 'a；b' (the report's list separator), with
+    ``comma`` 'a, b' / 'a，b' (short items: counts, names)."""
+    return say("report.comma" if comma else "report.list_sep", lang).join(items)
 
 
 def doctor_pointer(lang: str = "en") -> str:

@@ -30,6 +30,10 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.management_cli": ("Management CLI", "管理工具输出"),
     "report.smi_real": ("Output of `{command}` at export time (verbatim in `nvidia-smi.txt`):",
                  "导出时 `{command}` 的输出（原文见 `nvidia-smi.txt`）："),
+    # why no management CLI stands in the report: each tool's answer, or none on PATH
+    "report.smi_tool_said": ("{command}: {problem}", "{command}：{problem}"),
+    "report.smi_no_output": ("no output", "无输出"),
+    "report.smi_none_on_path": ("none of {tools} is on PATH", "PATH 中没有 {tools}"),
     "report.smi_fallback": ("No management CLI answered ({note}), so `nvidia-smi.txt` and the image below hold "
                      "cardbench's own device table.",
                      "没有可用的管理工具（{note}），因此 `nvidia-smi.txt` 和下图是 cardbench 自己的设备表。"),
@@ -181,6 +185,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.cuda_init_value": ("{duration} ({evidence})", "{duration}（{evidence}）"),
     "report.run_named": ("{title} ({run})", "{title}（{run}）"),
     "report.list_sep": ("; ", "；"),
+    "report.yes": ("yes", "是"),
+    "report.no": ("no", "否"),
+    "report.none": ("none", "无"),
+    "report.said_as": (" ({what})", "（{what}）"),
+    "report.verdict_figure": ("{verdict} ({figure})", "{verdict}（{figure}）"),
     "report.comma": (", ", "，"),
     "report.os": ("OS", "操作系统"),
     "report.device_row": ("{label} ({vendor}, {memory}, driver {driver}, runtime {runtime})",

@@ -40,5 +40,5 @@ class Voice:
             return ""
         return code(str(text)) if self.zh else str(text)
 
-    def join(self, items: Iterable[str]) -> str:
-        return joined(items, self.lang)
+    def join(self, items: Iterable[str], comma: bool = False) -> str:
+        return joined(items, self.lang, comma)

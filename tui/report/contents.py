@@ -39,8 +39,9 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
         return w.text(said) if said else NA
     parts = []
     tp = s.throughput
-    if tp.median is not None:
-        key = "median_of_token_steps" if spec.counts == "tokens" else "median_of_steps"
+    key = "median_of_token_steps" if spec.counts == "tokens" else "median_of_steps"
+    # the token form defines the headline (runs) and the steps (windows) apart; the plain one says they are one
+    if tp.median is not None and (key == "median_of_token_steps" or _is_the_headline(s, tp.median)):
         runs, warmup = m.get("repeat"), (s.config or {}).get("warmup")
         parts.append(w(key, n=tp.n, median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
                        skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
@@ -58,12 +59,19 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
                        util=percent(m.get("flop_utilisation"))))
     published = m.get(f"published_{spec.headline}")
     if isinstance(published, dict) and published:
-        refs = ", ".join(f"{w.quote(k)} {number(v)}" for k, v in published.items())
+        refs = w.join((f"{w.quote(k)} {number(v)}" for k, v in published.items()), comma=True)
         size = m.get("image_size")
         if size not in (None, 224):
             refs += w("published_size", size=size)
         parts.append(w("published", refs=refs))
-    return w("list_sep").join(parts) or NA
+    return w.join(parts) or NA
+
+
+def _is_the_headline(s: WorkloadSummary, median: float) -> bool:
+    """Is the steps' median the headline figure (ResNet-50's images/s), not another one beside it (llm's headline is
+    llama-bench's tg, its steps are the cells' decode rates)? Equal to the 4 digits the report prints."""
+    figure = s.headline
+    return figure is None or abs(figure - median) <= 5e-4 * max(abs(figure), abs(median))
 
 
 def _unreliable(m: dict[str, Any], key: str) -> bool:
@@ -103,7 +111,7 @@ def _summary(data: ReportData, w: Words) -> list[Block]:
     blocks: list[Block] = [Heading(2, w("summary"))]
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
-    rows = [[w.title(s.workload), w.status(s.status), headline(s), _read_against(s, w), s.precision or NA,
+    rows = [[w.title(s.workload), w.status(s.status), headline(s, w), _read_against(s, w), s.precision or NA,
              number(s.batch_size), w.device(s.device) or NA] for s in data.summaries]
     blocks.append(Table([w("workload"), w("status"), w("result"), w("read_against"), w("precision"), w("batch"),
                          w("device")], rows))
@@ -114,10 +122,10 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
     env = data.env
     f = env.collect_env.fields
     devices = (env.devices or {}).get("devices") or []
-    names = w("list_sep").join(w("device_row", label=device_name(d.get("index"), d.get("name"), w),
-                        vendor=d.get("pci_vendor") or NA, memory=nbytes(d.get("mem_total_bytes")),
-                        driver=d.get("driver_version") or NA, runtime=d.get("runtime_version") or NA)
-                      for d in devices) or w("no_accelerator")
+    names = w.join(w("device_row", label=device_name(d.get("index"), d.get("name"), w),
+                     vendor=d.get("pci_vendor") or NA, memory=nbytes(d.get("mem_total_bytes")),
+                     driver=d.get("driver_version") or NA, runtime=d.get("runtime_version") or NA)
+                   for d in devices) or w("no_accelerator")
     host = (env.devices or {}).get("host") or {}
     versions = next((s.versions for s in data.summaries if s.versions), {})
     def told(key: str, default: Any = NA) -> str:  # collect_env's own words (a version, "Could not collect")
@@ -198,7 +206,24 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     bound = metric.key == f"bound_{registry.spec_for(s.workload).headline}"
     if bound and _unreliable(s.metrics, "bandwidth_fraction"):
         return f"{number(value)}{w('comma')}{w('unreliable')}"
-    return metric_text(metric, value)   # by its kind, as run.log, the log pane and `cardbench run` say it
+    said = metric_text(metric, value)   # by its kind, as run.log, the log pane and `cardbench run` say it
+    if metric.key == registry.spec_for(s.workload).verdict and isinstance(value, str):
+        return w.check_status(value)   # PASS / WARN / FAIL: the doctor's verdict words
+    return w.quote(said) if w.zh and metric.kind == "text" and isinstance(value, str) else said
+
+
+_MEMORY = ("peak_memory_bytes", "peak_memory_kind")   # one row says them (_memory_row), the workload's or not
+
+
+def _memory_row(s: WorkloadSummary, w: Words) -> list[str]:
+    """The peak memory, once: on the CPU the workloads can only give the process's peak RSS, so the row says so
+    rather than "device" (whatever the workload's own label), with what the workload says it measured."""
+    kind = s.metrics.get("peak_memory_kind")
+    on_cpu = "rss" in str(kind or "").lower() or str(s.device or "").startswith("cpu")
+    own = registry.spec_for(s.workload).metric("peak_memory_bytes")
+    label = w.metric("peak_memory_rss") if on_cpu else own.label(w.lang) if own else w.metric("peak_memory_bytes")
+    value = nbytes(s.peak_memory_bytes)
+    return [label, f"{value}{w('said_as', what=w.quote(kind))}" if kind and s.peak_memory_bytes is not None else value]
 
 
 # every run's table has these after the workload's own metrics (labels: the i18n table's common rows)
@@ -216,7 +241,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
                              duration=duration(s.duration_s))))
         listed = (*registry.spec_for(s.workload).metrics, *_ALWAYS)
         rows = [[w.metric(m.key, s.workload), _metric_value(m, s, w)] for m in listed
-                if m.key in s.metrics or m.key in ("precision", "batch_size")]
+                if (m.key in s.metrics or m.key in ("precision", "batch_size")) and m.key not in _MEMORY]
         tp = s.throughput
         if tp.median is not None:
             rows.append([w.metric("step_throughput"),
@@ -224,9 +249,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
                            unit=tp.unit or "", steps=w("steps_fmt", n=tp.n), skipped=tp.skipped)])
         if s.first_loss is not None or s.last_loss is not None:
             rows.append([w.metric("loss"), f"{number(s.first_loss)} -> {number(s.last_loss)}"])
-        # on the CPU the workloads can only give the process's peak RSS: say so rather than "device"
-        on_cpu = "rss" in str(s.metrics.get("peak_memory_kind", "")).lower() or str(s.device or "").startswith("cpu")
-        rows.append([w.metric("peak_memory_rss" if on_cpu else "peak_memory_bytes"), nbytes(s.peak_memory_bytes)])
+        rows.append(_memory_row(s, w))
         rows.append([w.metric("fallbacks"), str(len(s.fallbacks))])
         rows.append([w.metric("warnings"), str(len(s.warnings))])
         blocks.append(Table([w("metric"), w("value")], rows))
@@ -255,8 +278,9 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
 # a result's key names its unit (the workloads' one convention): `<noun>_per_s` a rate of that noun wherever it
 # stands (`images_per_s_min`), else by its ending; the value is shown in it
 _PER_S = re.compile(r"([a-z]+)_per_s(?:_|$)")
-_UNIT_ENDINGS = (("_bytes", "bytes"), ("_gbps", "GB/s"), ("_tflops", "TFLOP/s"), ("fraction", "fraction"),
-                 ("_pct", "%"), ("_s", "seconds"))
+_UNIT_ENDINGS = (("_bytes", "bytes"), ("_bytes_per_step", "bytes"), ("_gbps", "GB/s"), ("_tflops", "TFLOP/s"),
+                 ("_tflops_per_device", "TFLOP/s"), ("flops_per_token", "FLOP/token"),
+                 ("gflop_per_image", "GFLOP/image"), ("fraction", "fraction"), ("_pct", "%"), ("_s", "seconds"))
 
 
 def _other_metrics(s: WorkloadSummary, shown: set[str], w: Words) -> list[list[str]]:
@@ -265,23 +289,23 @@ def _other_metrics(s: WorkloadSummary, shown: set[str], w: Words) -> list[list[s
     spec = registry.spec_for(s.workload)
     rows = []
     for key, value in s.metrics.items():
-        if key in shown or isinstance(value, dict) or (isinstance(value, list) and len(str(value)) > 200):
+        if key in shown or key in _MEMORY or isinstance(value, dict) or (isinstance(value, list) and len(str(value)) > 200):
             continue
         metric = spec.metric(key)
         label = metric.label(w.lang) if metric is not None else w.quote(key)
-        rows.append([label, _figure(key, value)])
+        rows.append([label, _figure(key, value, w)])
     return rows
 
 
-def _figure(key: str, value: Any) -> str:
+def _figure(key: str, value: Any, w: Words) -> str:
     if value is None:
         return NA
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return w("yes" if value else "no")
     if isinstance(value, list):
-        return ", ".join(_figure(key, v) for v in value) or "none"
+        return w.join((_figure(key, v, w) for v in value), comma=True) or w("none")
     if not is_number(value):
-        return str(value)
+        return w.quote(value) if w.zh else str(value)   # the workload's own words
     per_s = _PER_S.search(key)
     if per_s:
         return rate(value, f"{per_s.group(1)}/s")

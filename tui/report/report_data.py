@@ -38,13 +38,17 @@ class ReportData:
     screenshot_caption: str = "screenshot_of"       # or "screenshot_redrawn": drawn from the runs on disk later
 
 
-def headline(s: WorkloadSummary) -> str:
+def headline(s: WorkloadSummary, w: Words | None = None) -> str:
     """The headline in the workload's own unit (a soak's '% drift', not its inner steps' images/s); the step
-    unit where the spec leaves it to each run (your own job's it/s); a verdict first where the spec has one."""
+    unit where the spec leaves it to each run (your own job's it/s); a verdict first where the spec has one (in
+    ``w``'s language: the doctor's verdict words)."""
     spec = registry.spec_for(s.workload)
     figure = rate(s.headline, s.headline_unit)
     verdict = s.metrics.get(spec.verdict) if spec.verdict else None
-    return f"{verdict} ({figure})" if isinstance(verdict, str) and verdict else figure
+    if not (isinstance(verdict, str) and verdict):
+        return figure
+    return (w("verdict_figure", verdict=w.check_status(verdict), figure=figure) if w is not None
+            else f"{verdict} ({figure})")
 
 
 def device_name(index: Any, name: Any, w: Words) -> str:

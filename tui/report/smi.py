@@ -11,6 +11,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from tui.i18n.voice import Voice
 from tui.report.document import code
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import run_bounded
@@ -36,14 +37,14 @@ class SmiOutput:
 
     def why_in(self, lang: str) -> str:
         """``why`` in the report's language; what each tool answered is quoted as it was."""
-        if self.failures and lang == "zh":
-            return "；".join(f"{code(command)}：{code(problem) if problem else '无输出'}"
-                            for command, problem in self.failures)
-        if self.tried:
-            return "; ".join(self.tried)
-        if lang == "zh":
-            return "PATH 中没有 " + "、".join(code(t) for t, _a in TOOLS)
-        return "none of " + ", ".join(t for t, _a in TOOLS) + " is on PATH"
+        w = Voice(lang, "report.")
+        if self.failures:
+            return w.join(w("smi_tool_said", command=code(command),
+                            problem=w.quote(problem) if problem else w("smi_no_output"))
+                          for command, problem in self.failures)
+        if self.tried:   # a bundle's smi record from before failures were kept: its English, quoted in Chinese
+            return w.join(w.quote(t) if w.zh else t for t in self.tried)
+        return w("smi_none_on_path", tools=w.join((w.quote(t) for t, _a in TOOLS), comma=True))
 
     def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "command": self.command, "note": self.note, "tried": list(self.tried)}

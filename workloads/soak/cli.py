@@ -167,7 +167,8 @@ class Soak:
                   "workloads": [name for name, _ in self.runs], "args": {n: a for n, a in self.runs},
                   "drift_limit_pct": self.args.drift_limit, "thermal_share": self.args.thermal_share,
                   "latency_limit_pct": self.args.latency_limit}
-        self.em.start(WORKLOAD, config, device, versions or {})
+        # dated when the soak began (it waited for its first inner run to name the device): the run lasts the soak
+        self.em.emit(protocol.Start(t=self.t0, workload=WORKLOAD, config=config, device=device, versions=versions or {}))
 
     def _inner(self, name: str, event: protocol.Event) -> None:
         if isinstance(event, protocol.Start):
@@ -333,9 +334,9 @@ class Soak:
         self.tail.close()
         unwatched = list(self._unwatched)
         judged = sum(1 for c in self.cells if c.get("throughput"))
-        if judged < 2:
+        if judged < 2 and (judged or not self.cells):
             # drift is an interval against the first: with fewer than two there is nothing to judge, and a PASS
-            # would claim what was never measured
+            # would claim what was never measured (none with throughput at all: verdict_of's 'no throughput' says it)
             unwatched.append(f"{'stopped after' if stopped else 'only'} {judged} interval(s) with throughput: drift "
                              f"was not judged (it needs two; run for more than twice --interval {self.args.interval:g} s)")
         if self.tail.skipped:

@@ -168,7 +168,7 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[lis
     findings = metrics.get("findings_count")
     count = findings if isinstance(findings, int) else "N/A"
     heading = Text(f"Soak per interval (verdict {verdict}, {count} finding(s); the rules and findings are in "
-                   f"verdict.txt and below)", f"长时间测试各时段（结论 {verdict}，{count} 项发现；规则与发现见 "
+                   f"verdict.txt and below)", f"长时间测试各时段（结论 `{verdict}`，{count} 项发现；规则与发现见 "
                                               f"verdict.txt 及下文）")
     cells = [table_row(r) for r in rows]
     # the latency columns only for a serving workload's soak (the others' steps carry no latency)

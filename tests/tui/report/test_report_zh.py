@@ -158,10 +158,13 @@ def test_a_note_is_said_in_the_language_of_the_report():
 
 
 def test_why_no_management_cli_answered_in_chinese_quotes_each_tool_s_answer():
-    out = SmiOutput(tool=None, command="cardbench devices", text="", tried=("`nvidia-smi`: timed out after 20 s",),
+    out = SmiOutput(tool=None, command="cardbench devices", text="",
+                    tried=("`nvidia-smi`: timed out after 20 s", "`ixsmi`: no output"),
                     failures=(("nvidia-smi", "timed out after 20 s"), ("ixsmi", None)))
     assert out.why_in("zh") == "`nvidia-smi`：`timed out after 20 s`；`ixsmi`：无输出"
-    assert out.why == "`nvidia-smi`: timed out after 20 s"
+    assert out.why == "; ".join(out.tried)   # the English says what run_management_cli kept, from the same answers
+    assert SmiOutput(tool=None, command="x", text="", tried=out.tried).why_in("zh") == \
+        "`` `nvidia-smi`: timed out after 20 s ``；`` `ixsmi`: no output ``"   # an older record's English, quoted
     assert english_words(SmiOutput(tool=None, command="x", text="").why_in("zh")) == set()
 
 

@@ -39,11 +39,16 @@ def _failing_runner(clock: FakeClock, started: list[str]):
         async def stop(self, grace_s=None):
             pass
 
+    return _runner_of(FailingRun, started)
+
+
+def _runner_of(run, started: list[str]):
+    """A stand-in for the soak's Runner that starts ``run()`` for each inner run, and notes its workload."""
     class Runner:
         @classmethod
         def for_workload(cls, name, args=(), **kw):
             started.append(name)
-            return FailingRun()
+            return run()
 
     return Runner
 
@@ -77,3 +82,34 @@ def test_a_failing_workload_is_restarted_counted_and_fails_the_soak(tmp_path, mo
     assert {"error", "restart"} <= rules
     assert (tmp_path / "verdict.txt").read_text().startswith("soak verdict: FAIL\n")
     assert [r["interval"] for r in result["intervals"]][:3] == ["1", "2", "3"]   # 60 s in intervals of 20 s
+
+
+def test_the_start_is_dated_when_the_soak_began_and_no_throughput_is_said_once(tmp_path, monkeypatch):
+    """The start event waits for the first inner run's device, but its time is the soak's start: a report's run
+    length is the soak's (it read 24.6 s of a 39 s soak). A soak whose runs report no throughput says so once."""
+    clock = FakeClock()
+
+    class Silent:
+        async def events(self):
+            for _ in range(5):   # the inner run's start-up moves the clock on before it says which device
+                clock()
+            yield protocol.Start(t=clock.t, workload="tick", device="cpu")
+            yield protocol.End(t=clock.t, status="ok", exit_code=0)
+
+        async def stop(self, grace_s=None):
+            pass
+
+    monkeypatch.setattr(soak_cli, "Runner", _runner_of(Silent, []))
+    monkeypatch.setattr(soak_cli, "KernelLog", QuietKernelLog)
+    monkeypatch.delenv(protocol.RUN_DIR_ENV, raising=False)
+    args = soak_cli.build_parser().parse_args(["--hours", str(40 / 3600), "--interval", "20", "--workload", "tick",
+                                               "--out", str(tmp_path)])
+    events = io.StringIO()
+    soak = soak_cli.Soak(Emitter(stream=events), [("tick", [])], args, clock=clock)
+    asyncio.run(soak.run())
+    result = soak.finish(stopped=False)
+    start = protocol.parse_line(events.getvalue().splitlines()[0])
+    assert isinstance(start, protocol.Start) and start.t == soak.t0 and start.device == "cpu"
+    said = [f["text"] for f in result["findings"]]
+    assert "no throughput reported: drift was not measured" in said
+    assert not any("interval(s) with throughput" in t for t in said), said

@@ -113,7 +113,7 @@ def test_intervals_csv_and_the_report_table_carry_the_same_cells(tmp_path):
     heading, columns, rows = table.report_table({"verdict": "PASS", "findings_count": 0, "intervals": flat})
     assert heading.en == "Soak per interval (verdict PASS, 0 finding(s); the rules and findings are in verdict.txt " \
                          "and below)"
-    assert heading("zh").startswith("长时间测试各时段（结论 PASS") and columns[0]("zh") == "时段"
+    assert heading("zh").startswith("长时间测试各时段（结论 `PASS`") and columns[0]("zh") == "时段"
     assert rows[0][:5] == ["1", "08:00:00", "1.0", "resnet50 100 images/s", "+0.0"]
     assert len(rows[0]) == len(columns)
 
