@@ -82,12 +82,12 @@ def test_time_order_is_known_as_samples_arrive():
     assert not telemetry.in_time_order()
 
 
-def _samples(n: int, devices: int, seed: int = 7) -> list[dict]:
+def _samples(n: int, devices: int, seed: int = 7, every_device: bool = False) -> list[dict]:
     rng = random.Random(seed)
     out = []
     for i in range(n):
         listed = []
-        for k in range(rng.choice(range(devices + 1))):
+        for k in range(devices if every_device else rng.choice(range(devices + 1))):
             d = {"index": k, "bus_id": f"0000:{k:02x}:00.0", "name": rng.choice(["A100", 'Card, "x"', "GPU\nZ"]),
                  "util_gpu_pct": rng.choice([90.0, 91.5, None]), "mem_used_bytes": rng.choice([1, 7 * 2**30, None]),
                  "mem_total_bytes": rng.choice([8 * 2**30, 0, None]), "temperature_c": 60.0 + i % 7,
@@ -121,8 +121,10 @@ def _csv_row_by_row(run_id: str, samples: list[dict]) -> str:
     return out.getvalue()
 
 
-def test_telemetry_csv_is_what_csv_writer_writes_of_the_samples():
-    samples = _samples(9000, devices=3)   # more than one chunk of samples; quoting, host-only rows, gaps
+@pytest.mark.parametrize("every_device", [False, True])   # True: each piece's rows interleaved in one go
+def test_telemetry_csv_is_what_csv_writer_writes_of_the_samples(every_device):
+    # more than one chunk of samples; quoting, host-only rows, gaps
+    samples = _samples(9000, devices=3, every_device=every_device)
     record = RunRecord(path=Path("/runs/run,1"), config={}, events=[], telemetry=samples)
     assert device_telemetry.telemetry_csv([record]) == _csv_row_by_row("run,1", samples)
 

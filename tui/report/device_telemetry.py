@@ -10,6 +10,7 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 from typing import Any, Iterator, Sequence
 
 from tui.cpu_trap import device_runs
@@ -49,6 +50,8 @@ def _cells(values: Sequence[Any], text: bool = False) -> list[str]:
 
 def _number_cells(values: Sequence[Any]) -> list[str]:
     """Cells of a column of distinct values (bytes, shares): no cache to fill."""
+    if None not in values:   # every reading there: the loop in C
+        return list(map(str, values))
     return ["" if v is None else str(v) for v in values]
 
 
@@ -68,7 +71,7 @@ def _device_lines(run: str, t_cells: list[str], host_cells: list[str], cols: Dev
                *map(cells, ("power_limit_w", "sm_clock_mhz", "mem_clock_mhz")),
                _cells(cols.pstate[lo:hi], text=True), _cells(throttle, text=True), cells("ecc_corrected"),
                cells("ecc_uncorrected"), [host_cells[p] for p in pos]]
-    return [f"{run},{line}" for line in map(",".join, zip(*columns))]
+    return list(map(",".join, zip(repeat(run), *columns)))
 
 
 def _lines(records: Sequence[RunRecord]) -> Iterator[list[str]]:
@@ -77,7 +80,7 @@ def _lines(records: Sequence[RunRecord]) -> Iterator[list[str]]:
     for record in records:
         telemetry = record.telemetry
         run = _quoted(record.id)
-        t_cells = [str(t) for t in telemetry.t]
+        t_cells = list(map(str, telemetry.t))
         host = [_number_cells(telemetry.host_column(f)) for f in ("cpu_pct", "mem_used_bytes", "mem_total_bytes")]
         host_cells = list(map(",".join, zip(*host)))
         devices = list(telemetry.devices.values())
@@ -85,10 +88,19 @@ def _lines(records: Sequence[RunRecord]) -> Iterator[list[str]]:
         for first in range(0, len(telemetry), _SAMPLES_PER_CHUNK):
             last = min(first + _SAMPLES_PER_CHUNK, len(telemetry))
             lines: dict[str, Iterator[str]] = {}
+            made: dict[str, list[str]] = {}
             for cols in devices:
                 lo = done[cols.key]
                 hi = done[cols.key] = bisect_left(cols.pos, last, lo)
-                lines[cols.key] = iter(_device_lines(run, t_cells, host_cells, cols, lo, hi))
+                made[cols.key] = _device_lines(run, t_cells, host_cells, cols, lo, hi)
+                lines[cols.key] = iter(made[cols.key])
+            keys = telemetry.order[first]
+            if (keys and len(set(keys)) == len(keys) and all(len(made[key]) == last - first for key in keys)
+                    and telemetry.order[first:last].count(keys) == last - first):
+                # every sample of the piece lists the same devices (a day: all of them): its rows, sample by
+                # sample, are the devices' rows interleaved
+                yield list(chain.from_iterable(zip(*(made[key] for key in keys))))
+                continue
             out = []
             for i in range(first, last):
                 keys = telemetry.order[i]
