@@ -2,7 +2,7 @@
 
 A day of 8 devices at 1 Hz is 86,400 lines of ~7 KB (626 MB of JSON): held as dicts it took 2.5 GiB and 40 s to
 read and walk. Here each line's read fields (`tui.store.samples.READ_DEVICE`, `READ_HOST`) are decoded and
-type-checked in C by msgspec, the others passed over unread, and what the report and the plots read is kept as
+type-checked in C by msgspec (`tui.store.telemetry_codec`), the others passed over unread, and what the report and the plots read is kept as
 one column per device and field: numbers in arrays (8 bytes a reading), names and states interned. The same day
 is ~100 MB.
 
@@ -18,116 +18,22 @@ counted.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import operator
 from array import array
 from bisect import bisect_left
 from operator import attrgetter
-from typing import Annotated, Any, Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Sequence
 
 from tui.store.samples import FLOAT_FIELDS, INT_FIELDS, READ_HOST, telemetry_sample_ok
+from tui.store.telemetry_codec import MISSING, NAN, codec, columnar, float_reading, int_reading, lines_of, slow_way
 
-NAN = math.nan
-MISSING = -(2 ** 63)   # an integer column's "no reading"
-
-_Num = Union[int, float, None]
-
-
-@functools.cache
-def _codec() -> tuple[Callable[[bytes], Any], tuple[type, ...], Callable[[Any], Any]]:
-    """(decode a line, its errors, convert a dict to the slow way's struct): made on the first read, so that the
-    workbench's first frame does not wait for msgspec and the types (~60 ms)."""
-    import msgspec
-
-    sample, lenient = _structs(msgspec)
-    decoder = msgspec.json.Decoder(sample)
-    # RecursionError: a value nested past msgspec's depth (a torn or hostile line), as json's
-    return (decoder.decode, (msgspec.DecodeError, msgspec.ValidationError, RecursionError),
-            lambda data: msgspec.convert(data, lenient))
-
-
-def _structs(msgspec: Any) -> tuple[type, type]:
-    """msgspec types of the read fields of a sample (`tui.store.samples`), as telemetry_sample_ok checks them: a
-    number field takes an int or a float (never a bool), a text field a string, each may be null; the other fields
-    are passed over unread, as that check passes them over.
-
-    The readings the columns keep decode straight to what a column holds (a float, or an int for the byte and
-    count fields; absent: NaN or MISSING), so a column is extended without a Python step per reading; a line
-    where one is null (cardbench leaves a None out) or of the other kind takes the slow way, which normalises."""
-    from tui.store.samples import _DEVICE_TYPES, _HOST_TYPES
-
-    def field_type(name: str, allowed: tuple[type, ...]) -> tuple[Any, Any]:
-        if name in FLOAT_FIELDS:
-            return float, NAN
-        if name in INT_FIELDS:   # within an array("q"): past it takes the slow way (MISSING there)
-            return Annotated[int, msgspec.Meta(gt=MISSING, le=-MISSING - 1)], MISSING
-        if name == "throttle_reasons":
-            return Optional[list[str]], None
-        if str in allowed:
-            return Optional[str], None
-        return _Num, None
-
-    def struct(name: str, types: dict[str, tuple[type, ...]], kept: tuple[str, ...]) -> tuple[type, type]:
-        strict = msgspec.defstruct(name, [(key, *field_type(key, allowed)) for key, allowed in types.items()],
-                                   gc=False)
-        # the slow way's: what telemetry_sample_ok passed, the kept readings normalised first
-        lenient = msgspec.defstruct(name, [(key, *_KEPT[key]) if key in kept else (key, Any, None) for key in types],
-                                    gc=False)
-        return strict, lenient
-
-    (device, lenient_device), (host, lenient_host) = (struct("Device", _DEVICE_TYPES, FLOAT_FIELDS + INT_FIELDS),
-                                                      struct("Host", _HOST_TYPES, ()))
-    # t a float: an integer past a float's range is refused here (the slow way refuses it too)
-    sample = msgspec.defstruct("Sample", [("t", float), ("devices", Optional[list[device]], None),
-                                          ("host", Optional[host], None), ("errors", Optional[list[str]], None),
-                                          ("sources", Optional[list[str]], None)], gc=False)
-    lenient = msgspec.defstruct("Sample", [("t", float), ("devices", Optional[list[lenient_device]], None),
-                                           ("host", Optional[lenient_host], None)], gc=False)
-    return sample, lenient
-
-
-_KEPT = {**{f: (float, NAN) for f in FLOAT_FIELDS}, **{f: (int, MISSING) for f in INT_FIELDS}}
-
-
-def _float(v: Any) -> float:
-    """A reading as a float column holds it: NaN for none (or an infinity, which is no reading either)."""
-    if v.__class__ is int:
-        v = float(v) if abs(v) < 2 ** 1023 else NAN
-    return v if v.__class__ is float and v - v == 0.0 else NAN
-
-
-def _slow(line: bytes) -> Any:
-    """A line msgspec would not take, the slow way: the sample dict when it is usable, else None."""
-    try:
-        data = json.loads(line.decode("utf-8", errors="replace"))   # a bad byte replaced, as read_text does
-    except (ValueError, RecursionError):
-        return None
-    return data if telemetry_sample_ok(data) else None
-
-
-def _columnar(data: dict[str, Any]) -> Any:
-    """A usable sample dict as the columns take it: the kept numbers as a column holds them."""
-    devices = data.get("devices")
-    if isinstance(devices, list):
-        devices = [{**d, **{f: _float(d.get(f)) for f in FLOAT_FIELDS}, **{f: _int(d.get(f)) for f in INT_FIELDS}}
-                   for d in devices]
-    host = data.get("host")
-    return _codec()[2]({"t": data["t"], "devices": devices, "host": host if isinstance(host, dict) else None})
-
+__all__ = ["MISSING", "DeviceColumns", "Telemetry", "read_telemetry", "read_telemetry_files"]
 
 _BATCH = 4096
 _INDEX, _NAME, _PSTATE, _THROTTLE, _VENDOR = (attrgetter(f) for f in ("index", "name", "pstate", "throttle_reasons",
                                                                        "pci_vendor"))
-
-
-def _int(v: Any) -> int:
-    if v.__class__ is int:
-        return v if -MISSING > v > MISSING else MISSING
-    if v.__class__ is float and math.isfinite(v) and abs(v) < 2 ** 63:
-        return int(v)
-    return MISSING
 
 
 def _grown(groups: dict[str, tuple[Any, Any, Any]], key: str) -> tuple[list[Any], list[int], list[int]]:
@@ -235,7 +141,7 @@ class Telemetry:
         ``after``: keep only samples newer than it and than every sample kept before them (a follower's plots
         keep their time axis in order when the clock steps back); None keeps every usable sample."""
         skipped, batch = 0, []
-        decode, errors, _ = _codec()
+        decode, errors, _ = codec()
         newest = -math.inf if after is None else after
         for line in lines:
             try:
@@ -244,7 +150,7 @@ class Telemetry:
                 line = bytes(line)   # a memoryview of a file's bytes (read_telemetry_files)
                 if not line.strip():
                     continue
-                data = _slow(line)
+                data = slow_way(line)
                 if data is None:
                     skipped += 1
                     continue
@@ -252,7 +158,7 @@ class Telemetry:
                     if data["t"] <= newest:
                         continue
                     newest = data["t"]
-                batch.append(_columnar(data))
+                batch.append(columnar(data))
                 self._last, self._last_line = data, None
             else:
                 if sample.t.__class__ is float and sample.t - sample.t != 0.0:   # NaN or infinite
@@ -276,7 +182,7 @@ class Telemetry:
         """A decoded sample (as telemetry.jsonl holds it); False when it is not usable."""
         if not checked and not telemetry_sample_ok(data):
             return False
-        self._add([_columnar(data)])
+        self._add([columnar(data)])
         self._last, self._last_line = data, None
         return True
 
@@ -297,9 +203,9 @@ class Telemetry:
         self.t.extend([float(s.t) for s in batch])
         self.has_host.extend([s.host is not None for s in batch])
         hosts = [s.host for s in batch]
-        self.host["cpu_pct"].extend([_float(h.cpu_pct) if h is not None else NAN for h in hosts])
+        self.host["cpu_pct"].extend([float_reading(h.cpu_pct) if h is not None else NAN for h in hosts])
         for name in ("mem_used_bytes", "mem_total_bytes"):
-            self.host[name].extend([_int(getattr(h, name)) if h is not None else MISSING for h in hosts])
+            self.host[name].extend([int_reading(getattr(h, name)) if h is not None else MISSING for h in hosts])
         groups: dict[str, tuple[list[Any], Sequence[int], Sequence[int]]] = {}   # key: (readings, samples, places)
         orders, order_of = self._orders, self.order
         runs: list[tuple[int, int, tuple[str, ...]]] = []   # (from, to, order): samples listing the same devices
@@ -433,19 +339,6 @@ def read_telemetry_files(buffers: Iterable[bytes]) -> tuple[Telemetry, int]:
     telemetry = Telemetry()
     # line by line in batches: one msgspec call per segment (decode_lines) held a segment's samples at once and
     # was slower (4.3 s against 3.9 s for the day)
-    return telemetry, sum(telemetry.add_lines(_lines_of(data)) for data in buffers)
+    return telemetry, sum(telemetry.add_lines(lines_of(data)) for data in buffers)
 
 
-def _lines_of(data: bytes) -> Iterable[Any]:
-    """The lines of a file's bytes as views, not copies (a day's 626 MB copied line by line was a fifth of
-    decoding it); where a line ends at a CR too, as ``bytes.splitlines`` splits them."""
-    if b"\r" in data:
-        yield from data.splitlines()
-        return
-    view, find, start, end = memoryview(data), data.find, 0, len(data)
-    while start < end:
-        stop = find(b"\n", start)
-        if stop < 0:
-            stop = end
-        yield view[start:stop]
-        start = stop + 1
