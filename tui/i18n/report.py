@@ -68,6 +68,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.warning_item": ("{run}: warning: {message}", "{run}：警告：{message}"),
     "report.error_item": ("{run}: error: {message}{hint}", "{run}：错误：{message}{hint}"),
     "report.status_item": ("{run}: the run ended **{status}**", "{run}：运行结束状态 **{status}**"),
+    "report.verdict_item": ("{run}: its verdict is **{verdict}** (its findings are listed with its figures above)",
+                            "{run}：结论为 **{verdict}**（发现列于上方该运行的指标中）"),
     "report.skipped_item": ("{run}: {n} unreadable event line(s) skipped", "{run}：跳过 {n} 行无法解析的事件"),
     "report.skipped_telemetry_item": ("{run}: {n} unreadable telemetry line(s) skipped", "{run}：跳过 {n} 行无法解析的遥测数据"),
     "report.run_file_item": ("{run}: {problem}", "{run}：{problem}"),
