@@ -235,3 +235,52 @@ def test_every_sample_reads_back_as_it_was_listed_whatever_its_devices(monkeypat
         assert [(d.get("bus_id"), d["util_gpu_pct"], d["mem_used_bytes"]) for d in got] == devices, i
     for cols in telemetry.devices.values():   # each device's readings in sample order
         assert list(cols.pos) == sorted(cols.pos)
+
+
+def _rotated_run(tmp_path: Path) -> Path:
+    """telemetry.jsonl with five segments (gzipped and plain, one not gzip at all), bad lines, the live file."""
+    import gzip
+
+    samples = [json.dumps(s).encode() for s in _samples(600, devices=3)]
+    parts = [samples[i:i + 100] for i in range(0, 600, 100)]
+    for n, part in enumerate(parts[:5], 1):
+        data = b"\n".join(part[:50] + [b"not json", b'{"t": "x"}'] + part[50:]) + b"\n"
+        name = tmp_path / f"telemetry.{n:04d}.jsonl"
+        if n == 2:
+            Path(f"{name}.gz").write_bytes(b"torn")          # a gap, said as a problem
+        elif n % 2:
+            Path(f"{name}.gz").write_bytes(gzip.compress(data))
+        else:
+            name.write_bytes(data)
+    live = tmp_path / "telemetry.jsonl"
+    live.write_bytes(b"\n".join(parts[5]) + b"\n")
+    return live
+
+
+@pytest.mark.parametrize("child", ["works", "fails"])
+def test_a_long_run_read_on_both_cores_is_the_run_read_in_order(tmp_path, monkeypatch, child):
+    """The later segments decoded by a child process give what one reader in order gives: the samples, the lines
+    skipped and the problems, in order; a child that fails leaves its parts to this process."""
+    import tui.store.telemetry_read as telemetry_read
+    from tui.store.telemetry import read_telemetry_files
+    from workloads.rundir.read import Unreadable, read_buffers_all
+
+    live = _rotated_run(tmp_path)
+    if child == "fails":
+        monkeypatch.setattr(telemetry_read.sys, "executable", "/bin/false")
+    answers = []
+    answer = telemetry_read._answer
+    monkeypatch.setattr(telemetry_read, "_answer", lambda c: answers.append(answer(c)) or answers[-1])
+    in_order_problems: list[str] = []
+    in_order, in_order_skipped = read_telemetry_files(read_buffers_all(live, in_order_problems))
+    problems: list[str] = []
+    split, skipped = telemetry_read.read_telemetry_run(live, problems, split_from=2)
+    assert len(answers) == 1 and (answers[0] is None) == (child == "fails")
+    assert len(split) == len(in_order) == 500 and list(split) == list(in_order)
+    assert split.order == in_order.order and split.newest() == in_order.newest()
+    assert [list(c.pos) for c in split.devices.values()] == [list(c.pos) for c in in_order.devices.values()]
+    assert skipped == in_order_skipped == 8 and problems == in_order_problems and len(problems) == 1
+    live.unlink()
+    live.mkdir()   # the live file unreadable: said as when read in order
+    with pytest.raises(Unreadable):
+        telemetry_read.read_telemetry_run(live, [], split_from=2)

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from tui.store.telemetry import Telemetry, read_telemetry_files
+from tui.store.telemetry import Telemetry
+from tui.store.telemetry_read import read_telemetry_run
 from workloads import protocol
 from workloads.rundir import CONFIG, EVENTS, LOG, TELEMETRY
-from workloads.rundir.read import Unreadable, read_all, read_buffers_all, read_config, read_text_all
+from workloads.rundir.read import Unreadable, read_all, read_config, read_text_all
 from workloads.rundir.segments import dropped_note
 
 
@@ -175,7 +176,7 @@ def _load_run(path: Path) -> RunRecord:
         raise RunStoreError(f"cannot read {events_path}: {why}") from None
     telemetry, skipped_telemetry = Telemetry(), 0
     try:
-        telemetry, skipped_telemetry = read_telemetry_files(read_buffers_all(path / TELEMETRY, problems))
+        telemetry, skipped_telemetry = read_telemetry_run(path / TELEMETRY, problems)
     except Unreadable as why:
         # the events are the run; without its telemetry (the file is read whole first) the report still stands
         problems.append(f"{TELEMETRY} cannot be read ({why}); the run is reported without telemetry")

@@ -178,6 +178,39 @@ class Telemetry:
             self._last_line = bytes(self._last_line)   # not a view holding a whole file's bytes
         return skipped
 
+    def extend(self, later: "Telemetry") -> None:
+        """``later``'s samples after these (the later part of a run, read apart: `tui.store.telemetry_read`), as
+        if their lines had been added here."""
+        if not len(later):
+            return
+        first = len(self.t)
+        self.t.extend(later.t)
+        self.has_host.extend(later.has_host)
+        for name, column in self.host.items():
+            column.extend(later.host[name])
+        strings = self._strings
+        interned: dict[tuple[str, ...], tuple[str, ...]] = {}
+        for order in later.order:
+            mine = interned.get(order)
+            if mine is None:
+                mine = interned[order] = self._orders.get(order) or tuple(strings.setdefault(k, k) for k in order)
+            self.order.append(mine)
+        for key, theirs in later.devices.items():
+            cols = self.devices.get(key)
+            if cols is None:
+                cols = self.devices[key] = DeviceColumns(strings.setdefault(key, key))
+            cols.pos.extend(map(first.__add__, theirs.pos))
+            for mine_list, their_list in ((cols.index, theirs.index), (cols.place, theirs.place),
+                                          (cols.name, theirs.name), (cols.pstate, theirs.pstate),
+                                          (cols.throttle, theirs.throttle)):
+                mine_list.extend(their_list)
+            cols.pci_vendor = cols.pci_vendor or theirs.pci_vendor
+            for field in FLOAT_FIELDS:
+                cols.floats[field].extend(theirs.floats[field])
+            for field in INT_FIELDS:
+                cols.ints[field].extend(theirs.ints[field])
+        self._last, self._last_line = later._last, later._last_line
+
     def add(self, data: dict[str, Any], checked: bool = False) -> bool:
         """A decoded sample (as telemetry.jsonl holds it); False when it is not usable."""
         if not checked and not telemetry_sample_ok(data):
