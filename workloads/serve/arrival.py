@@ -132,14 +132,10 @@ async def connect(host: str, port: int, *, kernel: bool = True, limit: int = 2**
 
 
 class StampedListener(socket.socket):
-    """A listening socket whose accepted connections are :class:`StampedSocket`, kept by file number in
-    :attr:`accepted` (for asyncio.start_server(sock=...), whose handler finds its own by the transport's fileno)."""
+    """A listening socket whose accepted connections are :class:`StampedSocket` (loop.sock_accept takes them
+    through ``accept``)."""
 
     kernel = True
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.accepted: dict[int, StampedSocket] = {}
 
     def accept(self) -> tuple[StampedSocket, Any]:
         fd, address = self._accept()      # what socket.socket.accept does, with the stamped class
@@ -148,5 +144,4 @@ class StampedListener(socket.socket):
             conn.setblocking(True)
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # asyncio sets it only where proto says TCP
         conn.stamp_in_kernel(self.kernel)
-        self.accepted[fd] = conn          # a reused number replaces the closed socket it named
         return conn, address

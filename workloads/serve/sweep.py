@@ -12,7 +12,7 @@ from typing import Any
 
 from workloads.child.harness import Emitter, Stopped, WorkloadError, log
 from workloads.safe_text import one_line
-from workloads.serve.client import CONNECT, TIMEOUT, Answer, Connection, Endpoint, Outcome, get_json, within
+from workloads.serve.client import BROKEN, CONNECT, TIMEOUT, Answer, Connection, Endpoint, Outcome, get_json, within
 from workloads.serve.card import CardDuringLevels
 from workloads.serve.figures import level_figures
 from workloads.serve.launch import LaunchedServer
@@ -309,12 +309,19 @@ class Sweep:
             self.emitter.warning(f"{row['level']}: {row['errors']} of {row['requests']} requests failed: {said}",
                                  code="request_errors")
         gone = self.server is not None and self.server.exit_code() is not None
-        if gone or (not row["completed"] and set(row["errors_by_kind"]) == {CONNECT}):
+        if gone or stopped_answering(row):
             kept = f"the figures of {len(self.rows)} {'window' if self.args.duration else 'level'}(s) so far are " \
                    "kept in the result"
             why = (f"the launched server exited with code {self.server.exit_code()}; its last lines: "
                    f"{self.server.last_lines()}" if gone and self.server else "the server stopped answering")
             raise WorkloadError(f"{why} at {row['level']}; {kept}", hint="run.log has the details", bad_input=False)
+
+
+def stopped_answering(row: dict[str, Any]) -> bool:
+    """No request of the level answered, and the server refused or reset connections: it is gone. Streams it
+    closed before answering may be among them (a server that dies drops the connections it had read from)."""
+    kinds = set(row["errors_by_kind"])
+    return not row["completed"] and CONNECT in kinds and kinds <= {CONNECT, BROKEN}
 
 
 def _positive(value: Any) -> int | None:

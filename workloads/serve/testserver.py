@@ -65,13 +65,17 @@ class TestServer:
     completions: int = 0
 
     async def start(self) -> TestServer:
-        self._listener = StampedListener(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)    # as asyncio.start_server does
-        self._listener.bind((self.host, self.port))
-        self._listener.listen(128)
-        self._server = await asyncio.start_server(self._serve, sock=self._listener)
-        self.port = self._server.sockets[0].getsockname()[1]
+        listener = StampedListener(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)    # as asyncio.start_server does
+        listener.bind((self.host, self.port))
+        listener.listen(128)
+        listener.setblocking(False)
+        self.port = listener.getsockname()[1]
+        self._listener = listener
         self._open: set[asyncio.StreamWriter] = set()
+        self._handlers: set[asyncio.Task[None]] = set()
+        self._dead = False
+        asyncio.get_running_loop().add_reader(listener.fileno(), self._accept)
         return self
 
     @property
@@ -79,18 +83,41 @@ class TestServer:
         return f"http://{self.host}:{self.port}/v1"
 
     def kill(self) -> None:
-        """Gone at once, as a crashed server: the socket closed, every connection dropped."""
-        self._server.close()
+        """Gone at once, as a crashed server: the socket closed, every connection it accepted dropped, one accepted
+        as it dies included. (asyncio's Server left such a one open and unanswered: 3.11's Server._attach refuses a
+        closed server's new transport and _accept_connection2 swallows that, so a client waited out its --timeout.)"""
+        if not self._dead:
+            self._dead = True
+            asyncio.get_running_loop().remove_reader(self._listener.fileno())
+            self._listener.close()    # what waits in the kernel's queue is refused (reset) with it
         for writer in list(self._open):
             writer.transport.abort()
 
     async def close(self) -> None:
         self.kill()
-        await self._server.wait_closed()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._open.add(writer)
-        sock = self._listener.accepted.get(writer.get_extra_info("socket").fileno())
+    def _accept(self) -> None:
+        """The listener is readable: each connection waiting is taken, and served by a task of its own."""
+        while not self._dead:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:     # none left (EAGAIN), or one reset before it was taken: the next turn tries again
+                return
+            handler = asyncio.ensure_future(self._serve(conn))
+            self._handlers.add(handler)
+            handler.add_done_callback(self._handlers.discard)
+
+    async def _serve(self, sock: StampedSocket) -> None:
+        try:
+            reader, writer = await asyncio.open_connection(sock=sock)
+        except OSError:
+            sock.close()
+            return
+        if self._dead:              # it died while this one was set up: dropped with the others
+            writer.transport.abort()
+            return
+        self._open.add(writer)      # at once: a death from now on drops it
         try:
             while await self._one(reader, writer, sock):
                 pass
@@ -252,7 +279,7 @@ async def _main(argv: list[str]) -> None:
                                         die_after=args.die_after, token_stamps=args.token_stamps),
                                         port=args.port).start()
     print(f"listening on 127.0.0.1:{server.port}", flush=True)
-    await server._server.serve_forever()
+    await asyncio.Event().wait()     # until the process is stopped
 
 
 if __name__ == "__main__":
