@@ -248,11 +248,14 @@ def _by_index(telemetry: Telemetry) -> list[tuple[int, int, Any, tuple[list[int]
     whole: dict[Any, Any] = {}
     for cols in telemetry.devices.values():
         n = len(cols)
-        labels = [cols.label_index(at) for at in range(n)]
+        index = cols.index[:n]
+        # one index all along (the usual case), counted in C; else each reading's label
+        labels = [index[0]] * n if n and index[0] is not None and index.count(index[0]) == n else \
+            [cols.label_index(at) for at in range(n)]
         # the readings there are now (a follower may add more before a series is read)
         columns = (partial(cols.column, "util_gpu_pct", 0, n), partial(cols.used_pct, 0, n),
                    partial(cols.column, "temperature_c", 0, n), partial(cols.column, "power_w", 0, n))
-        if len(set(labels)) == 1 and labels[0] not in whole and labels[0] not in readings:
+        if n and labels.count(labels[0]) == n and labels[0] not in whole and labels[0] not in readings:
             whole[labels[0]] = cols, columns
             continue
         values = [column() for column in columns]
