@@ -102,7 +102,12 @@ class TestServer:
         while not self._dead:
             try:
                 conn, _ = self._listener.accept()
-            except OSError:     # none left (EAGAIN), or one reset before it was taken: the next turn tries again
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                return          # none left, or one reset before it was taken
+            except OSError:     # out of file descriptors: as asyncio's own server, listen again in a second
+                loop = asyncio.get_running_loop()
+                loop.remove_reader(self._listener.fileno())
+                loop.call_later(1.0, lambda: self._dead or loop.add_reader(self._listener.fileno(), self._accept))
                 return
             handler = asyncio.ensure_future(self._serve(conn))
             self._handlers.add(handler)
