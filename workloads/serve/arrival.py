@@ -2,11 +2,14 @@
 
 The client's one thread serves every stream: at 64 in flight a burst of arrivals is read one socket after another,
 behind the parsing of the streams read before, and behind whatever else the host runs on that core. A clock read when
-the thread gets to a socket adds all that to the figures (measured on the 2-core VM, at concurrency 64: 1-5 ms mean,
-up to 10 ms at p99: bench/serve_client_ceiling.py --split). Linux stamps each packet as it arrives (SO_TIMESTAMPNS)
-and hands the newest stamp of a read back with its bytes (recvmsg), so the figures hold the time the server's bytes
-reached this host, however late the thread read them. Elsewhere (no such option) the read's own clock is taken.
-The test server stamps the requests it receives the same way, so its own timestamps begin where the client's end.
+the thread gets to a socket adds all that to the figures (measured on the loaded 2-core VM at concurrency 64: TTFT
+0.4-3.2 ms mean, 2.6-8.1 ms p99 off the server's own stamps: bench/serve_client_ceiling.py). Linux stamps each packet
+as it arrives (SO_TIMESTAMPNS) and hands the newest stamp of a read back with its bytes (recvmsg), so the figures hold
+the time the server's bytes reached this host, however late the thread read them (0.003-0.004 ms mean off). Its limit:
+a thread a whole token gap behind reads two tokens at once under the newer one's stamp (TCP merges the packets it
+queues), so the first is late by that gap; the bench counts such reads. Elsewhere (no such option) the read's own
+clock is taken. The test server stamps the requests it receives the same way, so its own timestamps begin where the
+client's end.
 """
 
 from __future__ import annotations
