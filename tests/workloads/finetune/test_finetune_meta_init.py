@@ -2,8 +2,9 @@
 
 import argparse
 import sys
+from pathlib import Path
 
-sys.path.insert(0, "/work/main")
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # this checkout, wherever it is
 
 import pytest  # noqa: E402
 import torch  # noqa: E402

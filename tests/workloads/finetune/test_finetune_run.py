@@ -6,11 +6,11 @@ import subprocess
 import sys
 
 import pytest
+from paths import REPO
 from two_nodes import kill_tagged, left_behind, start_nodes
 
 from workloads.protocol import CHECK_ARGS_ENV
 
-REPO = "/work/main"
 SMALL = ["--device", "cpu", "--seq-len", "16", "--amp", "off", "--threads", "1"]
 
 

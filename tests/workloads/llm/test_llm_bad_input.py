@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from paths import REPO
 
 from workloads.protocol import CHECK_ARGS_ENV
 
@@ -14,7 +15,7 @@ def _check(*args, tmp_path=None):
     """The workload's argument check, as `cardbench run llm` starts it before it records a run."""
     env = {**os.environ, CHECK_ARGS_ENV: "cardbench run llm"}
     return subprocess.run([sys.executable, "-m", "workloads.llm", *args], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=120, env=env, cwd="/work/main")
+                          stdin=subprocess.DEVNULL, timeout=120, env=env, cwd=REPO)
 
 
 @pytest.mark.parametrize("args, said", [
@@ -53,7 +54,7 @@ def test_good_arguments_pass_the_check():
 def test_cardbench_run_refuses_an_unknown_preset_before_any_run_directory(tmp_path):
     out = subprocess.run([sys.executable, "-m", "tui.cli", "run", "llm", "--model", "gpt-5", "--runs-dir",
                           str(tmp_path / "runs")], capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                         timeout=120, cwd="/work/main")
+                         timeout=120, cwd=REPO)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("cardbench run llm: unknown model 'gpt-5'; known: Llama-3.2-1B, ")
     assert out.stderr.count("\n") == 1 and not (tmp_path / "runs").exists()

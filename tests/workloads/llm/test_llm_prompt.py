@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from paths import REPO
 
 from workloads.child.harness import Emitter, WorkloadError
 from workloads.llm.cli import build_parser, main
@@ -101,7 +102,7 @@ def test_cardbench_run_refuses_a_mismatched_tokenizer_before_any_run_directory(t
     _tokenizer(tmp_path, 5000)
     out = subprocess.run([sys.executable, "-m", "tui.cli", "run", "llm", "--weights", str(tmp_path), "--prompt", "w1",
                           "--runs-dir", str(tmp_path / "runs")], capture_output=True, text=True,
-                         stdin=subprocess.DEVNULL, timeout=120, cwd="/work/main")
+                         stdin=subprocess.DEVNULL, timeout=120, cwd=REPO)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith(f"cardbench run llm: {tmp_path}/tokenizer.json has 5,000 tokens, the weights' ")
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr and not (tmp_path / "runs").exists()
@@ -109,7 +110,7 @@ def test_cardbench_run_refuses_a_mismatched_tokenizer_before_any_run_directory(t
 
 def test_the_plan_reads_no_torch():
     # the refusals above happen before torch is imported, so `cardbench run` decides them before recording a run
-    code = ("import sys; sys.path.insert(0, '/work/main'); import workloads.llm.plan, workloads.llm.prompt; "
+    code = (f"import sys; sys.path.insert(0, {str(REPO)!r}); import workloads.llm.plan, workloads.llm.prompt; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "False", out.stderr

@@ -8,6 +8,7 @@ import sys
 import zipfile
 
 import pytest
+from paths import REPO
 
 import torch
 from tui.headless.plan import suite_jobs
@@ -30,7 +31,7 @@ def sweep_result(tmp_path_factory):
     cardbench = "import sys; from tui.cli import console_main; sys.exit(console_main())"
     out = subprocess.run([sys.executable, "-c", cardbench, "run", "llm", *job.args, "--device", "cpu", "--runs-dir",
                           str(tmp / "runs")], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300,
-                         cwd="/work/main")
+                         cwd=REPO)
     assert out.returncode == 0, out.stderr[-2000:]
     [run_dir] = RunStore(tmp / "runs").list()
     events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
