@@ -1,10 +1,15 @@
 """How fast the workbench answers: first frame, key presses under load, and a 24-hour plot redraw.
 
-    .venv/bin/python bench/app_latency.py [--repeats 7] [--keys 30] [--no-workload]
+    .venv/bin/python bench/app_latency.py [--repeats 7] [--keys 30] [--no-workload] [--first-frame-only]
 
 1. First frame: a fresh interpreter builds the app and runs it headless until
    Textual's ``Ready`` event (the first frame is out); the time from spawning
-   the process, interleaved with an empty Textual app. Goal: ratio <= 1.5.
+   the process, interleaved with an empty Textual app, and the CPU time the
+   process used until then (steadier than the wall time on a loaded host).
+   Both run from compiled bytecode, as on a user's machine after the first
+   start (a private __pycache__ prefix, warmed by one run of each; an
+   environment with PYTHONDONTWRITEBYTECODE would otherwise recompile every
+   project module on every start). Goal: ratio <= 1.3 (issue 23).
 2. Key presses while ResNet-50 trains on the CPU of this machine (a real
    workload child through the runner, telemetry sampled at 1 Hz): the time
    from a key reaching the app to the first frame that shows its effect
@@ -39,7 +44,7 @@ if kind == "empty":
 
     class Empty(App):
         def on_ready(self):
-            self.exit(time.time())
+            self.exit((time.time(), time.process_time()))
 
     app = Empty()
 else:
@@ -47,38 +52,48 @@ else:
 
     class Timed(Workbench):
         def on_ready(self):
-            self.exit(time.time())
+            self.exit((time.time(), time.process_time()))
 
-    app = Timed(sys.argv[2])
+    # the sampler starts after the first frame (on_ready): its torch probe child would load the host during
+    # the next runs, so the timed app leaves it off
+    app = Timed(sys.argv[2], start_sampler=False)
 t = app.run(headless=True, size=(120, 36))
-print(repr(t))
+print(repr(t[0]), repr(t[1]))
 """
+FIRST_FRAME_BOUND = 1.3   # issue 23 item 5: the workbench's first frame within 1.3x an empty Textual app's
 
 
-def first_frame_s(kind: str, runs_dir: str) -> float:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+def first_frame_s(kind: str, runs_dir: str, pycache: str) -> tuple[float, float]:
+    """(wall seconds from spawning the process to the first frame, CPU seconds the process used until then)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONPYCACHEPREFIX=pycache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     t0 = time.time()
     out = subprocess.run([sys.executable, "-c", FIRST_FRAME_CHILD, kind, runs_dir], capture_output=True, text=True,
                          env=env, timeout=120)
     if out.returncode != 0:
         raise SystemExit(f"first-frame child ({kind}) failed: {out.stderr[-800:]}")
-    return float(out.stdout.strip().splitlines()[-1]) - t0
+    ready, cpu = (float(x) for x in out.stdout.strip().splitlines()[-1].split())
+    return ready - t0, cpu
 
 
 def bench_first_frame(repeats: int) -> float:
     empty, ours = [], []
-    with tempfile.TemporaryDirectory() as runs:
-        first_frame_s("empty", runs)  # warm the disk cache for both
-        first_frame_s("cardbench", runs)
+    with tempfile.TemporaryDirectory() as runs, tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as pycache:
+        first_frame_s("empty", runs, pycache)  # compile both into the bytecode cache, warm the disk cache
+        first_frame_s("cardbench", runs, pycache)
         for _ in range(repeats):
-            empty.append(first_frame_s("empty", runs))
-            ours.append(first_frame_s("cardbench", runs))
-    e, c = statistics.median(empty), statistics.median(ours)
-    ratio = c / e
-    print(f"first frame, process start to Textual Ready, median of {repeats} interleaved:")
-    print(f"  empty Textual app {e * 1000:7.1f} ms  (min {min(empty) * 1000:.1f})")
-    print(f"  cardbench         {c * 1000:7.1f} ms  (min {min(ours) * 1000:.1f})")
-    print(f"  ratio {ratio:.2f}  (bound <= 1.5)  {'OK' if ratio <= 1.5 else 'OVER'}")
+            empty.append(first_frame_s("empty", runs, pycache))
+            ours.append(first_frame_s("cardbench", runs, pycache))
+    ratio = statistics.median(w for w, _ in ours) / statistics.median(w for w, _ in empty)
+    cpu_ratio = statistics.median(c for _, c in ours) / statistics.median(c for _, c in empty)
+    print(f"first frame, process start to Textual Ready, median of {repeats} interleaved "
+          f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs):")
+    for name, times in (("empty Textual app", empty), ("cardbench", ours)):
+        wall, cpu = [w for w, _ in times], [c for _, c in times]
+        print(f"  {name:17s} {statistics.median(wall) * 1000:7.1f} ms  (min {min(wall) * 1000:.1f}); "
+              f"CPU {statistics.median(cpu) * 1000:.1f} ms (min {min(cpu) * 1000:.1f})")
+    print(f"  ratio {ratio:.2f} (CPU {cpu_ratio:.2f})  (bound <= {FIRST_FRAME_BOUND})  "
+          f"{'OK' if ratio <= FIRST_FRAME_BOUND else 'OVER'}")
     return ratio
 
 
@@ -240,15 +255,18 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=7, help="first-frame runs of each app")
     parser.add_argument("--keys", type=int, default=30, help="key presses to time")
     parser.add_argument("--no-workload", action="store_true", help="time key presses without a training child")
+    parser.add_argument("--first-frame-only", action="store_true", help="only the first frame (1.)")
     parser.add_argument("--attach-day", type=Path, metavar="RUN_DIR",
                         help="also attach to this day-long run (python bench/run_store_day.py --keep DIR writes one) "
                              "and time key presses while it is followed")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; python {sys.version.split()[0]}")
     ratio = bench_first_frame(args.repeats)
+    if args.first_frame_only:
+        return 0 if ratio <= FIRST_FRAME_BOUND else 1
     worst_redraw = asyncio.run(bench_redraw())
     worst_key = asyncio.run(bench_keys(args.keys, not args.no_workload))
-    ok = ratio <= 1.5 and worst_key < 100 and worst_redraw < 100
+    ok = ratio <= FIRST_FRAME_BOUND and worst_key < 100 and worst_redraw < 100
     if args.attach_day is not None:
         attach_s, worst_attached = asyncio.run(bench_attached(args.attach_day, args.keys))
         ok = ok and attach_s <= 2 and worst_attached < 100

@@ -16,7 +16,8 @@ def test_a_trial_near_its_end_shows_the_banner_and_its_keys_work(tmp_path, monke
     assert cli.main(["trial", "--hours", "0.05", "--price-per-hour", "6", "--currency", "CNY",
                      "--backup-dest", str(tmp_path / "bk")]) == 0
     exports: list[list] = []
-    monkeypatch.setattr("tui.app.export_in_background", lambda app, gather, out: exports.append(gather()))
+    # the app imports the export at the first e (not at start-up): patched where it lives
+    monkeypatch.setattr("tui.panes.export.export_in_background", lambda app, gather, out: exports.append(gather()))
     app = build_app(str(runs), start_sampler=False, telemetry_source=FakeTelemetry, export_dir=tmp_path / "out")
 
     async def go():

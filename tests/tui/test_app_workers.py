@@ -60,7 +60,7 @@ async def test_the_attached_run_is_read_off_the_ui_thread(runs_dir, monkeypatch)
 async def test_r_lists_the_runs_in_progress_off_the_ui_thread(runs_dir, monkeypatch):
     import threading
 
-    import tui.app
+    import tui.store.live
     from tui.panes.live_runs import LiveRunsScreen
 
     readers: list[str] = []
@@ -69,7 +69,7 @@ async def test_r_lists_the_runs_in_progress_off_the_ui_thread(runs_dir, monkeypa
         readers.append(threading.current_thread().name)
         return []
 
-    monkeypatch.setattr(tui.app.attach, "live_runs", listing)
+    monkeypatch.setattr(tui.store.live, "live_runs", listing)   # imported by the app at the first r
     app = make_app(runs_dir)
     async with app.run_test(size=SIZE) as pilot:
         await app.panes_built.wait()
@@ -86,8 +86,8 @@ async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_
     # issue 23.3: part of e (the runs dir listed, each run's config read for its secrets) ran on the UI thread
     import threading
 
-    import tui.app
     import tui.report
+    import tui.view.export_runs
     from tui.report.redact import Redactor
 
     readers: list[str] = []
@@ -104,7 +104,7 @@ async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_
 
     (runs_dir / "r1").mkdir(parents=True)
     (runs_dir / "r1" / "config.json").write_text('{"workload": "resnet50", "args": ["--data", "/tmp/x"]}')
-    monkeypatch.setattr(tui.app, "report_run_dirs", listing)
+    monkeypatch.setattr(tui.view.export_runs, "report_run_dirs", listing)   # imported by the app at the first e
     monkeypatch.setattr(Redactor, "learn_run_dir", learn)
     monkeypatch.setattr(tui.report, "export_bundle",
                         lambda run_dirs, out, *, screenshot_svg, **kw: bundles.append(screenshot_svg) or out / "x.zip")

@@ -14,7 +14,8 @@ thread: it records each sample through the session and posts it here
 headless report.
 
 Runs in progress recorded by another process (r, attach, D) are `tui.app.attach`'s; runs read from disk
-shown on the screen, `tui.app.replay`'s; quitting and hang-ups, `tui.app.lifecycle`'s.
+shown on the screen, `tui.app.replay`'s; quitting and hang-ups, `tui.app.lifecycle`'s; the start (what the
+first frame waits for and what is made just after it), `tui.app.startup`'s.
 
 Work on the CPU while accelerators are listed (`tui.cpu_trap`, held by the session)
 is the loudest thing on the screen: `tui.panes.banner`, across the top.
@@ -23,14 +24,12 @@ is the loudest thing on the screen: `tui.panes.banner`, across the top.
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
-import signal
 import threading
 import time
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from textual import work
 from textual.worker import Worker, WorkerState
@@ -41,32 +40,27 @@ from textual.widgets import Button, Footer, Input
 from tui.app.attach import AttachMixin
 from tui.app.lifecycle import LifecycleMixin
 from tui.app.replay import ReplayMixin
-from tui.cpu_trap import alarm_lines
-from tui.history import History
+from tui.app.startup import StartupMixin
 from tui.launch import BadValue, build_args
 from tui.panes import keys
 from tui.panes.banner import CpuBanner
 from tui.panes.device import DevicePane
-from tui.panes.doctor import DoctorScreen, log_lines as doctor_log_lines
-from tui.panes.export import export_in_background
 from tui.panes.launcher import LauncherPane
 from tui.panes.log import LogPane
 from tui.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
 from tui.panes.plots import PlotsPane
 from tui.panes.trial_banner import TrialBanner
-from tui.store.follow import AttachedRun
-from tui.view.export_runs import report_run_dirs
 from tui.view.run_state import RunState
-from tui.store import RunStore, RunStoreError
-from tui.session import STOP_GRACE_S, STORE_FAULT, RunnerFactory, RunSession
-from tui.workbench_sampler import TelemetrySource, default_telemetry_source
-from workloads import protocol, registry
+from workloads import registry
 from workloads.errors import first_line
 
-PLOT_REFRESH_S = 0.5   # plots repaint at most this often, however fast steps arrive
+if TYPE_CHECKING:
+    from tui.session import RunnerFactory
+    from tui.store.follow import AttachedRun
+    from tui.workbench_sampler import TelemetrySource
 
 
-class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
+class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
     """cardbench's face: devices, launcher, plots and log on one screen."""
 
     CSS_PATH = Path(__file__).parent.parent / "app.tcss"  # absolute: subclasses elsewhere (tests, bench) find it
@@ -84,21 +78,21 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
                  telemetry_source: TelemetrySource | None = None, start_sampler: bool = True,
                  clock: Callable[[], float] | None = None, runner_factory: RunnerFactory | None = None,
                  workloads: Sequence[str] | None = None, run_checks: Callable[[], Iterable[Any]] | None = None,
-                 export_dir: str | os.PathLike[str] | None = None, stop_grace_s: float = STOP_GRACE_S):
+                 export_dir: str | os.PathLike[str] | None = None, stop_grace_s: float | None = None):
+        """``stop_grace_s``: SIGTERM to SIGKILL when a run is stopped (None: the session's, `tui.session.STOP_GRACE_S`)."""
         super().__init__()
         # no decorative animation: over SSH every frame costs bandwidth, and on a busy host, CPU a key press needs
         if "TEXTUAL_ANIMATIONS" not in os.environ:
             self.animation_level = "none"
-        self.store = RunStore(runs_dir)
-        self.session = RunSession(self.store, runner_factory=runner_factory, grace_s=stop_grace_s,
-                                  on_log=self._child_said)
+        self._runs_dir = runs_dir
+        self._runner_factory = runner_factory
+        self._stop_grace_s = stop_grace_s
         self.clock = clock or time.time
-        self.telemetry_source = telemetry_source or default_telemetry_source
+        self.telemetry_source = telemetry_source
         self.start_sampler = start_sampler
         self.workload_names = list(workloads or registry.names())
         self.run_checks = run_checks
         self.export_dir = Path(export_dir) if export_dir else None
-        self.history = History()
         self.loaded_runs: list[Path] = []
         self.attached: AttachedRun | None = None   # a run in progress recorded by another process, followed here
         self._follow_timer: Any = None
@@ -111,6 +105,7 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
         self._hangup_task: asyncio.Future | None = None
         self._replay_t: float | None = None   # while a run read from disk is logged: its event's own time
         self.panes_built = asyncio.Event()  # set once the fields and plots are mounted (after the first frame)
+        self._gc_held = False   # run() holds the collector until the first frame (on_ready lets it go)
         self._bindings = keys.with_workload_keys(self.workload_names, self._bindings)
 
     # layout -----------------------------------------------------------------------------
@@ -118,7 +113,7 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
         # kept as attributes: `query_one` on the app searches the top screen, which may be a modal
         self.devices = DevicePane(id="devices")
         self.launcher = LauncherPane(self.workload_names, id="launcher")
-        self.plots = PlotsPane(self.history, id="plots")
+        self.plots = PlotsPane(lambda: self.history, id="plots")
         self.log_pane = LogPane(clock=self._log_time, id="log")
         self.cpu_banner = CpuBanner(id="cpu-banner")
         self.trial_banner = TrialBanner(id="trial-banner")   # hidden unless `cardbench trial` set a trial
@@ -130,38 +125,6 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
             yield self.plots
         yield self.log_pane
         yield Footer(compact=True, show_command_palette=False)
-
-    def on_mount(self) -> None:
-        # a closed SSH session (SIGHUP) or a `kill` must not leave a workload training on the card
-        self._unwatch_signals = self.session.stop_on_signals((signal.SIGHUP, signal.SIGTERM), then=self._on_signal)
-        span = keys.key_span(len(self.workload_names))
-        self.log_pane.say(f"runs are kept in {self.store.root}; {span} choose a workload, "
-                          "s starts it, d runs the doctor, e exports, q quits")
-
-    async def on_ready(self) -> None:
-        # the first frame is out: now the fields, the plots and the sampler (start-up stays near an empty app's)
-        await self.launcher.build()
-        await self.plots.build()
-        self.set_interval(PLOT_REFRESH_S, self._tick)
-        if self.start_sampler:
-            self._start_sampler()
-        # what start-up built lives as long as the app: keep it out of the collector's full passes,
-        # which otherwise walk it all and stall a key press on a busy host
-        gc.freeze()
-        self.panes_built.set()
-
-    def _start_sampler(self) -> None:
-        try:
-            sampler = self.session.attach_sampler(self.telemetry_source(self.post_sample))
-            sampler.start()
-        except Exception as exc:  # noqa: BLE001 - no telemetry is a degraded workbench, not a dead one
-            self.log_pane.say(f"telemetry could not start ({first_line(exc, typed=True)}); device readings show N/A",
-                              "yellow")
-            return
-        self.sampler = sampler
-
-    def _tick(self) -> None:
-        self.plots.refresh_plots()
 
     # telemetry --------------------------------------------------------------------------
     def post_sample(self, sample: Any) -> None:
@@ -243,6 +206,8 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
             log.say(f"cannot start {name}: {exc}", "bold red")
             self.notify(str(exc), title="bad value", severity="error")
             return False
+        from tui.store import RunStoreError
+
         try:
             run = self.session.start(name, args, source="workbench")
         except RunStoreError as exc:
@@ -270,6 +235,8 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
 
     @work(exclusive=False, exit_on_error=False, group="workload", description="workload events")
     async def _consume(self, run_id: str) -> None:
+        from workloads import protocol
+
         # the session closes the run and stops the child however this ends (the app closing cancels it)
         async with aclosing(self.session.events()) as events:
             async for event in events:
@@ -300,6 +267,9 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
             self._show_state(banner=False)  # a step changes no device, alarm or field: the banner stays as it is
 
     def on_workload_event(self, message: WorkloadEvent) -> None:
+        from tui.session import STORE_FAULT   # loaded with the session, just after the first frame
+        from workloads import protocol
+
         event = message.event
         self.log_pane.event(event)
         if message.run_id != self.state.run_id:
@@ -308,6 +278,8 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
         if isinstance(event, protocol.Start):
             self.history.see_device(message.run_id, event.device)
         elif event is self.state.cpu_alarm:
+            from tui.cpu_trap import alarm_lines
+
             self.notify(". ".join(alarm_lines(event)), title="running on the CPU", severity="error", timeout=30)
         if isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
             self.notify(event.message, title="run dir not writable", severity="error", timeout=30)
@@ -348,6 +320,9 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
             self.log_pane.say("a run is active: stop it (s) or let it finish, then export (e)", "yellow")
             self.notify("stop the run or let it finish first", title="export")
             return
+        from tui.panes.export import export_in_background
+        from tui.view.export_runs import report_run_dirs
+
         self.log_pane.say("exporting the report bundle...", "bold")
         # the runs dir is listed and the runs' secrets learnt off the UI thread; the screen is drawn on it
         session_runs, loaded = list(self.session.runs), list(self.loaded_runs)
@@ -361,6 +336,8 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
         start_backup(self, self.store.root, self.log_pane.say, report_dirs=report_dirs)
 
     def action_doctor(self) -> None:
+        from tui.panes.doctor import DoctorScreen
+
         screen = DoctorScreen(self.run_checks)
 
         def closed(_: Any) -> None:
@@ -371,6 +348,8 @@ class Workbench(AttachMixin, ReplayMixin, LifecycleMixin, App):
         self.push_screen(screen, closed)
 
     def on_doctor_finished(self, message: DoctorFinished) -> None:
+        from tui.panes.doctor import log_lines as doctor_log_lines
+
         for line, style in doctor_log_lines(message.checks):
             self.log_pane.say(line, style)
 

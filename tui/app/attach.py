@@ -7,20 +7,20 @@ A mixin of `tui.app.Workbench`; its attributes are the app's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from tui.detach import DEFAULT_LOG, start_detached
 from tui.launch import BadValue, build_args
-from tui.panes.confirm import Confirm
-from tui.panes.live_runs import LiveRunsScreen, describe
 from tui.panes.messages import StepsArrived, WorkloadEvent
-from tui.store.follow import AttachedRun, RunFollower
-from tui.store.live import STOP_GRACE_S as LIVE_STOP_GRACE_S, LiveRun, live_runs, stop_live, wait_for_live
-from tui.store import RunStoreError
-from workloads import protocol
-from workloads.rundir.segments import THIN_EVERY
+
+if TYPE_CHECKING:
+    from workloads import protocol
+    from tui.store.follow import AttachedRun
+    from tui.store.live import LiveRun
+
+# what follows is imported at the first r, attach or D, not at start-up: the first frame needs none of it (the
+# live-run store and psutil, the follower, the detacher, the runs screen: a fifth of the workbench's imports)
 
 FOLLOW_S = 0.5         # how often an attached run's files are read for what it appended
 DETACHED_APPEARS_S = 60.0  # a run started detached (D) records its run directory within this
@@ -33,6 +33,9 @@ class AttachMixin:
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="live-runs", description="listing runs in progress")
     def _list_live_runs(self) -> None:
+        from tui.panes.live_runs import LiveRunsScreen
+        from tui.store.live import live_runs
+
         # every run directory's pid file is read: off the UI thread (a runs dir on a network disk)
         runs = live_runs(self.store.root)
         self.call_from_thread(self.push_screen, LiveRunsScreen(runs), self._live_run_chosen)
@@ -51,6 +54,8 @@ class AttachMixin:
         if self.session.running:
             self.log_pane.say("a run of this workbench is active: stop it (s) or let it finish, then attach", "yellow")
             return False
+        from tui.panes.live_runs import describe
+
         self._unfollow()
         self.log_pane.say(f"attaching to {describe(live)}...", "bold")
         self._read_attached(live)
@@ -58,6 +63,9 @@ class AttachMixin:
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="attach", description="reading a run in progress")
     def _read_attached(self, live: LiveRun) -> None:
+        from tui.store import RunStoreError
+        from tui.store.follow import AttachedRun, RunFollower
+
         # a day-long run takes seconds to read: off the UI thread
         follower = RunFollower(live.path)
         try:
@@ -79,6 +87,8 @@ class AttachMixin:
             self._show_state()
         follower = attached.follower
         if follower.thinned or follower.stride > 1:
+            from workloads.rundir.segments import THIN_EVERY
+
             every = follower.stride * (THIN_EVERY if follower.thinned else 1)
             self.log_pane.say(f"a long run: its older telemetry is plotted from 1 sample in {every}; the report "
                               "reads every one", "dim")
@@ -107,6 +117,8 @@ class AttachMixin:
         self.call_from_thread(self._followed, attached, events, samples)
 
     def _followed(self, attached: AttachedRun, events: list[protocol.Event], samples: list[dict]) -> None:
+        from workloads import protocol
+
         self._polling = False
         if attached is not self.attached:
             return  # detached (or another run attached) while the lines were read
@@ -140,6 +152,9 @@ class AttachMixin:
                 self.attached = None
 
     def ask_stop(self, live: LiveRun) -> None:
+        from tui.panes.confirm import Confirm
+        from tui.store.live import STOP_GRACE_S as LIVE_STOP_GRACE_S
+
         question = (f"Stop {live.workload or 'the run'} {live.id} (pid {live.pid})? SIGTERM, then SIGKILL after "
                     f"{LIVE_STOP_GRACE_S:.0f} s if it is still there.")
         self.push_screen(Confirm(question, "Stop it", "Leave it running"),
@@ -147,6 +162,8 @@ class AttachMixin:
 
     @work(thread=True, exit_on_error=False, group="stop-live", description="stopping a run in progress")
     def _stop_live(self, live: LiveRun) -> None:
+        from tui.store.live import STOP_GRACE_S as LIVE_STOP_GRACE_S, stop_live
+
         self.call_from_thread(self.log_pane.say, f"stopping {live.id} (SIGTERM, SIGKILL after "
                                                  f"{LIVE_STOP_GRACE_S:.0f} s)...", "yellow")
         said = stop_live(live, say=lambda line: self.call_from_thread(self.log_pane.say, line, "yellow"))
@@ -167,6 +184,9 @@ class AttachMixin:
 
     @work(thread=True, exit_on_error=False, group="detach", description="starting a detached run")
     def _start_detached(self, name: str, args: list[str]) -> None:
+        from tui.detach import DEFAULT_LOG, start_detached
+        from tui.store.live import wait_for_live
+
         say = self.log_pane.say
         self.call_from_thread(say, f"starting {name} {' '.join(args)} detached: it goes on after the workbench "
                                    "quits", "bold")

@@ -11,7 +11,6 @@ import gc
 import os
 import threading
 
-from tui.panes.confirm import Confirm
 from workloads import exit_codes
 
 # how long a hang-up (closed SSH session) waits for a clean exit before a hard one
@@ -29,6 +28,8 @@ class LifecycleMixin:
         if not self.session.running:
             await answered(True)
             return
+        from tui.panes.confirm import Confirm
+
         self.push_screen(Confirm(f"{self.state.workload} is running. Stop it and quit?", "Stop and quit", "Stay"),
                          answered)
 
@@ -61,7 +62,8 @@ class LifecycleMixin:
         if self._unwatch_signals is not None:
             self._unwatch_signals()
             self._unwatch_signals = None
-        await self.session.stop()
+        if "session" in vars(self):  # made on first use (on_ready): an app closed before its first frame has none
+            await self.session.stop()
         if self.sampler is not None:
             self.sampler.stop(timeout=1.0)
             self.sampler = None

@@ -8,8 +8,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from tui.view.run_state import RunState
-from tui.view.run_times import run_span, run_times
-from workloads import protocol
 
 
 class ReplayMixin:
@@ -37,6 +35,9 @@ class ReplayMixin:
 
     def _replay(self, record: Any) -> None:
         """The run's events in the log, each stamped with its own time, after a line saying it was read from disk."""
+        from tui.view.run_times import run_span, run_times
+        from workloads import protocol
+
         try:
             self._replay_t = run_times(record)[0]
             self.log_pane.say(f"{record.id} from disk: {run_span(record)}", "dim")

@@ -7,13 +7,14 @@ owns only the showing: '!! what', then why and the hint, in words as well as col
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.cpu_trap import CpuTrap, alarm_lines
+if TYPE_CHECKING:
+    from tui.cpu_trap import CpuTrap
 
 Lines = tuple[str, str] | None   # (what, why and the hint), or None: nothing to say
 
@@ -29,6 +30,8 @@ class CpuBanner(Static):
 
     def show_trap(self, alarm: Any, trap: CpuTrap, workload: str, args: Iterable[Any]) -> None:
         """The run's CPU-trap warning event when it has one, else the warning before starting ``workload``."""
+        from tui.cpu_trap import alarm_lines   # with the trap's words, after the first frame (the banner is hidden)
+
         self.lines = alarm_lines(alarm) if alarm is not None else trap.before_run_lines(workload, args)
 
     def validate_lines(self, lines: Lines) -> Lines:

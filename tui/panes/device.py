@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.formatting import NA, device_tag, nbytes, reading
-from tui.telemetry.sample import Sample
+
+if TYPE_CHECKING:
+    from tui.telemetry.sample import Sample
 
 BAR_WIDTH = 10
 # (warn, alarm) thresholds; the "!" marks an alarm when there is no colour

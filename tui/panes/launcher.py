@@ -12,61 +12,13 @@ from rich.text import Text
 from textual import events
 from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
+from textual.widgets import Button, ContentSwitcher, Static
 
 from tui.launch import BadValue, Param, blank_shows, defaults, params_for, start_question, values_from_args
-from tui.panes.confirm import Confirm
 from tui.panes.keys import workload_key
 from tui.panes.run_view import render_state
 from tui.view.run_state import RunState
 from workloads import registry
-
-
-def _field_id(workload: str, key: str) -> str:
-    return f"param-{workload}-{key}"
-
-
-class Field(Input):
-    """A launcher field that runs its own editing keys (End, Backspace, Enter...) as it receives them.
-
-    Textual resolves a focused widget's bindings at the app, against whatever is focused by
-    then (Textualize/textual#6605): in a burst of keys after a Tab, a Backspace meant for this
-    field edited the next one. Run here, each key acts on the field it was sent to, in order.
-
-    Focus selects the value, so a number typed into a pre-filled field replaces it (typing 3 into
-    '30' gave '303'); End or an arrow key keeps it for editing. A placeholder wider than the field
-    ends in '…' (Input cuts it silently) and is shown whole on the launcher's hint line on focus.
-    """
-
-    def __init__(self, value: str, *, placeholder: str, **kwargs) -> None:
-        super().__init__(value, placeholder=placeholder, **kwargs)
-        self.full_placeholder = placeholder
-
-    def show_placeholder(self, whole: str) -> None:
-        self.full_placeholder = whole
-        width = self.content_region.width
-        self.placeholder = whole if not width or len(whole) <= width else whole[:max(width - 1, 0)] + "…"
-        self.tooltip = whole
-
-    def on_resize(self) -> None:
-        self.show_placeholder(self.full_placeholder)
-
-    async def _on_key(self, event: events.Key) -> None:
-        binding = next((b for b in self._bindings.key_to_bindings.get(event.key, ()) if not b.priority), None)
-        if binding is None:
-            return  # printable keys: Input's own handler, next in the MRO
-        event.stop()
-        event.prevent_default()
-        await self.run_action(binding.action)
-
-
-def _widget_for(workload: str, param: Param):
-    wid = _field_id(workload, param.key)
-    if param.kind in ("choice", "switch"):
-        return Select([(c, c) for c in param.choices], value=param.default, allow_blank=False, compact=True,
-                      id=wid)
-    restrict = r"[0-9]*" if param.kind == "int" else None
-    return Field(param.default, placeholder=blank_shows(param), restrict=restrict, compact=True, id=wid)
 
 
 class WorkloadForm(Container):
@@ -89,6 +41,10 @@ class WorkloadForm(Container):
         """Mount the fields: called once the first frame is out (they are most of the screen's widgets)."""
         if self.built:
             return
+        from textual.widgets import Label
+
+        from tui.panes.fields import widget_for
+
         params = params_for(self.workload)
         if not params:
             await self.mount(Label("no options: runs with the workload's defaults"))
@@ -96,7 +52,7 @@ class WorkloadForm(Container):
             self.styles.grid_columns = f"{label_width(params)} 1fr"
         widgets = []
         for param in params:
-            widgets += [Label(param.label), _widget_for(self.workload, param)]
+            widgets += [Label(param.label), widget_for(self.workload, param)]
         await self.mount_all(widgets)
         self.built = True
         if self.pending is not None:
@@ -107,10 +63,14 @@ class WorkloadForm(Container):
         if not self.built:
             self.pending = dict(values)
             return
+        from textual.widgets import Select
+
+        from tui.panes.fields import field_id
+
         for param in params_for(self.workload):
             if param.key not in values:
                 continue
-            widget = self.query_one(f"#{_field_id(self.workload, param.key)}")
+            widget = self.query_one(f"#{field_id(self.workload, param.key)}")
             value = values[param.key]
             if isinstance(widget, Select):
                 if value in param.choices:
@@ -125,8 +85,12 @@ class WorkloadForm(Container):
         out = defaults(self.workload)
         if not self.built:
             return out
+        from textual.widgets import Select
+
+        from tui.panes.fields import field_id
+
         for param in params_for(self.workload):
-            widget = self.query_one(f"#{_field_id(self.workload, param.key)}")
+            widget = self.query_one(f"#{field_id(self.workload, param.key)}")
             value = widget.value
             out[param.key] = "" if value is None or value is Select.BLANK else str(value)
         return out
@@ -197,15 +161,23 @@ class LauncherPane(VerticalScroll, can_focus=False):
         self.workloads = workloads
         self.border_title = "launcher"
         self._selected = workloads[0]
+        # the workloads' forms, made at their first use, and their switcher: build() mounts them just after the
+        # first frame, in which an empty form takes no row (the fields come with build() too) while each widget
+        # costs the first frame its making and styling
+        self._forms: dict[str, WorkloadForm] = {}
+        self._switcher: ContentSwitcher | None = None
 
     def compose(self):
         yield WorkloadBar(self.workloads, self._selected, id="workload-bar")
-        with ContentSwitcher(initial=f"form-{self._selected}", id="workload-forms"):
-            for name in self.workloads:
-                yield WorkloadForm(name, id=f"form-{name}")
         yield Static("", id="field-hint")
         yield Button("start (s)", variant="success", compact=True, id="start-stop")
         yield Static(render_state(RunState()), id="run-state")
+
+    def form(self, name: str) -> WorkloadForm:
+        """The workload's form, mounted or not (made at the first call)."""
+        if name not in self._forms:
+            self._forms[name] = WorkloadForm(name, id=f"form-{name}")
+        return self._forms[name]
 
     @property
     def selected(self) -> str:
@@ -215,17 +187,17 @@ class LauncherPane(VerticalScroll, can_focus=False):
         if name == self._selected or name not in self.workloads:
             return
         self._selected = name
-        self.query_one(ContentSwitcher).current = f"form-{name}"
+        if self._switcher is not None:  # else build() shows it
+            self._switcher.current = f"form-{name}"
         self.query_one("#workload-bar", WorkloadBar).choose(name)
 
     def show_args(self, name: str, args: list[str]) -> None:
         """Fill a workload's fields from a run's arguments."""
         if name in self.workloads:
-            self.query_one(f"#form-{name}", WorkloadForm).set_values(values_from_args(name, args))
+            self.form(name).set_values(values_from_args(name, args))
 
     def values(self, name: str | None = None) -> dict[str, str]:
-        name = name or self.selected
-        return self.query_one(f"#form-{name}", WorkloadForm).values()
+        return self.form(name or self.selected).values()
 
     def start_when_sure(self, start: Callable[[], object]) -> None:
         """Call ``start`` now, or once the user confirms values far above the usual (a burst of keys gone astray)."""
@@ -237,9 +209,13 @@ class LauncherPane(VerticalScroll, can_focus=False):
         if question is None:
             start()
             return
+        from tui.panes.confirm import Confirm
+
         self.app.push_screen(Confirm(question, "Start anyway", "Edit the fields"), lambda yes: start() if yes else None)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        from tui.panes.fields import Field   # loaded with the fields: something in them has the focus
+
         hint = self.query_one("#field-hint", Static)
         field = event.widget
         if isinstance(field, Field) and field.placeholder != field.full_placeholder:
@@ -250,7 +226,15 @@ class LauncherPane(VerticalScroll, can_focus=False):
         self.query_one("#field-hint", Static).display = False
 
     async def build(self) -> None:
-        for form in self.query(WorkloadForm):
+        """Mount the forms (the selected one shown) under the workload bar, then their fields."""
+        if not self.is_attached:
+            return   # the app closed at its first frame (a timed start, a test): nothing to show them in
+        forms = [self.form(name) for name in self.workloads]
+        if self._switcher is None:
+            switcher = ContentSwitcher(*forms, initial=f"form-{self._selected}", id="workload-forms")
+            await self.mount(switcher, before=self.query_one("#field-hint"))
+            self._switcher = switcher
+        for form in forms:
             await form.build()
 
     def watch_state(self, state: RunState) -> None:

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import RichLog
 
 from tui.figures import glance_text
 from tui.formatting import utc_clock
-from workloads import protocol
+
+if TYPE_CHECKING:
+    from workloads import protocol
 
 MAX_LINES = 5000
 
 
 def event_text(event: protocol.Event, workload: str | None = None) -> Text | None:
     """How an event reads in the log; steps are left to the plots (None). A result reads in its workload's words."""
+    from workloads import protocol   # with the first event: the first frame logs none
+
     if isinstance(event, protocol.Step):
         return None
     if isinstance(event, protocol.Error):
@@ -55,6 +60,8 @@ class LogPane(RichLog):
         self.write(line)
 
     def event(self, event: protocol.Event) -> None:
+        from workloads import protocol
+
         if isinstance(event, protocol.Start):
             self.workload = event.workload
         text = event_text(event, self.workload)

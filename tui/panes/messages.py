@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from workloads import protocol
+if TYPE_CHECKING:
+    from workloads import protocol
 
 
 class TelemetryArrived(Message):

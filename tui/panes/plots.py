@@ -15,11 +15,13 @@ readings are not the run's data) and say so in their titles.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 from textual.containers import Container
 from textual.reactive import reactive
 
-from tui.history import History
-from tui.plot_lines import CARDS_UNUSED, loss_lines, thermal_lines, throughput_lines, util_lines
+if TYPE_CHECKING:
+    from tui.history import History
 
 UTIL_TITLE, THERMAL_TITLE, THERMAL_EMPTY = "utilisation %", "temp °C / power W", "N/A"
 # below this size the pane shows one plot at a time (`p` cycles)
@@ -32,9 +34,11 @@ class PlotsPane(Container):
 
     shown: reactive[int] = reactive(-1)   # -1: all that fit; else the index of the one plot shown
 
-    def __init__(self, history: History, **kwargs) -> None:
+    def __init__(self, history: Callable[[], History], **kwargs) -> None:
+        """``history``: the app's `History`, asked for when the plots are built (the app makes it at its first
+        use, after the first frame, which shows no plot)."""
         super().__init__(**kwargs)
-        self.history = history
+        self._history = history
         self.single = False
         self.plots: list = []   # mounted by build(), after the first frame
         self._shown_index = -1  # the plot shown alone (-1: all)
@@ -44,6 +48,7 @@ class PlotsPane(Container):
         if self.plots:
             return
         from tui.panes.series_plot import SeriesPlot
+        from tui.plot_lines import loss_lines, thermal_lines, throughput_lines, util_lines
 
         plots = [
             SeriesPlot("loss", lambda: loss_lines(self.history), xlabel="steps", id="plot-loss",
@@ -58,6 +63,10 @@ class PlotsPane(Container):
         await self.mount_all(plots)
         self.plots = plots
         self._apply()
+
+    @property
+    def history(self) -> History:
+        return self._history()
 
     def on_resize(self) -> None:
         single = self.size.width < MIN_GRID_WIDTH or self.size.height < MIN_GRID_HEIGHT
@@ -106,6 +115,8 @@ class PlotsPane(Container):
 
     def _say_where_the_run_is(self) -> None:
         """On the CPU: the utilisation plot is the host's, the thermal plot says why it is empty."""
+        from tui.plot_lines import CARDS_UNUSED
+
         unused = self.history.cards_unused
         util, thermal = self.plots[2], self.plots[3]
         util.title = f"host cpu %, {CARDS_UNUSED}" if unused else UTIL_TITLE

@@ -13,14 +13,19 @@ listed, the loudest thing the workbench shows.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from tui.cpu_trap import CODE as CPU_TRAP, is_cpu
 from tui.formatting import is_number
 from tui.launch import total_steps
-from tui.store import RunRecord
-from workloads import protocol, registry
+from workloads import registry
 from workloads.spec import positive
+
+if TYPE_CHECKING:
+    from tui.store import RunRecord
+    from workloads import protocol
+
+# tui.cpu_trap (its facts, words and the report's catalogue) and workloads.protocol (the events' classes) are
+# imported at the first event or record a state sees: the workbench's first frame draws an idle state
 
 ACTIVE = ("starting", "running")
 
@@ -67,6 +72,8 @@ class RunState:
     @property
     def on_cpu(self) -> bool:
         """The run is (or was) on the CPU: the cards' readings are not its data."""
+        from tui.cpu_trap import is_cpu
+
         return is_cpu(self.device)
 
     def see_step(self, step: protocol.Step) -> None:
@@ -107,6 +114,8 @@ class RunState:
 
     def see_event(self, event: protocol.Event) -> None:
         """Any other event of the run."""
+        from workloads import protocol
+
         if isinstance(event, protocol.Start):
             self.status = "running"
             self.total_steps = total_steps(self.workload, [], event.config) or self.total_steps
@@ -115,6 +124,8 @@ class RunState:
         elif isinstance(event, protocol.Fallback):
             self.fallbacks.append(_fallback_line(event))
         elif isinstance(event, protocol.WorkloadWarning):
+            from tui.cpu_trap import CODE as CPU_TRAP
+
             self.warnings.append(event.message)
             if event.code == CPU_TRAP:
                 self.cpu_alarm = event
@@ -127,6 +138,9 @@ class RunState:
     @classmethod
     def from_record(cls, record: RunRecord) -> "RunState":
         """A finished (or cut short) run, rebuilt from its directory."""
+        from tui.cpu_trap import CODE as CPU_TRAP
+        from workloads import protocol
+
         steps = record.steps
         step = steps[-1] if steps else None
         losses = [s.loss for s in steps if s.loss is not None]

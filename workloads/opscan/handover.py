@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workloads.opscan import table
 from workloads.opscan.sources_names import BUILTINS
 from workloads.spec import Text, flag_value
 
@@ -38,6 +37,8 @@ def hand_over(scan_dir: Path | None, why_not: Text, workload: str, args: list[st
 
 
 def _handed(scan_dir: Path, workload: str, args: list[str], amp: str) -> Text:
+    from workloads.opscan import table   # the run-dir reader: at a suite's hand-over, not with the registry
+
     try:
         found = table.failing(scan_dir, amp, source=workload)  # one read, one module rule for types and ops
         types, ops = sorted(found), sorted(set().union(*found.values()))
