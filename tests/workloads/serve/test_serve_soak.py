@@ -77,8 +77,9 @@ def test_a_soak_of_serve_is_one_steady_run_that_fails_when_the_server_slows_down
     """A short soak (3 intervals of 3 s) against a server with set delays: one serve run keeps 2 requests in flight
     for the whole soak (--duration, windows of 0.6 s: a fifth of the interval), no restart between runs; once a
     forwarded step lands in the interval after the first step's (the baseline: a loaded machine may start the inner
-    run late) the server's inter-token delay goes from 4 to 16 ms: TPOT p50 rises ~4x, far past the 20 % limit
-    whatever the machine's load does to a few ms of it."""
+    run late) the server's inter-token delay goes from 4 to 60 ms: TPOT p50 rises ~10x, far past the 20 % limit
+    whatever the machine's load does to it (a test server paced from this loaded process measured 16 ms, not 4, for
+    its first interval once; the old 4 -> 16 ms then rose 56 %, not the 100 % asserted)."""
     with serving(ttft_s=0.02, itl_s=0.004) as server:
         args = ["--hours", str(9 / 3600), "--interval", "3", "--workload", "serve", "--args",
                 f"--url {server.url} --concurrency 2 --input-len 8 --output-len 8"]
@@ -93,7 +94,7 @@ def test_a_soak_of_serve_is_one_steady_run_that_fails_when_the_server_slows_down
                     interval = int((event.t - t0) // 3)
                     first = interval if first is None else first
                     if interval > first:
-                        server.behaviour.itl_s = 0.016
+                        server.behaviour.itl_s = 0.06
             return events
 
         events = asyncio.run(asyncio.wait_for(soak(), 120))
