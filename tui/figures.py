@@ -5,11 +5,13 @@ kind (a rate with its unit, seconds as a duration, a fraction as a percentage, b
 `RESULT: 15.43 tokens/s per sequence (decode, median after warm-up); time to first token 157 ms` reads as
 the report's table does, never `tokens_per_s=15.43, ttft_s=0.157`. A metric the spec does not label is
 named by its key without its unit suffix and formatted by that suffix (`_s` seconds, `_bytes` bytes,
-`_fraction` a share). The report's tables format by the same :func:`metric_text`.
+`_fraction` a share): :func:`key_figure`, the one rule, which the report's "All result metrics" uses too.
+The report's tables format by the same :func:`metric_text`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from tui.formatting import NA, duration, is_number, nbytes, number, percent, rate
@@ -20,15 +22,26 @@ from workloads.spec import Metric, Text
 OUT_OF_RANGE = 1e18
 # a nested value (a table, a list of failures) is counted in the line: events.jsonl keeps it whole
 _NESTED_CHARS = 160
-_SUFFIX_KINDS = (("_bytes", "bytes"), ("_fraction", "fraction"), ("_s", "seconds"))
+# a result's key names its unit (the workloads' one convention): `<noun>_per_s` a rate of that noun wherever it
+# stands (`images_per_s_min`), else by its ending: (ending, the kind it formats as, the unit a number carries,
+# what of the ending the name keeps). Longest endings first: `_tflops_per_device` before `_s`.
+_PER_S = re.compile(r"(?:([a-z]+)_|^)per_s(?:_|$)")   # a bare `per_s`: a rate of nothing named, '1,200 /s'
+# serve's vLLM-named figures: `ttft_ms_mean`, `itl_ms_p99` are milliseconds (`ttft_ms_p50_drift_pct` is a share)
+_MS = re.compile(r"_ms(?=(?:_(?:mean|median|std|p\d+))?$)")
+_KEY_ENDINGS = (("_bytes_per_step", "bytes", "", "per step"), ("_bytes", "bytes", "", ""),
+                ("_tflops_per_device", "number", "TFLOP/s", "per device"), ("_tflops", "number", "TFLOP/s", ""),
+                ("_gbps", "number", "GB/s", ""), ("gflop_per_image", "number", "GFLOP/image", ""),
+                ("flops_per_token", "number", "FLOP/token", ""), ("fraction", "fraction", "", ""),
+                ("_pct", "number", "%", ""), ("_s", "seconds", "", ""))
 
 
-def metric_text(metric: Metric, value: Any) -> str:
-    """The value as the metric's kind reads: '157 ms', '32.9 %', '1.2 GiB', '15.43'; N/A when missing."""
+def metric_text(metric: Metric, value: Any, lang: str = "en") -> str:
+    """The value as the metric's kind reads: '157 ms', '32.9 %', '1.2 GiB', '15.43'; N/A when missing. ``lang``:
+    the language of a duration's units (the report in Chinese: '157 毫秒')."""
     if is_number(value) and abs(value) > OUT_OF_RANGE:
         return "(out of range)"
     if metric.kind == "seconds":
-        return duration(value)
+        return duration(value, lang)
     if metric.kind == "fraction":
         return percent(value)
     if metric.kind == "bytes":
@@ -42,13 +55,29 @@ def metric_text(metric: Metric, value: Any) -> str:
     return number(value)
 
 
-def _unlabelled(key: str) -> Metric:
-    if key == "per_s" or key.endswith("_per_s"):   # a rate, not seconds: 'images_per_s' -> '... images/s'
-        return Metric(key, Text(key.removesuffix("per_s").replace("_", " ").strip() + "/s"), "rate")
-    for suffix, kind in _SUFFIX_KINDS:
-        if key.endswith(suffix) and len(key) > len(suffix):
-            return Metric(key, Text(key.removesuffix(suffix).replace("_", " ")), kind)
-    return Metric(key, Text(key.replace("_", " ")))
+def key_figure(key: str, value: Any, lang: str = "en") -> tuple[str, str]:
+    """(the key's name without its unit, the number in the unit the key names): ('decode', '91.3 tokens/s') for
+    `decode_tokens_per_s`, ('peak memory', '3.0 GiB') for `peak_memory_bytes`; a key naming no unit keeps its
+    words and the plain number. For a number (not a bool, a string or a list: the caller says those)."""
+    per_s = _PER_S.search(key)
+    if per_s:
+        name = key[:per_s.start()] + "_" + key[per_s.end():]
+        return " ".join(w for w in name.split("_") if w), _in_range(value) or rate(value, f"{per_s.group(1) or ''}/s")
+    ms = _MS.search(key)
+    if ms:
+        name = key[:ms.start()] + "_" + key[ms.end():]
+        return " ".join(w for w in name.split("_") if w), _in_range(value) or rate(value, "ms")
+    for ending, kind, unit, kept in _KEY_ENDINGS:
+        if key.endswith(ending) and len(key) > len(ending) or key == ending.lstrip("_") and unit:
+            name = f"{key.removesuffix(ending).replace('_', ' ').strip()} {kept}".strip()
+            if kind != "number":
+                return name, metric_text(Metric(key, Text(key), kind), value, lang)
+            return name, _in_range(value) or (f"{number(value)} {unit}" if is_number(value) else number(value))
+    return key.replace("_", " "), _in_range(value) or number(value)
+
+
+def _in_range(value: Any) -> str:
+    return "(out of range)" if is_number(value) and abs(value) > OUT_OF_RANGE else ""
 
 
 def labelled(metric: Metric, value: Any, lang: str = "en") -> str:
@@ -70,12 +99,15 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
     for key in keys:
         if key.endswith("_unreliable") and key.removesuffix("_unreliable") in metrics:
             continue  # said beside its figure
-        metric = known.get(key) or _unlabelled(key)
+        # a key no spec labels: named without its unit, a number in that unit, as "All result metrics" says it
+        metric = known.get(key) or Metric(key, Text(key_figure(key, None)[0] or key))
         if key == spec.headline and isinstance(metrics.get("throughput_unit"), str):
             # a job's headline is in the unit its log wrote: 'it/s, throughput the log printed (...)'
             metric = Metric(key, Text(spec.headline_label(unit=metrics["throughput_unit"])), metric.kind)
         if metrics.get(f"{key}_unreliable") is not None:
             bits.append(f"{metric.label.en} unreliable ({metrics[f'{key}_unreliable']})")
+        elif key not in known and is_number(metrics[key]):
+            bits.append(" ".join(key_figure(key, metrics[key])).strip())
         else:
             bits.append(labelled(metric, metrics[key]))
     return "RESULT: " + "; ".join(bits)

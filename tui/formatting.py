@@ -91,24 +91,30 @@ def nbytes(value: Any) -> str:
     return f"{size / 1024:.1f} TiB"
 
 
-def duration(seconds: Any) -> str:
+# a duration's units in each language the report speaks (Chinese: 毫秒, 秒, 分, 小时, 天, as zh-CN system tools write them)
+_DURATION_UNITS = {"en": ("ms", "s", "min", "h", "d"), "zh": ("毫秒", "秒", "分", "小时", "天")}
+
+
+def duration(seconds: Any, lang: str = "en") -> str:
     """'8.2 ms', '12 ms', '1.84 s', '45 s', '2 min 5 s', '1 h 2 min', '3 d 4 h': three significant digits in
     milliseconds below 1 s and in seconds below 2 min, then minutes and seconds below 1 h, hours and minutes
-    below a day, days and hours from there. Missing or negative -> N/A."""
+    below a day, days and hours from there. Missing or negative -> N/A. ``lang`` "zh": the same figures in
+    Chinese units ('2 分 5 秒', '57.9 秒')."""
     if not is_number(seconds) or seconds < 0:
         return NA
+    ms, s, mins, h, d = _DURATION_UNITS.get(lang, _DURATION_UNITS["en"])
     if seconds < 0.9995:  # what would round to 1000 ms reads 1 s
-        return f"{number(seconds * 1000, 3)} ms"
+        return f"{number(seconds * 1000, 3)} {ms}"
     if seconds < 119.5:
-        return f"{number(seconds, 3)} s"
+        return f"{number(seconds, 3)} {s}"
     whole = round(seconds)
     if whole < 3600:
-        return f"{whole // 60} min {whole % 60} s"
+        return f"{whole // 60} {mins} {whole % 60} {s}"
     minutes = round(seconds / 60)
     if minutes < 24 * 60:
-        return f"{minutes // 60} h {minutes % 60} min"
+        return f"{minutes // 60} {h} {minutes % 60} {mins}"
     hours = round(seconds / 3600)
-    return f"{hours // 24} d {hours % 24} h"
+    return f"{hours // 24} {d} {hours % 24} {h}"
 
 
 def _gmtime(t: Any) -> time.struct_time | None:

@@ -17,7 +17,7 @@ def test_a_generate_result_reads_as_the_report_labels_it():
     assert "time to first token 157 ms" in line and "share of read bandwidth achieved 32.9 %" in line
     assert "new tokens per run 48" in line and "model 124M" in line
     # unlabelled keys: named without their unit suffix, formatted by it; a tiny figure keeps its digits
-    assert "peak memory 3.0 GiB" in line and "achieved tflops 0.0004" in line
+    assert "peak memory 3.0 GiB" in line and "achieved 0.0004 TFLOP/s" in line
     assert "odd (out of range)" in line
     assert result_text("plugin", {"frames_per_s": 12.5, "wait_s": 2.5}) == "RESULT: 12.5 frames/s; wait 2.5 s"
     assert "=" not in line and "ttft_s" not in line and "tokens_per_s" not in line
@@ -67,3 +67,28 @@ def test_run_log_holds_the_result_in_the_same_words(tmp_path):
     run.close()
     log = (run.path / "run.log").read_text()
     assert result_text("generate", GENERATE) in log and "ttft_s=" not in log
+
+
+# keys no spec labels, one per ending the workloads use: each names its unit
+UNLABELLED = {"achieved_tflops": 0.0004, "achieved_tflops_per_device": 12.5, "device_read_gbps": 21.3,
+              "decode_bytes_per_step": 62672896, "model_flops_per_token": 2.5e8, "gflop_per_image": 2,
+              "mfu_pct": 41.5, "wait_s": 131.0, "host_fraction": 0.25, "tokens_per_s_median": 91.27,
+              "decode_tokens_per_s": 12.0, "scratch_bytes": 3 * 2**30, "ttft_ms_mean": 4.744,
+              "ttft_ms_p50_drift_pct": -4.5, "per_s": 1200}
+
+
+def test_a_metric_key_gets_the_same_unit_on_screen_in_run_log_and_in_the_report():
+    """The key-ending -> unit rule was written twice (figures and the report's "All result metrics") and they
+    disagreed: the log read 'achieved tflops 0.0004', the report '0.0004 TFLOP/s' (issue 23: one source per fact)."""
+    from tui.report.contents import _figure
+    from tui.report.i18n import Words
+
+    line = result_text("plugin", UNLABELLED)                      # run.log and `cardbench run`
+    screen = str(event_text(protocol.Result(metrics=UNLABELLED), "plugin"))   # the log pane
+    for key, value in UNLABELLED.items():
+        figure = _figure(key, value, Words("en"))                 # the report's "All result metrics" cell
+        assert figure in line and figure in screen, (key, figure, line)
+    assert "achieved 0.0004 TFLOP/s" in line and "device read 21.3 GB/s" in line and "2 GFLOP/image" in line
+    assert "decode per step 60 MiB" in line and "wait 2 min 11 s" in line and "host 25.0 %" in line
+    assert "median 91.27 tokens/s" in line and "mfu 41.5 %" in line and "ttft mean 4.744 ms" in line
+    assert "ttft ms p50 drift -4.5 %" in line and line.endswith("; 1,200 /s")   # a bare per_s: a rate, not 20 min

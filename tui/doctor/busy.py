@@ -7,6 +7,7 @@ from tui.doctor.checks import _check, _torch_devices
 from tui.doctor.facts import Facts
 from tui.formatting import NA, nbytes
 from tui.i18n import text
+from tui.i18n.voice import listed
 from tui.telemetry.sample import DeviceSample
 from workloads.spec import Text
 
@@ -36,8 +37,8 @@ def _reading(d: DeviceSample) -> Text:
     """'83 % utilisation, 30.0 GiB of 32.0 GiB in use; processes: ...', in English and Chinese."""
     util = f"{d.util_gpu_pct:.0f} %" if d.util_gpu_pct is not None else NA
     reading = text("doctor.busy.reading", util=util, used=nbytes(d.mem_used_bytes), total=nbytes(d.mem_total_bytes))
-    procs = ", ".join(f"{p.pid} {p.name or NA} ({nbytes(p.used_bytes)})" for p in d.processes or ())
-    return text("doctor.busy.processes", reading=reading, processes=procs) if procs else reading
+    procs = listed(f"{p.pid} {p.name or NA} ({nbytes(p.used_bytes)})" for p in d.processes or ())
+    return text("doctor.busy.processes", reading=reading, processes=procs) if d.processes else reading
 
 
 def check_busy(f: Facts) -> DoctorCheck:

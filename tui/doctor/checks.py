@@ -14,7 +14,8 @@ from typing import Callable
 from tui.doctor.check import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck
 from tui.doctor.facts import VISIBLE_DEVICE_VARS, Facts
 from tui.formatting import NA, duration, nbytes
-from tui.i18n import hint_zh, say, text
+from tui.i18n import hint_zh, joined, say, text
+from tui.i18n.voice import listed, quoted
 from tui.telemetry import vendors
 from workloads.hints import hint_for
 from workloads.probe_report import DeviceCheck, DeviceChecks, ProbeDevice
@@ -36,6 +37,11 @@ def _check(check_id: str, status: str, evidence: Text | str, hint: Text | str = 
     return DoctorCheck(TITLES[check_id], status, _en(evidence), _en(hint), id=check_id,
                        value=float(value) if value is not None else None, unit=unit if value is not None else None,
                        zh={k: v for k, v in words.items() if v})
+
+
+def _took(seconds: float | None) -> Text:
+    """A duration in each language's units ('1.84 s' / '1.84 秒')."""
+    return Text(duration(seconds), duration(seconds, "zh"))
 
 
 def _en(said: Text | str) -> str:
@@ -74,9 +80,9 @@ def _torch_devices(f: Facts) -> list[ProbeDevice]:
 def check_cli(f: Facts) -> DoctorCheck:
     cid = "cli.answers"
     if f.cli_name is None:
-        tried = ", ".join(vendors.names())
+        tried = listed(quoted(name) for name in vendors.names())   # tool names: code spans in Chinese
         if f.pci_vendors:
-            shown = ", ".join(f.pci_vendors)
+            shown = listed(f.pci_vendors)
             return _check(cid, WARN, text("doctor.cli.missing_on_bus", tried=tried, shown=shown),
                           text("hint.doctor.no_cli"))
         return _check(cid, SKIP, text("doctor.cli.missing", tried=tried))
@@ -86,7 +92,7 @@ def check_cli(f: Facts) -> DoctorCheck:
     first = next((line.strip() for line in f.cli_output.splitlines() if line.strip()), "")[:120]
     if f.cli_gpu_count is None:  # the CLI's own first line, quoted
         return _check(cid, PASS, Text(f"{f.cli_name} {first}".strip(), f"{f.cli_name} {first}".strip()))
-    said = text("doctor.cli.lists", cli=f.cli_name, n=f.cli_gpu_count, first=first)
+    said = text("doctor.cli.lists", cli=quoted(f.cli_name), n=f.cli_gpu_count, first=quoted(first) if first else "")
     return _check(cid, PASS, Text(said.en.strip(), said.zh.strip()), value=f.cli_gpu_count, unit="devices")
 
 
@@ -95,25 +101,26 @@ def check_nvml(f: Facts) -> DoctorCheck:
     if f.nvml_ok:
         seen = {"n": f.nvml_count, "driver": f.nvml_driver or NA}
         if f.nvml_errors:
-            errors = "; ".join(f.nvml_errors)
+            errors = listed((quoted(e) for e in f.nvml_errors), comma=False)
             return _check(cid, FAIL, text("doctor.nvml.loaded_errors", **seen, errors=errors), _hint(f.nvml_errors[0]),
                           f.nvml_count, "devices")
         return _check(cid, PASS, text("doctor.nvml.loaded", **seen), value=f.nvml_count, unit="devices")
-    error = f.nvml_error
+    error = quoted(f.nvml_error or NA)   # the library's own words
     if "NVIDIA" in f.pci_vendors:  # an NVIDIA card on the bus: its driver ships NVML, so a missing one is a fault
-        hint = _hint(error)
+        hint = _hint(f.nvml_error)
         if hint == hint_for("NVMLError_LibraryNotFound"):  # that hint excuses non-NVIDIA cards: not this one
             hint = text("hint.doctor.nvml_expected")
         return _check(cid, FAIL, text("doctor.nvml.missing_nvidia", error=error), hint)
     if f.cli_name in vendors.names(vendors.SMI_CSV):
         # a compatibility layer's nvidia-smi-like CLI need not come with an NVML-compatible library
         n = f.cli_gpu_count
-        listed = text("doctor.nvml.cli_lists", n=n) if n else text("doctor.nvml.cli_lists_none")
-        bus = ", ".join(sorted(set(f.pci_vendors)))
+        said = text("doctor.nvml.cli_lists", n=n) if n else text("doctor.nvml.cli_lists_none")
+        bus = listed(sorted(set(f.pci_vendors))) if f.pci_vendors else ""
         shows = text("doctor.bus.shows", bus=bus) if bus else text("doctor.bus.no_card")
-        return _check(cid, WARN, text("doctor.nvml.missing_compat", error=error, cli=f.cli_name, listed=listed, bus=shows),
+        return _check(cid, WARN, text("doctor.nvml.missing_compat", error=error, cli=quoted(f.cli_name), listed=said,
+                                      bus=shows),
                       text("hint.doctor.nvml_absent"))
-    others = ", ".join(sorted(set(f.pci_vendors)))
+    others = listed(sorted(set(f.pci_vendors))) if f.pci_vendors else ""
     shows = text("doctor.bus.shows", bus=others) if others else text("doctor.bus.no_accelerator")
     return _check(cid, SKIP, text("doctor.nvml.expected", error=error, bus=shows))
 
@@ -122,18 +129,17 @@ def check_pci(f: Facts) -> DoctorCheck:
     cid = "pci.accelerators"
     if not f.pci_vendors:
         # no value: an empty bus and a container without sysfs look the same from here
-        listed = _listed_elsewhere(f)
-        if listed:
+        elsewhere = _listed_elsewhere(f)
+        if elsewhere:
             # the cards exist (a tool lists them): the bus just cannot name their maker, so nothing passed here
-            who, n = listed
+            who, n = elsewhere
             return _check(cid, SKIP, text("doctor.pci.listed_elsewhere", who=who, n=n))
         return _check(cid, WARN, text("doctor.pci.none"), text("hint.doctor.no_accelerator"))
     counts: dict[str, int] = {}
     for v in f.pci_vendors:
         counts[v] = counts.get(v, 0) + 1
-    shown = {lang: say("report.comma", lang).join(say("doctor.pci.count", lang, n=n, vendor=v) for v, n in counts.items())
-             for lang in ("en", "zh")}
-    return _check(cid, PASS, Text(shown["en"], shown["zh"]), value=len(f.pci_vendors), unit="devices")
+    shown = listed(text("doctor.pci.count", n=n, vendor=v) for v, n in counts.items())
+    return _check(cid, PASS, shown, value=len(f.pci_vendors), unit="devices")
 
 
 def check_torch_import(f: Facts) -> DoctorCheck:
@@ -144,11 +150,11 @@ def check_torch_import(f: Facts) -> DoctorCheck:
     if p.torch_error:
         return _check(cid, FAIL, p.torch_error, _hint(p.torch_error, text("hint.doctor.install_torch")))
     built = [f"CUDA {p.cuda}" if p.cuda else "", f"ROCm/HIP {p.hip}" if p.hip else ""]
-    built_text = ", ".join(b for b in built if b)
+    built_text = listed(b for b in built if b) if any(built) else ""
     ext_text = "".join(f"; {k}: {v}" for k, v in p.extensions.items())
     broken = [v for v in p.extensions.values() if v != "loaded"]
     evidence = text("doctor.torch.imported", version=p.torch, built=built_text or text("doctor.torch.cpu_only"),
-                    seconds=duration(p.import_s), extensions=ext_text)
+                    seconds=_took(p.import_s), extensions=ext_text)
     if broken:
         return _check(cid, WARN, evidence, _hint(broken[0], text("hint.doctor.extension")), p.import_s, "s")
     return _check(cid, PASS, evidence, value=p.import_s, unit="s")
@@ -164,15 +170,14 @@ def check_torch_sees(f: Facts) -> DoctorCheck:
     seen = {"value": len(devices), "unit": "devices"}
     if devices:
         def names(lang: str) -> str:
-            return say("report.list_sep", lang).join(
-                say("doctor.torch.device", lang, label=d.label, name=d.name or NA, target=d.target or NA)
-                for d in devices)
+            return joined((say("doctor.torch.device", lang, label=d.label, name=d.name or NA, target=d.target or NA)
+                           for d in devices), lang)
         if elsewhere > len(devices) and not f.env.get("CUDA_VISIBLE_DEVICES"):
             return _check(cid, WARN, text("doctor.torch.devices_hidden", n=len(devices), names=names,
                                           elsewhere=elsewhere), text("hint.doctor.devices_hidden"), **seen)
         return _check(cid, PASS, text("doctor.torch.devices", n=len(devices), names=names), **seen)
     why = p.device_type_error()
-    why_said = text("doctor.torch.why", why=why) if why else ""
+    why_said = text("doctor.torch.why", why=quoted(why)) if why else ""   # torch's own words
     if elsewhere == 0:
         return _check(cid, SKIP, text("doctor.torch.no_accelerator", why=why_said), **seen)
     if not p.cuda and not p.hip and not p.extensions:
@@ -219,12 +224,11 @@ def check_arch(f: Facts) -> DoctorCheck:
         if not _arch_ok(d.target, archs):
             problems.append(text("doctor.arch.mismatch", label=d.label, target=d.target, archs=" ".join(archs)))
     if problems:
-        said = {lang: say("report.list_sep", lang).join(p(lang) for p in problems) for lang in ("en", "zh")}
-        return _check(cid, FAIL, Text(said["en"], said["zh"]), _hint("no kernel image is available"))
+        return _check(cid, FAIL, listed(problems, comma=False), _hint("no kernel image is available"))
     if not seen:
         return _check(cid, SKIP, text("doctor.arch.unreported"))
     archs_text = "; ".join(f"{k}: {' '.join(v)}" for k, v in f.probe.arch_list.items() if isinstance(v, list))
-    return _check(cid, PASS, text("doctor.arch.covered", seen=", ".join(seen), archs=archs_text))
+    return _check(cid, PASS, text("doctor.arch.covered", seen=listed(seen), archs=archs_text))
 
 
 def _device_check(f: Facts, cid: str, pick: Callable[[DeviceChecks], DeviceCheck | None],
@@ -249,11 +253,11 @@ def _device_check(f: Facts, cid: str, pick: Callable[[DeviceChecks], DeviceCheck
 
 
 def check_init(f: Facts) -> DoctorCheck:
-    import_s = duration(f.probe.import_s if f.probe is not None else None)
+    import_s = _took(f.probe.import_s if f.probe is not None else None)
     check, entry = _device_check(
         f, "device.init", lambda c: c.init,
-        lambda e: text("doctor.init.seconds", seconds=duration(e.seconds), import_s=import_s,
-                       bound=duration(INIT_WARN_S)))
+        lambda e: text("doctor.init.seconds", seconds=_took(e.seconds), import_s=import_s,
+                       bound=_took(INIT_WARN_S)))
     if check.status != PASS or entry is None or entry.seconds is None:
         return check  # a failed start's seconds are the time to the error, not an initialisation time
     slow = entry.seconds > INIT_WARN_S
@@ -284,7 +288,7 @@ def check_tensorflow(f: Facts) -> DoctorCheck:
         return _check(cid, SKIP, text("doctor.tensorflow.absent"))
     if f.tf is None or f.tf.tensorflow_error:
         err = (f.tf.tensorflow_error if f.tf is not None else None) or f.tf_error or "no answer"
-        return _check(cid, WARN, text("doctor.tensorflow.broken", error=err), _hint(err))
+        return _check(cid, WARN, text("doctor.tensorflow.broken", error=quoted(err)), _hint(err))
     gpus = f.tf.tensorflow_gpus
     seen = {"value": len(gpus), "unit": "devices"}
     version = f.tf.tensorflow

@@ -92,10 +92,10 @@ WORDS: dict[str, tuple[str, str]] = {
     "doctor.busy.reading": ("{util} utilisation, {used} of {total} in use", "利用率 {util}，已用显存 {used} / {total}"),
     "doctor.busy.processes": ("{reading}; processes: {processes}", "{reading}；进程：{processes}"),
     "doctor.busy.no_torch": ("torch sees no card: --device auto runs on the CPU{busy}",
-                             "torch 看不到卡：--device auto 会在 CPU 上运行{busy}"),
+                             "torch 看不到卡：`--device auto` 会在 CPU 上运行{busy}"),
     "doctor.busy.already": (" (GPU{index} is already busy: {reading})", "（GPU{index} 已被占用：{reading}）"),
     "doctor.busy.no_reading": ("no utilisation or memory reading for the card --device auto picks",
-                               "--device auto 将选用的卡没有利用率或显存读数"),
+                               "`--device auto` 将选用的卡没有利用率或显存读数"),
     "doctor.busy.bound": ("busy from {util} % utilisation or {memory} of its memory",
                           "利用率达 {util} % 或显存占用达 {memory} 即视为繁忙"),
     "doctor.busy.idle": ("{label}: {reading} ({bound})", "{label}：{reading}（{bound}）"),
@@ -117,7 +117,7 @@ WORDS: dict[str, tuple[str, str]] = {
                                   "设备计算结果错误：请报告给平台"),
     "hint.doctor.slow_init": ("slow driver start: enable persistence mode (`nvidia-smi -pm 1`) or set "
                               "CUDA_MODULE_LOADING=LAZY",
-                              "驱动启动缓慢：开启持久模式（`nvidia-smi -pm 1`）或设置 CUDA_MODULE_LOADING=LAZY"),
+                              "驱动启动缓慢：开启持久模式（`nvidia-smi -pm 1`）或设置 `CUDA_MODULE_LOADING=LAZY`"),
     "hint.doctor.tensorflow": ("this TensorFlow is a CPU build or does not match the driver: use the image's TensorFlow",
                                "该 TensorFlow 是 CPU 构建或与驱动不匹配：使用镜像自带的 TensorFlow"),
     "hint.doctor.disk": ("free space, or run from a larger volume: data sets, checkpoints and the report need several GiB",
@@ -133,5 +133,5 @@ WORDS: dict[str, tuple[str, str]] = {
     "hint.doctor.busy": ("another process (or a run already going) is using this card, so a run on it shares the card "
                          "and reports lower figures: stop that process, or pick another card with --device{other}",
                          "有其他进程（或已在进行的运行）在使用这块卡，在其上运行会共享该卡并得到偏低的结果："
-                         "停止那个进程，或用 --device 选择另一块卡{other}"),
+                         "停止那个进程，或用 `--device` 选择另一块卡{other}"),
 }

@@ -121,6 +121,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.files_intro": ("Check them with `sha256sum -c SHA256SUMS` in this directory.",
                     "在本目录执行 `sha256sum -c SHA256SUMS` 校验。"),
     "report.steps_fmt": ("{n} steps", "{n} 步"),
+    "report.steps_fmt_one": ("{n} step", "{n} 步"),
     # export-level notes (see `note`): what the suite chose, what was skipped, what could not be drawn
     "report.note_suite_accelerator": ("Suite: {suite}, run headless (`cardbench --export-report`); accelerator.",
                                "测试套件：`{suite}`，无界面运行（`cardbench --export-report`）；使用加速卡。"),
@@ -152,6 +153,8 @@ WORDS: dict[str, tuple[str, str]] = {
                          "{why}；截图是相同设备和运行的纯文本渲染。"),
     "report.step_stats": ("median {median}, mean {mean}, p90 {p90} {unit} ({steps}, {skipped} warm-up left out)",
                    "中位数 {median}，均值 {mean}，p90 {p90} {unit}（{steps}，前 {skipped} 步为预热未计入）"),
+    "report.step_stats_none": ("median {median}, mean {mean}, p90 {p90} {unit} ({steps}, no warm-up step left out)",
+                               "中位数 {median}，均值 {mean}，p90 {p90} {unit}（{steps}，没有剔除预热步）"),
     "report.doctor_at_export": ("The doctor ran at export time.", "体检在导出时运行。"),
     "report.doctor_failed": ("The doctor could not run: {why}", "体检未能运行：{why}"),
     "report.doctor_from_run": ("The doctor's checks are those recorded with run {run}.", "体检结果取自运行 `{run}` 的记录。"),
@@ -166,6 +169,8 @@ WORDS: dict[str, tuple[str, str]] = {
                               "中位数 {median}（均值 {mean}，p90 {p90}）"),
     "report.median_of_steps": ("median of {n} steps {median} (mean {mean}, p90 {p90}; first {skipped} left out as warm-up)",
                         "{n} 步中位数 {median}（均值 {mean}，p90 {p90}；前 {skipped} 步为预热未计入）"),
+    "report.median_of_steps_one": ("{n} step only: {median} (first {skipped} left out as warm-up)",
+                                   "仅 {n} 步：{median}（前 {skipped} 步为预热未计入）"),
     "report.bw_bound": ("{fraction} of the device's read bandwidth ({read} GB/s); bound {bound} {unit}",
                  "达到设备读带宽（{read} GB/s）的 {fraction}；上限 {bound} {unit}"),
     "report.bw_unreliable": ("bound unreliable: decoding read {achieved} GB/s, more than the {read} GB/s measured as the "

@@ -4,14 +4,18 @@
     w("title")            -> the catalogue's ``compare.title`` in Chinese
     w.quote("H100 SXM")   -> '`H100 SXM`': what cardbench only quotes is a code span in Chinese, as written in English
     w.join(["a", "b"])    -> 'a；b'
+    w.counted("steps_fmt", 1)  -> '1 step' (the ``_one`` form), w.duration(131) -> '2 min 11 s' / '2 分 11 秒'
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable
 
-from tui.i18n import joined, say, say_or
+from tui.formatting import duration
+from tui.i18n import CATALOGUE, joined, say, say_or
 from tui.report.document import code
+from workloads.spec import Text
 
 
 class Voice:
@@ -42,3 +46,35 @@ class Voice:
 
     def join(self, items: Iterable[str], comma: bool = False) -> str:
         return joined(items, self.lang, comma)
+
+    def counted(self, key: str, n: Any, **values: Any) -> str:
+        """``key`` for a count ``n``: its ``<key>_one`` form when n is 1 and the catalogue has one ('1 step',
+        not '1 steps'), as gettext's ngettext picks a plural form."""
+        one = f"{key}_one"
+        return self(one if n == 1 and self.area + one in CATALOGUE else key, n=n, **values)
+
+    def duration(self, seconds: Any) -> str:
+        """A duration in this language's units: '2 min 11 s' / '2 分 11 秒'."""
+        return duration(seconds, self.lang)
+
+
+@dataclass(frozen=True)
+class _Quoted:
+    text: str
+
+    def __call__(self, lang: str = "en") -> str:
+        return Voice(lang).quote(self.text)
+
+
+def quoted(text: Any) -> _Quoted:
+    """A value of a sentence that is not cardbench's words (an exception's text, a tool's output, a command): as
+    it was written, and in a code span in Chinese so that the reader sees it is quoted (the report's notes, the
+    doctor's evidence)."""
+    return _Quoted(str(text))
+
+
+def listed(items: Iterable[Any], comma: bool = True) -> Text:
+    """Items in a sentence of either language, joined as each language joins them ('nvidia-smi, ixsmi' /
+    '`nvidia-smi`，`ixsmi`' for ``quoted`` items): a callable item (``quoted(...)``, a `Text`) said in each."""
+    items = list(items)
+    return Text(*(joined((i(lang) if callable(i) else str(i) for i in items), lang, comma) for lang in ("en", "zh")))

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import shlex
 from typing import Any
 
 from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
-from tui.figures import metric_text
-from tui.formatting import NA, duration, is_number, nbytes, number, percent, rate, utc
+from tui.figures import key_figure, metric_text
+from tui.formatting import NA, is_number, nbytes, number, percent, utc
 from tui.report.charts import caption
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
 from tui.report.envinfo import EnvInfo
@@ -43,7 +41,7 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     # the token form defines the headline (runs) and the steps (windows) apart; the plain one says they are one
     if tp.median is not None and (key == "median_of_token_steps" or _is_the_headline(s, tp.median)):
         runs, warmup = m.get("repeat"), (s.config or {}).get("warmup")
-        parts.append(w(key, n=tp.n, median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
+        parts.append(w.counted(key, tp.n, median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
                        skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
                        warmup=warmup if isinstance(warmup, int) else NA))
     if m.get("bandwidth_fraction") is not None:
@@ -140,7 +138,7 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
         [w("torch_build"), f"{told('CUDA used to build PyTorch')} / {told('ROCM used to build PyTorch')}"],
         [w("cuda_runtime"), told("CUDA runtime version")],
         ["cuDNN", told("cuDNN version")],
-        [w("cuda_init"), w("cuda_init_value", duration=duration(env.cuda_init.get("seconds")),
+        [w("cuda_init"), w("cuda_init_value", duration=w.duration(env.cuda_init.get("seconds")),
                            evidence=_init_evidence(env, w) or NA)],
         [w("os"), told("OS", env.platform)],
         ["CPU", _cpu(f, host, w)],
@@ -206,7 +204,7 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     bound = metric.key == f"bound_{registry.spec_for(s.workload).headline}"
     if bound and _unreliable(s.metrics, "bandwidth_fraction"):
         return f"{number(value)}{w('comma')}{w('unreliable')}"
-    said = metric_text(metric, value)   # by its kind, as run.log, the log pane and `cardbench run` say it
+    said = metric_text(metric, value, w.lang)   # by its kind, as run.log, the log pane and `cardbench run` say it
     if metric.key == registry.spec_for(s.workload).verdict and isinstance(value, str):
         return w.check_status(value)   # PASS / WARN / FAIL: the doctor's verdict words
     return w.quote(said) if w.zh and metric.kind == "text" and isinstance(value, str) else said
@@ -238,15 +236,15 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         blocks.append(Heading(3, w("run_named", title=w.title(s.workload), run=w.quote(s.run_id))))
         blocks.append(Para(w("command", command=_command(s))))
         blocks.append(Para(w("run_dir", run=s.run_id, status=w.status(s.status), device=w.device(s.device) or NA,
-                             duration=duration(s.duration_s))))
+                             duration=w.duration(s.duration_s))))
         listed = (*registry.spec_for(s.workload).metrics, *_ALWAYS)
         rows = [[w.metric(m.key, s.workload), _metric_value(m, s, w)] for m in listed
                 if (m.key in s.metrics or m.key in ("precision", "batch_size")) and m.key not in _MEMORY]
         tp = s.throughput
         if tp.median is not None:
             rows.append([w.metric("step_throughput"),
-                         w("step_stats", median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
-                           unit=tp.unit or "", steps=w("steps_fmt", n=tp.n), skipped=tp.skipped)])
+                         w("step_stats_none" if tp.skipped == 0 else "step_stats", median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
+                           unit=tp.unit or "", steps=w.counted("steps_fmt", tp.n), skipped=tp.skipped)])
         if s.first_loss is not None or s.last_loss is not None:
             rows.append([w.metric("loss"), f"{number(s.first_loss)} -> {number(s.last_loss)}"])
         rows.append(_memory_row(s, w))
@@ -275,14 +273,6 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
     return blocks
 
 
-# a result's key names its unit (the workloads' one convention): `<noun>_per_s` a rate of that noun wherever it
-# stands (`images_per_s_min`), else by its ending; the value is shown in it
-_PER_S = re.compile(r"([a-z]+)_per_s(?:_|$)")
-_UNIT_ENDINGS = (("_bytes", "bytes"), ("_bytes_per_step", "bytes"), ("_gbps", "GB/s"), ("_tflops", "TFLOP/s"),
-                 ("_tflops_per_device", "TFLOP/s"), ("flops_per_token", "FLOP/token"),
-                 ("gflop_per_image", "GFLOP/image"), ("fraction", "fraction"), ("_pct", "%"), ("_s", "seconds"))
-
-
 def _other_metrics(s: WorkloadSummary, shown: set[str], w: Words) -> list[list[str]]:
     """Every result figure the table above does not show, labelled (the spec's label, else its key as written) and
     in its unit; N/A for a missing one, never a bare None or a 16-digit float."""
@@ -306,17 +296,7 @@ def _figure(key: str, value: Any, w: Words) -> str:
         return w.join((_figure(key, v, w) for v in value), comma=True) or w("none")
     if not is_number(value):
         return w.quote(value) if w.zh else str(value)   # the workload's own words
-    per_s = _PER_S.search(key)
-    if per_s:
-        return rate(value, f"{per_s.group(1)}/s")
-    unit = next((u for end, u in _UNIT_ENDINGS if key.endswith(end)), None)
-    if unit == "bytes":
-        return nbytes(value)
-    if unit == "seconds":
-        return duration(value)
-    if unit == "fraction":
-        return percent(value)
-    return f"{number(value)} {unit}".rstrip() if unit else number(value)
+    return key_figure(key, value, w.lang)[1]   # in the unit its key names, as run.log and the log pane say it
 
 
 def _said(word: Any, lang: str) -> str:

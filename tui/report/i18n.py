@@ -7,12 +7,11 @@ device's name, English that no table here translates) is in a code span, so a re
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from tui.doctor.check import TITLES
 from tui.i18n import CATALOGUE, doctor_pointer, hint_zh, say
-from tui.i18n.voice import Voice
+from tui.i18n.voice import Voice, quoted  # noqa: F401  (quoted: the notes of the headless export take it from here)
 from workloads import registry
 
 _TITLE_IDS = {title: check_id for check_id, title in TITLES.items()}  # a doctor.json row from before ids
@@ -42,20 +41,6 @@ def note(key: str, **values: Any) -> Note:
     if _AREA + key not in CATALOGUE:
         raise KeyError(f"no report sentence {key!r}")
     return Note(key, values)
-
-
-@dataclass(frozen=True)
-class _Quoted:
-    text: str
-
-    def __call__(self, lang: str = "en") -> str:
-        return Voice(lang).quote(self.text)
-
-
-def quoted(text: Any) -> _Quoted:
-    """A value of a note that is not cardbench's words (an exception's text, a tool's output): as it was
-    written, and in a code span in Chinese so that the reader sees it is quoted."""
-    return _Quoted(str(text))
 
 
 _CPU_DEVICE = re.compile(r"cpu \((?P<arch>[^,()]*), (?P<threads>\d+) threads\)")

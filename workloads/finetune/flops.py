@@ -59,10 +59,10 @@ def per_token(config: LlamaConfig, seq_len: int, mode: str, trainable: int = 0) 
     if mode == "lora":
         total = 4 * n + 2 * trainable + attention
         formula = (f"4N + 2N_trainable + 12·L·H·Q·T = 4·{n:,} + 2·{trainable:,} + 12·{L}·{H}·{Q}·{T} "
-                   f"= {total:.4g} FLOPs/token (PaLM appendix B; LoRA: weight gradients of the adapters only)")
+                   f"= {total:,} FLOP/token (PaLM appendix B; LoRA: weight gradients of the adapters only)")
     else:
         total = 6 * n + attention
-        formula = f"6N + 12·L·H·Q·T = 6·{n:,} + 12·{L}·{H}·{Q}·{T} = {total:.4g} FLOPs/token (PaLM appendix B)"
+        formula = f"6N + 12·L·H·Q·T = 6·{n:,} + 12·{L}·{H}·{Q}·{T} = {total:,} FLOP/token (PaLM appendix B)"
     return Flops(float(total), formula)
 
 

@@ -48,7 +48,11 @@ SPEC = WorkloadSpec(
         Metric("mfu", Text("MFU (model FLOPs / rated peak)", "MFU（模型 FLOPs / 标称峰值）"), "fraction"),
         Metric("mfu_formula", Text("model FLOPs per token", "每 token 模型 FLOPs"), "text"),
         Metric("rated_tflops", Text("rated peak per device (TFLOP/s)", "每设备标称峰值（TFLOP/s）")),
-        Metric("peak_memory_bytes", Text("peak memory", "峰值显存"), "bytes"),
+        # workloads.child.device.peak_memory: on a device torch's max_memory_allocated (the caching allocator's reserve
+        # and the context are not in it), on the CPU the process's peak RSS; run.log's line says this label on both
+        # (the report's row on the CPU says the RSS one: tui.report.contents._memory_row)
+        Metric("peak_memory_bytes", Text("peak memory (on a device: allocated by torch; on the CPU: RSS)",
+                                         "峰值内存（设备上：torch 已分配的显存；CPU 上：进程 RSS）"), "bytes"),
         Metric("fit_estimate_bytes", Text("memory estimate of a step", "单步显存估算"), "bytes"),
         Metric("data_wait_fraction", Text("share of step time loading data", "加载数据时间占比"), "fraction"),
         Metric("trainable_parameters", Text("trainable parameters", "可训练参数")),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from workloads.llm.against import read_against
 from workloads.llm.presets import PRESETS
 from workloads.spec import SWITCH, Metric, Param, SuiteArgs, Text, WorkloadSpec
 
@@ -92,5 +93,6 @@ SPEC = WorkloadSpec(
     cost_basis="tokens",
     planned_steps=planned_steps,
     report_table=report_table,
+    read_against=read_against,
     short="Inference",  # its title's first word would be "LLM", like the fine-tuning workload's
 )

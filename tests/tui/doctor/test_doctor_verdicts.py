@@ -136,3 +136,25 @@ def test_totals_name_every_status_in_order():
     statuses = [c.status for c in checks]
     assert doctor.totals(checks) == ", ".join(f"{statuses.count(s)} {s}" for s in (PASS, WARN, FAIL, SKIP))
     assert doctor.totals([{"status": "PASS"}, {"status": "fail"}]) == "1 PASS, 0 WARN, 1 FAIL, 0 SKIP"
+
+
+def test_the_chinese_evidence_quotes_what_it_did_not_write_and_joins_lists_in_chinese():
+    """A reviewer read '未能加载（NVMLError_LibraryNotFound: ...）' and 'PATH 中没有管理工具（nvidia-smi, ixsmi）':
+    English tool words unquoted in a Chinese sentence, joined by an English comma. The report quotes them (a code
+    span) and joins with '，'; the doctor's evidence now does too, and its English reads as before."""
+    from tui.telemetry import vendors
+
+    c = by_id(checks_from(SCENARIOS["nvidia without nvml"]))
+    assert f"（`{NOT_FOUND}`）" in c["nvml.loads"].zh["evidence"]
+    assert f"not loaded ({NOT_FOUND})" in c["nvml.loads"].evidence
+    assert "`GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-0)`" in c["cli.answers"].zh["evidence"]
+    nothing = by_id(checks_from(SCENARIOS["no cli, nothing"]))
+    tools = vendors.names()
+    assert len(tools) > 1
+    assert f"（{'，'.join(f'`{t}`' for t in tools)}）" in nothing["cli.answers"].zh["evidence"]
+    assert f"({', '.join(tools)})" in nothing["cli.answers"].evidence
+    two = by_id(checks_from(healthy(pci_vendors=["NVIDIA", "NVIDIA", "AMD"])))["pci.accelerators"]
+    assert two.zh["evidence"] == "2 块 NVIDIA，1 块 AMD" and two.evidence == "2x NVIDIA, 1x AMD"
+    # durations in each language's units
+    init = by_id(checks_from(healthy()))["device.init"]
+    assert " s " in init.evidence + " " and "秒" in init.zh["evidence"] and " s " not in init.zh["evidence"] + " "

@@ -75,7 +75,7 @@ def test_a_report_in_chinese_has_no_english_of_cardbench_s_own(zh_bundle):
     assert "建议：此 PyTorch 与驱动不匹配" in headline  # the hint in Chinese, not quoted English
     # the doctor's own Chinese reaches the table (envinfo.normalize_checks keeps a check's zh)
     assert "| 警告 | CUDA 初始化时间 | 首个张量上设备用时 24.1 s（导入 torch 2.1 s；上限 20 s） | 开启持久模式 |" in md
-    assert "CUDA 初始化 | 24.1 s（首个张量上设备用时 24.1 s" in md
+    assert "CUDA 初始化 | 24.1 秒（首个张量上设备用时 24.1 s" in md
     # what it translated is there, in Chinese
     for said in ("跳过", "失败", "成功", "CPU（`x86_64`，2 线程）", "混合精度/算子回退", "测试套件：`quick`",
                  "GPT-2 token 生成未运行", "没有加速卡，因此只计时一次", "设备内存不足：减小 `--batch-size`",
