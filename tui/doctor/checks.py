@@ -91,7 +91,8 @@ def check_cli(f: Facts) -> DoctorCheck:
                       _hint(f.cli_error, text("hint.doctor.driver_silent")))
     first = next((line.strip() for line in f.cli_output.splitlines() if line.strip()), "")[:120]
     if f.cli_gpu_count is None:  # the CLI's own first line, quoted
-        return _check(cid, PASS, Text(f"{f.cli_name} {first}".strip(), f"{f.cli_name} {first}".strip()))
+        said = f"{f.cli_name} {first}".strip()
+        return _check(cid, PASS, Text(said, quoted(said)("zh")))
     said = text("doctor.cli.lists", cli=quoted(f.cli_name), n=f.cli_gpu_count, first=quoted(first) if first else "")
     return _check(cid, PASS, Text(said.en.strip(), said.zh.strip()), value=f.cli_gpu_count, unit="devices")
 
@@ -303,10 +304,10 @@ def check_tensorflow(f: Facts) -> DoctorCheck:
 def check_disk(f: Facts) -> DoctorCheck:
     cid = "disk.free"
     if f.disk_free_bytes is None:
-        return _check(cid, WARN, text("doctor.disk.unreadable", path=f.disk_path))
+        return _check(cid, WARN, text("doctor.disk.unreadable", path=quoted(f.disk_path)))
     gib = f.disk_free_bytes / 2**30
     free, total = nbytes(f.disk_free_bytes), nbytes(f.disk_total_bytes)
-    evidence = text("doctor.disk.free", free=free, total=total, path=f.disk_path, warn=f"{DISK_WARN_GIB:g}",
+    evidence = text("doctor.disk.free", free=free, total=total, path=quoted(f.disk_path), warn=f"{DISK_WARN_GIB:g}",
                     fail=f"{DISK_FAIL_GIB:g}")
     status = FAIL if gib < DISK_FAIL_GIB else WARN if gib < DISK_WARN_GIB else PASS
     return _check(cid, status, evidence, text("hint.doctor.disk") if status != PASS else "", round(gib, 2), "GiB")

@@ -155,6 +155,8 @@ def test_the_chinese_evidence_quotes_what_it_did_not_write_and_joins_lists_in_ch
     assert f"({', '.join(tools)})" in nothing["cli.answers"].evidence
     two = by_id(checks_from(healthy(pci_vendors=["NVIDIA", "NVIDIA", "AMD"])))["pci.accelerators"]
     assert two.zh["evidence"] == "2 块 NVIDIA，1 块 AMD" and two.evidence == "2x NVIDIA, 1x AMD"
+    disk = by_id(checks_from(healthy(disk_path="/data")))["disk.free"]
+    assert disk.zh["evidence"].startswith("`/data` 可用") and " at /data (" in disk.evidence   # a path: quoted
     # durations in each language's units
     init = by_id(checks_from(healthy()))["device.init"]
     assert " s " in init.evidence + " " and "秒" in init.zh["evidence"] and " s " not in init.zh["evidence"] + " "
