@@ -73,9 +73,9 @@ def stability(data: ReportData, w: Words) -> list[Block]:
     elif not x.events:
         blocks.append(Para(w("xid_none", note=note)))
     else:
-        counts = ("，" if w.zh else ", ").join(
-            w("xid_count", code=code, n=n, meaning=MEANING[code](w.lang) if code in MEANING else w("xid_unknown"))
-            for code, n in sorted(x.counts.items()))
+        counts = w.join((w("xid_count", code=code, n=n,
+                             meaning=MEANING[code](w.lang) if code in MEANING else w("xid_unknown"))
+                           for code, n in sorted(x.counts.items())), comma=True)
         blocks.append(Para(w("xid_some", note=note, counts=counts)))
         blocks.append(Code("\n".join(line for _c, line in x.events[-20:])))
     return blocks
@@ -111,6 +111,6 @@ def cost_section(data: ReportData, w: Words) -> list[Block]:
             rows.append([title, rate(c.get("tokens_per_s_priced"), "tokens/s"), w("cost_mtok"),
                          money(c.get("cost_per_million_tokens"))])
         if c.get("cost_of_run") is not None:
-            rows.append([title, duration(s.duration_s), w("cost_run"), money(c.get("cost_of_run"))])
+            rows.append([title, duration(s.duration_s, w.lang), w("cost_run"), money(c.get("cost_of_run"))])
     blocks.append(Table([w("workload"), w("rate"), "", w("cost")], rows))
     return blocks

@@ -91,3 +91,11 @@ def test_export_takes_several_runs_after_one_run_option(tmp_path, capsys, text_s
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
     assert any(a.name in n for n in names) and any(b.name in n for n in names)
+
+
+def test_the_chinese_cost_table_gives_a_run_s_length_in_chinese_units(tmp_path):
+    md = _report(tmp_path, price_per_hour=6.5, currency="CNY", price_from="option", lang="zh")
+    cost = md.split("## 成本", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in cost.splitlines() if line.startswith("|") and "CNY" in line]
+    assert rows and any(re.search(r"\d \u79d2", row) for row in rows), cost   # '… 秒', not '… s'
+    assert not any(re.search(r"\d s \|", row) for row in rows), cost
