@@ -116,7 +116,9 @@ def test_the_faster_product_split_is_kept(slow, chosen, monkeypatch):
     real = getattr(torch, slow)
 
     def delayed(*args, **kwargs):  # as if that way of multiplying waited for a busy core
-        time.sleep(0.01)  # well above a loaded host's scheduling noise
+        # ~8 such products a step: 320 ms a step against the other way's ~0.4 ms. 10 ms was not enough: with a
+        # pytest-xdist neighbour on the other core at load 16, the split way's cross-core waits passed 80 ms a step
+        time.sleep(0.04)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(torch, slow, delayed)
