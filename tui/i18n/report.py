@@ -82,6 +82,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.ecc": ("ECC corrected / uncorrected (first -> last)", "ECC 可纠正 / 不可纠正（首 -> 末）"),
     "report.pages": ("retired pages / remapped rows", "退役页 / 重映射行"),
     "report.none_seen": ("none", "无"),
+    "report.of_total": ("{used} of {total}", "{used}（共 {total}）"),
     "report.bus": ("{name} (bus {bus})", "{name}（总线 {bus}）"),
     "report.not_reported": ("not reported by the device", "设备未报告"),
     "report.no_device_telemetry": ("No accelerator telemetry was recorded (no device, or no source could read it). "

@@ -214,7 +214,10 @@ def stability(records: Sequence[RunRecord]) -> list[DeviceStability]:
 
 
 def host_peaks(records: Sequence[RunRecord]) -> dict[str, float | None]:
-    """The host's peak CPU use and memory over every run's samples (None: never read)."""
+    """The host's peak CPU use and memory over every run's samples, and the memory it had (the largest total read,
+    the bound the peak is read against; None: never read)."""
     cpu = [v for r in records for v in _finite_values(r.telemetry.host["cpu_pct"])]
     mem = [v for r in records for v in r.telemetry.host["mem_used_bytes"] if v != MISSING]
-    return {"peak_cpu_pct": max(cpu) if cpu else None, "peak_mem_used_bytes": max(mem) if mem else None}
+    total = [v for r in records for v in r.telemetry.host["mem_total_bytes"] if v != MISSING and v > 0]
+    return {"peak_cpu_pct": max(cpu) if cpu else None, "peak_mem_used_bytes": max(mem) if mem else None,
+            "mem_total_bytes": max(total) if total else None}

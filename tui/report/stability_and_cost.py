@@ -65,7 +65,11 @@ def stability(data: ReportData, w: Words) -> list[Block]:
         listed = listed_in(data.env.devices).at_least(doctor_count(data.env.doctor)).count
         key = "cpu_run_telemetry" if listed and any(is_cpu(s.device) for s in data.summaries) else \
             "no_device_telemetry"
-        blocks.append(Para(w(key, cpu=cpu, mem=nbytes(peaks.get("peak_mem_used_bytes")))))
+        mem, total = peaks.get("peak_mem_used_bytes"), peaks.get("mem_total_bytes")
+        # the peak beside the memory the host had: "6.7 GiB" alone says nothing of how close it came
+        mem_text = w("of_total", used=nbytes(mem), total=nbytes(total)) if is_number(mem) and is_number(total) \
+            else nbytes(mem)
+        blocks.append(Para(w(key, cpu=cpu, mem=mem_text)))
     x = data.xid
     note = w.text(x.note)
     if not x.readable:

@@ -157,7 +157,8 @@ def test_the_report_builders_survive_a_record_no_loader_checked(tmp_path):
     assert len(record.telemetry) == 0
     assert device_telemetry.telemetry_csv([record]) == ",".join(device_telemetry.TELEMETRY_COLUMNS) + "\n"
     assert device_telemetry.stability([record]) == []
-    assert device_telemetry.host_peaks([record]) == {"peak_cpu_pct": None, "peak_mem_used_bytes": None}
+    assert device_telemetry.host_peaks([record]) == {"peak_cpu_pct": None, "peak_mem_used_bytes": None,
+                                                     "mem_total_bytes": None}
     s = summary.summarize(record)
     assert s.args == [] and s.started == T0 and s.headline == 10.0 and s.batch_size is None
     assert cost(s, 2.0)["run_epoch_s"] is None

@@ -44,6 +44,8 @@ def test_host_peaks_say_they_are_the_whole_host_s(tmp_path):
     stability = md.split("## Stability", 1)[1].split("\n## ", 1)[0]
     assert "The whole host, all processes, at its peak: CPU" in stability and "memory in use" in stability
     assert "Host peaks" not in stability
+    # the peak beside the memory the host had
+    assert re.search(r"memory in use [\d.]+ [KMGT]iB of [\d.]+ [KMGT]iB\.", stability), stability
 
 
 def test_the_gpt2_row_defines_its_headline_once(tmp_path):
