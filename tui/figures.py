@@ -82,9 +82,11 @@ def _in_range(value: Any) -> str:
 
 def labelled(metric: Metric, value: Any, lang: str = "en") -> str:
     """'157 ms time to first token' reads worse than 'time to first token 157 ms'; a rate leads with its value,
-    as does a figure whose label starts with its unit ('15.43 tokens/s per sequence (...)', '-0.8 % worst drift')."""
+    as does a figure whose label starts with its unit ('15.43 tokens/s per sequence (...)', '-0.8 % worst drift',
+    '21 ms time to first token (TTFT), p50')."""
     text = metric_text(metric, value)
-    if (metric.kind == "rate" or metric.label(lang).startswith("%")) and text not in (NA, "(out of range)"):
+    # a label that starts with its unit ('% worst drift', 'ms time to first token (TTFT), p50') follows its value
+    if (metric.kind == "rate" or metric.label(lang).startswith(("%", "ms "))) and text not in (NA, "(out of range)"):
         return f"{text} {metric.label(lang)}"
     return f"{metric.label(lang)} {text}"
 

@@ -92,3 +92,11 @@ def test_a_metric_key_gets_the_same_unit_on_screen_in_run_log_and_in_the_report(
     assert "decode per step 60 MiB" in line and "wait 2 min 11 s" in line and "host 25.0 %" in line
     assert "median 91.27 tokens/s" in line and "mfu 41.5 %" in line and "ttft mean 4.744 ms" in line
     assert "ttft ms p50 drift -4.5 %" in line and line.endswith("; 1,200 /s")   # a bare per_s: a rate, not 20 min
+
+
+def test_a_label_that_starts_with_its_unit_follows_its_value():
+    """serve's 'ms time to first token (TTFT), p50' read 'ms time to first token (TTFT), p50 20.96' in RESULT."""
+    line = result_text("serve", {"output_tokens_per_s": 91484.1, "ttft_ms_p50": 20.96, "tpot_ms_p99": 0.3044})
+    assert "20.96 ms time to first token (TTFT), p50" in line
+    assert "0.3044 ms per output token after the first (TPOT), p99" in line
+    assert "p50 20.96" not in line
