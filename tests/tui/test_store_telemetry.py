@@ -266,6 +266,11 @@ def test_a_long_run_read_on_both_cores_is_the_run_read_in_order(tmp_path, monkey
     from workloads.rundir.read import Unreadable, read_buffers_all
 
     live = _rotated_run(tmp_path)
+    # where the user stands: a run given by a relative path, and a folder named tui the child must not import
+    (tmp_path / "tui").mkdir()
+    (tmp_path / "tui" / "__init__.py").write_text("raise ImportError('not cardbench')\n")
+    monkeypatch.chdir(tmp_path)
+    live = Path(live.name)
     if child == "fails":
         monkeypatch.setattr(telemetry_read.sys, "executable", "/bin/false")
     answers = []

@@ -56,11 +56,13 @@ def read_telemetry_run(path: Path, problems: list[str], split_from: int = SPLIT_
 
 
 def _start(parts: list[Path], path: Path) -> subprocess.Popen[bytes] | None:
+    # run from where this `tui` is (`-m` puts the working directory first on sys.path: a `tui` folder where the
+    # user stands would be imported instead), so the paths go absolute
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (_ROOT, os.environ.get("PYTHONPATH"))))}
     try:
-        return subprocess.Popen([sys.executable, "-m", "tui.store.telemetry_read", str(path), *map(str, parts)],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                env=env)
+        return subprocess.Popen([sys.executable, "-m", "tui.store.telemetry_read", os.path.abspath(path),
+                                 *map(os.path.abspath, parts)], cwd=_ROOT, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     except OSError:
         return None
 
