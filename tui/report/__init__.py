@@ -78,14 +78,27 @@ def _collect_env_in_background(progress: Callable[[str], Any] | None) -> Any:
     return envinfo.CollectEnvJob()
 
 
-def _doctor_in_background(progress: Callable[[str], Any] | None) -> "concurrent.futures.Future[list[Any]]":
-    """`tui.doctor.run_checks` on a thread of its own: its result, or the exception it raised."""
-    from tui.doctor import run_checks
+def _doctor_then_collect_env(progress: Callable[[str], Any] | None) -> "concurrent.futures.Future[tuple[Any, Any]]":
+    """`tui.doctor.run_checks` on a thread of its own, then collect_env started from that thread (not beside the
+    doctor, whose probe times the CUDA initialisation the report states): (its checks, or the exception it raised;
+    the collect_env job, None when the interpreter is exiting: an export cut short starts no child after it)."""
+    import threading
 
-    _say(progress, "running the doctor in the background")
+    from tui.doctor import run_checks
+    from tui.report import envinfo
+
+    _say(progress, "running the doctor, then collect_env (python -m torch.utils.collect_env), in the background")
+
+    def both() -> tuple[Any, Any]:
+        try:
+            checks: Any = run_checks()
+        except Exception as exc:  # noqa: BLE001 - the report is written without it, and says so
+            checks = exc
+        return checks, envinfo.CollectEnvJob() if threading.main_thread().is_alive() else None
+
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="cardbench-export-doctor")
     try:
-        return pool.submit(run_checks)
+        return pool.submit(both)
     finally:
         pool.shutdown(wait=False)   # the thread ends with the checks
 
@@ -137,6 +150,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     """
     from tui.report import charts as charts_mod
     from tui.report import contents, device_telemetry, envinfo, html, markdown, png, screen, smi, summary, xid
+    from tui import __version__
     from tui.report.cost import cost
     from tui.formatting import utc_iso
     from tui.report.bundle import Bundle, bundle_stem
@@ -154,9 +168,6 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     # collect_env takes seconds whatever the runs: it runs while they are read and drawn. Not beside the
     # doctor (below, when it runs now), whose probe times the CUDA initialisation the report states
     collect = _collect_env_in_background(progress) if doctor_checks is not None else None
-    # the doctor runs now: beside the reading of the runs (this thread's work; the doctor's waits on its probes'
-    # children), not beside collect_env (above)
-    doctor = _doctor_in_background(progress) if doctor_checks is None else None
 
     _say(progress, "reading the runs")
     records = []
@@ -165,6 +176,23 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
             records.append(load_run(path))
         except RunStoreError as exc:
             raise BundleError(str(exc)) from None
+
+    # one device snapshot for the whole export: env.json, the device table and the screenshot share it; taken
+    # before the doctor starts (one NVML user at a time)
+    _say(progress, "device detection")
+    devices_note = None
+    if sample is None:
+        try:
+            from tui.telemetry import collect_once
+
+            sample = collect_once()
+        except Exception as exc:  # noqa: BLE001
+            devices_note = f"device detection failed: {type(exc).__name__}: {exc}"
+            notes.append(note("note_devices_failed", error=quoted(f"{type(exc).__name__}: {exc}")))
+
+    # the doctor runs now: after the reading (a long run's is two decoding processes, which its probe's torch
+    # import would wait beside), while the screen and the charts are drawn; collect_env after it
+    doctor = _doctor_then_collect_env(progress) if doctor_checks is None else None
 
     redactor = Redactor(environ)
     for record in records:
@@ -178,31 +206,6 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     # line cut to its width can then only cut the marker, never half a secret that no rule finds after
     shown = [redactor.record(record) for record in records]
     _freeze_what_was_read()
-
-    if doctor is not None:
-        if not doctor.done():
-            _say(progress, "waiting for the doctor")
-        try:
-            doctor_checks = doctor.result()
-            doctor_note = doctor_note or Words(lang)("doctor_at_export")
-        except Exception as exc:  # noqa: BLE001 - the report is written without it, and says so
-            doctor_checks = []
-            doctor_note = Words(lang)("doctor_failed", why=f"{type(exc).__name__}: {exc}")
-
-    if collect is None:
-        collect = _collect_env_in_background(progress)
-
-    # one device snapshot for the whole export: env.json, the device table and the screenshot share it
-    _say(progress, "device detection")
-    devices_note = None
-    if sample is None:
-        try:
-            from tui.telemetry import collect_once
-
-            sample = collect_once()
-        except Exception as exc:  # noqa: BLE001
-            devices_note = f"device detection failed: {type(exc).__name__}: {exc}"
-            notes.append(note("note_devices_failed", error=quoted(f"{type(exc).__name__}: {exc}")))
 
     _say(progress, "management CLI output")
     smi_out = smi.run_management_cli(sample=sample)
@@ -252,17 +255,12 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
                 notes.append(note("note_chart_png", chart=quoted(chart.name), error=quoted(exc)))
             chart_files.setdefault(record.id, []).append((chart.title, name))
 
-    if not collect.done():
-        _say(progress, "waiting for collect_env")
-    env = envinfo.gather(doctor_checks, redactor.environment(environ), sample=sample, doctor_note=doctor_note,
-                         devices_note=devices_note, collect=collect)
-
     _say(progress, "metrics and logs")
     summaries = [summary.summarize(r) for r in records]
     stability = device_telemetry.stability(records)
     host_peaks = device_telemetry.host_peaks(records)
     bundle.add_json("metrics/summary.json", {
-        "generated": started, "generated_utc": utc_iso(started), "host": host, "cardbench": env.cardbench,
+        "generated": started, "generated_utc": utc_iso(started), "host": host, "cardbench": __version__,
         "runs": [s.to_dict() for s in summaries],
         "stability": [d.to_dict() for d in stability], "host_peaks": host_peaks,
         "cost": ({"price_per_hour": price_per_hour, "currency": currency,
@@ -281,6 +279,24 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
             extra = record.path / name
             if extra.is_file():
                 bundle.add_text(f"logs/{record.id}/{name}", extra.read_text(encoding="utf-8", errors="replace"))
+
+    # the doctor's and collect_env's answers, waited for once the CSVs and logs are in: they ran meanwhile
+    if doctor is not None:
+        if not doctor.done():
+            _say(progress, "waiting for the doctor")
+        checks, collect = doctor.result()
+        if isinstance(checks, Exception):
+            doctor_checks = []
+            doctor_note = Words(lang)("doctor_failed", why=f"{type(checks).__name__}: {checks}")
+        else:
+            doctor_checks = checks
+            doctor_note = doctor_note or Words(lang)("doctor_at_export")
+        if collect is None:   # the interpreter was exiting when the doctor ended: nothing waits for it
+            collect = _collect_env_in_background(progress)
+    if not collect.done():
+        _say(progress, "waiting for collect_env")
+    env = envinfo.gather(doctor_checks, redactor.environment(environ), sample=sample, doctor_note=doctor_note,
+                         devices_note=devices_note, collect=collect)
 
     bundle.add_json("env.json", env.to_dict())
     bundle.add_text("env.txt", envinfo.env_text(env))

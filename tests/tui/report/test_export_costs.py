@@ -142,6 +142,44 @@ def test_collect_env_waits_for_the_doctor_that_runs_at_export(monkeypatch, tmp_p
     assert started_after_doctor == [True]
 
 
+def test_the_doctor_starts_once_the_runs_are_read_and_the_devices_detected(monkeypatch, tmp_path):
+    """A long run is read by two decoding processes: the doctor's probe (a torch import) beside them waited for a
+    core. It starts after the reading and the device detection (one NVML user at a time), and collect_env after
+    it; its checks still reach the report."""
+    import tui.doctor
+    import tui.store
+    import tui.telemetry
+
+    order: list[str] = []
+    load_run = tui.store.load_run
+
+    def reading(path):
+        record = load_run(path)
+        order.append("read")
+        return record
+
+    def devices():
+        order.append("devices")
+        raise RuntimeError("no devices in this test")
+
+    def run_checks():
+        order.append("doctor")
+        return DOCTOR
+
+    def collect_env(**kw):
+        order.append("collect_env")
+        return envinfo.CollectEnv(TEXT, {}, 0.1)
+
+    monkeypatch.setattr(tui.store, "load_run", reading)
+    monkeypatch.setattr(tui.telemetry, "collect_once", devices)
+    monkeypatch.setattr(tui.doctor, "run_checks", run_checks)
+    monkeypatch.setattr(envinfo, "run_collect_env", collect_env)
+    path = export_bundle([_run(tmp_path / "runs")], tmp_path / "out", environ={},
+                         screenshot=lambda records, sample: (None, "no screen"))
+    assert order == ["read", "devices", "doctor", "collect_env"]
+    assert [(c["name"], c["status"]) for c in _env_json(path)["doctor"]] == [("python", "ok")]
+
+
 def test_an_export_that_ends_early_leaves_no_collect_env_behind(tmp_path):
     """Ctrl+C or SIGTERM while collect_env runs in the background: the command exits, and its child goes
     with it (it runs in its own process group, which run_bounded kills when the interpreter exits)."""
