@@ -81,9 +81,9 @@ def _in_range(value: Any) -> str:
 
 
 def labelled(metric: Metric, value: Any, lang: str = "en") -> str:
-    """'157 ms time to first token' reads worse than 'time to first token 157 ms'; a rate leads with its value,
-    as does a figure whose label starts with its unit ('15.43 tokens/s per sequence (...)', '-0.8 % worst drift',
-    '21 ms time to first token (TTFT), p50')."""
+    """A figure follows its label ('time to first token 157 ms', not '157 ms time to first token'), except a rate
+    and a figure whose label starts with its unit: those lead with the value ('15.43 tokens/s per sequence (...)',
+    '-0.8 % worst drift', '21 ms time to first token (TTFT), p50')."""
     text = metric_text(metric, value)
     # a label that starts with its unit ('% worst drift', 'ms time to first token (TTFT), p50') follows its value
     if (metric.kind == "rate" or metric.label(lang).startswith(("%", "ms "))) and text not in (NA, "(out of range)"):

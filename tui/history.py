@@ -44,15 +44,23 @@ def _pct(used: float | None, total: float | None) -> float | None:
 class _SeriesByName(dict):
     """name -> `Series`, where a series a record brought (:meth:`History.add_record`) takes its points when it is
     first read: a plot shows a few of a run's series at a time (8 cards: 34 series, the utilisation plot 17), and
-    a day's points through a series cost ~40 ms. Reading it (``[name]``, get, values, items) gives it whole; its
-    name is listed (``in``, iteration) from the start, in the order the samples named it."""
+    a day's points through a series cost ~40 ms. Reading it (``[name]``, get, values, items, pop, copy) gives it
+    whole; its name is listed (``in``, iteration) from the start, in the order the samples named it.
+
+    Points that arrive for a series still waiting (a followed run's samples, the host's memory no plot reads) are
+    kept in one list after the record's, and the series is built once they pass `TAIL_POINTS`: a series nobody
+    reads holds no more than that."""
+
+    TAIL_POINTS = 4096
 
     def __init__(self) -> None:
         super().__init__()
         self.pending: dict[str, list[tuple[list[float], Callable[[], list[Any]]]]] = {}
+        self._tails: dict[str, tuple[list[float], list[Any]]] = {}   # the points arrived after a record's
 
     def later(self, name: str, series: Series, xs: list[float], ys: Callable[[], list[Any]]) -> None:
         self.setdefault(name, series)
+        self._tails.pop(name, None)   # points arriving from now on come after this record's
         self.pending.setdefault(name, []).append((xs, ys))
 
     def extend(self, name: str, xs: list[float], ys: list[Any]) -> None:
@@ -60,11 +68,19 @@ class _SeriesByName(dict):
         pending = self.pending.get(name)
         if pending is None:
             self[name].extend(xs, ys)
-        else:
-            pending.append((xs, partial(list, ys)))
+            return
+        tail = self._tails.get(name)
+        if tail is None:
+            tail = self._tails[name] = ([], [])
+            pending.append((tail[0], partial(list, tail[1])))
+        tail[0].extend(xs)
+        tail[1].extend(ys)
+        if len(tail[0]) >= self.TAIL_POINTS:
+            self[name]   # built now: a series no plot reads would hold every point that came
 
     def __getitem__(self, name: str) -> Series:
         series = dict.__getitem__(self, name)
+        self._tails.pop(name, None)
         for xs, ys in self.pending.pop(name, ()):
             series.extend(xs, ys())
         return series
@@ -78,8 +94,17 @@ class _SeriesByName(dict):
     def items(self) -> list[tuple[str, Series]]:  # type: ignore[override]
         return [(name, self[name]) for name in self]
 
+    def pop(self, name: str, *default: Any) -> Any:  # type: ignore[override]
+        if name in self:
+            self[name]   # its points first
+        return super().pop(name, *default)
+
+    def copy(self) -> dict[str, Series]:  # type: ignore[override]
+        return dict(self.items())
+
     def clear(self) -> None:
         self.pending.clear()
+        self._tails.clear()
         super().clear()
 
 

@@ -274,3 +274,28 @@ def test_a_records_series_take_their_points_when_first_read_and_only_those_it_ha
     assert not h.telemetry.pending
     h.drop_telemetry()
     assert not h.telemetry and not h.telemetry.pending
+
+
+def test_points_for_a_series_nobody_reads_are_bounded_and_kept_in_order(monkeypatch):
+    """A followed run sends a sample a second; the host's memory series is in no plot: its points wait in one list
+    after the record's, and past TAIL_POINTS the series is built (before: a list entry per sample, forever)."""
+    import tui.history as history_module
+
+    monkeypatch.setattr(history_module._SeriesByName, "TAIL_POINTS", 50)
+    lines = [{"t": float(i), "devices": [{"index": 0, "bus_id": "A", "util_gpu_pct": float(i)}],
+              "host": {"cpu_pct": 5.0, "mem_used_bytes": i, "mem_total_bytes": 100}} for i in range(10)]
+    from tui.store.telemetry import Telemetry
+
+    h = History()
+    h.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, telemetry=Telemetry.of(lines)))
+    for i in range(10, 40):
+        h.add_sample_line({"t": float(i), "devices": [{"index": 0, "util_gpu_pct": float(i)}],
+                           "host": {"cpu_pct": 5.0, "mem_used_bytes": i, "mem_total_bytes": 100}})
+    assert len(h.telemetry.pending["ram"]) == 2                 # the record's, then one list of what followed
+    for i in range(40, 80):
+        h.add_sample_line({"t": float(i), "devices": [{"index": 0, "util_gpu_pct": float(i)}],
+                           "host": {"cpu_pct": 5.0, "mem_used_bytes": i, "mem_total_bytes": 100}})
+    assert "ram" not in h.telemetry.pending                     # built once 50 had come
+    assert list(h.telemetry["ram"].ys) == [float(i) for i in range(80)]
+    assert list(h.telemetry["util:0"].xs) == [float(i) for i in range(80)]
+    assert h.telemetry.pop("mem:0").count == 0 and "mem:0" not in h.telemetry

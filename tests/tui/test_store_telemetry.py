@@ -270,6 +270,7 @@ def test_a_long_run_read_on_both_cores_is_the_run_read_in_order(tmp_path, monkey
     (tmp_path / "tui").mkdir()
     (tmp_path / "tui" / "__init__.py").write_text("raise ImportError('not cardbench')\n")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONWARNINGS", "error")   # the child starts without a warning
     live = Path(live.name)
     if child == "fails":
         monkeypatch.setattr(telemetry_read.sys, "executable", "/bin/false")

@@ -2,8 +2,8 @@
 decodes the earlier ones. UI-free.
 
 A day of 8 devices at 1 Hz is ten 64 MiB segments of JSON: decoding them is most of ``cardbench export --run``
-(~3.5 s of one core). From `SPLIT_FROM` segments on, the later half and the live file go to ``python -m
-tui.store.telemetry_read`` (a plain child: nothing of this process is inherited or re-imported), which sends its
+(~3.5 s of one core). From `SPLIT_FROM` segments on, where this process may use two cores, the later half and the
+live file go to a child (``python -c``, a fresh interpreter: nothing of this process is inherited), which sends its
 columns back pickled on its stdout; this process reads the earlier half meanwhile, then puts the two together
 (`Telemetry.extend`). The result is the one reading them in order gives: the same samples, skipped lines and
 problems, in the same order. A child that cannot start or fails is not an error: its parts are read here.
@@ -26,13 +26,16 @@ from workloads.rundir.segments import segment_paths
 
 SPLIT_FROM = 4   # rotated segments: below this (4 x 64 MiB of JSON) a child costs more than it saves
 _ROOT = str(Path(__file__).resolve().parents[2])   # where `tui` is imported from, for the child
+# -c, not -m: `-m tui.store.telemetry_read` ran this module a second time after tui.store had imported it, and said
+# so on stderr (PYTHONWARNINGS=error made that an exit, and every read fell back to one process)
+_CHILD = "import sys; from tui.store.telemetry_read import _main; sys.exit(_main(sys.argv[1:]))"
 
 
 def read_telemetry_run(path: Path, problems: list[str], split_from: int = SPLIT_FROM) -> tuple[Telemetry, int]:
     """The usable samples of ``path`` (telemetry.jsonl) and its segments as columns, and how many lines were not;
     a segment that cannot be read is a problem; raises Unreadable when the live file cannot be read."""
     segments = segment_paths(path)
-    if len(segments) < split_from or (os.cpu_count() or 1) < 2:
+    if len(segments) < split_from or _cores() < 2:
         return read_telemetry_files(read_buffers([*segments, path], path, problems))
     half = len(segments) // 2
     later = [*segments[half:], path]
@@ -55,12 +58,20 @@ def read_telemetry_run(path: Path, problems: list[str], split_from: int = SPLIT_
     return telemetry, skipped + their_skipped
 
 
+def _cores() -> int:
+    """The cores this process may run on (a taskset or a container's cpuset, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # not on Linux
+        return os.cpu_count() or 1
+
+
 def _start(parts: list[Path], path: Path) -> subprocess.Popen[bytes] | None:
-    # run from where this `tui` is (`-m` puts the working directory first on sys.path: a `tui` folder where the
-    # user stands would be imported instead), so the paths go absolute
+    # run from where this `tui` is (the working directory comes first on sys.path: a `tui` folder where the user
+    # stands would be imported instead), so the paths go absolute
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (_ROOT, os.environ.get("PYTHONPATH"))))}
     try:
-        return subprocess.Popen([sys.executable, "-m", "tui.store.telemetry_read", os.path.abspath(path),
+        return subprocess.Popen([sys.executable, "-c", _CHILD, os.path.abspath(path),
                                  *map(os.path.abspath, parts)], cwd=_ROOT, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     except OSError:
@@ -94,6 +105,3 @@ def _main(argv: list[str]) -> int:
     sys.stdout.buffer.flush()
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))
