@@ -101,7 +101,7 @@ def _tree_rss(proc: Any) -> tuple[int, int]:
         for child in proc.children(recursive=True):
             try:
                 rss = child.memory_info().rss
-                if "tui.store.telemetry_read" in child.cmdline():
+                if any("tui.store.telemetry_read" in part for part in child.cmdline()):
                     own += rss
                 else:
                     env = max(env, rss)
