@@ -262,8 +262,7 @@ def test_a_long_run_read_on_both_cores_is_the_run_read_in_order(tmp_path, monkey
     """The later segments decoded by a child process give what one reader in order gives: the samples, the lines
     skipped and the problems, in order; a child that fails leaves its parts to this process."""
     import tui.store.telemetry_read as telemetry_read
-    from tui.store.telemetry import read_telemetry_files
-    from workloads.rundir.read import Unreadable, read_buffers_all
+    from workloads.rundir.read import Unreadable
 
     live = _rotated_run(tmp_path)
     # where the user stands: a run given by a relative path, and a folder named tui the child must not import
@@ -278,7 +277,8 @@ def test_a_long_run_read_on_both_cores_is_the_run_read_in_order(tmp_path, monkey
     answer = telemetry_read._answer
     monkeypatch.setattr(telemetry_read, "_answer", lambda c: answers.append(answer(c)) or answers[-1])
     in_order_problems: list[str] = []
-    in_order, in_order_skipped = read_telemetry_files(read_buffers_all(live, in_order_problems))
+    # no child below so many segments: one reader, in order
+    in_order, in_order_skipped = telemetry_read.read_telemetry_run(live, in_order_problems, split_from=10**6)
     problems: list[str] = []
     split, skipped = telemetry_read.read_telemetry_run(live, problems, split_from=2)
     assert len(answers) == 1 and (answers[0] is None) == (child == "fails")

@@ -367,7 +367,7 @@ def read_telemetry(lines: Iterable[bytes]) -> tuple[Telemetry, int]:
 
 
 def read_telemetry_files(buffers: Iterable[bytes]) -> tuple[Telemetry, int]:
-    """Columns of the usable samples in these files' bytes (`workloads.rundir.read.read_buffers_all`), in order,
+    """Columns of the usable samples in these files' bytes (`workloads.rundir.read.read_buffers`), in order,
     and how many lines were not."""
     telemetry = Telemetry()
     # line by line in batches: one msgspec call per segment (decode_lines) held a segment's samples at once and

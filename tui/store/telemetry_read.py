@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.store.telemetry import Telemetry, read_telemetry_files
+from workloads.cpus import usable_cpus
 from workloads.rundir.read import Unreadable, read_buffers
 from workloads.rundir.segments import segment_paths
 
@@ -35,7 +36,7 @@ def read_telemetry_run(path: Path, problems: list[str], split_from: int = SPLIT_
     """The usable samples of ``path`` (telemetry.jsonl) and its segments as columns, and how many lines were not;
     a segment that cannot be read is a problem; raises Unreadable when the live file cannot be read."""
     segments = segment_paths(path)
-    if len(segments) < split_from or _cores() < 2:
+    if len(segments) < split_from or usable_cpus() < 2:
         return read_telemetry_files(read_buffers([*segments, path], path, problems))
     half = len(segments) // 2
     later = [*segments[half:], path]
@@ -56,14 +57,6 @@ def read_telemetry_run(path: Path, problems: list[str], split_from: int = SPLIT_
             raise Unreadable(unreadable)
     telemetry.extend(theirs)
     return telemetry, skipped + their_skipped
-
-
-def _cores() -> int:
-    """The cores this process may run on (a taskset or a container's cpuset, not the machine's count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):   # not on Linux
-        return os.cpu_count() or 1
 
 
 def _start(parts: list[Path], path: Path) -> subprocess.Popen[bytes] | None:

@@ -29,6 +29,7 @@ from workloads.child.harness import (
     positive_int,
 )
 from workloads.dataio import consumer, mounts, storage, survey
+from workloads.cpus import usable_cpus
 from workloads.dataio.spec import PARTS
 
 WORKLOAD = "dataio"
@@ -141,7 +142,7 @@ def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
     rows = loader.sweep(paths, device, args.seconds, args.batch_size, args.max_workers,
                         on_setting=lambda r: log(f"dataio: loader {table.sweep_line(r)}"))
     metrics["loader"] = rows
-    metrics["cores"] = loader.cores()
+    metrics["cores"] = usable_cpus()
     h2d = [r["h2d_gb_s"] for r in rows if isinstance(r.get("h2d_gb_s"), (int, float))]
     metrics["h2d_gb_s"] = max(h2d) if h2d else None
     best = max((r["images_per_s"] for r in rows if r.get("images_per_s")), default=None)

@@ -9,7 +9,6 @@ this process and its workers' CPU seconds (psutil) over the timed wall seconds: 
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, Dataset, default_collate
 
+from workloads.cpus import usable_cpus
 from workloads.dataio.images import load_rgb
 
 IMAGE_SIZE = 224
@@ -55,13 +55,6 @@ def worker_counts(cores: int) -> list[int]:
     if cores > 1 and counts[-1] != cores:
         counts.append(cores)
     return [c for c in counts if c <= max(cores, 1)]
-
-
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _cpu_seconds() -> float:
@@ -136,7 +129,7 @@ def sweep(paths: Sequence[str], device: Any, seconds: float, batch_size: int, ma
 
     dataset = ImageFiles(paths, training_transform(IMAGE_SIZE))
     rows = []
-    for workers in worker_counts(min(max_workers or cores(), cores())):
+    for workers in worker_counts(min(max_workers or usable_cpus(), usable_cpus())):
         try:
             row = run_one(dataset, workers, batch_size, device, seconds)
         except Exception as exc:  # noqa: BLE001 - one setting's failure (a worker killed) must not lose the rest

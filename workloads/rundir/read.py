@@ -70,15 +70,10 @@ def read_all(path: Path, problems: list[str]) -> list[Any]:
     return [*read_rotated(path, problems), *read_jsonl(path)]
 
 
-def read_buffers_all(path: Path, problems: list[str]) -> Iterator[bytes]:
-    """The bytes of ``path``'s rotated segments (oldest first, gunzipped), then of the live file, for a reader that
-    decodes the lines itself (`tui.store.telemetry`: a day is 626 MB of JSON). See :func:`read_buffers`."""
-    return read_buffers([*segment_paths(path), path], path, problems)
-
-
 def read_buffers(parts: list[Path], path: Path, problems: list[str]) -> Iterator[bytes]:
-    """The bytes of these parts of ``path`` (its segments as :func:`segment_paths` listed them, then ``path``
-    itself, the live file, where it is one of them), in order. The next part is read and gunzipped on a thread
+    """The bytes of these parts of ``path`` (its segments as :func:`segment_paths` lists them, then ``path``
+    itself, the live file, where it is one of them), in order, for a reader that decodes the lines itself
+    (`tui.store.telemetry`: a day is 626 MB of JSON). The next part is read and gunzipped on a thread
     while the caller decodes this one (zlib lets go of the interpreter: a day's ten segments take ~0.8 s of it),
     so two are in memory at most. A segment that cannot be read is a problem, as in :func:`read_rotated`; raises
     Unreadable when the live file cannot be read (a missing one has no bytes)."""
