@@ -58,8 +58,10 @@ class _SeriesByName(dict):
         self.pending: dict[str, list[tuple[list[float], Callable[[], list[Any]]]]] = {}
         self._tails: dict[str, tuple[list[float], list[Any]]] = {}   # the points arrived after a record's
 
-    def later(self, name: str, series: Series, xs: list[float], ys: Callable[[], list[Any]]) -> None:
-        self.setdefault(name, series)
+    def later(self, name: str, xs: list[float], ys: Callable[[], list[Any]], capacity: int) -> None:
+        """Points for the series ``name`` (their y: ``ys()``, a call), added when it is first read."""
+        if name not in self:
+            self[name] = Series(capacity)
         self._tails.pop(name, None)   # points arriving from now on come after this record's
         self.pending.setdefault(name, []).append((xs, ys))
 
@@ -247,20 +249,14 @@ class History:
                 # what the columns hold now: a follower may add to them before the series is read
                 for kind, ys in zip(_HOST_SERIES, (partial(telemetry.host_column, "cpu_pct", n),
                                                    partial(telemetry.host_used_pct, n))):
-                    self._later(kind, xs, ys)
+                    self.telemetry.later(kind, xs, ys, self.capacity)  # type: ignore[attr-defined]
                 continue
             pos, name, columns = group
             if name:
                 self.device_names[key] = name
             xs = [t[p] - t0 for p in pos]
             for kind, ys in zip(_DEVICE_SERIES, columns):
-                self._later(f"{kind}:{key}", xs, ys)
-
-    def _later(self, name: str, xs: list[float], ys: Callable[[], list[Any]]) -> None:
-        """Points for a series (their y: ``ys()``), added when the series is first read (`_SeriesByName`)."""
-        series = dict.get(self.telemetry, name)
-        self.telemetry.later(name, Series(self.capacity) if series is None else series,  # type: ignore[attr-defined]
-                             xs, ys)
+                self.telemetry.later(f"{kind}:{key}", xs, ys, self.capacity)  # type: ignore[attr-defined]
 
 
 def _by_index(telemetry: Telemetry) -> list[tuple[int, int, Any, tuple[list[int], Any, list[Callable[[], list[Any]]]]]]:

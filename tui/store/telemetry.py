@@ -193,7 +193,7 @@ class Telemetry:
         for order in later.order:
             mine = interned.get(order)
             if mine is None:
-                mine = interned[order] = self._orders.get(order) or tuple(strings.setdefault(k, k) for k in order)
+                mine = interned[order] = tuple([strings.setdefault(k, k) for k in order])
             self.order.append(mine)
         for key, theirs in later.devices.items():
             cols = self.devices.get(key)
