@@ -87,13 +87,11 @@ def _lines(records: Sequence[RunRecord]) -> Iterator[list[str]]:
         done = dict.fromkeys((cols.key for cols in devices), 0)
         for first in range(0, len(telemetry), _SAMPLES_PER_CHUNK):
             last = min(first + _SAMPLES_PER_CHUNK, len(telemetry))
-            lines: dict[str, Iterator[str]] = {}
             made: dict[str, list[str]] = {}
             for cols in devices:
                 lo = done[cols.key]
                 hi = done[cols.key] = bisect_left(cols.pos, last, lo)
                 made[cols.key] = _device_lines(run, t_cells, host_cells, cols, lo, hi)
-                lines[cols.key] = iter(made[cols.key])
             keys = telemetry.order[first]
             if (keys and len(set(keys)) == len(keys) and all(len(made[key]) == last - first for key in keys)
                     and telemetry.order[first:last].count(keys) == last - first):
@@ -101,6 +99,7 @@ def _lines(records: Sequence[RunRecord]) -> Iterator[list[str]]:
                 # sample, are the devices' rows interleaved
                 yield list(chain.from_iterable(zip(*(made[key] for key in keys))))
                 continue
+            lines = {key: iter(rows) for key, rows in made.items()}
             out = []
             for i in range(first, last):
                 keys = telemetry.order[i]
