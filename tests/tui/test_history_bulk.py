@@ -298,4 +298,8 @@ def test_points_for_a_series_nobody_reads_are_bounded_and_kept_in_order(monkeypa
     assert "ram" not in h.telemetry.pending                     # built once 50 had come
     assert list(h.telemetry["ram"].ys) == [float(i) for i in range(80)]
     assert list(h.telemetry["util:0"].xs) == [float(i) for i in range(80)]
-    assert h.telemetry.pop("mem:0").count == 0 and "mem:0" not in h.telemetry
+    # a copy and a pop give whole series, not the empty ones still waiting for a record's points
+    fresh = History()
+    fresh.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, telemetry=Telemetry.of(lines)))
+    assert fresh.telemetry.copy()["cpu"].count == 10
+    assert fresh.telemetry.pop("util:0").count == 10 and "util:0" not in fresh.telemetry
