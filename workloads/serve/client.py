@@ -372,4 +372,23 @@ async def within(awaitable: Awaitable[_T], timeout_s: float) -> _T:
     if hasattr(asyncio, "timeout"):
         async with asyncio.timeout(timeout_s):
             return await awaitable
-    return await asyncio.wait_for(awaitable, timeout_s)
+    # 3.10: no asyncio.timeout, and its wait_for drops the cancellation the same way. The timer cancels this
+    # task, and only that cancellation becomes the timeout; any other stays a cancellation
+    task = asyncio.current_task()
+    assert task is not None
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(timeout_s, expire)
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        if expired:
+            raise asyncio.TimeoutError from None
+        raise
+    finally:
+        timer.cancel()
