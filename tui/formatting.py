@@ -19,6 +19,7 @@ in report.md. UI-free and torch-free: importing it loads neither Textual nor tor
 from __future__ import annotations
 
 import math
+import re
 import time
 from typing import Any
 
@@ -185,3 +186,12 @@ def device_label(index: Any, name: Any, maker: Any = None) -> str:
     if maker and str(maker).lower() not in str(name or "").lower():
         label += f" ({maker})"
     return label
+
+
+def code(text: str) -> str:
+    """``text`` as a markdown code span, whatever backticks it holds: fenced by one more backtick than its
+    longest run, padded with a space where it starts or ends with one (CommonMark's rule)."""
+    text = " ".join(str(text).split("\n"))
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -13,7 +13,7 @@ from typing import Any
 from tui.cpu_trap.facts import (Listed, RunFacts, TorchView, doctor_count, facts_of, listed_in, mismatch_hint,
                                 requested_device, view_of_checks)
 from tui.i18n import doctor_pointer, hint_zh, joined, say
-from tui.report.document import code as _quote
+from tui.formatting import code as _quote
 from workloads import registry
 
 DOCTOR_HINT = say("hint.see_doctor")

@@ -10,7 +10,7 @@ keyed by id, for the doctor, the report, compare and the CPU trap.
 An id is ``area.name`` (the areas' tables: `tui.i18n.report`, `.doctor`, `.hints`, `.compare`, `.cpu_trap`); each
 entry is ``(english, chinese)`` with the same ``{placeholders}``. A value that is callable (a `Text`, a quoted
 string) is said in the language asked for, so a sentence can hold another. Plain data, no Textual and no torch:
-the workbench imports it at start.
+imported where a sentence is first said (not by the workbench's first frame).
 """
 
 from __future__ import annotations

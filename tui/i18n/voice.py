@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from tui.formatting import duration
 from tui.i18n import CATALOGUE, joined, say, say_or
-from tui.report.document import code
+from tui.formatting import code
 from workloads.spec import Text
 
 

@@ -39,7 +39,7 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     tp = s.throughput
     key = "median_of_token_steps" if spec.counts == "tokens" else "median_of_steps"
     # the token form defines the headline (runs) and the steps (windows) apart; the plain one says they are one
-    if tp.median is not None and (key == "median_of_token_steps" or _is_the_headline(s, tp.median)):
+    if tp.median is not None:
         runs, warmup = m.get("repeat"), (s.config or {}).get("warmup")
         parts.append(w.counted(key, tp.n, median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
                        skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
@@ -63,13 +63,6 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
             refs += w("published_size", size=size)
         parts.append(w("published", refs=refs))
     return w.join(parts) or NA
-
-
-def _is_the_headline(s: WorkloadSummary, median: float) -> bool:
-    """Is the steps' median the headline figure (ResNet-50's images/s), not another one beside it (llm's headline is
-    llama-bench's tg, its steps are the cells' decode rates)? Equal to the 4 digits the report prints."""
-    figure = s.headline
-    return figure is None or abs(figure - median) <= 5e-4 * max(abs(figure), abs(median))
 
 
 def _unreliable(m: dict[str, Any], key: str) -> bool:
@@ -207,7 +200,7 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     said = metric_text(metric, value, w.lang)   # by its kind, as run.log, the log pane and `cardbench run` say it
     if metric.key == registry.spec_for(s.workload).verdict and isinstance(value, str):
         return w.check_status(value)   # PASS / WARN / FAIL: the doctor's verdict words
-    return w.quote(said) if w.zh and metric.kind == "text" and isinstance(value, str) else said
+    return w.quote(said) if metric.kind == "text" and isinstance(value, str) else said
 
 
 _MEMORY = ("peak_memory_bytes", "peak_memory_kind")   # one row says them (_memory_row), the workload's or not
@@ -218,8 +211,7 @@ def _memory_row(s: WorkloadSummary, w: Words) -> list[str]:
     rather than "device" (whatever the workload's own label), with what the workload says it measured."""
     kind = s.metrics.get("peak_memory_kind")
     on_cpu = "rss" in str(kind or "").lower() or str(s.device or "").startswith("cpu")
-    own = registry.spec_for(s.workload).metric("peak_memory_bytes")
-    label = w.metric("peak_memory_rss") if on_cpu else own.label(w.lang) if own else w.metric("peak_memory_bytes")
+    label = w.metric("peak_memory_rss" if on_cpu else "peak_memory_bytes", s.workload)
     value = nbytes(s.peak_memory_bytes)
     return [label, f"{value}{w('said_as', what=w.quote(kind))}" if kind and s.peak_memory_bytes is not None else value]
 
@@ -295,7 +287,7 @@ def _figure(key: str, value: Any, w: Words) -> str:
     if isinstance(value, list):
         return w.join((_figure(key, v, w) for v in value), comma=True) or w("none")
     if not is_number(value):
-        return w.quote(value) if w.zh else str(value)   # the workload's own words
+        return w.quote(value)   # the workload's own words (a code span in Chinese)
     return key_figure(key, value, w.lang)[1]   # in the unit its key names, as run.log and the log pane say it
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Sequence, Union
+
+from tui.formatting import code  # noqa: F401 - the report's blocks and their users quote with it
 
 
 @dataclass
@@ -43,10 +44,3 @@ class Code:
 Block = Union[Heading, Para, Bullets, Table, Image, Code]
 
 
-def code(text: str) -> str:
-    """``text`` as a markdown code span, whatever backticks it holds: fenced by one more backtick than its
-    longest run, padded with a space where it starts or ends with one (CommonMark's rule)."""
-    text = " ".join(str(text).split("\n"))
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"

@@ -29,8 +29,9 @@ def test_synthetic_requests_are_numbered_and_drawn_from_their_seed():
     assert all(len(r.prompt.split()) == 5 and (r.input_tokens, r.max_tokens) == (5, 7) for r in level)
     assert sweep._requests(8, 4, 3) == level and sweep._requests(8, 4, 4) != level     # seeded
     # --duration's i-th request is the maker's, from its own seed: the same whatever ran before it
-    assert sweep._request(9) == sweep._requests(9, 1, sweep.args.seed + 9)[0]
-    assert sweep._request(9).prompt.split()[0] == "9"
+    ninth = sweep._request(9)
+    sweep._requests(0, 16, sweep.args.seed)                # other requests made in between
+    assert sweep._request(9) == ninth and ninth.prompt.split()[0] == "9" and ninth != sweep._request(10)
 
 
 def test_the_users_prompts_are_taken_in_turn_from_the_first_asked():
