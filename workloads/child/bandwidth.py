@@ -12,7 +12,6 @@ busy moment cannot set the bound) keeps the best of them with :func:`best_of`.
 from __future__ import annotations
 
 import glob
-import os
 import statistics
 from dataclasses import dataclass
 from typing import Sequence
@@ -68,7 +67,10 @@ def _available_bytes(device: torch.device) -> int | None:
         if device.type == "cuda":
             return int(torch.cuda.mem_get_info(device)[0])
         if device.type == "cpu":
-            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+            # MemAvailable: free memory plus the page cache the kernel gives back (SC_AVPHYS_PAGES is MemFree alone,
+            # which a machine that has read its disk for a while keeps near zero)
+            import psutil
+            return int(psutil.virtual_memory().available)
     except Exception:  # noqa: BLE001
         return None
     return None

@@ -194,8 +194,28 @@ def test_bytes_per_step_count_every_weight_once_and_the_cache_read():
 def test_read_bandwidth_is_measured_and_sized_beyond_the_last_level_cache():
     result = measure_read_bandwidth(CPU, nbytes=8 * 2**20, repeats=3, warmup=1)
     assert result.best_gbps >= result.median_gbps > 0 and result.repeats == 3
-    assert probe_bytes(CPU) >= 256 * 2**20
     assert _parse_size("32768K") == 32 * 2**20 and _parse_size("2M") == 2 * 2**20
+
+
+def test_the_probe_is_sized_past_the_cache_within_a_quarter_of_the_memory_the_kernel_can_give(monkeypatch):
+    """The size follows the cache and the memory given, not the machine the suite runs on: eight last-level caches
+    (at least 256 MiB on a CPU), at most a quarter of MemAvailable (free memory plus the page cache it can drop:
+    MemFree alone sits near zero on a machine that has read its disk, and shrank the probe into the cache)."""
+    import psutil
+
+    from workloads.child import bandwidth
+
+    class Memory:
+        available = 64 * 2**30
+        free = 2**20     # MemFree: what SC_AVPHYS_PAGES reads
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: Memory)
+    monkeypatch.setattr(bandwidth, "last_level_cache_bytes", lambda device: 32 * 2**20)
+    assert bandwidth._available_bytes(CPU) == 64 * 2**30
+    assert probe_bytes(CPU) == 8 * 32 * 2**20
+    monkeypatch.setattr(bandwidth, "last_level_cache_bytes", lambda device: 2**20)
+    assert probe_bytes(CPU) == 256 * 2**20
+    Memory.available = 400 * 2**20
+    assert probe_bytes(CPU) == 100 * 2**20
 
 
 def test_rounds_of_read_bandwidth_keep_the_best_and_the_median_of_every_sum():
