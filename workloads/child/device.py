@@ -9,8 +9,13 @@ works when its torch module follows the ``torch.cuda`` shape.
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import platform
+import re
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -156,10 +161,30 @@ def versions() -> dict[str, Any]:
             out["cudnn"] = torch.backends.cudnn.version()
     except Exception:  # noqa: BLE001
         pass
-    try:
-        import torchvision
-
-        out["torchvision"] = torchvision.__version__
-    except Exception:  # noqa: BLE001
-        pass
+    vision = _torchvision_version()
+    if vision:
+        out["torchvision"] = vision
     return out
+
+
+def _torchvision_version() -> str | None:
+    """torchvision's own ``__version__`` ('0.29.1+cu130': the build's CUDA, which the package metadata's '0.29.1'
+    leaves out), read from its version.py without importing the package: `import torchvision` loads its models and
+    ops and through them torch._dynamo, over a second of every run that trains or decodes nothing from it."""
+    loaded = sys.modules.get("torchvision")
+    if loaded is not None:
+        return getattr(loaded, "__version__", None)
+    try:
+        spec = importlib.util.find_spec("torchvision")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        for folder in spec.submodule_search_locations:
+            source = Path(folder, "version.py")
+            if source.is_file():
+                found = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", source.read_text(encoding="utf-8"),
+                                  re.MULTILINE)
+                if found:
+                    return found.group(1)
+        return importlib.metadata.version("torchvision")
+    except Exception:  # noqa: BLE001 - a version line is never worth a failed run
+        return None

@@ -100,7 +100,7 @@ def main(state_dir: str, first: int, restarted: bool = False) -> int:
         return exc.exit_code
     calls = [Call.from_json(c) for c in recording["calls"]]
     cases = cases_of(calls, recording["dtypes"])
-    # a restarted worker says no versions: they import torchvision, seconds that every restart would lose
+    # a restarted worker says no versions: the first worker's stand for the whole scan
     say(recorded=len(calls), cases=len(cases), dtypes=recording["dtypes"], record_s=recording["record_s"],
         device=devices.name(device), versions={} if restarted else devices.versions(), pid=os.getpid())
     _warm_up(device)
