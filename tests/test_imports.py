@@ -425,6 +425,8 @@ NOT_AT_START = (
     # runs in progress (r, attach, D) and the screens and fields shown after a key or the first frame
     "tui.store.live", "tui.store.follow", "psutil", "tui.detach", "tui.panes.live_runs", "tui.panes.confirm",
     "tui.panes.fields", "tui.panes.series_plot", "tui.plot_lines", "textual_plotext", "plotext",
+    # the trial's clock and settings: read one refresh after the first frame (the banner is hidden without a trial)
+    "tui.trial.clock", "tui.trial.config",
 )
 
 # the modules loaded when the workbench's first frame is out: the first on_ready handler is the subclass's, which

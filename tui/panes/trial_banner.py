@@ -14,14 +14,15 @@ open workbench.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Static
 
-from tui.trial.clock import Clock, TrialStatus, banner_text, header_text, status
-from tui.trial.config import TrialConfig, load_quietly
+if TYPE_CHECKING:
+    from tui.trial.clock import Clock, TrialStatus
+    from tui.trial.config import TrialConfig
 
 REFRESH_S = 1.0
 RELOAD_EVERY = 15   # ticks between reads of the config file
@@ -36,13 +37,14 @@ class TrialBanner(Static):
     TrialBanner.-ended { background: $error 40%; color: $text; text-style: bold; }
     """
 
-    def __init__(self, *, clock: Clock = time.time, load: Callable[[], TrialConfig] = load_quietly,
+    def __init__(self, *, clock: Clock = time.time, load: Callable[[], TrialConfig] | None = None,
                  refresh_s: float = REFRESH_S, **kwargs: Any) -> None:
+        """``load``: the trial's settings (default: `cardbench trial`'s config file)."""
         super().__init__("", **kwargs)
         self.clock = clock
-        self.load = load
+        self.load = load or _load_quietly
         self.refresh_s = refresh_s
-        self.config = TrialConfig()
+        self.config: TrialConfig | None = None   # none read yet: nothing shown
         self.state: TrialStatus | None = None
         self.rang = False          # the bell rings once per lead time, not every second of it
         self._ticks = 0
@@ -50,7 +52,9 @@ class TrialBanner(Static):
         self.display = False
 
     def on_mount(self) -> None:
-        self.reload()
+        # after the first frame: the trial modules and the file's read are not what it waits for (the banner,
+        # hidden without a trial, shows one refresh later)
+        self.call_after_refresh(self.reload)
         self.set_interval(self.refresh_s, self.tick)
 
     def reload(self) -> None:
@@ -60,6 +64,10 @@ class TrialBanner(Static):
         self.tick()
 
     def tick(self) -> None:
+        if self.config is None:
+            return   # the first read is not in yet
+        from tui.trial.clock import status
+
         self._ticks += 1
         if self._ticks > RELOAD_EVERY:
             # the file is read off the UI thread (a slow or network home directory must not freeze the keys);
@@ -80,6 +88,8 @@ class TrialBanner(Static):
             self.tick()
 
     def _show(self, state: TrialStatus | None) -> None:
+        from tui.trial.clock import banner_text, header_text
+
         if state is None:
             self.display = False
             self.rang = False
@@ -98,6 +108,12 @@ class TrialBanner(Static):
         if lines != self._shown:
             self._shown = lines
             self.update(_content(lines))
+
+
+def _load_quietly() -> TrialConfig:
+    from tui.trial.config import load_quietly
+
+    return load_quietly()
 
 
 def _content(lines: tuple[str, ...]) -> Content:
