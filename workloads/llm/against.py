@@ -27,7 +27,7 @@ def read_against(m: Mapping[str, Any]) -> Text | None:
     if not is_finite(rate):
         return None
     tg = f"tg{tg}" if isinstance(tg, int) else "tg"   # llama-bench's name for the test: tg128
-    runs, stddev = m.get(f"{tg}_runs"), m.get(f"{tg}_stddev")
+    runs, stddev = spread_of(m, tg)
     n = len(runs) if isinstance(runs, list) else None
     sd_en = f", stddev {_n(stddev)} tokens/s" if is_finite(stddev) else ""
     sd_zh = f"，标准差 {_n(stddev)} token/秒" if is_finite(stddev) else ""
@@ -47,3 +47,10 @@ def read_against(m: Mapping[str, Any]) -> Text | None:
         en += f"; the first cell's decode (1 / TPOT p50) {_n(decode)} tokens/s is {100 * fraction:.1f} % of it"
         zh += f"；首个单元的解码（1 / TPOT p50）{_n(decode)} token/秒，为上限的 {100 * fraction:.1f} %"
     return Text(en, zh)
+
+
+def spread_of(m: Mapping[str, Any], name: str) -> tuple[Any, Any]:
+    """(the runs, their stddev) of llama-bench's test ``name`` ('tg128'); a run recorded before the keys named
+    their unit kept them as `tg128_runs`, `tg128_stddev`."""
+    return (m.get(f"{name}_runs_tokens_per_s", m.get(f"{name}_runs")),
+            m.get(f"{name}_stddev_tokens_per_s", m.get(f"{name}_stddev")))

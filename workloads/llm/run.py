@@ -8,6 +8,7 @@ the CPU the probe's tensor would otherwise set the process's peak RSS, which is 
 from __future__ import annotations
 
 import argparse
+import re
 import time
 from typing import Any
 
@@ -18,7 +19,7 @@ from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
 from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
-from workloads.llm import cells, fit
+from workloads.llm import against, cells, fit
 from workloads.llm.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
 from workloads.llm.presets import PRESETS
@@ -202,9 +203,8 @@ def _row_line(row: dict[str, Any]) -> str:
 
 
 def log_summary(m: dict[str, Any]) -> None:
-    for name in [k[:-len("_tokens_per_s")] for k in m if k.startswith(("pp", "tg")) and k.endswith("_tokens_per_s")
-                 and k[2:3].isdigit()]:
-        spread = m.get(f"{name}_stddev")
+    for name in [k[:-len("_tokens_per_s")] for k in m if re.fullmatch(r"(pp|tg)\d+_tokens_per_s", k)]:
+        spread = against.spread_of(m, name)[1]
         log(f"{name}: {m[name + '_tokens_per_s']:.1f}" + (f" +- {spread:.1f}" if spread is not None else "")
             + " tokens/s (llama-bench's test, mean +- stddev)")
     log(f"read bandwidth {m['device_read_gbps']:.1f} GB/s ({m['bandwidth_method']})")
