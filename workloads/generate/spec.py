@@ -65,6 +65,12 @@ SPEC = WorkloadSpec(
         Metric("aggregate_tokens_per_s", Text("tokens/s, all sequences", "tokens/s 全部序列"), "rate"),
         Metric("bound_tokens_per_s", Text("tokens/s bound (read bandwidth)", "tokens/s 上限（读带宽）"), "rate"),
         BANDWIDTH_FRACTION,
+        # the two bandwidths the share divides, each saying which it is (the raw keys read "bandwidth gbps" and
+        # "device read gbps" side by side)
+        Metric("bandwidth_gbps", Text("GB/s read by decoding (bytes read a step × steps/s)",
+                                      "GB/s 解码实际读取（每步读取字节 × 每秒步数）")),
+        Metric("device_read_gbps", Text("GB/s device read bandwidth (measured: fastest sum of a tensor)",
+                                        "GB/s 设备读带宽（实测：张量求和最快一次）")),
         TTFT,
         Metric("latency_p50_s", Text("per-token latency p50", "单 token 延迟 p50"), "seconds"),
         Metric("latency_p99_s", Text("per-token latency p99", "单 token 延迟 p99"), "seconds"),

@@ -47,6 +47,23 @@ def test_llm_s_spread_names_its_unit_in_every_place_and_an_older_run_still_reads
     assert capsys.readouterr().err.splitlines()[0] == "tg128: 162.7 +- 9.4 tokens/s (llama-bench's test, mean +- stddev)"
 
 
+def test_generate_s_two_bandwidths_each_say_which_they_are(tmp_path):
+    """The share of read bandwidth divides two GB/s figures, which the raw metrics listed as 'bandwidth gbps 25.2'
+    beside 'device read gbps 37.18'."""
+    store = RunStore(tmp_path / "runs")
+    run = store.create("generate", [])
+    run.append(protocol.Start(t=T0, workload="generate", device="cpu (x86_64, 2 threads)"))
+    run.append(protocol.Result(t=T0 + 8, metrics={"tokens_per_s": 49.76, "bandwidth_gbps": 25.2,
+                                                  "device_read_gbps": 37.18, "bandwidth_fraction": 0.678}))
+    run.append(protocol.End(t=T0 + 9, status="ok", exit_code=0))
+    run.close()
+    md = (_unzip(export_bundle([run.path], tmp_path / "out", screenshot_svg=_screenshot()), tmp_path / "b")
+          / "report.md").read_text()
+    assert "| GB/s read by decoding (bytes read a step × steps/s) | 25.2 |" in md
+    assert "| GB/s device read bandwidth (measured: fastest sum of a tensor) | 37.18 |" in md
+    assert "bandwidth_gbps" not in md and "device_read_gbps" not in md
+
+
 def test_one_step_is_singular_and_durations_are_in_the_reader_s_units():
     assert Voice("en", "report.").counted("steps_fmt", 1) == "1 step"
     assert Voice("en", "report.").counted("steps_fmt", 3) == "3 steps"
