@@ -83,10 +83,11 @@ def _in_range(value: Any) -> str:
 def labelled(metric: Metric, value: Any, lang: str = "en") -> str:
     """A figure follows its label ('time to first token 157 ms', not '157 ms time to first token'), except a rate
     and a figure whose label starts with its unit: those lead with the value ('15.43 tokens/s per sequence (...)',
-    '-0.8 % worst drift', '21 ms time to first token (TTFT), p50')."""
+    '-0.8 % worst drift', '21 ms time to first token (TTFT), p50', '0.39 GB/s read by decoding (...)')."""
     text = metric_text(metric, value)
     # a label that starts with its unit ('% worst drift', 'ms time to first token (TTFT), p50') follows its value
-    if (metric.kind == "rate" or metric.label(lang).startswith(("%", "ms "))) and text not in (NA, "(out of range)"):
+    if (metric.kind == "rate" or metric.label(lang).startswith(("%", "ms ", "GB/s "))) \
+            and text not in (NA, "(out of range)"):
         return f"{text} {metric.label(lang)}"
     return f"{metric.label(lang)} {text}"
 

@@ -19,6 +19,10 @@ def test_a_generate_result_reads_as_the_report_labels_it():
     # unlabelled keys: named without their unit suffix, formatted by it; a tiny figure keeps its digits
     assert "peak memory 3.0 GiB" in line and "achieved 0.0004 TFLOP/s" in line
     assert "odd (out of range)" in line
+    # the two bandwidths the share divides: value first, as a label that starts with its unit reads
+    both = result_text("generate", {"bandwidth_gbps": 0.3896, "device_read_gbps": 36.93})
+    assert both == ("RESULT: 0.3896 GB/s read by decoding (bytes read a step × steps/s); "
+                    "36.93 GB/s device read bandwidth (measured: fastest sum of a tensor)")
     assert result_text("plugin", {"frames_per_s": 12.5, "wait_s": 2.5}) == "RESULT: 12.5 frames/s; wait 2.5 s"
     assert "=" not in line and "ttft_s" not in line and "tokens_per_s" not in line
 
