@@ -111,6 +111,10 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
             bits.append(f"{metric.label.en} unreliable ({metrics[f'{key}_unreliable']})")
         elif key not in known and is_number(metrics[key]):
             bits.append(" ".join(key_figure(key, metrics[key])).strip())
+        elif key not in known and isinstance(metrics[key], list) and metrics[key] \
+                and all(is_number(v) for v in metrics[key]):
+            # each in the key's unit, as the report's "All result metrics" says them ('runs 36.99 GB/s, 37.18 GB/s')
+            bits.append(f"{key_figure(key, None)[0]} {', '.join(key_figure(key, v)[1] for v in metrics[key])}".strip())
         else:
             bits.append(labelled(metric, metrics[key]))
     return "RESULT: " + "; ".join(bits)

@@ -24,6 +24,9 @@ def test_a_generate_result_reads_as_the_report_labels_it():
     assert both == ("RESULT: 0.3896 GB/s read by decoding (bytes read a step × steps/s); "
                     "36.93 GB/s device read bandwidth (measured: fastest sum of a tensor)")
     assert result_text("plugin", {"frames_per_s": 12.5, "wait_s": 2.5}) == "RESULT: 12.5 frames/s; wait 2.5 s"
+    # a list of figures: each in the key's unit (they read '36.93, 36.51' with no unit)
+    assert result_text("plugin", {"device_read_rounds_gbps": [36.93, 36.51]}) == \
+        "RESULT: device read rounds 36.93 GB/s, 36.51 GB/s"
     assert "=" not in line and "ttft_s" not in line and "tokens_per_s" not in line
 
 
