@@ -137,7 +137,7 @@ def export(run_dir: Path) -> bool:
         except ValueError:
             figures = {}
         if child.returncode != 0 or figures.get("code") != 0:
-            print(f"  cardbench export --run: FAILED (exit {figures.get('code', child.returncode)}): {stderr.strip()[-400:]}")
+            print(f"  cardbench export --run: FAILED (exit {child.returncode or figures.get('code')}): {stderr.strip()[-400:]}")
             return False
         peak = max(figures["self_kib"] * 1024, tree_peak)
         zips = sorted(out.glob("*.zip"))

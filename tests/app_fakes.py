@@ -82,3 +82,14 @@ async def choose_workload(app, pilot, name: str) -> None:
     else:
         app.action_select_workload(app.workload_names.index(name))
         await pilot.pause()
+
+
+async def trial_read(pilot, banner) -> None:
+    """Wait for the trial banner's first read of its settings, one refresh after the first frame (a single pause
+    does not reach it on a loaded host)."""
+    for _ in range(500):
+        if banner.config is not None:
+            await pilot.pause()
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the trial banner never read its settings")

@@ -67,13 +67,16 @@ def _probe_once_per_worker(self) -> None:
     answer is a fact of this machine, the same each time. A probe of another module or python runs as it is."""
     if self.module != "workloads.child.probe" or self.python is not None:
         return _real_probe_run(self)
+    # what the answer depends on: the arguments and what the child sees of the devices and the code
+    key = (self.args, *(os.environ.get(name) for name in (
+        "PYTHONPATH", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")))
     with _PROBING:
-        if self.args not in _PROBED:
+        if key not in _PROBED:
             _real_probe_run(self)
             if self.result is not None:   # a probe cut short at load is not this machine's answer: not kept
-                _PROBED[self.args] = (self.result, self.error)
+                _PROBED[key] = (self.result, self.error)
             return
-    self.result, self.error = _PROBED[self.args]
+    self.result, self.error = _PROBED[key]
     self._done.set()
 
 

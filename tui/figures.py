@@ -112,7 +112,7 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
         elif key not in known and is_number(metrics[key]):
             bits.append(" ".join(key_figure(key, metrics[key])).strip())
         elif key not in known and isinstance(metrics[key], list) and metrics[key] \
-                and all(is_number(v) for v in metrics[key]):
+                and all(is_number(v) for v in metrics[key]) and len(str(metrics[key])) <= _NESTED_CHARS:
             # each in the key's unit, as the report's "All result metrics" says them ('runs 36.99 GB/s, 37.18 GB/s')
             bits.append(f"{key_figure(key, None)[0]} {', '.join(key_figure(key, v)[1] for v in metrics[key])}".strip())
         else:

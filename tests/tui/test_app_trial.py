@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from app_fakes import FakeTelemetry
+from app_fakes import FakeTelemetry, trial_read
 from tui import cli
 from tui.app import build_app
 
@@ -22,7 +22,7 @@ def test_a_trial_near_its_end_shows_the_banner_and_its_keys_work(tmp_path, monke
 
     async def go():
         async with app.run_test(size=(120, 36)) as pilot:
-            await pilot.pause()
+            await trial_read(pilot, app.trial_banner)
             banner = str(app.trial_banner.render())
             assert app.trial_banner.display and "trial: 2 min" in banner and "6.00 CNY/h list price" in banner
             assert "export the report now (e), back up now (b)" in banner
@@ -45,7 +45,7 @@ def test_no_trial_no_banner(tmp_path):
 
     async def go():
         async with app.run_test(size=(120, 36)) as pilot:
-            await pilot.pause()
+            await trial_read(pilot, app.trial_banner)   # read, and no trial in it
             assert not app.trial_banner.display
 
     asyncio.run(go())

@@ -27,6 +27,7 @@ def test_a_generate_result_reads_as_the_report_labels_it():
     # a list of figures: each in the key's unit (they read '36.93, 36.51' with no unit)
     assert result_text("plugin", {"device_read_rounds_gbps": [36.93, 36.51]}) == \
         "RESULT: device read rounds 36.93 GB/s, 36.51 GB/s"
+    assert result_text("plugin", {"restart_s": [1.5] * 100}) == "RESULT: restart <100 items, in events.jsonl>"
     assert "=" not in line and "ttft_s" not in line and "tokens_per_s" not in line
 
 

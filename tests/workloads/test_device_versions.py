@@ -3,7 +3,10 @@ import json
 import subprocess
 import sys
 
+import pytest
 from paths import REPO
+
+pytest.importorskip("torchvision")   # an image with torch alone: no version to name
 
 
 def _python(code: str) -> str:

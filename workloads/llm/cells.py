@@ -175,4 +175,3 @@ def _spread(name: str, rates: list[float]) -> dict[str, Any]:
     return {f"{name}_tokens_per_s": statistics.fmean(rates),
             f"{name}_stddev_tokens_per_s": statistics.stdev(rates) if len(rates) > 1 else None,
             f"{name}_runs_tokens_per_s": rates}
-

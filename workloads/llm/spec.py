@@ -79,7 +79,8 @@ SPEC = WorkloadSpec(
         Metric("peak_memory_bytes", Text("peak memory", "峰值内存"), "bytes"),
         Metric("fit_estimate_error", Text("fit estimate against measured peak (first cell)",
                                           "内存估算相对实测峰值（首个单元）"), "fraction"),
-        Metric("device_read_gbps", Text("device read bandwidth GB/s", "设备读带宽 GB/s")),
+        Metric("device_read_gbps", Text("GB/s device read bandwidth (measured: fastest sum of a tensor)",
+                                        "GB/s 设备读带宽（实测：张量求和最快一次）")),   # as generate's says it
         Metric("model_size", Text("model", "模型"), "text"),
         Metric("sweep", Text("sweep (input x output x batch)", "扫描（输入 x 输出 x 批）"), "text"),
     ),

@@ -3,8 +3,8 @@ or hold a newline, files that vanish mid-backup, and a destination inside what i
 
 import json
 import os
-import stat
 import re
+import stat
 import subprocess
 from pathlib import Path
 

@@ -3,6 +3,7 @@ three minutes shows the banner at the lead time, rings once, and its keys (and l
 
 import asyncio
 
+from app_fakes import trial_read
 from textual.app import App
 
 from tui import cli
@@ -60,7 +61,7 @@ def test_a_trial_set_by_the_command_three_minutes_from_the_end_shows_the_banner_
 
     async def go():
         async with app.run_test(size=(100, 10)) as pilot:
-            await pilot.pause()
+            await trial_read(pilot, app.banner)
             text = _text(app.banner)
             assert app.banner.display
             assert "trial: 3 min 0 s left" in text and "0.00 CNY so far at 6.00 CNY/h list price" in text
@@ -86,7 +87,7 @@ def test_the_banner_comes_at_the_lead_time_not_before_and_its_links_run_the_acti
 
     async def go():
         async with app.run_test(size=(100, 10)) as pilot:
-            await pilot.pause()
+            await trial_read(pilot, app.banner)
             text = _text(app.banner)
             assert "trial: 3 min 0 s left" in text and "2.50 USD so far" in text
             assert "!!" not in text and app.bells == 0
@@ -122,7 +123,7 @@ def test_no_trial_set_hides_the_widget():
 
     async def go():
         async with app.run_test(size=(80, 10)) as pilot:
-            await pilot.pause()
+            await trial_read(pilot, app.banner)   # read, and no trial in it
             assert not app.banner.display and app.bells == 0
 
     asyncio.run(go())
@@ -188,13 +189,30 @@ def test_the_periodic_re_read_of_the_settings_is_off_the_ui_thread():
 
     async def go():
         async with app.run_test(size=(100, 10)) as pilot:
-            await pilot.pause()
-            assert not app.banner.display     # no trial yet (read once at mount)
+            await trial_read(pilot, app.banner)
+            assert not app.banner.display     # no trial yet (read once after the first frame)
             for _ in range(RELOAD_EVERY + 1):
                 app.banner.tick()
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert len(readers) == 2 and readers[1] != threading.main_thread().name
             assert app.banner.display and "trial: 2 h 0 min left" in _text(app.banner)   # `cardbench trial` reached it
+
+    asyncio.run(go())
+
+
+def test_a_tick_before_the_first_read_reads_the_settings():
+    """The read one refresh after the first frame may not come (an app that never refreshes): the next tick reads."""
+    config = trial_config.TrialConfig(ends=T0 + 7200, started=T0 - 3600, price_per_hour=2.5, lead_hours=1)
+    app = BannerApp(TrialBanner(clock=FakeClock(T0), load=lambda: config, refresh_s=3600, id="trial"))
+
+    async def go():
+        async with app.run_test(size=(100, 10)) as pilot:
+            await trial_read(pilot, app.banner)
+            app.banner.config = None      # as if the read after the first frame had not come
+            app.banner.display = False
+            app.banner.tick()
+            await pilot.pause()
+            assert app.banner.config is config and app.banner.display
 
     asyncio.run(go())
