@@ -77,7 +77,9 @@ def test_made_data_is_removed_and_a_cpu_resnet50_run_is_the_card_rate(tmp_path):
     code, events, stderr = _run("--make-data", "6", "--make-data-in", str(made_in), *SMALL, runs_dir=runs)
     assert code == 0, stderr
     m = events[-2]["metrics"]
-    assert m["data_made"] == 6 and m["images"] == 6 and m["verdict"] == "data-bound"
+    # a million images/s is more than the loader gives: data-bound, or storage-bound where the six files read cold
+    # came slower than the loader warm (a loaded host, one suite run in two here); never compute-bound
+    assert m["data_made"] == 6 and m["images"] == 6 and m["verdict"] in ("data-bound", "storage-bound"), m["verdict"]
     assert "20261204-090000-resnet50-abcd" in m["consumer_source"]
     assert list(made_in.iterdir()) == []
 
