@@ -48,11 +48,17 @@ def metric_text(metric: Metric, value: Any, lang: str = "en") -> str:
         return nbytes(value)
     if metric.kind == "text":
         return NA if value is None else str(value)
+    if _few_figures(value):
+        return ", ".join(number(v) for v in value)   # a few figures (each round's): as figures, not 15 digits
     if isinstance(value, (list, dict)) and len(str(value)) > _NESTED_CHARS:
         return f"<{len(value)} {'items' if isinstance(value, list) else 'entries'}, in events.jsonl>"
-    if isinstance(value, list) and value and all(is_number(v) for v in value):
-        return ", ".join(number(v) for v in value)   # a few figures (each round's): as figures, not 15 digits
     return number(value)
+
+
+def _few_figures(value: Any) -> bool:
+    """A short list of numbers (each round's figure), said one by one; a longer one is counted."""
+    return (isinstance(value, list) and bool(value) and all(is_number(v) for v in value)
+            and len(str(value)) <= _NESTED_CHARS)
 
 
 def key_figure(key: str, value: Any, lang: str = "en") -> tuple[str, str]:
@@ -111,8 +117,7 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
             bits.append(f"{metric.label.en} unreliable ({metrics[f'{key}_unreliable']})")
         elif key not in known and is_number(metrics[key]):
             bits.append(" ".join(key_figure(key, metrics[key])).strip())
-        elif key not in known and isinstance(metrics[key], list) and metrics[key] \
-                and all(is_number(v) for v in metrics[key]) and len(str(metrics[key])) <= _NESTED_CHARS:
+        elif key not in known and _few_figures(metrics[key]):
             # each in the key's unit, as the report's "All result metrics" says them ('runs 36.99 GB/s, 37.18 GB/s')
             bits.append(f"{key_figure(key, None)[0]} {', '.join(key_figure(key, v)[1] for v in metrics[key])}".strip())
         else:

@@ -54,12 +54,8 @@ class TrialBanner(Static):
     def on_mount(self) -> None:
         # after the first frame: the trial modules and the file's read are not what it waits for (the banner,
         # hidden without a trial, shows one refresh later)
-        self.call_after_refresh(self._first_read)
+        self.call_after_refresh(self.tick)   # its first tick reads the settings
         self.set_interval(self.refresh_s, self.tick)
-
-    def _first_read(self) -> None:
-        if self.config is None:
-            self.reload()
 
     def reload(self) -> None:
         """Read the config again (after `cardbench trial`, or a new --backup-dest) and redraw."""
@@ -69,7 +65,7 @@ class TrialBanner(Static):
 
     def tick(self) -> None:
         if self.config is None:
-            self.reload()   # the read after the first frame has not come: read now (reload ticks)
+            self.reload()   # the first read (reload ticks)
             return
         from tui.trial.clock import status
 
