@@ -17,12 +17,13 @@ PCI_RESCAN_S = 60.0
 
 
 def default_sources() -> list[DeviceSource]:
-    """NVML, then nvidia-smi-compatible CLIs, then vendor JSON tools: the issue's priority order."""
+    """NVML, then nvidia-smi-compatible CLIs, then vendor JSON tools, then the other vendors' CLIs (their tables)."""
     from tui.telemetry.nvml import NvmlSource
     from tui.telemetry.smi_csv import SmiCsvSource
+    from tui.telemetry.vendor_cli import VendorCliSource
     from tui.telemetry.vendor_json import VendorJsonSource
 
-    return [NvmlSource(), SmiCsvSource(), VendorJsonSource()]
+    return [NvmlSource(), SmiCsvSource(), VendorJsonSource(), VendorCliSource()]
 
 
 class Collector:

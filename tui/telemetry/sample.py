@@ -58,6 +58,9 @@ class DeviceSample:
     mem_clock_max_mhz: float | None = None
     fan_pct: float | None = None
     pstate: str | None = None          # "P0"
+    health: str | None = None          # the card's state in its management tool's own words ("OK", "Warning",
+                                       # "Alarm", "Critical", "Available", "Not Available(reason)"); None: not said
+    util_kind: str | None = None       # what util_gpu_pct counts where it is not the GPU's busy share ("AICore")
     throttle_reasons: tuple[str, ...] | None = None  # () = read and none active; None = unknown
     pcie_gen: int | None = None
     pcie_gen_max: int | None = None

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 # how telemetry reads a CLI every tick
 SMI_CSV = "smi-csv"          # nvidia-smi's --query-gpu CSV (tui.telemetry.smi_csv)
 VENDOR_JSON = "vendor-json"  # the vendor's own JSON (tui.telemetry.vendor_json)
+VENDOR_TABLE = "vendor-table"  # the vendor's own table (or its JSON/CSV where the build has one): tui.telemetry.readers
 NO_QUERY = "none"            # nothing telemetry parses; the doctor and the report still run it
 
 # PCI vendor id -> maker, for the cards a rented instance may carry
@@ -48,9 +49,10 @@ class ManagementCli:
     maker: str                            # as in MAKERS, which holds its PCI vendor id(s)
     list_args: tuple[str, ...]            # the doctor: list the devices ("-L" prints "GPU n: ..." lines it counts)
     screen_args: tuple[str, ...]          # the report: its nvidia-smi-like overview, kept verbatim
-    query: str = NO_QUERY                 # SMI_CSV, VENDOR_JSON or NO_QUERY
+    query: str = NO_QUERY                 # SMI_CSV, VENDOR_JSON, VENDOR_TABLE or NO_QUERY
     json_args: tuple[str, ...] = ()       # VENDOR_JSON: what is asked every tick
     json_static_args: tuple[str, ...] | None = None  # VENDOR_JSON: asked rarely, cached (names, limits)
+    reader: str | None = None             # VENDOR_TABLE: its module under tui.telemetry.readers
 
 
 _ROCM_SMI_FIELDS = ("--showproductname", "--showbus", "--showuse", "--showmemuse", "--showmeminfo", "vram",
@@ -63,10 +65,13 @@ CLIS: tuple[ManagementCli, ...] = (
                   ("metric", "--json"), ("static", "--json")),   # ROCm 6+
     ManagementCli("rocm-smi", "AMD", ("--showproductname",), (), VENDOR_JSON, _ROCM_SMI_FIELDS),  # older ROCm
     ManagementCli("hy-smi", "Hygon", (), (), VENDOR_JSON, ("--json",)),
-    ManagementCli("mthreads-gmi", "Moore Threads", (), ()),
-    ManagementCli("mx-smi", "MetaX", (), ()),
-    ManagementCli("npu-smi", "Huawei", ("info",), ("info",)),
-    ManagementCli("cnmon", "Cambricon", (), ()),
+    ManagementCli("mthreads-gmi", "Moore Threads", (), (), VENDOR_TABLE, reader="mthreads_gmi"),
+    ManagementCli("mx-smi", "MetaX", (), (), VENDOR_TABLE, reader="mx_smi"),
+    ManagementCli("npu-smi", "Huawei", ("info",), ("info",), VENDOR_TABLE, reader="npu_smi"),
+    ManagementCli("cnmon", "Cambricon", (), (), VENDOR_TABLE, reader="cnmon"),
+    ManagementCli("efsmi", "Enflame", (), (), VENDOR_TABLE, reader="efsmi"),
+    ManagementCli("xpu_smi", "Kunlunxin", (), (), VENDOR_TABLE, reader="xpu_smi"),
+    ManagementCli("hl-smi", "Habana Labs", (), (), VENDOR_TABLE, reader="hl_smi"),
 )
 
 

@@ -1,0 +1,92 @@
+"""The first vendor CLI on PATH that `tui.telemetry.readers` knows, read every tick (Ascend, Cambricon, ...).
+
+The CLI runs bounded in time (`run_bounded`) with its working directory in a private temporary folder, never the
+user's: Cambricon's ``cnmon info -j`` writes its JSON there. What it prints past `MAX_OUTPUT` is not read (no card
+table is that long: a tool gone wrong would cost the workbench memory and time every tick), and a reader that
+fails on what it got says so in one line; the devices it did read still count.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import tempfile
+from types import ModuleType
+
+from tui.telemetry import vendors
+from tui.telemetry.cli_tool import CliResult, Runner, run_bounded
+from tui.telemetry.readers import Reading
+from tui.telemetry.sample import DeviceSample
+
+TIMEOUT_S = 3.0
+MAX_OUTPUT = 4 * 1024 * 1024   # characters of one answer; a 16-card table with processes is ~20 kB
+
+
+def reader_module(name: str) -> ModuleType:
+    return importlib.import_module(f"tui.telemetry.readers.{name}")
+
+
+class VendorCliSource:
+    """Reads cards through the vendor table's first CLI with a reader (looked up once, on the first call)."""
+
+    def __init__(self, clis: tuple[vendors.ManagementCli, ...] | None = None, timeout: float = TIMEOUT_S,
+                 runner: Runner = run_bounded) -> None:
+        self.clis = clis if clis is not None else vendors.by_query(vendors.VENDOR_TABLE)
+        self.timeout = timeout
+        self._run = runner
+        self._found: tuple[vendors.ManagementCli, str] | None = None
+        self._looked = False
+        self._cwd: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def name(self) -> str:
+        return self._found[0].exe if self._found else "vendor-cli"
+
+    def available(self) -> bool:
+        if not self._looked:
+            self._looked = True
+            for cli in self.clis:
+                path = shutil.which(cli.exe)
+                if path:
+                    self._found = (cli, path)
+                    break
+        return self._found is not None
+
+    def describe(self) -> str:
+        if self.available():
+            assert self._found is not None
+            return f"{self.name} at {self._found[1]}"
+        return f"no vendor CLI on PATH ({', '.join(c.exe for c in self.clis)})"
+
+    def call(self, args: list[str]) -> CliResult:
+        """``<exe> args``, bounded in time and size, run from the private folder."""
+        assert self._found is not None
+        if self._cwd is None:
+            self._cwd = tempfile.TemporaryDirectory(prefix="cardbench-cli-")
+        done = self._run([self._found[1], *args], self.timeout, cwd=self._cwd.name)
+        if len(done.stdout) > MAX_OUTPUT:
+            size = f"{len(done.stdout) / 1e6:.1f} MB"
+            return CliResult(done.returncode, "", "", f"{self.name} printed {size}, more than any card table: not read")
+        return done
+
+    def read(self) -> Reading:
+        if not self.available():
+            return [], []
+        assert self._found is not None
+        cli = self._found[0]
+        try:
+            devices, problems = reader_module(cli.reader or "").read(self.call)
+        except Exception as exc:  # noqa: BLE001 - a reader's bug costs its reading, never the tick
+            from workloads.errors import first_line
+
+            return [], [f"{cli.exe}: not read: {first_line(exc, typed=True)}"]
+        return [_named(d, cli.exe) for d in devices], problems
+
+    def close(self) -> None:
+        if self._cwd is not None:
+            self._cwd.cleanup()
+            self._cwd = None
+
+
+def _named(device: DeviceSample, exe: str) -> DeviceSample:
+    return device if device.source else device.replace(source=exe)
