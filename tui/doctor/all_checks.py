@@ -7,6 +7,7 @@ from tui.doctor.check import DoctorCheck
 from tui.doctor.checks import (check_arch, check_autocast, check_cli, check_disk, check_env, check_init, check_kernel,
                                check_nvml, check_pci, check_tensorflow, check_torch_import, check_torch_sees)
 from tui.doctor.facts import Facts
+from tui.doctor.health import check_health
 
 
 def checks_from(f: Facts) -> list[DoctorCheck]:
@@ -25,4 +26,5 @@ def checks_from(f: Facts) -> list[DoctorCheck]:
         check_disk(f),
         check_env(f),
         check_busy(f),
+        check_health(f),
     ]

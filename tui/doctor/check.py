@@ -24,7 +24,7 @@ STATUSES = (PASS, WARN, FAIL, SKIP)
 IDS: tuple[str, ...] = ("cli.answers", "nvml.loads", "pci.accelerators", "torch.imports", "torch.sees_device",
                         "torch.arch_list", "device.init", "device.kernel", "device.autocast.fp16",
                         "device.autocast.bf16", "tensorflow.sees_device", "disk.free", "env.visible_devices",
-                        "device.busy")
+                        "device.busy", "device.health")
 # id -> display name: the catalogue's ``check.<id>`` (its Chinese is the report's and the doctor's zh name)
 TITLES: dict[str, str] = {check_id: say(f"check.{check_id}") for check_id in IDS}
 

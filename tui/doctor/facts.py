@@ -78,7 +78,24 @@ def gather_cli(facts: Facts, timeout: float = CLI_TIMEOUT_S) -> None:
             facts.cli_ok = True
             if cli.list_args == ("-L",):  # nvidia-smi's listing: one "GPU n: name (UUID: ...)" line per device
                 facts.cli_gpu_count = sum(1 for line in done.stdout.splitlines() if re.match(r"\s*GPU \d+", line))
+            elif cli.reader:
+                _count_by_reader(facts, cli, timeout)
         return
+
+
+def _count_by_reader(facts: Facts, cli: vendors.ManagementCli, timeout: float) -> None:
+    """The cards a vendor table lists, as telemetry's reader reads it; its one-line problem when it reads none."""
+    from tui.telemetry.vendor_cli import VendorCliSource
+
+    source = VendorCliSource(clis=(cli,), timeout=timeout)
+    try:
+        devices, problems = source.read()
+    finally:
+        source.close()
+    if devices:
+        facts.cli_gpu_count = len(devices)
+    elif problems:
+        facts.cli_ok, facts.cli_error = False, problems[0]
 
 
 def gather_nvml(facts: Facts, module: Any = None) -> None:

@@ -24,6 +24,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "check.disk.free": ("free disk space", "磁盘剩余空间"),
     "check.env.visible_devices": ("visible-devices variables", "可见设备环境变量"),
     "check.device.busy": ("the card --device auto picks is idle", "`--device auto` 选中的卡处于空闲"),
+    "check.device.health": ("the cards' own tool calls them healthy", "管理工具报告各卡状态正常"),
     # not one of the machine's checks: `cardbench doctor --data DIR` only
     "check.data.dir": ("data directory", "数据目录"),
     # the evidence
@@ -31,7 +32,7 @@ WORDS: dict[str, tuple[str, str]] = {
                                   "PATH 中没有管理工具（{tried}）；PCI 总线上有 {shown}"),
     "doctor.cli.missing": ("none on PATH ({tried}); no accelerator on the PCI bus",
                            "PATH 中没有管理工具（{tried}）；PCI 总线上没有加速卡"),
-    "doctor.cli.lists": ("{cli} lists {n} GPU(s); {first}", "{cli} 列出 {n} 块 GPU；{first}"),
+    "doctor.cli.lists": ("{cli} lists {n} card(s); {first}", "{cli} 列出 {n} 块卡；{first}"),
     "doctor.nvml.loaded": ("{n} device(s), driver {driver}", "{n} 个设备，驱动 {driver}"),
     "doctor.nvml.loaded_errors": ("{n} device(s), driver {driver}; {errors}", "{n} 个设备，驱动 {driver}；{errors}"),
     "doctor.nvml.missing_nvidia": ("not loaded ({error}); the PCI bus shows an NVIDIA card",
@@ -101,7 +102,14 @@ WORDS: dict[str, tuple[str, str]] = {
     "doctor.busy.idle": ("{label}: {reading} ({bound})", "{label}：{reading}（{bound}）"),
     "doctor.busy.busy": ("{label} is already busy: {reading} ({bound})", "{label} 已被占用：{reading}（{bound}）"),
     "doctor.busy.other_idle": ("; GPU{index} is idle", "；GPU{index} 空闲"),
+    "doctor.health.not_said": ("no management tool here reports a card's health", "本机没有管理工具报告卡的健康状态"),
+    "doctor.health.all_well": ("{n} card(s) in order as {tools} reads them", "{tools} 报告 {n} 块卡状态正常"),
+    "doctor.health.unwell": ("{n} of {of} card(s) not in order: {said}", "{of} 块卡中有 {n} 块状态异常：{said}"),
     # the doctor's own hints (a hint of workloads.hints is in tui.i18n.hints)
+    "hint.doctor.health": ("the card's own tool reports a fault: a run on it may fail or read low; ask the platform "
+                           "for another card, or for the tool's detail (e.g. `npu-smi info -t health -i N`)",
+                           "管理工具报告该卡有故障：在其上运行可能失败或结果偏低；请平台更换卡，或查看工具的详细信息"
+                           "（例如 `npu-smi info -t health -i N`）"),
     "hint.doctor.no_cli": ("the image lacks the vendor's management tool: install the driver's utilities package",
                            "镜像缺少厂商的管理工具：安装驱动的工具包"),
     "hint.doctor.driver_silent": ("the driver does not answer: check `dmesg` for errors, and that the driver is loaded",

@@ -45,9 +45,20 @@ def bar(pct: float | None, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def _util(pct: float | None) -> Text:
+def _util(pct: float | None, kind: str | None = None) -> Text:
     # low utilisation while a run is active is the thing to notice: it is not an alarm by itself
-    return Text(reading(pct, "%"), style="dim" if pct is None else "")
+    text = Text(reading(pct, "%"), style="dim" if pct is None else "")
+    if kind and pct is not None:   # what the figure counts where it is not a GPU's busy share (Ascend's AICore)
+        text.append(f" {kind}", style="dim")
+    return text
+
+
+def _name(dev) -> Text:
+    text = Text(dev.name or NA)
+    level = dev.health_level
+    if level is not None and dev.health is not None:   # the tool's own word beside the card it calls unwell
+        text.append(f" [{dev.health}]", style="bold red" if level == "fail" else "bold yellow")
+    return text
 
 
 def _memory(used: int | None, total: int | None, pct: float | None, *, with_bar: bool = True) -> Text:
@@ -98,8 +109,8 @@ def _device_cells(index: int, dev, *, bar: bool = True, limit: bool = True) -> d
     temp = dev.temperature_c
     return {
         "dev": Text(device_tag(index), style="bold"),
-        "name": Text(dev.name or NA),
-        "util": _util(dev.util_gpu_pct),
+        "name": _name(dev),
+        "util": _util(dev.util_gpu_pct, dev.util_kind),
         "memory": _memory(dev.mem_used_bytes, dev.mem_total_bytes, dev.mem_used_pct, with_bar=bar),
         "temp": _cell(reading(temp, "°C"), _level(temp, TEMP_C)),
         "power": _power(dev.power_w, dev.power_limit_w if limit else None),

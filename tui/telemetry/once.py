@@ -54,7 +54,8 @@ def _pair(value: Any, limit: Any, unit: str, digits: int = 0) -> str:
 
 def render_device(d: DeviceSample) -> list[str]:
     maker = d.pci_vendor or f"maker {NA}"
-    lines = [f"{device_label(d.index, d.name)}   {maker}, bus {d.bus_id or NA}   (from {d.source or NA})"]
+    health = f"   health: {d.health}" if d.health is not None else ""   # the tool's own word for the card
+    lines = [f"{device_label(d.index, d.name)}   {maker}, bus {d.bus_id or NA}   (from {d.source or NA}){health}"]
     cap = f"  capability {d.compute_capability}" if d.compute_capability else ""
     lines.append(f"    driver {reading(d.driver_version)}  runtime {reading(d.runtime_version)}{cap}")
     mem = f"{nbytes(d.mem_used_bytes)} / {nbytes(d.mem_total_bytes)}"
@@ -62,7 +63,8 @@ def render_device(d: DeviceSample) -> list[str]:
         mem += f" ({reading(d.mem_used_pct, '%')})"
     if d.mem_reserved_bytes is not None:
         mem += f", reserved {nbytes(d.mem_reserved_bytes)}"
-    lines.append(f"    util {reading(d.util_gpu_pct, '%')}  mem-bw {reading(d.util_mem_pct, '%')}  memory {mem}")
+    util = reading(d.util_gpu_pct, '%') + (f" {d.util_kind}" if d.util_kind and d.util_gpu_pct is not None else "")
+    lines.append(f"    util {util}  mem-bw {reading(d.util_mem_pct, '%')}  memory {mem}")
     throttle = reading(d.throttle_reasons) if d.throttle_reasons is not None else NA
     lines.append(f"    temp {reading(d.temperature_c, 'C')}  power {_pair(d.power_w, d.power_limit_w, 'W', 1)}  "
                  f"fan {reading(d.fan_pct, '%')}  {reading(d.pstate)}  clock events: {throttle}")

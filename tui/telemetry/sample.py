@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from tui.formatting import NA
 from tui.formatting import nbytes as fmt_bytes
 from tui.formatting import reading as fmt
+from workloads.card_health import health_level, over_total
 
 __all__ = ["NA", "DeviceProcess", "DeviceSample", "HostSample", "Sample", "fmt", "fmt_bytes", "normalize_bus_id"]
 
@@ -83,6 +84,16 @@ class DeviceSample:
         if self.mem_used_bytes is None or not self.mem_total_bytes:
             return None
         return 100.0 * self.mem_used_bytes / self.mem_total_bytes
+
+    @property
+    def over_total(self) -> bool:
+        """Its tool reads more memory in use than the card has (a fault: Moore Threads' IOMMU), kept as read."""
+        return over_total(self.mem_used_bytes, self.mem_total_bytes)
+
+    @property
+    def health_level(self) -> str | None:
+        """"fail", "warn" or None (in order, or nothing said): `workloads.card_health`'s rule."""
+        return health_level(self.health, self.mem_used_bytes, self.mem_total_bytes)
 
     @property
     def key(self) -> str:

@@ -8,7 +8,8 @@ for intervals.csv). Only the open intervals hold raw values, so a day-long soak 
 intervals' worth at any time.
 
 Per device and interval: the SM clock's range, the temperature and power peaks, the seconds each
-clock-event (throttle) reason was active, and the change of each error counter over the interval
+clock-event (throttle) reason was active, the seconds its own tool called it not in order (npu-smi's Health,
+mx-smi's state: `workloads.card_health`), and the change of each error counter over the interval
 (ECC corrected and uncorrected, remapped rows, retired pages, PCIe replays, NVML's power and thermal
 violation time), read against its value at the previous interval's close.
 """
@@ -19,6 +20,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloads.card_health import health_level
 from workloads.numbers import finite as number
 
 GRACE_S = 3.0
@@ -28,6 +30,8 @@ FIRST_TICK_S = 1.0     # a device's first sample stands for one sampler tick
 COUNTERS = ("ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages", "pcie_replays",
             "power_violation_s", "thermal_violation_s")
 THERMAL_REASONS = ("sw thermal", "hw thermal")
+# what an interval's unwell_s calls a card whose tool read more memory in use than the card has
+OVER_TOTAL = "memory used above total"
 # reasons that say nothing about the card's health (an idle card, clocks set by the user)
 QUIET_REASONS = ("idle", "app clocks", "display clocks", "sync boost")
 # latency figures a step may carry, in ms (serve's: one level's percentiles over its requests, vLLM's definitions,
@@ -48,6 +52,7 @@ class _Device:
     temp_peak: float | None = None
     power_peak: float | None = None
     reasons: dict[str, float] = field(default_factory=dict)     # reason -> seconds active
+    unwell: dict[str, float] = field(default_factory=dict)      # the tool's word for a card not in order -> seconds
     last: dict[str, float] = field(default_factory=dict)        # counter -> its last value in the interval
     first: dict[str, float] = field(default_factory=dict)
 
@@ -64,6 +69,10 @@ class _Device:
             for reason in reasons:
                 if isinstance(reason, str):
                     self.reasons[reason] = self.reasons.get(reason, 0.0) + dt
+        health = d.get("health")
+        if health_level(health, number(d.get("mem_used_bytes")), number(d.get("mem_total_bytes"))) is not None:
+            word = health if isinstance(health, str) and health_level(health) else OVER_TOTAL
+            self.unwell[word] = self.unwell.get(word, 0.0) + dt
         for key in COUNTERS:
             value = number(d.get(key))
             if value is not None:
@@ -224,7 +233,8 @@ class IntervalBook:
             devices[name] = {"samples": d.samples, "sm_clock_min_mhz": d.clock_min, "sm_clock_max_mhz": d.clock_max,
                              "temperature_peak_c": d.temp_peak, "power_peak_w": d.power_peak,
                              "throttle_s": {r: round(s, 1) for r, s in sorted(d.reasons.items())},
-                             "thermal_share": min(1.0, thermal / duration), "deltas": deltas}
+                             "thermal_share": min(1.0, thermal / duration), "deltas": deltas,
+                             "unwell_s": {word: round(s, 1) for word, s in sorted(d.unwell.items())}}
         return {"interval": w.index + 1, "start": w.start, "end": w.end, "duration_s": w.end - w.start,
                 "steps": w.steps, "rates": rates, "latency": latency, "runs": w.runs, "restarts": w.restarts, "errors": list(w.errors),
                 "xids": sorted(w.xids, key=lambda x: x["t"]), "samples": w.samples, "devices": devices}

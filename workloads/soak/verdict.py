@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from workloads.soak.intervals import LATENCY, QUIET_REASONS, THERMAL_REASONS
+from workloads.card_health import FAIL, health_level
+from workloads.soak.intervals import LATENCY, OVER_TOTAL, QUIET_REASONS, THERMAL_REASONS
 
 DRIFT_LIMIT_PCT = 5.0
 # a latency is judged more loosely than a throughput: it is a percentile of one run's requests, not a rate over
@@ -47,8 +48,10 @@ def rules(drift_limit_pct: float = DRIFT_LIMIT_PCT, thermal_share: float = THERM
         f"FAIL: an interval's TTFT or TPOT p50 more than {latency_limit_pct:g} % above the first interval's (a "
         "serving workload; the median over the interval's windows of each window's p50, per load level)",
         "FAIL: a workload error, or a run that had to be restarted",
+        "FAIL: a card its own management tool calls Alarm or Critical (npu-smi's Health)",
         f"WARN: thermal throttling (sw/hw thermal) over {thermal_share:.0%} of an interval on any device",
         "WARN: hw slowdown or power brake seen",
+        "WARN: a card its own tool calls not in order (Warning, Not Available...) or reads above its memory",
         f"WARN: an interval's TTFT or TPOT p99 more than {latency_limit_pct:g} % above the first interval's",
         "WARN: corrected ECC errors, remapped rows, retired pages or PCIe replays increased",
         f"WARN: an interval's median throughput more than {drift_limit_pct:g} % above the first interval's "
@@ -102,6 +105,10 @@ def findings_of(row: dict[str, Any], *, drift_limit_pct: float = DRIFT_LIMIT_PCT
         if d["thermal_share"] > thermal_share:
             found.append(Finding("WARN", "thermal", f"{device}: thermal throttling {d['thermal_share']:.0%} of "
                                                     f"{_when(row)}"))
+        for word, seconds in (d.get("unwell_s") or {}).items():
+            level = "FAIL" if health_level(word) == FAIL else "WARN"
+            said = "read more memory in use than the card has" if word == OVER_TOTAL else f"said {word!r}"
+            found.append(Finding(level, "health", f"{device}: its tool {said} for {seconds:g} s in {_when(row)}"))
         for reason in ("hw slowdown", "power brake"):
             if d["throttle_s"].get(reason):
                 found.append(Finding("WARN", "slowdown", f"{device}: {reason} for {d['throttle_s'][reason]:g} s "

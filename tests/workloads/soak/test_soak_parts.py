@@ -238,3 +238,24 @@ def test_a_latency_finding_names_each_figure_of_the_intervals_latency():
     said = [f.text for f in findings_of(row) if f.rule == "latency"]
     assert [t.split(" 50 ms")[0] for t in said] == ["serve TTFT p50", "serve TTFT p99", "serve TPOT p50",
                                                     "serve TPOT p99"]
+
+
+def test_a_card_its_own_tool_calls_unwell_is_found_with_the_tools_word_and_how_long():
+    # an Ascend card: npu-smi says Warning on NPU 1 for 20 s of interval 1, Alarm on NPU 0 in interval 2;
+    # a Moore Threads reading of more memory used than the card has is a warning too
+    def devices(t):
+        s = t - T0
+        return [gpu(0, health="Alarm" if 70 <= s < 75 else "OK"),
+                gpu(1, health="Warning" if 10 <= s < 30 else "OK"),
+                gpu(2, mem_used_bytes=44302 * 2 ** 20 if s >= 100 else 0, mem_total_bytes=32768 * 2 ** 20)]
+
+    book = IntervalBook(T0, 60, T0 + 120)
+    feed(book, 120, devices)
+    rows = book.close_all(T0 + 120)
+    assert rows[0]["devices"]["GPU1"]["unwell_s"] == {"Warning": 20.0}
+    assert rows[0]["devices"]["GPU0"]["unwell_s"] == {}
+    verdict, findings = judge(rows)
+    assert verdict == "FAIL"
+    said = [(f.level, f.text.split(" in interval")[0]) for f in findings if f.rule == "health"]
+    assert said == [("FAIL", "GPU0: its tool said 'Alarm' for 5 s"), ("WARN", "GPU1: its tool said 'Warning' for 20 s"),
+                    ("WARN", "GPU2: its tool read more memory in use than the card has for 20 s")]

@@ -1,0 +1,47 @@
+"""The doctor's card-health check: the cards' own tool's word for each card, and memory read over total."""
+
+import pytest
+
+from tui.doctor import FAIL, PASS, SKIP, WARN, Facts
+from tui.doctor.health import check_health
+from tui.telemetry.sample import DeviceSample
+
+GIB = 2 ** 30
+
+
+def npu(index, health, **more):
+    return DeviceSample(index=index, name="910B3", bus_id=f"0000:0{index}:00.0", health=health, source="npu-smi",
+                        mem_used_bytes=3 * GIB, mem_total_bytes=64 * GIB, **more)
+
+
+def test_cards_in_order_pass_and_say_which_tool_said_so():
+    c = check_health(Facts(devices=[npu(0, "OK"), npu(1, "OK")]))
+    assert c.status == PASS and c.id == "device.health"
+    assert c.evidence == "2 card(s) in order as npu-smi reads them"
+    assert c.value == 2
+
+
+@pytest.mark.parametrize("word, status", [("Warning", WARN), ("Alarm", FAIL), ("Critical", FAIL),
+                                          ("Not Available(MetaX Sysfs File Unaccessible)", WARN),
+                                          ("something new", WARN)])
+def test_a_card_its_tool_calls_unwell_is_named_with_the_tools_word(word, status):
+    c = check_health(Facts(devices=[npu(0, "OK"), npu(3, word)]))
+    assert c.status == status
+    assert f"npu-smi: card 3 (910B3, 0000:03:00.0) {word}" in c.evidence
+    assert "1 of 2 card(s)" in c.evidence and c.hint
+    assert c.zh["evidence"].startswith("2 块卡中有 1 块状态异常")
+
+
+def test_memory_read_over_total_is_a_warning_whatever_the_state():
+    over = DeviceSample(index=0, name="MTT S4000", mem_used_bytes=44302 * 2 ** 20, mem_total_bytes=32768 * 2 ** 20,
+                        source="mthreads-gmi")
+    c = check_health(Facts(devices=[over]))
+    assert c.status == WARN
+    assert "mthreads-gmi: card 0 (MTT S4000) uses 43.3 GiB of 32.0 GiB" in c.evidence
+
+
+def test_cards_whose_tool_says_nothing_of_health_are_skipped():
+    nvml = DeviceSample(index=0, name="NVIDIA H100 80GB HBM3", mem_used_bytes=GIB, mem_total_bytes=80 * GIB,
+                        source="nvml")
+    assert check_health(Facts(devices=[nvml])).status == SKIP
+    assert check_health(Facts()).status == SKIP

@@ -1,0 +1,78 @@
+"""VendorCliSource: the first vendor-table CLI on PATH, run bounded in time and size from a private folder."""
+
+import os
+import time
+import types
+
+from fake_cli import only_on_path, write_script
+from tui.telemetry import vendor_cli, vendors
+from tui.telemetry.readers import ReaderError
+from tui.telemetry.sample import DeviceSample
+
+CLI = vendors.ManagementCli("fakesmi", "Nobody", (), (), vendors.VENDOR_TABLE, reader="fake")
+
+
+def fake_reader(monkeypatch, read):
+    monkeypatch.setattr(vendor_cli, "reader_module", lambda name: types.SimpleNamespace(read=read))
+
+
+def test_every_vendor_table_cli_has_a_reader_module_with_read_and_exe():
+    for cli in vendors.by_query(vendors.VENDOR_TABLE):
+        module = vendor_cli.reader_module(cli.reader)
+        assert module.EXE == cli.exe and callable(module.read)
+
+
+def test_the_cli_runs_from_a_private_folder_never_the_users(tmp_path, monkeypatch):
+    write_script(tmp_path / "bin", "fakesmi", 'pwd; touch cnmon_info.json')
+    only_on_path(monkeypatch, tmp_path / "bin")
+    monkeypatch.chdir(tmp_path)
+    seen = []
+
+    def read(call):
+        seen.append(call([]).stdout.strip())
+        return [DeviceSample(index=0, name="card")], []
+
+    fake_reader(monkeypatch, read)
+    source = vendor_cli.VendorCliSource(clis=(CLI,))
+    devices, problems = source.read()
+    assert [d.source for d in devices] == ["fakesmi"] and problems == []
+    assert seen[0] != str(tmp_path) and os.path.basename(seen[0]).startswith("cardbench-cli-")
+    assert not (tmp_path / "cnmon_info.json").exists()
+    source.close()
+    assert not os.path.exists(seen[0])
+
+
+def test_an_answer_past_the_bound_is_not_read_and_said_in_one_line(tmp_path, monkeypatch):
+    write_script(tmp_path / "bin", "fakesmi", 'head -c 6000000 /dev/zero | tr "\\0" x')
+    only_on_path(monkeypatch, tmp_path / "bin")
+
+    def read(call):
+        done = call([])
+        return [], [done.problem]
+
+    fake_reader(monkeypatch, read)
+    devices, problems = vendor_cli.VendorCliSource(clis=(CLI,)).read()
+    assert devices == [] and problems == ["fakesmi printed 6.0 MB, more than any card table: not read"]
+
+
+def test_a_hanging_cli_costs_its_timeout_once_and_a_broken_reader_one_line(tmp_path, monkeypatch):
+    write_script(tmp_path / "bin", "fakesmi", 'sleep 30')
+    only_on_path(monkeypatch, tmp_path / "bin")
+    fake_reader(monkeypatch, lambda call: ([], [call([]).problem]))
+    t0 = time.monotonic()
+    devices, problems = vendor_cli.VendorCliSource(clis=(CLI,), timeout=0.5).read()
+    assert time.monotonic() - t0 < 5
+    assert problems == ["fakesmi did not answer within 0.5 s (timed out, killed)"]
+
+    def broken(call):
+        raise ReaderError("half a table")
+
+    fake_reader(monkeypatch, broken)
+    assert vendor_cli.VendorCliSource(clis=(CLI,)).read() == ([], ["fakesmi: not read: ReaderError: half a table"])
+
+
+def test_no_cli_on_path_is_absent_and_says_which_it_looked_for(tmp_path, monkeypatch):
+    only_on_path(monkeypatch, tmp_path)
+    source = vendor_cli.VendorCliSource()
+    assert not source.available() and source.read() == ([], [])
+    assert source.describe().startswith("no vendor CLI on PATH (mthreads-gmi, mx-smi, npu-smi, cnmon")

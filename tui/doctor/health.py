@@ -1,0 +1,47 @@
+"""The doctor's card-health check: does the cards' own management tool call any of them unwell? UI-free.
+
+Only the tools that say so are read (npu-smi's Health, mx-smi's GPU-State, hl-smi's module status...): NVML's
+cards have no such word, and their faults are the NVML check's and the Xid lines'. A card whose tool reads more
+memory in use than the card has (Moore Threads' IOMMU fault) is unwell too, whatever its state says. The
+evidence is the tool's own words for each card, never a paraphrase.
+"""
+
+from __future__ import annotations
+
+from tui.doctor.check import FAIL, PASS, SKIP, WARN, DoctorCheck
+from tui.doctor.checks import _check
+from tui.doctor.facts import Facts
+from tui.formatting import NA, nbytes
+from tui.i18n import text
+from tui.i18n.voice import listed, quoted
+from tui.telemetry.sample import DeviceSample
+
+
+def _said(d: DeviceSample) -> str:
+    """'npu-smi: card 3 (910B3, 0000:01:00.0) Warning' - the card as its tool names it, and its word."""
+    where = ", ".join(x for x in (d.name, d.bus_id) if x)
+    label = f"card {d.index if d.index is not None else NA}" + (f" ({where})" if where else "")
+    tool = (d.source or "").split("+")[-1] or "the tool"
+    if d.over_total:
+        return f"{tool}: {label} uses {nbytes(d.mem_used_bytes)} of {nbytes(d.mem_total_bytes)}"
+    return f"{tool}: {label} {d.health}"
+
+
+def _level(d: DeviceSample) -> str | None:
+    return {"fail": FAIL, "warn": WARN}.get(d.health_level or "")
+
+
+def check_health(f: Facts) -> DoctorCheck:
+    cid = "device.health"
+    told = [d for d in f.devices if d.health is not None or _level(d) is not None]
+    if not told:
+        return _check(cid, SKIP, text("doctor.health.not_said"))
+    unwell = [(d, _level(d)) for d in told if _level(d) is not None]
+    if not unwell:
+        tools = listed(sorted({(d.source or "").split("+")[-1] for d in told}))
+        return _check(cid, PASS, text("doctor.health.all_well", n=len(told), tools=tools), value=len(told),
+                      unit="devices")
+    status = FAIL if any(level == FAIL for _, level in unwell) else WARN
+    said = listed((quoted(_said(d)) for d, _ in unwell), comma=False)
+    return _check(cid, status, text("doctor.health.unwell", n=len(unwell), of=len(told), said=said),
+                  text("hint.doctor.health"), value=len(unwell), unit="devices")
