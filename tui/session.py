@@ -96,6 +96,7 @@ class RunSession:
         # run's creation, the sampler's lock aside)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cardbench-run-writer")
         self._stream_done: asyncio.Event | None = None   # set once the open run's stream has ended and it is closed
+        self._own: tuple[str, int | None, int | None] | None = None   # the open run's (workload, card, bytes held)
 
     @property
     def running(self) -> bool:
@@ -108,10 +109,35 @@ class RunSession:
 
     # telemetry ------------------------------------------------------------------------------
     def attach_sampler(self, sampler: Any) -> Any:
-        """From now on the sampler's samples go to the open run (its sink); returns the sampler."""
+        """From now on the sampler's samples go to the open run (its sink), and name the open run's child among
+        each card's processes; returns the sampler."""
         sampler.set_sink(self.record_telemetry)
+        sampler.own_workloads = self.own_workloads
         self._sampled = True
         return sampler
+
+    def own_workloads(self) -> tuple[Any, ...]:
+        """The open run's child as `tui.telemetry.processes.OwnWorkload` (its pid, card, what it holds); any thread."""
+        from tui.telemetry.processes import OwnWorkload
+
+        runner, seen = self.runner, self._own
+        pid = getattr(runner, "pid", None) if runner is not None else None
+        if not isinstance(pid, int) or seen is None:
+            return ()
+        workload, index, held = seen
+        return (OwnWorkload(pid, workload, index, held),)
+
+    def _see_own(self, event: protocol.Event) -> None:
+        """Where the child runs (its start event) and what it holds (its steps' reserved, else allocated, bytes)."""
+        if isinstance(event, protocol.Start):
+            from tui.telemetry.processes import card_index
+
+            env = getattr(self.runner, "env", None) or os.environ
+            self._own = (event.workload, card_index(event.device, env), None)
+        elif isinstance(event, protocol.Step) and self._own is not None:
+            held = event.memory_reserved_bytes or event.memory_allocated_bytes
+            if held:
+                self._own = (self._own[0], self._own[1], held)
 
     def record_telemetry(self, sample: dict[str, Any]) -> None:
         """Append one sample to the open run's telemetry.jsonl; with no run open it is dropped. Any thread.
@@ -162,6 +188,7 @@ class RunSession:
         said_fault = False
         try:
             async for event in stream:
+                self._see_own(event)
                 if run.fault is not None and not said_fault:
                     said_fault = True
                     yield protocol.WorkloadWarning(message=run.fault.line(), code=STORE_FAULT)
@@ -185,6 +212,7 @@ class RunSession:
                 if self.runner is runner:
                     self.runner = None
                     self._stop = None
+                    self._own = None
                 done.set()
 
     async def _record(self, run: Run, event: protocol.Event) -> protocol.Event:

@@ -204,3 +204,20 @@ async def test_no_cpu_warning_when_the_cpu_was_asked_for_or_nothing_is_listed(st
     bare.start("resnet50", [])
     assert "warning" not in [e.kind async for e in bare.events()]
     assert bare.cpu_trap.verdict() is None
+
+
+async def test_the_sampler_is_told_the_open_runs_child_its_card_and_what_it_holds(store):
+    from types import SimpleNamespace
+
+    from tui.telemetry.processes import OwnWorkload
+    from workloads import protocol
+
+    session = RunSession(store)
+    sampler = session.attach_sampler(_Sampler())
+    assert sampler.own_workloads() == ()          # nothing runs
+    session.runner = SimpleNamespace(pid=4242, env={"CUDA_VISIBLE_DEVICES": "2,3"})
+    session._see_own(protocol.Start(workload="resnet50", device="cuda:1"))
+    assert sampler.own_workloads() == (OwnWorkload(4242, "resnet50", 3, None),)
+    session._see_own(protocol.Step(step=1, memory_allocated_bytes=5 * 2 ** 30, memory_reserved_bytes=6 * 2 ** 30))
+    session._see_own(protocol.Step(step=2))        # a step without figures keeps the last
+    assert sampler.own_workloads() == (OwnWorkload(4242, "resnet50", 3, 6 * 2 ** 30),)

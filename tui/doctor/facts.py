@@ -118,6 +118,7 @@ def gather_readings(facts: Facts) -> None:
     """One reading of every card, merged from NVML and the CLIs as the workbench reads them (no torch)."""
     from tui.telemetry.collect import default_sources
     from tui.telemetry.merge import merge
+    from tui.telemetry.processes import attribute_device
 
     per_source = []
     for source in default_sources():
@@ -128,7 +129,7 @@ def gather_readings(facts: Facts) -> None:
             pass
         finally:
             source.close()
-    facts.devices = list(merge(per_source, []))
+    facts.devices = [attribute_device(d, ()) for d in merge(per_source, [])]   # whose processes hold each card
 
 
 def gather(probe_timeout: float = PROBE_TIMEOUT_S, disk_path: str | None = None,

@@ -21,6 +21,7 @@ TORCH_WAIT_S = 60.0
 def snapshot(torch: bool = True, torch_wait: float = TORCH_WAIT_S) -> tuple[Sample, dict[str, str]]:
     """One merged sample and a one-line status per source (why an absent one is absent)."""
     from tui.telemetry.collect import Collector
+    from tui.telemetry.processes import attribute
 
     collector = Collector(torch_probe=torch)
     try:
@@ -30,7 +31,8 @@ def snapshot(torch: bool = True, torch_wait: float = TORCH_WAIT_S) -> tuple[Samp
         # host CPU % and IO rates are differences between two reads some time apart
         time.sleep(0.25)
         host = collector.host.read()
-        sample = Sample(t=first.t, devices=first.devices, host=host, errors=first.errors, sources=first.sources)
+        sample = attribute(Sample(t=first.t, devices=first.devices, host=host, errors=first.errors,
+                                  sources=first.sources))   # whose each card's processes are (no workload runs)
         status = {s.name: _describe(s) for s in collector.sources}
         if collector.torch is not None:
             status["torch"] = _describe(collector.torch)

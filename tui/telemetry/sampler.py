@@ -12,8 +12,9 @@ import json
 import os
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
+from tui.telemetry.processes import OwnWorkload, attribute
 from tui.telemetry.sample import Sample
 from workloads.errors import first_line
 
@@ -40,6 +41,9 @@ class Sampler:
         self.latest: Sample | None = None
         self.ticks = 0
         self.errors: list[str] = []  # problems of the sampler itself (callback, sink), newest last
+        # cardbench's own workload children now (the session sets it): each card's processes are named by whose
+        # they are, this container's or another's (tui.telemetry.processes)
+        self.own_workloads: Callable[[], Sequence[OwnWorkload]] = tuple
 
     @property
     def running(self) -> bool:
@@ -74,7 +78,7 @@ class Sampler:
             from tui.telemetry.collect import Collector
 
             self._collector = Collector()
-        sample = self._collector.collect()
+        sample = attribute(self._collector.collect(), self.own_workloads())
         self.latest = sample
         self.ticks += 1
         with self._lock:

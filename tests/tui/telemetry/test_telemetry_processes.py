@@ -1,0 +1,74 @@
+"""Whose processes hold a card: cardbench's own children, matched by pid or by memory, and other containers'."""
+
+import os
+
+from tui.telemetry.processes import OTHER_CONTAINER, OwnWorkload, attribute, attribute_device, card_index
+from tui.telemetry.sample import DeviceProcess, DeviceSample, Sample
+
+GIB = 2 ** 30
+MIB = 2 ** 20
+
+
+def proc_root(tmp_path, **pids):
+    """A /proc with these pids and their comm names."""
+    for pid, comm in pids.items():
+        (tmp_path / pid.lstrip("p")).mkdir()
+        (tmp_path / pid.lstrip("p") / "comm").write_text(comm + "\n")
+    return str(tmp_path)
+
+
+def card(index, *processes, **more):
+    return DeviceSample(index=index, name="910B3", processes=tuple(DeviceProcess(*p) for p in processes), **more)
+
+
+def test_in_a_container_the_own_child_is_found_by_memory_and_the_rest_is_another_containers(tmp_path):
+    # npu-smi lists host pids with empty names; our resnet50 child is pid 42 here and reports 20 GiB reserved
+    root = proc_root(tmp_path, p42="python")
+    d = card(0, (913377, None, 20 * GIB + 600 * MIB), (913400, None, 30 * GIB), (913500, "", 3 * GIB))
+    out = attribute_device(d, [OwnWorkload(42, "resnet50", 0, 20 * GIB)], proc_root=root)
+    assert [p.name for p in out.processes] == ["cardbench resnet50 (pid 42 here)", OTHER_CONTAINER, OTHER_CONTAINER]
+    assert [p.pid for p in out.processes] == [913377, 913400, 913500]   # the tool's pids and figures, as listed
+
+
+def test_on_a_bare_machine_the_child_is_named_by_its_pid_and_an_empty_name_read_from_proc(tmp_path):
+    root = proc_root(tmp_path, p42="python", p77="Xorg")
+    d = card(1, (42, "python", 5 * GIB), (77, None, 134 * MIB))
+    out = attribute_device(d, [OwnWorkload(42, "generate", 1, 5 * GIB)], proc_root=root)
+    assert [(p.pid, p.name) for p in out.processes] == [(42, "cardbench generate"), (77, "Xorg")]
+
+
+def test_a_child_the_tool_does_not_list_is_added_with_what_it_reports_holding(tmp_path):
+    # nvidia-smi inside a container: "No running processes found", though our child holds 12 GiB
+    out = attribute_device(card(0), [OwnWorkload(42, "llm", 0, 12 * GIB)], proc_root=str(tmp_path))
+    assert out.processes == (DeviceProcess(42, "cardbench llm (as it reports)", 12 * GIB),)
+    # an entry far above what the child holds is not the child's: both are said
+    d = card(0, (913377, None, 40 * GIB))
+    out = attribute_device(d, [OwnWorkload(42, "llm", 0, 12 * GIB)], proc_root=str(tmp_path))
+    assert [p.name for p in out.processes] == [OTHER_CONTAINER, "cardbench llm (as it reports)"]
+
+
+def test_a_card_with_no_process_table_and_no_child_is_left_as_read(tmp_path):
+    d = DeviceSample(index=0, processes=None)
+    assert attribute_device(d, [OwnWorkload(42, "llm", 1, GIB)], proc_root=str(tmp_path)) is d
+    s = Sample(t=1.0, devices=(d,))
+    assert attribute(s, (), proc_root=str(tmp_path)) is s
+
+
+def test_a_named_foreign_process_keeps_its_name_and_says_whose_it_is(tmp_path):
+    d = card(0, (37656, "hlt_host_devmm_", 686 * MIB))
+    (p,) = attribute_device(d, (), proc_root=str(tmp_path)).processes
+    assert p.name == f"hlt_host_devmm_ ({OTHER_CONTAINER})"
+
+
+def test_the_card_a_torch_device_is_follows_the_visible_devices_variable():
+    assert card_index("cuda:1", {"CUDA_VISIBLE_DEVICES": "2,3"}) == 3
+    assert card_index("npu:0", {"ASCEND_RT_VISIBLE_DEVICES": "5"}) == 5
+    assert card_index("cuda:0", {}) == 0 and card_index("cuda", {}) == 0
+    assert card_index("cuda:0", {"CUDA_VISIBLE_DEVICES": "GPU-8f3c"}) is None   # a UUID: not guessed
+    assert card_index("cpu", {}) is None
+
+
+def test_this_process_is_seen_in_the_real_proc():
+    from tui.telemetry.processes import pid_here
+
+    assert pid_here(os.getpid()) and not pid_here(None) and not pid_here(0)

@@ -1,0 +1,125 @@
+"""Whose processes hold each card: cardbench's own workloads, and "another container's process" for the rest.
+
+On a rented instance cardbench runs in a container. NVML and the vendor CLIs list a card's processes by the
+host's pids (or with empty names, as npu-smi does), which mean nothing in the container's pid namespace: a
+listed pid with no ``/proc/<pid>`` here belongs to another namespace. So a card's memory is attributed in
+this order:
+
+1. a listed pid that is one of cardbench's own workload children (same namespace: a bare machine) is named
+   ``cardbench <workload>``;
+2. an own workload on that card that is not listed by its pid (seen by its host pid) is matched to the
+   foreign entry closest above what the child reports it holds (its allocator's reserved bytes; the driver
+   counts its context on top, so the entry is larger by at most `CONTEXT_SLACK`);
+3. the other foreign entries are "another container's process" (an empty name in this namespace is read
+   from ``/proc/<pid>/comm``);
+4. an own workload matched to no entry (the tool lists none inside a container) is added with the pid it has
+   here and what it reports holding, so the card's memory is never left unexplained.
+
+UI-free and torch-free: the session says which children run where (`OwnWorkload`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from tui.telemetry.sample import DeviceProcess, DeviceSample, Sample
+
+OTHER_CONTAINER = "another container's process"
+GIB = 1024 ** 3
+
+
+@dataclass(frozen=True)
+class OwnWorkload:
+    """A workload child cardbench runs: its pid here, the card it runs on (the tools' index) and what it holds."""
+
+    pid: int
+    workload: str
+    device_index: int | None
+    held_bytes: int | None = None   # the child's own report (its allocator's reserved bytes); None: not yet
+
+
+def context_slack(held: int) -> int:
+    """How much more than the child's allocator the driver may count for it (its context, libraries): 1 GiB, or
+    a tenth of what it holds on a card where a tenth is more."""
+    return max(GIB, held // 10)
+
+
+def pid_here(pid: int | None, proc_root: str = "/proc") -> bool:
+    return pid is not None and pid > 0 and os.path.exists(os.path.join(proc_root, str(pid)))
+
+
+def _comm(pid: int, proc_root: str) -> str | None:
+    try:
+        with open(os.path.join(proc_root, str(pid), "comm"), encoding="utf-8", errors="replace") as fh:
+            return fh.read().strip() or None
+    except OSError:
+        return None
+
+
+def _closest(entries: list[tuple[int, DeviceProcess]], held: int) -> tuple[int, DeviceProcess] | None:
+    """The (position, entry) whose memory is the closest above ``held`` within the context's slack."""
+    fits = [(at, p) for at, p in entries
+            if p.used_bytes is not None and 0 <= p.used_bytes - held <= context_slack(held)]
+    return min(fits, key=lambda e: (e[1].used_bytes or 0) - held, default=None)
+
+
+def attribute_device(d: DeviceSample, own: Sequence[OwnWorkload], proc_root: str = "/proc") -> DeviceSample:
+    """``d`` with each listed process named by whose it is (the module's four steps); unchanged when the card
+    lists no processes and no own workload runs on it."""
+    mine = [w for w in own if w.device_index is not None and w.device_index == d.index]
+    if d.processes is None and not mine:
+        return d
+    by_pid = {w.pid: w for w in own}
+    named: dict[int, DeviceProcess] = {}   # position in the list -> its entry, named
+    foreign: list[tuple[int, DeviceProcess]] = []
+    listed = list(d.processes or ())
+    for at, p in enumerate(listed):
+        if p.pid in by_pid:
+            named[at] = p._replace(name=f"cardbench {by_pid[p.pid].workload}")
+            mine = [w for w in mine if w.pid != p.pid]
+        elif pid_here(p.pid, proc_root):
+            named[at] = p if p.name else p._replace(name=_comm(p.pid or 0, proc_root))
+        else:
+            foreign.append((at, p))
+    added: list[DeviceProcess] = []
+    for w in mine:
+        match = _closest(foreign, w.held_bytes) if w.held_bytes else None
+        if match is None:
+            added.append(DeviceProcess(w.pid, f"cardbench {w.workload} (as it reports)", w.held_bytes))
+            continue
+        foreign.remove(match)
+        named[match[0]] = match[1]._replace(name=f"cardbench {w.workload} (pid {w.pid} here)")
+    for at, p in foreign:
+        named[at] = p._replace(name=OTHER_CONTAINER if not p.name else f"{p.name} ({OTHER_CONTAINER})")
+    return d.replace(processes=tuple(named[at] for at in range(len(listed))) + tuple(added))
+
+
+def attribute(sample: Sample, own: Sequence[OwnWorkload] = (), proc_root: str = "/proc") -> Sample:
+    devices = tuple(attribute_device(d, own, proc_root) for d in sample.devices)
+    if devices == sample.devices:
+        return sample
+    return Sample(t=sample.t, devices=devices, host=sample.host, errors=sample.errors, sources=sample.sources)
+
+
+OwnWorkloads = Callable[[], Sequence[OwnWorkload]]
+
+# the variable that renumbers each torch device type's cards (its ordinal i is the i-th card it lists)
+VISIBLE = {"cuda": ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"), "npu": ("ASCEND_RT_VISIBLE_DEVICES",),
+           "musa": ("MUSA_VISIBLE_DEVICES",), "mlu": ("MLU_VISIBLE_DEVICES",)}
+
+
+def card_index(device: str, env: Mapping[str, str]) -> int | None:
+    """'cuda:1' with CUDA_VISIBLE_DEVICES=2,3 -> 3: the card's index as the management tools number it (their
+    order is the bus's, torch's too for cards of one kind); None for the CPU, or a card named by UUID."""
+    kind, _, ordinal = device.partition(":")
+    if kind == "cpu" or not kind:
+        return None
+    number = int(ordinal) if ordinal.isdigit() else 0
+    for name in VISIBLE.get(kind, ()):
+        listed = [part.strip() for part in env.get(name, "").split(",") if part.strip()]
+        if listed:
+            pick = listed[number] if number < len(listed) else ""
+            return int(pick) if pick.isdigit() else None
+    return number
