@@ -11,7 +11,9 @@ from __future__ import annotations
 import importlib
 import shutil
 import tempfile
+import time
 from types import ModuleType
+from typing import Callable
 
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult, Runner, run_bounded
@@ -19,6 +21,7 @@ from tui.telemetry.readers import Reading
 from tui.telemetry.sample import DeviceSample
 
 TIMEOUT_S = 3.0
+SKIP_FAILED_S = 300.0   # how long a form this build failed to answer is not asked again
 MAX_OUTPUT = 4 * 1024 * 1024   # characters of one answer; a 16-card table with processes is ~20 kB
 
 
@@ -37,6 +40,7 @@ class VendorCliSource:
         self._found: tuple[vendors.ManagementCli, str] | None = None
         self._looked = False
         self._cwd: tempfile.TemporaryDirectory[str] | None = None
+        self._skip: dict[tuple[str, ...], tuple[float, CliResult]] = {}   # arguments -> (when, the failure)
 
     @property
     def name(self) -> str:
@@ -69,17 +73,35 @@ class VendorCliSource:
             return CliResult(done.returncode, "", "", f"{self.name} printed {size}, more than any card table: not read")
         return done
 
+    def _call_once(self, failed: dict[tuple[str, ...], CliResult], now: float) -> Callable[[list[str]], CliResult]:
+        """`call`, except that a form that failed in a read that still found the cards (an older build without the
+        JSON flag) answers with that failure for `SKIP_FAILED_S` instead of costing a process, or a timeout, a tick."""
+        def call(args: list[str]) -> CliResult:
+            key = tuple(args)
+            skipped = self._skip.get(key)
+            if skipped is not None and now - skipped[0] < SKIP_FAILED_S:
+                return skipped[1]
+            done = self.call(args)
+            if done.problem:
+                failed[key] = done
+            return done
+        return call
+
     def read(self) -> Reading:
         if not self.available():
             return [], []
         assert self._found is not None
         cli = self._found[0]
+        failed: dict[tuple[str, ...], CliResult] = {}
+        now = time.monotonic()
         try:
-            devices, problems = reader_module(cli.reader or "").read(self.call)
+            devices, problems = reader_module(cli.reader or "").read(self._call_once(failed, now))
         except Exception as exc:  # noqa: BLE001 - a reader's bug costs its reading, never the tick
             from workloads.errors import first_line
 
             return [], [f"{cli.exe}: not read: {first_line(exc, typed=True)}"]
+        if devices:   # the other form answered: the failed one is not this build's
+            self._skip.update({key: (now, done) for key, done in failed.items()})
         return [_named(d, cli.exe) for d in devices], problems
 
     def close(self) -> None:

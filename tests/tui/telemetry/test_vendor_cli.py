@@ -76,3 +76,22 @@ def test_no_cli_on_path_is_absent_and_says_which_it_looked_for(tmp_path, monkeyp
     source = vendor_cli.VendorCliSource()
     assert not source.available() and source.read() == ([], [])
     assert source.describe().startswith("no vendor CLI on PATH (mthreads-gmi, mx-smi, npu-smi, cnmon")
+
+
+def test_a_form_this_build_fails_is_not_asked_again_while_the_table_answers(tmp_path, monkeypatch):
+    # an older build without the JSON flag: it exits 2 on --json, and the reader falls back to the table
+    log = tmp_path / "calls.log"
+    write_script(tmp_path / "bin", "fakesmi", f'echo "$@" >> {log}\n[ "$1" = "--json" ] && exit 2\necho table')
+    only_on_path(monkeypatch, tmp_path / "bin")
+
+    def read(call):
+        done = call(["--json"])
+        if done.problem:
+            done = call([])
+        return ([DeviceSample(index=0)] if done.stdout.strip() == "table" else []), []
+
+    fake_reader(monkeypatch, read)
+    source = vendor_cli.VendorCliSource(clis=(CLI,))
+    for _ in range(3):
+        assert len(source.read()[0]) == 1
+    assert log.read_text().splitlines() == ["--json", "", "", ""]
