@@ -89,7 +89,10 @@ def check_cli(f: Facts) -> DoctorCheck:
     if not f.cli_ok:
         return _check(cid, FAIL, f.cli_error or f"{f.cli_name} failed",
                       _hint(f.cli_error, text("hint.doctor.driver_silent")))
-    first = next((line.strip() for line in f.cli_output.splitlines() if line.strip()), "")[:120]
+    # the first line with words: a vendor table opens with a border ('+-----+')
+    # the first line with words, its box edges and padding off: a vendor table opens with a border ('+-----+')
+    first = next((" ".join(line.strip("| \t").split()) for line in f.cli_output.splitlines()
+                  if line.strip("+-=|: \t")), "")[:120]
     if f.cli_gpu_count is None:  # the CLI's own first line, quoted
         said = f"{f.cli_name} {first}".strip()
         return _check(cid, PASS, Text(said, quoted(said)("zh")))

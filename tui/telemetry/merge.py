@@ -32,17 +32,22 @@ def _fill(base: DeviceSample, extra: DeviceSample) -> DeviceSample:
     return base.replace(**changes)
 
 
-def _match(merged: list[DeviceSample], device: DeviceSample) -> int | None:
+def _match(merged: list[DeviceSample], device: DeviceSample, taken: set[int]) -> int | None:
+    """The merged device this one is, never one its own source already gave (``taken``): two chips of one
+    Ascend 310P card share a bus id, and are two devices."""
     if device.bus_id:
         key = normalize_bus_id(device.bus_id)
         for i, m in enumerate(merged):
-            if m.bus_id and normalize_bus_id(m.bus_id) == key:
+            if i not in taken and m.bus_id and normalize_bus_id(m.bus_id) == key:
                 return i
         if any(m.bus_id for m in merged):
             # both sides know bus ids and none matches: a different device, even if the index agrees
-            candidates = [i for i, m in enumerate(merged) if not m.bus_id and m.index == device.index]
+            candidates = [i for i, m in enumerate(merged)
+                          if i not in taken and not m.bus_id and m.index == device.index]
             return candidates[0] if candidates else None
     for i, m in enumerate(merged):
+        if i in taken:
+            continue
         if device.index is not None and m.index == device.index:
             if m.bus_id and device.bus_id and normalize_bus_id(m.bus_id) != normalize_bus_id(device.bus_id):
                 continue
@@ -54,12 +59,15 @@ def merge(per_source: Sequence[Iterable[DeviceSample]], pci: Sequence[PciDevice]
     """One device per physical card, fields filled in source priority order, named by its PCI maker."""
     merged: list[DeviceSample] = []
     for devices in per_source:
+        taken: set[int] = set()
         for device in devices:
-            at = _match(merged, device)
+            at = _match(merged, device, taken)
             if at is None:
                 merged.append(device)
+                taken.add(len(merged) - 1)
             else:
                 merged[at] = _fill(merged[at], device)
+                taken.add(at)
     return tuple(_with_pci(merged, pci))
 
 

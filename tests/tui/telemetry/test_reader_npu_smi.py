@@ -1,7 +1,6 @@
 """Huawei Ascend's ``npu-smi info`` table read from real captures (1.9.3 to 26.1.0: 910, 910B*, A3, 310, 310P3,
 310B4), bad input, cut output, and through a fake npu-smi on PATH."""
 
-import time
 
 import pytest
 
@@ -309,13 +308,6 @@ def test_read_asks_info_and_reports_failures_in_one_line():
     assert devices == [] and problems == ["npu-smi: not npu-smi's table ('dcmi module initialize failed. ret is "
                                           "-8005')"]
 
-
-def test_sixteen_cards_parse_well_under_20_ms():
-    text = fixture(V16)
-    npu_smi.parse_info(text)                                   # the regexes compiled, the imports done
-    start = time.perf_counter()
-    devices = npu_smi.parse_info(text)
-    assert len(devices) == 16 and time.perf_counter() - start < 0.02
 
 
 def test_a_fake_npu_smi_on_path_through_vendor_cli_source(tmp_path, monkeypatch):

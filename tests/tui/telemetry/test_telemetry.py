@@ -74,6 +74,20 @@ def test_merge_keeps_different_bus_ids_apart_even_with_equal_indices():
     assert len(merge([a, b])) == 2
 
 
+def test_two_chips_one_source_lists_on_one_bus_id_stay_two_devices():
+    # an Ascend 310P card: npu-smi lists its two chips under one bus id; torch sees each as its own npu:N
+    from paths import FIXTURES
+    from tui.telemetry.readers.npu_smi import parse_info
+
+    chips = [d.replace(source="npu-smi")
+             for d in parse_info((FIXTURES / "npu-smi/info-310p3-4x2-25.0.rc1-critical.txt").read_text())]
+    torch = [DeviceSample(index=d.index, compute_capability="Ascend310P3", source="torch") for d in chips]
+    merged = merge([chips, torch])
+    assert len(chips) == 8 and len({d.bus_id for d in chips}) == 4
+    assert [d.index for d in merged] == [d.index for d in chips]
+    assert all(d.source == "npu-smi+torch" for d in merged)
+
+
 def test_torch_devices_without_bus_ids_match_by_index():
     cli = [DeviceSample(index=0, bus_id="0000:18:00.0", name="A", source="ixsmi")]
     torch = [DeviceSample(index=0, mem_total_bytes=1, source="torch")]

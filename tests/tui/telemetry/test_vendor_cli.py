@@ -4,10 +4,13 @@ import os
 import time
 import types
 
+import pytest
+
 from fake_cli import only_on_path, write_script
 from tui.telemetry import vendor_cli, vendors
 from tui.telemetry.readers import ReaderError
 from tui.telemetry.sample import DeviceSample
+from vendor_tables import sixteen_card_tables
 
 CLI = vendors.ManagementCli("fakesmi", "Nobody", (), (), vendors.VENDOR_TABLE, reader="fake")
 
@@ -95,3 +98,12 @@ def test_a_form_this_build_fails_is_not_asked_again_while_the_table_answers(tmp_
     for _ in range(3):
         assert len(source.read()[0]) == 1
     assert log.read_text().splitlines() == ["--json", "", "", ""]
+
+
+@pytest.mark.parametrize("exe", ["npu-smi", "cnmon", "efsmi", "hl-smi", "mthreads-gmi", "mx-smi", "xpu_smi"])
+def test_a_sixteen_card_table_is_read_card_by_card(exe):
+    # how long it takes is bench/vendor_cli_cost.py's (bound 20 ms); here: every card, none twice
+    parse, text = sixteen_card_tables()[exe]
+    devices = parse(text)
+    assert len(devices) == 16
+    assert all(d.name and d.temperature_c is not None for d in devices)
