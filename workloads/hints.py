@@ -40,7 +40,39 @@ ADVICE: dict[str, str] = {
                           "image",
     "disk_full": "the disk is full: free space, or point the run directory at a larger volume",
     "arch_missing": "the PyTorch build has no code for this GPU's architecture: use the build made for it (ROCm: its "
-                    "gfx target), the image's PyTorch, or run with --amp off to see whether one op is to blame",
+                    "gfx target, which `rocminfo | grep gfx` names; a Hygon DCU: the DTK build of PyTorch, not a "
+                    "pytorch.org ROCm wheel), the image's PyTorch, or run with --amp off to see whether one op is to "
+                    "blame",
+    # the domestic accelerator stacks' own failures (CANN / torch_npu, HCCL, torch_musa, Cambricon)
+    "hccl_exec_timeout": "a collective waited past HCCL_EXEC_TIMEOUT (1836 s by default): one rank stopped reaching "
+                         "it, so find the rank whose log fails first (or that was still saving or evaluating); if "
+                         "the wait is expected, raise it on every rank, e.g. `export HCCL_EXEC_TIMEOUT=3600`",
+    "hccl_connect_timeout": "the ranks could not connect within HCCL_CONNECT_TIMEOUT (120 s by default): check that "
+                            "every rank started and none failed first, that the nodes reach each other "
+                            "(`hccn_tool -i <device> -link -g` for an NPU's link) and that no other job holds HCCL's "
+                            "ports; if ranks start far apart, raise it on every rank, e.g. "
+                            "`export HCCL_CONNECT_TIMEOUT=1200`",
+    "npu_held": "an earlier process still holds the NPU (HCCP could not start): `npu-smi info` lists the processes on "
+                "each NPU; find the leftover one with `ps -ef | grep python` or `fuser -v /dev/davinci<N>`, kill it, "
+                "wait 10 s and rerun",
+    "npu_out_of_memory": "the NPU ran out of memory: lower --batch-size (or use --find-batch-size); `npu-smi info` "
+                         "shows whether another process holds the card's memory; if reserved is far above allocated, "
+                         "set `PYTORCH_NPU_ALLOC_CONF=expandable_segments:True`",
+    "cann_torch_npu_mismatch": "CANN and torch_npu do not pair (an aclnn op this torch_npu calls is missing from "
+                               "CANN's libopapi.so): read CANN's version in `"
+                               "/usr/local/Ascend/ascend-toolkit/latest/*/ascend_toolkit_install.info` and torch_npu's "
+                               "with `pip show torch-npu`, then install a pair the Ascend/pytorch README lists (or "
+                               "use the image's)",
+    "musa_gpu_hang": "the Moore Threads GPU hung and its driver reset the context: `dmesg | grep MTGPU` names the "
+                     "process with 'Guilty Lockup', `mthreads-gmi` shows the card's state; rerun, and if it repeats "
+                     "at the same step try --amp off, and use the image's torch_musa with the MUSA driver it was "
+                     "built for",
+    "mlu_runtime": "the Cambricon runtime (CNRT) or an MLU op library failed, in the call named after "
+                   "[cnrtError] / [MLUOP]: `cnmon` shows the card's state and driver version; the driver, CNToolkit "
+                   "and torch_mlu must be the set made together: use the image's",
+    "ascend_op_error": "an NPU operator failed (an EZ code: the lines under it name the op and why): rerun with "
+                       "`ASCEND_LAUNCH_BLOCKING=1` to stop at it, try --amp off (or --dtype fp32), and read the plog "
+                       "under ~/ascend/log for the full reason",
     "ascend_runtime": "the Ascend runtime failed (the CANN code above): `npu-smi info` shows the card's state and the "
                       "plog under ~/ascend/log the cause; a task timeout is often a hung collective or an op the NPU "
                       "lacks",
@@ -53,6 +85,15 @@ RULES: list[tuple[str, str]] = [
     (r"not implemented for '?(Half|BFloat16|Float8)", "dtype_op_missing"),
     (r"not implemented for", "op_missing"),
     (r"Expected more than 1 value per channel when training", "batch_norm"),
+    # the domestic stacks' failures, before the generic out-of-memory and the generic Ascend code below them
+    (r"hccl(?: \w+)? task timeout", "hccl_exec_timeout"),
+    (r"\bEI0006\b|Getting socket times out|wait socket establish timeout", "hccl_connect_timeout"),
+    (r"\bEJ0001\b|Failed to initialize the HCCP process", "npu_held"),
+    (r"NPU out of memory|\bEL0004\b", "npu_out_of_memory"),
+    (r"not in libopapi|\bERR01004\b", "cann_torch_npu_mismatch"),
+    (r"Guilty Lockup|MUSA error: unknown error", "musa_gpu_hang"),
+    (r"\[cnrtError\]|\[MLUOP\] \[Error\]", "mlu_runtime"),
+    (r"\bEZ\d{4}\b", "ascend_op_error"),
     (r"out of memory|OutOfMemoryError|CUBLAS_STATUS_ALLOC_FAILED", "out_of_memory"),
     (r"Found no NVIDIA driver|NVIDIA driver on your system is too old|CUDA driver version is insufficient",
      "driver_mismatch"),
@@ -74,7 +115,7 @@ RULES: list[tuple[str, str]] = [
     (r"undefined symbol|was compiled against|version mismatch between torch", "extension_mismatch"),
     (r"No space left on device", "disk_full"),
     (r"invalid device function|hipErrorNoBinaryForGpu", "arch_missing"),
-    (r"\bE[EHZ]\d{4}\b|rtDeviceSynchronize|NPU error", "ascend_runtime"),
+    (r"\bE[EHIJL]\d{4}\b|\bERR\d{5}\b|rtDeviceSynchronize|NPU error", "ascend_runtime"),
     (r"CUDA error|HIP error|MUSA error|device-side assert", "device_error"),
 ]
 
@@ -96,7 +137,8 @@ DEVICE_ERROR = re.compile(
 # each error, and torchrun its own traceback after those, so the last lines alone never name it
 DEVICE_FAULT = re.compile(
     r"(?:CUDA|HIP|MUSA|MACA|XPU|NPU|CNRT|ACL) error\b|CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|hipError\w+"
-    r"|\bE[EHZ]\d{4}\b|rtDeviceSynchronize|aclrt\w+ failed|cnrt\w+ failed"
+    r"|\bE[EHIJLZ]\d{4}\b|rtDeviceSynchronize|aclrt\w+ failed|cnrt\w+ failed|\[cnrtError\]|\[MLUOP\] \[Error\]"
+    r"|NPU out of memory|not in libopapi|wait socket establish timeout|Guilty Lockup"
     r"|device kernel image is invalid|no kernel image is available|invalid device function"
     r"|device-side assert triggered|an illegal memory access|unspecified launch failure",
     re.IGNORECASE,

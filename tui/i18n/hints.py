@@ -12,10 +12,34 @@ from workloads.hints import ADVICE
 
 # the Chinese of each piece of advice of workloads.hints.ADVICE, by its id (the English is that table's)
 ZH: dict[str, str] = {
-    "arch_missing": ("该 PyTorch 构建没有此 GPU 架构的代码：使用为它构建的版本（ROCm：对应的 `gfx` 目标）或镜像自带的 "
+    "arch_missing": ("该 PyTorch 构建没有此 GPU 架构的代码：使用为它构建的版本（ROCm：对应的 `gfx` 目标，"
+                     "`rocminfo | grep gfx` 会列出；海光 DCU：DTK 版的 PyTorch，而不是 pytorch.org 的 ROCm 版）或镜像自带的 "
                      "PyTorch，或用 `--amp off` 运行，看是否是某一个算子的问题"),
     "ascend_runtime": ("昇腾运行时出错（见上方的 CANN 错误码）：`npu-smi info` 显示卡的状态，`~/ascend/log` 下的 plog "
                        "给出原因；任务超时常见于集合通信挂起或 NPU 缺少某个算子"),
+    "hccl_exec_timeout": ("集合通信等待超过了 `HCCL_EXEC_TIMEOUT`（默认 1836 秒）：有一个进程没有到达这次通信，"
+                          "请找出日志最先报错的那个进程（或当时仍在保存、评估的进程）；若等待属正常，请在每个进程上调大它，"
+                          "例如 `export HCCL_EXEC_TIMEOUT=3600`"),
+    "hccl_connect_timeout": ("各进程未能在 `HCCL_CONNECT_TIMEOUT`（默认 120 秒）内建立连接：检查每个进程都已启动且没有进程"
+                             "先行出错、各节点之间网络互通（`hccn_tool -i <device> -link -g` 查看 NPU 的链路），"
+                             "且 HCCL 的端口没有被其他任务占用；若各进程启动时间相差很大，请在每个进程上调大它，"
+                             "例如 `export HCCL_CONNECT_TIMEOUT=1200`"),
+    "npu_held": ("之前的进程仍占用着 NPU（HCCP 无法启动）：`npu-smi info` 列出每张 NPU 上的进程；用 `ps -ef | grep python` "
+                 "或 `fuser -v /dev/davinci<N>` 找到残留进程，结束它，等待 10 秒后重跑"),
+    "npu_out_of_memory": ("NPU 内存不足：减小 `--batch-size`（或使用 `--find-batch-size`）；`npu-smi info` 显示是否有其他进程"
+                          "占用了卡的内存；若 reserved 远大于 allocated，设置 "
+                          "`PYTORCH_NPU_ALLOC_CONF=expandable_segments:True`"),
+    "cann_torch_npu_mismatch": ("CANN 与 torch_npu 版本不配套（此 torch_npu 调用的某个 aclnn 算子在 CANN 的 `libopapi.so` 中"
+                                "不存在）：CANN 的版本见 "
+                                "`/usr/local/Ascend/ascend-toolkit/latest/*/ascend_toolkit_install.info`，torch_npu 的版本用 "
+                                "`pip show torch-npu` 查看，然后安装 Ascend/pytorch README 中列出的配套组合（或使用镜像自带的）"),
+    "musa_gpu_hang": ("摩尔线程 GPU 挂死，驱动重置了上下文：`dmesg | grep MTGPU` 会指出出现 'Guilty Lockup' 的进程，"
+                      "`mthreads-gmi` 显示卡的状态；重跑，若总在同一步出现，试试 `--amp off`，并使用镜像自带的、"
+                      "与 MUSA 驱动配套构建的 torch_musa"),
+    "mlu_runtime": ("寒武纪运行时（CNRT）或 MLU 算子库出错，出错的调用写在 [cnrtError] / [MLUOP] 之后：`cnmon` 显示卡的状态和"
+                    "驱动版本；驱动、CNToolkit 与 torch_mlu 必须是同一套配套版本：请使用镜像自带的"),
+    "ascend_op_error": ("NPU 算子出错（EZ 错误码：其下的几行给出算子名和原因）：用 `ASCEND_LAUNCH_BLOCKING=1` 重跑以停在出错的"
+                        "算子处，试试 `--amp off`（或 `--dtype fp32`），并查看 `~/ascend/log` 下的 plog 了解完整原因"),
     "device_code_missing": ("PyTorch 构建缺少该设备的代码，或混合精度下缺少某个算子：用 `--amp off` 运行，由 ResNet-50 "
                             "负载指出出错的层"),
     "dtype_op_missing": "该设备上缺少该数据类型的算子：使用 `--amp off`（或 `--dtype fp32`）",

@@ -17,7 +17,7 @@ from tui.report.i18n import Words, note, quoted
 from tui.report.smi import SmiOutput
 from tui.store import RunStore
 from workloads import protocol, registry
-from workloads.hints import HINTS
+from workloads.hints import ADVICE, HINTS
 from workloads.spec import Text
 from catalogue_words import english_leaks
 from zh_words import english_words
@@ -41,7 +41,7 @@ def _runs(tmp_path):
     failed = store.create("resnet50", ["--steps", "4"])
     failed.append(protocol.Start(t=1.0, workload="resnet50", device="cpu (x86_64, 2 threads)"))
     failed.append(protocol.Error(t=2.0, message="RuntimeError: CUDA out of memory <script>**x**</script>",
-                                 hint=HINTS[4][1]))
+                                 hint=ADVICE["out_of_memory"]))
     failed.append(protocol.End(t=3.0, status="failed", exit_code=1))
     failed.close()
     return [resnet_run(store), generate_run(store, bound_exceeded=True), failed.path]
