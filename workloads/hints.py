@@ -145,9 +145,21 @@ DEVICE_FAULT = re.compile(
 )
 
 
+# how many lines after a fault line may name its cause (a CANN error's header, then its cause, then its stack)
+FAULT_CONTEXT = 20
+
+
 def first_device_fault(lines) -> str | None:
     """The first line of ``lines`` in which a device runtime says it failed, stripped; None when none does."""
     return next((line.strip() for line in lines if DEVICE_FAULT.search(line)), None)
+
+
+def fault_hint(lines) -> str | None:
+    """The hint for the first device fault in ``lines`` read with the lines after it (`FAULT_CONTEXT`): CANN prints
+    "EI9999: Inner Error!" before the line that names the cause ("hccl ... task timeout"); None when none fails."""
+    lines = list(lines)
+    at = next((i for i, line in enumerate(lines) if DEVICE_FAULT.search(line)), None)
+    return None if at is None else hint_for("\n".join(lines[at:at + FAULT_CONTEXT]))
 
 
 def hint_for(text: str) -> str | None:

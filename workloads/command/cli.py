@@ -32,7 +32,7 @@ from workloads.command.parsers import read
 from workloads.command.parsers.reading import TRAIN
 from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
 from workloads.command.progress import Tracker
-from workloads.hints import first_device_fault, hint_for
+from workloads.hints import fault_hint, first_device_fault, hint_for
 from workloads.safe_text import one_line
 
 WORKLOAD = "command"
@@ -188,7 +188,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     fault = one_line(fault, _LINE_CHARS) if fault else None
     message = (f"the command {said}" + (f"; device error: {fault}" if fault and fault not in last else "")
                + (f"; its last lines: {' | '.join(last)}" if last else " and printed nothing"))
-    emitter.error(message, hint_for(fault or " ".join(last)) or "run.log has all of the command's output")
+    hint = fault_hint(copy.tail) if fault else hint_for(" ".join(last))
+    emitter.error(message, hint or "run.log has all of the command's output")
     # the run's end is this child's: failed (1), whatever the command's code, which the error names and the
     # result keeps (a command's 2 is not `cardbench run`'s "bad argument, nothing ran")
     return exit_codes.FAILED

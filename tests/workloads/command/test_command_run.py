@@ -120,6 +120,8 @@ train.py FAILED
     ("device_error-3.txt", "RuntimeError: HIP error: invalid device function", "no code for this GPU's architecture"),
     ("device_error-4.txt", "RuntimeError: CUDA error: device kernel image is invalid", "lacks code for this device"),
     ("device_error-2.txt", "EH9999: Inner Error!", "the Ascend runtime failed"),
+    # the cause is the line after CANN's header: the hint reads the fault line with the lines that follow it
+    ("accelerator/ascend-ei9999-hccl-task-timeout.txt", "EI9999: Inner Error!", "HCCL_EXEC_TIMEOUT"),
 ])
 def test_a_device_error_before_the_last_lines_is_named_with_its_hint(command_workload, tmp_path, capsys, fixture,
                                                                      named, hinted):
