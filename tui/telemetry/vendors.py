@@ -40,6 +40,12 @@ MAKERS: dict[str, str] = {
     "0x19e5": "Huawei",
     "0x1da3": "Habana Labs",
     "0x1ae0": "Google",
+    # read in pciutils/pciids pci.ids (snapshot c1c12547, 2026-08-22): "1e36  Shanghai Enflame Technology Co. Ltd"
+    # (T10/T11/T20/T21, I10/I20, S6/S30/S90); "1d22  Baidu Technology" lists "3684  Kunlun AI Accelerator" and
+    # "3685  Kunlun2 AI Accelerator [VF]". The ids above were checked in the same file. Moffett has no vendor id there:
+    # none is guessed for it.
+    "0x1e36": "Enflame",
+    "0x1d22": "Kunlunxin",
 }
 
 
