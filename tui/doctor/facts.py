@@ -62,13 +62,19 @@ def _cwd_or_root() -> str:
         return "/"
 
 
-def gather_cli(facts: Facts, timeout: float = CLI_TIMEOUT_S) -> None:
+def gather_cli(facts: Facts, timeout: float = CLI_TIMEOUT_S, pci_root: str | None = None) -> None:
+    from tui.telemetry import pci
     from tui.telemetry.cli_tool import run_bounded
 
+    bus: set[str] | None = None
     for cli in vendors.CLIS:
         path = shutil.which(cli.exe)
         if path is None:
             continue
+        if cli.pci_ids:   # a name two makers' tools share: this one only beside its maker's card
+            bus = bus if bus is not None else {p.vendor_id for p in pci.scan(pci_root or pci.SYSFS_PCI)}
+            if not vendors.fits_bus(cli, bus):
+                continue
         facts.cli_name = cli.exe
         done = run_bounded([path, *cli.list_args], timeout)
         facts.cli_output = done.stdout
@@ -79,15 +85,16 @@ def gather_cli(facts: Facts, timeout: float = CLI_TIMEOUT_S) -> None:
             if cli.list_args == ("-L",):  # nvidia-smi's listing: one "GPU n: name (UUID: ...)" line per device
                 facts.cli_gpu_count = sum(1 for line in done.stdout.splitlines() if re.match(r"\s*GPU \d+", line))
             elif cli.reader:
-                _count_by_reader(facts, cli, timeout)
+                _count_by_reader(facts, cli, timeout, pci_root)
         return
 
 
-def _count_by_reader(facts: Facts, cli: vendors.ManagementCli, timeout: float) -> None:
+def _count_by_reader(facts: Facts, cli: vendors.ManagementCli, timeout: float, pci_root: str | None) -> None:
     """The cards a vendor table lists, as telemetry's reader reads it; its one-line problem when it reads none."""
+    from tui.telemetry import pci
     from tui.telemetry.vendor_cli import VendorCliSource
 
-    source = VendorCliSource(clis=(cli,), timeout=timeout)
+    source = VendorCliSource(clis=(cli,), timeout=timeout, pci_root=pci_root or pci.SYSFS_PCI)
     try:
         devices, problems = source.read()
     finally:

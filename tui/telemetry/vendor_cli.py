@@ -15,7 +15,7 @@ import time
 from types import ModuleType
 from typing import Callable
 
-from tui.telemetry import vendors
+from tui.telemetry import pci, vendors
 from tui.telemetry.cli_tool import CliResult, Runner, run_bounded
 from tui.telemetry.readers import Reading
 from tui.telemetry.sample import DeviceSample
@@ -33,7 +33,8 @@ class VendorCliSource:
     """Reads cards through the vendor table's first CLI with a reader (looked up once, on the first call)."""
 
     def __init__(self, clis: tuple[vendors.ManagementCli, ...] | None = None, timeout: float = TIMEOUT_S,
-                 runner: Runner = run_bounded) -> None:
+                 runner: Runner = run_bounded, pci_root: str = pci.SYSFS_PCI) -> None:
+        self.pci_root = pci_root
         self.clis = clis if clis is not None else vendors.by_query(vendors.VENDOR_TABLE)
         self.timeout = timeout
         self._run = runner
@@ -49,8 +50,13 @@ class VendorCliSource:
     def available(self) -> bool:
         if not self._looked:
             self._looked = True
+            bus: set[str] | None = None
             for cli in self.clis:
                 path = shutil.which(cli.exe)
+                if path and cli.pci_ids:
+                    bus = bus if bus is not None else {p.vendor_id for p in pci.scan(self.pci_root)}
+                    if not vendors.fits_bus(cli, bus):
+                        continue   # another maker's tool of that name (Intel's xpu-smi beside Intel cards)
                 if path:
                     self._found = (cli, path)
                     break

@@ -59,6 +59,9 @@ class ManagementCli:
     json_args: tuple[str, ...] = ()       # VENDOR_JSON: what is asked every tick
     json_static_args: tuple[str, ...] | None = None  # VENDOR_JSON: asked rarely, cached (names, limits)
     reader: str | None = None             # VENDOR_TABLE: its module under tui.telemetry.readers
+    # another maker ships a tool of this name (Intel's xpu-smi): used only where the PCI bus, when it can be read
+    # and shows accelerators, shows one of these vendor ids
+    pci_ids: tuple[str, ...] = ()
 
 
 _ROCM_SMI_FIELDS = ("--showproductname", "--showbus", "--showuse", "--showmemuse", "--showmeminfo", "vram",
@@ -77,8 +80,16 @@ CLIS: tuple[ManagementCli, ...] = (
     ManagementCli("cnmon", "Cambricon", (), (), VENDOR_TABLE, reader="cnmon"),
     ManagementCli("efsmi", "Enflame", (), (), VENDOR_TABLE, reader="efsmi"),
     ManagementCli("xpu_smi", "Kunlunxin", (), (), VENDOR_TABLE, reader="xpu_smi"),
+    # vLLM-Kunlun and FlagPerf install Kunlunxin's tool as xpu-smi, the name of Intel's data-centre tool too
+    ManagementCli("xpu-smi", "Kunlunxin", (), (), VENDOR_TABLE, reader="xpu_smi", pci_ids=("0x1d22",)),
     ManagementCli("hl-smi", "Habana Labs", (), (), VENDOR_TABLE, reader="hl_smi"),
 )
+
+
+def fits_bus(cli: ManagementCli, bus_vendor_ids: set[str]) -> bool:
+    """Whether ``cli`` is this machine's: a tool whose name another maker shares only where the bus shows its
+    maker's card (an unreadable or empty bus cannot tell, and its reader refuses the other maker's output)."""
+    return not cli.pci_ids or not bus_vendor_ids or any(i in bus_vendor_ids for i in cli.pci_ids)
 
 
 def names(query: str | None = None) -> tuple[str, ...]:

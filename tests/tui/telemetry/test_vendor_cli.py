@@ -22,7 +22,8 @@ def fake_reader(monkeypatch, read):
 def test_every_vendor_table_cli_has_a_reader_module_with_read_and_exe():
     for cli in vendors.by_query(vendors.VENDOR_TABLE):
         module = vendor_cli.reader_module(cli.reader)
-        assert module.EXE == cli.exe and callable(module.read)
+        assert callable(module.read)
+        assert module.EXE in {c.exe for c in vendors.CLIS if c.reader == cli.reader}   # xpu-smi reads as xpu_smi
 
 
 def test_the_cli_runs_from_a_private_folder_never_the_users(tmp_path, monkeypatch):
@@ -107,3 +108,34 @@ def test_a_sixteen_card_table_is_read_card_by_card(exe):
     devices = parse(text)
     assert len(devices) == 16
     assert all(d.name and d.temperature_c is not None for d in devices)
+
+
+def _bus(root, vendor):
+    d = root / "0000:4d:00.0"
+    d.mkdir(parents=True)
+    (d / "vendor").write_text(vendor + "\n")
+    (d / "class").write_text("0x038000\n")
+    (d / "device").write_text("0x3684\n")
+    return str(root)
+
+
+def test_an_xpu_smi_is_read_as_kunlunxins_only_beside_a_kunlunxin_card(tmp_path, monkeypatch):
+    # Kunlunxin's tool is installed as xpu_smi or xpu-smi; Intel's data-centre tool is xpu-smi too
+    write_script(tmp_path / "bin", "xpu-smi", "cat /dev/null")
+    only_on_path(monkeypatch, tmp_path / "bin")
+    intel = vendor_cli.VendorCliSource(pci_root=_bus(tmp_path / "intel", "0x8086"))
+    assert not intel.available()
+    kunlun = vendor_cli.VendorCliSource(pci_root=_bus(tmp_path / "kunlun", "0x1d22"))
+    assert kunlun.available() and kunlun.name == "xpu-smi"
+    unreadable = vendor_cli.VendorCliSource(pci_root=str(tmp_path / "no-sysfs"))   # a container: its reader decides
+    assert unreadable.available()
+
+
+def test_the_doctor_passes_over_intels_xpu_smi_beside_intel_cards(tmp_path, monkeypatch):
+    from tui.doctor.facts import Facts, gather_cli
+
+    write_script(tmp_path / "bin", "xpu-smi", "echo 'Intel(R) XPU System Management Interface'")
+    only_on_path(monkeypatch, tmp_path / "bin")
+    facts = Facts()
+    gather_cli(facts, pci_root=_bus(tmp_path / "intel", "0x8086"))
+    assert facts.cli_name is None
