@@ -9,6 +9,7 @@ from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
 from tui.figures import key_figure, metric_text
 from tui.formatting import NA, is_number, nbytes, number, percent, utc
+from tui.report.cards_read import cards_read
 from tui.report.charts import caption
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
 from tui.report.envinfo import EnvInfo
@@ -153,7 +154,7 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
         blocks.append(Code(data.smi.text))
     else:
         blocks.append(Image("nvidia-smi.png", w("alt_smi")))
-    return blocks
+    return blocks + cards_read(devices, w)
 
 
 

@@ -20,10 +20,12 @@ __all__ = ["NA", "DeviceProcess", "DeviceSample", "HostSample", "Sample", "Sampl
 def collect_once(torch: bool = False, torch_timeout: float = 30.0) -> Sample:
     """One snapshot from every source, merged. ``torch=True`` waits for the torch probe child too."""
     from tui.telemetry.collect import Collector
+    from tui.telemetry.processes import attribute
 
     collector = Collector(torch_probe=torch)
     try:
-        return collector.collect(wait_for_torch=torch_timeout if torch else 0.0)
+        # whose each card's processes are: no workload of cardbench's runs in this one-off read
+        return attribute(collector.collect(wait_for_torch=torch_timeout if torch else 0.0))
     finally:
         collector.close()
 

@@ -82,7 +82,8 @@ def render_device(d: DeviceSample) -> list[str]:
         lines.append("    processes: none")
     else:
         for p in d.processes:
-            lines.append(f"    process {reading(p.pid)} {p.name or NA}  {nbytes(p.used_bytes)}")
+            owner = f"  [{p.owner}]" if p.owner else ""   # cardbench's word for whose it is
+            lines.append(f"    process {reading(p.pid)} {p.name or NA}  {nbytes(p.used_bytes)}{owner}")
     return lines
 
 

@@ -5,15 +5,17 @@ host's pids (or with empty names, as npu-smi does), which mean nothing in the co
 listed pid with no ``/proc/<pid>`` here belongs to another namespace. So a card's memory is attributed in
 this order:
 
-1. a listed pid that is one of cardbench's own workload children (same namespace: a bare machine) is named
+1. a listed pid that is one of cardbench's own workload children (same namespace: a bare machine) is owned by
    ``cardbench <workload>``;
 2. an own workload on that card that is not listed by its pid (seen by its host pid) is matched to the
    foreign entry closest above what the child reports it holds (its allocator's reserved bytes; the driver
    counts its context on top, so the entry is larger by at most `CONTEXT_SLACK`);
-3. the other foreign entries are "another container's process" (an empty name in this namespace is read
-   from ``/proc/<pid>/comm``);
+3. the other foreign entries are "another container's process" (an empty name of a pid of this namespace is
+   read from ``/proc/<pid>/comm``);
 4. an own workload matched to no entry (the tool lists none inside a container) is added with the pid it has
    here and what it reports holding, so the card's memory is never left unexplained.
+
+The tool's pid, name and memory are kept as it printed them; cardbench's word is the process's ``owner``.
 
 UI-free and torch-free: the session says which children run where (`OwnWorkload`).
 """
@@ -66,34 +68,33 @@ def _closest(entries: list[tuple[int, DeviceProcess]], held: int) -> tuple[int, 
 
 
 def attribute_device(d: DeviceSample, own: Sequence[OwnWorkload], proc_root: str = "/proc") -> DeviceSample:
-    """``d`` with each listed process named by whose it is (the module's four steps); unchanged when the card
-    lists no processes and no own workload runs on it."""
+    """``d`` with each listed process's ``owner`` said (the module's four steps), the tool's pid, name and memory
+    kept; unchanged when the card lists no processes and no own workload runs on it."""
     mine = [w for w in own if w.device_index is not None and w.device_index == d.index]
     if d.processes is None and not mine:
         return d
     by_pid = {w.pid: w for w in own}
-    named: dict[int, DeviceProcess] = {}   # position in the list -> its entry, named
-    foreign: list[tuple[int, DeviceProcess]] = []
     listed = list(d.processes or ())
+    foreign: list[int] = []   # positions of entries whose pid is of another namespace
     for at, p in enumerate(listed):
         if p.pid in by_pid:
-            named[at] = p._replace(name=f"cardbench {by_pid[p.pid].workload}")
+            listed[at] = p._replace(owner=f"cardbench {by_pid[p.pid].workload}")
             mine = [w for w in mine if w.pid != p.pid]
         elif pid_here(p.pid, proc_root):
-            named[at] = p if p.name else p._replace(name=_comm(p.pid or 0, proc_root))
+            listed[at] = p if p.name else p._replace(name=_comm(p.pid or 0, proc_root))
         else:
-            foreign.append((at, p))
+            foreign.append(at)
     added: list[DeviceProcess] = []
     for w in mine:
-        match = _closest(foreign, w.held_bytes) if w.held_bytes else None
-        if match is None:
-            added.append(DeviceProcess(w.pid, f"cardbench {w.workload} (as it reports)", w.held_bytes))
+        match = _closest([(at, listed[at]) for at in foreign], w.held_bytes) if w.held_bytes else None
+        if match is None:   # the tool lists it under no pid we can match: what the child says it holds
+            added.append(DeviceProcess(w.pid, _comm(w.pid, proc_root), w.held_bytes, f"cardbench {w.workload}"))
             continue
-        foreign.remove(match)
-        named[match[0]] = match[1]._replace(name=f"cardbench {w.workload} (pid {w.pid} here)")
-    for at, p in foreign:
-        named[at] = p._replace(name=OTHER_CONTAINER if not p.name else f"{p.name} ({OTHER_CONTAINER})")
-    return d.replace(processes=tuple(named[at] for at in range(len(listed))) + tuple(added))
+        foreign.remove(match[0])
+        listed[match[0]] = match[1]._replace(owner=f"cardbench {w.workload}")
+    for at in foreign:
+        listed[at] = listed[at]._replace(owner=OTHER_CONTAINER)
+    return d.replace(processes=tuple(listed) + tuple(added))
 
 
 def attribute(sample: Sample, own: Sequence[OwnWorkload] = (), proc_root: str = "/proc") -> Sample:

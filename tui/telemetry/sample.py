@@ -24,12 +24,14 @@ __all__ = ["NA", "DeviceProcess", "DeviceSample", "HostSample", "Sample", "fmt",
 class DeviceProcess(NamedTuple):
     """A compute process on a device (`nvidia-smi --query-compute-apps=pid,process_name,used_memory`).
 
-    A tuple, so ``pid, name, used = p`` works as well as ``p.pid``.
+    ``pid``, ``name`` and ``used_bytes`` are the tool's; ``owner`` is cardbench's word for whose it is
+    (`tui.telemetry.processes`: "cardbench <workload>", "another container's process"), None when not known.
     """
 
     pid: int | None
     name: str | None
     used_bytes: int | None
+    owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -108,8 +110,8 @@ class DeviceSample:
             value = getattr(self, f.name)
             if value is None:
                 continue  # absent is smaller on disk and reads back as None
-            if f.name == "processes":
-                value = [[p.pid, p.name, p.used_bytes] for p in value]
+            if f.name == "processes":   # the owner only where said: older readers take three items
+                value = [list(p) if p.owner is not None else [p.pid, p.name, p.used_bytes] for p in value]
             elif f.name == "throttle_reasons":
                 value = list(value)
             out[f.name] = value
@@ -120,7 +122,7 @@ class DeviceSample:
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
         if kwargs.get("processes") is not None:
-            kwargs["processes"] = tuple(DeviceProcess(*p) for p in kwargs["processes"])
+            kwargs["processes"] = tuple(DeviceProcess(*p[:4]) for p in kwargs["processes"])
         if kwargs.get("throttle_reasons") is not None:
             kwargs["throttle_reasons"] = tuple(kwargs["throttle_reasons"])
         return cls(**kwargs)

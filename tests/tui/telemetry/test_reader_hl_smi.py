@@ -10,6 +10,7 @@ from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult
 from tui.telemetry.readers import ReaderError, hl_smi
 from tui.telemetry.readers.table import MIB
+from tui.telemetry.sample import DeviceProcess
 from tui.telemetry.vendor_cli import VendorCliSource
 
 QUERY = "hl-smi/hl-smi-1.txt"
@@ -83,7 +84,7 @@ def test_table_hl225_1_16_old_layout_and_a_real_process_row():
         assert (d.name, d.driver_version, d.power_limit_w) == ("HL-225", "1.16.0-94aac46", 600.0)
         assert d.mem_total_bytes == 98304 * MIB and d.util_gpu_pct == 0.0
         assert d.pstate is None and d.ecc_uncorrected == 0       # Perf N/A; "Volatile Uncorr. ECC" 0
-    assert devices[6].processes == ((618796, "ray::ServeRepli", 26330 * MIB),)   # a row with no closing "|"
+    assert devices[6].processes == (DeviceProcess(618796, "ray::ServeRepli", 26330 * MIB),)   # a row with no closing "|"
     assert [d.processes for d in devices[:6] + devices[7:]] == [None] * 7
 
 
@@ -94,7 +95,7 @@ def test_table_hl225_1_20_process_row_with_trailing_spaces():
     assert [d.mem_used_bytes // MIB for d in devices] == [768, 768, 768, 96565, 768, 96564, 768, 17538]
     assert {(d.name, d.driver_version, d.power_limit_w, d.mem_total_bytes) for d in devices} == {
         ("HL-225", "1.19.1-6f47ddd", 600.0, 98304 * MIB)}
-    assert devices[7].processes == ((107684, "ray::_RayTrainW", 16770 * MIB),)
+    assert devices[7].processes == (DeviceProcess(107684, "ray::_RayTrainW", 16770 * MIB),)
     assert devices[3].processes is None and devices[5].processes is None  # 96 GB in use, no pid seen
 
 
@@ -187,7 +188,7 @@ def test_a_fake_hl_smi_without_query_through_vendor_cli_source(tmp_path, monkeyp
         assert source.available() and source.name == "hl-smi"
         devices, problems = source.read()
         assert problems == [] and len(devices) == 8 and devices[0].source == "hl-smi"
-        assert devices[7].processes == ((107684, "ray::_RayTrainW", 16770 * MIB),)
+        assert devices[7].processes == (DeviceProcess(107684, "ray::_RayTrainW", 16770 * MIB),)
     finally:
         source.close()
 

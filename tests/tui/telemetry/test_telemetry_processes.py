@@ -26,25 +26,26 @@ def test_in_a_container_the_own_child_is_found_by_memory_and_the_rest_is_another
     root = proc_root(tmp_path, p42="python")
     d = card(0, (913377, None, 20 * GIB + 600 * MIB), (913400, None, 30 * GIB), (913500, "", 3 * GIB))
     out = attribute_device(d, [OwnWorkload(42, "resnet50", 0, 20 * GIB)], proc_root=root)
-    assert [p.name for p in out.processes] == ["cardbench resnet50 (pid 42 here)", OTHER_CONTAINER, OTHER_CONTAINER]
-    assert [p.pid for p in out.processes] == [913377, 913400, 913500]   # the tool's pids and figures, as listed
+    assert [p.owner for p in out.processes] == ["cardbench resnet50", OTHER_CONTAINER, OTHER_CONTAINER]
+    assert [p[:3] for p in out.processes] == [p[:3] for p in d.processes]   # the tool's pids, names, memory
 
 
 def test_on_a_bare_machine_the_child_is_named_by_its_pid_and_an_empty_name_read_from_proc(tmp_path):
     root = proc_root(tmp_path, p42="python", p77="Xorg")
     d = card(1, (42, "python", 5 * GIB), (77, None, 134 * MIB))
     out = attribute_device(d, [OwnWorkload(42, "generate", 1, 5 * GIB)], proc_root=root)
-    assert [(p.pid, p.name) for p in out.processes] == [(42, "cardbench generate"), (77, "Xorg")]
+    assert [(p.pid, p.name, p.owner) for p in out.processes] == [(42, "python", "cardbench generate"),
+                                                                  (77, "Xorg", None)]
 
 
 def test_a_child_the_tool_does_not_list_is_added_with_what_it_reports_holding(tmp_path):
     # nvidia-smi inside a container: "No running processes found", though our child holds 12 GiB
     out = attribute_device(card(0), [OwnWorkload(42, "llm", 0, 12 * GIB)], proc_root=str(tmp_path))
-    assert out.processes == (DeviceProcess(42, "cardbench llm (as it reports)", 12 * GIB),)
+    assert out.processes == (DeviceProcess(42, None, 12 * GIB, "cardbench llm"),)
     # an entry far above what the child holds is not the child's: both are said
     d = card(0, (913377, None, 40 * GIB))
     out = attribute_device(d, [OwnWorkload(42, "llm", 0, 12 * GIB)], proc_root=str(tmp_path))
-    assert [p.name for p in out.processes] == [OTHER_CONTAINER, "cardbench llm (as it reports)"]
+    assert [p.owner for p in out.processes] == [OTHER_CONTAINER, "cardbench llm"]
 
 
 def test_a_card_with_no_process_table_and_no_child_is_left_as_read(tmp_path):
@@ -57,7 +58,10 @@ def test_a_card_with_no_process_table_and_no_child_is_left_as_read(tmp_path):
 def test_a_named_foreign_process_keeps_its_name_and_says_whose_it_is(tmp_path):
     d = card(0, (37656, "hlt_host_devmm_", 686 * MIB))
     (p,) = attribute_device(d, (), proc_root=str(tmp_path)).processes
-    assert p.name == f"hlt_host_devmm_ ({OTHER_CONTAINER})"
+    assert (p.name, p.owner) == ("hlt_host_devmm_", OTHER_CONTAINER)
+    # the owner travels with the sample (telemetry.jsonl) and back; a process without one stays three items
+    again = DeviceSample.from_dict(attribute_device(d, (), proc_root=str(tmp_path)).to_dict())
+    assert again.processes == (p,) and d.to_dict()["processes"] == [[37656, "hlt_host_devmm_", 686 * MIB]]
 
 
 def test_the_card_a_torch_device_is_follows_the_visible_devices_variable():
