@@ -91,7 +91,7 @@ def _samples(n: int, devices: int, seed: int = 7, every_device: bool = False) ->
             d = {"index": k, "bus_id": f"0000:{k:02x}:00.0", "name": rng.choice(["A100", 'Card, "x"', "GPU\nZ"]),
                  "util_gpu_pct": rng.choice([90.0, 91.5, None]), "mem_used_bytes": rng.choice([1, 7 * 2**30, None]),
                  "mem_total_bytes": rng.choice([8 * 2**30, 0, None]), "temperature_c": 60.0 + i % 7,
-                 "power_w": 100.25 + k, "pstate": rng.choice(["P0", None]),
+                 "power_w": 100.25 + k, "pstate": rng.choice(["P0", None]), "health": rng.choice(["OK", None]),
                  "throttle_reasons": rng.choice([[], ["a", "b"], None]), "ecc_corrected": rng.choice([0, 3, None])}
             listed.append({key: v for key, v in d.items() if v is not None})
         sample = {"t": 1e9 + i * 0.5, "devices": listed}
@@ -110,14 +110,15 @@ def _csv_row_by_row(run_id: str, samples: list[dict]) -> str:
         host = s.get("host") or {}
         hv = (host.get("cpu_pct"), host.get("mem_used_bytes"), host.get("mem_total_bytes"))
         if not s["devices"]:
-            writer.writerow((run_id, s["t"], None, "host", *(None,) * 14, *hv))
+            writer.writerow((run_id, s["t"], None, "host", *(None,) * 15, *hv))
         for d in s["devices"]:
             used, total = d.get("mem_used_bytes"), d.get("mem_total_bytes")
             reasons = d.get("throttle_reasons")
             writer.writerow((run_id, s["t"], d["index"], d.get("name"), d.get("util_gpu_pct"), None, used, total,
                              100.0 * used / total if used is not None and total else None, d.get("temperature_c"),
                              d.get("power_w"), None, None, None, d.get("pstate"),
-                             None if reasons is None else ";".join(reasons), d.get("ecc_corrected"), None, *hv))
+                             None if reasons is None else ";".join(reasons), d.get("ecc_corrected"), None,
+                             d.get("health"), *hv))
     return out.getvalue()
 
 

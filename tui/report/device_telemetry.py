@@ -20,7 +20,7 @@ from tui.store.telemetry import MISSING, DeviceColumns, Telemetry
 TELEMETRY_COLUMNS = ["run_id", "t", "device_index", "device_name", "util_gpu_pct", "util_mem_pct",
                      "mem_used_bytes", "mem_total_bytes", "mem_used_pct", "temperature_c", "power_w",
                      "power_limit_w", "sm_clock_mhz", "mem_clock_mhz", "pstate", "throttle_reasons",
-                     "ecc_corrected", "ecc_uncorrected", "host_cpu_pct", "host_mem_used_bytes",
+                     "ecc_corrected", "ecc_uncorrected", "health", "host_cpu_pct", "host_mem_used_bytes",
                      "host_mem_total_bytes"]
 
 
@@ -70,7 +70,7 @@ def _device_lines(run: str, t_cells: list[str], host_cells: list[str], cols: Dev
                cells("temperature_c"), _number_cells(cols.column("power_w", lo, hi)),   # power: all distinct
                *map(cells, ("power_limit_w", "sm_clock_mhz", "mem_clock_mhz")),
                _cells(cols.pstate[lo:hi], text=True), _cells(throttle, text=True), cells("ecc_corrected"),
-               cells("ecc_uncorrected"), [host_cells[p] for p in pos]]
+               cells("ecc_uncorrected"), _cells(cols.health[lo:hi], text=True), [host_cells[p] for p in pos]]
     return list(map(",".join, zip(repeat(run), *columns)))
 
 
@@ -104,7 +104,7 @@ def _lines(records: Sequence[RunRecord]) -> Iterator[list[str]]:
             for i in range(first, last):
                 keys = telemetry.order[i]
                 if not keys:
-                    out.append(f"{run},{t_cells[i]},,host,{',' * 14}{host_cells[i]}")
+                    out.append(f"{run},{t_cells[i]},,host,{',' * 15}{host_cells[i]}")
                 out.extend(next(lines[key]) for key in keys)
             yield out
 

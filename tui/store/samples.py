@@ -26,7 +26,8 @@ FLOAT_FIELDS = ("util_gpu_pct", "util_mem_pct", "temperature_c", "power_w", "pow
                 "mem_clock_mhz")
 INT_FIELDS = ("mem_used_bytes", "mem_total_bytes", "ecc_corrected", "ecc_uncorrected", "retired_pages",
               "remapped_rows")
-READ_DEVICE = ("index", "name", "bus_id", "pci_vendor", "pstate", "throttle_reasons", *FLOAT_FIELDS, *INT_FIELDS)
+READ_DEVICE = ("index", "name", "bus_id", "pci_vendor", "pstate", "health", "throttle_reasons", *FLOAT_FIELDS,
+               *INT_FIELDS)
 READ_HOST = ("cpu_pct", "mem_used_bytes", "mem_total_bytes")
 _ALL_DEVICE_TYPES, _ALL_HOST_TYPES = _telemetry_types()
 _DEVICE_TYPES = {name: _ALL_DEVICE_TYPES[name] for name in READ_DEVICE}

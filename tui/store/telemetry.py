@@ -32,8 +32,8 @@ from tui.store.telemetry_codec import MISSING, NAN, codec, columnar, float_readi
 __all__ = ["MISSING", "DeviceColumns", "Telemetry", "read_telemetry", "read_telemetry_files"]
 
 _BATCH = 4096
-_INDEX, _NAME, _PSTATE, _THROTTLE, _VENDOR = (attrgetter(f) for f in ("index", "name", "pstate", "throttle_reasons",
-                                                                       "pci_vendor"))
+_INDEX, _NAME, _PSTATE, _HEALTH, _THROTTLE, _VENDOR = (
+    attrgetter(f) for f in ("index", "name", "pstate", "health", "throttle_reasons", "pci_vendor"))
 
 
 def _grown(groups: dict[str, tuple[Any, Any, Any]], key: str) -> tuple[list[Any], list[int], list[int]]:
@@ -56,7 +56,7 @@ def _shares(used: Sequence[int], total: Sequence[int]) -> list[float | None]:
 class DeviceColumns:
     """One device's readings (a device: its bus id, else its index), in the order of the samples holding it."""
 
-    __slots__ = ("key", "pos", "index", "place", "name", "pstate", "throttle", "pci_vendor", "floats", "ints")
+    __slots__ = ("key", "pos", "index", "place", "name", "pstate", "health", "throttle", "pci_vendor", "floats", "ints")
 
     def __init__(self, key: str):
         self.key = key
@@ -65,6 +65,7 @@ class DeviceColumns:
         self.place: list[int] = []  # its place in that sample's list (where it had no index, what stands for it)
         self.name: list[str | None] = []
         self.pstate: list[str | None] = []
+        self.health: list[str | None] = []   # the card's state in its tool's word (npu-smi's Health)
         self.throttle: list[tuple[str, ...] | None] = []   # None: not read
         self.pci_vendor: str | None = None
         self.floats = {name: array("d") for name in FLOAT_FIELDS}
@@ -202,6 +203,7 @@ class Telemetry:
             cols.pos.extend(map(first.__add__, theirs.pos))
             for mine_list, their_list in ((cols.index, theirs.index), (cols.place, theirs.place),
                                           (cols.name, theirs.name), (cols.pstate, theirs.pstate),
+                                          (cols.health, theirs.health),
                                           (cols.throttle, theirs.throttle)):
                 mine_list.extend(their_list)
             cols.pci_vendor = cols.pci_vendor or theirs.pci_vendor
@@ -288,6 +290,8 @@ class Telemetry:
                               for v in map(_NAME, readings)])
             cols.pstate.extend([strings.setdefault(v, v) if v.__class__ is str else None
                                 for v in map(_PSTATE, readings)])
+            cols.health.extend([strings.setdefault(v, v) if v.__class__ is str else None
+                                for v in map(_HEALTH, readings)])
             cols.throttle.extend([None if v is None else throttles.setdefault(tuple(v), tuple(v))
                                   for v in map(_THROTTLE, readings)])
             if cols.pci_vendor is None:
@@ -333,7 +337,7 @@ class Telemetry:
         d: dict[str, Any] = {} if cols.index[at] is None else {"index": cols.index[at]}
         if cols.key[:6] != "index:":
             d["bus_id"] = cols.key
-        for field, value in (("name", cols.name[at]), ("pstate", cols.pstate[at])):
+        for field, value in (("name", cols.name[at]), ("pstate", cols.pstate[at]), ("health", cols.health[at])):
             if value is not None:
                 d[field] = value
         if cols.throttle[at] is not None:
