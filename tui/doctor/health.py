@@ -8,6 +8,8 @@ evidence is the tool's own words for each card, never a paraphrase.
 
 from __future__ import annotations
 
+import re
+
 from tui.doctor.check import FAIL, PASS, SKIP, WARN, DoctorCheck
 from tui.doctor.checks import _check
 from tui.doctor.facts import Facts
@@ -17,14 +19,26 @@ from tui.i18n.voice import listed, quoted
 from tui.telemetry.sample import DeviceSample
 
 
-def _said(d: DeviceSample) -> str:
-    """'npu-smi: card 3 (910B3, 0000:01:00.0) Warning' - the card as its tool names it, and its word."""
+def tool_line(output: str, d: DeviceSample) -> str | None:
+    """The one line of the tool's output that gives this card's word: it holds the word and starts with the card's
+    index ('| 3     xxx | Warning |'); None when no line, or more than one, does (never a guess)."""
+    if not output or d.health is None or d.index is None:
+        return None
+    start = re.compile(rf"^[|\s]*(?:GPU#?)?{d.index}\b")
+    found = [line for line in output.splitlines() if d.health in line and start.match(line)]
+    return " ".join(found[0].strip("| \t").split()) if len(found) == 1 else None
+
+
+def _said(d: DeviceSample, output: str) -> str:
+    """'npu-smi: card 3 (910B3, 0000:01:00.0) Warning: "3 xxx | Warning | 206.9 39 1232 / 1232"' - the card as its
+    tool names it, its word, and the tool's own line where exactly one line is the card's."""
     where = ", ".join(x for x in (d.name, d.bus_id) if x)
     label = f"card {d.index if d.index is not None else NA}" + (f" ({where})" if where else "")
     tool = (d.source or "").split("+")[-1] or "the tool"
     if d.over_total:
         return f"{tool}: {label} uses {nbytes(d.mem_used_bytes)} of {nbytes(d.mem_total_bytes)}"
-    return f"{tool}: {label} {d.health}"
+    line = tool_line(output, d)
+    return f"{tool}: {label} {d.health}" + (f': "{line}"' if line else "")
 
 
 def _level(d: DeviceSample) -> str | None:
@@ -42,6 +56,6 @@ def check_health(f: Facts) -> DoctorCheck:
         return _check(cid, PASS, text("doctor.health.all_well", n=len(told), tools=tools), value=len(told),
                       unit="devices")
     status = FAIL if any(level == FAIL for _, level in unwell) else WARN
-    said = listed((quoted(_said(d)) for d, _ in unwell), comma=False)
+    said = listed((quoted(_said(d, f.cli_output)) for d, _ in unwell), comma=False)
     return _check(cid, status, text("doctor.health.unwell", n=len(unwell), of=len(told), said=said),
                   text("hint.doctor.health"), value=len(unwell), unit="devices")

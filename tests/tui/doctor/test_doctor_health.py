@@ -45,3 +45,20 @@ def test_cards_whose_tool_says_nothing_of_health_are_skipped():
                         source="nvml")
     assert check_health(Facts(devices=[nvml])).status == SKIP
     assert check_health(Facts()).status == SKIP
+
+
+def test_the_evidence_quotes_the_tools_own_line_for_the_card_on_a_real_capture():
+    from paths import FIXTURES
+    from tui.telemetry.readers.npu_smi import parse_info
+
+    output = (FIXTURES / "npu-smi/info-atlas800-training-9010-24.1.RC2-processes.txt").read_text()
+    cards = [d.replace(source="npu-smi") for d in parse_info(output)]
+    c = check_health(Facts(devices=cards, cli_name="npu-smi", cli_output=output))
+    assert c.status == WARN
+    assert c.evidence == ('2 of 8 card(s) not in order: npu-smi: card 3 (xxx, 0000:01:00.0) Warning: '
+                          '"3 xxx | Warning | 206.9 39 1232 / 1232"; npu-smi: card 7 (xxx, 0000:02:00.0) Warning: '
+                          '"7 xxx | Warning | 203.2 42 1232 / 1232"')
+    # a line that is not surely the card's is not quoted: two lines start with its index and hold its word
+    from tui.doctor.health import tool_line
+
+    assert tool_line("| 3 a | Warning |\n| 3 b | Warning |", cards[3]) is None
