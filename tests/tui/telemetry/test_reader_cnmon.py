@@ -5,6 +5,7 @@ import pytest
 
 from fake_cli import only_on_path, write_script
 from paths import FIXTURES
+from reader_calls import answers, fixture, ok
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult
 from tui.telemetry.readers import ReaderError, cnmon
@@ -14,25 +15,6 @@ from tui.telemetry.vendor_cli import VendorCliSource
 V5 = "cnmon/default-2x-mlu370-x8-v5.10.13.txt"
 V5_8 = "cnmon/default-8x-mluxxx-v5.10.31-redacted.txt"
 V4 = "cnmon/cnmon-3.txt"
-
-
-def fixture(path):
-    return (FIXTURES / path).read_text()
-
-
-def answers(*results):
-    """A fake `call` that answers each call with the next CliResult, and records what it was asked."""
-    asked, queue = [], list(results)
-
-    def call(args):
-        asked.append(list(args))
-        return queue.pop(0)
-    call.asked = asked
-    return call
-
-
-def ok(text):
-    return CliResult(0, text, "", None)
 
 
 def test_v5_two_mlu370_x8_with_bus_ids():
@@ -116,7 +98,6 @@ def test_read_asks_the_table_and_reports_failures_in_one_line():
     assert devices == [] and problems == ["cnmon did not answer within 3 s (timed out, killed)"]
     devices, problems = cnmon.read(answers(ok("Error: no MLU device found\n")))
     assert devices == [] and len(problems) == 1 and problems[0].startswith("cnmon: not cnmon's table")
-
 
 
 def test_a_fake_cnmon_on_path_through_vendor_cli_source(tmp_path, monkeypatch):

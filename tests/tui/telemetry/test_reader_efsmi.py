@@ -6,6 +6,7 @@ import pytest
 
 from fake_cli import only_on_path, write_script
 from paths import FIXTURES
+from reader_calls import answers, fixture, ok
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult
 from tui.telemetry.readers import ReaderError, efsmi
@@ -15,25 +16,6 @@ from tui.telemetry.vendor_cli import VendorCliSource
 V1_2 = "efsmi/efsmi-1.txt"
 V1_6 = "efsmi/default-2x-s60g-1.6.3.12-sriov.txt"
 V1_7 = "efsmi/default-1x-l300-1.7.2.14.txt"
-
-
-def fixture(path):
-    return (FIXTURES / path).read_text(encoding="utf-8")
-
-
-def answers(*results):
-    """A fake `call` that answers each call with the next CliResult, and records what it was asked."""
-    asked, queue = [], list(results)
-
-    def call(args):
-        asked.append(list(args))
-        return queue.pop(0)
-    call.asked = asked
-    return call
-
-
-def ok(text):
-    return CliResult(0, text, "", None)
 
 
 def test_v1_2_two_s60_dpm_sleep_and_active():
@@ -111,7 +93,6 @@ def test_read_asks_the_table_and_reports_failures_in_one_line():
     assert devices == [] and problems == ["efsmi did not answer within 3 s (timed out, killed)"]
     devices, problems = efsmi.read(answers(ok("Error: no GCU device found\n")))
     assert devices == [] and len(problems) == 1 and problems[0].startswith("efsmi: not efsmi's table")
-
 
 
 def test_a_fake_efsmi_on_path_through_vendor_cli_source(tmp_path, monkeypatch):

@@ -6,6 +6,7 @@ import pytest
 
 from fake_cli import only_on_path, write_script
 from paths import FIXTURES
+from reader_calls import answers, fixture, ok
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult
 from tui.telemetry.readers import ReaderError, hl_smi
@@ -20,25 +21,6 @@ G2_120 = "hl-smi/default-8x-hl225-1.20.0-process-row.txt"
 G2_LOAD = "hl-smi/default-8x-hl225-1.21.1-under-load.txt"
 DETAIL = "hl-smi/hl-smi-q-1.txt"
 TABLES = [GAUDI3, G2_116, G2_120, G2_LOAD]
-
-
-def fixture(path):
-    return (FIXTURES / path).read_text()
-
-
-def answers(*results):
-    """A fake `call` that answers each call with the next CliResult, and records what it was asked."""
-    asked, queue = [], list(results)
-
-    def call(args):
-        asked.append(list(args))
-        return queue.pop(0)
-    call.asked = asked
-    return call
-
-
-def ok(text):
-    return CliResult(0, text, "", None)
 
 
 REFUSED = CliResult(1, "", "hl-smi: invalid option -- 'Q'", None)
@@ -175,7 +157,6 @@ def test_memory_used_above_total_is_kept_and_said():
     assert devices[0].mem_used_bytes == 140000 * MIB and devices[0].over_total
     assert problems == ["hl-smi: card 0 (HL-325L) reports 140000 MiB used of 131072 MiB: memory used above total, "
                         "kept as read"]
-
 
 
 def test_a_fake_hl_smi_without_query_through_vendor_cli_source(tmp_path, monkeypatch):

@@ -6,6 +6,7 @@ import pytest
 
 from fake_cli import only_on_path, write_script
 from paths import FIXTURES
+from reader_calls import answers, fixture, ok
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult
 from tui.telemetry.readers import ReaderError, mthreads_gmi
@@ -18,25 +19,6 @@ S80_XORG = "mthreads-gmi/default-s80-2.0.0-xorg-processes.txt"
 S4000_OVERFULL = "mthreads-gmi/mthreads-gmi-3.txt"
 S80_1_8 = "mthreads-gmi/mthreads-gmi-5.txt"
 S5000_JSON = "mthreads-gmi/mthreads-gmi-json-1.txt"
-
-
-def fixture(path):
-    return (FIXTURES / path).read_text()
-
-
-def answers(*results):
-    """A fake `call` that answers each call with the next CliResult, and records what it was asked."""
-    asked, queue = [], list(results)
-
-    def call(args):
-        asked.append(list(args))
-        return queue.pop(0)
-    call.asked = asked
-    return call
-
-
-def ok(text):
-    return CliResult(0, text, "", None)
 
 
 def test_json_two_s5000_keys_with_trailing_spaces_and_values_with_units():
@@ -143,7 +125,6 @@ def test_not_an_mthreads_gmi_table_raises(text):
 def test_a_process_row_it_does_not_understand_makes_processes_unknown():
     text = fixture(S80_XORG).replace("134MiB", "lots")
     assert mthreads_gmi.parse_table(text)[0].processes is None
-
 
 
 def test_a_fake_mthreads_gmi_on_path_through_vendor_cli_source(tmp_path, monkeypatch):

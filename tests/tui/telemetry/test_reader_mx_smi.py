@@ -6,6 +6,7 @@ import pytest
 
 from fake_cli import only_on_path, write_script
 from paths import FIXTURES
+from reader_calls import fixture, ok
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult
 from tui.telemetry.readers import ReaderError, mx_smi
@@ -26,14 +27,6 @@ MOFFETT = "mx-smi/moffett-mx-smi-2.3.0-excerpt.txt"
 TABLES = [V216_8, V216_BUSY, V2112_BUSY, V2112_POD, V224_1, V224_8, V226]
 # the unavailable form as a MetaX node-health checker's tests quote it (no real capture of it was found)
 NOT_AVAILABLE = "Not Available(MetaX Sysfs File Unaccessible)"
-
-
-def fixture(path):
-    return (FIXTURES / path).read_text(encoding="utf-8")
-
-
-def ok(text):
-    return CliResult(0, text, "", None)
 
 
 def tool(table=None, listing=None):
@@ -244,7 +237,6 @@ def test_memory_used_above_total_is_kept_and_said():
     devices, problems = mx_smi.read(tool(table=text), mx_smi.ListCache(), now=0.0)
     assert (devices[0].mem_used_bytes, devices[0].mem_total_bytes) == (70000 * MIB, 65536 * MIB)
     assert len(problems) == 1 and "70000 MiB used of 65536 MiB" in problems[0]
-
 
 
 def test_a_fake_mx_smi_on_path_through_vendor_cli_source(tmp_path, monkeypatch):

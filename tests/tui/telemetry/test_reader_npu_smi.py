@@ -6,6 +6,7 @@ import pytest
 
 from fake_cli import only_on_path, write_script
 from paths import FIXTURES
+from reader_calls import answers, fixture, ok
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult
 from tui.telemetry.readers import ReaderError, npu_smi
@@ -30,25 +31,6 @@ B3_26 = "npu-smi/info-8x910b3-26.1.0-container-pid.txt"                      # '
 B2C_PROC = "npu-smi/info-2x910b2c-23.0.2.1-process-nputop.txt"                # trailing spaces
 ALL = [V910_24, V910B2C, V1_9, V910A_22, V9010, V310_21, V310_20, V16, A3_16, A3_2, P310_CRIT, P310_PROC, B310,
        B3_26, B2C_PROC]
-
-
-def fixture(path):
-    return (FIXTURES / path).read_text()
-
-
-def answers(*results):
-    """A fake `call` that answers each call with the next CliResult, and records what it was asked."""
-    asked, queue = [], list(results)
-
-    def call(args):
-        asked.append(list(args))
-        return queue.pop(0)
-    call.asked = asked
-    return call
-
-
-def ok(text):
-    return CliResult(0, text, "", None)
 
 
 def figures(d):
@@ -242,7 +224,7 @@ def test_memory_used_above_total_is_kept_and_said():
     text = fixture(V910B2C).replace("3317 / 65536", "70000/ 65536")
     devices, problems = npu_smi.read(answers(ok(text)))
     assert (devices[0].mem_used_bytes, devices[0].mem_total_bytes) == (70000 * MIB, 65536 * MIB)
-    assert problems == ["npu-smi: chip 0 (910B2C) reports 70000 MiB used of 65536 MiB: memory above its total, "
+    assert problems == ["npu-smi: card 0 (910B2C) reports 70000 MiB used of 65536 MiB: memory used above total, "
                         "kept as read"]
 
 
@@ -307,7 +289,6 @@ def test_read_asks_info_and_reports_failures_in_one_line():
                                                        None)))
     assert devices == [] and problems == ["npu-smi: not npu-smi's table ('dcmi module initialize failed. ret is "
                                           "-8005')"]
-
 
 
 def test_a_fake_npu_smi_on_path_through_vendor_cli_source(tmp_path, monkeypatch):

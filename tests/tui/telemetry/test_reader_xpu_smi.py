@@ -6,6 +6,7 @@ import pytest
 
 from fake_cli import only_on_path, write_script
 from paths import FIXTURES
+from reader_calls import answers, fixture, ok
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import CliResult
 from tui.telemetry.readers import ReaderError, xpu_smi
@@ -17,25 +18,6 @@ XRE4 = "xpu-smi/xpu-smi-2.txt"
 INTEL_TABLE = "xpu-smi/intel-xpu-smi-default-1x-arc-b580-v2.0.txt"
 INTEL_DISCOVERY = "xpu-smi/intel-xpu-smi-discovery-arc-b580.txt"
 INTEL_DUMP = "xpu-smi/intel-xpu-smi-dump-csv.txt"
-
-
-def fixture(path):
-    return (FIXTURES / path).read_text()
-
-
-def answers(*results):
-    """A fake `call` that answers each call with the next CliResult, and records what it was asked."""
-    asked, queue = [], list(results)
-
-    def call(args):
-        asked.append(list(args))
-        return queue.pop(0)
-    call.asked = asked
-    return call
-
-
-def ok(text):
-    return CliResult(0, text, "", None)
 
 
 def test_xre5_eight_p800_oam_figure_by_figure():
@@ -142,7 +124,6 @@ def test_read_asks_the_default_output_and_reports_failures_in_one_line():
     assert devices == [] and problems == ["xpu_smi did not answer within 3 s"]
     devices, problems = xpu_smi.read(answers(ok("no xpu device found\n")))
     assert devices == [] and len(problems) == 1 and problems[0].startswith("xpu_smi: not Kunlunxin's")
-
 
 
 def test_a_fake_xpu_smi_on_path_through_vendor_cli_source(tmp_path, monkeypatch):

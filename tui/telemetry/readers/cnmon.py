@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, number, used_total
+from tui.telemetry.readers.table import bus_id, cell_fields, cells, integer, is_rule, missing, number, used_total
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "cnmon"
@@ -96,22 +96,10 @@ def _card_rows(lines: list[str], begin: int) -> tuple[list[list[str]], int]:
 
 
 def _fields(titles: list[str], values: list[str]) -> dict[str, str]:
-    """Each title cell's words ('Fan Temp Pwr:Usage/Cap') -> the words under them ('0%', '32C', '106 W/ 250 W')."""
+    """Each title cell's words ('Temp Pwr:Usage/Cap') -> the words under them ('44C', '71W / 350W')."""
     out: dict[str, str] = {}
     for title, value in zip(titles, values):
-        names, words = title.split(), value.split()
-        if len(names) == 1:
-            out[names[0]] = value
-            continue
-        wide = next((i for i, n in enumerate(names) if n in _WIDE), len(names) - 1)
-        after = len(names) - wide - 1
-        if len(words) < len(names):
-            continue  # fewer words than titles: which is which cannot be told, so all stay N/A
-        for i in range(wide):
-            out[names[i]] = words[i]
-        out[names[wide]] = " ".join(words[wide:len(words) - after])
-        for i in range(after):
-            out[names[wide + 1 + i]] = words[len(words) - after + i]
+        out.update(cell_fields(title.split(), value, _WIDE))
     return out
 
 

@@ -31,8 +31,8 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, nbytes, number, used_total
-from tui.telemetry.readers.xpu_smi import card_table, fields, overfull, whole_lines
+from tui.telemetry.readers.table import (bus_id, card_table, cells, fields, integer, is_rule, missing, nbytes, number,
+                                          overfull, used_total, whole_lines)
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "hl-smi"

@@ -25,10 +25,12 @@ import re
 from typing import Any
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import MIB, bus_id, cells, integer, is_rule, missing, nbytes, number, used_total
+from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, nbytes, number, overfull, used_total
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "mthreads-gmi"
+# why memory read above total is a fault on this card (Moore Threads' FAQ)
+OVER_TOTAL_WHY = "a fault (IOMMU off or not in effect, per Moore Threads' FAQ)"
 JSON_ARGS = ["--query", "--json"]
 
 _DRIVER = re.compile(r"Driver Version\s*:\s*(\S+)")
@@ -55,14 +57,8 @@ def read(call: Call) -> Reading:
             devices = parse_table(table.stdout)
         except ReaderError as exc:
             return [], [f"{EXE}: {exc}"]
-    return devices, [line for line in map(_overfull, devices) if line]
+    return devices, [line for line in (overfull(EXE, d, OVER_TOTAL_WHY) for d in devices) if line]
 
-
-def _overfull(d: DeviceSample) -> str | None:
-    if d.mem_used_bytes is None or d.mem_total_bytes is None or d.mem_used_bytes <= d.mem_total_bytes:
-        return None
-    return (f"{EXE}: card {d.index} ({d.name}) reports {d.mem_used_bytes // MIB} MiB used of {d.mem_total_bytes // MIB}"
-            " MiB: memory above its total is a fault (IOMMU off or not in effect, per Moore Threads' FAQ)")
 
 
 def parse_json(text: str) -> list[DeviceSample]:

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import MIB, bus_id, cells, integer, is_rule, missing, nbytes, number, used_total
+from tui.telemetry.readers.table import bus_id, cell_fields, cells, integer, is_rule, missing, nbytes, number, overfull, used_total
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "mx-smi"
@@ -76,7 +76,7 @@ def read(call: Call, cache: ListCache | None = None, now: float | None = None) -
         cache = _CACHE if cache is None else cache
         devices, list_problem = _with_states(devices, call, cache, time.monotonic() if now is None else now)
         problems += [list_problem] if list_problem else []
-    return devices, problems + [line for line in map(_overfull, devices) if line]
+    return devices, problems + [line for line in (overfull(EXE, d) for d in devices) if line]
 
 
 def parse_table(text: str) -> list[DeviceSample]:
@@ -171,24 +171,10 @@ def _card_rows(lines: list[str], begin: int) -> tuple[list[list[str]], int]:
 
 
 def _fields(titles: list[str], values: list[str]) -> dict[str, str]:
-    """Each title cell's words ('Temp Pwr:Usage/Cap Perf') -> the words under them ('44C', '71W / 350W', 'P9')."""
+    """Each title cell's words ('Temp Pwr:Usage/Cap') -> the words under them ('44C', '71W / 350W')."""
     out: dict[str, str] = {}
     for title, value in zip(titles, values):
-        names, words = title.split(), value.split()
-        if not names:
-            continue  # 2.1.x's untitled third column on the second row
-        if len(names) == 1:
-            out[names[0]] = value
-            continue
-        if len(words) < len(names):
-            continue  # fewer words than titles: which is which cannot be told, so all stay N/A
-        wide = next((i for i, n in enumerate(names) if n in _WIDE), len(names) - 1)
-        after = len(names) - wide - 1
-        for i in range(wide):
-            out[names[i]] = words[i]
-        out[names[wide]] = " ".join(words[wide:len(words) - after])
-        for i in range(after):
-            out[names[wide + 1 + i]] = words[len(words) - after + i]
+        out.update(cell_fields(title.split(), value, _WIDE))
     return out
 
 
@@ -261,10 +247,3 @@ def _stated(d: DeviceSample, cache: ListCache) -> DeviceSample:
     state = d.health or next((cache.states[k] for k in keys if k in cache.states), None)
     uuid = d.uuid or next((cache.uuids[k] for k in keys if k in cache.uuids), None)
     return d.replace(health=state, uuid=uuid)
-
-
-def _overfull(d: DeviceSample) -> str | None:
-    if d.mem_used_bytes is None or d.mem_total_bytes is None or d.mem_used_bytes <= d.mem_total_bytes:
-        return None
-    return (f"{EXE}: card {d.index} ({d.name}) reports {d.mem_used_bytes // MIB} MiB used of "
-            f"{d.mem_total_bytes // MIB} MiB: memory above its total, kept as read")

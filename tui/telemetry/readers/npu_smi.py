@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import MIB, bus_id, cells, integer, is_rule, missing, nbytes, number, used_total
+from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, nbytes, number, overfull, used_total
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "npu-smi"
@@ -62,7 +62,7 @@ def read(call: Call) -> Reading:
         return [], [done.problem]
     devices, problem = _table(done.stdout)
     problems = [f"{EXE}: {problem}"] if problem else []
-    return devices, problems + [line for line in map(_overfull, devices) if line]
+    return devices, problems + [line for line in (overfull(EXE, d) for d in devices) if line]
 
 
 def parse_info(text: str) -> list[DeviceSample]:
@@ -72,12 +72,6 @@ def parse_info(text: str) -> list[DeviceSample]:
         raise ReaderError(problem)
     return devices
 
-
-def _overfull(d: DeviceSample) -> str | None:
-    if d.mem_used_bytes is None or d.mem_total_bytes is None or d.mem_used_bytes <= d.mem_total_bytes:
-        return None
-    return (f"{EXE}: chip {d.index} ({d.name}) reports {d.mem_used_bytes // MIB} MiB used of "
-            f"{d.mem_total_bytes // MIB} MiB: memory above its total, kept as read")
 
 
 def _table(text: str) -> tuple[list[DeviceSample], str | None]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from tui.telemetry.sample import DeviceSample
+
 MIB = 1024 * 1024
 _MISSING = {"", "-", "--", "na", "n/a", "[n/a]", "none", "null", "unknown", "not supported", "[not supported]",
             "err!", "not available"}
@@ -95,3 +97,88 @@ def bus_id(text: str | None) -> str | None:
     if len(parts) == 3 and len(parts[0]) == 2:  # efsmi's '00:01:00.0': a 2-digit domain
         found = f"00{parts[0]}:{parts[1]}:{parts[2]}"
     return normalize_bus_id(found)
+
+
+def whole_lines(text: str) -> list[str]:
+    """The lines of ``text``; a last line without its newline may be cut mid-figure ("8" of "88W"), so it is dropped."""
+    lines = text.splitlines()
+    return lines if text.endswith("\n") else lines[:-1]
+
+
+# the titles whose value may hold spaces ("P800 OAM", "88W / 400W"); every other title holds one word
+_WIDE = {"Name", "Pwr:Usage/Cap"}
+
+
+def card_table(lines: list[str], first: str) -> tuple[list[list[str]], list[list[list[str]]], int, str | None]:
+    """The title rows (cells), each card's rows (cells), the index after the card table, and what could not be read.
+
+    The titles run from the row whose first cell starts with ``first`` ("XPU  Name", "AIP  Name") to the ``|===|``
+    rule; a card is as many rows as there are title rows, and cards are parted by ``+---+`` rules. The table ends at a
+    blank line or a ``Processes:`` row. A card with fewer rows (output cut short) or unlike its titles ends the reading.
+    """
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("|")
+                  and cells(line)[0].startswith(first + " ")), None)
+    rule = next((i for i in range(start or 0, len(lines)) if is_rule(lines[i]) and "=" in lines[i]), None)
+    if start is None or rule is None:
+        return [], [], len(lines), f"no '{first}  Name ...' title rows over a '|===|' rule: not a card table"
+    titles = [cells(line) for line in lines[start:rule]]
+    cards: list[list[list[str]]] = [[]]
+    end = len(lines)
+    for index in range(rule + 1, len(lines)):
+        line = lines[index]
+        if not line.strip() or "Processes:" in line:
+            end = index
+            break
+        if is_rule(line):
+            cards.append([])          # the rule under a card: the next rows are the next card's
+        elif line.lstrip().startswith("|"):
+            cards[-1].append(cells(line))
+    return _whole_cards(titles, [rows for rows in cards if rows], end)
+
+
+def _whole_cards(titles: list[list[str]], cards: list[list[list[str]]],
+                 end: int) -> tuple[list[list[str]], list[list[list[str]]], int, str | None]:
+    """The cards up to the first that is cut short or unlike its titles, and a line saying so."""
+    for number_read, rows in enumerate(cards):
+        first = rows[0][0].split()[0] if rows[0] and rows[0][0].split() else "?"
+        if len(rows) < len(titles):
+            why = f"card {first} has {len(rows)} row(s) of its {len(titles)}: output cut short"
+            return titles, cards[:number_read], end, why
+        if len(rows) > len(titles) or any(len(r) != len(t) for r, t in zip(rows, titles)) or integer(first) is None:
+            return titles, cards[:number_read], end, f"a card row unlike its titles ({' | '.join(rows[0])[:60]!r})"
+    return titles, cards, end, None
+
+
+def fields(titles: list[list[str]], rows: list[list[str]]) -> dict[str, str]:
+    """Each title ('Fan  Temp  Perf  Pwr:Usage/Cap', titles parted by 2+ spaces) -> the words under it ('N/A', '37C',
+    'N/A', '88W / 400W'), cell by cell (`cell_fields`)."""
+    out: dict[str, str] = {}
+    for title_row, value_row in zip(titles, rows):
+        for title, value in zip(title_row, value_row):
+            out.update(cell_fields([n for n in re.split(r"\s{2,}", title.strip()) if n], value))
+    return out
+
+
+def cell_fields(names: list[str], value: str, wide: frozenset[str] | set[str] = frozenset(_WIDE)) -> dict[str, str]:
+    """One cell's titles (``names``) -> the words under them. A title in ``wide`` ("Name", "Pwr:Usage/Cap") takes the
+    words the others leave ("P800 OAM", "88W / 400W"); a cell with fewer words than titles gives none of them (which
+    is which cannot be told), so all stay N/A."""
+    words = value.split()
+    if len(names) <= 1:
+        return {names[0]: value} if names else {}
+    if len(words) < len(names):
+        return {}
+    at = next((i for i, n in enumerate(names) if n in wide), len(names) - 1)
+    after = len(names) - at - 1
+    out = {names[i]: words[i] for i in range(at)}
+    out[names[at]] = " ".join(words[at:len(words) - after])
+    out.update((names[at + 1 + i], words[len(words) - after + i]) for i in range(after))
+    return out
+
+
+def overfull(exe: str, d: DeviceSample, why: str = "kept as read") -> str | None:
+    """One line for a card whose memory used is above its total (kept as read, never clipped), with ``why``."""
+    if not d.over_total:
+        return None
+    return (f"{exe}: card {d.index} ({d.name}) reports {(d.mem_used_bytes or 0) // MIB} MiB used of "
+            f"{(d.mem_total_bytes or 0) // MIB} MiB: memory used above total, {why}")

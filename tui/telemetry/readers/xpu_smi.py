@@ -21,9 +21,8 @@ third parties that read it disagree on what its columns hold.
 
 Built against real captures (tests/fixtures/xpu-smi/, each with its .source): 8x P800 OAM on XRE 5.0.21.21
 (PaddlePaddle/ERNIE docs), 2x R300 on XRE 4.31 (PaddlePaddle docs), and Intel's xpu-smi v2.0 table, ``discovery`` and
-``dump`` (intel/xpumanager docs) for the refusal. The helpers for the nvidia-smi-like boxed card table here
-(`card_table`, `fields`, `overfull`, `whole_lines`) are shared with `tui.telemetry.readers.hl_smi`, whose table has the
-same shape.
+``dump`` (intel/xpumanager docs) for the refusal. The nvidia-smi-like boxed card table is read by
+`tui.telemetry.readers.table`'s `card_table` and `fields`, as hl-smi's is.
 """
 
 from __future__ import annotations
@@ -31,7 +30,8 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import MIB, bus_id, cells, integer, is_rule, missing, number, used_total
+from tui.telemetry.readers.table import (bus_id, card_table, cells, fields, integer, is_rule, missing, number,
+                                          overfull, used_total, whole_lines)
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "xpu_smi"
@@ -41,7 +41,6 @@ _XRE5_TITLE = re.compile(r"XPU-SMI\s+Driver Version:\s*(\S+)\s+XPU-RT Version:\s
 _VERSION = re.compile(r"^\s*(Runtime|Driver) Version:\s*(\S+)")
 # what only Intel's xpu-smi prints: its table title, discovery's vendor line, dump's CSV header
 _INTEL = re.compile(r"Intel\(?R?\)? XPU-SMI|Level Zero:|Vendor Name: Intel|^Timestamp, DeviceId,", re.MULTILINE)
-_WIDE = {"Name", "Pwr:Usage/Cap"}  # the titles whose value may hold spaces ("P800 OAM", "88W / 400W")
 
 
 def read(call: Call) -> Reading:
@@ -73,12 +72,6 @@ def _any_layout(text: str) -> tuple[list[DeviceSample], str | None]:
     if any(line.strip() == "DEVICES" for line in lines) and any(_VERSION.match(line) for line in lines[:5]):
         return _xre4(lines)
     return [], "not Kunlunxin's xpu_smi output (no 'XPU-SMI ... XPU-RT Version' title, no XRE 4 DEVICES table)"
-
-
-def whole_lines(text: str) -> list[str]:
-    """The lines of ``text``; a last line without its newline may be cut mid-figure ("8" of "88W"), so it is dropped."""
-    lines = text.splitlines()
-    return lines if text.endswith("\n") else lines[:-1]
 
 
 # ---- XRE 5.x: the nvidia-smi-like table ----
@@ -177,81 +170,6 @@ def _xre4_processes(lines: list[str]) -> tuple[DeviceProcess, ...] | None:
     if not rows or "PID" not in rows[0]:
         return None
     return () if len(rows) == 1 else None
-
-
-# ---- the nvidia-smi-like boxed card table (XRE 5's and hl-smi's) ----
-
-def card_table(lines: list[str], first: str) -> tuple[list[list[str]], list[list[list[str]]], int, str | None]:
-    """The title rows (cells), each card's rows (cells), the index after the card table, and what could not be read.
-
-    The titles run from the row whose first cell starts with ``first`` ("XPU  Name", "AIP  Name") to the ``|===|``
-    rule; a card is as many rows as there are title rows, and cards are parted by ``+---+`` rules. The table ends at a
-    blank line or a ``Processes:`` row. A card with fewer rows (output cut short) or unlike its titles ends the reading.
-    """
-    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("|")
-                  and cells(line)[0].startswith(first + " ")), None)
-    rule = next((i for i in range(start or 0, len(lines)) if is_rule(lines[i]) and "=" in lines[i]), None)
-    if start is None or rule is None:
-        return [], [], len(lines), f"no '{first}  Name ...' title rows over a '|===|' rule: not a card table"
-    titles = [cells(line) for line in lines[start:rule]]
-    cards: list[list[list[str]]] = [[]]
-    end = len(lines)
-    for index in range(rule + 1, len(lines)):
-        line = lines[index]
-        if not line.strip() or "Processes:" in line:
-            end = index
-            break
-        if is_rule(line):
-            cards.append([])          # the rule under a card: the next rows are the next card's
-        elif line.lstrip().startswith("|"):
-            cards[-1].append(cells(line))
-    return _whole_cards(titles, [rows for rows in cards if rows], end)
-
-
-def _whole_cards(titles: list[list[str]], cards: list[list[list[str]]],
-                 end: int) -> tuple[list[list[str]], list[list[list[str]]], int, str | None]:
-    """The cards up to the first that is cut short or unlike its titles, and a line saying so."""
-    for number_read, rows in enumerate(cards):
-        first = rows[0][0].split()[0] if rows[0] and rows[0][0].split() else "?"
-        if len(rows) < len(titles):
-            why = f"card {first} has {len(rows)} row(s) of its {len(titles)}: output cut short"
-            return titles, cards[:number_read], end, why
-        if len(rows) > len(titles) or any(len(r) != len(t) for r, t in zip(rows, titles)) or integer(first) is None:
-            return titles, cards[:number_read], end, f"a card row unlike its titles ({' | '.join(rows[0])[:60]!r})"
-    return titles, cards, end, None
-
-
-def fields(titles: list[list[str]], rows: list[list[str]]) -> dict[str, str]:
-    """Each title ('Fan  Temp  Perf  Pwr:Usage/Cap', titles parted by 2+ spaces) -> the words under it ('N/A', '37C',
-    'N/A', '88W / 400W'). A title in `_WIDE` takes the words the others leave; a cell with fewer words than titles
-    leaves all of them out (which is which cannot be told)."""
-    out: dict[str, str] = {}
-    for title_row, value_row in zip(titles, rows):
-        for title, value in zip(title_row, value_row):
-            names = [n for n in re.split(r"\s{2,}", title.strip()) if n]
-            words = value.split()
-            if len(names) <= 1:
-                if names:
-                    out[names[0]] = value
-                continue
-            if len(words) < len(names):
-                continue
-            wide = next((i for i, n in enumerate(names) if n in _WIDE), len(names) - 1)
-            after = len(names) - wide - 1
-            for i in range(wide):
-                out[names[i]] = words[i]
-            out[names[wide]] = " ".join(words[wide:len(words) - after])
-            for i in range(after):
-                out[names[wide + 1 + i]] = words[len(words) - after + i]
-    return out
-
-
-def overfull(exe: str, d: DeviceSample) -> str | None:
-    """One line for a card whose memory used is above its total (kept as read, never clipped)."""
-    if d.mem_used_bytes is None or d.mem_total_bytes is None or d.mem_used_bytes <= d.mem_total_bytes:
-        return None
-    return (f"{exe}: card {d.index} ({d.name}) reports {d.mem_used_bytes // MIB} MiB used of "
-            f"{d.mem_total_bytes // MIB} MiB: memory used above total, kept as read")
 
 
 def _word(text: str | None) -> str | None:
