@@ -216,8 +216,10 @@ async def test_the_sampler_is_told_the_open_runs_child_its_card_and_what_it_hold
     sampler = session.attach_sampler(_Sampler())
     assert sampler.own_workloads() == ()          # nothing runs
     session.runner = SimpleNamespace(pid=4242, env={"CUDA_VISIBLE_DEVICES": "2,3"})
-    session._see_own(protocol.Start(workload="resnet50", device="cuda:1"))
+    session._see_own(protocol.Start(workload="resnet50", device="cuda:1 (NVIDIA H100 80GB HBM3)"))
     assert sampler.own_workloads() == (OwnWorkload(4242, "resnet50", 3, None),)
     session._see_own(protocol.Step(step=1, memory_allocated_bytes=5 * 2 ** 30, memory_reserved_bytes=6 * 2 ** 30))
     session._see_own(protocol.Step(step=2))        # a step without figures keeps the last
     assert sampler.own_workloads() == (OwnWorkload(4242, "resnet50", 3, 6 * 2 ** 30),)
+    session._see_own(protocol.Start(workload="generate", device="cpu (x86_64, 2 threads)"))   # on no card
+    assert sampler.own_workloads() == (OwnWorkload(4242, "generate", None, None),)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import atexit
 import os
+import selectors
 import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -41,8 +43,41 @@ class CliResult:
     problem: str | None      # one line when there is no usable answer
 
 
+class _TooLong(Exception):
+    """The CLI printed more than the caller takes."""
+
+
+def _communicate_capped(proc: subprocess.Popen, timeout: float, cap: int) -> tuple[str, str]:
+    """``communicate``, but reading at most ``cap`` bytes of stdout (and of stderr): past it `_TooLong`, before the
+    rest is read, so a tool gone wrong costs no more memory than the cap."""
+    deadline = time.monotonic() + timeout
+    chunks: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}   # type: ignore[union-attr]
+    sizes = dict.fromkeys(chunks, 0)
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            for key, _ in selector.select(left):
+                data = os.read(key.fd, 65536)
+                if not data:
+                    selector.unregister(key.fd)
+                    continue
+                sizes[key.fd] += len(data)
+                if sizes[key.fd] > cap:
+                    raise _TooLong()
+                chunks[key.fd].append(data)
+    proc.wait(max(0.0, deadline - time.monotonic()))
+    out, err = (b"".join(chunks[f.fileno()]).decode(errors="replace") for f in (proc.stdout, proc.stderr))  # type: ignore[union-attr]
+    return out, err
+
+
 def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = None,
-                cwd: str | None = None) -> CliResult:
+                cwd: str | None = None, max_output: int | None = None) -> CliResult:
+    """``argv`` run to its end within ``timeout`` s (its whole process group killed past it) and, with
+    ``max_output``, within that many bytes of output (killed past it, before the rest is read)."""
     label = os.path.basename(argv[0])
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
@@ -51,7 +86,15 @@ def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = No
         return CliResult(None, "", "", f"{label}: cannot start: {exc}")
     _LIVE.add(proc)
     try:
-        out, err = proc.communicate(timeout=timeout)
+        if max_output is None:
+            out, err = proc.communicate(timeout=timeout)
+        else:
+            out, err = _communicate_capped(proc, timeout, max_output)
+    except _TooLong:
+        _kill_group(proc)
+        proc.wait()
+        return CliResult(None, "", "", f"{label} printed more than {max_output / 1e6:g} MB, more than any card table: "
+                                       "not read (killed)")
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         try:
@@ -71,4 +114,4 @@ def run_bounded(argv: list[str], timeout: float, env: dict[str, str] | None = No
     return CliResult(0, out, err, None)
 
 
-Runner = Callable[[list[str], float], CliResult]
+Runner = Callable[..., CliResult]   # run_bounded's signature: (argv, timeout, env=, cwd=, max_output=)

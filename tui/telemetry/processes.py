@@ -23,6 +23,7 @@ UI-free and torch-free: the session says which children run where (`OwnWorkload`
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -112,13 +113,15 @@ VISIBLE = {"cuda": ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"), "npu": ("ASC
 
 
 def card_index(device: str, env: Mapping[str, str]) -> int | None:
-    """'cuda:1' with CUDA_VISIBLE_DEVICES=2,3 -> 3: the card's index as the management tools number it (their
-    order is the bus's, torch's too for cards of one kind); None for the CPU, or a card named by UUID."""
-    kind, _, ordinal = device.partition(":")
-    if kind == "cpu" or not kind:
+    """The run's device as its start event says it ('cuda:1 (NVIDIA H100 80GB HBM3)', 'npu:0 (Ascend910B3)', 'cpu
+    (x86_64, 2 threads)') -> the card's index as the management tools number it, through the type's visible-devices
+    variable (CUDA_VISIBLE_DEVICES=2,3 makes cuda:1 card 3); None for the CPU, a card named by UUID, or a device
+    string this does not know."""
+    m = re.match(r"\s*([a-z_]+)(?::(\d+))?(?=\s|\(|$)", device)
+    if m is None or m.group(1) not in VISIBLE:
         return None
-    number = int(ordinal) if ordinal.isdigit() else 0
-    for name in VISIBLE.get(kind, ()):
+    number = int(m.group(2) or 0)
+    for name in VISIBLE[m.group(1)]:
         listed = [part.strip() for part in env.get(name, "").split(",") if part.strip()]
         if listed:
             pick = listed[number] if number < len(listed) else ""

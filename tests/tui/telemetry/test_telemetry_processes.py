@@ -65,11 +65,14 @@ def test_a_named_foreign_process_keeps_its_name_and_says_whose_it_is(tmp_path):
 
 
 def test_the_card_a_torch_device_is_follows_the_visible_devices_variable():
-    assert card_index("cuda:1", {"CUDA_VISIBLE_DEVICES": "2,3"}) == 3
-    assert card_index("npu:0", {"ASCEND_RT_VISIBLE_DEVICES": "5"}) == 5
+    # the device as a start event says it (workloads.child.device.describe)
+    assert card_index("cuda:1 (NVIDIA H100 80GB HBM3)", {"CUDA_VISIBLE_DEVICES": "2,3"}) == 3
+    assert card_index("cuda:1 (NVIDIA H100 80GB HBM3)", {}) == 1
+    assert card_index("npu:0 (Ascend910B3)", {"ASCEND_RT_VISIBLE_DEVICES": "5"}) == 5
     assert card_index("cuda:0", {}) == 0 and card_index("cuda", {}) == 0
     assert card_index("cuda:0", {"CUDA_VISIBLE_DEVICES": "GPU-8f3c"}) is None   # a UUID: not guessed
-    assert card_index("cpu", {}) is None
+    assert card_index("cpu (x86_64, 2 threads)", {}) is None and card_index("cpu", {}) is None
+    assert card_index("", {}) is None and card_index("mps", {}) is None
 
 
 def test_this_process_is_seen_in_the_real_proc():

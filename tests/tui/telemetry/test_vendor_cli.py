@@ -46,8 +46,9 @@ def test_the_cli_runs_from_a_private_folder_never_the_users(tmp_path, monkeypatc
     assert not os.path.exists(seen[0])
 
 
-def test_an_answer_past_the_bound_is_not_read_and_said_in_one_line(tmp_path, monkeypatch):
-    write_script(tmp_path / "bin", "fakesmi", 'head -c 6000000 /dev/zero | tr "\\0" x')
+def test_an_answer_past_the_bound_is_not_read_further_and_said_in_one_line(tmp_path, monkeypatch):
+    # a tool gone wrong prints without end: it is killed at the bound, long before its timeout, not read whole
+    write_script(tmp_path / "bin", "fakesmi", 'exec yes "| 0  910B3  | OK  | 93.1  50  0 / 0 |"')
     only_on_path(monkeypatch, tmp_path / "bin")
 
     def read(call):
@@ -55,8 +56,10 @@ def test_an_answer_past_the_bound_is_not_read_and_said_in_one_line(tmp_path, mon
         return [], [done.problem]
 
     fake_reader(monkeypatch, read)
-    devices, problems = vendor_cli.VendorCliSource(clis=(CLI,)).read()
-    assert devices == [] and problems == ["fakesmi printed 6.0 MB, more than any card table: not read"]
+    t0 = time.monotonic()
+    devices, problems = vendor_cli.VendorCliSource(clis=(CLI,), timeout=20).read()
+    assert time.monotonic() - t0 < 10
+    assert devices == [] and problems == ["fakesmi printed more than 4 MB, more than any card table: not read (killed)"]
 
 
 def test_a_hanging_cli_costs_its_timeout_once_and_a_broken_reader_one_line(tmp_path, monkeypatch):
@@ -139,3 +142,39 @@ def test_the_doctor_passes_over_intels_xpu_smi_beside_intel_cards(tmp_path, monk
     facts = Facts()
     gather_cli(facts, pci_root=_bus(tmp_path / "intel", "0x8086"))
     assert facts.cli_name is None
+
+
+def _tool(tmp_path, monkeypatch, exe, body):
+    write_script(tmp_path / "bin", exe, body)
+    only_on_path(monkeypatch, tmp_path / "bin")
+    return vendor_cli.VendorCliSource(clis=tuple(c for c in vendors.CLIS if c.exe == exe), timeout=1.0)
+
+
+def test_a_json_form_answered_with_other_text_is_not_asked_again_while_the_table_answers(tmp_path, monkeypatch):
+    # an older mthreads-gmi that answers --query --json with its -q text, exit 0: one process a tick after the first
+    from paths import FIXTURES
+
+    log = tmp_path / "calls.log"
+    q = FIXTURES / "mthreads-gmi/mthreads-gmi-3.txt"
+    table = FIXTURES / "mthreads-gmi/default-8x-s5000-2.4.1-no-processes.txt"
+    source = _tool(tmp_path, monkeypatch, "mthreads-gmi",
+                   f'echo "$@" >> {log}\nif [ "$1" = "--query" ]; then cat {q}; else cat {table}; fi')
+    for _ in range(3):
+        assert len(source.read()[0]) == 8
+    assert log.read_text().splitlines() == ["--query --json", "", "", ""]
+
+
+def test_cards_read_from_a_table_cut_short_are_said_to_be_maybe_not_all(tmp_path, monkeypatch):
+    from paths import FIXTURES
+
+    capture = FIXTURES / "npu-smi/info-8x910b3-26.1.0-container-pid.txt"
+    flag = tmp_path / "cut"
+    # whole the first time, then cut after its third card (exit 0: nothing else says it was cut)
+    source = _tool(tmp_path, monkeypatch, "npu-smi",
+                   f'if [ -e {flag} ]; then head -n 15 {capture}; exit 0; fi\ncat {capture}')
+    devices, problems = source.read()
+    assert len(devices) == 8 and problems == []
+    flag.touch()
+    devices, problems = source.read()
+    assert len(devices) == 3
+    assert problems == ["npu-smi listed 3 card(s), 8 before: output cut short?"]

@@ -28,3 +28,12 @@ Reading = tuple[list[DeviceSample], list[str]]
 
 class ReaderError(ValueError):
     """The text is not the tool's output this parser knows (garbage, half a table, another tool's)."""
+
+
+def not_this_build(call: Call, args: list[str]) -> None:
+    """Tell the source that the installed build does not answer ``args`` (it answered, but not in that form: an older
+    build printing its usage or table), so that the form is not asked again for a while; a plain `call` (a test's)
+    has no such memory and this does nothing."""
+    mark = getattr(call, "unsupported", None)
+    if mark is not None:
+        mark(args)

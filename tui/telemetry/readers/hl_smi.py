@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from tui.telemetry.readers import Call, Reading, ReaderError
+from tui.telemetry.readers import Call, Reading, ReaderError, not_this_build
 from tui.telemetry.readers.table import (bus_id, card_table, cells, fields, integer, is_rule, missing, nbytes, number,
                                           overfull, used_total, whole_lines)
 from tui.telemetry.sample import DeviceProcess, DeviceSample
@@ -58,6 +58,7 @@ def read(call: Call) -> Reading:
             devices = parse_query(done.stdout)
         except ReaderError:
             devices = []  # an older build without -Q (or without power.max): its table below says the same
+            not_this_build(call, QUERY_ARGS)
     if not devices:
         table = call([])
         if table.problem and not table.stdout.strip():

@@ -24,7 +24,7 @@ import json
 import re
 from typing import Any
 
-from tui.telemetry.readers import Call, Reading, ReaderError
+from tui.telemetry.readers import Call, Reading, ReaderError, not_this_build
 from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, nbytes, number, overfull, used_total
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
@@ -49,6 +49,7 @@ def read(call: Call) -> Reading:
             devices = parse_json(done.stdout)
         except ReaderError:
             devices = []  # an older build that prints its table or usage here: its table below says the same
+            not_this_build(call, JSON_ARGS)
     if not devices:
         table = call([])
         if table.problem and not table.stdout.strip():
