@@ -1,8 +1,9 @@
 """Is a card in order, as its own management tool says? The one rule the device pane, the doctor and the soak read.
 
 The vendor tools print a word for each card's state (npu-smi's Health "OK" / "Warning" / "Alarm" / "Critical",
-mx-smi's "Available" / "Not Available(reason)", hl-smi's module status "Operational"). A card whose tool reads
-more memory in use than the card has (Moore Threads' IOMMU fault) is not in order either, whatever its word.
+mx-smi's "Available" / "Not Available(reason)"; "Operational" and "Normal" are in order too, where a tool says so).
+A card whose tool reads more memory in use than the card has (Moore Threads' IOMMU fault) is not in order either,
+whatever its word.
 Torch-free and UI-free: plain strings and numbers.
 """
 

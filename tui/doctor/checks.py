@@ -89,7 +89,6 @@ def check_cli(f: Facts) -> DoctorCheck:
     if not f.cli_ok:
         return _check(cid, FAIL, f.cli_error or f"{f.cli_name} failed",
                       _hint(f.cli_error, text("hint.doctor.driver_silent")))
-    # the first line with words: a vendor table opens with a border ('+-----+')
     # the first line with words, its box edges and padding off: a vendor table opens with a border ('+-----+')
     first = next((" ".join(line.strip("| \t").split()) for line in f.cli_output.splitlines()
                   if line.strip("+-=|: \t")), "")[:120]

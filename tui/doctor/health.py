@@ -1,6 +1,6 @@
 """The doctor's card-health check: does the cards' own management tool call any of them unwell? UI-free.
 
-Only the tools that say so are read (npu-smi's Health, mx-smi's GPU-State, hl-smi's module status...): NVML's
+Only the tools that say so are read (npu-smi's Health, mx-smi's GPU-State or `-L`): NVML's
 cards have no such word, and their faults are the NVML check's and the Xid lines'. A card whose tool reads more
 memory in use than the card has (Moore Threads' IOMMU fault) is unwell too, whatever its state says. The
 evidence is the tool's own words for each card, never a paraphrase.
@@ -20,12 +20,18 @@ from tui.telemetry.sample import DeviceSample
 
 
 def tool_line(output: str, d: DeviceSample) -> str | None:
-    """The one line of the tool's output that gives this card's word: it holds the word and starts with the card's
-    index ('| 3     xxx | Warning |'); None when no line, or more than one, does (never a guess)."""
-    if not output or d.health is None or d.index is None:
+    """The one line of the tool's output that gives this card's word: it holds the word and the card's name as
+    printed, and starts with the card's number as printed ('| 3     xxx | Warning |'; npu-smi's NPU id where the
+    name carries it, "910A (NPU 4)"). None when no line, or more than one, does, and for a chip of an NPU that holds
+    several (their rows start alike): never a line that may be another card's."""
+    if not output or d.health is None or d.index is None or not d.name or " chip " in d.name:
         return None
-    start = re.compile(rf"^[|\s]*(?:GPU#?)?{d.index}\b")
-    found = [line for line in output.splitlines() if d.health in line and start.match(line)]
+    name, number = d.name, d.index
+    npu = re.fullmatch(r"(.+) \(NPU (\d+)\)", d.name)
+    if npu:
+        name, number = npu.group(1), int(npu.group(2))
+    start = re.compile(rf"^[|\s]*(?:GPU#?)?{number}\b")
+    found = [line for line in output.splitlines() if d.health in line and name in line and start.match(line)]
     return " ".join(found[0].strip("| \t").split()) if len(found) == 1 else None
 
 

@@ -211,6 +211,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.cards_power": ("power / cap", "功耗 / 上限"),
     "report.cards_processes": ("processes (pid, name, memory)", "进程（pid、名称、显存）"),
     "report.cards_other_container": (" (another container's process)", "（其他容器的进程）"),
+    "report.cards_not_shown": (" (not in /proc here: ended, or hidden)", "（本机 /proc 中不可见：已结束或被隐藏）"),
     "report.cards_own": (" (cardbench's {workload})", "（cardbench 的 {workload}）"),
     "report.cards_more": (" and {n} more", " 等另外 {n} 个"),
     "report.cpu_row": ("{model}, {count} logical CPUs", "{model}，{count} 个逻辑 CPU"),

@@ -13,7 +13,7 @@ from tui.formatting import NA, nbytes, reading
 from tui.report.document import Block, Para, Table
 from tui.report.i18n import Words
 from tui.report.report_data import device_name
-from tui.telemetry.processes import OTHER_CONTAINER
+from tui.telemetry.processes import NOT_SHOWN, OTHER_CONTAINER
 
 MAX_PROCESSES = 4   # named per card; the rest counted
 
@@ -52,6 +52,8 @@ def _process(p: list[Any], w: Words) -> str:
     said = w.quote(f"{pid} {name or NA} {nbytes(used)}")
     if owner == OTHER_CONTAINER:
         return said + w("cards_other_container")
+    if owner == NOT_SHOWN:
+        return said + w("cards_not_shown")
     if isinstance(owner, str) and owner.startswith("cardbench "):
         return said + w("cards_own", workload=w.quote(owner.removeprefix("cardbench ")))
     return said

@@ -10,8 +10,9 @@ this order:
 2. an own workload on that card that is not listed by its pid (seen by its host pid) is matched to the
    foreign entry closest above what the child reports it holds (its allocator's reserved bytes; the driver
    counts its context on top, so the entry is larger by at most `CONTEXT_SLACK`);
-3. the other foreign entries are "another container's process" (an empty name of a pid of this namespace is
-   read from ``/proc/<pid>/comm``);
+3. the other foreign entries are "another container's process" where cardbench runs in a container (`in_container`),
+   else "a process /proc here does not show" (it ended, or /proc hides it); outside a container an empty name of a
+   pid /proc shows is read from ``/proc/<pid>/comm``;
 4. an own workload matched to no entry (the tool lists none inside a container) is added with the pid it has
    here and what it reports holding, so the card's memory is never left unexplained.
 
@@ -22,6 +23,7 @@ UI-free and torch-free: the session says which children run where (`OwnWorkload`
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from typing import Callable, Mapping, Sequence
 from tui.telemetry.sample import DeviceProcess, DeviceSample, Sample
 
 OTHER_CONTAINER = "another container's process"
+NOT_SHOWN = "a process /proc here does not show (ended, or hidden)"   # the same, outside a container
 GIB = 1024 ** 3
 
 
@@ -47,6 +50,20 @@ def context_slack(held: int) -> int:
     """How much more than the child's allocator the driver may count for it (its context, libraries): 1 GiB, or
     a tenth of what it holds on a card where a tenth is more."""
     return max(GIB, held // 10)
+
+
+@functools.cache
+def in_container(root: str = "/") -> bool:
+    """Whether cardbench runs in a container (docker, podman, containerd, Kubernetes): there the tools' pids are the
+    host's. The runtimes' own marks: /.dockerenv, /run/.containerenv, pid 1's cgroup naming one of them."""
+    if any(os.path.exists(os.path.join(root, mark)) for mark in (".dockerenv", "run/.containerenv")):
+        return True
+    try:
+        with open(os.path.join(root, "proc/1/cgroup"), encoding="utf-8", errors="replace") as fh:
+            cgroup = fh.read()
+    except OSError:
+        return False
+    return any(word in cgroup for word in ("docker", "kubepods", "containerd", "libpod", "lxc"))
 
 
 def pid_here(pid: int | None, proc_root: str = "/proc") -> bool:
@@ -68,12 +85,14 @@ def _closest(entries: list[tuple[int, DeviceProcess]], held: int) -> tuple[int, 
     return min(fits, key=lambda e: (e[1].used_bytes or 0) - held, default=None)
 
 
-def attribute_device(d: DeviceSample, own: Sequence[OwnWorkload], proc_root: str = "/proc") -> DeviceSample:
+def attribute_device(d: DeviceSample, own: Sequence[OwnWorkload], proc_root: str = "/proc",
+                     container: bool | None = None) -> DeviceSample:
     """``d`` with each listed process's ``owner`` said (the module's four steps), the tool's pid, name and memory
     kept; unchanged when the card lists no processes and no own workload runs on it."""
     mine = [w for w in own if w.device_index is not None and w.device_index == d.index]
     if d.processes is None and not mine:
         return d
+    container = in_container() if container is None else container
     by_pid = {w.pid: w for w in own}
     listed = list(d.processes or ())
     foreign: list[int] = []   # positions of entries whose pid is of another namespace
@@ -81,7 +100,8 @@ def attribute_device(d: DeviceSample, own: Sequence[OwnWorkload], proc_root: str
         if p.pid in by_pid:
             listed[at] = p._replace(owner=f"cardbench {by_pid[p.pid].workload}")
             mine = [w for w in mine if w.pid != p.pid]
-        elif pid_here(p.pid, proc_root):
+        elif not container and pid_here(p.pid, proc_root):
+            # in a container a host pid may be a number in use here too, by another process: its name is not read
             listed[at] = p if p.name else p._replace(name=_comm(p.pid or 0, proc_root))
         else:
             foreign.append(at)
@@ -94,12 +114,13 @@ def attribute_device(d: DeviceSample, own: Sequence[OwnWorkload], proc_root: str
         foreign.remove(match[0])
         listed[match[0]] = match[1]._replace(owner=f"cardbench {w.workload}")
     for at in foreign:
-        listed[at] = listed[at]._replace(owner=OTHER_CONTAINER)
+        listed[at] = listed[at]._replace(owner=OTHER_CONTAINER if container else NOT_SHOWN)
     return d.replace(processes=tuple(listed) + tuple(added))
 
 
-def attribute(sample: Sample, own: Sequence[OwnWorkload] = (), proc_root: str = "/proc") -> Sample:
-    devices = tuple(attribute_device(d, own, proc_root) for d in sample.devices)
+def attribute(sample: Sample, own: Sequence[OwnWorkload] = (), proc_root: str = "/proc",
+              container: bool | None = None) -> Sample:
+    devices = tuple(attribute_device(d, own, proc_root, container) for d in sample.devices)
     if devices == sample.devices:
         return sample
     return Sample(t=sample.t, devices=devices, host=sample.host, errors=sample.errors, sources=sample.sources)

@@ -62,3 +62,24 @@ def test_the_evidence_quotes_the_tools_own_line_for_the_card_on_a_real_capture()
     from tui.doctor.health import tool_line
 
     assert tool_line("| 3 a | Warning |\n| 3 b | Warning |", cards[3]) is None
+
+
+def test_a_die_of_an_a3_or_a_310p_chip_is_never_quoted_another_ones_line():
+    from paths import FIXTURES
+    from tui.doctor.health import tool_line
+    from tui.telemetry.readers.npu_smi import parse_info
+
+    # the reviewer's case: two dies of the A3 capture set to Warning, their rows start with the NPU id, not the die's
+    output = (FIXTURES / "npu-smi/info-a3-16dies-25.2.0-empty-names.txt").read_text()
+    lines = output.splitlines()
+    for at in (next(i for i, line in enumerate(lines) if line.startswith("| 1 ") and "OK" in line), ):
+        lines[at] = lines[at].replace("OK     ", "Warning", 1)
+    dies = parse_info("\n".join(lines) + "\n")
+    warned = [d for d in dies if d.health == "Warning"]
+    assert warned and all(tool_line("\n".join(lines), d) is None for d in warned)
+    # a one-chip NPU seen under another index quotes its own NPU's line
+    slice_ = (FIXTURES / "npu-smi/npu-smi-4.txt").read_text().replace("| 5     910A           | OK     ",
+                                                                        "| 5     910A           | Warning")
+    (card,) = [d for d in parse_info(slice_) if d.health == "Warning"]
+    assert card.index == 1 and card.name == "910A (NPU 5)"
+    assert tool_line(slice_, card) == "5 910A | Warning | 63.8 25"

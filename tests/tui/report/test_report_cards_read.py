@@ -12,7 +12,8 @@ from tui.telemetry.readers.npu_smi import parse_info
 def ascend_devices(tmp_path):
     # the real 9010 capture: cards 3 and 7 in Warning, four host pids each; no such pid in this (empty) /proc
     chips = parse_info((FIXTURES / "npu-smi/info-atlas800-training-9010-24.1.RC2-processes.txt").read_text())
-    return [attribute_device(d.replace(source="npu-smi"), (), proc_root=str(tmp_path)).to_dict() for d in chips]
+    return [attribute_device(d.replace(source="npu-smi"), (), proc_root=str(tmp_path), container=True).to_dict()
+            for d in chips]
 
 
 def test_each_card_is_a_row_of_what_its_tool_said(tmp_path):

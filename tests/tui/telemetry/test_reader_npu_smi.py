@@ -65,10 +65,12 @@ def test_idle_910b2c_keeps_the_drivers_hbm_reserve_and_says_no_processes():
 def test_old_1_9_layout_without_hugepages_and_shifted_second_row():
     devices = npu_smi.parse_info(fixture(V1_9))
     assert [figures(d) for d in devices] == [
-        (4, "910A", "0000:c2:00.0", "OK", 0.0, (0, 32768), 30.0, 67.2),
-        (5, "910A", "0000:82:00.0", "OK", 0.0, (0, 32768), 25.0, 63.8),
-        (6, "910A", "0000:42:00.0", "OK", 0.0, (0, 32768), 27.0, 67.1),
-        (7, "910A", "0000:02:00.0", "OK", 0.0, (0, 32768), 30.0, 65.5),
+        # NPUs 4-7 of eight, seen as npu:0-3 where only they are visible: the index is the logic id, the name
+        # keeps the NPU id npu-smi prints
+        (0, "910A (NPU 4)", "0000:c2:00.0", "OK", 0.0, (0, 32768), 30.0, 67.2),
+        (1, "910A (NPU 5)", "0000:82:00.0", "OK", 0.0, (0, 32768), 25.0, 63.8),
+        (2, "910A (NPU 6)", "0000:42:00.0", "OK", 0.0, (0, 32768), 27.0, 67.1),
+        (3, "910A (NPU 7)", "0000:02:00.0", "OK", 0.0, (0, 32768), 30.0, 65.5),
     ]
     assert devices[0].driver_version == "21.0.rc1" and devices[0].processes is None
 
@@ -91,13 +93,14 @@ def test_atlas_9010_warning_cards_and_their_processes():
     assert [p.pid for p in devices[7].processes] == [37671, 37647, 37655, 37663]
 
 
-def test_310_four_chips_under_one_npu_are_four_devices_indexed_by_device_id():
+def test_310_four_chips_under_one_npu_are_four_devices_indexed_by_logic_id():
+    # Device ids 3-6 are logic ids 0-3 (npu-smi info -m of the same Atlas 300, shared/fixtures npu-smi-m-1.txt)
     devices = npu_smi.parse_info(fixture(V310_21))
     assert [figures(d) for d in devices] == [
-        (3, "310 (NPU 6 chip 0)", "0000:89:00.0", "OK", 0.0, (2703, 8192), 73.0, 12.8),   # DDR: no HBM column
-        (4, "310 (NPU 6 chip 1)", "0000:8a:00.0", "OK", 0.0, (2867, 8192), 74.0, 12.8),
-        (5, "310 (NPU 6 chip 2)", "0000:8b:00.0", "OK", 0.0, (2867, 8192), 70.0, 12.8),
-        (6, "310 (NPU 6 chip 3)", "0000:8c:00.0", "OK", 0.0, (2867, 8192), 65.0, 12.8),
+        (0, "310 (NPU 6 chip 0)", "0000:89:00.0", "OK", 0.0, (2703, 8192), 73.0, 12.8),   # DDR: no HBM column
+        (1, "310 (NPU 6 chip 1)", "0000:8a:00.0", "OK", 0.0, (2867, 8192), 74.0, 12.8),
+        (2, "310 (NPU 6 chip 2)", "0000:8b:00.0", "OK", 0.0, (2867, 8192), 70.0, 12.8),
+        (3, "310 (NPU 6 chip 3)", "0000:8c:00.0", "OK", 0.0, (2867, 8192), 65.0, 12.8),
     ]
     assert devices[0].driver_version == "21.0.4.B030" and devices[0].processes is None
 

@@ -14,12 +14,11 @@ position (the layouts differ):
 A cell holding several figures is read as tokens, a ``used / total`` pair being one token whatever its spacing
 (``57895/ 65536`` at five digits, ``0    / 32768``), and the tokens are matched to the title's words.
 
-One DeviceSample per chip. ``index`` is the chip's own id when the table prints one (``Device`` on 310/310P, the
-logic id ACL and ``npu-smi info -m`` use; ``Phy-ID`` on A3), else the NPU id (one chip per NPU): that is what
-``ASCEND_RT_VISIBLE_DEVICES`` and ``npu:N`` count on a bare machine, and it is unique per chip where the NPU id is
-not. Should those ids repeat, the chips are numbered in table order instead. The name carries the NPU id and chip
-where one NPU holds several ("310P3 (NPU 1 chip 0)"); each chip keeps its own bus id (a 310P card's two chips share
-one). Memory is the HBM column when its total is not 0, else ``Memory-Usage`` (DDR: all a 310 has; the 910B's DDR
+One DeviceSample per chip. ``index`` is the chip's place in the table, 0 up: the logic id that torch_npu's ``npu:N``
+and ACL count (``npu-smi info -m`` gives the 310's Device ids 3-6 logic ids 0-3, and a container given NPUs 4-7
+sees them as npu:0-3), so the torch probe's devices and the run's card meet the tool's. The name carries the NPU id
+where it differs from the index ("910A (NPU 4)"), and the NPU id and chip where one NPU holds several ("310P3 (NPU 1
+chip 0)"); each chip keeps its own bus id (a 310P card's two chips share one). Memory is the HBM column when its total is not 0, else ``Memory-Usage`` (DDR: all a 310 has; the 910B's DDR
 prints ``0 / 0``). An idle 910B shows ~3.3 GB of HBM in use: the driver's reserve, kept as printed like every figure.
 ``util_gpu_pct`` is the AICore busy share (``util_kind="AICore"``); ``health`` is the Health cell's word.
 
@@ -175,13 +174,13 @@ def _devices(blocks: list[Fields], driver: str | None,
     chips_of: dict[str, int] = {}
     for b in blocks:
         chips_of[b["NPU"]] = chips_of.get(b["NPU"], 0) + 1
-    ids = [integer(b.get("Id", b["NPU"])) for b in blocks]
-    if None in ids or len(set(ids)) != len(ids):
-        ids = list(range(len(blocks)))
     out = []
-    for index, b in zip(ids, blocks):
+    for index, b in enumerate(blocks):
         npu, chip = integer(b["NPU"]), integer(b["Chip"])
-        name = b["Name"] if chips_of[b["NPU"]] == 1 else f"{b['Name']} (NPU {npu} chip {chip})"
+        if chips_of[b["NPU"]] > 1:
+            name = f"{b['Name']} (NPU {npu} chip {chip})"
+        else:
+            name = b["Name"] if npu == index else f"{b['Name']} (NPU {npu})"
         own = None  # no process table, or one that does not list this NPU (cut at a rule line): unknown
         if processes is not None and (npu, -1) in processes:
             own = processes.get((npu, chip), ())
