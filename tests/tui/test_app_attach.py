@@ -130,3 +130,79 @@ async def test_s_starts_a_workload_whose_spec_says_detached_as_d_does(tick, runs
             assert live.detached and not app.session.running  # not a run of this workbench: it outlives it
             await pilot.press("q")
         assert "stopped" in stop_live(live)
+
+
+# --- issue 37 item 14: a live.json is a claim, not a proof --------------------------------------------------
+
+async def test_a_hand_written_live_json_naming_an_unrelated_process_is_neither_listed_nor_stopped(runs_dir):
+    from tui.panes.confirm import Confirm
+    from tui.store.live import LiveRun
+
+    # an unrelated process, leading a session and a group of its own (as a detached run does): its real pid and
+    # start time in a live.json someone wrote by hand, beside an events.jsonl
+    victim = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        proc = psutil.Process(victim.pid)
+        fake = runs_dir / "20260101-000000-tick-fake"
+        fake.mkdir(parents=True)
+        (fake / "events.jsonl").write_text("")
+        (fake / LIVE_FILE).write_text(json.dumps({"pid": victim.pid, "pgid": victim.pid,
+                                                  "started": proc.create_time(), "host": os.uname().nodename,
+                                                  "detached": True, "child_pid": None, "workload": "tick"}))
+        assert read_live(fake) is None and live_runs(runs_dir) == []
+        # even a LiveRun made from the file's word (an older listing, a caller that trusts it) is not signalled
+        claimed = LiveRun(path=fake, pid=victim.pid, pgid=victim.pid, started=proc.create_time(), detached=True,
+                          child_pid=None, workload="tick", beat=time.time())
+        said = stop_live(claimed, grace_s=0.5)
+        assert "not provably" in said and victim.poll() is None
+        app = build_app(runs_dir, start_sampler=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await app.panes_built.wait()
+            await pilot.press("r")
+            await _until(pilot, lambda: isinstance(app.screen, LiveRunsScreen), timeout=10, what="the list of runs")
+            assert app.screen.runs == []
+            await pilot.press("escape")
+            app.ask_stop(claimed)   # what s does for an attached run
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, Confirm)
+            assert any("not provably" in line for line in app.log_pane.lines_text)
+            await pilot.press("y")
+            await pilot.pause(0.5)
+        assert victim.poll() is None and proc.is_running()
+    finally:
+        victim.kill()
+        victim.wait()
+
+
+# --- issue 37 item 11: the attach reads a run's last events and says it has more ------------------------------
+
+async def test_attaching_to_a_run_with_more_events_than_the_workbench_reads_shows_the_last_ones_and_says_so(
+        runs_dir, monkeypatch):
+    import tui.store.follow
+    from tui.store.live import LiveRun
+
+    monkeypatch.setattr(tui.store.follow, "ATTACH_EVENTS", 100)
+    run = runs_dir / "20260101-000000-tick-long"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"workload": "tick", "args": [], "created": 1.0}))
+    with open(run / "events.jsonl", "w") as handle:
+        handle.write(json.dumps({"event": "start", "t": 1.0, "workload": "tick", "device": "cpu", "config": {},
+                                 "versions": {}}) + "\n")
+        for i in range(1, 301):
+            handle.write(json.dumps({"event": "step", "t": 1.0 + i, "step": i, "throughput": 10.0,
+                                     "unit": "items/s"}) + "\n")
+            if i == 250:
+                handle.write('{"event": "warning", "t": 2.0, "message": "' + "x" * (1 << 20) + '"}\n')
+    me = psutil.Process()   # not stopped here: attaching only reads, and the process need only be alive
+    live = LiveRun(path=run, pid=me.pid, pgid=os.getpgid(0), started=me.create_time(), detached=False,
+                   child_pid=None, workload="tick", beat=time.time())
+    app = build_app(runs_dir, start_sampler=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.panes_built.wait()
+        assert app.attach(live)
+        await _until(pilot, lambda: app.attached is not None, what="the attach")
+        said = "\n".join(app.log_pane.lines_text)
+        assert "a long run: only its last 100 events shown (and its start); older ones are left out" in said
+        assert "1 event line(s) longer than 1 MiB (no run writes one) passed over" in said
+        assert app.history.runs[live.id].throughput.xs[0] == 201 and app.state.step == 300
+        app._unfollow()

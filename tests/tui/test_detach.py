@@ -1,6 +1,7 @@
 """tui.detach.start_detached: a command in a session of its own, away from the terminal."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -10,6 +11,7 @@ import sys
 import time
 
 import psutil
+import pytest
 
 from paths import CHILDREN
 from tui.cli import _split_run_args
@@ -130,12 +132,25 @@ def test_a_commands_own_double_dash_and_what_follows_belong_to_the_workload():
 # --- what is listed as in progress ---
 
 def _marker(run_dir, **fields):
+    """A live.json naming this process, which also holds the run's events.jsonl open for appending, as the run's
+    recorder does (tui.store.live.records): the handle stays open for the rest of the test."""
     run_dir.mkdir(parents=True, exist_ok=True)
+    _HELD.append(open(run_dir / "events.jsonl", "a"))
     me = psutil.Process()
     data = {"pid": me.pid, "pgid": os.getpgid(0), "started": me.create_time(), "host": socket.gethostname(),
             "detached": True, "child_pid": None, "workload": "tick", **fields}
     (run_dir / LIVE_FILE).write_text(json.dumps(data))
     return run_dir
+
+
+_HELD: list = []
+
+
+@pytest.fixture(autouse=True)
+def _close_held():
+    yield
+    while _HELD:
+        _HELD.pop().close()
 
 
 def test_a_live_pid_with_a_fresh_heartbeat_is_in_progress(tmp_path):
@@ -159,6 +174,7 @@ def test_a_stale_pid_file_is_not_in_progress(tmp_path):
 
 
 def test_the_marker_beats_while_the_run_goes_and_is_gone_when_it_ends(tmp_path):
+    _HELD.append(open(tmp_path / "events.jsonl", "a"))   # this process records the run, as `cardbench run` does
     marker = LiveMarker(tmp_path, detached=False, workload="tick", interval=0.05).start()
     path = tmp_path / LIVE_FILE
     os.utime(path, (time.time() - 100, time.time() - 100))
@@ -194,3 +210,81 @@ def test_being_detached_is_read_once_and_not_passed_on_to_children(monkeypatch):
     assert detach.is_detached()
     assert detach.DETACHED_ENV not in os.environ  # a workload child, and a `cardbench run` in a user's job, are not
     assert detach.is_detached()
+
+
+# --- issue 37 item 14: live.json's word is checked against the kernel's -----------------------------------
+
+def _claim(run_dir, pid, **fields):
+    """A hand-written live.json naming ``pid`` with its real start time, beside an events.jsonl."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "events.jsonl").touch()
+    data = {"pid": pid, "pgid": pid, "started": psutil.Process(pid).create_time(), "host": socket.gethostname(),
+            "detached": True, "child_pid": None, "workload": "tick", **fields}
+    (run_dir / LIVE_FILE).write_text(json.dumps(data))
+    return run_dir
+
+
+def _holding(path, mode):
+    """A child that opens ``path`` in ``mode`` and sleeps, in a session of its own (as a detached run is)."""
+    child = subprocess.Popen([sys.executable, "-c", f"import time; f = open({str(path)!r}, {mode!r}); "
+                              "print('open', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    assert child.stdout.readline().strip() == "open"
+    return child
+
+
+def test_only_a_process_writing_the_runs_files_in_that_directory_is_its_recorder(tmp_path):
+    from tui.store.live import records
+
+    run = tmp_path / "runs" / "20261203-000000-tick-aaaa"
+    run.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    children = []
+    try:
+        # a reader of the run (the workbench following it, tail -f) is not its recorder
+        (run / "events.jsonl").touch()
+        children.append(_holding(run / "events.jsonl", "rb"))
+        _claim(run, children[-1].pid)
+        assert not records(children[-1].pid, run) and read_live(run) is None
+        # a writer of another folder's events.jsonl, reached through a link in the run directory, is not either
+        children.append(_holding(elsewhere / "events.jsonl", "a"))
+        linked = tmp_path / "runs" / "20261203-000000-tick-link"
+        linked.mkdir()
+        (linked / "events.jsonl").symlink_to(elsewhere / "events.jsonl")
+        (linked / LIVE_FILE).write_text((run / LIVE_FILE).read_text().replace(str(children[0].pid),
+                                                                                str(children[-1].pid)))
+        assert not records(children[-1].pid, linked)
+        # nor through a run directory that is itself a link to that folder
+        (tmp_path / "runs" / "20261203-000000-tick-dirlink").symlink_to(elsewhere, target_is_directory=True)
+        assert not records(children[-1].pid, tmp_path / "runs" / "20261203-000000-tick-dirlink")
+        assert live_runs(tmp_path / "runs") == []
+        # the writer of the run's own events.jsonl is, and is listed; "detached" holds as it leads its session
+        children.append(_holding(run / "events.jsonl", "a"))
+        _claim(run, children[-1].pid)
+        [live] = live_runs(tmp_path / "runs")
+        assert live.pid == children[-1].pid and live.detached
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()
+
+
+def test_detached_in_the_file_is_not_a_licence_to_signal_a_group_the_process_does_not_lead(tmp_path):
+    # a recorder in this process group (a run in a terminal) whose live.json says "detached": signalling its
+    # "group" would be the test runner's; only the process itself is stopped
+    run = tmp_path / "runs" / "20261203-000000-tick-aaaa"
+    run.mkdir(parents=True)
+    child = subprocess.Popen([sys.executable, "-c", f"import time; f = open({str(run / 'events.jsonl')!r}, 'a'); "
+                              "print('open', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "open"
+        _claim(run, child.pid, pgid=os.getpgid(0))
+        live = read_live(run)
+        assert live is not None and not live.detached
+        assert "stopped (SIGTERM" in stop_live(dataclasses.replace(live, detached=True))
+        assert child.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()

@@ -92,9 +92,25 @@ class AttachMixin:
             every = follower.stride * (THIN_EVERY if follower.thinned else 1)
             self.log_pane.say(f"a long run: its older telemetry is plotted from 1 sample in {every}; the report "
                               "reads every one", "dim")
+        self._say_events_left_out(follower)
         self.log_pane.say(f"attached to {attached.live.id}: s stops it; quitting the workbench leaves it running",
                           "bold")
         self._follow_timer = self.set_interval(FOLLOW_S, self._follow)
+
+    def _say_events_left_out(self, follower: Any) -> None:
+        """What of the run's events the attach did not read: the older ones of a run larger than it reads, lines
+        longer than a run writes (a run directory someone else wrote)."""
+        from tui.store.follow import ATTACH_EVENTS
+        from workloads.rundir.tail import ATTACH_BYTES, MAX_LINE
+
+        if follower.older_events:
+            shown = follower.last_events
+            self.log_pane.say(f"a long run: only its last {shown:,} event{'' if shown == 1 else 's'} shown (and its "
+                              f"start); older ones are left out, as the workbench reads at most {ATTACH_EVENTS:,} "
+                              f"events or {ATTACH_BYTES >> 20} MiB of them (the report reads every one)", "yellow")
+        if follower.long_lines:
+            self.log_pane.say(f"{follower.long_lines:,} event line(s) longer than {MAX_LINE >> 20} MiB (no run writes "
+                              "one) passed over", "yellow")
 
     def _follow(self) -> None:
         """The follow timer's tick: the attached run's new lines are read off the UI thread, one read at a time."""
@@ -153,8 +169,13 @@ class AttachMixin:
 
     def ask_stop(self, live: LiveRun) -> None:
         from tui.panes.confirm import Confirm
-        from tui.store.live import STOP_GRACE_S as LIVE_STOP_GRACE_S
+        from tui.store.live import STOP_GRACE_S as LIVE_STOP_GRACE_S, not_provably, records
 
+        # not offered on live.json's word: the process must hold the run's files open for writing now (a read of
+        # /proc/<pid>/fd, under a millisecond); stop_live checks again as it signals
+        if not records(live.pid, live.path):
+            self.log_pane.say(f"cannot stop it: {not_provably(live)}", "bold red")
+            return
         question = (f"Stop {live.workload or 'the run'} {live.id} (pid {live.pid})? SIGTERM, then SIGKILL after "
                     f"{LIVE_STOP_GRACE_S:.0f} s if it is still there.")
         self.push_screen(Confirm(question, "Stop it", "Leave it running"),

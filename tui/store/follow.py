@@ -6,7 +6,11 @@
     events, samples = follower.read()     # what was appended since, in order; ([], []) when nothing was
 
 Each file is read from where the last read stopped; a line still being written
-(no newline yet) waits for the next read. When the file at the path is a new one
+(no newline yet) waits for the next read. Reading is bounded whatever the files hold (issue 37 item 11): the
+attach shows a run's last :data:`ATTACH_EVENTS` events (and its start), read from the end of its events,
+``older_events`` saying when it has more; a line longer than a run writes
+(`workloads.rundir.tail.MAX_LINE`) is passed over as it is read, never held, and counted as skipped; a poll reads
+at most :data:`POLL_BYTES` of a file, the rest at the next. When the file at the path is a new one
 (telemetry.jsonl rotated by `tui.store.Run`; events.jsonl too once it is capped), the rest of the old one is read
 first, then the new one from its start, so nothing is read twice or lost. A line
 that is not a well-formed event or sample is skipped and counted, as load_run does.
@@ -28,8 +32,9 @@ from tui.store import RunRecord, check_run, telemetry_sample_ok
 from workloads import protocol
 from workloads.rundir import EVENTS, TELEMETRY
 from workloads.rundir import segments as run_segments
-from workloads.rundir.read import read_config, read_rotated
+from workloads.rundir.read import read_config
 from workloads.rundir.segments import read_bytes, segment_number, segment_paths, thin_path
+from workloads.rundir.tail import ATTACH_BYTES, LineSplitter, first_line, last_lines, segment_lines
 
 _CHUNK = 1 << 20
 # the workbench reads a rotated segment's thinned copy (1 sample in THIN_EVERY, workloads.rundir.segments), and past
@@ -37,6 +42,11 @@ _CHUNK = 1 << 20
 # report (tui.store.load_run) reads every one
 ATTACH_SAMPLES = 20_000
 LIVE_WHOLE = 600   # the last samples of a thinned run's live file read whole: its last 10 minutes at 1 Hz
+# the newest events an attach shows (and the run's start): 3 hours of 10 steps a second; the plots draw 25,000
+# points a series and the log pane keeps 5,000 lines. The report (tui.store.load_run) reads every one.
+ATTACH_EVENTS = 100_000
+# what one poll reads of a file at most: a run appends a few KB between two polls; the rest waits for the next
+POLL_BYTES = 16 << 20
 
 
 class _Tail:
@@ -51,49 +61,78 @@ class _Tail:
     def __init__(self, path: Path):
         self.path = path
         self.handle: Any = None
-        self.rest = b""
+        self.splitter = LineSplitter()   # whole lines, none longer than a run writes
         self.last_segment = 0
         self.size = 0      # bytes read from the open file
         self.head = b""
+        self.too_long = 0  # lines passed over as longer than a run writes, not yet counted by the follower
 
     def _open(self) -> bool:
         try:
             self.handle = open(self.path, "rb")
         except OSError:
             return False
-        self.rest, self.size, self.head = b"", 0, b""
+        self._count_too_long()
+        self.splitter, self.size, self.head = LineSplitter(), 0, b""
         # listed after the open: the file opened is this segment or a later one, never an earlier one
         self.last_segment = max(map(segment_number, segment_paths(self.path)), default=0)
         return True
 
-    def _drain(self) -> list[bytes]:
-        data = b"".join(iter(lambda: self.handle.read(_CHUNK), b""))
-        if len(self.head) < self.HEAD:
-            self.head += data[:self.HEAD - len(self.head)]
-        self.size += len(data)
-        *lines, self.rest = (self.rest + data).split(b"\n")
-        return lines
+    def resume(self, offset: int, inside_line: bool) -> None:
+        """Read the open file on from ``offset`` (what is before it was read from the end: `last_lines`);
+        ``inside_line``: it falls inside a line too long to be a run's, passed over up to its newline."""
+        self.head = os.pread(self.handle.fileno(), self.HEAD, 0)
+        self.handle.seek(offset)
+        self.size = offset
+        self.splitter.dropping = inside_line
 
-    def lines(self) -> list[bytes]:
+    def _drain(self, budget: int) -> list[bytes]:
+        out: list[bytes] = []
+        while budget > 0:
+            data = self.handle.read(min(_CHUNK, budget))
+            if not data:
+                break
+            budget -= len(data)
+            if len(self.head) < self.HEAD:
+                self.head += data[:self.HEAD - len(self.head)]
+            self.size += len(data)
+            out += self.splitter.feed(data)
+        return out
+
+    def _count_too_long(self) -> None:
+        self.too_long += self.splitter.too_long
+        self.splitter.too_long = 0
+
+    def pop_too_long(self) -> int:
+        """Lines passed over as too long since the last call."""
+        self._count_too_long()
+        count, self.too_long = self.too_long, 0
+        return count
+
+    def lines(self, budget: int = POLL_BYTES) -> list[bytes]:
+        """New whole lines, reading at most ``budget`` bytes of the open file (the rest at the next call), and
+        when it was replaced, what its rotation left (each bounded too: `workloads.rundir.tail`)."""
         if self.handle is None and not self._open():
             return []
-        out = self._drain()
+        out = self._drain(budget)
         try:
             replaced = os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
         except OSError:
             replaced = False  # rotated and not yet made again: the next read looks again
         if replaced:
-            out += self._drain()  # what reached the old file after the last read: now all of it
+            out += self._drain(ATTACH_BYTES)  # what reached the old file after the last read: now all of it
             for segment in segment_paths(self.path):
                 if segment_number(segment) > self.last_segment and not self._is_open_file(segment):
                     try:
-                        out += read_bytes(segment).split(b"\n")
+                        part = segment_lines(segment, ATTACH_BYTES)
                     except OSError:
                         continue
+                    out += part.lines
+                    self.too_long += part.too_long
             self.handle.close()
             self.handle = None
             if self._open():
-                out += self._drain()
+                out += self._drain(budget)
         return out
 
     def _is_open_file(self, segment: Path) -> bool:
@@ -127,16 +166,33 @@ def _decode(raw: bytes) -> Any:
         return False  # not JSON: counted as skipped
 
 
+def _start_of(raw: bytes | None) -> protocol.Start | None:
+    """The start event a run's first line is, else None (it was left out with the older events, not skipped)."""
+    data = _decode(raw) if raw else None
+    if not isinstance(data, dict) or data.get("event") != protocol.Start.kind:
+        return None
+    try:
+        event = protocol.from_dict(data)
+    except protocol.MalformedLine:
+        return None
+    return event if isinstance(event, protocol.Start) else None
+
+
 class RunFollower:
     """The events and telemetry appended to a run directory since the last read."""
 
-    def __init__(self, path: str | os.PathLike[str], max_samples: int = ATTACH_SAMPLES):
+    def __init__(self, path: str | os.PathLike[str], max_samples: int = ATTACH_SAMPLES,
+                 max_events: int | None = None):
         self.path = Path(path)
         self.max_samples = max_samples
         self.stride = 1   # record() read 1 sample in this many
         self.thinned = 0  # rotated segments record() read from their thinned copy (1 sample in THIN_EVERY)
         self._events = _Tail(self.path / EVENTS)
         self._telemetry = _Tail(self.path / TELEMETRY)
+        self.max_events = ATTACH_EVENTS if max_events is None else max_events
+        self.older_events = False   # record() left the run's older events out: it has more than it reads
+        self.last_events = 0        # the newest events record() read (its start, kept, not counted)
+        self.long_lines = 0         # event lines passed over as longer than a run writes (counted as skipped too)
         self.skipped_events = 0
         self.skipped_samples = 0
         self._last_t: float | None = None   # the newest sample read: a rotated segment read twice is not doubled
@@ -150,7 +206,7 @@ class RunFollower:
         # each live file opened before its rotated segments are listed: a rotation meanwhile is in one or the other
         self._telemetry._open()
         self._events._open()
-        earlier = self._segment_events(problems)   # a rotated run's first events, read whole once
+        earlier = self._last_events(problems)   # the newest events, read from the end, bounded
         lines: list[bytes] = []
         for segment in segment_paths(self.path / TELEMETRY):
             thin = thin_path(segment)
@@ -163,7 +219,7 @@ class RunFollower:
                 lines += [line for line in data.split(b"\n") if line.strip()]
             except OSError as exc:
                 problems.append(f"{segment.name} cannot be read ({exc}); the run's {TELEMETRY} has a gap there")
-        live = [line for line in self._telemetry.lines() if line.strip()]
+        live = [line for line in self._telemetry.lines(ATTACH_BYTES) if line.strip()]
         if self.thinned:  # a long run: its live file thinned as its segments are, but for its last minutes
             live = live[:-LIVE_WHOLE][::run_segments.THIN_EVERY] + live[-LIVE_WHOLE:]
         lines += live
@@ -183,14 +239,47 @@ class RunFollower:
                          telemetry=telemetry, skipped_telemetry_lines=self.skipped_samples,
                          problems=problems)
 
-    def _segment_events(self, problems: list[str]) -> list[protocol.Event]:
-        # the run directory's one reader; its None (a line that does not decode) is this tail's False
-        return self._events_from(False if data is None else data
-                                 for data in read_rotated(self._events.path, problems))
+    def _last_events(self, problems: list[str]) -> list[protocol.Event]:
+        """The run's last ``max_events`` events, read backwards from the end of events.jsonl and then its rotated
+        segments, newest first, ATTACH_BYTES in all at most; the events tail reads on from there. When older ones
+        are left out (:attr:`older_events`), the run's first line is kept too: its start names the run."""
+        tail = self._events
+        if tail.handle is None:
+            return []   # no events.jsonl yet
+        last = last_lines(tail.handle, self.max_events)
+        tail.resume(last.end, last.inside_line)
+        lines, more, budget = last.lines, last.more, ATTACH_BYTES - last.scanned
+        self.long_lines += last.too_long
+        segments = segment_paths(tail.path)
+        for segment in reversed(segments if not more else []):
+            try:
+                part = segment_lines(segment, budget)
+            except OSError as exc:
+                problems.append(f"{segment.name} cannot be read ({exc}); the run's {EVENTS} has a gap there")
+                continue
+            self.long_lines += part.too_long
+            budget -= part.scanned
+            more = not part.whole or len(part.lines) + len(lines) > self.max_events
+            lines = (part.lines + lines)[-self.max_events:] if part.whole else lines
+            if more:
+                break
+        self.older_events = more
+        self.skipped_events += self.long_lines
+        events = self._events_of(lines)
+        self.last_events = len(events)
+        if more:
+            start = _start_of(first_line(segments[0] if segments else tail.path))
+            events[:0] = [start] if start is not None else []
+        return events
 
     def read(self) -> tuple[list[protocol.Event], list[dict[str, Any]]]:
         """New events and telemetry samples, in order."""
-        return self._events_of(self._events.lines()), self._samples(self._telemetry.lines())
+        events, samples = self._events_of(self._events.lines()), self._samples(self._telemetry.lines())
+        long = self._events.pop_too_long()
+        self.long_lines += long
+        self.skipped_events += long
+        self.skipped_samples += self._telemetry.pop_too_long()
+        return events, samples
 
     def _events_of(self, lines: list[bytes]) -> list[protocol.Event]:
         return self._events_from(_decode(raw) for raw in lines)

@@ -11,9 +11,13 @@ the host, whether it was started detached and the workload child's pid. The
 process touches the file every :data:`HEARTBEAT_S` and removes it when the run
 ends. A run is in progress when all of these hold: the host is this one, the pid
 is alive and not a zombie, it is the same process (its start time matches, so a
-reused pid is not taken for it), and the file was touched within :data:`STALE_S`.
-A run that crashed (or was killed with SIGKILL) leaves its file behind, and it
-fails these: a stale pid file is never listed.
+reused pid is not taken for it), the file was touched within :data:`STALE_S`, and
+the process provably records this run (:func:`records`: the kernel lists the run's
+own files among those it holds open for writing). A run that crashed (or was killed
+with SIGKILL) leaves its file behind, and it fails these: a stale pid file is never
+listed. live.json is anyone's to write (issue 37 item 14: a hand-written one named an
+unrelated process, which was listed and then killed, its whole group too): what it
+says of the process is a claim that the kernel must confirm, never the reason to signal.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any, Callable
 import psutil
 
 from tui.files import write_atomically
-from workloads.rundir import LIVE
+from workloads.rundir import EVENTS, LIVE, LOG, TELEMETRY
 
 LIVE_FILE = LIVE
 HEARTBEAT_S = 5.0    # how often the recording process touches live.json
@@ -67,6 +71,52 @@ def _process_start(pid: int) -> float | None:
         return process.create_time()
     except (psutil.Error, OSError):
         return None
+
+
+# the files the recording process holds open for appending while it records (tui.store.Run): events.jsonl and
+# run.log from the run's creation, telemetry.jsonl from its first sample; a rotation reopens one at a time
+_RECORDED = frozenset({EVENTS, LOG, TELEMETRY})
+
+
+def records(pid: int, run_path: Path) -> bool:
+    """Whether the process ``pid`` provably records the run at ``run_path``: the kernel lists, among the files it
+    holds open for writing, one of the run's own (events.jsonl, run.log, telemetry.jsonl) in that very directory.
+
+    Only the run's recorder writes there: a reader (the workbench following it, ``tail -f``) holds them read-only,
+    and an unrelated process named by a hand-written live.json holds none of them. The directory is the real one
+    and not a link (a run directory linked to another process's folder would lend it that folder's files), and the
+    kernel's path of each open file names the file as it was opened, so a run file that links elsewhere does not
+    match either. A process this one may not inspect (another user's) is not provably the run's.
+    """
+    try:
+        if os.path.islink(run_path):
+            return False
+        home = os.path.realpath(run_path)
+        opened = psutil.Process(pid).open_files()
+    except (psutil.Error, OSError):
+        return False
+    for item in opened:
+        # the mode is known on Linux (from fdinfo); elsewhere psutil gives the path alone
+        writing = getattr(item, "mode", "a") != "r"
+        if writing and os.path.dirname(item.path) == home and os.path.basename(item.path) in _RECORDED:
+            return True
+    return False
+
+
+def leads_a_session(pid: int) -> bool:
+    """Whether ``pid`` leads a session of its own, as `tui.detach.start_detached` makes a detached run: only then is
+    its process group its own to signal (a file saying "detached" is not enough: `cardbench run x | tee log` leads
+    a group holding tee, and a shell's job holds the shell's other commands)."""
+    try:
+        return os.getsid(pid) == pid
+    except OSError:
+        return False
+
+
+def not_provably(live: LiveRun) -> str:
+    """The one line a refused stop says."""
+    return (f"run {live.id}: pid {live.pid} is not provably its process (it holds none of the run's files open for "
+            "writing); nothing was signalled")
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -143,9 +193,11 @@ def read_live(run_path: Path, *, now: float | None = None, host: str | None = No
     actual = _process_start(pid)
     if actual is None or abs(actual - started) > _SAME_PROCESS_S:
         return None  # gone, a zombie, or its pid now belongs to another process
+    if not records(pid, Path(run_path)):
+        return None  # the file's word only: a process that does not record this run is not listed, so never stopped
     pgid, child = data.get("pgid"), data.get("child_pid")
     return LiveRun(path=Path(run_path), pid=pid, pgid=pgid if isinstance(pgid, int) and pgid > 0 else pid,
-                   started=float(started), detached=data.get("detached") is True,
+                   started=float(started), detached=data.get("detached") is True and leads_a_session(pid),
                    child_pid=child if isinstance(child, int) and child > 0 else None,
                    workload=data.get("workload") if isinstance(data.get("workload"), str) else "", beat=beat)
 
@@ -190,10 +242,11 @@ def _wait_gone(live: LiveRun, timeout: float) -> bool:
 
 
 def _signal(live: LiveRun, sig: int) -> None:
-    """To its whole group when detached (it leads a session of its own); else only to it, whose group is a shell's
-    (`cardbench run x | tee log` leads its group too, and tee is not ours to stop)."""
+    """To its whole group when detached and it leads a session of its own (the kernel's word, not the file's);
+    else only to it, whose group is a shell's (`cardbench run x | tee log` leads its group too, and tee is not ours
+    to stop)."""
     try:
-        if live.detached:
+        if live.detached and leads_a_session(live.pid):
             os.killpg(live.pid, sig)
         else:
             os.kill(live.pid, sig)
@@ -209,6 +262,8 @@ def stop_live(live: LiveRun, grace_s: float = STOP_GRACE_S, say: Callable[[str],
     say = say or (lambda line: None)
     if not is_alive(live):
         return f"run {live.id} is no longer running"
+    if not records(live.pid, live.path):
+        return not_provably(live)   # checked again now, whoever made ``live``: never a file's word alone
     _signal(live, signal.SIGTERM)
     if _wait_gone(live, grace_s):
         return f"run {live.id} stopped (SIGTERM to pid {live.pid})"
