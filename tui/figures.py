@@ -152,9 +152,14 @@ def glance_text(workload: str, metrics: Mapping[str, Any]) -> str:
 
 
 def event_line(event: Any, workload: str | None) -> str:
-    """An event's line: a result in words when its workload is known, every other event as it describes itself."""
+    """An event's line: a result in words when its workload is known, every other event as it describes itself.
+
+    Printable (`workloads.safe_text`): an event carries text from outside (a file name, a server's error, a run
+    directory someone else wrote), and this line goes to the terminal and run.log, where ESC ]0; would retitle
+    the window and ESC ]52; write the clipboard."""
     from workloads import protocol
+    from workloads.safe_text import printable
 
     if isinstance(event, protocol.Result) and workload:
-        return result_text(workload, event.metrics)
-    return event.describe()
+        return printable(result_text(workload, event.metrics))
+    return printable(event.describe())

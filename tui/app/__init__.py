@@ -53,6 +53,7 @@ from tui.panes.trial_banner import TrialBanner
 from tui.view.run_state import RunState
 from workloads import registry
 from workloads.errors import first_line
+from workloads.safe_text import one_line
 
 if TYPE_CHECKING:
     from tui.session import RunnerFactory
@@ -280,11 +281,15 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
         elif event is self.state.cpu_alarm:
             from tui.cpu_trap import alarm_lines
 
-            self.notify(". ".join(alarm_lines(event)), title="running on the CPU", severity="error", timeout=30)
+            self.notify(one_line(". ".join(alarm_lines(event))), title="running on the CPU", severity="error",
+                        timeout=30, markup=False)
+        # an event's words come from its workload, a server or a run directory someone else wrote: printable
+        # (`workloads.safe_text`), and never read as markup
         if isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
-            self.notify(event.message, title="run dir not writable", severity="error", timeout=30)
+            self.notify(one_line(event.message), title="run dir not writable", severity="error", timeout=30,
+                        markup=False)
         if isinstance(event, protocol.Error):
-            self.notify(event.message[:200], title="workload error", severity="error")
+            self.notify(one_line(event.message, 200), title="workload error", severity="error", markup=False)
         elif isinstance(event, protocol.End):
             attached = self.attached
             run_path = (attached.live.path if attached is not None and attached.live.id == message.run_id

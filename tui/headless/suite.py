@@ -22,7 +22,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui.figures import glance
+from tui.figures import event_line, glance
 from tui.formatting import fixed, live_rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
@@ -122,7 +122,7 @@ async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: P
                 elif isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
                     progress.say(f"  {job.workload}: {event.message}; the run goes on")
                 elif isinstance(event, (protocol.Fallback, protocol.WorkloadWarning)):
-                    progress.say(f"  {event.describe()}")
+                    progress.say(f"  {event_line(event, job.workload)}")   # printable: text from outside
     finally:
         if timer is not None:
             timer.cancel()

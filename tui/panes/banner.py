@@ -13,6 +13,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from workloads.safe_text import one_line
+
 if TYPE_CHECKING:
     from tui.cpu_trap import CpuTrap
 
@@ -42,7 +44,8 @@ class CpuBanner(Static):
         if lines is None:
             return
         what, detail = lines
-        text = Text(f"!! {what}", style="bold")
+        # the run's warning event words them, and a run directory someone else wrote may be what is shown
+        text = Text(f"!! {one_line(what)}", style="bold")
         if detail:
-            text.append(f"\n{detail}; d runs the doctor")
+            text.append(f"\n{one_line(detail)}; d runs the doctor")
         self.update(text)

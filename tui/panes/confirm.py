@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label
 
+from tui.panes.safe import shown
+
 
 class Confirm(ModalScreen[bool]):
     DEFAULT_CSS = """
@@ -23,12 +25,14 @@ class Confirm(ModalScreen[bool]):
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
         super().__init__()
-        self.question = question
+        # a question names what it asks about (a run's workload, read from its directory): printable, and a Text,
+        # so no markup is read from it either
+        self.question = shown(question).plain
         self.yes, self.no = yes, no
 
     def compose(self):
         with Vertical(id="dialog"):
-            yield Label(self.question, id="question")
+            yield Label(shown(self.question), id="question")
             with Horizontal(id="buttons"):
                 yield Button(f"{self.yes} (y)", variant="error", id="yes", compact=True)
                 yield Button(f"{self.no} (n)", id="no", compact=True)

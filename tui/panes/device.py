@@ -10,6 +10,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.formatting import NA, device_tag, nbytes, reading
+from workloads.safe_text import one_line
 
 if TYPE_CHECKING:
     from tui.telemetry.sample import Sample
@@ -49,15 +50,16 @@ def _util(pct: float | None, kind: str | None = None) -> Text:
     # low utilisation while a run is active is the thing to notice: it is not an alarm by itself
     text = Text(reading(pct, "%"), style="dim" if pct is None else "")
     if kind and pct is not None:   # what the figure counts where it is not a GPU's busy share (Ascend's AICore)
-        text.append(f" {kind}", style="dim")
+        text.append(f" {one_line(kind)}", style="dim")
     return text
 
 
 def _name(dev) -> Text:
-    text = Text(dev.name or NA)
+    # a re-drawn screen shows a run's telemetry.jsonl, which anyone may have written: its words made printable
+    text = Text(one_line(dev.name or "") or NA)
     level = dev.health_level
     if level is not None and dev.health is not None:   # the tool's own word beside the card it calls unwell
-        text.append(f" [{dev.health}]", style="bold red" if level == "fail" else "bold yellow")
+        text.append(f" [{one_line(dev.health)}]", style="bold red" if level == "fail" else "bold yellow")
     return text
 
 
@@ -95,7 +97,7 @@ def _throttle(reasons: tuple[str, ...] | None) -> Text:
         return Text("throttle " + NA, style="dim")
     if not reasons:
         return Text("no throttle", style="green")
-    return Text("THROTTLE " + ",".join(reasons), style="bold yellow")
+    return Text("THROTTLE " + one_line(",".join(map(str, reasons))), style="bold yellow")
 
 
 _COLUMNS = ("dev", "name", "util", "memory", "temp", "power", "clock", "throttle")
@@ -224,7 +226,8 @@ class DevicePane(Static):
         width = self.content_size.width
         parts = [device_table(sample, width), host_line(sample, narrow=0 < width < HOST_WIDE)]
         if sample is not None and sample.errors:
-            parts.append(Text("; ".join(sample.errors[:2]), style="dim", overflow="ellipsis", no_wrap=True))
+            parts.append(Text(one_line("; ".join(map(str, sample.errors[:2]))), style="dim", overflow="ellipsis",
+                              no_wrap=True))
         self.update(Group(*parts))
         if self.on_cpu:
             self._title()

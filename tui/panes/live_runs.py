@@ -15,14 +15,18 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 from tui.formatting import duration
+from tui.panes.safe import line
 from tui.store.live import LiveRun
+from workloads.safe_text import file_name, one_line
 
 
 def describe(live: LiveRun, now: float | None = None) -> str:
-    """'20261203-063415-tick-1e78  tick  detached, pid 13287, up 5 min'."""
+    """'20261203-063415-tick-1e78  tick  detached, pid 13287, up 5 min'. The id (a folder's name) and the workload
+    (its live.json's word) are printable: the run may be someone else's."""
     now = time.time() if now is None else now
     how = "detached" if live.detached else "in a terminal"
-    return f"{live.id}  {live.workload or '?'}  {how}, pid {live.pid}, up {duration(max(0.0, now - live.started))}"
+    return (f"{file_name(live.id)}  {one_line(live.workload or '?', 80)}  {how}, pid {live.pid}, "
+            f"up {duration(max(0.0, now - live.started))}")
 
 
 class LiveRunsScreen(ModalScreen["tuple[str, LiveRun] | None"]):
@@ -49,7 +53,8 @@ class LiveRunsScreen(ModalScreen["tuple[str, LiveRun] | None"]):
         with Vertical(id="live-dialog"):
             if self.runs:
                 yield Label("runs in progress on this machine: Enter attaches (plots, log, state), x stops one")
-                yield OptionList(*(Option(describe(run), id=str(i)) for i, run in enumerate(self.runs)),
+                # a Text, not a string: Textual would read markup ('[bold]') in a folder's name
+                yield OptionList(*(Option(line(describe(run)), id=str(i)) for i, run in enumerate(self.runs)),
                                  id="live-list")
             else:
                 yield Label("no run in progress on this machine (start one detached: D, or `cardbench run ... "

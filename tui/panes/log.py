@@ -10,6 +10,7 @@ from textual.widgets import RichLog
 
 from tui.figures import glance_text
 from tui.formatting import utc_clock
+from tui.panes.safe import shown
 
 if TYPE_CHECKING:
     from workloads import protocol
@@ -18,27 +19,30 @@ MAX_LINES = 5000
 
 
 def event_text(event: protocol.Event, workload: str | None = None) -> Text | None:
-    """How an event reads in the log; steps are left to the plots (None). A result reads in its workload's words."""
+    """How an event reads in the log; steps are left to the plots (None). A result reads in its workload's words.
+
+    Each text is made printable before it is a Text (`tui.panes.safe`): an event's strings come from its workload,
+    a server or a run directory someone else wrote."""
     from workloads import protocol   # with the first event: the first frame logs none
 
     if isinstance(event, protocol.Step):
         return None
     if isinstance(event, protocol.Error):
-        text = Text(f"ERROR: {event.message}", style="bold red")
+        text = shown(f"ERROR: {event.message}", style="bold red")
         if event.hint:
-            text.append(f"\n  hint: {event.hint}", style="yellow")
+            text.append_text(shown(f"\n  hint: {event.hint}", style="yellow"))
         return text
     if isinstance(event, protocol.Fallback):
-        return Text(event.describe(), style="bold yellow")
+        return shown(event.describe(), style="bold yellow")
     if isinstance(event, protocol.WorkloadWarning):
-        return Text(event.describe(), style="yellow")
+        return shown(event.describe(), style="yellow")
     if isinstance(event, protocol.Result):
         # the glance: every figure would fill the pane (run.log and the report have them all)
-        return Text(glance_text(workload, event.metrics) if workload else event.describe(), style="bold green")
+        return shown(glance_text(workload, event.metrics) if workload else event.describe(), style="bold green")
     if isinstance(event, protocol.End):
         style = {"ok": "green", "failed": "bold red", "stopped": "yellow"}.get(event.status, "")
-        return Text(event.describe(), style=style)
-    return Text(event.describe())
+        return shown(event.describe(), style=style)
+    return shown(event.describe())
 
 
 class LogPane(RichLog):
@@ -52,8 +56,8 @@ class LogPane(RichLog):
         self.workload: str | None = None  # of the run whose events arrive: its start event says
 
     def say(self, text: str | Text, style: str = "") -> None:
-        if isinstance(text, str):
-            text = Text(text, style=style)
+        # every line, whoever wrote it: a run's id, path and texts come from a run directory (`tui.panes.safe`)
+        text = shown(text, style=style)
         line = Text(f"{utc_clock(self.clock())} ", style="dim") + text  # UTC, as the report's times
         self.lines_text.append(line.plain)
         del self.lines_text[:-MAX_LINES]

@@ -10,6 +10,7 @@ from rich.text import Text
 from tui.formatting import NA, duration, fixed, is_number, live_rate, percent
 from tui.view.run_state import RunState
 from workloads import registry
+from workloads.safe_text import one_line, printable
 from workloads.spec import WorkloadSpec
 
 
@@ -18,17 +19,19 @@ _STATUS_STYLE = {"running": "bold green", "starting": "yellow", "ok": "green", "
 
 
 def render_state(state: RunState) -> Text:
+    """The state's lines. A run read from disk (or attached to) may be someone else's: its workload name, status,
+    unit, fallbacks and result are made printable (`workloads.safe_text`) before they are a Text."""
     spec = registry.spec_for(state.workload)
     text = Text()
     title = spec.title.en if state.workload else "no run yet"
-    text.append(f"{state.status.upper()}", style=_STATUS_STYLE.get(state.status, ""))
-    text.append(f" {title}\n")
+    text.append(one_line(state.status.upper()), style=_STATUS_STYLE.get(state.status, ""))
+    text.append(f" {one_line(title)}\n")
     # an ended run has no ETA to give: "ETA N/A" under a finished run read as if something were unknown
     eta = f"  ETA {duration(state.eta_s)}" if state.active or state.status == "idle" else ""
     if eta and state.eta_of and state.eta_s is not None:
         eta += f" ({state.eta_of})"
-    text.append(f"{_progress(state, spec)}{eta}\n")
-    text.append(_live_figures(state, spec) + "\n")
+    text.append(f"{printable(_progress(state, spec))}{eta}\n")
+    text.append(printable(_live_figures(state, spec)) + "\n")
     fallbacks = len(state.fallbacks)
     warnings = len(state.warnings)
     text.append(f"fallbacks {fallbacks}", style="bold yellow" if fallbacks else "")
@@ -36,9 +39,9 @@ def render_state(state: RunState) -> Text:
     if state.cpu_alarm is not None:
         text.append("\n!! on the CPU: cards NOT used", style="bold red")
     if state.fallbacks:
-        text.append(f"\n{state.fallbacks[-1]}", style="yellow")
+        text.append(f"\n{one_line(state.fallbacks[-1])}", style="yellow")
     if state.result:
-        text.append(_result_glance(state.result, spec), style="bold")
+        text.append(printable(_result_glance(state.result, spec)), style="bold")
     return text
 
 

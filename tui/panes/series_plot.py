@@ -21,6 +21,7 @@ from textual_plotext import PlotextPlot
 
 from tui.history import DrawCache
 from tui.plot_lines import Line, line_styles, time_axis, x_ticks, y_axis
+from workloads.safe_text import one_line
 
 # the rows plotext takes from a plot's height besides the canvas: the frame's top and bottom and the x tick
 # labels (plotext 5.3.2's build_plot, given no title and no axis labels: the header above says those)
@@ -125,13 +126,14 @@ class SeriesPlot(PlotextPlot):
             return self._with_header([] if framed else [Text(title, style="bold")], width, height,
                                      title if framed else None)
         styles = line_styles(len(lines))
-        scale, xunit = 1.0, lines[0].x_unit or self.xlabel
+        scale, xunit = 1.0, one_line(lines[0].x_unit) or self.xlabel
         if self.time_axis:
             scale, xunit = time_axis(lines)
         two_axes = len({line.side for line in lines}) > 1
         # a percent plot's title says '%': its legend need not, and then fits two cards and the host in 38 columns
-        entries = [(marker, line.label.replace(" %", "") if self.percent else line.label, Style(color=f"rgb{colour}"))
-                   for line, (colour, marker) in zip(lines, styles)]
+        # a label names a run's workload and unit, which a run directory someone else wrote may fill: printable
+        entries = [(marker, one_line(line.label.replace(" %", "") if self.percent else line.label),
+                    Style(color=f"rgb{colour}")) for line, (colour, marker) in zip(lines, styles)]
         framed = self._title_fits(self.title, width)
         header = header_rows(Text() if framed else Text(self.title, style="bold"), entries, width,
                              header_max_rows(height))

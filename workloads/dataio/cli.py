@@ -30,7 +30,9 @@ from workloads.child.harness import (
 )
 from workloads.dataio import consumer, mounts, storage, survey
 from workloads.cpus import usable_cpus
+from workloads.dataio.images import OVERSIZE
 from workloads.dataio.spec import PARTS
+from workloads.safe_text import file_name
 
 WORKLOAD = "dataio"
 MAX_MADE = 100_000
@@ -121,9 +123,11 @@ def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
         raise WorkloadError(str(exc), hint="--data takes a folder of images (any layout)") from None
     metrics.update(table.survey_metrics(s))
     part(1, "survey", survey.describe(s), images=s.images)
-    for what, n in (("unreadable file(s) or folder(s)", s.unreadable), ("symbolic link loop(s)", s.loops)):
+    for what, n in (("unreadable file(s) or folder(s)", s.unreadable), ("symbolic link loop(s)", s.loops),
+                    (f"file(s) {OVERSIZE}", s.oversize)):
         if n:
-            em.warning(f"{n} {what} skipped in {root} (e.g. {', '.join(s.examples[:3])})", code="data_skipped")
+            em.warning(f"{n} {what} skipped in {file_name(root)} (e.g. {', '.join(s.examples[:3])})",
+                       code="data_skipped")
 
     paths = [p for p, _ in s.sample]
     kind = s.mount.kind if s.mount else None

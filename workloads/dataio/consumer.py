@@ -22,6 +22,7 @@ from pathlib import Path
 
 from workloads import protocol
 from workloads.rundir import CONFIG, EVENTS
+from workloads.safe_text import file_name
 
 RESNET50 = "resnet50"
 CONFIG_MAX = 64 * 1024
@@ -137,11 +138,12 @@ def from_runs(root: Path, device_name: str) -> Consumer | None:
         for key, what in (("images_per_s_compute", "compute-only images/s"), ("images_per_s", "images/s")):
             rate = _rate(metrics.get(key))
             if rate:
-                return Consumer(rate, f"ResNet-50 run {name[:80]} on {card}{at}: its {what}")
+                return Consumer(rate, f"ResNet-50 run {file_name(name, 80)} on {card}{at}: its {what}")
         steps = _steps_rate(events) if not metrics else None
         if steps:
-            return Consumer(round(steps[0], 2), f"ResNet-50 run {name[:80]} on {card}{at}, ended without a result: "
-                                                f"the median compute-only images/s of its last {steps[1]} step(s)")
+            return Consumer(round(steps[0], 2), f"ResNet-50 run {file_name(name, 80)} on {card}{at}, ended without a "
+                                                f"result: the median compute-only images/s of its last {steps[1]} "
+                                                "step(s)")
     return None
 
 

@@ -2,13 +2,15 @@
 can), at the data set's own sizes; then ResNet-50's training transforms timed apart (the same ones
 workloads/resnet50/imagedata.py trains with: RandomResizedCrop 224, horizontal flip, ToTensor, Normalize).
 
-The files are read into memory first, so this part times decoding, not storage. One thread: the figure is per
-core, which the loader part multiplies by its workers. Each timing repeats over the files until its time cap
-(or one pass, whatever is longer).
+The files are read into memory first, so this part times decoding, not storage: a round of them, bounded by
+count, by bytes held and by the pixels decoded at once (a round of 9000 x 9000 images would otherwise hold 243 MB
+each), and by the time cap to read them. One thread: the figure is per core, which the loader part multiplies by
+its workers. Each timing repeats over the round until its time cap (or one pass, whatever is longer).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,6 +18,10 @@ from typing import Any
 from workloads.dataio.images import Problems, kind_of, open_rgb, read_bytes
 
 MAX_FILES = 256      # decoded in a round; a sample of the data set's sizes
+# what a round holds at once, the first file always (the part needs one to time, and one is bounded by PIL's
+# pixel limit and images.MAX_FILE_BYTES): 256 ImageNet files are ~50 M pixels and ~30 MB, well under both
+ROUND_PIXELS = 64_000_000   # 192 MB as RGB
+ROUND_BYTES = 128 << 20
 IMAGE_SIZE = 224     # ResNet-50's training crop (workloads/resnet50: --image-size default)
 
 
@@ -45,15 +51,10 @@ def measure(paths: Sequence[str], device: Any, seconds: float) -> tuple[dict[str
     from workloads.resnet50.imagedata import training_transform
 
     problems = Problems()
-    loaded = [(p, read_bytes(p, problems)) for p in paths[:MAX_FILES]]
-    good: list[tuple[str, bytes, Any]] = []
-    for path, data in loaded:
-        if data is None:
-            continue
-        image = open_rgb(data, path, problems)
-        if image is not None:
-            good.append((path, data, image))
+    good, cut = _round_of(paths, problems, seconds)
     out: dict[str, Any] = {"decode_files": len(good)}
+    if cut:
+        out["decode_round_note"] = f"a round of {len(good)} of {min(len(paths), MAX_FILES)} file(s): {cut}"
     if not good:
         return out, problems
     pixels = sorted(img.size[0] * img.size[1] for _, _, img in good)
@@ -70,6 +71,41 @@ def measure(paths: Sequence[str], device: Any, seconds: float) -> tuple[dict[str
         torch.set_num_threads(threads)
     out.update(_on_device(jpegs, device, seconds))
     return out, problems
+
+
+def _round_of(paths: Sequence[str], problems: Problems, seconds: float) -> tuple[list[tuple[str, bytes, Any]], str]:
+    """The round: (path, bytes, RGB image) of the files in order until MAX_FILES, ROUND_BYTES read, ROUND_PIXELS
+    decoded or ``seconds`` spent reading (the first file that decodes always), and what cut it short ("" when
+    nothing did). What did not decode is counted in ``problems``."""
+    good: list[tuple[str, bytes, Any]] = []
+    nbytes = pixels = 0
+    reading = 0.0   # seconds spent reading (slow storage is the storage part's finding, not a reason to wait here)
+    for path in paths[:MAX_FILES]:
+        if good and reading >= seconds:
+            return good, f"its files read for {seconds:g} s"
+        if good and nbytes + _size(path) > ROUND_BYTES:   # known before it is read: a file that does not fit is not
+            return good, f"at most {ROUND_BYTES >> 20} MiB of files held at once"
+        t0 = time.perf_counter()
+        data = read_bytes(path, problems)
+        reading += time.perf_counter() - t0
+        if data is None:
+            continue
+        image = open_rgb(data, path, problems)
+        if image is None:
+            continue
+        size = image.size[0] * image.size[1]
+        if good and pixels + size > ROUND_PIXELS:
+            return good, f"at most {ROUND_PIXELS / 1e6:.0f} M pixels decoded at once"
+        good.append((path, data, image))
+        nbytes, pixels = nbytes + len(data), pixels + size
+    return good, ""
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0   # read_bytes counts it unreadable
 
 
 def _on_device(jpegs: list[Any], device: Any, seconds: float) -> dict[str, Any]:
@@ -108,5 +144,6 @@ def describe(m: dict[str, Any]) -> str:
         return f"{v:,.0f} images/s" if isinstance(v, (int, float)) else "N/A"
 
     device = fig("device_decode") if "device_decode" in m else m.get("device_decode_note", "N/A")
+    cut = f" ({m['decode_round_note']})" if m.get("decode_round_note") else ""
     return (f"decode per core: PIL {fig('pil_per_core')}, torchvision {fig('torchvision_per_core')}; "
-            f"ResNet-50 train transforms {fig('transforms_per_core')}; on the device: {device}")
+            f"ResNet-50 train transforms {fig('transforms_per_core')}; on the device: {device}{cut}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from workloads.dataio import storage, survey
+from workloads.safe_text import file_name
 
 WALK_S = 3.0
 READ_S = 1.0
@@ -35,13 +36,15 @@ def check(path: str) -> dict[str, Any]:
     worries = []
     if kind in SLOW:
         worries.append(f"the data is on {s.mount.describe() if s.mount else kind}")
-    skipped = [f"{n} {what}" for n, what in ((s.unreadable, "unreadable"), (s.loops, "link loop(s)")) if n]
+    skipped = [f"{n} {what}" for n, what in ((s.unreadable, "unreadable"), (s.loops, "link loop(s)"),
+                                             (s.oversize, survey.OVERSIZE)) if n]
     if skipped:
         worries.append(f"{' and '.join(skipped)} skipped")
     status = "WARN" if worries else "PASS"
-    zh = f"{s.root}：{s.mount.fs_type if s.mount else '未知文件系统'}，{'至少 ' if not s.complete else ''}{s.images:,} 个图像文件" \
+    zh = f"{file_name(s.root)}：{s.mount.fs_type if s.mount else '未知文件系统'}，{'至少 ' if not s.complete else ''}{s.images:,} 个图像文件" \
          + (f"，读取 {rate:,.0f} 个文件/秒" if rate else "") \
-         + (f"；跳过不可读 {s.unreadable} 个、链接环 {s.loops} 个" if s.unreadable or s.loops else "")
+         + (f"；跳过不可读 {s.unreadable} 个、链接环 {s.loops} 个" if s.unreadable or s.loops else "") \
+         + (f"；跳过大于任何图像可能大小的文件 {s.oversize} 个" if s.oversize else "")
     return {"status": status, "evidence": said, "value": round(rate, 1) if rate else None, "unit": "files/s",
             "hint": (f"{'; '.join(worries)}: run {full}" if worries else ""),
             "zh": {"evidence": zh, **({"hint": full_zh} if worries else {})}}

@@ -14,6 +14,8 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
+from workloads.safe_text import file_name
+
 CHUNK = 1 << 20
 SEQUENTIAL_SHARE = 0.25     # of the sampled files, the largest quarter is read for MB/s, the rest for files/s
 SEQUENTIAL_MIN_BYTES = 64 << 20
@@ -43,7 +45,7 @@ def drop_cache(paths: Sequence[str]) -> tuple[int, str | None]:
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError as exc:
-            why = why or f"{os.path.basename(path)}: {exc.strerror or exc}"
+            why = why or f"{file_name(os.path.basename(path))}: {exc.strerror or exc}"
             continue
         try:
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
@@ -57,39 +59,44 @@ def drop_cache(paths: Sequence[str]) -> tuple[int, str | None]:
 
 def read_files(files: Sequence[tuple[str, int]], seconds: float, again_until: float = 0.0,
                clock: Callable[[], float] = time.perf_counter) -> dict[str, float | int]:
-    """Read whole files until all are read or ``seconds`` pass: {files, bytes, seconds, failed}. With
-    ``again_until`` the list is read again until that many seconds have passed (a warm pass over a few
-    hundred files takes milliseconds: too short to time)."""
+    """Read files in chunks until all are read or ``seconds`` pass, inside a file too (a sparse terabyte is read
+    at memory speed for minutes): {files (read whole), bytes, seconds, failed}. With ``again_until`` the list
+    is read again until that many seconds have passed (a warm pass over a few hundred files takes
+    milliseconds: too short to time)."""
     buf = bytearray(CHUNK)
     view = memoryview(buf)
     done = failed = nbytes = 0
     t0 = clock()
+    deadline = t0 + seconds
     passes = 0
     while files and (passes == 0 or (clock() - t0 < again_until and done)):
         passes += 1
         for path, _ in files:
-            if done and clock() - t0 >= seconds:
+            if (done or nbytes or failed) and clock() >= deadline:
                 break
-            got = _read_one(path, view)
+            got = _read_one(path, view, deadline, clock)
             if got is None:
                 failed += 1
             else:
-                done, nbytes = done + 1, nbytes + got
-        if clock() - t0 >= seconds:
+                done, nbytes = done + got[1], nbytes + got[0]
+        if clock() >= deadline:
             break
     return {"files": done, "bytes": nbytes, "seconds": max(clock() - t0, 1e-9), "failed": failed}
 
 
-def _read_one(path: str, view: memoryview) -> int | None:
-    """The bytes of one whole file, or None when it cannot be read."""
+def _read_one(path: str, view: memoryview, deadline: float, clock: Callable[[], float]) -> tuple[int, bool] | None:
+    """(bytes read, whether to the file's end) of one file, read a chunk at a time until its end or ``deadline``;
+    None when it cannot be read."""
     nbytes = 0
     try:
         with open(path, "rb", buffering=0) as handle:
             while n := handle.readinto(view):
                 nbytes += n
+                if clock() >= deadline:
+                    return nbytes, False
     except OSError:
         return None
-    return nbytes
+    return nbytes, True
 
 
 def measure(files: Sequence[tuple[str, int]], fs_kind: str | None, seconds: float) -> dict[str, object]:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from workloads.dataio import mounts
+from workloads.dataio.images import MAX_FILE_BYTES, OVERSIZE
+from workloads.safe_text import file_name
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".ppm", ".pgm")
 MAX_ENTRIES = 500_000      # files and folders looked at before the walk stops and calls its counts a sample
@@ -35,6 +37,7 @@ class Survey:
     complete: bool = True          # False: the walk stopped at a cap, counts are at least these
     loops: int = 0                 # links back to a folder already entered
     unreadable: int = 0            # files or folders that cannot be read (permissions, broken links)
+    oversize: int = 0              # image files larger than any image can be: never read
     examples: list[str] = field(default_factory=list)   # a few of the skipped paths, relative
     sample: list[tuple[str, int]] = field(default_factory=list)   # (path, bytes) of image files, uniform
 
@@ -49,7 +52,8 @@ class Survey:
     def skip(self, path: str, kind: str) -> None:
         setattr(self, kind, getattr(self, kind) + 1)
         if len(self.examples) < 5:
-            self.examples.append(os.path.relpath(path, self.root))
+            # shown on the terminal and in run.log: a name's escape sequences go (the rule of workloads.safe_text)
+            self.examples.append(file_name(os.path.relpath(path, self.root)))
 
 
 class NoData(Exception):
@@ -59,11 +63,11 @@ class NoData(Exception):
 def check_root(root: str) -> str:
     """The real path of a readable folder, or NoData with the reason."""
     if not os.path.exists(root):
-        raise NoData(f"data directory {root} does not exist")
+        raise NoData(f"data directory {file_name(root)} does not exist")
     if not os.path.isdir(root):
-        raise NoData(f"data path {root} is not a directory")
+        raise NoData(f"data path {file_name(root)} is not a directory")
     if not os.access(root, os.R_OK | os.X_OK):
-        raise NoData(f"data directory {root} cannot be read (permission denied)")
+        raise NoData(f"data directory {file_name(root)} cannot be read (permission denied)")
     return os.path.realpath(root)
 
 
@@ -106,30 +110,39 @@ def survey(root: str, *, max_entries: int = MAX_ENTRIES, sample_size: int = SAMP
             except OSError:   # a broken link, a loop of file links, a name gone since the listing
                 s.skip(entry.path, "unreadable")
                 continue
-            if not stat.S_ISREG(info.st_mode):
-                continue
-            if not os.access(entry.path, os.R_OK):
-                s.skip(entry.path, "unreadable")
-                continue
-            s.files += 1
-            s.bytes_seen += info.st_size
-            if entry.name.lower().endswith(IMAGE_SUFFIXES):
-                s.images += 1
-                item = (entry.path, info.st_size)
-                if len(s.sample) < sample_size:
-                    s.sample.append(item)
-                else:   # reservoir sampling: every image seen is kept with the same chance
-                    j = rng.randrange(s.images)
-                    if j < sample_size:
-                        s.sample[j] = item
+            if stat.S_ISREG(info.st_mode):
+                _count(s, entry, info.st_size, sample_size, rng)
         if stack and (looked >= max_entries or clock() > deadline):
             s.complete = False
             break
     if not s.images:
-        skipped = f"; {s.unreadable} unreadable and {s.loops} link loop(s) skipped" if s.unreadable or s.loops else ""
-        raise NoData(f"data directory {root} holds no image files ({s.files} other file(s){skipped})")
+        skipped = " and ".join(f"{n} {what}" for n, what in ((s.unreadable, "unreadable"), (s.loops, "link loop(s)"),
+                                                            (s.oversize, OVERSIZE)) if n)
+        skipped = f"; {skipped} skipped" if skipped else ""
+        raise NoData(f"data directory {file_name(root)} holds no image files ({s.files} other file(s){skipped})")
     s.sample.sort()   # the same order on every run over the same tree
     return s
+
+
+def _count(s: Survey, entry: os.DirEntry, size: int, sample_size: int, rng: random.Random) -> None:
+    """One regular file: skipped when unreadable, or an image larger than any can be (never read, so never held
+    whole); else counted, and an image kept in the sample with the same chance as every other (a reservoir)."""
+    if not os.access(entry.path, os.R_OK):
+        s.skip(entry.path, "unreadable")
+        return
+    image = entry.name.lower().endswith(IMAGE_SUFFIXES)
+    if image and size > MAX_FILE_BYTES:
+        s.skip(entry.path, "oversize")
+        return
+    s.files += 1
+    s.bytes_seen += size
+    if not image:
+        return
+    s.images += 1
+    if len(s.sample) < sample_size:
+        s.sample.append((entry.path, size))
+    elif (j := rng.randrange(s.images)) < sample_size:
+        s.sample[j] = (entry.path, size)
 
 
 def describe(s: Survey) -> str:
@@ -140,8 +153,8 @@ def describe(s: Survey) -> str:
     free = f"{s.free_bytes / 1e9:,.1f} GB free" if s.free_bytes is not None else "free space unknown"
     spread = (f"median {sizes['median'] / 1e3:,.0f} kB (p10 {sizes['p10'] / 1e3:,.0f}, p90 {sizes['p90'] / 1e3:,.0f}, "
               f"largest {sizes['max'] / 1e3:,.0f} kB)") if sizes else "no sizes"
-    skipped = [f"{n} {what}" for n, what in ((s.unreadable, "unreadable skipped"), (s.loops, "link loop(s) skipped"))
-               if n]
-    return (f"{s.root}: {where}; {free}; {at_least}{s.images:,} image file(s) of {at_least}{s.files:,}, "
+    skipped = [f"{n} {what}" for n, what in ((s.unreadable, "unreadable skipped"), (s.loops, "link loop(s) skipped"),
+                                             (s.oversize, f"{OVERSIZE} skipped")) if n]
+    return (f"{file_name(s.root)}: {where}; {free}; {at_least}{s.images:,} image file(s) of {at_least}{s.files:,}, "
             f"{spread}" + (f"; {', '.join(skipped)}" if skipped else "")
             + ("" if s.complete else f" (walk stopped after {MAX_ENTRIES:,} entries or {WALK_SECONDS:g} s: a sample)"))

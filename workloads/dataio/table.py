@@ -19,7 +19,7 @@ def survey_metrics(s: Any) -> dict[str, Any]:
             "free_bytes": s.free_bytes, "files": s.files, "images": s.images, "data_bytes": s.bytes_seen,
             "survey_complete": s.complete, "median_file_bytes": sizes.get("median"),
             "p90_file_bytes": sizes.get("p90"), "largest_file_bytes": sizes.get("max"),
-            "unreadable": s.unreadable, "link_loops": s.loops}
+            "unreadable": s.unreadable, "link_loops": s.loops, "oversize": s.oversize}
 
 
 def _cell(value: Any, digits: int = 0) -> str:
