@@ -11,7 +11,6 @@ temporary file left by a killed process starts with a dot and ends in
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -98,11 +97,12 @@ class Bundle:
         self.files[name] = text.encode("utf-8")
 
     def add_json(self, name: str, obj: Any) -> None:
-        text = json.dumps(self.redactor.obj(obj), indent=2, ensure_ascii=False, default=str) + "\n"
-        self.add_text(name, text)
+        """An object as JSON, redacted as JSON (not as text: the file stays JSON, issue 37)."""
+        self._spooled.pop(name, None)
+        self.files[name] = self.redactor.json_text(obj).encode("utf-8")
 
     def add_jsonl(self, name: str, text: str) -> None:
-        """JSON lines redacted object by object (keys and option lists), then as text."""
+        """JSON lines redacted object by object (keys and option lists), each line still JSON."""
         self.files[name] = self.redactor.jsonl(text).encode("utf-8")
 
     def add_binary(self, name: str, data: bytes) -> None:

@@ -155,9 +155,11 @@ class RunStore:
         # the secrets of this environment the arguments hold, hashed: an export made later, from a shell
         # without the variable, still redacts them (tui.report.redact.record_for_run; imported here, at the
         # first run, not at the workbench's start)
-        from tui.report.redact import RECORD_KEY, record_for_run
+        from tui.report.redact import RECORD_KEY, record_for_run, without_url_passwords
 
         recorded = record_for_run(data)
+        # a URL's password (--url http://user:pw@host/v1) is not kept: config.json is what gets backed up
+        data = without_url_passwords(data)
         if recorded is not None:
             data[RECORD_KEY] = recorded
         made = False

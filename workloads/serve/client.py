@@ -23,7 +23,7 @@ import json
 import ssl
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 from urllib.parse import urlsplit
 
 from workloads.safe_text import one_line
@@ -41,6 +41,7 @@ _READ = 65536
 _ERROR_BODY = 65536     # what an error answer may hold before it is cut (a server's HTML page)
 _HEADER_LINE = 16384
 _CLOSED_FIRST = "the server closed the connection before answering"
+REDACTED = "[redacted]"    # for the key a server echoed: the report's marker (tui.report.redact.REDACTED)
 
 
 class BadUrl(ValueError):
@@ -67,6 +68,11 @@ class Endpoint:
         except ValueError:
             raise BadUrl(f"--url {url!r}: the port is not a number from 1 to 65535") from None
         return cls(parts.scheme, parts.hostname, port, parts.path.rstrip("/"), api_key)
+
+    def scrub(self, text: str) -> str:
+        """What the server said, the key it may echo ("Incorrect API key provided: <key>") replaced by the marker
+        (before any cut to a width: no half of the key is left); it reaches the terminal, run.log and events."""
+        return text.replace(self.api_key, REDACTED) if self.api_key else text
 
     @property
     def root(self) -> str:
@@ -161,7 +167,7 @@ class Connection:
                 raise Answer(BROKEN, _CLOSED_FIRST)
             parts = status_line.split(None, 2)
             if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
-                raise Answer(BAD_RESPONSE, one_line(status_line.decode("latin-1"), 80))
+                raise Answer(BAD_RESPONSE, one_line(self.endpoint.scrub(status_line.decode("latin-1")), 80))
             headers: dict[str, str] = {}
             while True:
                 line = await self.reader.readline()
@@ -260,18 +266,18 @@ async def read_error(conn: Connection, status: int, headers: dict[str, str]) -> 
                 break
     except Answer:
         pass
-    return Answer(f"HTTP {status}", error_message(body))
+    return Answer(f"HTTP {status}", error_message(body, conn.endpoint.scrub))
 
 
-def error_message(body: bytes) -> str:
+def error_message(body: bytes, scrub: Callable[[str], str] = str) -> str:   # scrub: before the message is cut
     try:
         found = json.loads(body)
     except ValueError:
-        return one_line(body.decode("utf-8", "replace"), 160)
+        return one_line(scrub(body.decode("utf-8", "replace")), 160)
     if isinstance(found, dict):
         error = found.get("error", found)
         found = error.get("message", error) if isinstance(error, dict) else error
-    return one_line(found, 160)
+    return one_line(scrub(str(found)), 160)
 
 
 async def get_json(conn: Connection, path: str, payload: Any = None) -> tuple[int, Any]:
@@ -353,7 +359,7 @@ async def _events(conn: Connection, headers: dict[str, str], out: Outcome, chat:
                 out.output_tokens = _count(usage.get("completion_tokens"))
                 out.prompt_tokens = _count(usage.get("prompt_tokens"))
             if "error" in event:
-                raise Answer(STREAM_ERROR, error_message(payload))
+                raise Answer(STREAM_ERROR, error_message(payload, conn.endpoint.scrub))
     if last is not None:
         out.latency = last - out.sent
 

@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import threading
+from typing import Callable
 
 from workloads.child.harness import WorkloadError, log
 from workloads.command.job import Job, pump
@@ -36,9 +37,12 @@ def command_of(text: str) -> list[str]:
 
 
 class LaunchedServer:
-    def __init__(self, argv: list[str], grace_s: float, env: dict[str, str] | None = None):
+    def __init__(self, argv: list[str], grace_s: float, env: dict[str, str] | None = None,
+                 scrub: Callable[[str], str] = str):
         self.job = Job(argv, env={**os.environ, **(env or {})}, grace_s=grace_s)
-        self.copy = LogCopy(lambda text: log(f"[server] {text}"), tail=50)
+        # its output goes through ``scrub`` first (the key replaced: a server may print the key it was given)
+        self.copy = LogCopy(lambda text: log(f"[server] {scrub(text)}"), tail=50)
+        self.scrub = scrub
         self._reader: threading.Thread | None = None
 
     def start(self) -> int:
@@ -55,7 +59,7 @@ class LaunchedServer:
         return self.job.process.poll() if self.job.process is not None else None
 
     def last_lines(self) -> str:
-        lines = [one_line(line, 200) for line in list(self.copy.tail)[-_NAMED_LINES:]]
+        lines = [one_line(self.scrub(line), 200) for line in list(self.copy.tail)[-_NAMED_LINES:]]
         return " | ".join(lines) if lines else "(it printed nothing)"
 
     async def ready(self, endpoint: Endpoint, cap_s: float) -> float:

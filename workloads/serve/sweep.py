@@ -46,7 +46,7 @@ class Sweep:
         self.windows_left_out = 0
         self.grouped = False                 # a note said the server streams several tokens a chunk
         self.checked = False                 # the server answered as an OpenAI API: a result is worth writing
-        self.server = LaunchedServer(launch, args.grace, launch_env) if launch else None
+        self.server = LaunchedServer(launch, args.grace, launch_env, endpoint.scrub) if launch else None
         self.card = CardDuringLevels()
 
     @property
@@ -80,7 +80,8 @@ class Sweep:
 
     def _settings(self) -> dict[str, Any]:
         kind = self.levels[0].kind
-        return {"served_model": self.model, "endpoint": self.path, "input_len": None if self.prompts else self.args.input_len,
+        return {"served_model": self.endpoint.scrub(self.model or "") or None,   # a name the server gave
+                "endpoint": self.path, "input_len": None if self.prompts else self.args.input_len,
                 "output_len": self.args.output_len,
                 "concurrency" if kind == "concurrency" else "request_rate":
                     ",".join(f"{lv.value:g}" for lv in self.levels),
@@ -154,9 +155,9 @@ class Sweep:
             if not served:
                 raise WorkloadError(f"GET {where} lists no model", hint="name it with --model", bad_input=False)
             self.model = served[0]
-            log(f"[cardbench] model: {one_line(self.model, 200)} (the first the server lists)")
+            log(f"[cardbench] model: {one_line(self.endpoint.scrub(self.model), 200)} (the first the server lists)")
         elif self.model not in served:
-            names = ", ".join(one_line(s, 100) for s in served[:10]) or "none"
+            names = ", ".join(one_line(self.endpoint.scrub(s), 100) for s in served[:10]) or "none"
             raise WorkloadError(f"the server does not serve model {self.model!r}; it serves: {names}",
                                 hint="--model takes one of those names", bad_input=False)
 

@@ -33,6 +33,10 @@ class Behaviour:
     models: tuple[str, ...] = ("test-model",)
     api_key: str | None = None
     fail_every: int = 0       # every Nth completion is answered 500
+    # every Nth completion refused as OpenAI's API refuses a wrong key, echoing the key the request carried
+    # ("Incorrect API key provided: <key>"): with a 401, or inside a 200 stream when echo_in_stream
+    echo_key_every: int = 0
+    echo_in_stream: bool = False
     break_every: int = 0      # every Nth stream stops half-way, the connection dropped
     usage: bool = True        # honours stream_options.include_usage
     die_after: int = 0        # the server goes away (socket and connections) after N completions
@@ -161,13 +165,14 @@ class TestServer:
             writer.write(_json(200, {"count": words, "tokens": list(range(words)), "max_model_len": 4096}))
         elif path in ("/v1/completions", "/v1/chat/completions"):
             return await self._complete(json.loads(body), path.endswith("chat/completions"), Stamps(received, arrived),
-                                        writer)
+                                        writer, headers.get("authorization", ""))
         else:
             writer.write(_json(404, {"error": {"message": f"no route {path}"}}))
         await writer.drain()
         return True
 
-    async def _complete(self, ask: dict[str, Any], chat: bool, stamps: Stamps, writer: asyncio.StreamWriter) -> bool:
+    async def _complete(self, ask: dict[str, Any], chat: bool, stamps: Stamps, writer: asyncio.StreamWriter,
+                        auth: str = "") -> bool:
         b = self.behaviour
         self.completions += 1
         n = self.completions
@@ -179,6 +184,9 @@ class TestServer:
             return True
         if b.refuse_ignore_eos and "ignore_eos" in ask:
             writer.write(_json(b.refuse_ignore_eos, {"detail": "Unexpected fields in the request: {'ignore_eos'}"}))
+            return True
+        if b.echo_key_every and n % b.echo_key_every == 0:
+            writer.write(_echoed_key(auth.removeprefix("Bearer ").strip(), b.echo_in_stream))
             return True
         if b.fail_every and n % b.fail_every == 0:
             writer.write(_json(500, {"error": {"message": "internal error (on demand)"}}))
@@ -249,6 +257,17 @@ def _token(rid: str, chat: bool) -> bytes:
                        "choices": [{"index": 0, "delta": {"content": " tok"}, "finish_reason": None}]})
     return _event({"id": rid, "object": "text_completion",
                    "choices": [{"index": 0, "text": " tok", "logprobs": None, "finish_reason": None}]})
+
+
+def _echoed_key(key: str, in_stream: bool) -> bytes:
+    """OpenAI's refusal of a wrong key, the key in its words: as a 401, or as an error event in a 200 stream."""
+    error = {"message": f"Incorrect API key provided: {key}. You can find your API key at "
+                        "https://platform.openai.com/account/api-keys.", "type": "invalid_request_error",
+             "code": "invalid_api_key"}
+    if not in_stream:
+        return _json(401, {"error": error})
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + _event({"error": error}) + b"0\r\n\r\n")
 
 
 def _chunk(data: bytes) -> bytes:

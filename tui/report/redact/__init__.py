@@ -20,9 +20,11 @@ Two more things keep a secret out when the text it was in is cut short or the va
 4. a secret the run's arguments or config hold when the run is created (an ``$HF_TOKEN`` inside a
    ``--data`` path) is recorded with the run (:func:`record_for_run`, ``config.json["redact"]``): a salted
    SHA-256 digest and the value's shape (its runs of letters and digits replaced by their lengths),
-   never the value. An export made later from a shell without the variable (the README's export after a
-   crash) finds it again (:meth:`Redactor.learn_run`, :meth:`Redactor.discover`): a stretch of text of
-   that shape, whole words, whose digest matches is learned like any other secret;
+   never the value; so is the value of a variable a secret option names (``--api-key-env VAR``), which a
+   server may echo back. An export made later from a shell without the variable (the README's export after
+   a crash) finds it again (:meth:`Redactor.learn_run`, :meth:`Redactor.discover`): a stretch of text of
+   that shape, whole words, whose digest matches is learned like any other secret. A URL's password is not
+   kept in config.json itself (:func:`without_url_passwords`: ``http://user:[redacted]@host/v1``);
 5. what is drawn (the screenshot, the text screen, the charts) is drawn from redacted copies of the runs
    (:meth:`Redactor.record`), so a field or a line cut to its width can only cut the marker, never half a
    secret; and a drawn screen goes through :meth:`Redactor.screen`, which also removes what a cut left of a
@@ -37,7 +39,8 @@ result as the whole text through them, in linear time.
 The package, by job: :mod:`~tui.report.redact.rules` (what looks secret), :mod:`~tui.report.redact.scrub` (a
 text through the patterns), :mod:`~tui.report.redact.redactor` (the :class:`Redactor`),
 :mod:`~tui.report.redact.recorded` and :mod:`~tui.report.redact.run_record` (what a run records and how it is
-found again), :mod:`~tui.report.redact.fragments` (what a cut left on a drawn screen) and
+found again), :mod:`~tui.report.redact.fragments` (what a cut left on a drawn screen),
+:mod:`~tui.report.redact.as_json` (a .json or .jsonl file redacted as JSON, so it stays JSON) and
 :mod:`~tui.report.redact.live` (what the live screen shows).
 """
 
@@ -49,9 +52,9 @@ from tui.report.redact.redactor import Redactor
 from tui.report.redact.rules import (ENV_ALLOW_EXACT, ENV_ALLOW_PREFIXES, MIN_FRAGMENT, MIN_LEARNED, REDACTED,
                                      env_allowed, is_secret_name)
 from tui.report.redact.rules import LINEWISE_FROM as _LINEWISE_FROM  # noqa: F401 - the tests: line-wise vs whole
-from tui.report.redact.run_record import record_for_run
+from tui.report.redact.run_record import record_for_run, without_url_passwords
 from tui.report.redact.scrub import patterns as _patterns  # noqa: F401 - the tests' reference: a whole text
 
 __all__ = ["ENV_ALLOW_EXACT", "ENV_ALLOW_PREFIXES", "MIN_FRAGMENT", "MIN_LEARNED", "RECORD_KEY", "REDACTED",
            "Redactor", "env_allowed", "is_secret_name", "record_for_run", "redacted_args", "redacted_values",
-           "secret_shape", "without_record"]
+           "secret_shape", "without_record", "without_url_passwords"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
 import re
 import typing
@@ -14,11 +13,12 @@ from typing import Any, Iterable, Mapping
 
 from workloads.rundir import EVENTS
 from workloads.rundir.read import iter_jsonl, read_config
+from tui.report.redact import as_json
 from tui.report.redact.fragments import PIECE, screen_piece, secret_fragments
 from tui.report.redact.recorded import (LOOSE_UP_TO, MASK, RECORD_KEY, masked_candidates, may_hold, recorded_entries,
                                         salted_digest, shape_pattern, without_record)
 from tui.report.redact.rules import (HARMLESS_VALUES, LINEWISE_FROM, MIN_LEARNED, REDACTED, TOKEN_SHAPES,
-                                     URL_USERINFO, env_allowed, is_secret_name)
+                                     URL_USERINFO, VARIABLE_NAME, env_allowed, is_secret_name, names_variable)
 from tui.report.redact.scrub import alternation, flag_lines, leaves, patterns, reach
 
 
@@ -32,23 +32,37 @@ class Redactor:
         self._hidden: dict[str, list[tuple[str, str]]] = {}
         # short strings seen again and again (an event's unit, once per step): text() of each, once
         self._short: dict[str, str] = {}
-        self.learn_environment(os.environ if environ is None else environ)
+        self._environ: Mapping[str, str] = os.environ if environ is None else environ
+        # the values of the variables secret options name (--api-key-env VAR): a run records them whatever else
+        # its arguments hold (record_for_run), as a server may echo one back in its error
+        self.from_variables: set[str] = set()
+        self.learn_environment(self._environ)
 
     # -- learning -------------------------------------------------------------------------
 
-    def learn(self, value: Any) -> None:
+    def learn(self, value: Any) -> str | None:
+        """Learn a secret value; the value as learned (stripped), None when it is too short or harmless."""
         if not isinstance(value, str):
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 value = str(value)
             else:
-                return
+                return None
         value = value.strip().strip("\"'")
         if len(value) < MIN_LEARNED or value.lower() in HARMLESS_VALUES:
-            return
+            return None
         if value not in self._secrets:
             self._secrets.add(value)
             self._pattern = None
             self._short.clear()
+        return value
+
+    def learn_variable(self, name: Any) -> None:
+        """The value of the variable a secret option names (``--api-key-env HOSTILE_SRV``), whatever it is called."""
+        if not isinstance(name, str) or not VARIABLE_NAME.fullmatch(name):
+            return
+        learned = self.learn(self._environ.get(name))
+        if learned is not None:
+            self.from_variables.add(learned)
 
     def learn_environment(self, environ: Mapping[str, str]) -> None:
         for name, value in environ.items():
@@ -71,11 +85,11 @@ class Redactor:
         for i, item in enumerate(items):
             if item.startswith("-"):
                 name, eq, value = item.partition("=")
-                if is_secret_name(name):
-                    if eq:
-                        self.learn(value)
-                    elif i + 1 < len(items):
-                        self.learn(items[i + 1])
+                if is_secret_name(name) and (eq or i + 1 < len(items)):
+                    value = value if eq else items[i + 1]
+                    self.learn(value)
+                    if names_variable(name):
+                        self.learn_variable(value)
             self.learn_from_text(item)
 
     def learn_from_obj(self, obj: Any) -> None:
@@ -88,6 +102,8 @@ class Redactor:
                     else:
                         for leaf in leaves(value):
                             self.learn(leaf)
+                    if names_variable(str(key)):
+                        self.learn_variable(value)
                 self.learn_from_obj(value)
         elif isinstance(obj, (list, tuple)):
             self.learn_from_args(obj)
@@ -287,40 +303,22 @@ class Redactor:
         return "\n".join(out)
 
     def jsonl(self, text: str) -> str:
-        """JSON lines scrubbed object by object (secret keys, option lists, strings), then as text.
+        """JSON lines redacted object by object, each line still JSON (:func:`~tui.report.redact.as_json.jsonl`)."""
+        return as_json.jsonl(self, text)
 
-        A line nothing in could be scrubbed (no trigger, no learned value, no backslash: a JSON escape
-        hides what it spells) is kept as it is, undecoded: most of a long run's events.jsonl.
-        """
-        # split at "\n" only: a JSON string may hold U+2028, which splitlines() would cut it at
-        body = text[:-1] if text.endswith("\n") else text
-        if not body:
-            return ""
-        if self._hidden:
-            self.discover(body)
-        lines = body.split("\n")
-        flags = flag_lines(body, lines, also="\\")
-        present = [s for s in self._secrets if s in body]
-        if flags is not None and not present and not any(flags):
-            # nothing :meth:`text` would find either (its patterns all need a trigger)
-            return body + "\n"
-        out = []
-        for i, line in enumerate(lines):
-            if flags is not None and not flags[i] and not any(s in line for s in present):
-                out.append(line)
-                continue
-            try:
-                out.append(json.dumps(self.obj(json.loads(line)), separators=(",", ":"), ensure_ascii=False))
-            except (ValueError, RecursionError):
-                # a torn line, or one nested too deep to walk: kept as it is (and still scrubbed as text)
-                out.append(line)
-        return self.text("\n".join(out) + ("\n" if out else ""))
+    def json_text(self, obj: Any) -> str:
+        """An object as a bundle's JSON file, redacted as JSON (:func:`~tui.report.redact.as_json.json_text`)."""
+        return as_json.json_text(self, obj)
 
     def obj(self, obj: Any) -> Any:
-        """A JSON-like object with secret-keyed values and secret option arguments blanked, strings scrubbed."""
+        """A JSON-like object with secret-keyed values and secret option arguments blanked, strings (keys too)
+        scrubbed; a number that is a learned secret is the marker."""
         if isinstance(obj, Mapping):
-            return {str(k): (REDACTED if is_secret_name(str(k)) and v not in (None, "") else self.obj(v))
+            return {self._short_text(str(k)): (REDACTED if is_secret_name(str(k)) and v not in (None, "")
+                                               else self.obj(v))
                     for k, v in obj.items()}
+        if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+            return REDACTED if self._secrets and str(obj) in self._secrets else obj
         if isinstance(obj, (list, tuple)):
             out: list[Any] = []
             blank_next = False

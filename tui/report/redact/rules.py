@@ -101,6 +101,18 @@ def is_secret_name(name: str) -> bool:
     return any(p in _SECRET_PARTS or p.endswith(_SECRET_ENDINGS) or p.startswith(_SECRET_STARTS) for p in parts)
 
 
+# the last part of a secret option's name that says its value is a variable's name, the secret the variable's value
+# (``--api-key-env HOSTILE_SRV``: the key is what HOSTILE_SRV holds, whatever the variable is called)
+_NAMES_VARIABLE = ("env", "var", "variable")
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}")
+
+
+def names_variable(name: str) -> bool:
+    """Does a secret option or key (``--api-key-env``, ``hf_token_var``) take the name of the variable holding it?"""
+    parts = _parts(name.lstrip("-"))
+    return len(parts) > 1 and parts[-1] in _NAMES_VARIABLE and is_secret_name(name)
+
+
 def env_allowed(name: str) -> bool:
     return name in ENV_ALLOW_EXACT or name.startswith(ENV_ALLOW_PREFIXES)
 

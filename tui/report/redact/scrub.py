@@ -124,6 +124,12 @@ def _blank_key_value(match: re.Match[str]) -> str:
         replacement = f"&quot;{REDACTED}&quot;"
     elif value[:1] in "\"'":
         replacement = f"{value[0]}{REDACTED}{value[0]}"
+    elif match.group("q") == '"':
+        # JSON in a text (a log line): a bare value (a number, true, false) becomes the marker as a JSON string,
+        # and null, which holds nothing, stays; the line is still JSON
+        if value == "null":
+            return match.group(0)
+        replacement = f'"{REDACTED}"'
     else:
         replacement = REDACTED
     q = match.group("q")
