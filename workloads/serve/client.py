@@ -23,7 +23,7 @@ import json
 import ssl
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from workloads.safe_text import one_line
@@ -40,6 +40,7 @@ STREAM_ERROR = "error in the stream"
 _READ = 65536
 _ERROR_BODY = 65536     # what an error answer may hold before it is cut (a server's HTML page)
 _HEADER_LINE = 16384
+MAX_EVENT_LINE = 1 << 20   # one SSE line: a token chunk is a few hundred bytes, a usage chunk under 1 KiB
 _CLOSED_FIRST = "the server closed the connection before answering"
 REDACTED = "[redacted]"    # for the key a server echoed: the report's marker (tui.report.redact.REDACTED)
 
@@ -320,15 +321,17 @@ async def stream(conn: Connection, path: str, payload: dict[str, Any], chat: boo
 
 
 async def _events(conn: Connection, headers: dict[str, str], out: Outcome, chat: bool) -> None:
-    pending = b""
+    pending = bytearray()   # the line not ended yet: appended to in place (bytes += bytes copied it each block)
     last = None
     done = False
     async for data, now in conn.body(headers):
         pending += data
         if b"\n" not in data:
+            if len(pending) > MAX_EVENT_LINE:   # a data: line that never ends would grow until --timeout
+                raise Answer(BAD_RESPONSE, f"a data: line over {MAX_EVENT_LINE >> 20} MiB without its end")
             continue
-        lines = pending.split(b"\n")
-        pending = lines.pop()
+        lines = bytes(pending).split(b"\n")
+        pending = bytearray(lines.pop())
         for line in lines:
             if not line.startswith(b"data:") or done:
                 continue
@@ -366,35 +369,3 @@ async def _events(conn: Connection, headers: dict[str, str], out: Outcome, chat:
 
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-_T = TypeVar("_T")
-
-
-async def within(awaitable: Awaitable[_T], timeout_s: float) -> _T:
-    """Its result, or asyncio.TimeoutError after ``timeout_s``. asyncio.timeout where there is one (3.11+):
-    3.11's wait_for returns the result of a request that ended just as the task was cancelled and drops the
-    cancellation, so a SIGTERM then went unheard for the rest of the level (seen on CI)."""
-    if hasattr(asyncio, "timeout"):
-        async with asyncio.timeout(timeout_s):
-            return await awaitable
-    # 3.10: no asyncio.timeout, and its wait_for drops the cancellation the same way. The timer cancels this
-    # task, and only that cancellation becomes the timeout; any other stays a cancellation
-    task = asyncio.current_task()
-    assert task is not None
-    expired = False
-
-    def expire() -> None:
-        nonlocal expired
-        expired = True
-        task.cancel()
-
-    timer = asyncio.get_running_loop().call_later(timeout_s, expire)
-    try:
-        return await awaitable
-    except asyncio.CancelledError:
-        if expired:
-            raise asyncio.TimeoutError from None
-        raise
-    finally:
-        timer.cancel()

@@ -17,7 +17,8 @@ from workloads.child.harness import WorkloadError, log
 from workloads.command.job import Job, pump
 from workloads.command.output import LogCopy
 from workloads.safe_text import one_line
-from workloads.serve.client import Answer, Connection, Endpoint, get_json, within
+from workloads.serve.client import Answer, Connection, Endpoint, get_json
+from workloads.serve.within import within
 
 _POLL_S = 0.5
 _NAMED_LINES = 3

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from workloads.serve.client import TIMEOUT, Connection, Endpoint, Outcome, stream, within
+from workloads.serve.client import TIMEOUT, Connection, Endpoint, Outcome, stream
+from workloads.serve.within import within
 
 # common English words that are one token each, with their leading space, in the GPT-2, Llama and Qwen BPE
 # vocabularies: a prompt of N of them is about N tokens where the server has no /tokenize to say exactly

@@ -12,7 +12,8 @@ from typing import Any
 
 from workloads.child.harness import Emitter, Stopped, WorkloadError, log
 from workloads.safe_text import one_line
-from workloads.serve.client import BROKEN, CONNECT, TIMEOUT, Answer, Connection, Endpoint, Outcome, get_json, within
+from workloads.serve.client import BROKEN, CONNECT, TIMEOUT, Answer, Connection, Endpoint, Outcome, get_json
+from workloads.serve.within import within
 from workloads.serve.card import CardDuringLevels
 from workloads.serve.figures import level_figures
 from workloads.serve.launch import LaunchedServer

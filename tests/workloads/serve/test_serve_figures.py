@@ -121,3 +121,38 @@ def test_a_stream_that_is_not_tokens_is_an_error_of_its_kind(line, kind):
 
     outcome = asyncio.run(go())
     assert not outcome.ok and outcome.error == kind
+
+
+def test_a_data_line_that_never_ends_is_an_error_at_its_cap_not_at_the_timeout():
+    # item 15 of issue 37: the line grew (quadratically, bytes += bytes) until --timeout; now one error at 1 MiB
+    import asyncio
+    import time
+
+    from workloads.serve.client import BAD_RESPONSE, MAX_EVENT_LINE, Connection, Endpoint, stream
+
+    async def go():
+        async def answer(reader, writer):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+            block = b"x" * 65536
+            try:
+                for _ in range(4 * MAX_EVENT_LINE // len(block)):
+                    writer.write(b"%x\r\n%s\r\n" % (len(block), block))
+                    await writer.drain()
+                await asyncio.sleep(30)
+            except (ConnectionError, asyncio.CancelledError):
+                pass
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        conn = Connection(Endpoint.parse(f"http://127.0.0.1:{port}/v1"))
+        try:
+            return await stream(conn, "/v1/completions", {"prompt": "x"}, chat=False)
+        finally:
+            conn.close()
+            server.close()
+
+    t0 = time.monotonic()
+    outcome = asyncio.run(go())
+    assert time.monotonic() - t0 < 10
+    assert not outcome.ok and outcome.error == BAD_RESPONSE and "without its end" in outcome.detail

@@ -1,4 +1,4 @@
-"""A stop is never lost to a request that ends as it comes (workloads.serve.client.within)."""
+"""A stop is never lost to a request that ends as it comes (workloads.serve.within.within)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from workloads.serve.client import within
+from workloads.serve.within import within
 
 
 @pytest.fixture(autouse=True, params=["asyncio.timeout", "3.10's way"])
