@@ -32,3 +32,12 @@ class WorkloadError(Exception):
         self.message = message
         self.hint = hint
         self.exit_code = exit_codes.BAD_INPUT if bad_input else exit_codes.FAILED
+
+
+def clipped(text: str, keep: int = 40, *, quote: bool = False) -> str:
+    """``text`` for a one-line refusal: whole when short, else its start and its length, so a 127 KB argument or
+    a 400-digit number is named without being repeated. ``quote`` puts it in quotes as ``repr`` would."""
+    if len(text) <= 2 * keep:
+        return repr(text) if quote else text
+    start = repr(text[:keep]) if quote else text[:keep]
+    return f"{start}... ({len(text):,} characters)"

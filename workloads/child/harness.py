@@ -35,7 +35,7 @@ from typing import Any, Callable, NoReturn, Sequence, TextIO
 
 from workloads import exit_codes, protocol
 from workloads.child.parent import die_with_runner
-from workloads.errors import WorkloadError, first_line
+from workloads.errors import WorkloadError, clipped, first_line
 from workloads.exit_codes import HELP_SHOWN
 from workloads.protocol import CHECK_ARGS_ENV
 
@@ -144,13 +144,13 @@ class ArgumentParser(argparse.ArgumentParser):
 def _number(text: str, kind: type, minimum: float, inclusive: bool, what: str):
     try:
         value = kind(text)
-    except ValueError:
+    except ValueError:  # a 100,000-digit argument is named by its start and length, not repeated
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
+            f"{clipped(text, quote=True)} is not {'an integer' if kind is int else 'a number'}") from None
     if not math.isfinite(value):  # inf passes a lower bound: --temperature inf sampled uniformly, status ok
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {clipped(text)}")
     if not (value >= minimum if inclusive else value > minimum):
-        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
+        raise argparse.ArgumentTypeError(f"must be {what}, got {clipped(text)}")
     return value
 
 

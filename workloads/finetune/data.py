@@ -12,15 +12,14 @@ A file is tokenized with ``--weights DIR``'s ``tokenizer.json`` when the directo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
 
 from workloads.child.harness import WorkloadError
+from workloads.finetune import corpus
 
 POOL_BATCHES = 4
-HINT = "give a text file or a JSONL file with a 'text' field per line"
 
 
 class Batches:
@@ -31,7 +30,7 @@ class Batches:
 
     def batch_of(self, step: int) -> torch.Tensor:
         rows = (torch.arange(self.batch) + (step - 1) * self.batch) % self.windows.shape[0]
-        return self.windows[rows]
+        return self.windows[rows].long()   # a file's windows are held in one or four bytes a token
 
 
 def synthetic(vocab: int, batch: int, seq_len: int, seed: int) -> Batches:
@@ -40,52 +39,22 @@ def synthetic(vocab: int, batch: int, seq_len: int, seed: int) -> Batches:
     return Batches(pool, batch, f"synthetic: {pool.shape[0]} random sequences of {seq_len} tokens, cycled")
 
 
-def from_file(path: Path, vocab: int, batch: int, seq_len: int, tokenizer_dir: Path | None) -> Batches:
-    text = _read_text(path)
-    ids, how = _tokenize(text, tokenizer_dir)
-    if ids and max(ids) >= vocab:
-        raise WorkloadError(f"--data {path}: token id {max(ids)} is beyond the model's vocabulary of {vocab}",
-                            hint="use the tokenizer of the --weights directory")
-    n = len(ids) // (seq_len + 1)
+def from_file(path: Path, vocab: int, batch: int, seq_len: int, tokenizer_dir: Path | None,
+              tokens_needed: int | None = None) -> Batches:
+    """The file's tokens cut into sequences of ``seq_len`` + 1, read as a stream (:mod:`~workloads.finetune.corpus`)
+    up to ``tokens_needed`` (what the run's steps take; None: the whole file) and viewed, not copied: one byte a
+    byte-level token, four a tokenizer's, widened to int64 a batch at a time by :meth:`Batches.batch_of`."""
+    tokens = corpus.read(path, tokenizer_dir, tokens_needed)
+    count = len(tokens.ids)
+    n = count // (seq_len + 1)
     if n == 0:
-        raise WorkloadError(f"--data {path} gives {len(ids)} tokens ({how}), fewer than one sequence of "
+        raise WorkloadError(f"--data {path} gives {count} tokens ({tokens.how}), fewer than one sequence of "
                             f"{seq_len} + 1", hint="give more text, or a lower --seq-len")
-    windows = torch.tensor(ids[:n * (seq_len + 1)], dtype=torch.long).view(n, seq_len + 1)
-    return Batches(windows, batch, f"{path}: {len(ids):,} tokens ({how}), {n} sequences of {seq_len}, cycled")
-
-
-def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WorkloadError(f"--data {path}: cannot read it as UTF-8 text ({type(exc).__name__})", hint=HINT) from None
-    lines = [line for line in raw.splitlines() if line.strip()]
-    if not lines:
-        raise WorkloadError(f"--data {path} is empty", hint=HINT)
-    if path.suffix.lower() not in (".jsonl", ".ndjson") and not lines[0].lstrip().startswith("{"):
-        return raw
-    texts = []
-    for number, line in enumerate(lines, start=1):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            raise WorkloadError(f"--data {path}: line {number} is not JSON", hint=HINT) from None
-        if isinstance(record, dict) and isinstance(record.get("text"), str):
-            texts.append(record["text"])
-        elif isinstance(record, dict):
-            texts.extend(v for v in record.values() if isinstance(v, str))  # prompt/response and the like
-    if not any(t.strip() for t in texts):
-        raise WorkloadError(f"--data {path}: no line holds text", hint=HINT)
-    return "\n".join(texts)
-
-
-def _tokenize(text: str, tokenizer_dir: Path | None) -> tuple[list[int], str]:
-    path = tokenizer_dir / "tokenizer.json" if tokenizer_dir is not None else None
-    if path is not None and path.is_file():
-        try:
-            from tokenizers import Tokenizer
-
-            return Tokenizer.from_file(str(path)).encode(text).ids, f"tokenized with {path}"
-        except ImportError:
-            pass
-    return list(text.encode("utf-8")), "byte-level tokens: no tokenizer given (ids 0-255)"
+    dtype = torch.uint8 if isinstance(tokens.ids, bytearray) else torch.int32
+    windows = torch.frombuffer(tokens.ids, dtype=dtype, count=n * (seq_len + 1)).view(n, seq_len + 1)
+    largest = int(windows.max())
+    if largest >= vocab:
+        raise WorkloadError(f"--data {path}: token id {largest} is beyond the model's vocabulary of {vocab}",
+                            hint="use the tokenizer of the --weights directory")
+    read = f"{count:,} tokens" if tokens.whole else f"the first {count:,} tokens, what the run's steps take"
+    return Batches(windows, batch, f"{path}: {read} ({tokens.how}), {n} sequences of {seq_len}, cycled")

@@ -9,6 +9,7 @@ from typing import Any
 
 from workloads.child import data_parallel, multinode
 from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_int, positive_float, positive_int
+from workloads.finetune import budget
 from workloads.finetune.flops import TARGETS
 from workloads.finetune.spec import BATCH_SIZE, SEQ_LEN, SPEC, STEPS
 from workloads.llm.plan import known_models
@@ -68,10 +69,12 @@ def model_config(args: Any) -> tuple[LlamaConfig, str]:
                             hint="--model takes a preset name; --weights DIR loads a local checkpoint")
     name = args.model
     if args.weights is not None:
+        from workloads.checkpoint_files import check_files
         from workloads.llm.hf_config import read_config
         from workloads.llm.presets import preset_name
 
         config = read_config(args.weights)
+        check_files(args.weights)  # its shard index and links, before a run directory exists
         name = preset_name(config)
     return config, name
 
@@ -126,15 +129,16 @@ def check(args: Any) -> LlamaConfig:
         if args.lora_dropout:
             raise WorkloadError("--check-against-cpu needs the same steps on both sides; dropout draws differ",
                                 hint="use --lora-dropout 0")
-    if args.data is not None:
-        check_text_file(args.data)
+    file_bytes = check_text_file(args.data) if args.data is not None else None
+    budget.check_host(args, config, name, world, file_bytes)
     if multinode.is_multinode(args) and args.gpus is None and not data_parallel.in_worker():
         raise WorkloadError("--nnodes and --rdzv-endpoint need --gpus N|all: the processes on each node")
     return config
 
 
-def check_text_file(path: Path) -> None:
-    """--data must be a non-empty UTF-8 text file (JSONL is text too)."""
+def check_text_file(path: Path) -> int:
+    """--data must be a non-empty UTF-8 text file (JSONL is text too): its first 64 KB are checked here, every byte
+    as the run reads it (workloads/finetune/corpus.py); its size."""
     path = Path(os.path.expanduser(path))
     if not path.is_file():
         raise WorkloadError(f"--data {path}: {'no such file' if not path.exists() else 'not a file'}",
@@ -152,3 +156,4 @@ def check_text_file(path: Path) -> None:
     if b"\0" in head:
         raise WorkloadError(f"--data {path} is not text (it holds NUL bytes)",
                             hint="give a text file or a JSONL file with a 'text' field per line")
+    return path.stat().st_size

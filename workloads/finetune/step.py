@@ -27,13 +27,13 @@ import torch.nn.functional as F
 from workloads.child import data_parallel
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError
-from workloads.finetune import flops, lora, meta_init
+from workloads.finetune import budget, flops, lora, meta_init
 from workloads.finetune.options import check_batch
 from workloads.llm.model import Llama
 from workloads.llm.presets import LlamaConfig
 from workloads.resnet50 import amp_diagnosis
 from workloads.resnet50.precision import Precision
-from workloads.resnet50.setup import OOM_INJECT_ENV
+from workloads.resnet50.setup import OOM_INJECT_ENV, total_memory
 
 
 class Setup:
@@ -55,6 +55,8 @@ class Setup:
         if self.distributed:
             data_parallel.init_process_group(self.device)
         self.micro = check_batch(args.batch_size, self.world, args.grad_accum)
+        # the device's memory is known now: a step it cannot hold is refused before the model is built
+        budget.check_device(args, config, self.micro, self.world, self.device, total_memory(self.device))
         self.accum = args.grad_accum
         self.lr = args.lr or (1e-4 if args.mode == "full" else 1e-3)
         oom = os.environ.get(OOM_INJECT_ENV)

@@ -16,7 +16,7 @@ from typing import Any
 
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
-from workloads.finetune import cpu_check, data, flops
+from workloads.finetune import budget, cpu_check, data, flops
 from workloads.finetune.options import UNIT
 from workloads.finetune.step import Setup, Step
 from workloads.llm.fit import gib
@@ -53,11 +53,12 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
 
 
 def prepare(emitter: Emitter, args: Any, config: LlamaConfig) -> Loop:
-    """The model, optimiser, data and estimate built, the start event sent and the plan logged: ready to step."""
+    """The model, optimiser, data and estimate built, the start event sent and the plan logged: ready to step.
+    The data is read and checked first, then Setup refuses a step the device cannot hold: before the model is built."""
+    batches = _batches(args, config)
     s = Setup(args, config, emitter)
-    batches = _batches(args, config, s.micro)
     step = Step(s)
-    estimate = _estimate(args, config, s, s.micro)
+    estimate = budget.step_estimate(args, config, s.micro, s.world)
     s.start(step.requested, data_description=batches.description, fit_estimate_bytes=estimate.total)
     if s.is_main:
         log(f"finetune {args.mode} of {args.model if args.weights is None else args.weights} on {s.device_name}: "
@@ -72,19 +73,11 @@ def prepare(emitter: Emitter, args: Any, config: LlamaConfig) -> Loop:
     return Loop(s, step, batches, estimate)
 
 
-def _batches(args: Any, config: LlamaConfig, micro: int) -> data.Batches:
+def _batches(args: Any, config: LlamaConfig) -> data.Batches:
     if args.data is None:
         return data.synthetic(config.vocab_size, args.batch_size, args.seq_len, args.seed)
-    return data.from_file(args.data, config.vocab_size, args.batch_size, args.seq_len, args.weights)
-
-
-def _estimate(args: Any, config: LlamaConfig, s: Setup, micro: int) -> Any:
-    e = flops.step_memory(config, micro, args.seq_len, args.amp, args.mode, args.activation_checkpointing,
-                          args.lora_rank, args.lora_target_names)
-    if s.world > 1:  # FSDP keeps 1/N of the weights, gradients and moments on each device
-        e = type(e)(weights=e.weights // s.world, activations=e.activations, gradients=e.gradients // s.world,
-                    optimizer=e.optimizer // s.world)
-    return e
+    return data.from_file(args.data, config.vocab_size, args.batch_size, args.seq_len, args.weights,
+                          budget.tokens_needed(args))
 
 
 def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException) -> WorkloadError:
@@ -92,7 +85,7 @@ def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException
     total = total_memory(s.device)
 
     def at(micro: int) -> int:
-        return _estimate(args, s.config, s, micro).total
+        return budget.step_estimate(args, s.config, micro, s.world).total
 
     fits = flops.largest_batch(total, at) if total else 0
     largest = (f"the largest micro-batch that would fit is about {fits} (--batch-size {fits * s.world * s.accum})"

@@ -25,7 +25,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     """Shape, prompt and limits, checked before any torch work; raises WorkloadError on bad input."""
     config = SIZES[args.model_size or "124M"]
     if args.weights is not None:
-        from workloads.generate.weights import weights_files  # imports torch: only when weights are given
+        from workloads.checkpoint_files import weights_files
 
         weights_files(args.weights)  # a missing dir or checkpoint fails now, before the model is built
         found = read_config(args.weights)

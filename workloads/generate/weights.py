@@ -16,6 +16,8 @@ and raw little-endian tensors), so no dependency is needed for real weights.
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
 import struct
 from pathlib import Path
@@ -27,11 +29,10 @@ from workloads.generate.gpt2 import GPT2
 from workloads.generate.config import GPT2Config
 from workloads.child.harness import WorkloadError
 from workloads.errors import first_line
+from workloads.checkpoint_files import checkpoint_files, weights_files  # noqa: F401 - weights_files: its callers'
+from workloads.safe_text import file_name, one_line
 
-SAFETENSORS = "model.safetensors"
-SAFETENSORS_INDEX = "model.safetensors.index.json"
-TORCH_BIN = "pytorch_model.bin"
-
+_MAX_HEADER_BYTES = 100_000_000   # the safetensors package's cap on a header
 # buffers that old checkpoints carry beside the parameters: the causal mask, recomputed here
 _IGNORED = re.compile(r"^h\.\d+\.attn\.(bias|masked_bias)$")
 
@@ -40,26 +41,6 @@ _SAFETENSORS_DTYPES = {
     "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8,
     "BOOL": torch.bool,
 }
-
-
-def weights_files(directory: Path) -> list[Path]:
-    """The checkpoint file(s) in ``directory``, safetensors first."""
-    if not directory.is_dir():
-        why = "is not a directory" if directory.exists() else "does not exist"
-        raise WorkloadError(f"weights directory {str(directory)!r} {why}",
-                            hint="--weights takes a local Hugging Face GPT-2 directory")
-    index = directory / SAFETENSORS_INDEX
-    if index.is_file():
-        try:
-            shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
-        except (OSError, ValueError, KeyError, AttributeError) as exc:
-            raise WorkloadError(f"cannot read {index}: {exc}") from None
-        return [directory / shard for shard in shards]
-    for name in (SAFETENSORS, TORCH_BIN):
-        if (directory / name).is_file():
-            return [directory / name]
-    raise WorkloadError(f"no {SAFETENSORS} or {TORCH_BIN} in {directory}",
-                        hint="--weights takes a local Hugging Face GPT-2 directory")
 
 
 def read_safetensors(path: Path) -> dict[str, torch.Tensor]:
@@ -72,39 +53,85 @@ def read_safetensors(path: Path) -> dict[str, torch.Tensor]:
 
 
 def _read_safetensors_plain(path: Path) -> dict[str, torch.Tensor]:
+    """The safetensors format without the package. Its checks come first, as the package's do, so that a byte of
+    tensor data is read once at most: offsets that overlap let 200 names copy the same 10 MB 200 times."""
     out: dict[str, torch.Tensor] = {}
     with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size < 8:
+            raise ValueError(f"{size} bytes: too short for a safetensors header")
         (header_len,) = struct.unpack("<Q", f.read(8))
-        header: dict[str, Any] = json.loads(f.read(header_len))
-        base = 8 + header_len
-        for name, info in header.items():
-            if name == "__metadata__":
-                continue
-            dtype = _SAFETENSORS_DTYPES.get(info["dtype"])
-            if dtype is None:
-                raise ValueError(f"tensor {name!r} has unsupported dtype {info['dtype']}")
-            start, end = info["data_offsets"]
-            f.seek(base + start)
+        if header_len > min(size - 8, _MAX_HEADER_BYTES):
+            raise ValueError(f"a header of {header_len:,} bytes in a file of {size:,}")
+        header = json.loads(f.read(header_len))
+        for name, dtype, shape, start, end in _layout(header, size - 8 - header_len):
+            f.seek(8 + header_len + start)
             data = bytearray(f.read(end - start))
-            shape = tuple(info["shape"])
+            if len(data) != end - start:
+                raise ValueError(f"the file ended inside tensor {_name(name)}")  # it shrank as it was read
             tensor = torch.frombuffer(data, dtype=dtype) if data else torch.empty(0, dtype=dtype)
             out[name] = tensor.reshape(shape)
     return out
 
 
+def _layout(header: Any, data_len: int) -> list[tuple[str, torch.dtype, list[int], int, int]]:
+    """Each tensor's (name, dtype, shape, start, end), checked as the safetensors package checks them: the
+    tensors tile the data exactly (sorted by offset, each starts where the one before ends, the last ends at
+    the file's end) and each holds dtype x shape bytes. ValueError names the first that does not."""
+    if not isinstance(header, dict):
+        raise ValueError("the header is not a JSON object")
+    entries = sorted((_entry(name, info) for name, info in header.items() if name != "__metadata__"),
+                     key=lambda e: (e[3], e[4]))
+    at = 0
+    for name, _, _, start, end in entries:
+        if start != at:
+            raise ValueError(f"tensor {_name(name)} at bytes [{start}, {end}) overlaps or leaves a gap "
+                             "(each must start where the one before ends)")
+        at = end
+    if at != data_len:
+        raise ValueError(f"the tensors end at byte {at} of the data, which holds {data_len}")
+    return entries
+
+
+def _entry(name: str, info: Any) -> tuple[str, torch.dtype, list[int], int, int]:
+    """One header entry, its types and its size checked (safetensors' own rules: integers, never floats)."""
+    if not isinstance(info, dict):
+        raise ValueError(f"tensor {_name(name)} is not a JSON object")
+    code = info.get("dtype")
+    dtype = _SAFETENSORS_DTYPES.get(code) if isinstance(code, str) else None
+    if dtype is None:
+        raise ValueError(f"tensor {_name(name)} has unsupported dtype {one_line(repr(code), limit=40)}")
+    shape, offsets = info.get("shape"), info.get("data_offsets")
+    if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
+        raise ValueError(f"tensor {_name(name)} has shape {one_line(shape, limit=60)}, not a list of sizes")
+    if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(n) is int for n in offsets)
+            and 0 <= offsets[0] <= offsets[1]):
+        raise ValueError(f"tensor {_name(name)} has data_offsets {one_line(offsets, limit=60)}, not two byte offsets")
+    start, end = offsets
+    count = math.prod(shape)
+    if count * dtype.itemsize != end - start:
+        raise ValueError(f"tensor {_name(name)} has {end - start} bytes for {count} {code} values "
+                         f"({count * dtype.itemsize} bytes)")
+    return name, dtype, shape, start, end
+
+
+def _name(name: str) -> str:
+    return one_line(repr(name), limit=80)
+
+
 def read_state_dict(directory: Path) -> dict[str, torch.Tensor]:
     state: dict[str, torch.Tensor] = {}
-    for path in weights_files(directory):
+    for path, real in checkpoint_files(directory):
         try:
             if path.suffix == ".safetensors":
-                part = read_safetensors(path)
+                part = read_safetensors(real)
             else:
-                part = torch.load(path, map_location="cpu", weights_only=True)
+                part = torch.load(real, map_location="cpu", weights_only=True)
         except Exception as exc:  # noqa: BLE001 - any unreadable checkpoint is the same user error
-            raise WorkloadError(f"cannot read {path}: {_why_unreadable(exc)}",
+            raise WorkloadError(f"cannot read {file_name(path)}: {_why_unreadable(exc)}",
                                 hint="the file is damaged or not a PyTorch/safetensors checkpoint") from None
         if not isinstance(part, dict):
-            raise WorkloadError(f"{path} does not hold a state dict")
+            raise WorkloadError(f"{file_name(path)} does not hold a state dict")
         state.update(part)
     return state
 

@@ -17,6 +17,12 @@ SDPA keeps none), or with activation checkpointing each block's input only plus 
 the logits and their gradient (``2 x vocabulary`` per token, fp32 for the loss) on top. LoRA freezes
 the weights (no gradient, no moments) and trains rank-r adapters on the seven projections of a layer.
 
+Both count the host objects the model is built of (:func:`module_bytes`): each ``nn.Module`` and each
+parameter is a few hundred bytes to a few KB of Python and tensor bookkeeping whatever its width, so a
+config of 10^6 layers of width 2 holds 128 MB of tensors and ~25 GB of modules (measured here: 25.4 KB
+a layer of nine modules and six parameters, 32.3 KB with q/k norms and biases: ~2.3 KB a module and ~0.76 KB
+a parameter; the constants below count 2% under, so a shape refused by them would not have been built).
+
 The inference estimate is checked against the peak the workload measures (tests/workloads/llm).
 """
 
@@ -31,6 +37,8 @@ ADAMW_STATE_BYTES = 8   # two fp32 moments a parameter
 MASTER_BYTES = 4        # the fp32 copy mixed precision updates, when the weights are 16-bit
 LORA_RANK = 16
 WORKSPACE_BYTES = 8 * 2**20
+MODULE_BYTES = 2300     # one nn.Module on the host: its object, __dict__ and the ordered dicts of its members
+PARAMETER_BYTES = 700   # one parameter's Python object and tensor bookkeeping, its data counted apart
 
 
 @dataclass(frozen=True)
@@ -41,10 +49,25 @@ class Estimate:
     gradients: int = 0
     optimizer: int = 0
     workspace: int = WORKSPACE_BYTES
+    modules: int = 0        # the module and parameter objects on the host (module_bytes)
 
     @property
     def total(self) -> int:
-        return self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer + self.workspace
+        return (self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer + self.workspace
+                + self.modules)
+
+
+def module_bytes(config: LlamaConfig) -> int:
+    """Host bytes of the objects :class:`workloads.llm.model.Llama` is built of, before any weight: per layer a
+    block, two norms, attention, its two products, the MLP and its two (nine modules), six parameters, and q/k
+    norms and a q/k/v bias where the family has them; the decoder, its layer list and final norm on top."""
+    modules, parameters = 9, 6
+    if config.qk_norm:
+        modules, parameters = modules + 2, parameters + 2
+    if config.attention_bias:
+        parameters += 1
+    top = 3 * MODULE_BYTES + (3 if not config.tie_word_embeddings else 2) * PARAMETER_BYTES
+    return top + config.num_hidden_layers * (modules * MODULE_BYTES + parameters * PARAMETER_BYTES)
 
 
 def inference(config: LlamaConfig, batch: int, context: int, prefill: int, element_size: int) -> Estimate:
@@ -55,7 +78,7 @@ def inference(config: LlamaConfig, batch: int, context: int, prefill: int, eleme
     activations = batch * prefill * per_token * element_size + batch * config.vocab_size * element_size
     return Estimate(weights=config.parameter_count() * element_size,
                     kv_cache=batch * context * config.kv_bytes_per_token(element_size),
-                    activations=activations)
+                    activations=activations, modules=module_bytes(config))
 
 
 def _activations_per_token(config: LlamaConfig, element_size: int, checkpointing: bool) -> int:
@@ -86,14 +109,15 @@ def training(config: LlamaConfig, batch: int, seq_len: int, element_size: int, m
     weights = params * element_size + (0 if method == "full" else trained * element_size)
     return Estimate(weights=weights + trained * master,
                     activations=batch * seq_len * _activations_per_token(config, element_size, checkpointing),
-                    gradients=trained * element_size, optimizer=trained * ADAMW_STATE_BYTES)
+                    gradients=trained * element_size, optimizer=trained * ADAMW_STATE_BYTES,
+                    modules=module_bytes(config))
 
 
 def largest_batch(config: LlamaConfig, context: int, prefill: int, element_size: int, free: int) -> int:
     """The most sequences of ``context`` positions that fit in ``free`` bytes (0: not even one)."""
     one = inference(config, 1, context, prefill, element_size)
     per_sequence = one.kv_cache + one.activations
-    room = free - one.weights - one.workspace
+    room = free - one.weights - one.workspace - one.modules
     return max(0, room // per_sequence) if per_sequence else 0
 
 
@@ -133,7 +157,7 @@ def fit_table(config: LlamaConfig, batch: int, context: int, prefill: int, eleme
     for name, e in cases:
         rows.append({"use": name, "total_bytes": e.total, "weights_bytes": e.weights, "kv_cache_bytes": e.kv_cache,
                      "activations_bytes": e.activations, "gradients_bytes": e.gradients,
-                     "optimizer_bytes": e.optimizer, "workspace_bytes": e.workspace,
+                     "optimizer_bytes": e.optimizer, "workspace_bytes": e.workspace, "modules_bytes": e.modules,
                      "fits": None if free is None else e.total <= free,
                      "cards": None if not free else cards_needed(e.total, free)})
     return rows

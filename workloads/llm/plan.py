@@ -11,11 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloads.child.harness import WorkloadError
+from workloads.errors import clipped
 from workloads.llm.presets import PRESETS, LlamaConfig, preset, preset_name
 
 # the sweep's defaults: the issue's readiness table on an accelerator, a few small cells on the CPU
 SWEEP = {"input": (128, 1024, 2048), "output": (128, 1024), "batch": (1, 8, 32)}
 CPU_SWEEP = {"input": (32, 128), "output": (16, 64), "batch": (1, 4)}
+# the most cells a sweep may ask for: each is a warm-up and --repeat timed generations (the standard suite's sweep
+# has 4, the readiness table's default 18), so 1,024 is days of work already; the count is the product of the
+# lists' distinct values, never built to be counted (2,063 values each would be 8.8 x 10^9 cells)
+MAX_CELLS = 1024
 
 
 @dataclass(frozen=True)
@@ -49,9 +54,10 @@ def int_list(text: str) -> tuple[int, ...]:
     try:
         values = tuple(int(part) for part in text.split(",") if part.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of whole numbers") from None
+        raise argparse.ArgumentTypeError(f"{clipped(text, quote=True)} is not a comma-separated list of whole "
+                                         "numbers") from None
     if not values or any(v < 1 for v in values):
-        raise argparse.ArgumentTypeError(f"{text!r}: each value must be a whole number of 1 or more")
+        raise argparse.ArgumentTypeError(f"{clipped(text, quote=True)}: each value must be a whole number of 1 or more")
     return values
 
 
@@ -67,9 +73,12 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
                             hint="--model takes a preset name; --weights DIR loads a local checkpoint")
     name = preset_name(config)
     if args.weights is not None:
-        from workloads.llm.hf_config import read_config
+        from workloads.checkpoint_files import check_files
+        from workloads.llm.hf_config import config_path, read_config
 
         config = read_config(args.weights)
+        check_modules(config, str(config_path(args.weights)))  # the presets' modules are a few MB
+        check_files(args.weights)  # its shard index and links, before a run directory exists
         name = preset_name(config)
         if name == "custom":  # named by its shape, so compare tells two custom checkpoints apart
             name = (f"custom {config.family}, {config.num_hidden_layers} layers x {config.hidden_size}, "
@@ -86,18 +95,15 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
         tokenizer, prompt_ids = tokenize(args.weights, args.prompt, config.vocab_size)
         input_lens = (len(prompt_ids),)
     if args.sweep:
-        inputs = input_lens or defaults["input"]
-        outputs = args.output_len_list or defaults["output"]
-        batches = args.batch_list or defaults["batch"]
-        cells = tuple(Cell(i, o, b) for b in sorted(set(batches)) for i in sorted(set(inputs))
-                      for o in sorted(set(outputs)))
+        cells = sweep_cells(input_lens or defaults["input"], args.output_len_list or defaults["output"],
+                            args.batch_list or defaults["batch"])
     else:
         one = lambda values, default: values[0] if values else default  # noqa: E731
         cells = (Cell(one(input_lens, 128), one(args.output_len_list, 128), one(args.batch_list, 1)),)
         for flag, values in (("--input-len", args.input_len_list), ("--output-len", args.output_len_list),
                              ("--batch-size", args.batch_list)):
             if values and len(values) > 1:
-                raise WorkloadError(f"{flag} {','.join(map(str, values))}: a list needs --sweep",
+                raise WorkloadError(f"{flag} {clipped(','.join(map(str, values)))}: a list needs --sweep",
                                     hint="one cell takes one value each; --sweep runs every combination")
     longest = max(c.context for c in cells)
     for what, length in (("input + output", longest), ("--pp", args.pp), ("--tg + 1", args.tg + 1 if args.tg else 0)):
@@ -105,6 +111,51 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
             raise WorkloadError(f"{what} is {length} positions, beyond {name}'s context of "
                                 f"{config.max_position_embeddings}", hint="lower the lengths")
     return Plan(config, name, cells, bool(args.sweep), args.pp, args.tg, prompt_ids, tokenizer)
+
+
+def sweep_cells(inputs: tuple[int, ...], outputs: tuple[int, ...], batches: tuple[int, ...]) -> tuple[Cell, ...]:
+    """Every input x output x batch cell, batch by batch; refused when the lists' distinct values multiply past
+    :data:`MAX_CELLS` (counted before any cell is built)."""
+    lists = [sorted(set(values)) for values in (inputs, outputs, batches)]
+    count = len(lists[0]) * len(lists[1]) * len(lists[2])
+    if count > MAX_CELLS:
+        raise WorkloadError(f"--sweep asks for {' x '.join(f'{len(v):,}' for v in lists)} = {count:,} cells; at most "
+                            f"{MAX_CELLS:,}", hint="fewer values in --input-len, --output-len or --batch-size")
+    return tuple(Cell(i, o, b) for b in lists[2] for i in lists[0] for o in lists[1])
+
+
+def host_room() -> tuple[int, str] | None:
+    """The host memory this process can take, and what sets it: the RAM available now, or the address-space limit
+    (ulimit -v, a container's) when that is lower; None when neither can be told."""
+    rooms = []
+    try:
+        import psutil
+
+        rooms.append((int(psutil.virtual_memory().available), "available on the host"))
+    except Exception:  # noqa: BLE001 - no figure, no refusal: the allocator still has its say
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            rooms.append((soft, "of address space (ulimit -v)"))
+    except (ImportError, OSError, ValueError):
+        pass
+    return min(rooms) if rooms else None
+
+
+def check_modules(config: LlamaConfig, source: str) -> None:
+    """Refuse a shape whose module objects alone outgrow the host before torch is imported or anything is built: they
+    live on the host whatever the device (10^6 layers of width 2 are 128 MB of tensors and ~25 GB of modules)."""
+    from workloads.llm.fit import gib, module_bytes
+
+    need, room = module_bytes(config), host_room()
+    if room is not None and need > room[0]:
+        raise WorkloadError(f"{source}: {config.num_hidden_layers:,} layers are about {gib(need)} of module objects "
+                            f"before any weight; the host has {gib(room[0])} {room[1]}",
+                            hint="a published model has at most a few hundred layers: a damaged or hostile "
+                                 "config.json")
 
 
 def identity(plan: Plan) -> dict[str, Any]:

@@ -54,7 +54,8 @@ def log_fit(plan: Plan, table: list[dict], dtype_name: str, free: int | None, mo
         verdict = "n/a" if row["fits"] is None else "fits" if row["fits"] else f"does not fit ({row['cards']} cards)"
         log(f"  {row['use']}: {fit.gib(row['total_bytes'])} (weights {fit.gib(row['weights_bytes'])}, KV "
             f"{fit.gib(row['kv_cache_bytes'])}, activations {fit.gib(row['activations_bytes'])}, gradients "
-            f"{fit.gib(row['gradients_bytes'])}, optimizer {fit.gib(row['optimizer_bytes'])}): {verdict}")
+            f"{fit.gib(row['gradients_bytes'])}, optimizer {fit.gib(row['optimizer_bytes'])}, modules "
+            f"{fit.gib(row['modules_bytes'])}): {verdict}")
     if most["largest_batch"] is not None:
         log(f"  inference at most: batch {most['largest_batch']} at {first.context} positions; "
             f"{most['largest_context']:,} positions at batch {first.batch}")
