@@ -19,7 +19,7 @@ from tui.panes.keys import workload_key
 from tui.panes.run_view import render_state
 from tui.view.run_state import RunState
 from workloads import registry
-from workloads.safe_text import one_line
+from workloads.safe_text import printable
 
 
 class WorkloadForm(Container):
@@ -194,9 +194,9 @@ class LauncherPane(VerticalScroll, can_focus=False):
 
     def show_args(self, name: str, args: list[str]) -> None:
         """Fill a workload's fields from a run's arguments (its config.json's: printable, as anything from a run
-        directory is on its way to the screen)."""
+        directory is on its way to the screen; newlines kept, since a command's script may hold them)."""
         if name in self.workloads:
-            self.form(name).set_values(values_from_args(name, [one_line(a) for a in args]))
+            self.form(name).set_values(values_from_args(name, [printable(a) for a in args]))
 
     def values(self, name: str | None = None) -> dict[str, str]:
         return self.form(name or self.selected).values()
