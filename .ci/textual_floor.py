@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # this checkou
 async def main() -> str:
     import textual
 
-    from tui.app import build_app
-    from tui.panes.trial_banner import _content
+    from tui.workbench.app import build_app
+    from tui.workbench.panes.trial_banner import _content
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CARDBENCH_CONFIG"] = str(Path(tmp) / "config.json")   # no user's trial or price

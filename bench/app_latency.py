@@ -48,7 +48,7 @@ if kind == "empty":
 
     app = Empty()
 else:
-    from tui.app import Workbench
+    from tui.workbench.app import Workbench
 
     class Timed(Workbench):
         def on_ready(self):
@@ -131,7 +131,7 @@ async def _press_keys(app, presses: int) -> list[float]:
 
 async def bench_keys(presses: int, with_workload: bool) -> float:
 
-    from tui.app import build_app
+    from tui.workbench.app import build_app
 
     with tempfile.TemporaryDirectory() as runs:
         app = build_app(runs)
@@ -176,7 +176,7 @@ async def bench_attached(day: Path, presses: int) -> tuple[float, float]:
     import json
     import threading
 
-    from tui.app import build_app
+    from tui.workbench.app import build_app
     from tui.store.live import LiveRun
 
     lines = (day / "telemetry.jsonl").read_text().splitlines()
@@ -217,7 +217,7 @@ async def bench_attached(day: Path, presses: int) -> tuple[float, float]:
 async def bench_redraw() -> float:
     import math
 
-    from tui.app import build_app
+    from tui.workbench.app import build_app
     from tui.telemetry.sample import DeviceSample, HostSample, Sample
     from workloads import protocol
 

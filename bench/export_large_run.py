@@ -104,7 +104,7 @@ def synthesise(root: Path, steps: int) -> Path:
 def in_process(run_dir: Path, out: Path) -> tuple[list[tuple[str, float, float]], float, float]:
     """export_bundle with a progress callback: (stage, wall seconds, CPU seconds of this process) in order,
     and the totals. The CPU figure tells the work from the wait on a machine that others load too."""
-    from tui.screenshot import app_screenshot
+    from tui.workbench.screenshot import app_screenshot
     from tui.telemetry import collect_once
 
     sample = collect_once()  # taken before the clock starts: the CLI's is in its own figure below

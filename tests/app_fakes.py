@@ -74,7 +74,7 @@ def child_factory(script: str, *args: str):
 
 async def choose_workload(app, pilot, name: str) -> None:
     """Choose a workload as a user does: its number key, or (past the tenth, which has none) the launcher's bar."""
-    from tui.panes.keys import workload_key
+    from tui.workbench.panes.keys import workload_key
 
     key = workload_key(app.workload_names.index(name))
     if key is not None:

@@ -42,8 +42,8 @@ def text_screen(monkeypatch):
     """`cardbench export` with a plain screen in place of the workbench re-drawn off-screen (a Textual app run:
     seconds on a loaded machine), for tests of what the export does with its runs, not of the screen. The screen
     itself is tested in tests/tui/test_screenshot_redrawn.py and tests/tui/test_app_snapshot.py."""
-    import tui.screenshot
+    import tui.workbench.screenshot
     from tui.report import png
 
-    monkeypatch.setattr(tui.screenshot, "app_screenshot",
+    monkeypatch.setattr(tui.workbench.screenshot, "app_screenshot",
                         lambda records, sample=None, timeout=60.0: (png.terminal_svg("cardbench", "cardbench"), None))

@@ -24,8 +24,8 @@ PACKAGES = ("tui", "workloads")
 
 TEXTUAL = ("textual", "textual_plotext", "plotext")
 TORCH = ("torch", "torchvision")
-# the only modules that may import Textual (ARCHITECTURE.md: the app, its panes and the screenshot module)
-UI = ("tui.app", "tui.panes", "tui.screenshot")
+# the only package that may import Textual (ARCHITECTURE.md: the workbench: app, panes, view-models, screenshot)
+UI = ("tui.workbench",)
 # entry points that start the UI (the workbench, or the headless export's off-screen screenshot): they may
 # import a UI module; every other tui module is UI-free and must not reach Textual through one
 UI_CALLERS = ("tui.cli", "tui.headless")
@@ -183,7 +183,7 @@ def layer_problems(modules: dict[str, Module], known_cycles: Iterable[frozenset[
             problems += [f"{m.name}:{line} imports {n}: torch is imported only in workload children"
                          for line, n in m.external(TORCH)]
         if not _in(m.name, UI):
-            problems += [f"{m.name}:{line} imports {n}: only {', '.join(UI)} import Textual"
+            problems += [f"{m.name}:{line} imports {n}: only {', '.join(UI)} imports Textual"
                          for line, n in m.external(TEXTUAL)]
         if not _in(m.name, UI + UI_CALLERS):
             problems += [f"{m.name}:{i.line} imports {t}: a UI-free module reaches Textual through it"
@@ -196,7 +196,7 @@ def layer_problems(modules: dict[str, Module], known_cycles: Iterable[frozenset[
 
 def test_no_import_cycles_and_the_layers_hold():
     modules = read_modules(ROOT)
-    assert {"tui.app", "tui.report", "workloads", "workloads.protocol"} <= set(modules)  # it read the tree
+    assert {"tui.workbench.app", "tui.report", "workloads", "workloads.protocol"} <= set(modules)  # it read the tree
     problems = layer_problems(modules, KNOWN_CYCLES)
     assert problems == [], "\n".join(problems)
     for cycle in set(KNOWN_CYCLES) - {frozenset(c) for c in _cycles(_graph(modules))}:
@@ -213,36 +213,36 @@ def _write(root: Path, files: dict[str, str]) -> None:
 def test_the_checker_reports_a_planted_cycle_and_planted_layer_breaks(tmp_path):
     _write(tmp_path, {
         "tui/__init__.py": "",
-        "tui/app.py": "import textual\nfrom tui.report import export\n",
-        "tui/panes/__init__.py": "",
-        "tui/panes/plots.py": "from textual.containers import Container\nfrom . import series_plot\n",
+        "tui/workbench/app.py": "import textual\nfrom tui.report import export\n",
+        "tui/workbench/panes/__init__.py": "",
+        "tui/workbench/panes/plots.py": "from textual.containers import Container\nfrom . import series_plot\n",
         # the cycle: plots -> series_plot (relative import above) -> plots
-        "tui/panes/series_plot.py": "from tui.panes.plots import Line\n",
+        "tui/workbench/panes/series_plot.py": "from tui.workbench.panes.plots import Line\n",
         "tui/report/__init__.py": "from tui.report import screen\n\ndef export():\n    pass\n",
         # a report module that reaches Textual and the app only when called
-        "tui/report/screen.py": "def shot():\n    import textual.app\n    from tui.app import build_app\n",
-        "tui/history.py": "def f():\n    import torch\n",
+        "tui/report/screen.py": "def shot():\n    import textual.app\n    from tui.workbench.app import build_app\n",
+        "tui/workbench/history.py": "def f():\n    import torch\n",
         "workloads/__init__.py": "",
         "workloads/protocol.py": "import json\n",
         "workloads/runner.py": "from workloads import protocol\n\ndef r():\n    from tui.store import RunStore\n",
-        "workloads/child.py": "import importlib\nimportlib.import_module('tui.history')\nimport torch\n",
+        "workloads/child.py": "import importlib\nimportlib.import_module('tui.store.live')\nimport torch\n",
         "tui/cli.py": "def check():\n    from workloads.child.harness import HELP_SHOWN\n",
     })
     problems = layer_problems(read_modules(tmp_path))
     assert sorted(problems) == sorted([
-        "import cycle: tui.panes.plots -> tui.panes.series_plot -> tui.panes.plots",
+        "import cycle: tui.workbench.panes.plots -> tui.workbench.panes.series_plot -> tui.workbench.panes.plots",
         # the lazy import in a function closes the cycle the report once had
-        "import cycle: tui.app -> tui.report -> tui.report.screen -> tui.app",
-        "tui.report.screen:2 imports textual.app: only tui.app, tui.panes, tui.screenshot import Textual",
-        "tui.report.screen:3 imports tui.app: a UI-free module reaches Textual through it",
-        "tui.history:2 imports torch: torch is imported only in workload children",
+        "import cycle: tui.report -> tui.report.screen -> tui.workbench.app -> tui.report",
+        "tui.report.screen:2 imports textual.app: only tui.workbench imports Textual",
+        "tui.report.screen:3 imports tui.workbench.app: a UI-free module reaches Textual through it",
+        "tui.workbench.history:2 imports torch: torch is imported only in workload children",
         "workloads.runner:4 imports tui.store: workloads/ never imports tui/",
-        "workloads.child:2 imports tui.history: workloads/ never imports tui/",
+        "workloads.child:2 imports tui.store.live: workloads/ never imports tui/",
         "tui.cli:2 imports workloads.child.harness: tui/ never imports workloads/child/",
     ])
     # allowing one cycle hides no other
-    allowed = layer_problems(read_modules(tmp_path), {frozenset({"tui.panes.plots", "tui.panes.series_plot"})})
-    assert [p for p in allowed if "cycle" in p] == ["import cycle: tui.app -> tui.report -> tui.report.screen -> tui.app"]
+    allowed = layer_problems(read_modules(tmp_path), {frozenset({"tui.workbench.panes.plots", "tui.workbench.panes.series_plot"})})
+    assert [p for p in allowed if "cycle" in p] == ["import cycle: tui.report -> tui.report.screen -> tui.workbench.app -> tui.report"]
 
 
 CHECK = """
@@ -257,10 +257,10 @@ print(",".join(heavy))
 @pytest.mark.parametrize("modules", [
     ["tui"], ["workloads"], ["workloads.spec", "workloads.protocol", "workloads.hints"], ["workloads.runner"],
     ["workloads.child.harness"],
-    ["tui.store", "tui.cli", "tui.commands.run"], ["tui.headless", "tui.report", "tui.report.screen"],
-    ["tui.telemetry", "tui.doctor"], ["tui.history", "tui.launch", "tui.plot_lines"],
+    ["tui.store", "tui.cli", "tui.cli.run"], ["tui.headless", "tui.report", "tui.report.screen"],
+    ["tui.telemetry", "tui.doctor"], ["tui.workbench.history", "tui.workbench.launch", "tui.workbench.plot_lines"],
     # the screenshot module imports the app only when it draws, so the headless export can hold it for free
-    ["tui.screenshot"],
+    ["tui.workbench.screenshot"],
 ])
 def test_light_modules_load_neither_torch_nor_textual(modules):
     out = subprocess.run([sys.executable, "-c", CHECK.format(modules=modules)],
@@ -274,7 +274,7 @@ def test_light_modules_load_neither_torch_nor_textual(modules):
 NOT_A_WORKLOAD = {
     ("tui.cli", "command"), ("tui.report.contents", "command"), ("tui.report.smi", "command"),
     ("tui.cli", "soak"),            # COMMAND_MODULES: the `cardbench soak` command's module
-    ("tui.commands.soak", "soak"),   # the command's name, and the workload it starts (a known exception)
+    ("tui.cli.soak", "soak"),   # the command's name, and the workload it starts (a known exception)
 }
 
 
@@ -418,13 +418,13 @@ def test_every_module_imports():
 NOT_AT_START = (
     # the export's machinery, the telemetry decoder (msgspec and its types: made on the first read) and the doctor
     "tui.report.bundle", "tui.report.redact", "zipfile", "torch", "msgspec", "tui.doctor", "tui.doctor.facts",
-    "tui.doctor.all_checks", "tui.panes.doctor", "tui.panes.export", "tui.view.export_runs", "tui.report",
+    "tui.doctor.all_checks", "tui.workbench.panes.doctor", "tui.workbench.panes.export", "tui.workbench.view.export_runs", "tui.report",
     # the run store, the session and its runner, the history, the sampler, the CPU trap, the events' classes
-    "tui.store", "tui.session", "workloads.runner", "tui.history", "tui.workbench_sampler", "tui.telemetry.sampler",
-    "tui.cpu_trap", "workloads.protocol", "workloads.rundir.read", "tui.view.run_times",
+    "tui.store", "tui.session", "workloads.runner", "tui.workbench.history", "tui.workbench.sampler", "tui.telemetry.sampler",
+    "tui.cpu_trap", "workloads.protocol", "workloads.rundir.read", "tui.report.run_times",
     # runs in progress (r, attach, D) and the screens and fields shown after a key or the first frame
-    "tui.store.live", "tui.store.follow", "psutil", "tui.detach", "tui.panes.live_runs", "tui.panes.confirm",
-    "tui.panes.fields", "tui.panes.series_plot", "tui.plot_lines", "textual_plotext", "plotext",
+    "tui.store.live", "tui.store.follow", "psutil", "tui.detach", "tui.workbench.panes.live_runs", "tui.workbench.panes.confirm",
+    "tui.workbench.panes.fields", "tui.workbench.panes.series_plot", "tui.workbench.plot_lines", "textual_plotext", "plotext",
     # the trial's clock and settings: read one refresh after the first frame (the banner is hidden without a trial)
     "tui.trial.clock", "tui.trial.config",
 )
@@ -433,7 +433,7 @@ NOT_AT_START = (
 # Textual calls before the Workbench's own (which then builds the fields and plots); no sampler, so no torch probe
 FIRST_FRAME = """
 import sys
-from tui.app import Workbench
+from tui.workbench.app import Workbench
 
 class FirstFrame(Workbench):
     def on_ready(self):
@@ -444,9 +444,9 @@ print(FirstFrame(sys.argv[1], start_sampler=False).run(headless=True, size=(120,
 
 
 def test_the_workbench_module_leaves_the_export_s_machinery_for_the_first_export():
-    check = f"import sys\nimport tui.app\nprint(sorted(m for m in {NOT_AT_START!r} if m in sys.modules))"
+    check = f"import sys\nimport tui.workbench.app\nprint(sorted(m for m in {NOT_AT_START!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert out.stdout.strip() == "[]", f"importing tui.app pulled in {out.stdout.strip()}"
+    assert out.stdout.strip() == "[]", f"importing tui.workbench.app pulled in {out.stdout.strip()}"
 
 
 def test_the_workbench_s_first_frame_leaves_what_it_does_not_draw_for_later(tmp_path):

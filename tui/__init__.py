@@ -1,6 +1,6 @@
 """cardbench's workbench and its UI-free services.
 
-Only `tui.app`, `tui.panes` and `tui.screenshot` import textual; nothing here imports torch
+Only `tui.workbench.app`, `tui.workbench.panes` and `tui.workbench.screenshot` import textual; nothing here imports torch
 (tests/test_imports.py walks the imports to hold both).
 """
 

@@ -18,7 +18,7 @@ import pytest
 
 from app_fakes import FakeTelemetry, child_factory, fake_sample, frozen_clock
 from paths import TESTS
-from tui.app import build_app
+from tui.workbench.app import build_app
 from tui.store import load_run
 
 SIZE = (120, 36)
@@ -169,7 +169,7 @@ class TwoIdleCards(FakeTelemetry):
 
 
 async def test_work_on_the_cpu_beside_listed_cards_is_the_loudest_thing_on_the_screen(runs_dir):
-    from tui.plot_lines import thermal_lines, util_lines
+    from tui.workbench.plot_lines import thermal_lines, util_lines
 
     factory = child_factory("steady.py", "100000", "0.05")  # starts on "cpu", like resnet50 when torch sees no card
     app = make_app(runs_dir, factory, telemetry_source=TwoIdleCards)
@@ -484,7 +484,7 @@ HANGUP_CHILD = """
 import sys
 sys.path.insert(0, {tests!r})
 from app_fakes import child_factory
-from tui.app import build_app
+from tui.workbench.app import build_app
 
 app = build_app({runs!r}, start_sampler=False, runner_factory=child_factory("hang.py", {pids!r}), stop_grace_s=0.5)
 

@@ -15,8 +15,8 @@ import pytest
 from app_fakes import choose_workload
 from paths import CHILDREN
 from tui import detach
-from tui.app import build_app
-from tui.panes.live_runs import LiveRunsScreen
+from tui.workbench.app import build_app
+from tui.workbench.panes.live_runs import LiveRunsScreen
 from tui.store.live import LIVE_FILE, live_runs, read_live, stop_live
 from tui.store import load_run
 from workloads import registry
@@ -135,7 +135,7 @@ async def test_s_starts_a_workload_whose_spec_says_detached_as_d_does(tick, runs
 # --- issue 37 item 14: a live.json is a claim, not a proof --------------------------------------------------
 
 async def test_a_hand_written_live_json_naming_an_unrelated_process_is_neither_listed_nor_stopped(runs_dir):
-    from tui.panes.confirm import Confirm
+    from tui.workbench.panes.confirm import Confirm
     from tui.store.live import LiveRun
 
     # an unrelated process, leading a session and a group of its own (as a detached run does): its real pid and

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from test_app import SIZE, make_app, wait_for
 from tui.doctor import FAIL, PASS, SKIP, WARN, DoctorCheck
-from tui.panes import keys
-from tui.panes.doctor import log_lines
-from tui.panes.messages import DoctorFinished
+from tui.workbench.panes import keys
+from tui.workbench.panes.doctor import log_lines
+from tui.workbench.panes.messages import DoctorFinished
 
 CHECKS = [
     DoctorCheck("management CLI answers", PASS, "nvidia-smi lists 2 GPU(s)"),

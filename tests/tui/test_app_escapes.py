@@ -11,12 +11,12 @@ import time
 from rich.text import Text
 
 from app_fakes import FROZEN_T, fake_sample, frozen_clock
-from tui.app import build_app
+from tui.workbench.app import build_app
 from tui.cpu_trap import CODE as CPU_TRAP
 from tui.figures import event_line
-from tui.panes.confirm import Confirm
-from tui.panes.live_runs import LiveRunsScreen
-from tui.panes.messages import WorkloadEvent
+from tui.workbench.panes.confirm import Confirm
+from tui.workbench.panes.live_runs import LiveRunsScreen
+from tui.workbench.panes.messages import WorkloadEvent
 from tui.store import load_run
 from tui.store.live import LiveRun
 from tui.telemetry.sample import Sample
@@ -127,12 +127,12 @@ def test_an_events_line_for_the_terminal_and_run_log_is_printable():
 
 
 def test_a_styled_line_keeps_its_styles_and_loses_its_escapes():
-    from tui.panes.safe import shown
+    from tui.workbench.panes.safe import shown
 
     text = Text.assemble(("ok ", "bold"), (f"warned {BAD}", "yellow"), " end", style="italic")
     safe = shown(text)
     # Rich took the BEL that ended the OSC when the Text was made: the rest of its piece goes as the terminal's
-    # (a string is made printable before it is a Text where the workbench can: `tui.panes.log.event_text`)
+    # (a string is made printable before it is a Text where the workbench can: `tui.workbench.panes.log.event_text`)
     assert safe.plain == "ok warned x end" and not _obeyed(safe.plain)
     assert [(safe.plain[s.start:s.end], str(s.style)) for s in safe.spans] == [("ok ", "bold"), ("warned x", "yellow")]
     assert safe.style == "italic"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from test_app import SIZE, make_app
-from tui.launch import build_args
+from tui.workbench.launch import build_args
 
 
 def screen_text(app) -> str:
@@ -115,8 +115,8 @@ async def test_a_number_typed_into_a_prefilled_field_replaces_its_value(runs_dir
 
 def test_no_label_runs_into_its_value():
     # issue 22.12: 'per-op timeout60': the label column was 14 cells whatever the labels
-    from tui.launch import params_for
-    from tui.panes.launcher import label_width
+    from tui.workbench.launch import params_for
+    from tui.workbench.panes.launcher import label_width
     from workloads import registry
 
     for name in registry.names():
@@ -156,7 +156,7 @@ async def test_a_placeholder_wider_than_its_field_ends_in_an_ellipsis_and_shows_
 
 async def test_after_a_long_run_state_the_workload_choice_stays_on_screen(runs_dir):
     # issue 22.12: after a run the launcher scrolled the workload bar off an 80x24 screen
-    from tui.view.run_state import RunState
+    from tui.workbench.view.run_state import RunState
 
     app = make_app(runs_dir)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tui.launch import BadValue, build_args, defaults, params_for, total_steps
+from tui.workbench.launch import BadValue, build_args, defaults, params_for, total_steps
 from workloads import registry
 
 
@@ -88,7 +88,7 @@ def test_the_workload_accepts_every_flag_the_launcher_passes(workload):
 
 
 def test_a_switch_passes_its_bare_flag_only_when_on():
-    from tui.launch import BadValue, build_args, defaults
+    from tui.workbench.launch import BadValue, build_args, defaults
 
     values = defaults("generate")
     assert "--cuda-graphs" not in build_args("generate", values)
@@ -105,7 +105,7 @@ def test_a_switch_passes_its_bare_flag_only_when_on():
     ("generate", ["--tokens", "64", "--dtype", "bf16", "--cuda-graphs", "--repeat", "2"]),
 ])
 def test_a_runs_arguments_fill_the_fields_that_rebuild_them(workload, args):
-    from tui.launch import build_args, values_from_args
+    from tui.workbench.launch import build_args, values_from_args
 
     built = build_args(workload, values_from_args(workload, args))
     for flag, value in zip(args, args[1:] + [""]):
@@ -116,7 +116,7 @@ def test_a_runs_arguments_fill_the_fields_that_rebuild_them(workload, args):
 
 
 def test_an_empty_field_runs_the_default_it_shows():
-    from tui.launch import blank_shows
+    from tui.workbench.launch import blank_shows
 
     batch = next(p for p in params_for("resnet50") if p.key == "batch_size")
     assert blank_shows(batch) == "64 (default)"
@@ -130,7 +130,7 @@ def test_an_empty_field_runs_the_default_it_shows():
 
 
 def test_a_value_far_above_the_usual_is_asked_about_with_the_whole_command():
-    from tui.launch import start_question, unusual
+    from tui.workbench.launch import start_question, unusual
 
     burst = defaults("resnet50") | {"batch_size": "6", "epochs": "13064"}
     assert unusual("resnet50", burst) == ["epochs: 13064, above the usual 100"]
@@ -145,7 +145,7 @@ def test_the_asked_command_line_is_shell_quoted():
     """A value with a space is one argument: the dialog shows it quoted, as it would run (issue 22.12d)."""
     import shlex
 
-    from tui.launch import start_question
+    from tui.workbench.launch import start_question
 
     question = start_question("resnet50", defaults("resnet50") | {"epochs": "13064", "data": "/data/my set"})
     line = next(x for x in question.splitlines() if x.startswith("this would run: "))
@@ -157,7 +157,7 @@ def test_the_asked_command_line_is_shell_quoted():
 def test_a_bound_the_spec_declares_wins_over_the_factor():
     from types import SimpleNamespace
 
-    from tui.launch import UNUSUAL_FACTOR, bound_of
+    from tui.workbench.launch import UNUSUAL_FACTOR, bound_of
 
     assert bound_of(SimpleNamespace(kind="int", default="3", max=50)) == 50
     assert bound_of(SimpleNamespace(kind="int", default="3")) == 3 * UNUSUAL_FACTOR

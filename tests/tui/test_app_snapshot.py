@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from app_fakes import FROZEN_T, fake_sample, frozen_clock
-from tui.app import build_app
-from tui.screenshot import render_screenshot_svg
+from tui.workbench.app import build_app
+from tui.workbench.screenshot import render_screenshot_svg
 from tui.store import RunRecord
 from tui.telemetry.sample import Sample
 from workloads import protocol

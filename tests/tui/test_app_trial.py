@@ -6,7 +6,7 @@ import asyncio
 
 from app_fakes import FakeTelemetry, trial_read
 from tui import cli
-from tui.app import build_app
+from tui.workbench.app import build_app
 
 
 def test_a_trial_near_its_end_shows_the_banner_and_its_keys_work(tmp_path, monkeypatch):
@@ -17,7 +17,7 @@ def test_a_trial_near_its_end_shows_the_banner_and_its_keys_work(tmp_path, monke
                      "--backup-dest", str(tmp_path / "bk")]) == 0
     exports: list[list] = []
     # the app imports the export at the first e (not at start-up): patched where it lives
-    monkeypatch.setattr("tui.panes.export.export_in_background", lambda app, gather, out: exports.append(gather()))
+    monkeypatch.setattr("tui.workbench.panes.export.export_in_background", lambda app, gather, out: exports.append(gather()))
     app = build_app(str(runs), start_sampler=False, telemetry_source=FakeTelemetry, export_dir=tmp_path / "out")
 
     async def go():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from test_app import SIZE, make_app
 
-from tui.view.run_state import RunState
+from tui.workbench.view.run_state import RunState
 
 
 async def test_a_failed_worker_is_said_and_a_failed_consumer_ends_running(runs_dir):
@@ -61,7 +61,7 @@ async def test_r_lists_the_runs_in_progress_off_the_ui_thread(runs_dir, monkeypa
     import threading
 
     import tui.store.live
-    from tui.panes.live_runs import LiveRunsScreen
+    from tui.workbench.panes.live_runs import LiveRunsScreen
 
     readers: list[str] = []
 
@@ -87,7 +87,7 @@ async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_
     import threading
 
     import tui.report
-    import tui.view.export_runs
+    import tui.workbench.view.export_runs
     from tui.report.redact import Redactor
 
     readers: list[str] = []
@@ -104,7 +104,7 @@ async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_
 
     (runs_dir / "r1").mkdir(parents=True)
     (runs_dir / "r1" / "config.json").write_text('{"workload": "resnet50", "args": ["--data", "/tmp/x"]}')
-    monkeypatch.setattr(tui.view.export_runs, "report_run_dirs", listing)   # imported by the app at the first e
+    monkeypatch.setattr(tui.workbench.view.export_runs, "report_run_dirs", listing)   # imported by the app at the first e
     monkeypatch.setattr(Redactor, "learn_run_dir", learn)
     monkeypatch.setattr(tui.report, "export_bundle",
                         lambda run_dirs, out, *, screenshot_svg, **kw: bundles.append(screenshot_svg) or out / "x.zip")

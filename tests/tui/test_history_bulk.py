@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-import tui.history as history_module
-from tui.history import History, Series, _finite_point, _Level
+import tui.workbench.history as history_module
+from tui.workbench.history import History, Series, _finite_point, _Level
 from tui.store import RunRecord
 from tui.telemetry.sample import Sample
 from workloads import protocol
@@ -279,7 +279,7 @@ def test_a_records_series_take_their_points_when_first_read_and_only_those_it_ha
 def test_points_for_a_series_nobody_reads_are_bounded_and_kept_in_order(monkeypatch):
     """A followed run sends a sample a second; the host's memory series is in no plot: its points wait in one list
     after the record's, and past TAIL_POINTS the series is built (before: a list entry per sample, forever)."""
-    import tui.history as history_module
+    import tui.workbench.history as history_module
 
     monkeypatch.setattr(history_module._SeriesByName, "TAIL_POINTS", 50)
     lines = [{"t": float(i), "devices": [{"index": 0, "bus_id": "A", "util_gpu_pct": float(i)}],

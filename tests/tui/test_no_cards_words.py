@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_fakes import FROZEN_T, fake_sample, frozen_clock
-from tui.history import History
+from tui.workbench.history import History
 from tui.report.charts import _utilisation_chart
 from tui.store import RunRecord
-from tui.screenshot import render_screenshot_svg
+from tui.workbench.screenshot import render_screenshot_svg
 from workloads import protocol
 
 

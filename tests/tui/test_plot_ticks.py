@@ -14,9 +14,9 @@ import pytest
 from plotext._utility import get_matrix_data
 from textual.app import App
 
-from tui.history import History, Series
-from tui.plot_lines import Line, line_styles, loss_lines, throughput_lines, x_ticks, y_axis
-from tui.panes.series_plot import SeriesPlot
+from tui.workbench.history import History, Series
+from tui.workbench.plot_lines import Line, line_styles, loss_lines, throughput_lines, x_ticks, y_axis
+from tui.workbench.panes.series_plot import SeriesPlot
 from workloads import protocol
 
 RANGES = [(0, 100), (0, 137), (1.0, 5.9), (1045, 1380), (47, 71), (170, 640), (0.0012, 0.0031), (-3, 7), (5, 5),
@@ -173,7 +173,7 @@ def test_a_legend_that_does_not_fit_leaves_out_whole_entries_and_counts_them():
     from rich.style import Style
     from rich.text import Text
 
-    from tui.panes.series_plot import header_rows
+    from tui.workbench.panes.series_plot import header_rows
 
     entries = [(m, label, Style()) for m, label in zip("•+x*o", ["GPU0 util", "GPU0 mem", "GPU1 util", "GPU1 mem",
                                                                  "host cpu"])]
@@ -208,7 +208,7 @@ async def test_the_right_axis_labels_sit_on_their_rows_too(height):
 def test_a_flat_rate_is_drawn_flat_not_as_a_ramp():
     """1.990-2.000 over the whole height made a steady rate look like a climb (issue 22.12f): the axis spans at
     least 5 % of the values, so a 0.5 % wander takes a tenth of the plot."""
-    from tui.plot_lines import y_axis
+    from tui.workbench.plot_lines import y_axis
 
     axis = y_axis(1.990, 2.000, 10)
     assert axis.hi - axis.lo >= 0.1 - 1e-9 and axis.lo <= 1.990 and axis.hi >= 2.000

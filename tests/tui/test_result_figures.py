@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui.figures import event_line, glance_text, metric_text, result_text
-from tui.panes.log import event_text
+from tui.workbench.panes.log import event_text
 from workloads import protocol
 from workloads.spec import Metric, Text
 
@@ -49,7 +49,7 @@ def test_metric_text_by_kind():
 
 
 def test_the_log_pane_shows_a_glance_in_words_once_it_knows_the_workload():
-    from tui.panes.log import LogPane
+    from tui.workbench.panes.log import LogPane
 
     pane = LogPane(clock=lambda: 0.0)
     pane.event(protocol.Start(workload="generate", config={}, device="cpu", versions={}))

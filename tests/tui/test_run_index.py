@@ -1,10 +1,10 @@
-"""Which run directories the workbench's export takes (`tui.view.export_runs`): UI-free, no app needed."""
+"""Which run directories the workbench's export takes (`tui.workbench.view.export_runs`): UI-free, no app needed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tui.view.export_runs import report_run_dirs, workload_of
+from tui.workbench.view.export_runs import report_run_dirs, workload_of
 from tui.store import RunStore
 
 

@@ -1,6 +1,6 @@
 """The launcher's run state as text: counts over the plan, each rate named, no loss where a workload has none."""
-from tui.panes.run_view import render_state
-from tui.view.run_state import RunState
+from tui.workbench.panes.run_view import render_state
+from tui.workbench.view.run_state import RunState
 from tui.store import RunStore, load_run
 from workloads import protocol
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from app_fakes import FROZEN_T, fake_sample
 from tui.store import RunRecord
-from tui.view.run_times import run_span, runs_title
-from tui.screenshot import render_screenshot_svg
+from tui.report.run_times import run_span, runs_title
+from tui.workbench.screenshot import render_screenshot_svg
 from workloads import protocol
 
 AN_HOUR_LATER = FROZEN_T + 3600   # 01:00:00 UTC: when the export runs
@@ -91,8 +91,8 @@ def test_the_text_screen_says_when_the_runs_ran_and_keeps_a_long_card_name_whole
 
 async def test_the_re_drawing_builds_only_the_series_its_plot_shows(monkeypatch):
     """A day of 8 cards is 34 series; the screenshot's one plot (utilisation) reads 17: the others never take the
-    run's points (`tui.history`: a series is built when first read; a day's costs ~40 ms)."""
-    import tui.history as history_module
+    run's points (`tui.workbench.history`: a series is built when first read; a day's costs ~40 ms)."""
+    import tui.workbench.history as history_module
 
     built: list[str] = []
     read = history_module._SeriesByName.__getitem__

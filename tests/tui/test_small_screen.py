@@ -7,8 +7,8 @@ import dataclasses
 from rich.console import Console
 
 from app_fakes import fake_sample, frozen_clock
-from tui.app import build_app
-from tui.panes.device import device_table, host_line
+from tui.workbench.app import build_app
+from tui.workbench.panes.device import device_table, host_line
 
 
 def text_of(renderable, width: int) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from paths import CHILDREN
 from tui import cli
-from tui.commands import run as run_command
+from tui.cli import run as run_command
 from tui.store.live import live_runs
 from tui.telemetry.collect import Collector
 from workloads import registry
@@ -37,7 +37,7 @@ def soak_command(tmp_path, monkeypatch):
     site.mkdir()
     (site / "sitecustomize.py").write_text(REGISTER)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(CHILDREN), os.environ["PYTHONPATH"]]))
-    monkeypatch.setitem(cli.COMMAND_MODULES, "soak", "tui.commands.soak")
+    monkeypatch.setitem(cli.COMMAND_MODULES, "soak", "tui.cli.soak")
     # no torch probe child: the tick workload is torch-free and the machine has no card
     monkeypatch.setattr(run_command, "Collector", lambda: Collector(torch_probe=False))
     tick = WorkloadSpec(name="tick", title=Text("tick"), unit="ticks/s", headline="ticks_per_s", module="tick_workload")

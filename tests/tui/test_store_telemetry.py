@@ -188,7 +188,7 @@ def test_a_card_without_an_index_has_an_empty_index_cell_and_is_shown_under_its_
 
 
 def test_the_screenshot_s_device_table_falls_back_to_the_columns_when_the_process_list_is_odd():
-    from tui.screenshot import last_sample
+    from tui.workbench.screenshot import last_sample
 
     telemetry, _ = read_telemetry([b'{"t": 5.0, "devices": [{"index": 0, "name": "H100", "util_gpu_pct": 50.0,'
                                    b' "processes": [[1, "p"]]}]}'])

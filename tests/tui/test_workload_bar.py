@@ -5,8 +5,8 @@ import asyncio
 import pytest
 
 from app_fakes import FakeTelemetry
-from tui.app import build_app
-from tui.panes.launcher import workload_bar
+from tui.workbench.app import build_app
+from tui.workbench.panes.launcher import workload_bar
 from workloads import registry
 
 
@@ -52,8 +52,8 @@ async def test_the_tenth_workload_has_key_0_and_an_eleventh_is_named_without_a_k
 
     from test_app_fields import screen_text
 
-    from tui.app import build_app
-    from tui.panes.keys import key_span, workload_key
+    from tui.workbench.app import build_app
+    from tui.workbench.panes.keys import key_span, workload_key
     from workloads import registry
     from workloads.spec import unknown
 

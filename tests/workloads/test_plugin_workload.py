@@ -18,7 +18,7 @@ import pytest
 
 from recorded_env import recorded_doctor_and_env, text_screen  # noqa: F401 - fixtures
 from tui import headless
-from tui.app import build_app
+from tui.workbench.app import build_app
 from tui.cli import build_parser
 from tui.store import load_run
 from workloads import registry

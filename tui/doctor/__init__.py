@@ -20,7 +20,7 @@ from tui.doctor.check import (FAIL, PASS, SKIP, STATUSES, TITLES, WARN, DoctorCh
                               best_autocast, check_passed, check_value, field_of, find_check, id_of, totals,
                               value_of)
 
-_ALL_CHECKS, _FACTS, _COMMAND = "tui.doctor.all_checks", "tui.doctor.facts", "tui.doctor.command"
+_ALL_CHECKS, _FACTS, _COMMAND = "tui.doctor.all_checks", "tui.doctor.facts", "tui.cli.doctor"
 _LAZY = {"checks_from": _ALL_CHECKS, "Facts": _FACTS, "gather": _FACTS, "gather_cli": _FACTS, "gather_nvml": _FACTS,
          "exit_code": _COMMAND, "main": _COMMAND, "render": _COMMAND, "run_checks": _COMMAND}
 

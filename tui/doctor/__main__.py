@@ -2,6 +2,6 @@
 
 import sys
 
-from tui.doctor.command import main
+from tui.cli.doctor import main
 
 sys.exit(main("--json" in sys.argv[1:]))

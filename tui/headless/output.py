@@ -94,7 +94,7 @@ def report_options(args: argparse.Namespace) -> dict[str, Any]:
 def build_bundle(run_dirs: list[Path], output: Path, progress: Progress, doctor: Any, doctor_note: str | None,
                  notes: list[str], sample: Any, options: dict[str, Any]) -> Path:
     from tui.report import export_bundle
-    from tui.screenshot import app_screenshot
+    from tui.workbench.screenshot import app_screenshot
 
     def show(message: str) -> None:
         if progress.tty:

@@ -1,7 +1,7 @@
 """The report bundle, UI-free: the workbench's `e` key and the headless export both call `export_bundle`.
 
     path = export_bundle([run_dir, ...], output_dir, screenshot_svg=svg, progress=print)
-    path = export_bundle([run_dir, ...], output_dir, screenshot=tui.screenshot.app_screenshot)
+    path = export_bundle([run_dir, ...], output_dir, screenshot=tui.workbench.screenshot.app_screenshot)
 
 Layout of ``cardbench-report-<host>-<UTC time>.zip`` (one top folder of the same name)::
 
@@ -56,7 +56,7 @@ def _say(progress: Callable[[str], Any] | None, message: str) -> None:
         pass
 
 
-# (records, sample) -> (svg, None), or (None, why it could not be drawn); tui.screenshot.app_screenshot is one
+# (records, sample) -> (svg, None), or (None, why it could not be drawn); tui.workbench.screenshot.app_screenshot is one
 Screenshot = Callable[[Sequence[Any], Any], tuple[str | None, str | None]]
 
 
@@ -227,7 +227,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     _say(progress, "screenshot")
     screenshot_caption = "screenshot_of"   # the live workbench's own screen, handed in by the caller
     if screenshot_svg is None:
-        screenshot_caption = "screenshot_redrawn"   # drawn now from the runs on disk (tui.screenshot, or text)
+        screenshot_caption = "screenshot_redrawn"   # drawn now from the runs on disk (tui.workbench.screenshot, or text)
         screenshot_svg, why = _draw_screen(screenshot, shown, sample)
         if screenshot_svg is None:
             screenshot_note = screenshot_note or note("note_text_screen", why=quoted(why))

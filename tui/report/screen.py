@@ -1,6 +1,6 @@
 """The screenshot when the workbench's own screen is not at hand: a plain text screen of the same facts.
 
-The workbench's screen itself is drawn by ``tui.screenshot`` and handed to the report by its caller;
+The workbench's screen itself is drawn by ``tui.workbench.screenshot`` and handed to the report by its caller;
 the live workbench draws its own with :func:`live_screenshot`, its fields redacted while it is drawn.
 """
 
@@ -11,7 +11,7 @@ from typing import Any, Iterable, Sequence
 from tui.report.redact import Redactor, redacted_values
 from tui.report.summary import summarize
 from tui.formatting import device_label
-from tui.view.run_times import redrawn_from
+from tui.report.run_times import redrawn_from
 from tui.telemetry.sample import fmt, fmt_bytes
 
 WIDTH = 120

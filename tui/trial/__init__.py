@@ -2,5 +2,5 @@
 
 UI-free and torch-free: `config` keeps it in the user's config file, `clock` says how much time is left
 and what it has cost, `command` is `cardbench trial`. The workbench's header and banner
-(`tui.panes.trial_banner`), the headless export and `cardbench devices` read the same file.
+(`tui.workbench.panes.trial_banner`), the headless export and `cardbench devices` read the same file.
 """

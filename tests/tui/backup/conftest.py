@@ -45,7 +45,7 @@ def workspace(tmp_path, monkeypatch):
     report.write_bytes(b"PK" + os.urandom(1000))
     monkeypatch.chdir(root)
     monkeypatch.setenv("CARDBENCH_CONFIG", str(tmp_path / "config.json"))
-    monkeypatch.setitem(cli.COMMAND_MODULES, "backup", "tui.backup.command")
+    monkeypatch.setitem(cli.COMMAND_MODULES, "backup", "tui.cli.backup")
     return Workspace(root, root / "cardbench-runs", checkpoint, report)
 
 

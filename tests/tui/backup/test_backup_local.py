@@ -11,7 +11,8 @@ from pathlib import Path
 from backup_helpers import kill_mid_copy, sha256sum_check
 
 from tui import cli
-from tui.backup import command, manifest
+from tui.backup import manifest
+from tui.cli import backup as command
 
 
 def _latest(dest: Path) -> Path:
@@ -148,7 +149,7 @@ def test_include_paths_are_backed_up_and_a_destination_inside_one_is_not_backed_
 def test_without_dest_the_one_kept_by_cardbench_trial_is_used(workspace, tmp_path, capsys, monkeypatch):
     assert cli.main(workspace.argv()) == 2
     assert "no DEST given and none kept (cardbench trial --backup-dest DEST)" in capsys.readouterr().err
-    monkeypatch.setitem(cli.COMMAND_MODULES, "trial", "tui.trial.command")
+    monkeypatch.setitem(cli.COMMAND_MODULES, "trial", "tui.cli.trial")
     assert cli.main(["trial", "--backup-dest", str(tmp_path / "kept")]) == 0
     assert cli.main(workspace.argv()) == 0
     assert (tmp_path / "kept" / "LATEST").is_file()

@@ -11,7 +11,7 @@ from pathlib import Path
 from backup_helpers import kill_mid_copy, sha256sum_check
 
 from tui import cli
-from tui.backup import command
+from tui.cli import backup as command
 from tui.backup.rclone import binary
 
 

@@ -20,7 +20,7 @@ SLOW_DOWN = 0.78
 @pytest.fixture
 def cardbench(monkeypatch, capsys, recorded_doctor_and_env, text_screen):  # noqa: F811
     # the recorded doctor and collect_env (a torch probe in a child each: seconds) say nothing compare reads
-    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.compare.command")
+    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.cli.compare")
 
     def go(*argv):
         code = cli.main([str(a) for a in argv])

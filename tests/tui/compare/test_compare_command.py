@@ -181,7 +181,7 @@ def test_the_command_module_imports_light():
     import subprocess
     import sys
 
-    code = ("import sys, tui.compare.command; "
+    code = ("import sys, tui.cli.compare; "
             "print(sorted(m for m in ('torch', 'textual', 'tui.compare.comparison') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr

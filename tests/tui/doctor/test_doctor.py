@@ -10,7 +10,7 @@ from fake_cli import only_on_path, write_cli
 from fake_nvml import FakeNvml, NVMLError_LibraryNotFound, h100
 from tui import doctor
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck, Facts, checks_from
-from tui.doctor import command
+from tui.cli import doctor as command
 from tui.doctor.checks import _arch_ok
 from tui.report.envinfo import cuda_init_from, normalize_checks
 from workloads.hints import hint_for

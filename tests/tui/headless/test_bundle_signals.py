@@ -80,7 +80,8 @@ def test_a_device_torch_would_refuse_is_one_line_and_exit_2_before_anything_runs
 
 
 def test_a_hangup_at_the_screenshot_stage_of_the_headless_export_still_writes_the_bundle(monkeypatch, tmp_path):
-    from tui import headless, screenshot
+    from tui import headless
+    from tui.workbench import screenshot
 
     monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv("", {}, 0.1))
     monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))

@@ -125,7 +125,7 @@ def test_shapes_are_lengths_of_letters_and_digits_around_the_separators():
 @pytest.mark.parametrize("name,value", CASES, ids=["password", "token"])
 def test_an_export_from_a_shell_without_the_variable_redacts_what_the_run_recorded(tmp_path, monkeypatch, quiet,
                                                                                  name, value):
-    from tui.screenshot import app_screenshot
+    from tui.workbench.screenshot import app_screenshot
 
     monkeypatch.setenv(name, value)
     path = _data_run(tmp_path / "runs", value, log_line=f"opened /tmp/{value}/imgs/a/0.png")
@@ -268,7 +268,7 @@ def test_field_values_and_arguments_for_a_screen():
 
 
 async def test_the_live_workbench_draws_its_fields_redacted_and_keeps_their_values(tmp_path, monkeypatch):
-    from tui.app import build_app
+    from tui.workbench.app import build_app
 
     monkeypatch.setenv("MY_SERVICE_PASSWORD", PASSWORD)
     path = _data_run(tmp_path / "runs", PASSWORD)

@@ -128,8 +128,8 @@ def test_report_content_and_metrics(tmp_path):
 
 def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywhere(tmp_path):
     from tui.headless.suite import result_line
-    from tui.panes.run_view import render_state
-    from tui.view.run_state import RunState
+    from tui.workbench.panes.run_view import render_state
+    from tui.workbench.view.run_state import RunState
     from workloads import protocol
     from workloads.runner import Outcome
 
@@ -245,7 +245,7 @@ def test_screenshot_is_drawn_by_the_callable_the_caller_passes(tmp_path):
 
 
 def test_the_screenshot_the_headless_export_passes_is_the_workbench_screen(tmp_path):
-    from tui.screenshot import app_screenshot
+    from tui.workbench.screenshot import app_screenshot
 
     top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=app_screenshot, doctor_checks=DOCTOR),
                  tmp_path / "x")
@@ -278,7 +278,7 @@ def test_an_export_without_a_screenshot_imports_neither_textual_nor_the_workbenc
     monkeypatch.setattr(builtins, "__import__", real)
     assert "tui.report.contents" in asked or "tui.report" in asked  # the hook saw the export's own imports
     ui = sorted({n for n in asked if n.split(".")[0] in ("textual", "textual_plotext")
-                 or n in ("tui.app", "tui.screenshot") or n.startswith("tui.panes")})
+                 or n in ("tui.workbench.app", "tui.workbench.screenshot") or n.startswith("tui.workbench.panes")})
     assert ui == []
 
 
@@ -398,7 +398,7 @@ def test_two_exports_in_the_same_second_keep_both(tmp_path):
 def test_the_caption_says_whether_the_screen_is_the_live_one_or_re_drawn_from_the_runs(tmp_path):
     """Issue 15.7: `cardbench export --run` after a dropped session drew the screen later; it was captioned
     as the screen at export time."""
-    from tui.screenshot import app_screenshot
+    from tui.workbench.screenshot import app_screenshot
 
     redrawn = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=app_screenshot, doctor_checks=DOCTOR),
                      tmp_path / "x")

@@ -8,9 +8,9 @@ from paths import REPO
 
 CODE = """
 import sys
-import tui.trial.command, tui.backup.command, tui.trial.clock
+import tui.cli.trial, tui.cli.backup, tui.trial.clock
 from tui import cli
-cli.COMMAND_MODULES.update(trial="tui.trial.command", backup="tui.backup.command")
+cli.COMMAND_MODULES.update(trial="tui.cli.trial", backup="tui.cli.backup")
 cli.build_parser()
 heavy = sorted(m for m in ("textual", "torch", "rich") if m in sys.modules)
 print(",".join(heavy))

@@ -7,8 +7,8 @@ from app_fakes import trial_read
 from textual.app import App
 
 from tui import cli
-from tui.panes.backup_worker import start_backup
-from tui.panes.trial_banner import TrialBanner
+from tui.workbench.panes.backup_worker import start_backup
+from tui.workbench.panes.trial_banner import TrialBanner
 from tui.trial import config as trial_config
 
 T0 = 1_800_000_000.0
@@ -52,7 +52,7 @@ def _text(banner: TrialBanner) -> str:
 
 def test_a_trial_set_by_the_command_three_minutes_from_the_end_shows_the_banner_at_once(tmp_path, monkeypatch):
     monkeypatch.setenv(trial_config.ENV_VAR, str(tmp_path / "config.json"))
-    monkeypatch.setitem(cli.COMMAND_MODULES, "trial", "tui.trial.command")
+    monkeypatch.setitem(cli.COMMAND_MODULES, "trial", "tui.cli.trial")
     assert cli.main(["trial", "--hours", "0.05", "--price-per-hour", "6", "--currency", "CNY"]) == 0
     kept = trial_config.load()
     assert kept.ends - kept.started == 180
@@ -130,7 +130,7 @@ def test_no_trial_set_hides_the_widget():
 
 
 class WorkbenchLike(BannerApp):
-    """b runs the workbench's backup action (tui.panes.backup_worker), its lines into a list as the log."""
+    """b runs the workbench's backup action (tui.workbench.panes.backup_worker), its lines into a list as the log."""
 
     def __init__(self, banner: TrialBanner, runs_root):
         super().__init__(banner)
@@ -176,7 +176,7 @@ def test_the_periodic_re_read_of_the_settings_is_off_the_ui_thread():
     # issue 23.3: every 15 ticks the banner re-read the config file on the UI thread
     import threading
 
-    from tui.panes.trial_banner import RELOAD_EVERY
+    from tui.workbench.panes.trial_banner import RELOAD_EVERY
 
     readers: list[str] = []
     later = trial_config.TrialConfig(ends=T0 + 7200, started=T0 - 3600, price_per_hour=2.5, lead_hours=1)

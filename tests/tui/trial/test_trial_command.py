@@ -16,7 +16,7 @@ NOW = 1_800_000_000.0   # 2027-01-15 08:00:00 UTC
 def cfg(tmp_path, monkeypatch):
     path = tmp_path / "cardbench" / "config.json"
     monkeypatch.setenv(trial_config.ENV_VAR, str(path))
-    monkeypatch.setitem(cli.COMMAND_MODULES, "trial", "tui.trial.command")
+    monkeypatch.setitem(cli.COMMAND_MODULES, "trial", "tui.cli.trial")
     return path
 
 

@@ -34,8 +34,8 @@ def test_lightning_a_counts_loss_is_the_last_one_printed_at_that_count():
 
 def test_an_epoch_bar_keeps_its_batch_count_and_the_log_s_time_left():
     # issue 22.4: `Epoch 0:  17%|...| 3/18 [00:14<01:13, 4.87s/it, ...]` lost its total and its ETA
-    from tui.panes.run_view import render_state
-    from tui.view.run_state import RunState
+    from tui.workbench.panes.run_view import render_state
+    from tui.workbench.view.run_state import RunState
     from workloads import protocol
 
     steps, _result = track("lightning-1.txt")

@@ -218,7 +218,7 @@ def test_figures_the_job_names_are_bounded_in_number_length_and_unit(command_wor
 
 
 def test_the_launchers_fields_run_the_command_split_as_a_shell_would(command_workload, tmp_path):
-    from tui.launch import build_args
+    from tui.workbench.launch import build_args
 
     args = build_args("command", {"command": f"{sys.executable} -c \"print('loss 0.5')\"",
                                   "metric": "loss=loss ([0-9.]+)"})

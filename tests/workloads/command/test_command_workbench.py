@@ -8,7 +8,7 @@ import time
 import pytest
 
 from app_fakes import choose_workload
-from tui.app import build_app
+from tui.workbench.app import build_app
 
 # tqdm-style redraws on stderr, the Trainer's loss dicts on stdout
 JOB = ("import sys,time\n"

@@ -8,7 +8,7 @@ import zipfile
 
 from recorded_env import recorded_doctor_and_env  # noqa: F401 - a fixture
 from tui import cli
-from tui.doctor.command import data_checks, render
+from tui.cli.doctor import data_checks, render
 from tui.headless.plan import suite_jobs, suite_names
 from tui.report import export_bundle, png
 from tui.store import RunStore
@@ -60,7 +60,7 @@ def test_the_report_in_chinese_shows_the_sweep_and_the_figures_in_its_words(tmp_
 
 
 def test_compare_reads_the_loader_and_the_storage_figures(tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.compare.command")
+    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.cli.compare")
     store = RunStore(tmp_path / "runs")
     a, b = _run(store, 402.0, 8000.0), _run(store, 201.0, 2000.0)
     code = cli.main(["compare", str(a), str(b), "--json"])

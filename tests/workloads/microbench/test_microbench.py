@@ -179,7 +179,7 @@ def test_a_size_that_fails_ends_the_sweep_and_keeps_the_sizes_before_it(monkeypa
 
 def test_cardbench_run_records_the_microbench_like_any_workload(tmp_path):
     """Registered as the registry line will register it: `cardbench run microbench` goes through the run store."""
-    from tui.commands.run import run_workload
+    from tui.cli.run import run_workload
     from tui.store import load_run
     from workloads import registry
 
@@ -191,8 +191,8 @@ def test_cardbench_run_records_the_microbench_like_any_workload(tmp_path):
     assert record.status == "ok" and len(record.steps) == record.start.config["total_steps"] == 2
     assert record.result.metrics["burn"] == "PASS" and record.result.metrics["parts"]["burn"]["iterations"] > 0
     # issue 22.12: the launcher said "part 1/4" while the log said "part 2/4: memory"; one count, saying what it counts
-    from tui.panes.run_view import render_state
-    from tui.view.run_state import RunState
+    from tui.workbench.panes.run_view import render_state
+    from tui.workbench.view.run_state import RunState
 
     log = (record.path / "run.log").read_text()
     order = [log.index(line) for line in ("part 1/2: launch", "part 1/2 done: launch", "part 2/2: burn")]

@@ -116,7 +116,7 @@ def test_cardbench_run_records_a_scan_like_any_workload(tmp_path, monkeypatch, c
     """Registered as the registry line will register it: `cardbench run opscan` runs it through the run store."""
     import asyncio
 
-    from tui.commands.run import run_workload
+    from tui.cli.run import run_workload
     from tui.store import load_run
     from workloads import registry
     from workloads.opscan.spec import SPEC

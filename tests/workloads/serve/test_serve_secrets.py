@@ -116,7 +116,7 @@ def test_a_password_in_the_url_is_not_kept_in_config_json(serve_workload, servin
 def test_every_serve_bundle_is_json_and_compares_the_same_with_itself(serve_workload, tmp_path, monkeypatch, capsys,
                                                                       recorded_doctor_and_env):  # noqa: F811
     """The standard suite's run (--test-server, no --api-key-env: "api_key_env": null in its config)."""
-    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.compare.command")
+    monkeypatch.setitem(cli.COMMAND_MODULES, "compare", "tui.cli.compare")
     (job,) = suite_jobs("standard", ["serve"], accelerator=False, device=None)[0]
     assert "--test-server" in job.args and "--api-key-env" not in job.args
     runs = tmp_path / "runs"

@@ -3,7 +3,7 @@
 A module of its own so that textual-plotext (and plotext) load after the
 workbench's first frame, not before it.
 
-What plotext would decide for itself and get wrong is decided here: the y ticks (`tui.plot_lines.y_axis`:
+What plotext would decide for itself and get wrong is decided here: the y ticks (`tui.workbench.plot_lines.y_axis`:
 each label on the row whose points have its value), round x ticks clear of each other with the x unit at
 the end of their row, one colour and marker per line, the title set in the top frame, and the legend
 above the plot rather than over its data (plotext's own covers the canvas's top rows, and marks the axes
@@ -19,8 +19,8 @@ from rich.style import Style
 from rich.text import Text
 from textual_plotext import PlotextPlot
 
-from tui.history import DrawCache
-from tui.plot_lines import Line, line_styles, time_axis, x_ticks, y_axis
+from tui.workbench.history import DrawCache
+from tui.workbench.plot_lines import Line, line_styles, time_axis, x_ticks, y_axis
 from workloads.safe_text import one_line
 
 # the rows plotext takes from a plot's height besides the canvas: the frame's top and bottom and the x tick

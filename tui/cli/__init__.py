@@ -29,10 +29,10 @@ from workloads import exit_codes, registry
 # commands that live in their own package: each module has ``add_parser(sub)`` (sub: the subparsers action;
 # it adds its parser under its name) and ``run(args) -> int``. Importing one must stay light (no torch, no Textual).
 COMMAND_MODULES: dict[str, str] = {
-    "compare": "tui.compare.command",
-    "trial": "tui.trial.command",
-    "backup": "tui.backup.command",
-    "soak": "tui.commands.soak",
+    "compare": "tui.cli.compare",
+    "trial": "tui.cli.trial",
+    "backup": "tui.cli.backup",
+    "soak": "tui.cli.soak",
 }
 
 
@@ -145,10 +145,10 @@ def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
     if checked is not None:
         return checked
     if args.detach:
-        from tui.commands.run import detach_run
+        from tui.cli.run import detach_run
 
         return detach_run(args.workload, workload_args, runs_dir=args.runs_dir)
-    from tui.commands.run import run_workload
+    from tui.cli.run import run_workload
 
     return asyncio.run(run_workload(args.workload, workload_args, runs_dir=args.runs_dir, as_json=args.json))
 
@@ -236,7 +236,7 @@ def dispatch(argv: Sequence[str]) -> int:
         # Textual would paint escape codes into a pipe and wait for keys that never come
         raise CliError("cardbench: the workbench needs a terminal (ssh -t); without one use "
                        "`cardbench --export-report` or `cardbench run WORKLOAD`", exit_codes.BAD_INPUT)
-    from tui.app import main as app_main
+    from tui.workbench.app import main as app_main
 
     return app_main(runs_dir=args.runs_dir)
 
@@ -257,6 +257,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 def console_main() -> NoReturn:
     sys.exit(main())
 
-
-if __name__ == "__main__":
-    console_main()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input, Select
 
-from tui.launch import Param, blank_shows
+from tui.workbench.launch import Param, blank_shows
 
 
 def field_id(workload: str, key: str) -> str:

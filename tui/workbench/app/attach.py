@@ -2,7 +2,7 @@
 terminal: `tui.store.live`): r lists them, attaching rebuilds the run from disk then follows its files off the UI
 thread (`tui.store.follow`), s stops one after asking, D starts the launcher's workload detached.
 
-A mixin of `tui.app.Workbench`; its attributes are the app's.
+A mixin of `tui.workbench.app.Workbench`; its attributes are the app's.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from tui.launch import BadValue, build_args
-from tui.panes.messages import StepsArrived, WorkloadEvent
+from tui.workbench.launch import BadValue, build_args
+from tui.workbench.panes.messages import StepsArrived, WorkloadEvent
 
 if TYPE_CHECKING:
     from workloads import protocol
@@ -33,7 +33,7 @@ class AttachMixin:
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="live-runs", description="listing runs in progress")
     def _list_live_runs(self) -> None:
-        from tui.panes.live_runs import LiveRunsScreen
+        from tui.workbench.panes.live_runs import LiveRunsScreen
         from tui.store.live import live_runs
 
         # every run directory's pid file is read: off the UI thread (a runs dir on a network disk)
@@ -54,7 +54,7 @@ class AttachMixin:
         if self.session.running:
             self.log_pane.say("a run of this workbench is active: stop it (s) or let it finish, then attach", "yellow")
             return False
-        from tui.panes.live_runs import describe
+        from tui.workbench.panes.live_runs import describe
 
         self._unfollow()
         self.log_pane.say(f"attaching to {describe(live)}...", "bold")
@@ -168,7 +168,7 @@ class AttachMixin:
                 self.attached = None
 
     def ask_stop(self, live: LiveRun) -> None:
-        from tui.panes.confirm import Confirm
+        from tui.workbench.panes.confirm import Confirm
         from tui.store.live import STOP_GRACE_S as LIVE_STOP_GRACE_S, not_provably, records
 
         # not offered on live.json's word: the process must hold the run's files open for writing now (a read of

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 from tui.formatting import duration
-from tui.panes.safe import line
+from tui.workbench.panes.safe import line
 from tui.store.live import LiveRun
 from workloads.safe_text import file_name, one_line
 

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label
 
-from tui.panes.safe import shown
+from tui.workbench.panes.safe import shown
 
 
 class Confirm(ModalScreen[bool]):

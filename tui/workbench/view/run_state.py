@@ -5,7 +5,7 @@
     state.see_event(event)      # start, fallback, warning, result, end
     state = RunState.from_record(load_run(path))
 
-The launcher pane renders it (`tui.panes.run_view.render_state`). ``cpu_alarm`` is
+The launcher pane renders it (`tui.workbench.panes.run_view.render_state`). ``cpu_alarm`` is
 the run's CPU-trap warning (`tui.cpu_trap`): work on the CPU while accelerators are
 listed, the loudest thing the workbench shows.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from tui.formatting import is_number
-from tui.launch import total_steps
+from tui.workbench.launch import total_steps
 from workloads import registry
 from workloads.spec import positive
 

@@ -1,7 +1,7 @@
 """The workbench's end: q asks while its own run is active, a hang-up or SIGTERM stops the run and exits within
 a bound, unmounting stops the session and the sampler (an attached run, another process's, goes on).
 
-A mixin of `tui.app.Workbench`; its attributes are the app's.
+A mixin of `tui.workbench.app.Workbench`; its attributes are the app's.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class LifecycleMixin:
         if not self.session.running:
             await answered(True)
             return
-        from tui.panes.confirm import Confirm
+        from tui.workbench.panes.confirm import Confirm
 
         self.push_screen(Confirm(f"{self.state.workload} is running. Stop it and quit?", "Stop and quit", "Stay"),
                          answered)

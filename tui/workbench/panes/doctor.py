@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tui.doctor.check import FAIL, WARN, field_of, totals
-from tui.panes.messages import DoctorFinished
+from tui.workbench.panes.messages import DoctorFinished
 
 _STATUS_STYLE = {"ok": "green", "pass": "green", "warn": "yellow", "fail": "bold red", "error": "bold red",
                  "skip": "dim"}

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from textual.app import App
 
-from tui.backup.command import ProgressLine
+from tui.cli.backup import ProgressLine
 from tui.backup.engine import check_dest, open_destination, run_backup, sources_for
 from tui.backup.errors import BackupError
 from tui.backup.sources import SourceError

@@ -1,8 +1,8 @@
 """The plots pane: loss, throughput, device utilisation/memory and temperature/power.
 
-The plots themselves (`tui.panes.series_plot`) are mounted by :meth:`PlotsPane.build`
+The plots themselves (`tui.workbench.panes.series_plot`) are mounted by :meth:`PlotsPane.build`
 after the first frame, so start-up does not wait for plotext. What each one draws
-is a UI-free function of the history, in `tui.plot_lines`.
+is a UI-free function of the history, in `tui.workbench.plot_lines`.
 
 Each plot draws from the shared `History`, downsampled to its own width at
 render time (cached per data version), so the whole run is shown however long
@@ -21,7 +21,7 @@ from textual.containers import Container
 from textual.reactive import reactive
 
 if TYPE_CHECKING:
-    from tui.history import History
+    from tui.workbench.history import History
 
 UTIL_TITLE, THERMAL_TITLE, THERMAL_EMPTY = "utilisation %", "temp °C / power W", "N/A"
 # below this size the pane shows one plot at a time (`p` cycles)
@@ -47,8 +47,8 @@ class PlotsPane(Container):
         """Mount the plots (and load plotext): called once the first frame is out."""
         if self.plots:
             return
-        from tui.panes.series_plot import SeriesPlot
-        from tui.plot_lines import loss_lines, thermal_lines, throughput_lines, util_lines
+        from tui.workbench.panes.series_plot import SeriesPlot
+        from tui.workbench.plot_lines import loss_lines, thermal_lines, throughput_lines, util_lines
 
         plots = [
             SeriesPlot("loss", lambda: loss_lines(self.history), xlabel="steps", id="plot-loss",
@@ -115,7 +115,7 @@ class PlotsPane(Container):
 
     def _say_where_the_run_is(self) -> None:
         """On the CPU: the utilisation plot is the host's, the thermal plot says why it is empty."""
-        from tui.plot_lines import CARDS_UNUSED
+        from tui.workbench.plot_lines import CARDS_UNUSED
 
         unused = self.history.cards_unused
         util, thermal = self.plots[2], self.plots[3]

@@ -10,15 +10,15 @@ small messages; the panes redraw from reactives. The sampler runs on its own
 thread: it records each sample through the session and posts it here
 (thread-safe `post_message`). The app never imports torch and never waits on a child.
 
-`tui.screenshot` renders the same screen off-screen from runs on disk, for the
+`tui.workbench.screenshot` renders the same screen off-screen from runs on disk, for the
 headless report.
 
-Runs in progress recorded by another process (r, attach, D) are `tui.app.attach`'s; runs read from disk
-shown on the screen, `tui.app.replay`'s; quitting and hang-ups, `tui.app.lifecycle`'s; the start (what the
-first frame waits for and what is made just after it), `tui.app.startup`'s.
+Runs in progress recorded by another process (r, attach, D) are `tui.workbench.app.attach`'s; runs read from disk
+shown on the screen, `tui.workbench.app.replay`'s; quitting and hang-ups, `tui.workbench.app.lifecycle`'s; the start (what the
+first frame waits for and what is made just after it), `tui.workbench.app.startup`'s.
 
 Work on the CPU while accelerators are listed (`tui.cpu_trap`, held by the session)
-is the loudest thing on the screen: `tui.panes.banner`, across the top.
+is the loudest thing on the screen: `tui.workbench.panes.banner`, across the top.
 """
 
 from __future__ import annotations
@@ -37,20 +37,20 @@ from textual.app import App
 from textual.containers import Horizontal
 from textual.widgets import Button, Footer, Input
 
-from tui.app.attach import AttachMixin
-from tui.app.lifecycle import LifecycleMixin
-from tui.app.replay import ReplayMixin
-from tui.app.startup import StartupMixin
-from tui.launch import BadValue, build_args
-from tui.panes import keys
-from tui.panes.banner import CpuBanner
-from tui.panes.device import DevicePane
-from tui.panes.launcher import LauncherPane
-from tui.panes.log import LogPane
-from tui.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
-from tui.panes.plots import PlotsPane
-from tui.panes.trial_banner import TrialBanner
-from tui.view.run_state import RunState
+from tui.workbench.app.attach import AttachMixin
+from tui.workbench.app.lifecycle import LifecycleMixin
+from tui.workbench.app.replay import ReplayMixin
+from tui.workbench.app.startup import StartupMixin
+from tui.workbench.launch import BadValue, build_args
+from tui.workbench.panes import keys
+from tui.workbench.panes.banner import CpuBanner
+from tui.workbench.panes.device import DevicePane
+from tui.workbench.panes.launcher import LauncherPane
+from tui.workbench.panes.log import LogPane
+from tui.workbench.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
+from tui.workbench.panes.plots import PlotsPane
+from tui.workbench.panes.trial_banner import TrialBanner
+from tui.workbench.view.run_state import RunState
 from workloads import registry
 from workloads.errors import first_line
 from workloads.safe_text import one_line
@@ -58,7 +58,7 @@ from workloads.safe_text import one_line
 if TYPE_CHECKING:
     from tui.session import RunnerFactory
     from tui.store.follow import AttachedRun
-    from tui.workbench_sampler import TelemetrySource
+    from tui.workbench.sampler import TelemetrySource
 
 
 class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
@@ -325,8 +325,8 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
             self.log_pane.say("a run is active: stop it (s) or let it finish, then export (e)", "yellow")
             self.notify("stop the run or let it finish first", title="export")
             return
-        from tui.panes.export import export_in_background
-        from tui.view.export_runs import report_run_dirs
+        from tui.workbench.panes.export import export_in_background
+        from tui.workbench.view.export_runs import report_run_dirs
 
         self.log_pane.say("exporting the report bundle...", "bold")
         # the runs dir is listed and the runs' secrets learnt off the UI thread; the screen is drawn on it
@@ -335,13 +335,13 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
                              self.export_dir or Path.cwd())
 
     def action_backup(self) -> None:
-        from tui.panes.backup_worker import start_backup  # loaded at the first backup, not at start-up
+        from tui.workbench.panes.backup_worker import start_backup  # loaded at the first backup, not at start-up
 
         report_dirs = [Path.cwd(), Path.cwd() / "reports", *([self.export_dir] if self.export_dir else [])]
         start_backup(self, self.store.root, self.log_pane.say, report_dirs=report_dirs)
 
     def action_doctor(self) -> None:
-        from tui.panes.doctor import DoctorScreen
+        from tui.workbench.panes.doctor import DoctorScreen
 
         screen = DoctorScreen(self.run_checks)
 
@@ -353,7 +353,7 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
         self.push_screen(screen, closed)
 
     def on_doctor_finished(self, message: DoctorFinished) -> None:
-        from tui.panes.doctor import log_lines as doctor_log_lines
+        from tui.workbench.panes.doctor import log_lines as doctor_log_lines
 
         for line, style in doctor_log_lines(message.checks):
             self.log_pane.say(line, style)
@@ -368,7 +368,7 @@ def build_app(runs_dir: str | os.PathLike[str] | None = None, *, telemetry_sourc
               runner_factory: RunnerFactory | None = None, **options: Any) -> Workbench:
     """The workbench, for the CLI and the tests alike.
 
-    ``telemetry_source``: a `tui.workbench_sampler.TelemetrySource` (default: the real 1 Hz sampler). With
+    ``telemetry_source``: a `tui.workbench.sampler.TelemetrySource` (default: the real 1 Hz sampler). With
     ``start_sampler=False`` nothing samples and tests show fakes with ``app.post_sample``.
     ``runner_factory(name, args, sink)`` returns a `Runner` (tests start small scripts).
     """

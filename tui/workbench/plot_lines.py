@@ -1,7 +1,7 @@
 """What each workbench plot draws, as UI-free functions of the `History` (no Textual, no plotext).
 
-The plots pane (`tui.panes.plots`) names the plots and the plot widget
-(`tui.panes.series_plot`) draws whatever lines it is handed; both read them from
+The plots pane (`tui.workbench.panes.plots`) names the plots and the plot widget
+(`tui.workbench.panes.series_plot`) draws whatever lines it is handed; both read them from
 here, so neither pane imports the other and the lines can be tested without a screen.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from tui.formatting import device_tag
-from tui.history import History, RunSeries, Series
+from tui.workbench.history import History, RunSeries, Series
 from workloads import registry
 
 __all__ = ["Axis", "CARDS_UNUSED", "Line", "canvas_row", "line_styles", "loss_lines", "thermal_lines",

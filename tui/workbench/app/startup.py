@@ -6,7 +6,7 @@ first used: the store and the session just after the first frame (`on_ready`), t
 needs them. That keeps the start near an empty Textual app's (bench/app_latency.py; tests/test_imports.py's
 NOT_AT_START keeps them out of it).
 
-A mixin of `tui.app.Workbench`; its attributes are the app's.
+A mixin of `tui.workbench.app.Workbench`; its attributes are the app's.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import gc
 import signal
 from typing import TYPE_CHECKING, Any
 
-from tui.panes import keys
+from tui.workbench.panes import keys
 from workloads.errors import first_line
 
 if TYPE_CHECKING:
-    from tui.history import History
+    from tui.workbench.history import History
     from tui.session import RunSession
     from tui.store import RunStore
 
@@ -44,7 +44,7 @@ class StartupMixin:
 
     @functools.cached_property
     def history(self) -> History:
-        from tui.history import History
+        from tui.workbench.history import History
 
         return History()
 
@@ -96,7 +96,7 @@ class StartupMixin:
         try:
             source = self.telemetry_source
             if source is None:
-                from tui.workbench_sampler import default_telemetry_source as source
+                from tui.workbench.sampler import default_telemetry_source as source
             sampler = self.session.attach_sampler(source(self.post_sample))
             sampler.start()
         except Exception as exc:  # noqa: BLE001 - no telemetry is a degraded workbench, not a dead one

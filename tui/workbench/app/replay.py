@@ -1,13 +1,13 @@
 """The workbench shows runs read from disk (the headless report's screen, a run attached to): plots, log, state.
 
-A mixin of `tui.app.Workbench`; its attributes are the app's.
+A mixin of `tui.workbench.app.Workbench`; its attributes are the app's.
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from tui.view.run_state import RunState
+from tui.workbench.view.run_state import RunState
 
 
 class ReplayMixin:
@@ -35,7 +35,7 @@ class ReplayMixin:
 
     def _replay(self, record: Any) -> None:
         """The run's events in the log, each stamped with its own time, after a line saying it was read from disk."""
-        from tui.view.run_times import run_span, run_times
+        from tui.report.run_times import run_span, run_times
         from workloads import protocol
 
         try:

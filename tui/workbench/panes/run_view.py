@@ -1,6 +1,6 @@
 """The current run's state as the launcher shows it: status, progress, the live figure, fallbacks and the result.
 
-Rendered from `tui.view.run_state.RunState` (UI-free); the launcher pane places it under the fields.
+Rendered from `tui.workbench.view.run_state.RunState` (UI-free); the launcher pane places it under the fields.
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from tui.formatting import NA, duration, fixed, is_number, live_rate, percent
-from tui.view.run_state import RunState
+from tui.workbench.view.run_state import RunState
 from workloads import registry
 from workloads.safe_text import one_line, printable
 from workloads.spec import WorkloadSpec

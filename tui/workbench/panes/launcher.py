@@ -1,6 +1,6 @@
 """The launcher: one tab per workload with its main parameters editable in place, and the run's state.
 
-The state itself (`tui.view.run_state.RunState`) is UI-free; this pane only renders it.
+The state itself (`tui.workbench.view.run_state.RunState`) is UI-free; this pane only renders it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from textual.containers import Container, VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Static
 
-from tui.launch import BadValue, Param, blank_shows, defaults, params_for, start_question, values_from_args
-from tui.panes.keys import workload_key
-from tui.panes.run_view import render_state
-from tui.view.run_state import RunState
+from tui.workbench.launch import BadValue, Param, blank_shows, defaults, params_for, start_question, values_from_args
+from tui.workbench.panes.keys import workload_key
+from tui.workbench.panes.run_view import render_state
+from tui.workbench.view.run_state import RunState
 from workloads import registry
 from workloads.safe_text import printable
 
@@ -44,7 +44,7 @@ class WorkloadForm(Container):
             return
         from textual.widgets import Label
 
-        from tui.panes.fields import widget_for
+        from tui.workbench.panes.fields import widget_for
 
         params = params_for(self.workload)
         if not params:
@@ -66,7 +66,7 @@ class WorkloadForm(Container):
             return
         from textual.widgets import Select
 
-        from tui.panes.fields import field_id
+        from tui.workbench.panes.fields import field_id
 
         for param in params_for(self.workload):
             if param.key not in values:
@@ -88,7 +88,7 @@ class WorkloadForm(Container):
             return out
         from textual.widgets import Select
 
-        from tui.panes.fields import field_id
+        from tui.workbench.panes.fields import field_id
 
         for param in params_for(self.workload):
             widget = self.query_one(f"#{field_id(self.workload, param.key)}")
@@ -211,12 +211,12 @@ class LauncherPane(VerticalScroll, can_focus=False):
         if question is None:
             start()
             return
-        from tui.panes.confirm import Confirm
+        from tui.workbench.panes.confirm import Confirm
 
         self.app.push_screen(Confirm(question, "Start anyway", "Edit the fields"), lambda yes: start() if yes else None)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        from tui.panes.fields import Field   # loaded with the fields: something in them has the focus
+        from tui.workbench.panes.fields import Field   # loaded with the fields: something in them has the focus
 
         hint = self.query_one("#field-hint", Static)
         field = event.widget

@@ -10,7 +10,7 @@ from textual.widgets import RichLog
 
 from tui.figures import glance_text
 from tui.formatting import utc_clock
-from tui.panes.safe import shown
+from tui.workbench.panes.safe import shown
 
 if TYPE_CHECKING:
     from workloads import protocol
@@ -21,7 +21,7 @@ MAX_LINES = 5000
 def event_text(event: protocol.Event, workload: str | None = None) -> Text | None:
     """How an event reads in the log; steps are left to the plots (None). A result reads in its workload's words.
 
-    Each text is made printable before it is a Text (`tui.panes.safe`): an event's strings come from its workload,
+    Each text is made printable before it is a Text (`tui.workbench.panes.safe`): an event's strings come from its workload,
     a server or a run directory someone else wrote."""
     from workloads import protocol   # with the first event: the first frame logs none
 
@@ -56,7 +56,7 @@ class LogPane(RichLog):
         self.workload: str | None = None  # of the run whose events arrive: its start event says
 
     def say(self, text: str | Text, style: str = "") -> None:
-        # every line, whoever wrote it: a run's id, path and texts come from a run directory (`tui.panes.safe`)
+        # every line, whoever wrote it: a run's id, path and texts come from a run directory (`tui.workbench.panes.safe`)
         text = shown(text, style=style)
         line = Text(f"{utc_clock(self.clock())} ", style="dim") + text  # UTC, as the report's times
         self.lines_text.append(line.plain)

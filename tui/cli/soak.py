@@ -2,7 +2,7 @@
 
 The soak itself is a workload (`workloads.soak`): this command checks its arguments (one line and exit 2
 when they are wrong, before anything runs) and starts it as ``cardbench run soak ...`` detached
-(`tui.commands.run.detach_run`): a closed SSH session, tmux or workbench leaves it running, and the
+(`tui.cli.run.detach_run`): a closed SSH session, tmux or workbench leaves it running, and the
 workbench lists it, attaches and stops it as any detached run. ``--foreground`` keeps it in this
 terminal instead (CI, or to watch a short one), where a closed session stops it.
 
@@ -81,9 +81,9 @@ def run(args: argparse.Namespace) -> int:
             return checked
     runs_dir = getattr(args, "runs_dir", None)
     if args.foreground:
-        from tui.commands.run import run_workload
+        from tui.cli.run import run_workload
 
         return asyncio.run(run_workload(NAME, argv, runs_dir=runs_dir, as_json=False))
-    from tui.commands.run import detach_run
+    from tui.cli.run import detach_run
 
     return detach_run(NAME, argv, runs_dir=runs_dir)

@@ -11,7 +11,7 @@ draws from the finest level that has at most four times the plot's width, so a
 redraw costs O(width), not O(points): 24 hours of 1 Hz samples (86,400 points)
 downsample in well under a millisecond however long the run.
 
-`tui.history.History` holds the series the workbench plots.
+`tui.workbench.history.History` holds the series the workbench plots.
 """
 
 from __future__ import annotations

@@ -4,12 +4,12 @@
 
 What it draws is a re-drawing from the runs on disk, minutes or hours after they ran (`cardbench export
 --run` after a dropped session), and it says so: the window title reads "re-drawn from the run on
-disk" with the runs' own times (`tui.view.run_times`), the log lines carry their events' times, and the
+disk" with the runs' own times (`tui.report.run_times`), the log lines carry their events' times, and the
 devices show the run's last telemetry sample with its time, not a reading taken at export.
 
 The report (`tui.report`) is UI-free: it takes the screenshot as an SVG or as a
 callable like :func:`app_screenshot` and never imports Textual. This module is the
-one Textual user outside `tui/app.py` and `tui/panes/`. It imports the app only
+one Textual user outside `tui/workbench/app.py` and `tui/workbench/panes/`. It imports the app only
 inside its functions, so importing it stays cheap and works where Textual is
 missing (then :func:`app_screenshot` says why, and the report draws its text screen).
 """
@@ -20,7 +20,7 @@ import asyncio
 from typing import Any, Callable, Sequence
 
 from tui.formatting import utc_clock
-from tui.view.run_times import runs_title
+from tui.report.run_times import runs_title
 
 __all__ = ["app_screenshot", "render_screenshot_svg"]
 
@@ -32,7 +32,7 @@ async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size
     The devices show the runs' last telemetry sample; ``sample`` (a reading taken now) only when they
     recorded none, and then the devices' title says it is a reading at export.
     """
-    from tui.app import build_app
+    from tui.workbench.app import build_app
 
     records = list(records)
     app = build_app(records[-1].path.parent if records else None, start_sampler=False, clock=clock)
@@ -43,7 +43,7 @@ async def render_screenshot_svg(records: Sequence[Any], sample: Any = None, size
         shown = last if last is not None else sample
         if shown is not None:
             # the devices' rows first, and the layout settled around them: the plots pane then knows it shows one
-            # plot, and the runs' other series are never built (`tui.history`: built when first read)
+            # plot, and the runs' other series are never built (`tui.workbench.history`: built when first read)
             app.devices.sample = shown
             await pilot.pause()
         app.load_records(records)
@@ -82,7 +82,7 @@ def last_sample(records: Sequence[Any]) -> Any:
 def app_screenshot(records: Sequence[Any], sample: Any = None, timeout: float = 60.0) -> tuple[str | None, str | None]:
     """The workbench's screen rendered off-screen: (svg, None), or (None, why it could not be)."""
     try:
-        import tui.app  # noqa: F401 - only to learn, before rendering, whether the app can be built here
+        import tui.workbench.app  # noqa: F401 - only to learn, before rendering, whether the app can be built here
     except Exception as exc:  # noqa: BLE001 - an app that does not import must not cost the report
         return None, f"the workbench screen is not available ({type(exc).__name__}: {exc})"
 

@@ -1,4 +1,4 @@
-"""Plot history, UI-free: the series the workbench plots (`tui.history_series`: bounded, drawn at the plot's width).
+"""Plot history, UI-free: the series the workbench plots (`tui.workbench.history_series`: bounded, drawn at the plot's width).
 
 `History` holds loss and throughput per step
 for each run, and device/host telemetry over time. It is filled from live
@@ -15,9 +15,9 @@ from functools import partial
 from typing import Any, Callable, Iterable
 
 from tui.cpu_trap import is_cpu
-# the series and their drawing, here too: the workbench and the screenshot have always found them in tui.history
+# the series and their drawing, here too: the workbench and the screenshot have always found them in tui.workbench.history
 from tui.store.telemetry import Telemetry
-from tui.history_series import DEFAULT_CAPACITY, DrawCache, Drawn, Series, _finite_point, _Level, downsample
+from tui.workbench.history_series import DEFAULT_CAPACITY, DrawCache, Drawn, Series, _finite_point, _Level, downsample
 from workloads import protocol
 
 __all__ = ["DEFAULT_CAPACITY", "DrawCache", "Drawn", "History", "RunSeries", "Series", "_Level", "_finite_point",

@@ -1,1 +1,0 @@
-"""The workbench's panes, one module each; only this package and `tui.app` import textual."""

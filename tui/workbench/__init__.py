@@ -1,0 +1,1 @@
+"""The workbench: the only package that imports Textual (app, panes, view-models, screenshot, sampler thread)."""

@@ -1,0 +1,1 @@
+"""The workbench's panes, one module each; only this package and `tui.workbench.app` import textual."""
