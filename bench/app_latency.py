@@ -197,7 +197,7 @@ async def bench_attached(day: Path, presses: int) -> tuple[float, float]:
         live = LiveRun(path=day, pid=os.getpid(), pgid=os.getpgid(0), started=time.time(), detached=False,
                        child_pid=None, workload="resnet50", beat=time.time())
         t0 = time.perf_counter()
-        app.attach(live)
+        app.runs_in_progress.attach(live)
         while app.attached is None:
             await pilot.pause(0.01)
             if time.perf_counter() - t0 > 120:
@@ -210,7 +210,7 @@ async def bench_attached(day: Path, presses: int) -> tuple[float, float]:
         print("key presses while the workbench follows it:")
         times = await _press_keys(app, presses)
         stop.set()
-        app._unfollow()
+        app.runs_in_progress.unfollow()
     return attach_s, _print_presses(times)
 
 

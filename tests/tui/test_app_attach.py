@@ -162,7 +162,7 @@ async def test_a_hand_written_live_json_naming_an_unrelated_process_is_neither_l
             await _until(pilot, lambda: isinstance(app.screen, LiveRunsScreen), timeout=10, what="the list of runs")
             assert app.screen.runs == []
             await pilot.press("escape")
-            app.ask_stop(claimed)   # what s does for an attached run
+            app.runs_in_progress.ask_stop(claimed)   # what s does for an attached run
             await pilot.pause(0.2)
             assert not isinstance(app.screen, Confirm)
             assert any("not provably" in line for line in app.log_pane.lines_text)
@@ -199,10 +199,10 @@ async def test_attaching_to_a_run_with_more_events_than_the_workbench_reads_show
     app = build_app(runs_dir, start_sampler=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await app.panes_built.wait()
-        assert app.attach(live)
+        assert app.runs_in_progress.attach(live)
         await _until(pilot, lambda: app.attached is not None, what="the attach")
         said = "\n".join(app.log_pane.lines_text)
         assert "a long run: only its last 100 events shown (and its start); older ones are left out" in said
         assert "1 event line(s) longer than 1 MiB (no run writes one) passed over" in said
         assert app.history.runs[live.id].throughput.xs[0] == 201 and app.state.step == 300
-        app._unfollow()
+        app.runs_in_progress.unfollow()

@@ -93,7 +93,7 @@ async def test_a_hostile_run_directory_reaches_no_widget_raw(tmp_path):
         await pilot.pause()
         assert not _obeyed(_shown(app))
         app.pop_screen()
-        app.ask_stop(live)   # pid 1 is not the run's: said in the log, or asked about
+        app.runs_in_progress.ask_stop(live)   # pid 1 is not the run's: said in the log, or asked about
         await pilot.pause()
         assert not _obeyed(_shown(app))
         if not isinstance(app.screen, Confirm):
@@ -102,7 +102,7 @@ async def test_a_hostile_run_directory_reaches_no_widget_raw(tmp_path):
         assert not _obeyed(_shown(app)) and not _obeyed(app.screen.question)
         app.pop_screen()
         # attached to, as Enter in that list does: read from disk, then followed
-        app.attach(live)
+        app.runs_in_progress.attach(live)
         for _ in range(200):
             if app.attached is not None:
                 break
@@ -110,7 +110,7 @@ async def test_a_hostile_run_directory_reaches_no_widget_raw(tmp_path):
         await pilot.pause()
         assert app.attached is not None and app.state.run_id == live.id
         assert not _obeyed(_shown(app))
-        app._unfollow()
+        app.runs_in_progress.unfollow()
         # a run of a workload this build has: its arguments fill the launcher's fields
         app.load_records([load_run(_hostile_run(tmp_path / "more", "generate"))])
         await pilot.pause()

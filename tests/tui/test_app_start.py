@@ -28,7 +28,7 @@ async def test_the_first_frame_lets_the_collector_run_again_and_makes_the_sessio
     app = make_app(runs_dir)
     assert "session" not in vars(app) and "store" not in vars(app)   # made at their first use
     gc.disable()
-    app._gc_held = True   # as run() leaves it (run_test does not go through run())
+    app.startup._gc_held = True   # as run() leaves it (run_test does not go through run())
     try:
         async with app.run_test(size=SIZE):
             await app.panes_built.wait()

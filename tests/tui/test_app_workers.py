@@ -46,15 +46,15 @@ async def test_the_attached_run_is_read_off_the_ui_thread(runs_dir, monkeypatch)
     app = make_app(runs_dir)
     async with app.run_test(size=SIZE) as pilot:
         await app.panes_built.wait()
-        app.attached = AttachedRun.__new__(AttachedRun)
-        app._follow()
+        app.runs_in_progress.attached = AttachedRun.__new__(AttachedRun)
+        app.runs_in_progress._follow()
         for _ in range(40):
             await pilot.pause(0.05)
-            if readers and not app._polling:
+            if readers and not app.runs_in_progress.polling:
                 break
         assert readers and threading.main_thread().name not in readers
-        assert not app._polling   # the read came back: the next tick reads again
-        app.attached = None
+        assert not app.runs_in_progress.polling   # the read came back: the next tick reads again
+        app.runs_in_progress.attached = None
 
 
 async def test_r_lists_the_runs_in_progress_off_the_ui_thread(runs_dir, monkeypatch):

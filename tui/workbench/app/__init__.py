@@ -13,9 +13,11 @@ thread: it records each sample through the session and posts it here
 `tui.workbench.screenshot` renders the same screen off-screen from runs on disk, for the
 headless report.
 
-Runs in progress recorded by another process (r, attach, D) are `tui.workbench.app.attach`'s; runs read from disk
-shown on the screen, `tui.workbench.app.replay`'s; quitting and hang-ups, `tui.workbench.app.lifecycle`'s; the start (what the
-first frame waits for and what is made just after it), `tui.workbench.app.startup`'s.
+The app owns four controllers and calls them; each reaches the app only through a small `typing.Protocol` that
+names what it needs: runs in progress recorded by another process (r, attach, D), `tui.workbench.app.attach`'s
+`RunsInProgress`; runs read from disk shown on the screen, `tui.workbench.app.replay`'s `Replay`; quitting and
+hang-ups, `tui.workbench.app.lifecycle`'s `Lifecycle`; the start (what the first frame waits for and what is made
+just after it), `tui.workbench.app.startup`'s `Startup`.
 
 Work on the CPU while accelerators are listed (`tui.cpu_trap`, held by the session)
 is the loudest thing on the screen: `tui.workbench.panes.banner`, across the top.
@@ -24,8 +26,8 @@ is the loudest thing on the screen: `tui.workbench.panes.banner`, across the top
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
-import threading
 import time
 from contextlib import aclosing
 from pathlib import Path
@@ -37,10 +39,10 @@ from textual.app import App
 from textual.containers import Horizontal
 from textual.widgets import Button, Footer, Input
 
-from tui.workbench.app.attach import AttachMixin
-from tui.workbench.app.lifecycle import LifecycleMixin
-from tui.workbench.app.replay import ReplayMixin
-from tui.workbench.app.startup import StartupMixin
+from tui.workbench.app.attach import RunsInProgress
+from tui.workbench.app.lifecycle import Lifecycle
+from tui.workbench.app.replay import Replay
+from tui.workbench.app.startup import Startup
 from tui.workbench.launch import BadValue, build_args
 from tui.workbench.panes import keys
 from tui.workbench.panes.banner import CpuBanner
@@ -56,12 +58,14 @@ from workloads.errors import first_line
 from workloads.safe_text import one_line
 
 if TYPE_CHECKING:
-    from tui.session import RunnerFactory
+    from tui.session import RunnerFactory, RunSession
+    from tui.store import RunStore
     from tui.store.follow import AttachedRun
+    from tui.workbench.history import History
     from tui.workbench.sampler import TelemetrySource
 
 
-class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
+class Workbench(App):
     """cardbench's face: devices, launcher, plots and log on one screen."""
 
     CSS_PATH = Path(__file__).parent.parent / "app.tcss"  # absolute: subclasses elsewhere (tests, bench) find it
@@ -95,18 +99,15 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
         self.run_checks = run_checks
         self.export_dir = Path(export_dir) if export_dir else None
         self.loaded_runs: list[Path] = []
-        self.attached: AttachedRun | None = None   # a run in progress recorded by another process, followed here
-        self._follow_timer: Any = None
-        self._follow_lock = threading.Lock()  # a read of the attached run (a thread) and its close (_unfollow)
-        self._polling = False                 # a read is in flight: the next tick waits for it
         self.sampler: Any = None
         self.latest_sample: Any = None
         self.state = RunState()
-        self._unwatch_signals: Callable[[], None] | None = None
-        self._hangup_task: asyncio.Future | None = None
-        self._replay_t: float | None = None   # while a run read from disk is logged: its event's own time
         self.panes_built = asyncio.Event()  # set once the fields and plots are mounted (after the first frame)
-        self._gc_held = False   # run() holds the collector until the first frame (on_ready lets it go)
+        # the controllers: each reaches the app through its own Protocol (AttachHost, LifecycleHost, ...)
+        self.runs_in_progress = RunsInProgress(self)
+        self.lifecycle = Lifecycle(self)
+        self.replay = Replay(self)
+        self.startup = Startup(self)
         self._bindings = keys.with_workload_keys(self.workload_names, self._bindings)
 
     # layout -----------------------------------------------------------------------------
@@ -115,7 +116,7 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
         self.devices = DevicePane(id="devices")
         self.launcher = LauncherPane(self.workload_names, id="launcher")
         self.plots = PlotsPane(lambda: self.history, id="plots")
-        self.log_pane = LogPane(clock=self._log_time, id="log")
+        self.log_pane = LogPane(clock=self.replay.log_time, id="log")
         self.cpu_banner = CpuBanner(id="cpu-banner")
         self.trial_banner = TrialBanner(id="trial-banner")   # hidden unless `cardbench trial` set a trial
         yield self.trial_banner
@@ -126,6 +127,69 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
             yield self.plots
         yield self.log_pane
         yield Footer(compact=True, show_command_palette=False)
+
+    # the run store, the session and the history: made at their first use (just after the first frame) ----------
+    @functools.cached_property
+    def store(self) -> RunStore:
+        from tui.store import RunStore
+
+        return RunStore(self._runs_dir)
+
+    @functools.cached_property
+    def session(self) -> RunSession:
+        from tui.session import RunSession
+
+        grace = {} if self._stop_grace_s is None else {"grace_s": self._stop_grace_s}
+        return RunSession(self.store, runner_factory=self._runner_factory, on_log=self._child_said, **grace)
+
+    def session_made(self) -> bool:
+        """Whether the session exists (made at its first use: an app closed before its first frame has none)."""
+        return "session" in vars(self)
+
+    @functools.cached_property
+    def history(self) -> History:
+        from tui.workbench.history import History
+
+        return History()
+
+    # start and end: the controllers' ------------------------------------------------------------
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """Textual's run, with the garbage collector held until the first frame is out (`Startup`)."""
+        self.startup.hold_collector()
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            self.startup.release_collector()   # the app ended before its first frame
+
+    async def on_ready(self) -> None:
+        await self.startup.ready()
+        self.panes_built.set()
+
+    async def action_quit(self) -> None:
+        await self.lifecycle.quit()
+
+    async def on_unmount(self) -> None:
+        await self.lifecycle.unmount()
+
+    # runs from disk and runs in progress elsewhere: the controllers' -------------------------------
+    @property
+    def attached(self) -> AttachedRun | None:
+        """A run in progress recorded by another process, followed here."""
+        return self.runs_in_progress.attached
+
+    def load_records(self, records: Sequence[Any]) -> None:
+        """Show runs from disk (`Replay.load_records`)."""
+        self.replay.load_records(records)
+
+    def action_live_runs(self) -> None:
+        self.runs_in_progress.list_runs()
+
+    def action_start_detached(self) -> None:
+        self.runs_in_progress.start_detached()
+
+    def say(self, line: str, style: str = "") -> None:
+        """A line in the log pane (the controllers' one way to speak)."""
+        self.log_pane.say(line, style)
 
     # telemetry --------------------------------------------------------------------------
     def post_sample(self, sample: Any) -> None:
@@ -191,7 +255,7 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
         if self.session.running:
             self.stop_workload()
         elif self.attached is not None and self.attached.following:
-            self.ask_stop(self.attached.live)
+            self.runs_in_progress.ask_stop(self.attached.live)
         elif registry.spec_for(self.selected_workload).detached:
             self.action_start_detached()  # hours long (a soak): it must outlive the workbench and the SSH session
         else:
@@ -215,11 +279,11 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
             log.say(f"cannot start {name}: {exc}", "bold red")
             self.notify(str(exc), severity="error")
             return False
-        self._unfollow()  # an attached run that ended leaves the screen to this one
+        self.runs_in_progress.unfollow()  # an attached run that ended leaves the screen to this one
         self.history.drop_runs()
         self.history.run(run.id, label=name, unit=registry.spec_for(name).unit or None)
         self.state = RunState.starting(name, run.id, args)
-        self._show_state()
+        self.show_state()
         warning = self.session.cpu_trap.before_run(name, args)
         if warning:
             log.say(f"WARNING: {warning}", "bold red")
@@ -257,7 +321,7 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
         self.log_pane.say(f"{what} failed: {first_line(worker.error, typed=True)}", "bold red")
         if worker.group == "workload" and self.state.active:
             self.state.status = "failed"
-            self._show_state()
+            self.show_state()
 
     def _child_said(self, run_id: str, line: str) -> None:
         self.post_message(WorkloadLog(run_id, line))
@@ -265,7 +329,7 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
     def on_steps_arrived(self, message: StepsArrived) -> None:
         if message.run_id == self.state.run_id:
             self.state.see_step(message.step)
-            self._show_state(banner=False)  # a step changes no device, alarm or field: the banner stays as it is
+            self.show_state(banner=False)  # a step changes no device, alarm or field: the banner stays as it is
 
     def on_workload_event(self, message: WorkloadEvent) -> None:
         from tui.session import STORE_FAULT   # loaded with the session, just after the first frame
@@ -295,12 +359,13 @@ class Workbench(StartupMixin, AttachMixin, ReplayMixin, LifecycleMixin, App):
             run_path = (attached.live.path if attached is not None and attached.live.id == message.run_id
                         else self.session.runs[-1] if self.session.runs else None)
             self.log_pane.say(f"run {message.run_id} {event.status}; everything is in {run_path}", "dim")
-        self._show_state()
+        self.show_state()
 
     def on_workload_log(self, message: WorkloadLog) -> None:
         self.log_pane.say(message.line, "dim")
 
-    def _show_state(self, banner: bool = True) -> None:
+    def show_state(self, banner: bool = True) -> None:
+        """The run's state on the launcher and its button; ``banner``: the CPU banner and the devices too."""
         launcher = self.launcher
         launcher.state = self.state
         button = launcher.query_one("#start-stop", Button)
