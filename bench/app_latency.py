@@ -233,6 +233,7 @@ async def bench_redraw() -> float:
                     index=0, util_gpu_pct=80 + 10 * math.sin(i / 300), mem_used_bytes=70 * 2**30,
                     mem_total_bytes=80 * 2**30, temperature_c=70 + 5 * math.sin(i / 900), power_w=600.0),),
                     host=HostSample(cpu_pct=30.0)))
+            app.poller.poll()   # one snapshot of what the history holds now, as a poll after new data posts it
             await pilot.pause()
             plots = app.plots.plots
             timings = []
@@ -243,7 +244,7 @@ async def bench_redraw() -> float:
                 for plot in plots:
                     plot.render()
                 timings.append(time.perf_counter() - t0)
-            points = sum(len(line.series) for plot in plots for line in plot.lines())
+            points = sum(len(line.series) for plot in plots for line in plot.lines)
     best, worst = min(timings) * 1000, max(timings) * 1000
     print(f"redraw of the 4 plots, 24 h of 1 Hz data ({points:,} stored points) at 120x36: "
           f"best {best:.1f} ms, worst {worst:.1f} ms of 5  (bound < 100 ms)  {'OK' if worst < 100 else 'OVER'}")

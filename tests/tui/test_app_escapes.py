@@ -16,7 +16,6 @@ from tui.cpu_trap import CODE as CPU_TRAP
 from tui.figures import event_line
 from tui.workbench.panes.confirm import Confirm
 from tui.workbench.panes.live_runs import LiveRunsScreen
-from tui.workbench.panes.messages import WorkloadEvent
 from tui.store import load_run
 from tui.store.live import LiveRun
 from tui.telemetry.sample import Sample
@@ -76,7 +75,7 @@ async def test_a_hostile_run_directory_reaches_no_widget_raw(tmp_path):
         # reopened from disk (the screenshot's path), then its events as an attached run's arrive
         app.load_records([record])
         for event in record.events:
-            app.post_message(WorkloadEvent(record.id, event))
+            app.poller.put_event(record.id, event, wake=True)
         app.history.add_sample_line(record.telemetry[0])
         app.post_sample(Sample.from_dict(record.telemetry[0]))   # its device name and host on the devices pane
         await pilot.pause()

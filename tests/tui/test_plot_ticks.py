@@ -90,7 +90,7 @@ def flat(value: float, points: int = 40) -> Series:
 
 
 async def draw(lines: list[Line], height: int, width: int = 60, **options) -> list[str]:
-    plot = SeriesPlot("test", lambda: lines, xlabel="steps", **options)
+    plot = SeriesPlot("test", lines, xlabel="steps", **options)
     app = PlotApp(plot)
     async with app.run_test(size=(width, height)):
         return plot.render().plain.split("\n")

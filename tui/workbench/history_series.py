@@ -40,6 +40,12 @@ class _Level:
     def __len__(self) -> int:
         return len(self.xs)
 
+    def copy(self) -> "_Level":
+        level = _Level()
+        level.xs, level.ys, level.lo, level.hi = array("d", self.xs), array("d", self.ys), array("d", self.lo), \
+            array("d", self.hi)
+        return level
+
     def extend_pairs_of(self, other: "_Level", start: int, stop: int) -> None:
         """One entry for each pair other[i], other[i + 1] from ``start`` (even) while both are before ``stop``
         (equal weights: both hold as many raw points). Column by column, a level in one go."""
@@ -66,6 +72,15 @@ class Series:
         self.version = 0      # changes with every append, so drawings can be cached
         self.ascending = True
         self.last: tuple[float, float] | None = None
+        self.key = next(_KEYS)   # the same in its frozen copies: a drawing is cached per series, not per copy
+
+    def frozen(self) -> "FrozenSeries":
+        """A copy that never changes (a live snapshot's): the same points, pyramid and flags, arrays copied."""
+        copy = FrozenSeries.__new__(FrozenSeries)
+        copy.__dict__.update(self.__dict__)
+        copy.base = self.base.copy()
+        copy.levels = [level.copy() for level in self.levels]
+        return copy
 
     @property
     def xs(self) -> array:
@@ -185,6 +200,16 @@ class Series:
             below, complete = level, len(level)
 
 
+class FrozenSeries(Series):
+    """A `Series` copied for a snapshot: reading it is as a series; adding to it is an error."""
+
+    def _add_usable(self, fx: list[float], fy: list[float]) -> None:
+        raise TypeError("a snapshot's series does not change: add to the History's")
+
+
+_KEYS = itertools.count()
+
+
 def _usable(xs: Iterable[Any], ys: Iterable[Any]) -> tuple[list[float], list[float]]:
     """The points of ``zip(xs, ys)`` as floats, those with a missing, non-numeric or non-finite value left out."""
     xs, ys = list(xs), list(ys)
@@ -265,7 +290,7 @@ class DrawCache:
         self._cache: dict[int, tuple[int, int, Drawn]] = {}
 
     def get(self, series: Series, width: int) -> Drawn:
-        key = id(series)
+        key = series.key
         hit = self._cache.get(key)
         if hit and hit[0] == series.version and hit[1] == width:
             return hit[2]

@@ -23,7 +23,7 @@ __all__ = ["Axis", "CARDS_UNUSED", "Line", "canvas_row", "line_styles", "loss_li
 CARDS_UNUSED = "cards unused (CPU run)"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Line:
     label: str
     series: Series

@@ -6,9 +6,9 @@
 Workloads run as children through a `tui.session.RunSession` (the same one
 `cardbench run` and the headless suite use): an asyncio worker reads their
 events, which the session has already recorded in the run directory, and posts
-small messages; the panes redraw from reactives. The sampler runs on its own
-thread: it records each sample through the session and posts it here
-(thread-safe `post_message`). The app never imports torch and never waits on a child.
+into the one poller's inbox (`tui.workbench.app.poller`). The sampler runs on its own thread: it records each
+sample through the session and puts it in the same inbox. Each poll takes the inbox into the history and the run's
+state and posts one immutable snapshot (`tui.workbench.view.snapshot`); the panes render snapshots. The app never imports torch and never waits on a child.
 
 `tui.workbench.screenshot` renders the same screen off-screen from runs on disk, for the
 headless report.
@@ -29,11 +29,9 @@ import asyncio
 import functools
 import os
 import time
-from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-from textual import work
 from textual.worker import Worker, WorkerState
 from textual.app import App
 from textual.containers import Horizontal
@@ -41,21 +39,21 @@ from textual.widgets import Button, Footer, Input
 
 from tui.workbench.app.attach import RunsInProgress
 from tui.workbench.app.lifecycle import Lifecycle
+from tui.workbench.app.poller import LivePoller
 from tui.workbench.app.replay import Replay
 from tui.workbench.app.startup import Startup
-from tui.workbench.launch import BadValue, build_args
+from tui.workbench.app.workload_run import WORKER_GROUP, WorkloadRun
 from tui.workbench.panes import keys
 from tui.workbench.panes.banner import CpuBanner
 from tui.workbench.panes.device import DevicePane
 from tui.workbench.panes.launcher import LauncherPane
 from tui.workbench.panes.log import LogPane
-from tui.workbench.panes.messages import DoctorFinished, StepsArrived, TelemetryArrived, WorkloadEvent, WorkloadLog
+from tui.workbench.panes.messages import DoctorFinished, LiveDataArrived, SnapshotReady, WorkloadLog
 from tui.workbench.panes.plots import PlotsPane
 from tui.workbench.panes.trial_banner import TrialBanner
 from tui.workbench.view.run_state import RunState
 from workloads import registry
 from workloads.errors import first_line
-from workloads.safe_text import one_line
 
 if TYPE_CHECKING:
     from tui.session import RunnerFactory, RunSession
@@ -63,6 +61,7 @@ if TYPE_CHECKING:
     from tui.store.follow import AttachedRun
     from tui.workbench.history import History
     from tui.workbench.sampler import TelemetrySource
+    from workloads import protocol
 
 
 class Workbench(App):
@@ -108,6 +107,8 @@ class Workbench(App):
         self.lifecycle = Lifecycle(self)
         self.replay = Replay(self)
         self.startup = Startup(self)
+        self.poller = LivePoller(self)   # the one path of live data to the panes: inbox -> poll -> snapshot
+        self.workload_run = WorkloadRun(self)
         self._bindings = keys.with_workload_keys(self.workload_names, self._bindings)
 
     # layout -----------------------------------------------------------------------------
@@ -115,7 +116,7 @@ class Workbench(App):
         # kept as attributes: `query_one` on the app searches the top screen, which may be a modal
         self.devices = DevicePane(id="devices")
         self.launcher = LauncherPane(self.workload_names, id="launcher")
-        self.plots = PlotsPane(lambda: self.history, id="plots")
+        self.plots = PlotsPane(self.poller.request, id="plots")
         self.log_pane = LogPane(clock=self.replay.log_time, id="log")
         self.cpu_banner = CpuBanner(id="cpu-banner")
         self.trial_banner = TrialBanner(id="trial-banner")   # hidden unless `cardbench trial` set a trial
@@ -191,30 +192,44 @@ class Workbench(App):
         """A line in the log pane (the controllers' one way to speak)."""
         self.log_pane.say(line, style)
 
-    # telemetry --------------------------------------------------------------------------
+    # live data: the poller's inbox in, snapshots out ------------------------------------------
     def post_sample(self, sample: Any) -> None:
         """Show a telemetry `Sample`; safe from any thread (the sampler calls it; the session records it)."""
-        self.post_message(TelemetryArrived(sample))
+        self.poller.put_sample(sample)
 
-    def on_telemetry_arrived(self, message: TelemetryArrived) -> None:
-        self.latest_sample = message.sample
-        self.history.add_sample(message.sample)
-        self.devices.sample = message.sample
-        self.plots.follow_data()
+    def take_sample(self, sample: Any) -> None:
+        """A sample from the poller's inbox: into the history, and the CPU trap's."""
+        self.latest_sample = sample
+        self.history.add_sample(sample)
         trap = self.session.cpu_trap
-        if self.sampler is None:  # else the session saw it already, on the sampler's thread, before this message
-            trap.see_sample(message.sample)
+        if self.sampler is None:  # else the session saw it already, on the sampler's thread, before the poll
+            trap.see_sample(sample)
         trap.see_probe(getattr(self.sampler, "torch_probe", None))
-        self._show_cpu_banner()
+
+    def wanted_plots(self) -> tuple[Sequence[int], bool]:
+        return self.plots.wanted()
+
+    def on_live_data_arrived(self, message: LiveDataArrived) -> None:
+        self.poller.poll()
+
+    def on_snapshot_ready(self, message: SnapshotReady) -> None:
+        """One poll's snapshot on the screen: the devices, the run's state, the plots."""
+        snapshot = message.snapshot
+        with self.batch_update():
+            if snapshot.sample is not None:   # the devices keep the last reading shown (a run's, before any)
+                self.devices.sample = snapshot.sample
+            self._render_state(snapshot.state)
+            self.plots.show(snapshot)
 
     # work on the CPU while accelerators are listed -----------------------------------------
     def _requested_args(self, name: str) -> list[str]:
         device = (self.launcher.values(name).get("device") or "").strip()
         return ["--device", device] if device else []
 
-    def _show_cpu_banner(self) -> None:
+    def _show_cpu_banner(self, state: RunState | None = None) -> None:
         name = self.selected_workload
-        self.cpu_banner.show_trap(self.state.cpu_alarm, self.session.cpu_trap, name, self._requested_args(name))
+        alarm = (state or self.state).cpu_alarm
+        self.cpu_banner.show_trap(alarm, self.session.cpu_trap, name, self._requested_args(name))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if (event.input.id or "").endswith("-device"):
@@ -253,7 +268,7 @@ class Workbench(App):
 
     def action_start_stop(self) -> None:
         if self.session.running:
-            self.stop_workload()
+            self.workload_run.stop()
         elif self.attached is not None and self.attached.following:
             self.runs_in_progress.ask_stop(self.attached.live)
         elif registry.spec_for(self.selected_workload).detached:
@@ -263,53 +278,8 @@ class Workbench(App):
             self.launcher.start_when_sure(self.start_workload)
 
     def start_workload(self, name: str | None = None) -> bool:
-        name = name or self.selected_workload
-        log = self.log_pane
-        try:
-            args = build_args(name, self.launcher.values(name))
-        except BadValue as exc:
-            log.say(f"cannot start {name}: {exc}", "bold red")
-            self.notify(str(exc), title="bad value", severity="error")
-            return False
-        from tui.store import RunStoreError
-
-        try:
-            run = self.session.start(name, args, source="workbench")
-        except RunStoreError as exc:
-            log.say(f"cannot start {name}: {exc}", "bold red")
-            self.notify(str(exc), severity="error")
-            return False
-        self.runs_in_progress.unfollow()  # an attached run that ended leaves the screen to this one
-        self.history.drop_runs()
-        self.history.run(run.id, label=name, unit=registry.spec_for(name).unit or None)
-        self.state = RunState.starting(name, run.id, args)
-        self.show_state()
-        warning = self.session.cpu_trap.before_run(name, args)
-        if warning:
-            log.say(f"WARNING: {warning}", "bold red")
-        log.say(f"starting {name} {' '.join(args)}  (run {run.path})", "bold")
-        self._consume(run.id)
-        return True
-
-    def stop_workload(self) -> None:
-        if not self.session.running or self.session.stopping:
-            return
-        self.log_pane.say(f"stopping {self.state.workload} (SIGTERM, SIGKILL after {self.session.grace_s:.0f} s)...",
-                          "yellow")
-        self.session.request_stop()
-
-    @work(exclusive=False, exit_on_error=False, group="workload", description="workload events")
-    async def _consume(self, run_id: str) -> None:
-        from workloads import protocol
-
-        # the session closes the run and stops the child however this ends (the app closing cancels it)
-        async with aclosing(self.session.events()) as events:
-            async for event in events:
-                if isinstance(event, protocol.Step):
-                    self.history.add_step(run_id, event)
-                    self.post_message(StepsArrived(run_id, event))
-                else:
-                    self.post_message(WorkloadEvent(run_id, event))
+        """Start ``name`` (the launcher's workload) with the launcher's fields (`WorkloadRun.start`)."""
+        return self.workload_run.start(name or self.selected_workload)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker of the app runs with exit_on_error=False: one that fails is said here, in one place, and a
@@ -319,63 +289,34 @@ class Workbench(App):
             return
         what = worker.description or worker.name or "a background task"
         self.log_pane.say(f"{what} failed: {first_line(worker.error, typed=True)}", "bold red")
-        if worker.group == "workload" and self.state.active:
+        if worker.group == WORKER_GROUP and self.state.active:
             self.state.status = "failed"
             self.show_state()
 
     def _child_said(self, run_id: str, line: str) -> None:
         self.post_message(WorkloadLog(run_id, line))
 
-    def on_steps_arrived(self, message: StepsArrived) -> None:
-        if message.run_id == self.state.run_id:
-            self.state.see_step(message.step)
-            self.show_state(banner=False)  # a step changes no device, alarm or field: the banner stays as it is
-
-    def on_workload_event(self, message: WorkloadEvent) -> None:
-        from tui.session import STORE_FAULT   # loaded with the session, just after the first frame
-        from workloads import protocol
-
-        event = message.event
-        self.log_pane.event(event)
-        if message.run_id != self.state.run_id:
-            return
-        self.state.see_event(event)
-        if isinstance(event, protocol.Start):
-            self.history.see_device(message.run_id, event.device)
-        elif event is self.state.cpu_alarm:
-            from tui.cpu_trap import alarm_lines
-
-            self.notify(one_line(". ".join(alarm_lines(event))), title="running on the CPU", severity="error",
-                        timeout=30, markup=False)
-        # an event's words come from its workload, a server or a run directory someone else wrote: printable
-        # (`workloads.safe_text`), and never read as markup
-        if isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
-            self.notify(one_line(event.message), title="run dir not writable", severity="error", timeout=30,
-                        markup=False)
-        if isinstance(event, protocol.Error):
-            self.notify(one_line(event.message, 200), title="workload error", severity="error", markup=False)
-        elif isinstance(event, protocol.End):
-            attached = self.attached
-            run_path = (attached.live.path if attached is not None and attached.live.id == message.run_id
-                        else self.session.runs[-1] if self.session.runs else None)
-            self.log_pane.say(f"run {message.run_id} {event.status}; everything is in {run_path}", "dim")
-        self.show_state()
+    def take_event(self, run_id: str, event: protocol.Event) -> None:
+        self.workload_run.take_event(run_id, event)
 
     def on_workload_log(self, message: WorkloadLog) -> None:
         self.log_pane.say(message.line, "dim")
 
-    def show_state(self, banner: bool = True) -> None:
-        """The run's state on the launcher and its button; ``banner``: the CPU banner and the devices too."""
+    def show_state(self) -> None:
+        """The app changed the run's state: the next snapshot shows it (the panes render nothing else)."""
+        self.poller.request()
+
+    def _render_state(self, state: RunState) -> None:
+        """A snapshot's run state on the launcher and its button, the devices and the CPU banner."""
         launcher = self.launcher
-        launcher.state = self.state
+        launcher.state = state
         button = launcher.query_one("#start-stop", Button)
-        active = self.state.active
+        active = state.active
         button.label = "stop (s)" if active else "start (s)"
         button.variant = "error" if active else "success"
-        if banner:
-            self.devices.mark_unused(self.state.on_cpu)
-            self._show_cpu_banner()
-        if self.state.run_id:
+        self.devices.mark_unused(state.on_cpu)
+        self._show_cpu_banner(state)
+        if state.run_id:
             # a small terminal: the run's state sits below the fields, keep it in view
             launcher.call_after_refresh(launcher.scroll_end, animate=False)
 

@@ -13,15 +13,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from tui.workbench.launch import BadValue, build_args
-from tui.workbench.panes.messages import StepsArrived, WorkloadEvent
 
 if TYPE_CHECKING:
-    from textual.message import Message
-
     from tui.session import RunSession
     from tui.store import RunStore
     from tui.store.follow import AttachedRun
     from tui.store.live import LiveRun
+    from tui.workbench.app.poller import LivePoller
     from tui.workbench.history import History
     from tui.workbench.panes.launcher import LauncherPane
     from tui.workbench.view.run_state import RunState
@@ -43,13 +41,13 @@ class AttachHost(Protocol):
     state: RunState
     sampler: Any
     launcher: LauncherPane
+    poller: LivePoller
 
     @property
     def selected_workload(self) -> str: ...
     def say(self, line: str, style: str = "") -> None: ...
     def show_state(self) -> None: ...
     def load_records(self, records: list[Any]) -> None: ...
-    def post_message(self, message: Message) -> bool: ...
     def push_screen(self, screen: Any, callback: Callable[[Any], Any] | None = None) -> Any: ...
     def set_interval(self, interval: float, callback: Callable[[], Any]) -> Any: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
@@ -185,15 +183,12 @@ class RunsInProgress:
         if attached is not self.attached:
             return  # detached (or another run attached) while the lines were read
         run_id = attached.live.id
+        # into the poller's inbox, as this workbench's own run's events and samples
         for event in events:
-            if isinstance(event, protocol.Step):
-                host.history.add_step(run_id, event)
-                host.post_message(StepsArrived(run_id, event))
-            else:
-                host.post_message(WorkloadEvent(run_id, event))
+            host.poller.put_event(run_id, event, wake=not isinstance(event, protocol.Step))
         if host.sampler is None:  # else this workbench samples the same devices itself, now
             for sample in samples:
-                host.history.add_sample_line(sample)
+                host.poller.put_sample_line(sample)
         if attached.gone:
             host.say(f"run {run_id}: its process is gone without recording an end (killed?); its record "
                      f"ends where {attached.live.path} ends", "bold red")

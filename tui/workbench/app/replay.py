@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from tui.workbench.history import History
     from tui.workbench.panes.launcher import LauncherPane
     from tui.workbench.panes.log import LogPane
-    from tui.workbench.panes.plots import PlotsPane
 
 
 class ReplayHost(Protocol):
@@ -26,7 +25,6 @@ class ReplayHost(Protocol):
     workload_names: list[str]
     launcher: LauncherPane
     log_pane: LogPane
-    plots: PlotsPane
     clock: Callable[[], float]
 
     def show_state(self) -> None: ...
@@ -59,7 +57,6 @@ class Replay:
             # the screenshot in a report must show the settings the run had, not the launcher's defaults
             host.launcher.show_args(last.workload, [str(a) for a in last.config.get("args", [])])
         host.show_state()
-        host.plots.refresh_plots()
 
     def _replay(self, record: Any) -> None:
         """The run's events in the log, each stamped with its own time, after a line saying it was read from disk."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 import signal
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tui.workbench.panes import keys
 from workloads.errors import first_line
@@ -22,11 +22,10 @@ if TYPE_CHECKING:
     from tui.session import RunSession
     from tui.store import RunStore
     from tui.workbench.app.lifecycle import Lifecycle
+    from tui.workbench.app.poller import LivePoller
     from tui.workbench.panes.launcher import LauncherPane
     from tui.workbench.panes.plots import PlotsPane
     from tui.workbench.sampler import TelemetrySource
-
-PLOT_REFRESH_S = 0.5   # plots repaint at most this often, however fast steps arrive
 
 
 class StartupHost(Protocol):
@@ -41,10 +40,10 @@ class StartupHost(Protocol):
     launcher: LauncherPane
     plots: PlotsPane
     lifecycle: Lifecycle
+    poller: LivePoller
 
     def say(self, line: str, style: str = "") -> None: ...
     def post_sample(self, sample: Any) -> None: ...
-    def set_interval(self, interval: float, callback: Callable[[], Any]) -> Any: ...
 
 
 class Startup:
@@ -88,7 +87,7 @@ class Startup:
                      "s starts it, d runs the doctor, e exports, q quits")
             await host.launcher.build()
             await host.plots.build()
-            host.set_interval(PLOT_REFRESH_S, host.plots.refresh_plots)
+            host.poller.start()
             if host.start_sampler:
                 self._start_sampler()
         finally:

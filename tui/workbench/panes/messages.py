@@ -7,36 +7,26 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from workloads import protocol
+    from tui.workbench.view.snapshot import LiveSnapshot
 
 
-class TelemetryArrived(Message):
-    """A new telemetry `Sample` (posted from the sampler thread)."""
-
-    def __init__(self, sample) -> None:
-        super().__init__()
-        self.sample = sample
-
-
-class WorkloadEvent(Message):
-    """One protocol event of the active run, other than a step."""
-
-    def __init__(self, run_id: str, event: protocol.Event) -> None:
-        super().__init__()
-        self.run_id = run_id
-        self.event = event
-
-
-class StepsArrived(Message):
-    """New steps are in the history: panes refresh. A queue of these collapses to the newest."""
-
-    def __init__(self, run_id: str, step: protocol.Step) -> None:
-        super().__init__()
-        self.run_id = run_id
-        self.step = step
+class LiveDataArrived(Message):
+    """Live data waits in the poller's inbox (an event, a sample): poll now. A queue of these collapses to one."""
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, StepsArrived) and message.run_id == self.run_id
+        return isinstance(message, LiveDataArrived)
+
+
+class SnapshotReady(Message):
+    """One poll's `tui.workbench.view.snapshot.LiveSnapshot`: the panes render it. A newer one replaces a queued
+    older one (each is whole)."""
+
+    def __init__(self, snapshot: LiveSnapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SnapshotReady)
 
 
 class WorkloadLog(Message):

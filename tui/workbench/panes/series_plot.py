@@ -1,4 +1,4 @@
-"""One plotext plot drawing from `History` series, downsampled to its width when painted.
+"""One plotext plot drawing a snapshot's lines (`tui.workbench.view.snapshot`), downsampled to its width when painted.
 
 A module of its own so that textual-plotext (and plotext) load after the
 workbench's first frame, not before it.
@@ -12,7 +12,7 @@ of a two-axis plot with an unexplained ``L`` and ``⅃``; here each axis's label
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Sequence
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -74,18 +74,18 @@ def _width(pieces: list[Text]) -> int:
 
 
 class SeriesPlot(PlotextPlot):
-    """One plot; ``lines()`` says what to draw, asked only when the plot is painted."""
+    """One plot; ``lines`` is what it draws (the plots pane sets them from each snapshot), read when it is painted."""
 
     DEFAULT_CSS = """
     SeriesPlot { height: 1fr; width: 1fr; }
     """
 
-    def __init__(self, title: str, lines: Callable[[], list[Line]], *, xlabel: str, time_axis: bool = False,
+    def __init__(self, title: str, lines: Sequence[Line] = (), *, xlabel: str, time_axis: bool = False,
                  empty: str = "no data yet", percent: bool = False, axis_units: tuple[str, str] = ("", ""),
                  **kwargs) -> None:
         super().__init__(**kwargs)
         self.title = title
-        self.lines = lines
+        self.lines = tuple(lines)
         self.xlabel = xlabel        # the x unit, named by the last x tick label ("60 steps")
         # (left, right): a two-axis plot's y labels carry their unit ("70°C", "500W"), so each reads on its own
         self.axis_units = axis_units
@@ -97,10 +97,10 @@ class SeriesPlot(PlotextPlot):
         self._drawn_versions: tuple = ()
 
     def has_data(self) -> bool:
-        return any(len(line.series) for line in self.lines())
+        return any(len(line.series) for line in self.lines)
 
     def data_version(self) -> tuple:
-        return tuple((id(line.series), line.series.version) for line in self.lines())
+        return tuple((line.series.key, line.series.version) for line in self.lines)
 
     def refresh_if_changed(self) -> None:
         """Repaint when the data moved since the last paint (a no-op for an unchanged or hidden plot)."""
@@ -115,7 +115,7 @@ class SeriesPlot(PlotextPlot):
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
-        lines = [line for line in self.lines() if len(line.series)]
+        lines = [line for line in self.lines if len(line.series)]
         self._drawn_versions = self.data_version()
         width, height = self.size.width, self.size.height
         if not lines:

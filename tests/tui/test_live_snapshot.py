@@ -1,0 +1,102 @@
+"""Live data's one path (issue 35 item 6): the poller takes its inbox in order and posts one immutable snapshot
+(devices, series, run state) a poll; the panes render snapshots."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app_fakes import fake_sample
+from tui.workbench.app.poller import LivePoller
+from tui.workbench.history import History
+from tui.workbench.panes.messages import LiveDataArrived, SnapshotReady
+from tui.workbench.view.run_state import RunState
+from tui.workbench.view.snapshot import PLOTS, build_snapshot
+from workloads import protocol
+
+
+def _step(i: int) -> protocol.Step:
+    return protocol.Step(t=float(i), step=i, loss=5.0 / i, throughput=100.0 + i, unit="images/s")
+
+
+def test_a_snapshot_does_not_change_after_it_is_built():
+    history, state = History(), RunState(workload="resnet50", run_id="r1", status="running")
+    for i in range(1, 6):
+        history.add_step("r1", _step(i))
+        state.see_step(_step(i))
+    history.add_sample(fake_sample(0))
+    snapshot = build_snapshot(history, state, fake_sample(0))
+    loss = snapshot.lines[0][0].series
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snapshot.state = RunState()   # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snapshot.lines[0][0].series = loss   # type: ignore[misc]
+    with pytest.raises(TypeError):
+        loss.append(6, 1.0)
+    # what the app goes on doing to its history and its state reaches no snapshot already built
+    for i in range(6, 50):
+        history.add_step("r1", _step(i))
+        state.see_step(_step(i))
+    history.add_sample(fake_sample(1))
+    assert len(loss) == 5 and list(loss.xs) == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert snapshot.state.step == 5 and state.step == 49
+    assert [len(line.series) for line in snapshot.lines[2]] == [1] * len(snapshot.lines[2])
+    # a series that did not move is not copied again; one that moved is
+    again = build_snapshot(history, state, None)
+    assert again.lines[0][0].series is not loss and len(again.lines[0][0].series) == 49
+
+
+class _Host:
+    """What the poller reaches of the app (`PollerHost`), recorded."""
+
+    def __init__(self) -> None:
+        self.history, self.state, self.latest_sample = History(), RunState(run_id="r1", status="running"), None
+        self.posted: list = []
+        self.taken: list = []
+
+    def take_event(self, run_id, event):
+        self.taken.append(event)
+        self.history.add_step(run_id, event)
+        self.state.see_step(event)
+
+    def take_sample(self, sample):
+        self.taken.append(sample)
+        self.latest_sample = sample
+        self.history.add_sample(sample)
+
+    def wanted_plots(self):
+        return range(len(PLOTS)), False
+
+    def post_message(self, message):
+        self.posted.append(message)
+        return True
+
+    def set_interval(self, interval, callback):
+        return None
+
+
+def test_one_poll_takes_the_inbox_in_order_and_posts_one_snapshot():
+    host = _Host()
+    poller = LivePoller(host)
+    poller.tick()
+    assert host.posted == []   # nothing arrived: a timer's tick posts nothing
+    samples = [fake_sample(i) for i in range(3)]
+    for i in range(1, 4):
+        poller.put_event("r1", _step(i), wake=False)   # a step waits for the timer
+    assert host.posted == []
+    poller.put_sample(samples[0])
+    poller.put_event("r1", _step(4), wake=False)
+    poller.put_sample(samples[1])
+    poller.put_sample(samples[2])
+    assert all(isinstance(m, LiveDataArrived) for m in host.posted) and len(host.posted) == 3
+    host.posted.clear()
+    poller.poll()
+    assert len(host.posted) == 1 and isinstance(host.posted[0], SnapshotReady)
+    assert host.taken == [_step(1), _step(2), _step(3), samples[0], _step(4), samples[1], samples[2]]
+    assert not poller.inbox and poller.polls == 1
+    snapshot = host.posted[0].snapshot
+    assert snapshot.sample is samples[2] and snapshot.state.step == 4
+    assert [len(line.series) for line in snapshot.lines[1]] == [4]
+    poller.tick()
+    assert len(host.posted) == 1   # nothing new since: no second snapshot
