@@ -16,7 +16,7 @@ import tui.workbench.history as history_module
 from tui.workbench.history import History, Series, _finite_point, _Level
 from tui.store import RunRecord
 from tui.telemetry.sample import Sample
-from workloads import protocol
+from workloads import protocol, registry
 
 
 class PointByPoint(Series):
@@ -82,6 +82,11 @@ def _state(series: Series):
 
     return (cols(series.base), [cols(level) for level in series.levels], series.stride, series._last_n,
             series.count, series.version, series.ascending, series.last)
+
+
+def _unversioned(series: Series):
+    state = _state(series)
+    return state[:5] + state[6:]
 
 
 def _points(rng: random.Random, n: int, messy: bool):
@@ -173,7 +178,8 @@ def _one_by_one(record: RunRecord, capacity: int) -> History:
 
 def _filled_live(record: RunRecord, capacity: int) -> History:
     h = History(capacity)
-    h.run(record.id, label=record.workload or record.id)
+    h.run(record.id, label=record.workload or record.id,
+          emits_warmup=registry.spec_for(record.workload).warmup_emits_steps)
     h.see_device(record.id, record.start.device)
     for step in record.steps:
         h.add_step(record.id, step)
@@ -188,8 +194,10 @@ def _filled_live(record: RunRecord, capacity: int) -> History:
 
 
 def _history_state(h: History):
-    return ({key: (run.label, run.unit, run.device, _state(run.loss), _state(run.throughput))
-             for key, run in h.runs.items()},
+    # a live run's first steps are split again as each arrives (`RunSeries.add_step`): its throughput series'
+    # versions moved more often than a record's, and are left out here
+    return ({key: (run.label, run.unit, run.device, _state(run.loss), _unversioned(run.throughput),
+                   _unversioned(run.warmup)) for key, run in h.runs.items()},
             [(name, _state(series)) for name, series in h.telemetry.items()],  # in the same order
             h.device_names, h.t0)
 
@@ -218,7 +226,7 @@ def test_a_record_gives_the_history_the_live_workbench_built(capacity):
 def test_a_sample_object_and_its_line_draw_the_same():
     line = _telemetry()[3]
     from_line, from_object = History(), History()
-    from_line.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, telemetry=[line]))
+    from_line.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, result=None, telemetry=[line]))
     from_object.add_sample(Sample.from_dict(line))
     assert [(n, _state(s)) for n, s in from_line.telemetry.items()] == \
         [(n, _state(s)) for n, s in from_object.telemetry.items()]
@@ -255,7 +263,7 @@ def test_a_records_series_take_their_points_when_first_read_and_only_those_it_ha
 
     telemetry = Telemetry.of(lines)
     h = History()
-    h.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, telemetry=telemetry))
+    h.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, result=None, telemetry=telemetry))
     assert list(h.telemetry) == ["util:0", "mem:0", "temp:0", "power:0", "cpu", "ram"]
     assert set(h.telemetry.pending) == set(h.telemetry)             # nothing built yet
     assert list(h.telemetry["util:0"].ys) == [float(i) for i in range(10)]
@@ -287,7 +295,7 @@ def test_points_for_a_series_nobody_reads_are_bounded_and_kept_in_order(monkeypa
     from tui.store.telemetry import Telemetry
 
     h = History()
-    h.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, telemetry=Telemetry.of(lines)))
+    h.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, result=None, telemetry=Telemetry.of(lines)))
     for i in range(10, 40):
         h.add_sample_line({"t": float(i), "devices": [{"index": 0, "util_gpu_pct": float(i)}],
                            "host": {"cpu_pct": 5.0, "mem_used_bytes": i, "mem_total_bytes": 100}})
@@ -300,6 +308,6 @@ def test_points_for_a_series_nobody_reads_are_bounded_and_kept_in_order(monkeypa
     assert list(h.telemetry["util:0"].xs) == [float(i) for i in range(80)]
     # a copy and a pop give whole series, not the empty ones still waiting for a record's points
     fresh = History()
-    fresh.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, telemetry=Telemetry.of(lines)))
+    fresh.add_record(SimpleNamespace(id="r", workload="w", steps=[], start=None, result=None, telemetry=Telemetry.of(lines)))
     assert fresh.telemetry.copy()["cpu"].count == 10
     assert fresh.telemetry.pop("util:0").count == 10 and "util:0" not in fresh.telemetry

@@ -97,6 +97,41 @@ def test_one_poll_takes_the_inbox_in_order_and_posts_one_snapshot():
     assert not poller.inbox and poller.polls == 1
     snapshot = host.posted[0].snapshot
     assert snapshot.sample is samples[2] and snapshot.state.step == 4
-    assert [len(line.series) for line in snapshot.lines[1]] == [4]
+    assert [len(line.series) for line in snapshot.lines[1]] == [3, 1]   # the median's steps; the warm-up's
     poller.tick()
     assert len(host.posted) == 1   # nothing new since: no second snapshot
+
+
+def _finite_points(xs, ys) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in zip(xs, ys) if y is not None]
+
+
+@pytest.mark.parametrize("flagged", [(), (1, 2, 40, 41)])
+def test_the_screen_and_the_report_draw_the_same_series_for_the_same_steps(flagged):
+    from pathlib import Path
+
+    from tui.report.charts import WARMUP_GREY, throughput_series
+    from tui.store import RunRecord
+    from tui.workbench.plot_lines import loss_lines, throughput_lines
+
+    events: list[protocol.Event] = [protocol.Start(t=0.0, workload="resnet50", device="cuda:0")]
+    events += [protocol.Step(t=float(i), step=i, loss=5.0 / i, throughput=50.0 if i < 4 else 100.0 + i % 7,
+                             unit="images/s", extra={"warmup": True} if i in flagged else {})
+               for i in range(1, 151)]
+    record = RunRecord(path=Path("runs/20260101-000000-resnet50-0001"), config={}, events=events)
+    counted, warmup = throughput_series(record, "images/s")
+    assert warmup.color == WARMUP_GREY
+    live, read = History(), History()
+    live.run(record.id, label="resnet50", unit="images/s", emits_warmup=True)
+    for step in record.steps:   # as the poller gives the history a run's steps, one by one
+        live.add_step(record.id, step)
+    read.add_record(record)     # as a run reopened from disk (the report's screenshot)
+    for history in (live, read):
+        snapshot = build_snapshot(history, RunState(), None)
+        (median, grey), (loss,) = snapshot.lines[1], snapshot.lines[0]
+        assert grey.warmup and not median.warmup
+        assert list(zip(median.series.xs, median.series.ys)) == _finite_points(counted.xs, counted.ys)
+        assert list(zip(grey.series.xs, grey.series.ys)) == _finite_points(warmup.xs, warmup.ys)
+        assert len(grey.series) == (len(flagged) or 10)
+        assert [line.label for line in throughput_lines(history)] == [median.label, grey.label]
+        assert list(loss.series.ys) == [s.loss for s in record.steps] == list(loss_lines(history)[0].series.ys)

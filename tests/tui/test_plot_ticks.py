@@ -15,6 +15,7 @@ from plotext._utility import get_matrix_data
 from textual.app import App
 
 from tui.workbench.history import History, Series
+from tui.store.series import WARMUP_LABEL
 from tui.workbench.plot_lines import Line, line_styles, loss_lines, throughput_lines, x_ticks, y_axis
 from tui.workbench.panes.series_plot import SeriesPlot
 from workloads import protocol
@@ -158,15 +159,16 @@ def test_a_step_plot_shows_one_workload_with_one_unit():
     h = History()
     steps(h, "r1", "resnet50", "images/s", 12, True)
     steps(h, "g1", "generate", "tokens/s", 256, False)
-    assert [line.label for line in throughput_lines(h)] == ["generate tokens/s"]
+    # each run's line, then apart (grey) its warm-up steps' (the report's chart's split, `tui.store.series`)
+    assert [line.label for line in throughput_lines(h)] == ["generate tokens/s", WARMUP_LABEL]
     assert [line.label for line in loss_lines(h)] == ["resnet50 loss"]   # the newest run that has a loss
     steps(h, "r2", "resnet50", "images/s", 12, True)
-    assert [line.label for line in throughput_lines(h)] == ["resnet50 images/s", "resnet50 images/s"]
+    assert [line.label for line in throughput_lines(h)] == ["resnet50 images/s", WARMUP_LABEL] * 2
     assert [line.series for line in loss_lines(h)] == [h.runs["r1"].loss, h.runs["r2"].loss]
     assert {line.side for line in throughput_lines(h)} == {"left"}
     assert {line.x_unit for line in throughput_lines(h)} == {"steps"}
     steps(h, "g2", "generate", "tokens/s", 64, False)
-    assert [line.x_unit for line in throughput_lines(h)] == ["timed tokens", "timed tokens"]   # as its state counts
+    assert {line.x_unit for line in throughput_lines(h)} == {"timed tokens"}   # as its state counts
 
 
 def test_a_legend_that_does_not_fit_leaves_out_whole_entries_and_counts_them():

@@ -18,6 +18,7 @@ from xml.sax.saxutils import escape
 
 from tui.cpu_trap import is_cpu
 from tui.formatting import device_label, device_tag
+from tui.store.series import WARMUP_LABEL, StepPoints, record_step_points
 from tui.store.telemetry import Telemetry
 from workloads.numbers import is_finite as _finite
 from workloads.spec import Text
@@ -229,21 +230,16 @@ def caption(title: str, lang: str) -> str:
     return found(lang) if found is not None else title
 
 
-WARMUP_GREY = "#9a9a9a"
-WARMUP_LABEL = "warm-up, not in the median"
+WARMUP_GREY = "#9a9a9a"   # the screen's warm-up line is this grey too (`tui.workbench.panes.series_plot`)
 
 
-def throughput_series(record, unit: str) -> list[Series]:
-    """The steps the median counts, and apart, in grey, the warm-up steps it leaves out (the summary's rule)."""
-    from tui.report.summary import measured_steps
-
-    skip, steps, kept = measured_steps(record)
-    xs = [s.step for s in steps]
-    counted = {id(s) for s in kept}
-    series = [Series(unit, xs, [s.throughput if id(s) in counted else None for s in steps])]
-    if skip:
-        series.append(Series(WARMUP_LABEL, xs, [None if id(s) in counted else s.throughput for s in steps],
-                             WARMUP_GREY))
+def throughput_series(record, unit: str, points: StepPoints | None = None) -> list[Series]:
+    """The steps the median counts, and apart, in grey, the warm-up steps it leaves out: the screen's split
+    (`tui.store.series`, the summary's rule)."""
+    points = points or record_step_points(record)
+    series = [Series(unit, points.rated, points.throughput)]
+    if points.skipped:
+        series.append(Series(WARMUP_LABEL, points.rated, points.warmup, WARMUP_GREY))
     return series
 
 
@@ -253,17 +249,16 @@ def charts_for(record) -> list[Chart]:
     from workloads import registry
 
     out: list[Chart] = []
-    steps = record.steps
+    points = record_step_points(record)   # the same series the screen draws (`tui.store.series`)
     label = record.workload or "run"
     # the x axis counts what the workload's steps count, as the screen's plots say it: "timed token" for a generation
     count = registry.spec_for(record.workload).progress.en
-    xs = [s.step for s in steps]
-    loss = line_chart(f"{label}: loss per {count}", [Series("loss", xs, [s.loss for s in steps])],
+    loss = line_chart(f"{label}: loss per {count}", [Series("loss", points.steps, points.loss)],
                       x_label=count, y_label="loss", x_whole=True)
     if loss:
         out.append(Chart(f"{record.id}-loss", TITLES["loss"].en, loss))
     unit = throughput_unit(record) or "items/s"
-    tput = line_chart(f"{label}: throughput per {count}", throughput_series(record, unit),
+    tput = line_chart(f"{label}: throughput per {count}", throughput_series(record, unit, points),
                       x_label=count, y_label=unit, x_whole=True)
     if tput:
         out.append(Chart(f"{record.id}-throughput", TITLES["throughput"].en, tput))

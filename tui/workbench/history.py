@@ -1,7 +1,8 @@
 """Plot history, UI-free: the series the workbench plots (`tui.workbench.history_series`: bounded, drawn at the plot's width).
 
 `History` holds loss and throughput per step
-for each run, and device/host telemetry over time. It is filled from live
+for each run (the throughput split into the median's steps and the warm-up's by `tui.store.series`, the
+same split the report's chart draws), and device/host telemetry over time. It is filled from live
 events and samples, or rebuilt from run records for the headless screenshot.
 It also knows where each run is (its start event's device): while the runs shown
 ran on the CPU, ``cards_unused`` is true and the plots leave the cards out, since
@@ -10,15 +11,16 @@ their readings are not those runs' data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Iterable
 
 from tui.cpu_trap import is_cpu
 # the series and their drawing, here too: the workbench and the screenshot have always found them in tui.workbench.history
+from tui.store.series import SETTLED_STEPS, is_flagged_warmup, record_step_points, step_points
 from tui.store.telemetry import Telemetry
 from tui.workbench.history_series import DEFAULT_CAPACITY, DrawCache, Drawn, Series, _finite_point, _Level, downsample
-from workloads import protocol
+from workloads import protocol, registry
 
 __all__ = ["DEFAULT_CAPACITY", "DrawCache", "Drawn", "History", "RunSeries", "Series", "_Level", "_finite_point",
            "downsample"]
@@ -26,13 +28,30 @@ __all__ = ["DEFAULT_CAPACITY", "DrawCache", "Drawn", "History", "RunSeries", "Se
 
 @dataclass
 class RunSeries:
-    """One run's per-step series."""
+    """One run's per-step series: the throughput of the steps the median counts, and apart, the warm-up's."""
 
     label: str
     unit: str | None
     loss: Series
     throughput: Series
+    warmup: Series
     device: str | None = None   # from its start event; None until then
+    emits_warmup: bool = True   # its workload's spec's warmup_emits_steps (the warm-up rule reads it)
+    # its first steps, split again as each arrives (the default warm-up is a share of the steps) until
+    # SETTLED_STEPS of them have a throughput; then None, and a step is warm-up only when flagged
+    first_steps: list[protocol.Step] | None = field(default_factory=list, repr=False)
+
+    def add_step(self, step: protocol.Step) -> None:
+        self.loss.append(step.step, step.loss)
+        if self.first_steps is None:
+            (self.warmup if is_flagged_warmup(step) else self.throughput).append(step.step, step.throughput)
+            return
+        self.first_steps.append(step)
+        points = step_points(self.first_steps, emits_warmup=self.emits_warmup)
+        self.throughput.refill(points.rated, points.throughput)
+        self.warmup.refill(points.rated, points.warmup)
+        if len(points.rated) >= SETTLED_STEPS:
+            self.first_steps = None
 
 
 def _pct(used: float | None, total: float | None) -> float | None:
@@ -121,10 +140,13 @@ class History:
         self.t0: float | None = None            # telemetry x = seconds since the first sample
 
     # runs -------------------------------------------------------------------------------
-    def run(self, key: str, label: str | None = None, unit: str | None = None) -> RunSeries:
+    def run(self, key: str, label: str | None = None, unit: str | None = None,
+            emits_warmup: bool = True) -> RunSeries:
+        """The run's series, made at its first use (``emits_warmup``: its spec's ``warmup_emits_steps``)."""
         series = self.runs.get(key)
         if series is None:
-            series = RunSeries(label or key, unit, Series(self.capacity), Series(self.capacity))
+            series = RunSeries(label or key, unit, Series(self.capacity), Series(self.capacity),
+                               Series(self.capacity), emits_warmup=emits_warmup)
             self.runs[key] = series
         if unit and not series.unit:
             series.unit = unit
@@ -146,9 +168,7 @@ class History:
                 and any(name.startswith("util:") for name in self.telemetry))
 
     def add_step(self, key: str, step: protocol.Step) -> None:
-        series = self.run(key, unit=step.unit)
-        series.loss.append(step.step, step.loss)
-        series.throughput.append(step.step, step.throughput)
+        self.run(key, unit=step.unit).add_step(step)
 
     # telemetry --------------------------------------------------------------------------
     def _tseries(self, name: str) -> Series:
@@ -218,16 +238,22 @@ class History:
 
         The same series as :meth:`add_step` per step and :meth:`add_sample` per line, built column by
         column: a long run (200,000 steps, a day of samples) is redrawn for the report in well under a second.
+        The throughput is split as the report's chart splits it (`tui.store.series.record_step_points`: the
+        result's warm-up count too).
         """
         key = record.id
         steps = record.steps
         unit = next((s.unit for s in steps if s.unit), None)
-        series = self.run(key, label=record.workload or key, unit=unit)
+        series = self.run(key, label=record.workload or key, unit=unit,
+                          emits_warmup=registry.spec_for(record.workload).warmup_emits_steps)
         start = record.start
         self.see_device(key, start.device if start is not None else None)
-        at = [s.step for s in steps]
-        series.loss.extend(at, [s.loss for s in steps])
-        series.throughput.extend(at, [s.throughput for s in steps])
+        points = record_step_points(record)
+        series.loss.extend(points.steps, points.loss)
+        series.throughput.extend(points.rated, points.throughput)
+        series.warmup.extend(points.rated, points.warmup)
+        # a run followed on from here (attached) splits its first steps again as more arrive
+        series.first_steps = list(steps) if len(points.rated) < SETTLED_STEPS else None
         self._add_columns(Telemetry.of(record.telemetry))
 
     def _add_columns(self, telemetry: Telemetry) -> None:

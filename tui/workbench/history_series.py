@@ -74,6 +74,14 @@ class Series:
         self.last: tuple[float, float] | None = None
         self.key = next(_KEYS)   # the same in its frozen copies: a drawing is cached per series, not per copy
 
+    def refill(self, xs: Iterable[Any], ys: Iterable[Any]) -> None:
+        """Its points replaced by ``zip(xs, ys)`` (a live run's first steps, split again as more arrive); the
+        version moves on, so no drawing of the old points is taken for the new ones."""
+        version, key = self.version, self.key
+        self.__init__(self.capacity)  # type: ignore[misc]
+        self.version, self.key = version + 1, key
+        self.extend(xs, ys)
+
     def frozen(self) -> "FrozenSeries":
         """A copy that never changes (a live snapshot's): the same points, pyramid and flags, arrays copied."""
         copy = FrozenSeries.__new__(FrozenSeries)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from tui.formatting import device_tag
+from tui.store.series import WARMUP_LABEL
 from tui.workbench.history import History, RunSeries, Series
 from workloads import registry
 
@@ -29,6 +30,7 @@ class Line:
     series: Series
     side: str = "left"   # "right": the second unit of the plot
     x_unit: str = ""     # what a step counts, for a step plot's x axis ("steps", "timed tokens"); "" the plot's own
+    warmup: bool = False  # the warm-up steps the median leaves out: drawn grey, as the report's chart draws them
 
 
 def time_scale(span_s: float) -> tuple[float, str]:
@@ -70,9 +72,19 @@ def loss_lines(history: History) -> list[Line]:
 
 
 def throughput_lines(history: History) -> list[Line]:
-    """One line per run of one workload, so one unit on one axis."""
-    return [Line(f"{run.label} {run.unit or 'items/s'}", run.throughput, x_unit=_counts(run.label))
-            for run in _one_workload(history, lambda run: run.throughput)]
+    """One line per run of one workload, so one unit on one axis; and apart, grey, its warm-up steps (the steps
+    the median leaves out, split by `tui.store.series` as the report's chart splits them)."""
+    out: list[Line] = []
+    for run in _one_workload(history, lambda run: _rated(run)):
+        out.append(Line(f"{run.label} {run.unit or 'items/s'}", run.throughput, x_unit=_counts(run.label)))
+        if len(run.warmup):
+            out.append(Line(WARMUP_LABEL, run.warmup, x_unit=_counts(run.label), warmup=True))
+    return out
+
+
+def _rated(run: RunSeries) -> Series:
+    """The run's throughput series that has points (the median's steps, else the warm-up's alone)."""
+    return run.throughput if len(run.throughput) else run.warmup
 
 
 def util_lines(history: History) -> list[Line]:

@@ -72,7 +72,8 @@ class WorkloadRun:
             return False
         host.runs_in_progress.unfollow()  # an attached run that ended leaves the screen to this one
         host.history.drop_runs()
-        host.history.run(run.id, label=name, unit=registry.spec_for(name).unit or None)
+        spec = registry.spec_for(name)
+        host.history.run(run.id, label=name, unit=spec.unit or None, emits_warmup=spec.warmup_emits_steps)
         host.state = RunState.starting(name, run.id, args)
         host.show_state()
         warning = host.session.cpu_trap.before_run(name, args)

@@ -27,6 +27,7 @@ from workloads.safe_text import one_line
 # labels (plotext 5.3.2's build_plot, given no title and no axis labels: the header above says those)
 FRAME_ROWS = 3
 Y_LABEL_COLUMNS = 12   # what the y-axis labels and the frame leave for points, about
+WARMUP_STYLE = ((154, 154, 154), "·")   # the report's WARMUP_GREY (#9a9a9a), and a marker of its own without colour
 
 
 def header_max_rows(height: int) -> int:
@@ -125,7 +126,9 @@ class SeriesPlot(PlotextPlot):
             framed = self._title_fits(title, width)
             return self._with_header([] if framed else [Text(title, style="bold")], width, height,
                                      title if framed else None)
-        styles = line_styles(len(lines))
+        # the warm-up steps' line is grey, as in the report's chart; the others each have a colour of their own
+        colours = iter(line_styles(sum(not line.warmup for line in lines)))
+        styles = [WARMUP_STYLE if line.warmup else next(colours) for line in lines]
         scale, xunit = 1.0, one_line(lines[0].x_unit) or self.xlabel
         if self.time_axis:
             scale, xunit = time_axis(lines)

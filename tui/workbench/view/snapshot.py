@@ -12,7 +12,7 @@ again: `SeriesCopies`), and the state is a copy of the app's.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from tui.workbench.history import History, Series
@@ -64,8 +64,7 @@ def build_snapshot(history: History, state: RunState, sample: Any, *, wanted: Se
     used: dict[int, tuple[int, FrozenSeries]] = {}
     lines: list[tuple[Line, ...] | None] = [None] * len(PLOTS)
     for i in sorted(wanted):
-        drawn = tuple(Line(line.label, copies.of(line.series, used), line.side, line.x_unit)
-                      for line in PLOTS[i](history))
+        drawn = tuple(replace(line, series=copies.of(line.series, used)) for line in PLOTS[i](history))
         lines[i] = drawn
         if first_with_data and any(len(line.series) for line in drawn):
             break
