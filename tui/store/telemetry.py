@@ -46,11 +46,17 @@ def _grown(groups: dict[str, tuple[Any, Any, Any]], key: str) -> tuple[list[Any]
     return group
 
 
+def memory_pct(used: float | None, total: float | None) -> float | None:
+    """Memory used as a share of the total, in %; None where either is missing or the total is not positive: the
+    memory series of the screen's plots (a live sample's, `tui.workbench.history`) and of the report's chart."""
+    return 100.0 * used / total if used is not None and total is not None and total > 0 else None
+
+
 def _shares(used: Sequence[int], total: Sequence[int]) -> list[float | None]:
-    """used / total in %, per reading; None where either is missing or the total is not positive."""
+    """`memory_pct` per reading, MISSING read as missing."""
     if used and total and MISSING not in used and MISSING not in total and min(total) > 0:   # the usual case, in C
         return list(map(operator.truediv, map((100.0).__mul__, used), total))
-    return [100.0 * u / t if u != MISSING and t != MISSING and t > 0 else None for u, t in zip(used, total)]
+    return [memory_pct(None if u == MISSING else u, None if t == MISSING else t) for u, t in zip(used, total)]
 
 
 class DeviceColumns:

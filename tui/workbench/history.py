@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from tui.cpu_trap import is_cpu
 # the series and their drawing, here too: the workbench and the screenshot have always found them in tui.workbench.history
 from tui.store.series import SETTLED_STEPS, is_flagged_warmup, record_step_points, step_points
-from tui.store.telemetry import Telemetry
+from tui.store.telemetry import Telemetry, memory_pct
 from tui.workbench.history_series import DEFAULT_CAPACITY, DrawCache, Drawn, Series, _finite_point, _Level, downsample
 from workloads import protocol, registry
 
@@ -52,12 +52,6 @@ class RunSeries:
         self.warmup.refill(points.rated, points.warmup)
         if len(points.rated) >= SETTLED_STEPS:
             self.first_steps = None
-
-
-def _pct(used: float | None, total: float | None) -> float | None:
-    if used is None or not total:
-        return None
-    return 100.0 * used / total
 
 
 class _SeriesByName(dict):
@@ -342,10 +336,10 @@ def _readings_of(sample: Any) -> _Readings | None:
     if t is None:
         return None
     devices = [(dev.index if dev.index is not None else i, dev.name, dev.util_gpu_pct,
-                _pct(dev.mem_used_bytes, dev.mem_total_bytes), dev.temperature_c, dev.power_w)
+                memory_pct(dev.mem_used_bytes, dev.mem_total_bytes), dev.temperature_c, dev.power_w)
                for i, dev in enumerate(getattr(sample, "devices", ()) or ())]
     host = getattr(sample, "host", None)
-    return t, devices, (host.cpu_pct, _pct(host.mem_used_bytes, host.mem_total_bytes)) if host is not None else None
+    return t, devices, (host.cpu_pct, memory_pct(host.mem_used_bytes, host.mem_total_bytes)) if host is not None else None
 
 
 def _readings_of_line(data: dict[str, Any]) -> _Readings | None:
@@ -357,10 +351,10 @@ def _readings_of_line(data: dict[str, Any]) -> _Readings | None:
     for i, dev in enumerate(data.get("devices", ())):
         index = dev.get("index")
         devices.append((index if index is not None else i, dev.get("name"), dev.get("util_gpu_pct"),
-                        _pct(dev.get("mem_used_bytes"), dev.get("mem_total_bytes")), dev.get("temperature_c"),
+                        memory_pct(dev.get("mem_used_bytes"), dev.get("mem_total_bytes")), dev.get("temperature_c"),
                         dev.get("power_w")))
     host = data.get("host") or {}  # Sample.from_dict gives an empty HostSample for none
-    return float(data["t"]), devices, (host.get("cpu_pct"), _pct(host.get("mem_used_bytes"), host.get("mem_total_bytes")))
+    return float(data["t"]), devices, (host.get("cpu_pct"), memory_pct(host.get("mem_used_bytes"), host.get("mem_total_bytes")))
 
 
 def _plain_line(data: dict[str, Any]) -> bool:
