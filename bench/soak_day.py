@@ -38,7 +38,8 @@ sys.path[:0] = [REPO, os.path.join(REPO, "tests")]
 
 from fake_nvml import FakeNvml, h100  # noqa: E402  (tests/fake_nvml.py)
 from workloads.rundir import segments as run_segments  # noqa: E402
-from tui.workbench.history import History, downsample  # noqa: E402
+from tui.workbench.history import History  # noqa: E402
+from tui.workbench.history_series import downsample  # noqa: E402
 from tui.report.charts import charts_for  # noqa: E402
 from tui.store import RunStore, load_run  # noqa: E402
 from tui.telemetry.nvml import NvmlSource  # noqa: E402

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from app_fakes import fake_sample
-from tui.workbench.history import DrawCache, History, Series, downsample
+from tui.workbench.history import History
+from tui.workbench.history_series import DrawCache, Series, downsample
 from tui.workbench.plot_lines import Line, loss_lines, thermal_lines, throughput_lines, time_axis, time_scale, util_lines
 from workloads import protocol
 

@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import pytest
 
 import tui.workbench.history as history_module
-from tui.workbench.history import History, Series, _finite_point, _Level
+from tui.workbench.history import History
+from tui.workbench.history_series import Series, _finite_point, _Level
 from tui.store import RunRecord
 from tui.telemetry.sample import Sample
 from workloads import protocol, registry

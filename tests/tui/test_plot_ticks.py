@@ -14,7 +14,8 @@ import pytest
 from plotext._utility import get_matrix_data
 from textual.app import App
 
-from tui.workbench.history import History, Series
+from tui.workbench.history import History
+from tui.workbench.history_series import Series
 from tui.store.series import WARMUP_LABEL
 from tui.workbench.plot_lines import Line, line_styles, loss_lines, throughput_lines, x_ticks, y_axis
 from tui.workbench.panes.series_plot import SeriesPlot

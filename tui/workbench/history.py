@@ -16,14 +16,12 @@ from functools import partial
 from typing import Any, Callable, Iterable
 
 from tui.cpu_trap import is_cpu
-# the series and their drawing, here too: the workbench and the screenshot have always found them in tui.workbench.history
 from tui.store.series import SETTLED_STEPS, is_flagged_warmup, record_step_points, step_points
 from tui.store.telemetry import Telemetry, memory_pct
-from tui.workbench.history_series import DEFAULT_CAPACITY, DrawCache, Drawn, Series, _finite_point, _Level, downsample
+from tui.workbench.history_series import DEFAULT_CAPACITY, Series
 from workloads import protocol, registry
 
-__all__ = ["DEFAULT_CAPACITY", "DrawCache", "Drawn", "History", "RunSeries", "Series", "_Level", "_finite_point",
-           "downsample"]
+__all__ = ["History", "RunSeries"]
 
 
 @dataclass

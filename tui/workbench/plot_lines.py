@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 
 from tui.formatting import device_tag
 from tui.store.series import WARMUP_LABEL
-from tui.workbench.history import History, RunSeries, Series
+from tui.workbench.history import History, RunSeries
+from tui.workbench.history_series import Series
 from workloads import registry
 
 __all__ = ["Axis", "CARDS_UNUSED", "Line", "canvas_row", "line_styles", "loss_lines", "thermal_lines",

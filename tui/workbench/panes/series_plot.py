@@ -19,7 +19,7 @@ from rich.style import Style
 from rich.text import Text
 from textual_plotext import PlotextPlot
 
-from tui.workbench.history import DrawCache
+from tui.workbench.history_series import DrawCache
 from tui.workbench.plot_lines import Line, line_styles, time_axis, x_ticks, y_axis
 from workloads.safe_text import one_line
 

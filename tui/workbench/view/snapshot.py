@@ -15,8 +15,8 @@ import copy
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
-from tui.workbench.history import History, Series
-from tui.workbench.history_series import FrozenSeries
+from tui.workbench.history import History
+from tui.workbench.history_series import FrozenSeries, Series
 from tui.workbench.plot_lines import Line, loss_lines, thermal_lines, throughput_lines, util_lines
 from tui.workbench.view.run_state import RunState
 
