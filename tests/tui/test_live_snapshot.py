@@ -135,3 +135,25 @@ def test_the_screen_and_the_report_draw_the_same_series_for_the_same_steps(flagg
         assert len(grey.series) == (len(flagged) or 10)
         assert [line.label for line in throughput_lines(history)] == [median.label, grey.label]
         assert list(loss.series.ys) == [s.loss for s in record.steps] == list(loss_lines(history)[0].series.ys)
+
+
+async def test_the_panes_render_a_posted_snapshot_and_nothing_else(tmp_path):
+    from app_fakes import frozen_clock
+    from tui.workbench.app import build_app
+
+    history = History()
+    for i in range(1, 31):
+        history.add_step("r9", _step(i))
+    history.add_sample(fake_sample(3))
+    state = RunState(workload="resnet50", run_id="r9", status="running", step=30, total_steps=60)
+    snapshot = build_snapshot(history, state, fake_sample(3))
+    app = build_app(tmp_path / "runs", start_sampler=False, clock=frozen_clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.panes_built.wait()
+        app.post_message(SnapshotReady(snapshot))   # as the poller posts it: the app's own history is not read
+        await pilot.pause()
+        assert app.devices.sample is snapshot.sample
+        assert app.launcher.state == snapshot.state and app.state.status == "idle"
+        assert [plot.lines for plot in app.plots.plots] == list(snapshot.lines)
+        assert "stop (s)" in str(app.launcher.query_one("#start-stop").label)   # a running state: stop offered
+        assert not app.history.runs
