@@ -69,7 +69,7 @@ def model_config(args: Any) -> tuple[LlamaConfig, str]:
                             hint="--model takes a preset name; --weights DIR loads a local checkpoint")
     name = args.model
     if args.weights is not None:
-        from workloads.checkpoint_files import check_files
+        from workloads.models.checkpoint_files import check_files
         from workloads.llm.hf_config import read_config
         from workloads.llm.presets import preset_name
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from workloads.child.device import free_bytes
 from workloads.child.harness import WorkloadError
-from workloads.generate.config import GPT2Config
+from workloads.models.gpt2.config import GPT2Config
 
 
 @dataclass(frozen=True)
@@ -35,22 +36,6 @@ def estimate(config: GPT2Config, batch: int, prompt_len: int, tokens: int, eleme
     # prefill: the residual, its norm, q/k/v and the MLP's 4x hidden before and after GELU; then the logits
     activations = batch * prompt_len * 13 * c * element_size + batch * v * element_size
     return Estimate(parameters * element_size, kv, activations)
-
-
-def free_bytes(device: Any) -> int | None:
-    """Memory free on ``device`` now (the host's available RAM for the CPU); None where it cannot be told."""
-    try:
-        if device.type == "cpu":
-            import psutil
-
-            return int(psutil.virtual_memory().available)
-        import torch
-
-        backend = getattr(torch, device.type, None)
-        info = getattr(backend, "mem_get_info", None)
-        return int(info(device)[0]) if info is not None else None
-    except Exception:  # noqa: BLE001 - no figure, no check: the allocator still has its say
-        return None
 
 
 def _gib(n: float) -> str:

@@ -1,7 +1,7 @@
 """One readiness cell (input length x output length x batch) timed, and llama-bench's pp/tg.
 
 A cell is a warm-up generation, then ``repeat`` timed ones (each a prefill of the batch's prompts, then
-one decode step per output token, :func:`workloads.generate.decoding.generate`), read as:
+one decode step per output token, :func:`workloads.models.decoding.generate`), read as:
 
 - TTFT: prefill and the first token (median over the timed runs); prefill tokens/s = batch x input / TTFT;
 - TPOT: each decode step's time (p50/p90/p99 over every step of the timed runs, step_statistics'
@@ -27,7 +27,7 @@ from typing import Any
 import torch
 
 from workloads.child import device as dev
-from workloads.generate.decoding import EagerDecoder, Sampling, generate
+from workloads.models.decoding import EagerDecoder, Sampling, generate
 from workloads.llm import fit
 from workloads.llm.plan import Cell
 from workloads.step_statistics import percentile

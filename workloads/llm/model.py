@@ -1,8 +1,8 @@
 """A Llama-family decoder (Llama 3, Qwen 2.5/3, Mistral) in plain PyTorch, with a preallocated KV cache.
 
-Written in the style of :mod:`workloads.generate.gpt2`, whose reasons hold here too:
+Written in the style of :mod:`workloads.models.gpt2.model`, whose reasons hold here too:
 
-- weights are kept ``in x out`` and multiplied through :func:`workloads.generate.gpt2.matvec` (a
+- weights are kept ``in x out`` and multiplied through :func:`workloads.models.matvec.matvec` (a
   batch-1 decode step is a matrix-vector product bound by memory bandwidth; ``x @ W`` over a row-major
   ``in x out`` matrix streams faster on the CPU, and ``split`` spreads a few-row product over the cores);
 - q, k and v are one product, and so are the MLP's gate and up: four products a layer instead of seven,
@@ -29,8 +29,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from workloads.generate import kv_cache, one_query
-from workloads.generate.gpt2 import matvec
+from workloads.models import kv_cache, one_query
+from workloads.models.matvec import matvec
 from workloads.llm.presets import LlamaConfig
 
 
@@ -76,7 +76,7 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tenso
 class Dense(nn.Module):
     """y = x @ W (+ b) with W stored ``in x out`` (see the module docstring)."""
 
-    split = 1  # see workloads.generate.gpt2.matvec; set for the whole model with Llama.split_products
+    split = 1  # see workloads.models.matvec.matvec; set for the whole model with Llama.split_products
 
     def __init__(self, n_in: int, n_out: int, bias: bool = False):
         super().__init__()
@@ -98,7 +98,7 @@ class RMSNorm(nn.Module):
 
 
 class KVCache(kv_cache.KVCache):
-    """The shared cache (workloads/generate/kv_cache.py) of the key heads (grouped-query attention), and the
+    """The shared cache (workloads/models/kv_cache.py) of the key heads (grouped-query attention), and the
     rotary table for its positions: buffers, so compile with CUDA graphs reads them as static inputs."""
 
     def __init__(self, config: LlamaConfig, batch: int, max_len: int, dtype: torch.dtype, device: torch.device):

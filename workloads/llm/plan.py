@@ -73,7 +73,7 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
                             hint="--model takes a preset name; --weights DIR loads a local checkpoint")
     name = preset_name(config)
     if args.weights is not None:
-        from workloads.checkpoint_files import check_files
+        from workloads.models.checkpoint_files import check_files
         from workloads.llm.hf_config import config_path, read_config
 
         config = read_config(args.weights)

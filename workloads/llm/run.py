@@ -18,7 +18,7 @@ from workloads.child import bandwidth
 from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
-from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
+from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
 from workloads.llm import against, cells, fit
 from workloads.llm.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from workloads.child.harness import WorkloadError
-from workloads.generate.decoding import EagerDecoder, Sampling, generate
+from workloads.models.decoding import EagerDecoder, Sampling, generate
 from workloads.llm.checkpoint import load_dir
 from workloads.llm.hf_config import read_config
 from workloads.llm.model import Llama
