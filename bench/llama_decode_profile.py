@@ -70,9 +70,9 @@ def main() -> int:
 
     from llama_decode_vs_transformers import hf_model
     from workloads.models.decoding import EagerDecoder
-    from workloads.llm.checkpoint import load_state_dict
-    from workloads.llm.model import Llama
-    from workloads.llm.presets import preset
+    from workloads.models.llama.checkpoint import load_state_dict
+    from workloads.models.llama.model import Llama
+    from workloads.models.llama.presets import preset
 
     config = preset(args.model)
     if config is None:

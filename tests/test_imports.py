@@ -321,7 +321,7 @@ def test_the_name_check_sees_literals_and_lets_docstrings_and_comments_be(tmp_pa
 
 # a config.json that is not a run's: the trial's settings (~/.config/cardbench) and a Hugging Face checkpoint's
 NOT_A_RUN_FILE = {("tui.trial.config", "config.json"), ("workloads.models.gpt2.config", "config.json"),
-                  ("workloads.llm.hf_config", "config.json")}
+                  ("workloads.models.llama.hf_config", "config.json")}
 OWNER = ("workloads.rundir",)
 
 

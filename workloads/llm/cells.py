@@ -28,7 +28,7 @@ import torch
 
 from workloads.child import device as dev
 from workloads.models.decoding import EagerDecoder, Sampling, generate
-from workloads.llm import fit
+from workloads.models.llama import fit
 from workloads.llm.plan import Cell
 from workloads.step_statistics import percentile
 
@@ -50,7 +50,7 @@ def prefill_flops(model: Any, batch: int, tokens: int) -> float:
 
 def decode_bytes(model: Any, cell: Cell, element_size: int) -> int:
     """Bytes a decode step reads: the weights once, and each sequence's KV cache at the cell's mean context."""
-    from workloads.llm.model import weight_bytes_per_step
+    from workloads.models.llama.model import weight_bytes_per_step
 
     mean_context = cell.input_len + cell.output_len / 2
     return int(weight_bytes_per_step(model) + cell.batch * mean_context * model.config.kv_bytes_per_token(element_size))

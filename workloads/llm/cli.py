@@ -19,7 +19,8 @@ import os
 from typing import Sequence
 
 from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
-from workloads.llm.plan import int_list, known_models, make_plan
+from workloads.llm.plan import int_list, make_plan
+from workloads.models.llama.presets import known_models
 
 WORKLOAD = "llm"
 
@@ -77,7 +78,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
 
     from workloads.child import device as dev
     from workloads.models import inference_dtype
-    from workloads.llm import fit, run
+    from workloads.llm import run
+    from workloads.models.llama import fit
 
     device = dev.resolve(args.device)
     plan = make_plan(args, on_cpu=device.type == "cpu")

@@ -13,7 +13,7 @@ from workloads import protocol
 from workloads.child import bandwidth
 from workloads.child.bandwidth import ReadBandwidth, _parse_size, best_of, measure_read_bandwidth, probe_bytes
 from workloads.models.gpt2.config import GPT2Config
-from workloads.child.harness import Emitter, WorkloadError, run_main
+from workloads.child.harness import Emitter, run_main
 
 CPU = torch.device("cpu")
 
@@ -121,16 +121,6 @@ def test_a_text_prompt_without_the_tokenizers_package_is_a_clear_error(tmp_path,
     code, events = run_in_process(["--model-size", "tiny", "--prompt", "hi", "--tokenizer", str(tmp_path)])
     assert code == 2 and [e.kind for e in events] == ["error", "end"]
     assert "`tokenizers` package" in events[0].message and "--prompt-len" in events[0].hint
-
-
-def test_auto_dtype_steps_down_to_the_first_that_runs(monkeypatch):
-    from workloads.models import inference_dtype as precision
-
-    monkeypatch.setattr(precision, "probe", lambda device, name: "no bf16 kernels" if name == "bf16" else None)
-    assert precision.pick("auto", torch.device("cuda")) == ("fp16", [("bf16", "no bf16 kernels")])
-    assert precision.pick("auto", CPU) == ("fp32", [])
-    with pytest.raises(WorkloadError, match="--dtype bf16 does not run on cuda: no bf16 kernels"):
-        precision.pick("bf16", torch.device("cuda"))
 
 
 def _fake_read_bandwidth(monkeypatch, *gbps):

@@ -7,14 +7,12 @@ import subprocess
 import sys
 
 import pytest
-import torch
 from tiny_gpt2 import TINY, config_json
 
 from workloads import protocol
 from workloads.child.harness import WorkloadError
 from workloads.generate import memory
 from workloads.models.gpt2.config import SIZES
-from workloads.models.gpt2.model import GPT2, KVCache, parameter_count
 
 GOOD = config_json(TINY)
 
@@ -36,15 +34,6 @@ def test_cardbench_run_refuses_zero_heads_in_one_line_before_any_run(tmp_path, m
                           "or more (expected a Hugging Face GPT-2 config.json: n_layer, n_head, n_embd, n_positions, "
                           "vocab_size)\n")
     assert not (tmp_path / "runs").exists()
-
-
-def test_the_estimate_counts_the_weights_and_the_cache_the_run_allocates():
-    config = SIZES["tiny"]
-    model = GPT2(config)
-    cache = KVCache(config, 3, 8 + 20, torch.float32, torch.device("cpu"))
-    need = memory.estimate(config, batch=3, prompt_len=8, tokens=20, element_size=4)
-    assert need.weights == parameter_count(model) * 4 and need.kv_cache == cache.nbytes
-    assert 0 < need.activations and need.total == need.weights + need.kv_cache + need.activations
 
 
 def test_a_run_above_the_free_memory_is_refused_with_the_figures(monkeypatch):

@@ -51,7 +51,7 @@ def test_the_decode_sources_loop_is_the_workloads_greedy_generation(family):
     from workloads.models.gpt2 import model as gpt2
     from workloads.models.gpt2.config import SIZES
     from workloads.models.decoding import EagerDecoder, Sampling, generate
-    from workloads.llm.model import Llama
+    from workloads.models.llama.model import Llama
     from workloads.opscan import greedy
     from workloads.opscan.llama_train import small_config
 

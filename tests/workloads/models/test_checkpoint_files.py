@@ -23,8 +23,8 @@ LLAMA = {"model_type": "llama", "vocab_size": 64, "hidden_size": 16, "intermedia
 
 def llama_checkpoint(directory, shard=SHARD):
     """A tiny Llama checkpoint: config.json, one shard and the index naming it."""
-    from workloads.llm.checkpoint import expected_shapes
-    from workloads.llm.hf_config import read_config
+    from workloads.models.llama.checkpoint import expected_shapes
+    from workloads.models.llama.hf_config import read_config
 
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "config.json").write_text(json.dumps(LLAMA))
@@ -98,9 +98,9 @@ def test_a_fifo_or_a_device_in_the_checkpoint_is_not_a_regular_file(tmp_path):
 
 
 def test_links_inside_the_checkpoint_and_a_hub_cache_snapshot_still_load(tmp_path):
-    from workloads.llm.checkpoint import load_dir
-    from workloads.llm.hf_config import read_config
-    from workloads.llm.model import Llama
+    from workloads.models.llama.checkpoint import load_dir
+    from workloads.models.llama.hf_config import read_config
+    from workloads.models.llama.model import Llama
 
     here = llama_checkpoint(tmp_path / "here", shard="real.safetensors")
     (here / SHARD).symlink_to("real.safetensors")  # a link that stays inside

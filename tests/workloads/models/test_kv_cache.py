@@ -8,8 +8,8 @@ import torch
 from workloads.models import kv_cache
 from workloads.models.gpt2 import model as gpt2
 from workloads.models.gpt2.config import SIZES
-from workloads.llm.model import Llama
-from workloads.llm.presets import preset
+from workloads.models.llama.model import Llama
+from workloads.models.llama.presets import preset
 
 CPU = torch.device("cpu")
 

@@ -12,9 +12,10 @@ from workloads.child.harness import WorkloadError
 from workloads.models import checkpoint_files, matvec, state_dict
 from workloads.models.decoding import EagerDecoder, Sampling, fastest_split, generate
 from workloads.models.gpt2 import config as gpt2_config
+from workloads.models.gpt2 import fit as gpt2_fit
 from workloads.models.gpt2 import weights as gpt2_weights
 from workloads.models.gpt2.config import GPT2Config
-from workloads.models.gpt2.model import KVCache, kv_bytes_per_step, weight_bytes_per_step
+from workloads.models.gpt2.model import GPT2, KVCache, kv_bytes_per_step, parameter_count, weight_bytes_per_step
 
 CPU = torch.device("cpu")
 
@@ -135,6 +136,15 @@ def test_bytes_per_step_count_every_weight_once_and_the_cache_read():
     # all weights but the position table, of which one row is read
     assert weight_bytes_per_step(model) == total - TINY.n_ctx * TINY.n_embd * 4 + TINY.n_embd * 4
     assert kv_bytes_per_step(TINY, batch=3, context=10, element_size=2) == 2 * 2 * 3 * 10 * 32 * 2
+
+
+def test_the_estimate_counts_the_weights_and_the_cache_the_run_allocates():
+    config = TINY
+    model = GPT2(config)
+    cache = KVCache(config, 3, 8 + 20, torch.float32, torch.device("cpu"))
+    need = gpt2_fit.estimate(config, batch=3, prompt_len=8, tokens=20, element_size=4)
+    assert need.weights == parameter_count(model) * 4 and need.kv_cache == cache.nbytes
+    assert 0 < need.activations and need.total == need.weights + need.kv_cache + need.activations
 
 
 # --- the weight loader ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ Written in the style of :mod:`workloads.models.gpt2.model`, whose reasons hold h
   ``in x out`` matrix streams faster on the CPU, and ``split`` spreads a few-row product over the cores);
 - q, k and v are one product, and so are the MLP's gate and up: four products a layer instead of seven,
   so a small model's decode is not a string of tiny kernel launches. A Hugging Face checkpoint's
-  separate matrices are concatenated on load (:mod:`workloads.llm.checkpoint`);
+  separate matrices are concatenated on load (:mod:`workloads.models.llama.checkpoint`);
 - two ways through the model share the weights and the cache: :meth:`Llama.forward` with the position
   as a Python int (eager decode and every prefill) and :meth:`Llama.forward_static` with the position
   as a tensor over the whole cache with a mask (fixed shapes and addresses for CUDA graphs and compile).
@@ -17,7 +17,7 @@ for every position, each block optionally under activation checkpointing.
 
 The maths follow transformers' modeling_llama / modeling_qwen2 / modeling_qwen3 (rotate-half rotary
 with the Llama 3 frequency scaling, RMSNorm, SwiGLU, grouped-query attention), so greedy output on the
-same weights is the same tokens (tests/workloads/llm checks it against transformers' generate()).
+same weights is the same tokens (tests/workloads/models/llama checks it against transformers' generate()).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from torch.utils.checkpoint import checkpoint
 
 from workloads.models import kv_cache, one_query
 from workloads.models.matvec import matvec
-from workloads.llm.presets import LlamaConfig
+from workloads.models.llama.presets import LlamaConfig
 
 
 def inverse_frequencies(config: LlamaConfig) -> torch.Tensor:
