@@ -220,7 +220,7 @@ class Llama(nn.Module):
         super().__init__()
         self.config = config
         d, v = config.hidden_size, config.vocab_size
-        # the logits head, transposed (width x vocabulary): every token reads it whole (see gpt2.py)
+        # the logits head, transposed (width x vocabulary): every token reads it whole (see gpt2/model.py)
         self.lm_head_t = nn.Parameter(torch.empty(d, v))
         # a tied model looks tokens up in the head's columns; an untied one has its own table
         self.embed_tokens = None if config.tie_word_embeddings else nn.Parameter(torch.empty(v, d))
