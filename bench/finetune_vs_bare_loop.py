@@ -39,8 +39,9 @@ from workloads.child import device as devices  # noqa: E402
 from workloads.child.harness import Emitter  # noqa: E402
 from workloads.finetune import data, train  # noqa: E402
 from workloads.finetune.options import build_parser, check  # noqa: E402
-from workloads.finetune.step import built_whole, lm_loss  # noqa: E402
-from workloads.llm.presets import LlamaConfig  # noqa: E402
+from workloads.finetune.step import built_whole  # noqa: E402
+from workloads.models.loss import lm_loss  # noqa: E402
+from workloads.models.llama.presets import LlamaConfig  # noqa: E402
 
 
 def arguments(opts: argparse.Namespace, mode: str) -> tuple[argparse.Namespace, LlamaConfig]:

@@ -8,7 +8,7 @@ sorted by the time spent in the op itself. Before the tables: each step's wall t
 
 ``--attention N`` instead times the decode step's attention alone (q @ k^T, softmax, @ v for Qwen2.5-0.5B's
 7 query heads per key head over N cached positions) on torch's threads and on one thread: what
-workloads/generate/one_query.py's rule rests on. Median and mean of 300 calls; on a loaded machine the mean
+workloads/models/one_query.py's rule rests on. Median and mean of 300 calls; on a loaded machine the mean
 holds the waits for the scheduler that a parallel region pays.
 """
 
@@ -40,7 +40,7 @@ def timed(fn, n: int) -> tuple[float, float]:
 def attention(positions: int) -> None:
     import torch
 
-    from workloads.generate import one_query
+    from workloads.models import one_query
 
     gen = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(1, 2, rows, 64, generator=gen) for rows in (7, positions, positions))
@@ -69,10 +69,10 @@ def main() -> int:
     from torch.profiler import ProfilerActivity, profile
 
     from llama_decode_vs_transformers import hf_model
-    from workloads.generate.decoding import EagerDecoder
-    from workloads.llm.checkpoint import load_state_dict
-    from workloads.llm.model import Llama
-    from workloads.llm.presets import preset
+    from workloads.models.decoding import EagerDecoder
+    from workloads.models.llama.checkpoint import load_state_dict
+    from workloads.models.llama.model import Llama
+    from workloads.models.llama.presets import preset
 
     config = preset(args.model)
     if config is None:

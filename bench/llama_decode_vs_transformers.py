@@ -4,11 +4,11 @@
         [--rounds 3] [--device cpu] [--dtype fp32]
 
 One process holds both models: transformers' (LlamaForCausalLM or Qwen2ForCausalLM of the preset's shape,
-random weights) and cardbench's (workloads/llm/model.py) loaded from its state dict, so the weights are the
+random weights) and cardbench's (workloads/models/llama/model.py) loaded from its state dict, so the weights are the
 same tensors' values. Greedy, batch 1, the same prompt and new-token count; the rounds interleave (cardbench,
 then transformers) so a busy neighbour slows both alike. Decode tokens/s = (new tokens - 1) / (last token -
 first token) for both (the first token is the prefill's): transformers timed per token with a streamer,
-cardbench with its own per-step clock (workloads/generate/decoding.generate, as the workload runs). The
+cardbench with its own per-step clock (workloads/models/decoding.generate, as the workload runs). The
 greedy tokens are checked equal. Goal (issue 24): ratio >= 1.2 on the CPU in fp32 for tiny and Qwen2.5-0.5B.
 
 transformers is a benchmark and test dependency only: `pip install transformers`.
@@ -68,10 +68,10 @@ def main() -> int:
         print(f"this benchmark needs transformers: {exc}; pip install transformers", file=sys.stderr)
         return 2
     from generate_vs_transformers import TokenClock
-    from workloads.generate.decoding import EagerDecoder, Sampling, fastest_split, generate
-    from workloads.llm.checkpoint import load_state_dict
-    from workloads.llm.model import Llama
-    from workloads.llm.presets import preset
+    from workloads.models.decoding import EagerDecoder, Sampling, fastest_split, generate
+    from workloads.models.llama.checkpoint import load_state_dict
+    from workloads.models.llama.model import Llama
+    from workloads.models.llama.presets import preset
 
     config = preset(args.model)
     if config is None:

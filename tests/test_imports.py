@@ -320,8 +320,8 @@ def test_the_name_check_sees_literals_and_lets_docstrings_and_comments_be(tmp_pa
 # -- issue 23: one owner of the run directory, small modules, every module importable --------------------------
 
 # a config.json that is not a run's: the trial's settings (~/.config/cardbench) and a Hugging Face checkpoint's
-NOT_A_RUN_FILE = {("tui.trial.config", "config.json"), ("workloads.generate.config", "config.json"),
-                  ("workloads.llm.hf_config", "config.json")}
+NOT_A_RUN_FILE = {("tui.trial.config", "config.json"), ("workloads.models.gpt2.config", "config.json"),
+                  ("workloads.models.llama.hf_config", "config.json")}
 OWNER = ("workloads.rundir",)
 
 

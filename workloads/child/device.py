@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import torch
 
 from workloads.child.harness import WorkloadError
@@ -132,6 +133,17 @@ def peak_memory(device: torch.device) -> tuple[int | None, int | None]:
         return int(rss), None
     except Exception:  # noqa: BLE001
         return None, None
+
+
+def free_bytes(device: torch.device) -> int | None:
+    """Memory free on ``device`` now (the host's available RAM for the CPU); None where it cannot be told."""
+    try:
+        if device.type == "cpu":
+            return int(psutil.virtual_memory().available)
+        info = getattr(_backend(device.type), "mem_get_info", None)
+        return int(info(device)[0]) if info is not None else None
+    except Exception:  # noqa: BLE001 - no figure, no check: the allocator still has its say
+        return None
 
 
 def name(device: torch.device) -> str:

@@ -20,8 +20,8 @@ from typing import Any
 
 from workloads.child.harness import WorkloadError
 from workloads.finetune import flops
-from workloads.llm.fit import Estimate, gib
-from workloads.llm.presets import LlamaConfig
+from workloads.models.llama.fit import Estimate, gib
+from workloads.models.llama.presets import LlamaConfig
 
 MODULE_BYTES_PER_LAYER = 96 << 10      # measured: 25 KB built + 80 KB after a step (see above), rounded down
 SYNTHETIC_TOKEN_BYTES = 8              # the synthetic pool is int64, as torch.randint draws it
@@ -92,7 +92,7 @@ def _parts(e: Estimate) -> str:
 
 
 def size(n: int) -> str:
-    """GiB as the run log says them (workloads.llm.fit.gib), TiB and up for what no machine holds."""
+    """GiB as the run log says them (workloads.models.llama.fit.gib), TiB and up for what no machine holds."""
     if n < 1 << 40:
         return gib(n)
     value, unit = n / 2**40, "TiB"

@@ -15,8 +15,8 @@ import torch
 
 from workloads.child.harness import log
 from workloads.finetune import lora
-from workloads.finetune.step import lm_loss
-from workloads.llm.model import Llama
+from workloads.models.loss import lm_loss
+from workloads.models.llama.model import Llama
 
 TOLERANCE = {"fp32": 1e-3, "fp16": 1e-2, "bf16": 3e-2}
 

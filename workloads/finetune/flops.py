@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from workloads.llm import fit
-from workloads.llm.presets import LlamaConfig
+from workloads.models.llama import fit
+from workloads.models.llama.presets import LlamaConfig
 
-# the model's products a LoRA adapter can wrap (workloads/llm/model.py): q, k, v are one product, as gate and up
+# the model's products a LoRA adapter can wrap (workloads/models/llama/model.py): q, k, v are one product, as gate
+# and up
 TARGETS = ("qkv", "o_proj", "gate_up", "down_proj")
 GRADIENT_BYTES = 4  # gradients of the fp32 master weights are fp32
 
@@ -93,7 +94,7 @@ def step_memory(config: LlamaConfig, batch: int, seq_len: int, amp: str, mode: s
                 rank: int, targets: tuple[str, ...]) -> fit.Estimate:
     """Bytes one device holds for a step of ``batch`` sequences (``amp``: off, fp16 or bf16): the weights as held
     (:func:`held_weight_bytes`) and the 16-bit copies autocast makes of fp32 ones for the step, fp32 gradients and
-    AdamW moments of what trains, activations in the autocast dtype (workloads.llm.fit's)."""
+    AdamW moments of what trains, activations in the autocast dtype (workloads.models.llama.fit's)."""
     trained = config.parameter_count() if mode == "full" else adapter_parameters(config, rank, targets)
     weights = held_weight_bytes(config, mode, amp, rank, targets)
     autocast = amp != "off"

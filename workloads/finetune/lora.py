@@ -17,11 +17,11 @@ from torch import nn
 
 from workloads.child.harness import WorkloadError
 from workloads.finetune.flops import frozen_in_bf16
-from workloads.llm.model import Dense
+from workloads.models.llama.model import Dense
 
 
 class LoraDense(nn.Module):
-    """A frozen :class:`~workloads.llm.model.Dense` (``in x out``) plus a rank-``r`` adapter."""
+    """A frozen :class:`~workloads.models.llama.model.Dense` (``in x out``) plus a rank-``r`` adapter."""
 
     def __init__(self, base: Dense, rank: int, alpha: float, dropout: float):
         super().__init__()

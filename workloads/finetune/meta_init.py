@@ -13,7 +13,7 @@ sharded model starts from exactly the single process's weights (tests/workloads/
 loss after 5 steps to the single process's).
 
 With ``--weights DIR`` rank 0 alone reads the checkpoint (into a whole model on the CPU: the fused, transposed
-layout of workloads/llm/checkpoint.py) and the other ranks receive it, one tensor at a time, each keeping its
+layout of workloads/models/llama/checkpoint.py) and the other ranks receive it, one tensor at a time, each keeping its
 shard: PyTorch's documented ``set_model_state_dict(..., full_state_dict=True, broadcast_from_rank0=True)``
 (torch.distributed.checkpoint.state_dict). The adapters are drawn as with random weights.
 """
@@ -27,8 +27,8 @@ import torch
 from torch import nn
 
 from workloads.finetune import lora
-from workloads.llm.model import Llama, init_parameter
-from workloads.llm.presets import LlamaConfig
+from workloads.models.llama.model import Llama, init_parameter
+from workloads.models.llama.presets import LlamaConfig
 
 
 def build(config: LlamaConfig, args: Any) -> tuple[Llama, list[str]]:
@@ -74,7 +74,7 @@ def load_from_rank0(model: nn.Module, config: LlamaConfig, directory: Path, adap
 
     full: dict[str, torch.Tensor] = {}
     if rank == 0:
-        from workloads.llm.checkpoint import load_dir
+        from workloads.models.llama.checkpoint import load_dir
 
         whole = Llama(config)  # on the CPU: the host holds the checkpoint once, not each rank
         load_dir(whole, directory)

@@ -12,8 +12,7 @@ from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_
 from workloads.finetune import budget
 from workloads.finetune.flops import TARGETS
 from workloads.finetune.spec import BATCH_SIZE, SEQ_LEN, SPEC, STEPS
-from workloads.llm.plan import known_models
-from workloads.llm.presets import LlamaConfig, preset
+from workloads.models.llama.presets import LlamaConfig, known_models, preset
 
 WORKLOAD = SPEC.name
 UNIT = SPEC.unit
@@ -69,9 +68,9 @@ def model_config(args: Any) -> tuple[LlamaConfig, str]:
                             hint="--model takes a preset name; --weights DIR loads a local checkpoint")
     name = args.model
     if args.weights is not None:
-        from workloads.checkpoint_files import check_files
-        from workloads.llm.hf_config import read_config
-        from workloads.llm.presets import preset_name
+        from workloads.models.checkpoint_files import check_files
+        from workloads.models.llama.hf_config import read_config
+        from workloads.models.llama.presets import preset_name
 
         config = read_config(args.weights)
         check_files(args.weights)  # its shard index and links, before a run directory exists

@@ -22,15 +22,15 @@ import time
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
 from workloads.child import data_parallel
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError
 from workloads.finetune import budget, flops, lora, meta_init
 from workloads.finetune.options import check_batch
-from workloads.llm.model import Llama
-from workloads.llm.presets import LlamaConfig
+from workloads.models.llama.model import Llama
+from workloads.models.llama.presets import LlamaConfig
+from workloads.models.loss import lm_loss
 from workloads.resnet50 import amp_diagnosis
 from workloads.resnet50.precision import Precision
 from workloads.resnet50.setup import OOM_INJECT_ENV, total_memory
@@ -129,19 +129,13 @@ def built_whole(config: LlamaConfig, args: Any, device: torch.device) -> tuple[L
     with torch.device(device):
         model = Llama(config)
     if args.weights is not None:
-        from workloads.llm.checkpoint import load_dir
+        from workloads.models.llama.checkpoint import load_dir
 
         load_dir(model, args.weights)
     else:
         model.init_random(args.seed)
     torch.manual_seed(args.seed)  # meta_init.materialise draws the adapters after this same reseed
     return model, lora.adapt(model, args)
-
-
-def lm_loss(model: Any, tokens: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy of each next token; the logits in fp32 for the loss (as transformers' causal LMs)."""
-    logits = model(tokens[:, :-1])
-    return F.cross_entropy(logits.float().flatten(0, 1), tokens[:, 1:].flatten())
 
 
 class Step(Precision):

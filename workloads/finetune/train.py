@@ -19,8 +19,8 @@ from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.finetune import budget, cpu_check, data, flops
 from workloads.finetune.options import UNIT
 from workloads.finetune.step import Setup, Step
-from workloads.llm.fit import gib
-from workloads.llm.presets import LlamaConfig
+from workloads.models.llama.fit import gib
+from workloads.models.llama.presets import LlamaConfig
 from workloads.microbench import rated
 from workloads.resnet50 import amp_diagnosis
 from workloads.resnet50.loop import MEMORY_EVERY_S

@@ -37,7 +37,7 @@ WORKLOAD = "generate"
 
 
 def build_parser() -> ArgumentParser:
-    from workloads.generate.config import SIZES
+    from workloads.models.gpt2.config import SIZES
 
     p = ArgumentParser(prog=WORKLOAD,
                        description="GPT-2 token generation with a KV cache: tokens/s, latency, bandwidth bound.")
@@ -88,10 +88,11 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
 
     from workloads.child import bandwidth
     from workloads.child import device as dev
-    from workloads.generate import measure, memory, precision, setup
+    from workloads.generate import measure, memory, setup
+    from workloads.models import inference_dtype
 
     device = dev.resolve(args.device)
-    dtype_name, skipped = precision.pick(args.dtype, device)
+    dtype_name, skipped = inference_dtype.pick(args.dtype, device)
     emitter.start(WORKLOAD, _config_event(args, plan, device, dtype_name), dev.name(device), dev.versions())
     for name, error in skipped:
         emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
@@ -110,10 +111,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     # partly in cache and read high, which the best-of would keep
     # refused before the bandwidth probe and the model take memory, with the figure, not the allocator's raw line
     memory.check_fits(plan.config, plan.size, args.batch_size, plan.prompt_len, args.tokens, dtype_name,
-                      precision.DTYPES[dtype_name].itemsize, device)
+                      inference_dtype.DTYPES[dtype_name].itemsize, device)
     probe_bytes = bandwidth.probe_bytes(device)
     before = bandwidth.measure_read_bandwidth(device, nbytes=probe_bytes)
-    model, cache = setup.build(args, plan, device, precision.DTYPES[dtype_name])
+    model, cache = setup.build(args, plan, device, inference_dtype.DTYPES[dtype_name])
     decoder, prompt, sampling, gen, warm_rate = setup.prepare(args, plan, model, cache, device, emitter)
     fit_to_budget(args, warm_rate)
     runs = measure.timed_runs(args, model, cache, decoder, prompt, sampling, gen, device, emitter)

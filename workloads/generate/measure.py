@@ -16,10 +16,10 @@ from typing import Any
 
 from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
-from workloads.generate import gpt2
+from workloads.models.gpt2 import model as gpt2
 from workloads.generate.plan import Plan
 from workloads.generate.spec import planned_steps
-from workloads.generate.decoding import generate
+from workloads.models.decoding import generate
 from workloads.step_statistics import percentile
 
 

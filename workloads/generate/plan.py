@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloads.child.harness import WorkloadError
-from workloads.generate import tokenizer as gpt2_tokenizer
-from workloads.generate.config import SIZES, GPT2Config, read_config, size_name
+from workloads.models import tokenizer as gpt2_tokenizer
+from workloads.models.gpt2.config import SIZES, GPT2Config, read_config, size_name
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     """Shape, prompt and limits, checked before any torch work; raises WorkloadError on bad input."""
     config = SIZES[args.model_size or "124M"]
     if args.weights is not None:
-        from workloads.checkpoint_files import weights_files
+        from workloads.models.checkpoint_files import weights_files
 
         weights_files(args.weights)  # a missing dir or checkpoint fails now, before the model is built
         found = read_config(args.weights)

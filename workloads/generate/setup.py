@@ -14,10 +14,10 @@ import torch
 
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
-from workloads.generate import gpt2
-from workloads.generate import weights as gpt2_weights
+from workloads.models.gpt2 import model as gpt2
+from workloads.models.gpt2 import weights as gpt2_weights
 from workloads.generate.plan import Plan
-from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, Sampling, fastest_split, generate
+from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, Sampling, fastest_split, generate
 
 
 def build(args: argparse.Namespace, plan: Plan, device: Any, dtype: Any) -> tuple[Any, Any]:

@@ -1,7 +1,7 @@
 """One readiness cell (input length x output length x batch) timed, and llama-bench's pp/tg.
 
 A cell is a warm-up generation, then ``repeat`` timed ones (each a prefill of the batch's prompts, then
-one decode step per output token, :func:`workloads.generate.decoding.generate`), read as:
+one decode step per output token, :func:`workloads.models.decoding.generate`), read as:
 
 - TTFT: prefill and the first token (median over the timed runs); prefill tokens/s = batch x input / TTFT;
 - TPOT: each decode step's time (p50/p90/p99 over every step of the timed runs, step_statistics'
@@ -27,8 +27,8 @@ from typing import Any
 import torch
 
 from workloads.child import device as dev
-from workloads.generate.decoding import EagerDecoder, Sampling, generate
-from workloads.llm import fit
+from workloads.models.decoding import EagerDecoder, Sampling, generate
+from workloads.models.llama import fit
 from workloads.llm.plan import Cell
 from workloads.step_statistics import percentile
 
@@ -50,7 +50,7 @@ def prefill_flops(model: Any, batch: int, tokens: int) -> float:
 
 def decode_bytes(model: Any, cell: Cell, element_size: int) -> int:
     """Bytes a decode step reads: the weights once, and each sequence's KV cache at the cell's mean context."""
-    from workloads.llm.model import weight_bytes_per_step
+    from workloads.models.llama.model import weight_bytes_per_step
 
     mean_context = cell.input_len + cell.output_len / 2
     return int(weight_bytes_per_step(model) + cell.batch * mean_context * model.config.kv_bytes_per_token(element_size))

@@ -19,7 +19,8 @@ import os
 from typing import Sequence
 
 from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
-from workloads.llm.plan import int_list, known_models, make_plan
+from workloads.llm.plan import int_list, make_plan
+from workloads.models.llama.presets import known_models
 
 WORKLOAD = "llm"
 
@@ -76,18 +77,18 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     import torch
 
     from workloads.child import device as dev
-    from workloads.generate import precision
-    from workloads.generate.memory import free_bytes
-    from workloads.llm import fit, run
+    from workloads.models import inference_dtype
+    from workloads.llm import run
+    from workloads.models.llama import fit
 
     device = dev.resolve(args.device)
     plan = make_plan(args, on_cpu=device.type == "cpu")
-    dtype_name, skipped = precision.pick(args.dtype, device)
-    element_size = precision.DTYPES[dtype_name].itemsize
+    dtype_name, skipped = inference_dtype.pick(args.dtype, device)
+    element_size = inference_dtype.DTYPES[dtype_name].itemsize
     emitter.start(WORKLOAD, run.config_event(args, plan, device, dtype_name), dev.name(device), dev.versions())
     for name, error in skipped:
         emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
-    free = free_bytes(device)
+    free = dev.free_bytes(device)
     first = plan.cells[0]
     table = fit.fit_table(plan.config, first.batch, first.context, first.input_len, element_size, free)
     most = run.largest(plan, element_size, free)
@@ -104,7 +105,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
                             f"(weights {fit.gib(table[0]['weights_bytes'])}); {device} has {fit.gib(free)} free",
                             hint="a smaller preset, --dtype bf16, or --fit-only for the estimate alone")
     torch.manual_seed(args.seed)
-    metrics = run.measure(args, plan, device, precision.DTYPES[dtype_name], emitter, free)
+    metrics = run.measure(args, plan, device, inference_dtype.DTYPES[dtype_name], emitter, free)
     metrics.update(dtype=dtype_name, fit=table, free_bytes=free, **most)
     emitter.result(metrics)
     run.log_summary(metrics)

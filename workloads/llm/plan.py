@@ -12,7 +12,7 @@ from typing import Any
 
 from workloads.child.harness import WorkloadError
 from workloads.errors import clipped
-from workloads.llm.presets import PRESETS, LlamaConfig, preset, preset_name
+from workloads.models.llama.presets import LlamaConfig, known_models, preset, preset_name
 
 # the sweep's defaults: the issue's readiness table on an accelerator, a few small cells on the CPU
 SWEEP = {"input": (128, 1024, 2048), "output": (128, 1024), "batch": (1, 8, 32)}
@@ -61,10 +61,6 @@ def int_list(text: str) -> tuple[int, ...]:
     return values
 
 
-def known_models() -> str:
-    return ", ".join(PRESETS)
-
-
 def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
     """The model and cells asked for; WorkloadError (exit 2) for what cannot run whatever the device."""
     config = preset(args.model)
@@ -73,8 +69,8 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
                             hint="--model takes a preset name; --weights DIR loads a local checkpoint")
     name = preset_name(config)
     if args.weights is not None:
-        from workloads.checkpoint_files import check_files
-        from workloads.llm.hf_config import config_path, read_config
+        from workloads.models.checkpoint_files import check_files
+        from workloads.models.llama.hf_config import config_path, read_config
 
         config = read_config(args.weights)
         check_modules(config, str(config_path(args.weights)))  # the presets' modules are a few MB
@@ -148,7 +144,7 @@ def host_room() -> tuple[int, str] | None:
 def check_modules(config: LlamaConfig, source: str) -> None:
     """Refuse a shape whose module objects alone outgrow the host before torch is imported or anything is built: they
     live on the host whatever the device (10^6 layers of width 2 are 128 MB of tensors and ~25 GB of modules)."""
-    from workloads.llm.fit import gib, module_bytes
+    from workloads.models.llama.fit import gib, module_bytes
 
     need, room = module_bytes(config), host_room()
     if room is not None and need > room[0]:

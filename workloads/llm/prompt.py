@@ -2,7 +2,7 @@
 
 Torch-free, so a refusal is one line and exit 2 before a run directory exists. The ``tokenizers`` package
 reads the file (it comes with transformers, or ``pip install -e '.[text]'``); it is never a base dependency.
-The file is read and the text encoded by :mod:`workloads.generate.tokenizer`, as generate's ``--prompt``.
+The file is read and the text encoded by :mod:`workloads.models.tokenizer`, as generate's ``--prompt``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from workloads.child.harness import WorkloadError
-from workloads.generate import tokenizer as hf_tokenizer
+from workloads.models import tokenizer as hf_tokenizer
 
 # Checkpoints pad their embedding past the tokenizer's last id (Qwen2.5-0.5B: 151,665 tokens, 151,936 rows;
 # Qwen3: 151,669 of 151,936; Llama 3 and Mistral: none), by well under 1 %. A tokenizer that leaves more rows

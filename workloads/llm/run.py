@@ -18,11 +18,12 @@ from workloads.child import bandwidth
 from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
-from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
-from workloads.llm import against, cells, fit
-from workloads.llm.model import Llama, weight_bytes_per_step
+from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
+from workloads.llm import against, cells
+from workloads.models.llama import fit
+from workloads.models.llama.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
-from workloads.llm.presets import PRESETS
+from workloads.models.llama.presets import PRESETS
 
 
 def config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: str) -> dict[str, Any]:
@@ -87,7 +88,7 @@ def build(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: tor
         model = Llama(plan.config)
     model = model.to(dtype)
     if args.weights is not None:
-        from workloads.llm.checkpoint import load_dir
+        from workloads.models.llama.checkpoint import load_dir
 
         load_dir(model, args.weights)
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from workloads.llm.against import read_against
-from workloads.llm.presets import PRESETS
+from workloads.models.llama.presets import PRESETS
 from workloads.spec import SWITCH, Metric, Param, SuiteArgs, Text, WorkloadSpec
 
 

@@ -1,7 +1,7 @@
 """The decode sources' generation: a prompt's prefill through the KV cache, then eager greedy decode steps.
 
 One loop for ``gpt2-decode`` (workloads/opscan/sources.py) and ``llama-decode`` (llama_decode.py): both
-models take ``(ids, cache, position, last_only)`` as workloads/generate/decoding.generate calls them.
+models take ``(ids, cache, position, last_only)`` as workloads/models/decoding.generate calls them.
 """
 
 from __future__ import annotations

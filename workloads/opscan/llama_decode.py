@@ -1,6 +1,6 @@
 """opscan's ``llama-decode`` source: what ``cardbench run llm`` dispatches, on a small Llama-family model.
 
-The llm workload's model (:class:`workloads.llm.model.Llama`) with the tiny preset's kinds of shape made small
+The llm workload's model (:class:`workloads.models.llama.model.Llama`) with the tiny preset's kinds of shape made small
 (the tiny preset's grouped-query attention, Llama 3 rotary scaling and untied embedding at llama-train's widths,
 GQA 2:1), without gradients, as the workload generates: the prompt's prefill through the KV cache
 (causal ``scaled_dot_product_attention`` with ``enable_gqa``, rotary from the cache's table, RMSNorm, SwiGLU's
@@ -22,7 +22,7 @@ PROMPT, DECODE = 8, 2
 
 
 def record(recorder: Recorder, device: torch.device) -> None:
-    from workloads.llm.model import Llama
+    from workloads.models.llama.model import Llama
     from workloads.opscan.llama_train import small_config   # the training source's model: one small shape
 
     config = small_config()

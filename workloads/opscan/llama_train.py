@@ -1,7 +1,7 @@
 """opscan's ``llama-train`` source: one step of the finetune workload on a small Llama-family model.
 
 What ``cardbench run finetune --mode full`` dispatches, at a size that records in well under a second:
-the llm workload's model (:class:`workloads.llm.model.Llama`: rotate-half rotary, RMSNorm, grouped-query
+the llm workload's model (:class:`workloads.models.llama.model.Llama`: rotate-half rotary, RMSNorm, grouped-query
 SDPA, SwiGLU) with the shape kinds of the tiny preset (GQA with 2 query heads per key head, Llama 3's
 rotary scaling) made small; the forward and the loss under bf16 autocast as the workload's default
 ``--amp bf16`` runs them (so the recording holds the casts autocast inserts and the ops it keeps in fp32,
@@ -22,19 +22,19 @@ BATCH, SEQ_LEN = 2, 16
 
 
 def small_config() -> Any:
-    """The tiny preset's kinds of shape (workloads/llm/presets.py: GQA 4:1 there, 2:1 here, Llama 3 rotary
+    """The tiny preset's kinds of shape (workloads/models/llama/presets.py: GQA 4:1 there, 2:1 here, Llama 3 rotary
     scaling, untied embedding) at widths that record fast; the ops and their layouts are the same kinds."""
     from dataclasses import replace
 
-    from workloads.llm.presets import preset
+    from workloads.models.llama.presets import preset
 
     return replace(preset("tiny"), vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                    num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
 
 
 def record(recorder: Recorder, device: torch.device) -> None:
-    from workloads.finetune.step import lm_loss
-    from workloads.llm.model import Llama
+    from workloads.models.loss import lm_loss
+    from workloads.models.llama.model import Llama
 
     config = small_config()
     with torch.device(device):

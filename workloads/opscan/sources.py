@@ -55,8 +55,8 @@ def _resnet50(recorder: Recorder, device: torch.device) -> None:
 
 
 def _gpt2(device: torch.device) -> tuple[Any, Any]:
-    from workloads.generate import gpt2
-    from workloads.generate.config import SIZES
+    from workloads.models.gpt2 import model as gpt2
+    from workloads.models.gpt2.config import SIZES
 
     config = SIZES["tiny"]
     with torch.device(device):
@@ -67,7 +67,7 @@ def _gpt2(device: torch.device) -> tuple[Any, Any]:
 
 def _gpt2_decode(recorder: Recorder, device: torch.device) -> None:
     """Prefill and a few decode steps, as workloads/generate's eager path runs them."""
-    from workloads.generate import gpt2
+    from workloads.models.gpt2 import model as gpt2
 
     model, config = _gpt2(device)
     model.eval().requires_grad_(False)

@@ -107,7 +107,7 @@ def test_finetune_s_flop_formula_ends_in_the_figure_the_metrics_table_prints():
     """The formula row read '7.737e+07 FLOPs/token' beside 'model_flops_per_token | 77,367,296 FLOP/token'."""
     from tui.figures import key_figure
     from workloads.finetune import flops
-    from workloads.llm.presets import PRESETS
+    from workloads.models.llama.presets import PRESETS
 
     said = flops.per_token(PRESETS["tiny"], 512, "lora", 483328)
     assert said.formula.endswith(f"= {key_figure('model_flops_per_token', said.per_token)[1]} (PaLM appendix B; "

@@ -11,8 +11,8 @@ from torch import nn  # noqa: E402
 
 from workloads.child.harness import WorkloadError  # noqa: E402
 from workloads.finetune import flops, lora  # noqa: E402
-from workloads.llm.model import Dense, Llama  # noqa: E402
-from workloads.llm.presets import LlamaConfig  # noqa: E402
+from workloads.models.llama.model import Dense, Llama  # noqa: E402
+from workloads.models.llama.presets import LlamaConfig  # noqa: E402
 
 SMALL = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
                     num_key_value_heads=2, max_position_embeddings=64)

@@ -10,7 +10,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from workloads.finetune import flops, lora, meta_init, step  # noqa: E402
-from workloads.llm.presets import LlamaConfig  # noqa: E402
+from workloads.models.llama.presets import LlamaConfig  # noqa: E402
 
 SMALL = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
                     num_key_value_heads=2, max_position_embeddings=64)

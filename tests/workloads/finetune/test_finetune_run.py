@@ -45,8 +45,8 @@ def _checkpoint(directory):
     import torch
     from safetensors.torch import save_file
 
-    from workloads.llm.checkpoint import expected_shapes
-    from workloads.llm.hf_config import read_config
+    from workloads.models.llama.checkpoint import expected_shapes
+    from workloads.models.llama.hf_config import read_config
 
     (directory / "config.json").write_text(json.dumps(CHECKPOINT))
     gen = torch.Generator().manual_seed(5)
@@ -142,10 +142,10 @@ def _first_loss_of(directory):
     import torch
 
     from workloads.finetune import data
-    from workloads.finetune.step import lm_loss
-    from workloads.llm.checkpoint import load_dir
-    from workloads.llm.hf_config import read_config
-    from workloads.llm.model import Llama
+    from workloads.models.loss import lm_loss
+    from workloads.models.llama.checkpoint import load_dir
+    from workloads.models.llama.hf_config import read_config
+    from workloads.models.llama.model import Llama
 
     model = Llama(read_config(directory))
     load_dir(model, directory)

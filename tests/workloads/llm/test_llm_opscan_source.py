@@ -48,10 +48,10 @@ def test_the_scan_runs_it_by_default_and_by_name():
 @pytest.mark.parametrize("family", ["gpt2", "llama"])
 def test_the_decode_sources_loop_is_the_workloads_greedy_generation(family):
     """gpt2-decode and llama-decode record opscan.greedy.decode: the same tokens as decoding.generate."""
-    from workloads.generate import gpt2
-    from workloads.generate.config import SIZES
-    from workloads.generate.decoding import EagerDecoder, Sampling, generate
-    from workloads.llm.model import Llama
+    from workloads.models.gpt2 import model as gpt2
+    from workloads.models.gpt2.config import SIZES
+    from workloads.models.decoding import EagerDecoder, Sampling, generate
+    from workloads.models.llama.model import Llama
     from workloads.opscan import greedy
     from workloads.opscan.llama_train import small_config
 

@@ -42,10 +42,10 @@ def _plan(*argv):
 def test_greedy_text_from_the_prompt_is_transformers_and_goes_to_the_log(tmp_path, capsys, monkeypatch):
     pytest.importorskip("transformers", reason="the `test` extra installs transformers for this parity")
     import torch
-    from test_llm_checkpoint import _save  # the parity tests' checkpoint: GQA, Llama-3 rotary, untied head
+    from llama_checkpoints import save_transformers  # the parity tests' checkpoint: GQA, Llama-3 rotary, untied head
 
     monkeypatch.setenv("THP_MEM_ALLOC_ENABLE", "1")  # main sets it for its child process; keep ours as it was
-    hf = _save("llama", tmp_path)
+    hf = save_transformers("llama", tmp_path)
     tok = _tokenizer(tmp_path, 300)
     ids = tok.encode(PROMPT).ids
     # transformers' greedy continuation by its own forward (generate's min_new_tokens would mask the end-of-text id

@@ -4,7 +4,8 @@
   counts them, before torch is imported or anything is built;
 - 9: ``--sweep`` counts its cells arithmetically and caps them; a refusal shows an over-long argument's start
   and length, not the whole argument;
-- 15: config.json numbers that are not numbers, not finite, out of range, or describe a meaningless rotary.
+- 15: config.json numbers that are not numbers, not finite, out of range, or describe a meaningless rotary, through
+  the command line (the reader itself: tests/workloads/models/llama/test_llama_config.py).
 
 The memory cases run the real entry point in a child under an address-space limit, so a regression fails fast
 with MemoryError instead of taking the machine's memory.
@@ -17,20 +18,15 @@ import subprocess
 import sys
 import time
 
-import pytest
+from llama_checkpoints import write_config
 from paths import REPO
 
-from workloads.child.harness import WorkloadError
-from workloads.llm import fit
-from workloads.llm.hf_config import read_config
 from workloads.llm import plan
 from workloads.protocol import CHECK_ARGS_ENV
 
 # the address space a refused child may take: a torch-free argument check needs ~60 MB; building the modules
 # of the million-layer config or the cross product of the sweep's lists needs tens of GB
 CHILD_MEMORY = 1 << 30
-SHAPE = {"model_type": "llama", "vocab_size": 64, "hidden_size": 16, "intermediate_size": 32,
-         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2}
 
 
 def _limit_memory() -> None:
@@ -52,15 +48,10 @@ def _one_line_exit_2(out, said):
     assert said in out.stderr, out.stderr
 
 
-def _config(tmp_path, **fields):
-    (tmp_path / "config.json").write_text(json.dumps({**SHAPE, **fields}))
-    return tmp_path
-
-
 # item 8 ------------------------------------------------------------------------------------------------------
 
 def test_a_million_layers_is_refused_by_the_module_estimate_before_anything_is_built(tmp_path):
-    deep = _config(tmp_path, vocab_size=2, hidden_size=2, intermediate_size=2, num_hidden_layers=10**6,
+    deep = write_config(tmp_path, vocab_size=2, hidden_size=2, intermediate_size=2, num_hidden_layers=10**6,
                    num_attention_heads=1, num_key_value_heads=1)
     started = time.monotonic()
     out = _llm("--weights", str(deep), "--fit-only")
@@ -75,17 +66,6 @@ def test_a_million_layers_is_refused_by_the_module_estimate_before_anything_is_b
     assert [e["event"] for e in events] == ["error", "end"]
     assert "1,000,000 layers are about " in events[0]["message"]
     assert time.monotonic() - started < 10
-
-
-def test_the_fit_counts_the_modules_not_only_the_tensors():
-    from workloads.llm.presets import LlamaConfig
-
-    deep = LlamaConfig(vocab_size=2, hidden_size=2, intermediate_size=2, num_hidden_layers=10**6,
-                       num_attention_heads=1, num_key_value_heads=1)
-    # its tensors are 128 MB; each layer's nine modules and seven parameters are ~25 KB of host objects
-    assert fit.module_bytes(deep) > 20 * 2**30
-    assert fit.inference(deep, 1, 2, 1, 4).total > fit.module_bytes(deep)
-    assert fit.training(deep, 1, 2, 4).modules == fit.module_bytes(deep)
 
 
 # item 9 ------------------------------------------------------------------------------------------------------
@@ -125,63 +105,8 @@ def test_a_refusal_shows_a_long_arguments_start_and_length_not_the_argument():
 
 # item 15 -----------------------------------------------------------------------------------------------------
 
-LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-          "original_max_position_embeddings": 64}
-
-
-@pytest.mark.parametrize("fields, said", [
-    ({"rope_theta": "abc"}, 'rope_theta is "abc", not a number above 0'),
-    ({"rope_theta": [1, 2]}, "rope_theta is [1, 2], not a number above 0"),
-    ({"rope_theta": 10**400}, "rope_theta is 1000000000"),
-    ({"rope_theta": float("inf")}, "rope_theta is Infinity, not a number above 0"),
-    ({"rope_theta": 0}, "rope_theta is 0, not a number above 0"),
-    ({"rope_theta": -1.5}, "rope_theta is -1.5, not a number above 0"),
-    ({"rope_theta": True}, "rope_theta is true, not a number above 0"),
-    ({"rope_parameters": {"rope_type": "default", "rope_theta": "x"}}, 'rope_theta is "x"'),
-    ({"rms_norm_eps": "x"}, 'rms_norm_eps is "x", not a number above 0 and at most 1'),
-    ({"rms_norm_eps": 0}, "rms_norm_eps is 0, not a number above 0 and at most 1"),
-    ({"head_dim": -5}, "head_dim is -5, not an even whole number of 2 or more"),
-    ({"head_dim": 7}, "head_dim is 7, not an even whole number of 2 or more"),
-    ({"head_dim": 4.0}, "head_dim is 4.0, not an even whole number of 2 or more"),
-    ({"hidden_size": 3}, "hidden_size 3 / num_attention_heads 4 is a head of 0"),
-    ({"num_key_value_heads": 3}, "num_attention_heads 4 is not a multiple of num_key_value_heads 3"),
-    ({"rope_scaling": {**LLAMA3, "high_freq_factor": 1.0}},
-     "llama3 rope scaling: high_freq_factor 1.0 is not above low_freq_factor 1.0"),
-    ({"rope_scaling": {**LLAMA3, "factor": 10**400}}, "llama3 rope scaling: factor is 1000000000"),
-    ({"rope_scaling": {**LLAMA3, "factor": "big"}}, 'llama3 rope scaling: factor is "big", not a number above 0'),
-    ({"rope_scaling": {**LLAMA3, "original_max_position_embeddings": 0}},
-     "llama3 rope scaling: original_max_position_embeddings is 0, not a whole number of 1 or more"),
-    ({"rope_scaling": {k: v for k, v in LLAMA3.items() if k != "factor"}}, "llama3 rope scaling lacks factor"),
-    ({"tie_word_embeddings": "false"}, 'tie_word_embeddings is "false", not true or false'),
-])
-def test_a_config_value_that_is_not_a_meaningful_model_is_one_line(tmp_path, fields, said):
-    _config(tmp_path, **fields)
-    with pytest.raises(WorkloadError) as refused:
-        read_config(tmp_path)
-    message = refused.value.message
-    assert said in message and "\n" not in message and len(message) < 300, message
-
-
 def test_a_bad_config_value_through_the_cli_is_one_line_and_exit_2(tmp_path):
-    _config(tmp_path, rope_theta=10**400)
+    write_config(tmp_path, rope_theta=10**400)
     out = _llm("--weights", str(tmp_path))
     _one_line_exit_2(out, f"{tmp_path / 'config.json'}: rope_theta is 1000000000")
     assert "(401 characters)" in out.stderr
-
-
-def test_a_config_that_is_not_a_small_regular_file_is_refused_unread(tmp_path):
-    (tmp_path / "config.json").write_text(" " * (fit_size := 5 * 2**20) + "{}")
-    with pytest.raises(WorkloadError, match=f"is {fit_size + 2:,} bytes"):
-        read_config(tmp_path)
-    (tmp_path / "config.json").unlink()
-    os.mkfifo(tmp_path / "config.json")  # opened, a FIFO would hang the run with no writer
-    with pytest.raises(WorkloadError, match="config.json is not a regular file"):
-        read_config(tmp_path)
-
-
-def test_a_good_config_still_reads(tmp_path):
-    config = read_config(_config(tmp_path, rope_theta=500000, rms_norm_eps=1e-5, head_dim=8,
-                                 rope_scaling=LLAMA3, tie_word_embeddings=True))
-    assert (config.rope_theta, config.rms_norm_eps, config.head_dim, config.rope_scaling.high_freq_factor,
-            config.tie_word_embeddings) == (500000.0, 1e-5, 8, 4.0, True)
-    assert read_config(_config(tmp_path, head_dim=4)).head_dim_override is None  # hidden / heads already

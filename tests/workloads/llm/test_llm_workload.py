@@ -14,10 +14,11 @@ import torch
 from tui.headless.plan import suite_jobs
 from tui.report import export_bundle, png
 from tui.store import RunStore
-from workloads.llm import cells, fit
-from workloads.llm.model import Llama
+from workloads.llm import cells
+from workloads.models.llama import fit
+from workloads.models.llama.model import Llama
 from workloads.llm.plan import Cell
-from workloads.llm.presets import PRESETS, LlamaConfig
+from workloads.models.llama.presets import PRESETS, LlamaConfig
 from workloads.llm.spec import SPEC
 
 

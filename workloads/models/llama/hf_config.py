@@ -15,7 +15,7 @@ from pathlib import Path
 
 from workloads.child.harness import WorkloadError
 from workloads.errors import clipped, first_line
-from workloads.llm.presets import Llama3Rope, LlamaConfig
+from workloads.models.llama.presets import Llama3Rope, LlamaConfig
 
 FAMILIES = ("llama", "mistral", "qwen2", "qwen3")
 HINT = "--weights takes a Hugging Face directory of a Llama, Mistral, Qwen2 or Qwen3 model (config.json beside it)"
@@ -108,7 +108,7 @@ def _rope(scaling: object, path: Path) -> Llama3Rope | None:
                       original_max_position_embeddings=_whole(scaling, "original_max_position_embeddings", path,
                                                               where=where))
     # the frequencies between the two wavelengths are interpolated over high - low: equal factors divide by zero
-    # (every such frequency NaN), and high below low inverts the bands (workloads/llm/model.py, inverse_frequencies)
+    # (every such frequency NaN), and high below low inverts the bands (model.py beside this, inverse_frequencies)
     if rope.high_freq_factor <= rope.low_freq_factor:
         raise WorkloadError(f"{where} high_freq_factor {rope.high_freq_factor} is not above low_freq_factor "
                             f"{rope.low_freq_factor}", hint="Llama 3.1 states 1.0 and 4.0: " + HINT)

@@ -1,4 +1,4 @@
-"""The decode step's one-query attention (workloads/generate/one_query.py): its result, and the thread rule."""
+"""The decode step's one-query attention (workloads/models/one_query.py): its result, and the thread rule."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from workloads.generate import one_query
+from workloads.models import one_query
 
 
 @pytest.fixture

@@ -3,7 +3,9 @@
 A *decoder* turns (token, position) into logits. Three kinds share the model
 and its KV cache: eager (the position as an int, attention over a slice of the
 cache), CUDA-graphed (one decode step captured once and replayed) and compiled
-(``torch.compile`` of the static step). The prefill always runs eager.
+(``torch.compile`` of the static step). The prefill always runs eager. Any model
+that decodes through the shared KV cache the way :class:`DecodingModel` says (GPT-2,
+the Llama family) runs through them.
 
 The clock is read after a device synchronisation at the end of every token:
 that one sync per token is what per-token latency percentiles cost. Progress is
@@ -19,7 +21,23 @@ from typing import Callable, Protocol
 import torch
 
 from workloads.child import device as dev
-from workloads.generate.gpt2 import GPT2, KVCache
+from workloads.models.kv_cache import KVCache
+
+
+class DecodingModel(Protocol):
+    """What the decoders and :func:`generate` call on a model (:class:`~workloads.models.gpt2.model.GPT2`,
+    :class:`~workloads.models.llama.model.Llama`)."""
+
+    split: int
+
+    def __call__(self, idx: torch.Tensor, cache: KVCache, pos: int = 0, last_only: bool = False) -> torch.Tensor:
+        """Logits (batch, positions, vocabulary) for ``idx`` placed at ``pos``; fills the cache."""
+
+    def forward_static(self, idx: torch.Tensor, cache: KVCache, input_pos: torch.Tensor) -> torch.Tensor:
+        """As a call, with the position a tensor: fixed shapes for CUDA graphs and compile."""
+
+    def split_products(self, split: int) -> None:
+        """Cut every few-row matrix product into ``split`` slices (:func:`workloads.models.matvec.matvec`)."""
 
 
 class Decoder(Protocol):
@@ -32,7 +50,7 @@ class Decoder(Protocol):
 class EagerDecoder:
     kind = "eager"
 
-    def __init__(self, model: GPT2, cache: KVCache):
+    def __init__(self, model: DecodingModel, cache: KVCache):
         self.model, self.cache = model, cache
 
     def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
@@ -44,7 +62,7 @@ class GraphDecoder:
 
     kind = "cuda-graph"
 
-    def __init__(self, model: GPT2, cache: KVCache, batch: int, device: torch.device):
+    def __init__(self, model: DecodingModel, cache: KVCache, batch: int, device: torch.device):
         self.token = torch.zeros(batch, 1, dtype=torch.long, device=device)
         self.pos = torch.zeros(1, dtype=torch.long, device=device)
         side = torch.cuda.Stream(device)
@@ -68,7 +86,7 @@ class GraphDecoder:
 class StaticStep(torch.nn.Module):
     """The static decode step as one module, so the weights and the cache are its parameters and buffers."""
 
-    def __init__(self, model: GPT2, cache: KVCache):
+    def __init__(self, model: DecodingModel, cache: KVCache):
         super().__init__()
         self.model, self.cache = model, cache
 
@@ -81,7 +99,7 @@ class CompiledDecoder:
 
     kind = "compiled"
 
-    def __init__(self, model: GPT2, cache: KVCache, device: torch.device):
+    def __init__(self, model: DecodingModel, cache: KVCache, device: torch.device):
         self.on_cuda = device.type == "cuda"
         self.step = torch.compile(StaticStep(model, cache), mode="reduce-overhead" if self.on_cuda else None,
                                   fullgraph=True, dynamic=False)
@@ -136,7 +154,7 @@ Progress = Callable[[int, list[float]], None]
 
 
 @torch.inference_mode()
-def generate(model: GPT2, cache: KVCache, decoder: Decoder, prompt: torch.Tensor, new_tokens: int,
+def generate(model: DecodingModel, cache: KVCache, decoder: Decoder, prompt: torch.Tensor, new_tokens: int,
              sampling: Sampling, device: torch.device, generator: torch.Generator | None = None,
              progress: Progress | None = None, report_every: int = 16) -> Timings:
     """Generate ``new_tokens`` tokens after ``prompt`` (batch, prompt length), timing each.
@@ -167,7 +185,7 @@ def generate(model: GPT2, cache: KVCache, decoder: Decoder, prompt: torch.Tensor
     return timings
 
 
-def fastest_split(model: GPT2, cache: KVCache, decoder: Decoder, prompt: torch.Tensor, steps: int,
+def fastest_split(model: DecodingModel, cache: KVCache, decoder: Decoder, prompt: torch.Tensor, steps: int,
                   sampling: Sampling, device: torch.device, generator: torch.Generator | None = None) -> dict[int, float]:
     """Set the model's product split to whichever of its current one and 1 decodes faster.
 

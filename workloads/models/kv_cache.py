@@ -1,5 +1,5 @@
-"""The preallocated KV cache that GPT-2 (workloads/generate/gpt2.py) and the Llama family (workloads/llm/model.py)
-decode through: one layout, ``(layers, 2, batch, key heads, max_len, head size)``.
+"""The preallocated KV cache that GPT-2 (workloads/models/gpt2/model.py) and the Llama family
+(workloads/models/llama/model.py) decode through: one layout, ``(layers, 2, batch, key heads, max_len, head size)``.
 
 Allocated once for the whole run, so a decode step writes its keys in place and never allocates; the eager path
 reads the filled positions as a slice, the fixed-shape path (CUDA graphs, compile) reads it whole under a mask

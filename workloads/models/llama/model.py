@@ -1,13 +1,13 @@
 """A Llama-family decoder (Llama 3, Qwen 2.5/3, Mistral) in plain PyTorch, with a preallocated KV cache.
 
-Written in the style of :mod:`workloads.generate.gpt2`, whose reasons hold here too:
+Written in the style of :mod:`workloads.models.gpt2.model`, whose reasons hold here too:
 
-- weights are kept ``in x out`` and multiplied through :func:`workloads.generate.gpt2.matvec` (a
+- weights are kept ``in x out`` and multiplied through :func:`workloads.models.matvec.matvec` (a
   batch-1 decode step is a matrix-vector product bound by memory bandwidth; ``x @ W`` over a row-major
   ``in x out`` matrix streams faster on the CPU, and ``split`` spreads a few-row product over the cores);
 - q, k and v are one product, and so are the MLP's gate and up: four products a layer instead of seven,
   so a small model's decode is not a string of tiny kernel launches. A Hugging Face checkpoint's
-  separate matrices are concatenated on load (:mod:`workloads.llm.checkpoint`);
+  separate matrices are concatenated on load (:mod:`workloads.models.llama.checkpoint`);
 - two ways through the model share the weights and the cache: :meth:`Llama.forward` with the position
   as a Python int (eager decode and every prefill) and :meth:`Llama.forward_static` with the position
   as a tensor over the whole cache with a mask (fixed shapes and addresses for CUDA graphs and compile).
@@ -17,7 +17,7 @@ for every position, each block optionally under activation checkpointing.
 
 The maths follow transformers' modeling_llama / modeling_qwen2 / modeling_qwen3 (rotate-half rotary
 with the Llama 3 frequency scaling, RMSNorm, SwiGLU, grouped-query attention), so greedy output on the
-same weights is the same tokens (tests/workloads/llm checks it against transformers' generate()).
+same weights is the same tokens (tests/workloads/models/llama checks it against transformers' generate()).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from workloads.generate import kv_cache, one_query
-from workloads.generate.gpt2 import matvec
-from workloads.llm.presets import LlamaConfig
+from workloads.models import kv_cache, one_query
+from workloads.models.matvec import matvec
+from workloads.models.llama.presets import LlamaConfig
 
 
 def inverse_frequencies(config: LlamaConfig) -> torch.Tensor:
@@ -76,7 +76,7 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tenso
 class Dense(nn.Module):
     """y = x @ W (+ b) with W stored ``in x out`` (see the module docstring)."""
 
-    split = 1  # see workloads.generate.gpt2.matvec; set for the whole model with Llama.split_products
+    split = 1  # see workloads.models.matvec.matvec; set for the whole model with Llama.split_products
 
     def __init__(self, n_in: int, n_out: int, bias: bool = False):
         super().__init__()
@@ -98,7 +98,7 @@ class RMSNorm(nn.Module):
 
 
 class KVCache(kv_cache.KVCache):
-    """The shared cache (workloads/generate/kv_cache.py) of the key heads (grouped-query attention), and the
+    """The shared cache (workloads/models/kv_cache.py) of the key heads (grouped-query attention), and the
     rotary table for its positions: buffers, so compile with CUDA graphs reads them as static inputs."""
 
     def __init__(self, config: LlamaConfig, batch: int, max_len: int, dtype: torch.dtype, device: torch.device):
@@ -220,7 +220,7 @@ class Llama(nn.Module):
         super().__init__()
         self.config = config
         d, v = config.hidden_size, config.vocab_size
-        # the logits head, transposed (width x vocabulary): every token reads it whole (see gpt2.py)
+        # the logits head, transposed (width x vocabulary): every token reads it whole (see gpt2/model.py)
         self.lm_head_t = nn.Parameter(torch.empty(d, v))
         # a tied model looks tokens up in the head's columns; an untied one has its own table
         self.embed_tokens = None if config.tie_word_embeddings else nn.Parameter(torch.empty(v, d))

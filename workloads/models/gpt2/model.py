@@ -9,21 +9,11 @@ Two ways through the model share one set of weights and one cache:
   same memory addresses: what CUDA graphs and ``torch.compile`` need.
 
 Weights are kept as the Hugging Face checkpoint stores them (``in x out``,
-GPT-2's "Conv1D"): batch-1 decoding is a matrix-vector product bound by memory
-bandwidth, and ``x @ W`` over a row-major ``in x out`` matrix streamed faster
-than ``F.linear`` over ``out x in`` on the CPU here (17-20 against 9-11 GB/s for
-the wide matrices). For the same reason the token embedding is stored once,
-transposed (``width x vocabulary``): the logits read it whole every token, the
+GPT-2's "Conv1D") and multiplied through :func:`workloads.models.matvec.matvec`
+(why that layout, and how ``split`` spreads a few-row product over the cores, is
+said there). The token embedding is likewise stored once, transposed
+(``width x vocabulary``): the logits read it whole every token, the
 embedding lookup only reads one column per token.
-
-On the CPU the matrix-vector product of MKL runs on one core (1 or 2 threads
-gave the same 14-17 GB/s here, where a 2-thread sum reads 28-45 GB/s), so with
-``split`` set a product of a few rows is cut along its inner dimension into
-``split`` slices, one ``bmm`` batch entry each, which torch spreads over the
-cores; the partial results are summed (:func:`matvec`). The products stay
-exact up to float summation order. A core busy with another process makes
-every split product wait for it, so the workload keeps the split only when
-it decodes faster (timed in warm-up, :func:`workloads.generation.fastest_split`).
 """
 
 from __future__ import annotations
@@ -34,33 +24,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from workloads.generate import kv_cache, one_query
-from workloads.generate.config import GPT2Config
-
-# products of at most this many rows are split across cores; more rows make a GEMM MKL already threads
-SPLIT_MAX_ROWS = 8
-# below this many weights (1 MB in fp32) waking the other cores costs more than it saves
-SPLIT_MIN_WEIGHTS = 2**18
-
-
-def matvec(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, split: int) -> torch.Tensor:
-    """x @ weight (+ bias) over the last dimension of x, ``weight`` being ``in x out``."""
-    n_in, n_out = weight.shape
-    shape = x.shape[:-1] + (n_out,)
-    rows = x.reshape(-1, n_in)
-    if split > 1 and rows.shape[0] <= SPLIT_MAX_ROWS and n_in % split == 0 and weight.numel() >= SPLIT_MIN_WEIGHTS:
-        parts = rows.reshape(rows.shape[0], split, n_in // split).transpose(0, 1)
-        partial = torch.bmm(parts, weight.view(split, n_in // split, n_out))
-        # two halves add in one small kernel; a sum over the batch costs several times more per call
-        y = torch.add(partial[0], partial[1]) if split == 2 else partial.sum(0)
-        return (y if bias is None else y.add_(bias)).view(shape)
-    if bias is None:
-        return torch.mm(rows, weight).view(shape)
-    return torch.addmm(bias, rows, weight).view(shape)
+from workloads.models import kv_cache, one_query
+from workloads.models.gpt2.config import GPT2Config
+from workloads.models.matvec import matvec
 
 
 class Dense(nn.Module):
-    """y = x @ W + b with W stored ``in x out`` (see the module docstring for why)."""
+    """y = x @ W + b with W stored ``in x out`` (:mod:`workloads.models.matvec` says why)."""
 
     split = 1  # see matvec; set for the whole model with GPT2.split_products
 

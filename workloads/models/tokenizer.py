@@ -1,4 +1,4 @@
-"""A GPT-2 tokenizer for ``--prompt``, when one is on this machine.
+"""A Hugging Face tokenizer for ``--prompt`` (generate's GPT-2, llm's Llama family), when one is on this machine.
 
 It is a ``tokenizer.json`` (the Hugging Face fast-tokenizer file, usually in the
 weights directory) read by the ``tokenizers`` package. Both are optional: the

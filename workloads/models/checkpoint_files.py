@@ -2,7 +2,7 @@
 
 Torch-free, so llm's and finetune's argument checks refuse a bad ``--weights`` (a shard index naming
 ``../../etc/passwd``, ``/dev/zero``, a FIFO that blocks the read forever, another checkpoint's shard) in one line
-before torch is imported or a run directory exists; `workloads.generate.weights` reads only what this returns.
+before torch is imported or a run directory exists; `workloads.models.state_dict` reads only what this returns.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 import pytest
 
 import torch
-from workloads.llm.model import Llama, inverse_frequencies
-from workloads.llm.presets import PRESETS, LlamaConfig, preset, preset_name
+from workloads.models.llama.model import Llama, inverse_frequencies
+from workloads.models.llama.presets import PRESETS, LlamaConfig, preset, preset_name
 
 # a Qwen3-like shape (q/k norm, head_dim apart from hidden/heads) and a Qwen2-like one (bias, tied)
 QWEN3 = LlamaConfig(family="qwen3", vocab_size=97, hidden_size=48, intermediate_size=64, num_hidden_layers=2,

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from workloads.llm.presets import LlamaConfig
+from workloads.models.llama.presets import LlamaConfig
 
 ADAMW_STATE_BYTES = 8   # two fp32 moments a parameter
 MASTER_BYTES = 4        # the fp32 copy mixed precision updates, when the weights are 16-bit
@@ -58,7 +58,7 @@ class Estimate:
 
 
 def module_bytes(config: LlamaConfig) -> int:
-    """Host bytes of the objects :class:`workloads.llm.model.Llama` is built of, before any weight: per layer a
+    """Host bytes of the objects :class:`workloads.models.llama.model.Llama` is built of, before any weight: per layer a
     block, two norms, attention, its two products, the MLP and its two (nine modules), six parameters, and q/k
     norms and a q/k/v bias where the family has them; the decoder, its layer list and final norm on top."""
     modules, parameters = 9, 6

@@ -4,41 +4,19 @@ import json
 
 import pytest
 import torch
+from llama_checkpoints import save_transformers
 
 from workloads.child.harness import WorkloadError
-from workloads.generate.decoding import EagerDecoder, Sampling, generate
-from workloads.llm.checkpoint import load_dir
-from workloads.llm.hf_config import read_config
-from workloads.llm.model import Llama
+from workloads.models.decoding import EagerDecoder, Sampling, generate
+from workloads.models.llama.checkpoint import load_dir
+from workloads.models.llama.hf_config import read_config
+from workloads.models.llama.model import Llama
 
 transformers = pytest.importorskip("transformers", reason="the `test` extra installs transformers for this parity")
 
-COMMON = dict(vocab_size=300, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
-              num_key_value_heads=2, max_position_embeddings=256)
-LLAMA3_ROPE = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-               "original_max_position_embeddings": 64}
-
-
-def _save(kind, directory, **save):
-    torch.manual_seed(0)
-    if kind == "llama":  # GQA, Llama-3 scaled rotary, untied head
-        model = transformers.LlamaForCausalLM(transformers.LlamaConfig(
-            **COMMON, rope_theta=500000.0, rope_scaling=LLAMA3_ROPE, tie_word_embeddings=False))
-    elif kind == "qwen2":  # GQA, q/k/v bias, tied head
-        model = transformers.Qwen2ForCausalLM(transformers.Qwen2Config(**COMMON, tie_word_embeddings=True))
-    else:  # q/k norm, head_dim apart from hidden / heads
-        model = transformers.Qwen3ForCausalLM(transformers.Qwen3Config(**COMMON, head_dim=32))
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.dim() == 1:  # norms and biases off their defaults, so one skipped would change the tokens
-                p.add_(torch.randn_like(p) * 0.1)
-    model.save_pretrained(directory, **save)
-    return model.eval()
-
-
 @pytest.mark.parametrize("kind", ["llama", "qwen2", "qwen3"])
 def test_greedy_tokens_equal_transformers_generate(tmp_path, kind):
-    hf = _save(kind, tmp_path, max_shard_size="100KB")  # sharded, with its index
+    hf = save_transformers(kind, tmp_path, max_shard_size="100KB")  # sharded, with its index
     assert (tmp_path / "model.safetensors.index.json").is_file()
     model = Llama(read_config(tmp_path))
     load_dir(model, tmp_path)
@@ -54,7 +32,7 @@ def test_greedy_tokens_equal_transformers_generate(tmp_path, kind):
 def test_a_missing_or_misshapen_tensor_is_one_line_naming_it(tmp_path):
     from safetensors.torch import load_file, save_file
 
-    _save("qwen2", tmp_path)
+    save_transformers("qwen2", tmp_path)
     path = tmp_path / "model.safetensors"
     state = load_file(path)
     model = Llama(read_config(tmp_path))
@@ -75,7 +53,7 @@ def test_a_missing_or_misshapen_tensor_is_one_line_naming_it(tmp_path):
 
 
 def test_config_reads_every_family_field(tmp_path):
-    _save("llama", tmp_path)
+    save_transformers("llama", tmp_path)
     config = read_config(tmp_path)
     assert (config.family, config.rope_scaling.factor, config.tie_word_embeddings, config.attention_bias) == (
         "llama", 8.0, False, False)

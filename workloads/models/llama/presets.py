@@ -104,6 +104,11 @@ PRESETS: dict[str, LlamaConfig] = {
 }
 
 
+def known_models() -> str:
+    """The presets' names, for an argument's help and an unknown name's error."""
+    return ", ".join(PRESETS)
+
+
 def preset(name: str) -> LlamaConfig | None:
     """The preset called ``name`` (case-insensitive), or None."""
     for key, config in PRESETS.items():

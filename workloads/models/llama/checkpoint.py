@@ -1,6 +1,6 @@
-"""A local Hugging Face checkpoint of a Llama-family model loaded into :class:`workloads.llm.model.Llama`.
+"""A local Hugging Face checkpoint of a Llama-family model loaded into :class:`workloads.models.llama.model.Llama`.
 
-The files are found and read as for GPT-2 (:mod:`workloads.generate.weights`: ``model.safetensors``,
+The files are found and read as for GPT-2 (:mod:`workloads.models.state_dict`: ``model.safetensors``,
 a sharded index of them, or ``pytorch_model.bin``; the ``safetensors`` package when installed). The
 names are transformers' (``model.layers.N.self_attn.q_proj.weight``...), the matrices ``out x in``:
 each is transposed into the model's ``in x out`` layout, and q/k/v and gate/up are concatenated into
@@ -15,9 +15,9 @@ from pathlib import Path
 import torch
 
 from workloads.child.harness import WorkloadError
-from workloads.generate.weights import read_state_dict
-from workloads.llm.model import Llama
-from workloads.llm.presets import LlamaConfig
+from workloads.models.state_dict import read_state_dict
+from workloads.models.llama.model import Llama
+from workloads.models.llama.presets import LlamaConfig
 
 HINT = "the checkpoint does not match its config.json: a damaged or edited directory"
 # buffers some checkpoints carry: recomputed here

@@ -1,4 +1,5 @@
-"""Which dtype the model runs in on a device, checked by running a tiny GPT-2 in it first.
+"""Which dtype a model runs inference in on a device (generate's and llm's ``--dtype``), checked by running a tiny
+GPT-2 in it first.
 
 A new accelerator behind a compatibility layer may lack kernels for bf16 or
 fp16; asking for one it cannot run must end with a one-line error before the
@@ -9,19 +10,18 @@ from __future__ import annotations
 
 import torch
 
+from workloads.child import device as dev
 from workloads.child.harness import WorkloadError
 from workloads.errors import first_line
 from workloads.hints import hint_for
+from workloads.models.gpt2.config import SIZES
+from workloads.models.gpt2.model import GPT2, KVCache
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
 
 def probe(device: torch.device, name: str) -> str | None:
     """None when a tiny GPT-2 prefill and decode step run in ``name`` on ``device``, else the error."""
-    from workloads.child import device as dev
-    from workloads.generate.gpt2 import GPT2, KVCache
-    from workloads.generate.config import SIZES
-
     config = SIZES["tiny"]
     try:
         with torch.inference_mode():

@@ -1,14 +1,15 @@
-"""One KV cache class for GPT-2 and the Llama family (workloads/generate/kv_cache.py): its layout in each."""
+"""One KV cache class for GPT-2 and the Llama family (workloads/models/kv_cache.py): its layout in each."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from workloads.generate import gpt2, kv_cache
-from workloads.generate.config import SIZES
-from workloads.llm.model import Llama
-from workloads.llm.presets import preset
+from workloads.models import kv_cache
+from workloads.models.gpt2 import model as gpt2
+from workloads.models.gpt2.config import SIZES
+from workloads.models.llama.model import Llama
+from workloads.models.llama.presets import preset
 
 CPU = torch.device("cpu")
 
