@@ -223,7 +223,7 @@ def dispatch(argv: Sequence[str]) -> int:
 
         return devices_main(args.json)
     if args.command == "doctor":
-        from tui.doctor import main as doctor_main
+        from tui.cli.doctor import main as doctor_main
 
         return doctor_main(args.json, data=args.data)
     if args.command == "export":
