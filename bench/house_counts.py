@@ -56,7 +56,7 @@ def counts(root: Path) -> dict[str, Any]:
     return {
         "modules": len(modules),
         "module_cycles": [sorted(t) for t in tree.tangles(tree.module_graph(modules))],
-        "package_cycles": [sorted(t) for t in tree.tangles(tree.package_graph(modules))],
+        "package_cycles": [sorted(t) for t in tree.package_tangles(modules)],
         "workload_packages": sorted(workloads),
         "imports_between_workloads": len(between),
         "imports_between_workloads_by_pair": dict(sorted(Counter(f"{a} -> {b}" for a, b, _ in between).items())),

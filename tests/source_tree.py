@@ -51,6 +51,10 @@ class Function:
 class Literal:
     line: int
     value: str                    # an f-string's text parts, joined
+    parts: tuple[str, ...] = ()   # an f-string's text parts, each as written between its fields
+
+    def pieces(self) -> tuple[str, ...]:
+        return self.parts or (self.value,)
 
 
 @dataclass
@@ -187,8 +191,8 @@ class _Walker(ast.NodeVisitor):
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         """An f-string is one literal (its text parts joined); the expressions inside are walked as code."""
-        text = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
-        self.module.literals.append(Literal(node.lineno, text))
+        parts = tuple(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+        self.module.literals.append(Literal(node.lineno, "".join(parts), parts))
         for value in node.values:
             if isinstance(value, ast.FormattedValue):
                 self.visit(value.value)
@@ -228,6 +232,18 @@ def package_graph(modules: dict[str, Module]) -> dict[str, set[str]]:
                 graph.setdefault(pair[0], set()).add(pair[1])
                 graph.setdefault(pair[1], set())
     return graph
+
+
+def package_tangles(modules: dict[str, Module]) -> list[frozenset[str]]:
+    """The tangles of `package_graph` that hold a package: one of sibling modules alone is a module cycle."""
+    packages = {m.name for m in modules.values() if m.is_package}
+    return [t for t in tangles(package_graph(modules)) if t & packages]
+
+
+def package_cycles(modules: dict[str, Module]) -> list[list[str]]:
+    """One cycle path through each of `package_tangles`."""
+    graph = package_graph(modules)
+    return sorted(_path_through(graph, t) for t in package_tangles(modules))
 
 
 def _siblings(a: str, b: str) -> tuple[str, str] | None:
