@@ -140,8 +140,8 @@ class _Walker(ast.NodeVisitor):
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         name = ".".join([*self.scope, node.name])
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        lines = sum(1 for line in range(first, node.end_lineno + 1) if line in self.code)
+        # from the `def` line (its decorators are the caller's business) to its last line
+        lines = sum(1 for line in range(node.lineno, node.end_lineno + 1) if line in self.code)
         self.module.functions.append(Function(name, node.lineno, lines))
         self.scope.append(node.name)
         self.depth += 1
