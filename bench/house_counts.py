@@ -1,8 +1,9 @@
 """The counts of issue 35 ("a house a newcomer can live in") for a source tree, before and after its pass.
 
-    python bench/house_counts.py [ROOT] [--json]
+    python bench/house_counts.py [ROOT] [--json | --before BASE]
 
-ROOT is a checkout (default: this one); `git worktree add /tmp/base 02e0438` gives the tree before. The
+ROOT is a checkout (default: this one); `--before BASE` prints a markdown table of BASE's counts beside ROOT's
+(`mkdir /tmp/base && git archive 02e0438 tui workloads | tar -x -C /tmp/base` gives the tree before). The
 tree is read with `ast` by tests/source_tree.py, the walker the structural tests use, so a figure here
 and the rule that holds it count the same thing. Nothing in ROOT is imported or run.
 
@@ -168,13 +169,43 @@ def render(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def scalars(figures: dict[str, Any]) -> dict[str, Any]:
+    """Each count as one number (a list by its length), named as the issue's closing table names it."""
+    return {
+        "module cycles": len(figures["module_cycles"]),
+        "package cycles": len(figures["package_cycles"]),
+        "imports between workload packages": figures["imports_between_workloads"],
+        "tui/ imports of workload packages": len(figures["tui_imports_of_workloads"]),
+        "Chinese literals outside the catalogue": figures["chinese_literals_outside_catalogue"],
+        "modules holding them": len(figures["chinese_literal_modules"]),
+        f"functions over {LONG_FUNCTION} code lines": len(figures["functions_over_60_code_lines"]),
+        f"modules under {SHORT_MODULE} code lines": len(figures["modules_under_30_code_lines"]),
+        "imports inside functions": f"{100 * figures['share_inside_functions']:.1f} %",
+        "of them not torch, Textual or plotext": figures["inside_functions_not_torch_textual_plotext"],
+        "byte formatters": len(figures["byte_formatters"]),
+        "spellings of missing": len(figures["missing_spellings"]),
+    }
+
+
+def table(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """A markdown table of the counts before and after."""
+    old, new = scalars(before), scalars(after)
+    rows = ["| count | before | after |", "|---|---:|---:|"]
+    return "\n".join(rows + [f"| {name} | {old[name]} | {new[name]} |" for name in new])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Issue 35's counts for a source tree.")
     parser.add_argument("root", nargs="?", type=Path, default=REPO, help="a checkout (default: this one)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--before", type=Path, metavar="BASE",
+                        help="another checkout (the tree before): print a markdown table of both trees' counts")
     args = parser.parse_args(argv)
     figures = counts(args.root.resolve())
-    print(json.dumps(figures, indent=2) if args.json else render(figures))
+    if args.before is not None:
+        print(table(counts(args.before.resolve()), figures))
+    else:
+        print(json.dumps(figures, indent=2) if args.json else render(figures))
     return 0
 
 

@@ -83,3 +83,16 @@ def test_the_script_prints_the_figures_as_text_and_as_json(tree):
     out = subprocess.run([sys.executable, str(SCRIPT), str(tree), "--json"], capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out)["imports_between_workloads"] == 2
+
+
+def test_the_before_and_after_table_puts_each_count_beside_its_own(tree, tmp_path_factory):
+    before = tmp_path_factory.mktemp("before")
+    for rel, text in TREE.items():
+        if rel != "tui/a.py":                   # before, there was no cycle and no reach past the registry
+            (before / rel).parent.mkdir(parents=True, exist_ok=True)
+            (before / rel).write_text(text, encoding="utf-8")
+    out = subprocess.run([sys.executable, str(SCRIPT), str(tree), "--before", str(before)], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert out[:2] == ["| count | before | after |", "|---|---:|---:|"]
+    assert "| module cycles | 0 | 1 |" in out and "| tui/ imports of workload packages | 0 | 1 |" in out
+    assert "| functions over 60 code lines | 1 | 1 |" in out
