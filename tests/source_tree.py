@@ -240,12 +240,6 @@ def package_tangles(modules: dict[str, Module]) -> list[frozenset[str]]:
     return [t for t in tangles(package_graph(modules)) if t & packages]
 
 
-def package_cycles(modules: dict[str, Module]) -> list[list[str]]:
-    """One cycle path through each of `package_tangles`."""
-    graph = package_graph(modules)
-    return sorted(_path_through(graph, t) for t in package_tangles(modules))
-
-
 def _siblings(a: str, b: str) -> tuple[str, str] | None:
     """The two children of the deepest package holding both modules, or None when one holds the other."""
     pa, pb = a.split("."), b.split(".")
@@ -255,11 +249,6 @@ def _siblings(a: str, b: str) -> tuple[str, str] | None:
     if common == len(pa) or common == len(pb):
         return None
     return ".".join(pa[:common + 1]), ".".join(pb[:common + 1])
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """One cycle path a -> ... -> a through each tangle (`tangles`), to show where it is."""
-    return sorted(_path_through(graph, c) for c in tangles(graph))
 
 
 def tangles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
@@ -299,8 +288,8 @@ def tangles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     return sorted(components, key=sorted)
 
 
-def _path_through(graph: dict[str, set[str]], component: set[str]) -> list[str]:
-    """One cycle inside a component, from its first node back to it (breadth-first, so a short one)."""
+def path_through(graph: dict[str, set[str]], component: frozenset[str]) -> list[str]:
+    """One cycle inside a tangle, from its first node back to it (breadth-first, so a short one)."""
     start = min(component)
     came_from: dict[str, str] = {}
     frontier = [start]

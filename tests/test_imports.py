@@ -24,8 +24,8 @@ from typing import Iterable, Mapping
 import pytest
 
 from paths import REPO
-from source_tree import (CATALOGUE, Module, chinese_literals, cycles, long_functions, module_graph, package_cycles,
-                         package_tangles, read_tree, tangles, within, workload_of, workload_packages)
+from source_tree import (CATALOGUE, Module, chinese_literals, long_functions, module_graph, package_graph,
+                         package_tangles, path_through, read_tree, tangles, within, workload_of, workload_packages)
 
 ROOT = REPO
 LONG_FUNCTION = 60
@@ -150,11 +150,20 @@ def _warn_gone(what: str, entries: Iterable[object], table: str) -> None:
 
 def cycle_problems(modules: dict[str, Module], known_modules: Iterable[frozenset[str]] = (),
                    known_packages: Iterable[frozenset[str]] = ()) -> list[str]:
-    """A line for each module cycle and each package cycle not known, with one path through it."""
-    problems = [f"import cycle: {' -> '.join(path)}" for path in cycles(module_graph(modules))
-                if frozenset(path) not in set(known_modules)]
-    return problems + [f"package cycle: {' -> '.join(path)}" for path in package_cycles(modules)
-                       if frozenset(path) not in set(known_packages)]
+    """A line for each tangle of modules and of packages that is not known by its members (so a known one that
+    grows fails), with one cycle through it and the other members."""
+    return sorted([*_unknown("import", module_graph(modules), tangles(module_graph(modules)), known_modules),
+                   *_unknown("package", package_graph(modules), package_tangles(modules), known_packages)])
+
+
+def _unknown(kind: str, graph: dict[str, set[str]], found: Iterable[frozenset[str]],
+             known: Iterable[frozenset[str]]) -> list[str]:
+    problems = []
+    for tangle in set(found) - set(known):
+        path = path_through(graph, tangle)
+        rest = sorted(tangle - set(path))
+        problems.append(f"{kind} cycle: {' -> '.join(path)}" + (f" (tangled with {', '.join(rest)})" if rest else ""))
+    return problems
 
 
 def test_no_module_cycle_and_no_package_cycle():
@@ -262,7 +271,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 def test_the_checker_reports_planted_cycles_and_planted_layer_breaks(tmp_path):
-    _write(tmp_path, {
+    _write(tmp_path, files := {
         "tui/__init__.py": "",
         "tui/workbench/app.py": "import textual\nfrom tui.report import export\n",
         "tui/workbench/panes/__init__.py": "",
@@ -306,6 +315,16 @@ def test_the_checker_reports_planted_cycles_and_planted_layer_breaks(tmp_path):
         "workloads.child:2 imports tui.store.live: workloads/ never imports tui/",
         "tui.cli.doctor:2 imports workloads.child.harness: tui/ never imports workloads/child/",
     ])
+    # a known tangle that grows is a new one
+    grown = {**files, "tui/workbench/panes/other.py": "from tui.workbench.panes import plots\n",
+             "tui/workbench/panes/series_plot.py": "from tui.workbench.panes.plots import Line\nimport tui.workbench.panes.other\n"}
+    _write(tmp_path, grown)
+    assert [p for p in cycle_problems(read_tree(tmp_path), {frozenset({"tui.workbench.panes.plots",
+                                                                       "tui.workbench.panes.series_plot"})})
+            if "panes" in p] == [
+        "import cycle: tui.workbench.panes.other -> tui.workbench.panes.plots -> tui.workbench.panes.series_plot -> "
+        "tui.workbench.panes.other"]
+    _write(tmp_path, files)
     # allowing one cycle hides no other
     allowed = cycle_problems(modules, {frozenset({"tui.workbench.panes.plots", "tui.workbench.panes.series_plot"})},
                              {frozenset({"tui.compare", "tui.store"})})
