@@ -1,26 +1,34 @@
-"""The layers hold: no import cycles, `workloads/` never imports `tui/`, only the UI imports Textual, only the
-workloads import torch; and the UI process does not pay for torch while the headless paths do not load Textual.
+"""The house rules that the tree's shape must hold, read from tests/source_tree.py's one `ast` walk (nothing is
+executed, so an import inside a function counts as much as one at the top: a lazy import still ties two modules):
 
-The static checks read every module under tui/ and workloads/ with `ast` (nothing is executed), so an import
-inside a function counts as much as one at the top: a lazy import still ties two layers together. What `ast`
-cannot see (what a module really loads when imported) the subprocess test at the end checks.
+- no import cycle between modules, and none between packages (sibling packages whose modules import each other);
+- `workloads/` never imports `tui/`; only the workloads import torch; only the workbench imports Textual;
+  `tui/` never imports `workloads/child/`;
+- no workload package imports another's, and `tui/` imports none (it reads specs through the registry);
+- no function over 60 code lines; no Chinese literal outside the catalogue.
+
+Where today's tree still breaks a rule, an entry of a KNOWN_... list names the break and who removes it: a
+new break fails, and an entry whose break is gone warns, to be deleted. What `ast` cannot see (what a module
+really loads when imported) the subprocess tests at the end check.
 """
 from __future__ import annotations
 
-import ast
+import functools
 import subprocess
 import sys
 import warnings
-from dataclasses import dataclass, field
+from collections import Counter
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import pytest
 
 from paths import REPO
+from source_tree import (CATALOGUE, Module, chinese_literals, long_functions, module_graph, package_graph,
+                         package_tangles, path_through, read_tree, tangles, within, workload_of, workload_packages)
 
 ROOT = REPO
-PACKAGES = ("tui", "workloads")
+LONG_FUNCTION = 60
 
 TEXTUAL = ("textual", "textual_plotext", "plotext")
 TORCH = ("torch", "torchvision")
@@ -30,188 +38,240 @@ UI = ("tui.workbench",)
 # import a UI module; every other tui module is UI-free and must not reach Textual through one
 UI_CALLERS = ("tui.cli", "tui.headless")
 
-# Empty: no cycle is tolerated. An entry (a cycle allowed by exact membership, so one that grows still fails)
-# is only for a cut in progress; the layer test warns once its cycle is gone.
-KNOWN_CYCLES: dict[frozenset[str], str] = {}
+# Cycles, by their members (one that grows still fails). Empty: no module cycle is tolerated.
+KNOWN_MODULE_CYCLES: dict[frozenset[str], str] = {}
+KNOWN_PACKAGE_CYCLES: dict[frozenset[str], str] = {
+    # tui.store redacts a run's config.json when it creates the run (tui.report.redact): redact is a service of
+    # its own that the store and the export both use, not a part of the report
+    frozenset({"tui.report", "tui.store"}): "export: tui/report/redact -> a package beside the store",
+    # finetune trains with resnet50's loop, precision and AMP diagnosis; opscan scans finetune's step; resnet50's
+    # options read opscan's table
+    frozenset({"workloads.finetune", "workloads.opscan", "workloads.resnet50"}): "train: workloads/child/train/",
+}
+
+# (importing module, imported module) from one workload package into another's; each goes to a shared layer
+_MODELS = "models: workloads/models/"
+_TRAIN = "train: workloads/child/train/ (loop, precision, AMP, OOM) and the vision transforms"
+_FACTS = "facts: workloads/facts/ (rated peaks, the one tailer)"
+KNOWN_WORKLOAD_IMPORTS: dict[tuple[str, str], str] = {
+    ("workloads.dataio.consumer", "workloads.microbench.rated"): _FACTS,
+    ("workloads.dataio.consumer", "workloads.resnet50.baselines"): _TRAIN,
+    ("workloads.dataio.decode", "workloads.resnet50.imagedata"): _TRAIN,
+    ("workloads.dataio.loader", "workloads.resnet50.imagedata"): _TRAIN,
+    ("workloads.finetune.budget", "workloads.llm.fit"): _MODELS,
+    ("workloads.finetune.budget", "workloads.llm.presets"): _MODELS,
+    ("workloads.finetune.cli", "workloads.resnet50.cli"): _TRAIN,
+    ("workloads.finetune.cpu_check", "workloads.llm.model"): _MODELS,
+    ("workloads.finetune.flops", "workloads.llm.fit"): _MODELS,
+    ("workloads.finetune.flops", "workloads.llm.presets"): _MODELS,
+    ("workloads.finetune.lora", "workloads.llm.model"): _MODELS,
+    ("workloads.finetune.meta_init", "workloads.llm.checkpoint"): _MODELS,
+    ("workloads.finetune.meta_init", "workloads.llm.model"): _MODELS,
+    ("workloads.finetune.meta_init", "workloads.llm.presets"): _MODELS,
+    ("workloads.finetune.options", "workloads.llm.hf_config"): _MODELS,
+    ("workloads.finetune.options", "workloads.llm.plan"): _MODELS,
+    ("workloads.finetune.options", "workloads.llm.presets"): _MODELS,
+    ("workloads.finetune.step", "workloads.llm.checkpoint"): _MODELS,
+    ("workloads.finetune.step", "workloads.llm.model"): _MODELS,
+    ("workloads.finetune.step", "workloads.llm.presets"): _MODELS,
+    ("workloads.finetune.step", "workloads.resnet50.amp_diagnosis"): _TRAIN,
+    ("workloads.finetune.step", "workloads.resnet50.precision"): _TRAIN,
+    ("workloads.finetune.step", "workloads.resnet50.setup"): _TRAIN,
+    ("workloads.finetune.train", "workloads.llm.fit"): _MODELS,
+    ("workloads.finetune.train", "workloads.llm.presets"): _MODELS,
+    ("workloads.finetune.train", "workloads.microbench.rated"): _FACTS,
+    ("workloads.finetune.train", "workloads.resnet50.amp_diagnosis"): _TRAIN,
+    ("workloads.finetune.train", "workloads.resnet50.loop"): _TRAIN,
+    ("workloads.finetune.train", "workloads.resnet50.setup"): _TRAIN,
+    ("workloads.llm.cells", "workloads.generate.decoding"): _MODELS,
+    ("workloads.llm.checkpoint", "workloads.generate.weights"): _MODELS,
+    ("workloads.llm.cli", "workloads.generate.memory"): _MODELS,
+    ("workloads.llm.cli", "workloads.generate.precision"): _MODELS,
+    ("workloads.llm.model", "workloads.generate.gpt2"): _MODELS,
+    ("workloads.llm.model", "workloads.generate.kv_cache"): _MODELS,
+    ("workloads.llm.model", "workloads.generate.one_query"): _MODELS,
+    ("workloads.llm.prompt", "workloads.generate.tokenizer"): _MODELS,
+    ("workloads.llm.run", "workloads.generate.decoding"): _MODELS,
+    ("workloads.llm.run", "workloads.microbench.rated"): _FACTS,
+    ("workloads.opscan.llama_decode", "workloads.llm.model"): _MODELS,
+    ("workloads.opscan.llama_train", "workloads.finetune.step"): _TRAIN,
+    ("workloads.opscan.llama_train", "workloads.llm.model"): _MODELS,
+    ("workloads.opscan.llama_train", "workloads.llm.presets"): _MODELS,
+    ("workloads.opscan.sources", "workloads.generate.config"): _MODELS,
+    ("workloads.opscan.sources", "workloads.generate.gpt2"): _MODELS,
+    ("workloads.resnet50.baselines", "workloads.microbench.rated"): _FACTS,
+    ("workloads.resnet50.options", "workloads.opscan.table"): _TRAIN,
+    ("workloads.serve.card", "workloads.soak.telemetry_tail"): _FACTS,
+    ("workloads.serve.cli", "workloads.command.cli"): _TRAIN,
+    ("workloads.serve.launch", "workloads.command.job"): _TRAIN,
+    ("workloads.serve.launch", "workloads.command.output"): _TRAIN,
+}
+# (tui module, workload module) where tui/ reaches into a workload's package instead of its spec
+KNOWN_TUI_WORKLOAD_IMPORTS: dict[tuple[str, str], str] = {
+    ("tui.cli.soak", "workloads.soak.cli"): "train: the soak's plan through its spec",
+    ("tui.compare.published", "workloads.microbench.rated"): _FACTS,
+}
+# 'module:function' over LONG_FUNCTION code lines
+KNOWN_LONG_FUNCTIONS: dict[str, str] = {
+    "tui.report:export_bundle": "export: the pipeline's stages",
+    "tui.headless:export_report": "export: the pipeline's stages",
+    "workloads.resnet50.loop:Training.run": _TRAIN,
+    "workloads.resnet50.cli:find_batch_size": _TRAIN,
+    "tui.cli.run:run_workload": "to split",
+    "tui.store.telemetry:Telemetry._add": "to split",
+    "workloads.command.cli:main": "to split",
+    "tui.compare.comparison:compare": "to split",
+}
+# module -> how many Chinese literals it still holds (more fails); the catalogue owns them all in the end
+KNOWN_CHINESE: dict[str, int] = {
+    "tui.cpu_trap.words": 1, "tui.formatting": 5, "tui.headless.handover": 3, "tui.report": 1, "tui.report.charts": 3,
+    "tui.report.xid": 21, "workloads.command.spec": 15, "workloads.dataio.quick": 9, "workloads.dataio.spec": 24,
+    "workloads.dataio.table": 5, "workloads.finetune.spec": 16, "workloads.generate.spec": 15,
+    "workloads.llm.against": 5, "workloads.llm.spec": 22, "workloads.llm.table": 20, "workloads.microbench.spec": 13,
+    "workloads.microbench.table": 14, "workloads.opscan.handover": 5, "workloads.opscan.spec": 11,
+    "workloads.opscan.statuses": 7, "workloads.opscan.table": 8, "workloads.resnet50.spec": 12,
+    "workloads.serve.bounds": 12, "workloads.serve.spec": 24, "workloads.serve.table": 17,
+    "workloads.soak.spec": 12, "workloads.soak.table": 17, "workloads.spec": 1,
+}
 
 
-@dataclass
-class Import:
-    line: int
-    names: list[str]                 # dotted names as written, absolute (relative ones resolved)
-    targets: list[str] = field(default_factory=list)   # the project modules it loads
+@functools.cache
+def the_tree() -> dict[str, Module]:
+    """This checkout's tree, read once for all the tests here (none of them changes it)."""
+    return read_tree(ROOT)
 
 
-@dataclass
-class Module:
-    name: str
-    path: Path
-    imports: list[Import]
-
-    def external(self, tops: tuple[str, ...]) -> list[tuple[int, str]]:
-        return [(i.line, n) for i in self.imports for n in i.names if n.split(".")[0] in tops]
+def _warn_gone(what: str, entries: Iterable[object], table: str) -> None:
+    for entry in sorted(entries, key=str):
+        warnings.warn(f"{what} {entry} is gone: delete it from {table}", stacklevel=2)
 
 
-def _module_name(root: Path, path: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
+# -- cycles -------------------------------------------------------------------------------------------------
+
+def cycle_problems(modules: dict[str, Module], known_modules: Iterable[frozenset[str]] = (),
+                   known_packages: Iterable[frozenset[str]] = ()) -> list[str]:
+    """A line for each tangle of modules and of packages that is not known by its members (so a known one that
+    grows fails), with one cycle through it and the other members."""
+    return sorted([*_unknown("import", module_graph(modules), tangles(module_graph(modules)), known_modules),
+                   *_unknown("package", package_graph(modules), package_tangles(modules), known_packages)])
 
 
-def _resolve(name: str, modules: set[str]) -> str | None:
-    """The project module that `import name` loads (a package stands for its __init__)."""
-    while name and name not in modules:
-        name = name.rpartition(".")[0]
-    return name or None
-
-
-def _imports(tree: ast.AST, name: str, is_package: bool, modules: set[str]) -> list[Import]:
-    package = name if is_package else name.rpartition(".")[0]
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imp = Import(node.lineno, [a.name for a in node.names])
-            imp.targets = [t for t in (_resolve(a.name, modules) for a in node.names) if t]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:   # relative: `from . import x` is x in this package, each more dot one package up
-                parts = package.split(".")
-                base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
-            imp = Import(node.lineno, [base])
-            # `from pkg import name`: the submodule pkg.name when there is one, else pkg's __init__
-            imp.targets = [t for t in (f"{base}.{a.name}" if f"{base}.{a.name}" in modules else _resolve(base, modules)
-                                       for a in node.names) if t]
-        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str)
-              and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in ("import_module",
-                                                                                           "__import__")):
-            # importlib.import_module("x") with a literal name is an import too
-            imp = Import(node.lineno, [node.args[0].value])
-            imp.targets = [t for t in [_resolve(node.args[0].value, modules)] if t]
-        else:
-            continue
-        out.append(imp)
-    return out
-
-
-def read_modules(root: Path, packages: tuple[str, ...] = PACKAGES) -> dict[str, Module]:
-    paths = {_module_name(root, p): p for pkg in packages for p in sorted((root / pkg).rglob("*.py"))}
-    names = set(paths)
-    return {name: Module(name, path, _imports(ast.parse(path.read_text(encoding="utf-8"), str(path)), name,
-                                              path.name == "__init__.py", names))
-            for name, path in paths.items()}
-
-
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with a cycle (Tarjan), each as one cycle path a -> ... -> a."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    components: list[set[str]] = []
-
-    def visit(v: str) -> None:   # recursion depth is bounded by the module count (a few hundred)
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = set()
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.add(w)
-                if w == v:
-                    break
-            if len(component) > 1 or v in graph[v]:
-                components.append(component)
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return [_path_through(graph, c) for c in components]
-
-
-def _path_through(graph: dict[str, set[str]], component: set[str]) -> list[str]:
-    """One cycle inside a component, from its first module back to it (breadth-first, so a short one)."""
-    start = min(component)
-    came_from: dict[str, str] = {}
-    frontier = [start]
-    while frontier:
-        nxt = []
-        for v in frontier:
-            for w in sorted(graph[v] & component):
-                if w == start:
-                    back = [v]
-                    while back[-1] != start:
-                        back.append(came_from[back[-1]])
-                    return [*reversed(back), start]
-                if w not in came_from:
-                    came_from[w] = v
-                    nxt.append(w)
-        frontier = nxt
-    raise AssertionError(f"no cycle in {component}")
-
-
-def _in(name: str, prefixes: tuple[str, ...]) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in prefixes)
-
-
-def _graph(modules: dict[str, Module]) -> dict[str, set[str]]:
-    return {m.name: {t for i in m.imports for t in i.targets} for m in modules.values()}
-
-
-def layer_problems(modules: dict[str, Module], known_cycles: Iterable[frozenset[str]] = ()) -> list[str]:
-    """Every cycle (with its path) and every layer break, one line each; [] when the layers hold."""
-    known_cycles = set(known_cycles)
+def _unknown(kind: str, graph: dict[str, set[str]], found: Iterable[frozenset[str]],
+             known: Iterable[frozenset[str]]) -> list[str]:
     problems = []
-    for cycle in _cycles(_graph(modules)):
-        if frozenset(cycle) not in known_cycles:
-            problems.append("import cycle: " + " -> ".join(cycle))
+    for tangle in set(found) - set(known):
+        path = path_through(graph, tangle)
+        rest = sorted(tangle - set(path))
+        problems.append(f"{kind} cycle: {' -> '.join(path)}" + (f" (tangled with {', '.join(rest)})" if rest else ""))
+    return problems
+
+
+def test_no_module_cycle_and_no_package_cycle():
+    modules = the_tree()
+    assert {"tui.workbench.app", "tui.report", "workloads", "workloads.protocol"} <= set(modules)  # it read the tree
+    problems = cycle_problems(modules, KNOWN_MODULE_CYCLES, KNOWN_PACKAGE_CYCLES)
+    assert problems == [], "\n".join(problems)
+    _warn_gone("the import cycle", set(KNOWN_MODULE_CYCLES) - set(tangles(module_graph(modules))),
+               "KNOWN_MODULE_CYCLES")
+    _warn_gone("the package cycle", set(KNOWN_PACKAGE_CYCLES) - set(package_tangles(modules)),
+               "KNOWN_PACKAGE_CYCLES")
+
+
+# -- layers ---------------------------------------------------------------------------------------------------
+
+def layer_problems(modules: dict[str, Module]) -> list[str]:
+    """Every layer break, one line each; [] when the layers hold."""
+    problems = []
     for m in modules.values():
-        in_workloads = _in(m.name, ("workloads",))
-        if in_workloads:
+        if within(m.name, "workloads"):
             problems += [f"{m.name}:{line} imports {n}: workloads/ never imports tui/"
                          for line, n in m.external(("tui",))]
         else:
             problems += [f"{m.name}:{line} imports {n}: torch is imported only in workload children"
                          for line, n in m.external(TORCH)]
-        if not _in(m.name, UI):
+        if not within(m.name, UI):
             problems += [f"{m.name}:{line} imports {n}: only {', '.join(UI)} imports Textual"
                          for line, n in m.external(TEXTUAL)]
-        if not _in(m.name, UI + UI_CALLERS):
+        if not within(m.name, UI + UI_CALLERS):
             problems += [f"{m.name}:{i.line} imports {t}: a UI-free module reaches Textual through it"
-                         for i in m.imports for t in i.targets if _in(t, UI)]
-        if _in(m.name, ("tui",)):
+                         for i in m.imports for t in i.targets if within(t, UI)]
+        if within(m.name, "tui"):
             problems += [f"{m.name}:{line} imports {n}: tui/ never imports workloads/child/"
-                         for line, n in m.external(("workloads",)) if _in(n, ("workloads.child",))]
+                         for line, n in m.external(("workloads",)) if within(n, "workloads.child")]
     return problems
 
 
-def test_no_import_cycles_and_the_layers_hold():
-    modules = read_modules(ROOT)
-    assert {"tui.workbench.app", "tui.report", "workloads", "workloads.protocol"} <= set(modules)  # it read the tree
-    problems = layer_problems(modules, KNOWN_CYCLES)
+def test_the_layers_hold():
+    problems = layer_problems(the_tree())
     assert problems == [], "\n".join(problems)
-    for cycle in set(KNOWN_CYCLES) - {frozenset(c) for c in _cycles(_graph(modules))}:
-        warnings.warn(f"the import cycle {sorted(cycle)} is cut: delete it from KNOWN_CYCLES", stacklevel=1)
 
+
+def workload_imports(modules: dict[str, Module]) -> dict[tuple[str, str], str]:
+    """(importer, imported) -> 'module:line imports target: why not' for each import of a workload package's module
+    by another workload's, or by tui/ (which reads a workload's spec through the registry)."""
+    workloads = workload_packages(modules)
+    found = {}
+    for m in modules.values():
+        own = workload_of(m.name, workloads)
+        for i in m.imports:
+            for t in i.targets:
+                other = workload_of(t, workloads)
+                if other is None or other == own or not (own or within(m.name, "tui")):
+                    continue
+                why = ("no workload imports another's" if own else
+                       "tui/ reads a workload's spec through workloads.registry")
+                found.setdefault((m.name, t), f"{m.name}:{i.line} imports {t}: {why}")
+    return found
+
+
+def test_no_workload_package_imports_another_and_tui_reads_only_the_registry():
+    found = workload_imports(the_tree())
+    known = {**KNOWN_WORKLOAD_IMPORTS, **KNOWN_TUI_WORKLOAD_IMPORTS}
+    problems = [line for pair, line in sorted(found.items()) if pair not in known]
+    assert problems == [], "a shared part goes to a layer of its own (workloads/models, child/train, facts):\n" + \
+        "\n".join(problems)
+    _warn_gone("the import", set(KNOWN_WORKLOAD_IMPORTS) - set(found), "KNOWN_WORKLOAD_IMPORTS")
+    _warn_gone("the import", set(KNOWN_TUI_WORKLOAD_IMPORTS) - set(found), "KNOWN_TUI_WORKLOAD_IMPORTS")
+
+
+# -- size and words ---------------------------------------------------------------------------------------------
+
+def test_no_function_is_over_60_code_lines():
+    found = long_functions(the_tree(), LONG_FUNCTION)
+    problems = [f"{name}: {n} code lines (a function does one step)" for name, n in sorted(found.items())
+                if name not in KNOWN_LONG_FUNCTIONS]
+    assert problems == [], "\n".join(problems)
+    _warn_gone("the long function", set(KNOWN_LONG_FUNCTIONS) - set(found), "KNOWN_LONG_FUNCTIONS")
+
+
+def chinese_problems(modules: dict[str, Module], known: Mapping[str, int] = {}) -> list[str]:
+    """A line for each module outside the catalogue holding more Chinese literals than ``known`` allows it."""
+    counts = Counter(name for name, _ in chinese_literals(modules))
+    return [f"{name}: {n} Chinese literal(s), {known.get(name, 0)} known (say it in {' or '.join(CATALOGUE)})"
+            for name, n in sorted(counts.items()) if n > known.get(name, 0)]
+
+
+def test_no_chinese_literal_outside_the_catalogue():
+    modules = the_tree()
+    problems = chinese_problems(modules, KNOWN_CHINESE)
+    assert problems == [], "\n".join(problems)
+    counts = Counter(name for name, _ in chinese_literals(modules))
+    _warn_gone("every Chinese literal of", {m for m in KNOWN_CHINESE if not counts[m]}, "KNOWN_CHINESE")
+    for name in sorted(m for m in KNOWN_CHINESE if 0 < counts[m] < KNOWN_CHINESE[m]):
+        warnings.warn(f"{name} holds {counts[name]} Chinese literal(s): lower KNOWN_CHINESE to it", stacklevel=1)
+
+
+# -- the checkers themselves, on planted trees ------------------------------------------------------------------
 
 def _write(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")
 
 
-def test_the_checker_reports_a_planted_cycle_and_planted_layer_breaks(tmp_path):
-    _write(tmp_path, {
+def test_the_checker_reports_planted_cycles_and_planted_layer_breaks(tmp_path):
+    _write(tmp_path, files := {
         "tui/__init__.py": "",
         "tui/workbench/app.py": "import textual\nfrom tui.report import export\n",
         "tui/workbench/panes/__init__.py": "",
@@ -222,28 +282,96 @@ def test_the_checker_reports_a_planted_cycle_and_planted_layer_breaks(tmp_path):
         # a report module that reaches Textual and the app only when called
         "tui/report/screen.py": "def shot():\n    import textual.app\n    from tui.workbench.app import build_app\n",
         "tui/workbench/history.py": "def f():\n    import torch\n",
+        # no module cycle, but the packages tui.store and tui.compare lean on each other
+        "tui/store/__init__.py": "from tui.compare.load import x\n",
+        "tui/compare/__init__.py": "",
+        "tui/compare/load.py": "",
+        "tui/compare/shape.py": "from tui.store import y\n",
         "workloads/__init__.py": "",
         "workloads/protocol.py": "import json\n",
         "workloads/runner.py": "from workloads import protocol\n\ndef r():\n    from tui.store import RunStore\n",
         "workloads/child.py": "import importlib\nimportlib.import_module('tui.store.live')\nimport torch\n",
-        "tui/cli.py": "def check():\n    from workloads.child.harness import HELP_SHOWN\n",
+        # a module loaded by a computed name (a table of names, as a command registry keeps) is imported too
+        "tui/cli/__init__.py": ("import importlib\nCOMMANDS = {'doctor': 'tui.cli.doctor'}\n"
+                                "def run(n):\n    importlib.import_module(COMMANDS[n])\n"),
+        "tui/cli/doctor.py": "def check():\n    from workloads.child.harness import HELP_SHOWN\n    from tui.cli import x\n",
     })
-    problems = layer_problems(read_modules(tmp_path))
-    assert sorted(problems) == sorted([
+    modules = read_tree(tmp_path)
+    assert sorted(cycle_problems(modules)) == sorted([
         "import cycle: tui.workbench.panes.plots -> tui.workbench.panes.series_plot -> tui.workbench.panes.plots",
         # the lazy import in a function closes the cycle the report once had
         "import cycle: tui.report -> tui.report.screen -> tui.workbench.app -> tui.report",
+        "import cycle: tui.cli -> tui.cli.doctor -> tui.cli",
+        "package cycle: tui.compare -> tui.store -> tui.compare",
+        "package cycle: tui.report -> tui.workbench -> tui.report",
+        # the layer breaks below tie the two top packages together too
+        "package cycle: tui -> workloads -> tui",
+    ])
+    assert sorted(layer_problems(modules)) == sorted([
         "tui.report.screen:2 imports textual.app: only tui.workbench imports Textual",
         "tui.report.screen:3 imports tui.workbench.app: a UI-free module reaches Textual through it",
         "tui.workbench.history:2 imports torch: torch is imported only in workload children",
         "workloads.runner:4 imports tui.store: workloads/ never imports tui/",
         "workloads.child:2 imports tui.store.live: workloads/ never imports tui/",
-        "tui.cli:2 imports workloads.child.harness: tui/ never imports workloads/child/",
+        "tui.cli.doctor:2 imports workloads.child.harness: tui/ never imports workloads/child/",
     ])
+    # a known tangle that grows is a new one
+    grown = {**files, "tui/workbench/panes/other.py": "from tui.workbench.panes import plots\n",
+             "tui/workbench/panes/series_plot.py": "from tui.workbench.panes.plots import Line\nimport tui.workbench.panes.other\n"}
+    _write(tmp_path, grown)
+    assert [p for p in cycle_problems(read_tree(tmp_path), {frozenset({"tui.workbench.panes.plots",
+                                                                       "tui.workbench.panes.series_plot"})})
+            if "panes" in p] == [
+        "import cycle: tui.workbench.panes.other -> tui.workbench.panes.plots -> tui.workbench.panes.series_plot -> "
+        "tui.workbench.panes.other"]
+    _write(tmp_path, files)
     # allowing one cycle hides no other
-    allowed = layer_problems(read_modules(tmp_path), {frozenset({"tui.workbench.panes.plots", "tui.workbench.panes.series_plot"})})
-    assert [p for p in allowed if "cycle" in p] == ["import cycle: tui.report -> tui.report.screen -> tui.workbench.app -> tui.report"]
+    allowed = cycle_problems(modules, {frozenset({"tui.workbench.panes.plots", "tui.workbench.panes.series_plot"})},
+                             {frozenset({"tui.compare", "tui.store"})})
+    assert sorted(allowed) == ["import cycle: tui.cli -> tui.cli.doctor -> tui.cli",
+                               "import cycle: tui.report -> tui.report.screen -> tui.workbench.app -> tui.report",
+                               "package cycle: tui -> workloads -> tui",
+                               "package cycle: tui.report -> tui.workbench -> tui.report"]
 
+
+def test_the_checker_reports_workloads_leaning_on_each_other_and_tui_reaching_past_the_registry(tmp_path):
+    _write(tmp_path, {
+        "workloads/__init__.py": "from workloads.alpha.spec import SPEC as A\nfrom workloads.beta.spec import SPEC as B\n",
+        "workloads/spec.py": "", "workloads/models/__init__.py": "", "workloads/models/gpt2.py": "",
+        "workloads/alpha/__init__.py": "", "workloads/alpha/spec.py": "", "workloads/alpha/loop.py": "",
+        "workloads/beta/__init__.py": "", "workloads/beta/spec.py": "from workloads.spec import WorkloadSpec\n",
+        # a shared layer (models) is fine; alpha's loop is not
+        "workloads/beta/train.py": "from workloads.models import gpt2\n\ndef run():\n    from workloads.alpha import loop\n",
+        "tui/__init__.py": "", "tui/cli.py": "from workloads import registry\nfrom workloads.alpha.loop import x\n",
+    })
+    assert sorted(workload_imports(read_tree(tmp_path)).values()) == [
+        "tui.cli:2 imports workloads.alpha.loop: tui/ reads a workload's spec through workloads.registry",
+        "workloads.beta.train:4 imports workloads.alpha.loop: no workload imports another's",
+    ]
+
+
+def test_the_size_and_word_checks_count_code_lines_and_chinese_outside_the_catalogue(tmp_path):
+    body = "".join(f"    x{i} = {i}\n" for i in range(60))
+    _write(tmp_path, {
+        # 61 code lines with the def, padded with a docstring, comments and blank lines that do not count
+        "tui/long.py": f'def long():\n    """A docstring.\n\n    Of three lines."""\n    # why\n\n{body}',
+        "tui/short.py": "def fine():\n" + "".join(body.splitlines(keepends=True)[1:]),   # 60: not over
+        "tui/i18n/__init__.py": 'WORDS = {"ok": "好"}\n',
+        "workloads/spec.py": '"""文档: a docstring is not a literal."""\nTITLE = ("Soak", "浸泡")\nHINT = f"看 {x} 日志"\n',
+    })
+    modules = read_tree(tmp_path)
+    assert long_functions(modules, LONG_FUNCTION) == {"tui.long:long": 61}
+    assert chinese_problems(modules) == [
+        f"workloads.spec: 2 Chinese literal(s), 0 known (say it in {' or '.join(CATALOGUE)})"]
+    assert chinese_problems(modules, {"workloads.spec": 2}) == []
+
+
+def test_an_allowlist_entry_whose_break_is_gone_warns_by_name():
+    with pytest.warns(UserWarning, match=r"the long function tui.gone:f is gone: delete it from KNOWN_LONG_FUNCTIONS"):
+        _warn_gone("the long function", {"tui.gone:f"}, "KNOWN_LONG_FUNCTIONS")
+
+
+# -- what a module really loads ----------------------------------------------------------------------------
 
 CHECK = """
 import sys, importlib
@@ -268,56 +396,7 @@ def test_light_modules_load_neither_torch_nor_textual(modules):
     assert out.stdout.strip() == "", f"{modules} pulled in {out.stdout.strip()}"
 
 
-# String literals under tui/ equal to a workload's name that are not that workload: the argparse dest and the
-# report's "command" key are the word, not the `command` workload; `cardbench soak` is the command's name. An entry
-# is exact (module, literal): a new one anywhere else fails.
-NOT_A_WORKLOAD = {
-    ("tui.cli", "command"), ("tui.report.contents", "command"), ("tui.report.smi", "command"),
-    ("tui.cli", "soak"),            # COMMAND_MODULES: the `cardbench soak` command's module
-    ("tui.cli.soak", "soak"),   # the command's name, and the workload it starts (a known exception)
-}
-
-
-def _docstrings(tree: ast.AST) -> set[int]:
-    return {id(node.body[0].value) for node in ast.walk(tree)
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
-
-
-def workload_literals(root: Path, names: Iterable[str], allowed: Iterable[tuple[str, str]] = ()) -> list[str]:
-    """'module:line names workload' for each string literal under tui/ (docstrings aside) equal to one of ``names``."""
-    names, allowed = set(names), set(allowed)
-    found = []
-    for path in sorted((root / "tui").rglob("*.py")):
-        module = _module_name(root, path)
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        docs = _docstrings(tree)
-        found += [f"{module}:{node.lineno} names workload {node.value!r}" for node in ast.walk(tree)
-                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
-                  and id(node) not in docs and (module, node.value) not in allowed]
-    return sorted(found)
-
-
-def test_no_tui_module_names_a_workload():
-    from workloads import registry
-
-    problems = workload_literals(ROOT, registry.names(), NOT_A_WORKLOAD)
-    assert problems == [], "the suite and the workbench read the spec; a workload is never named in tui/:\n" + \
-        "\n".join(problems)
-
-
-def test_the_name_check_sees_literals_and_lets_docstrings_and_comments_be(tmp_path):
-    _write(tmp_path, {
-        "tui/__init__.py": '"""Runs opscan first."""\n',
-        "tui/headless/plan.py": ('"""The plan (opscan first)."""\n# opscan runs first\n'
-                                 'def names():\n    """opscan"""\n    return sorted(x, key=lambda n: n != "opscan")\n'),
-        "tui/cli.py": 'SUB = "command"\nWHO = f"{x} opscan"\nTAKES = ("resnet50",)\n',
-    })
-    assert workload_literals(tmp_path, ["opscan", "resnet50", "command"], {("tui.cli", "command")}) == [
-        "tui.cli:3 names workload 'resnet50'", "tui.headless.plan:5 names workload 'opscan'"]
-
-
-# -- issue 23: one owner of the run directory, small modules, every module importable --------------------------
+# -- issue 23: one owner of the run directory, every module importable --------------------------------------
 
 # a config.json that is not a run's: the trial's settings (~/.config/cardbench) and a Hugging Face checkpoint's
 NOT_A_RUN_FILE = {("tui.trial.config", "config.json"), ("workloads.models.gpt2.config", "config.json"),
@@ -331,19 +410,12 @@ def run_file_literals(root: Path, names: Iterable[str], allowed: Iterable[tuple[
     an f-string's '/events.jsonl')."""
     names, allowed = set(names), set(allowed)
     found = []
-    for pkg in PACKAGES:
-        for path in sorted((root / pkg).rglob("*.py")):
-            module = _module_name(root, path)
-            if _in(module, OWNER):
-                continue
-            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-            docs = _docstrings(tree)
-            for node in ast.walk(tree):
-                if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docs:
-                    continue
-                for name in names:
-                    if (node.value == name or node.value.endswith("/" + name)) and (module, name) not in allowed:
-                        found.append(f"{module}:{node.lineno} spells {name!r}")
+    for module in read_tree(root).values():
+        if within(module.name, OWNER):
+            continue
+        found += [f"{module.name}:{lit.line} spells {name!r}" for lit in module.literals for piece in lit.pieces()
+                  for name in names if (piece == name or piece.endswith("/" + name))
+                  and (module.name, name) not in allowed]
     return sorted(found)
 
 
@@ -369,25 +441,6 @@ def test_the_file_name_check_sees_literals_paths_and_f_strings(tmp_path):
         "workloads.soak:1 spells 'telemetry.jsonl'"]
 
 
-MAX_LINES = 400
-# modules over MAX_LINES whose split is another change's (an entry that gets short warns, to be deleted)
-KNOWN_LONG: dict[str, str] = {}
-
-
-def long_modules(root: Path, limit: int = MAX_LINES) -> dict[str, int]:
-    return {m.name: n for m in read_modules(root).values()
-            if (n := len(m.path.read_text(encoding="utf-8").splitlines())) > limit}
-
-
-def test_no_module_is_over_400_lines():
-    found = long_modules(ROOT)
-    problems = [f"{name}: {n} lines (split it by what it holds)" for name, n in sorted(found.items())
-                if name not in KNOWN_LONG]
-    assert problems == [], "\n".join(problems)
-    for name in set(KNOWN_LONG) - set(found):
-        warnings.warn(f"{name} is {MAX_LINES} lines or fewer now: delete it from KNOWN_LONG", stacklevel=1)
-
-
 EVERY = """
 import importlib, sys, traceback
 failed = []
@@ -403,7 +456,7 @@ print("\\n".join(failed))
 def test_every_module_imports():
     """One child imports every module of tui/ and workloads/ (a move that left a stale import fails here, even
     in a module no other test loads); a module run as a script (__main__) is left out."""
-    modules = sorted(name for name in read_modules(ROOT) if not name.endswith("__main__"))
+    modules = sorted(name for name in the_tree() if not name.endswith("__main__"))
     assert len(modules) > 200
     out = subprocess.run([sys.executable, "-c", EVERY.format(modules=modules)], capture_output=True, text=True,
                          cwd=ROOT, timeout=240)

@@ -24,6 +24,8 @@ import sys
 from typing import NoReturn, Sequence
 
 from tui import __version__
+from tui.cli.check_args import check_workload_args
+from tui.cli.errors import CliError
 from workloads import exit_codes, registry
 
 # commands that live in their own package: each module has ``add_parser(sub)`` (sub: the subparsers action;
@@ -34,14 +36,6 @@ COMMAND_MODULES: dict[str, str] = {
     "backup": "tui.cli.backup",
     "soak": "tui.cli.soak",
 }
-
-
-class CliError(Exception):
-    """A failure to report as one line, with an exit code."""
-
-    def __init__(self, message: str, code: int = exit_codes.FAILED):
-        super().__init__(message)
-        self.code = code
 
 
 class _Parser(argparse.ArgumentParser):
@@ -153,38 +147,6 @@ def _cmd_run(args: argparse.Namespace, workload_args: list[str]) -> int:
     return asyncio.run(run_workload(args.workload, workload_args, runs_dir=args.runs_dir, as_json=args.json))
 
 
-# a workload that parses its arguments without the harness's parser runs on to its first event before the check
-# stops it; past this, the arguments were taken and the run goes ahead
-_CHECK_TIMEOUT_S = 60
-
-
-def check_workload_args(name: str, workload_args: list[str]) -> int | None:
-    """The workload parses its arguments in its own module and stops (the harness's check), before a run is recorded.
-
-    None when they are good; else the exit code: 0 after printing its --help on stdout, 2 after a bad argument
-    (raised as one line). Any other failure is not about the arguments: the run goes ahead and records it.
-    """
-    import os
-    import subprocess
-
-    from workloads.exit_codes import HELP_SHOWN
-    from workloads.protocol import CHECK_ARGS_ENV
-
-    command = [sys.executable, "-m", registry.spec_for(name).run_module, *workload_args]
-    try:
-        done = subprocess.run(command, env={**os.environ, CHECK_ARGS_ENV: f"cardbench run {name}"},
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=_CHECK_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode == HELP_SHOWN:
-        sys.stdout.write(done.stdout)
-        return exit_codes.OK
-    if done.returncode == exit_codes.BAD_INPUT:
-        said = done.stderr.strip().splitlines()  # the harness's one line, last after any import-time noise
-        raise CliError(said[-1] if said else f"cardbench run {name}: bad arguments", exit_codes.BAD_INPUT)
-    return None
-
-
 _TAKES_VALUE = {"--runs-dir", "-o", "--output", "--suite", "--price-per-hour", "--currency", "--lang", "--device"}
 
 
@@ -223,7 +185,7 @@ def dispatch(argv: Sequence[str]) -> int:
 
         return devices_main(args.json)
     if args.command == "doctor":
-        from tui.doctor import main as doctor_main
+        from tui.cli.doctor import main as doctor_main
 
         return doctor_main(args.json, data=args.data)
     if args.command == "export":

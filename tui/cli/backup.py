@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from typing import TextIO
 
+from tui.backup.progress import ProgressLine
 from workloads import exit_codes
 
 NAME = "backup"
-# a copy shorter than this shows no progress; past it, a line at most this often when stderr is not a terminal
-QUIET_S = 1.0
-LINE_EVERY_S = 5.0
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -52,44 +48,6 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"--keep must be a whole number from 1, not {text!r}")
     return value
-
-
-class ProgressLine:
-    """Bytes done out of the bytes to do, after the first second: redrawn in place on a terminal, else a line
-    every few seconds (a log over SSH stays readable)."""
-
-    def __init__(self, stream: TextIO | None = None, clock=time.monotonic):
-        self.stream = stream if stream is not None else sys.stderr   # the stderr of now, not of the first import
-        self.clock = clock
-        self.start = clock()
-        self.last = float("-inf")   # the first line comes as soon as the quiet second is over
-        self.tty = self.stream.isatty()
-        self.drawn = False
-        self.first: tuple[float, int, str] | None = None
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        from tui.formatting import nbytes
-
-        now = self.clock()
-        if now - self.start < QUIET_S or (not self.tty and now - self.last < LINE_EVERY_S):
-            return
-        self.last = now
-        if self.first is None or self.first[2] != phase:   # a rate per phase, from its first bytes
-            self.first = (now, done, phase)
-        rate = (done - self.first[1]) / max(now - self.first[0], 1e-9)
-        line = f"backup: {phase} {100 * done / total if total else 100:.0f} % ({nbytes(done)} of {nbytes(total)}"
-        line += f", {nbytes(rate)}/s)" if rate > 0 else ")"
-        if self.tty:
-            self.stream.write(f"\r{line}\x1b[K")
-            self.drawn = True
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def run(args: argparse.Namespace) -> int:

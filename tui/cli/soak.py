@@ -14,6 +14,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.cli.check_args import check_workload_args
+from tui.cli.errors import CliError
+
 NAME = "soak"
 # this command's options that the soak workload takes as they are: (flag, its value's name)
 _FORWARDED = (("--hours", "hours"), ("--workload", "workload"), ("--device", "device"), ("--interval", "interval"),
@@ -62,7 +65,6 @@ def soak_args(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from tui.cli import CliError, check_workload_args
     from workloads.errors import WorkloadError
     from workloads.soak.cli import build_parser, plan
 

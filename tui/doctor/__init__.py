@@ -6,8 +6,8 @@
   a GPU.
 - ``check``: one verdict (`DoctorCheck`: stable id, status, evidence, hint, value) and the
   look-ups that find a check by id in objects or in doctor.json dicts.
-- ``command``: `cardbench doctor`: run them (`run_checks`), print them (`render`, ending with `totals`),
-  exit status (`main`).
+- ``run``: run them on this machine (`run_checks`, and `data_checks` for a data directory); `cardbench doctor`
+  (tui.cli.doctor) prints them and sets the exit status.
 - the Chinese of the check names and of every hint is the catalogue's (`tui.i18n`; `DoctorCheck.zh` carries them).
 
 torch is never imported in this process. The gathering and the checks are imported when first asked for
@@ -20,9 +20,9 @@ from tui.doctor.check import (FAIL, PASS, SKIP, STATUSES, TITLES, WARN, DoctorCh
                               best_autocast, check_passed, check_value, field_of, find_check, id_of, totals,
                               value_of)
 
-_ALL_CHECKS, _FACTS, _COMMAND = "tui.doctor.all_checks", "tui.doctor.facts", "tui.cli.doctor"
+_ALL_CHECKS, _FACTS, _RUN = "tui.doctor.all_checks", "tui.doctor.facts", "tui.doctor.run"
 _LAZY = {"checks_from": _ALL_CHECKS, "Facts": _FACTS, "gather": _FACTS, "gather_cli": _FACTS, "gather_nvml": _FACTS,
-         "exit_code": _COMMAND, "main": _COMMAND, "render": _COMMAND, "run_checks": _COMMAND}
+         "run_checks": _RUN}
 
 
 def __getattr__(name: str):
@@ -34,6 +34,5 @@ def __getattr__(name: str):
     return getattr(importlib.import_module(module), name)
 
 __all__ = ["FAIL", "PASS", "SKIP", "STATUSES", "TITLES", "WARN", "DoctorCheck", "Facts", "accelerator_seen",
-           "best_autocast", "check_passed", "check_value", "checks_from", "exit_code", "field_of", "find_check",
-           "gather", "gather_cli", "gather_nvml", "id_of", "main", "render", "run_checks", "totals",
-           "value_of"]
+           "best_autocast", "check_passed", "check_value", "checks_from", "field_of", "find_check",
+           "gather", "gather_cli", "gather_nvml", "id_of", "run_checks", "totals", "value_of"]

@@ -11,8 +11,7 @@ from pathlib import Path
 from backup_helpers import kill_mid_copy, sha256sum_check
 
 from tui import cli
-from tui.backup import manifest
-from tui.cli import backup as command
+from tui.backup import manifest, progress
 
 
 def _latest(dest: Path) -> Path:
@@ -75,12 +74,12 @@ def test_ctrl_c_mid_copy_leaves_the_previous_backup_whole_and_named(workspace, t
     assert cli.main(workspace.argv(str(dest))) == 0
     first = _latest(dest)
     _change_checkpoint(workspace)
-    monkeypatch.setattr(command, "QUIET_S", 0.0)
+    monkeypatch.setattr(progress, "QUIET_S", 0.0)
 
     def interrupt(self, phase, done, total):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(command.ProgressLine, "__call__", interrupt)
+    monkeypatch.setattr(progress.ProgressLine, "__call__", interrupt)
     capsys.readouterr()
     assert cli.main(workspace.argv(str(dest))) == 130
     err = capsys.readouterr().err
@@ -153,37 +152,6 @@ def test_without_dest_the_one_kept_by_cardbench_trial_is_used(workspace, tmp_pat
     assert cli.main(["trial", "--backup-dest", str(tmp_path / "kept")]) == 0
     assert cli.main(workspace.argv()) == 0
     assert (tmp_path / "kept" / "LATEST").is_file()
-
-
-def test_progress_is_a_line_every_few_seconds_off_a_terminal():
-    class Stream:
-        def __init__(self):
-            self.text = ""
-
-        def write(self, s):
-            self.text += s
-
-        def flush(self):
-            pass
-
-        def isatty(self):
-            return False
-
-    now = [0.0]
-    stream = Stream()
-    line = command.ProgressLine(stream, clock=lambda: now[0])
-    line("staging", 10, 100 * 2**20)              # the first second: quiet
-    now[0] = 2.0
-    line("staging", 10 * 2**20, 100 * 2**20)
-    now[0] = 3.0
-    line("staging", 20 * 2**20, 100 * 2**20)      # within 5 s of the last line: not repeated
-    now[0] = 7.0
-    line("staging", 60 * 2**20, 100 * 2**20)      # 50 MiB in 5 s since the first line
-    now[0] = 12.0
-    line("uploading", 1 * 2**20, 100 * 2**20)     # a new phase: its own rate, from its own first bytes
-    assert stream.text == ("backup: staging 10 % (10 MiB of 100 MiB)\n"
-                           "backup: staging 60 % (60 MiB of 100 MiB, 10 MiB/s)\n"
-                           "backup: uploading 1 % (1 MiB of 100 MiB)\n")
 
 
 def test_nothing_to_back_up_is_refused_and_the_backups_there_stay(workspace, tmp_path, capsys):

@@ -11,7 +11,7 @@ from pathlib import Path
 from backup_helpers import kill_mid_copy, sha256sum_check
 
 from tui import cli
-from tui.cli import backup as command
+from tui.backup import progress
 from tui.backup.rclone import binary
 
 
@@ -57,13 +57,13 @@ def test_an_upload_interrupted_midway_leaves_the_previous_remote_backup_whole(wo
     first = (served / "bucket/trial/LATEST").read_text().strip()
     workspace.checkpoint.write_bytes(os.urandom(3_000_000))
     monkeypatch.setenv("RCLONE_BWLIMIT", "1M")   # rclone reads its flags from RCLONE_*: a 3 s upload
-    monkeypatch.setattr(command, "QUIET_S", 0.0)
+    monkeypatch.setattr(progress, "QUIET_S", 0.0)
 
     def interrupt_in_the_upload(self, phase, done, total):
         if phase == "uploading" and 0 < done < total:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(command.ProgressLine, "__call__", interrupt_in_the_upload)
+    monkeypatch.setattr(progress.ProgressLine, "__call__", interrupt_in_the_upload)
     capsys.readouterr()
     assert cli.main(workspace.argv(dest)) == 130
     assert f"interrupted; the previous backup {first} is intact at {dest}" in capsys.readouterr().err
@@ -73,7 +73,7 @@ def test_an_upload_interrupted_midway_leaves_the_previous_remote_backup_whole(wo
     assert sha256sum_check(_restore(dest, tmp_path / "restored")).returncode == 0
 
     monkeypatch.delenv("RCLONE_BWLIMIT")
-    monkeypatch.setattr(command.ProgressLine, "__call__", lambda self, phase, done, total: None)
+    monkeypatch.setattr(progress.ProgressLine, "__call__", lambda self, phase, done, total: None)
     staging = tmp_path / "staging"
     staging.mkdir()
     monkeypatch.setenv("TMPDIR", str(staging))   # where the killed backup stages its files

@@ -11,6 +11,7 @@ from fake_nvml import FakeNvml, NVMLError_LibraryNotFound, h100
 from tui import doctor
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck, Facts, checks_from
 from tui.cli import doctor as command
+from tui.doctor import run as doctor_run
 from tui.doctor.checks import _arch_ok
 from tui.report.envinfo import cuda_init_from, normalize_checks
 from workloads.hints import hint_for
@@ -267,7 +268,7 @@ def test_gather_nvml_with_a_fake_library():
 
 def test_doctor_on_this_machine_prints_every_check_as_json():
     out = io.StringIO()
-    code = doctor.main(as_json=True, out=out)
+    code = command.main(as_json=True, out=out)
     rows = json.loads(out.getvalue())
     assert [(r["id"], r["name"]) for r in rows] == list(TITLES.items())
     assert all(set(r) == {"id", "name", "status", "evidence", "hint", "value", "unit", "zh"} for r in rows)
@@ -288,10 +289,10 @@ def test_doctor_on_this_machine_prints_every_check_as_json():
     (healthy(probe=None, probe_error="torch probe: exit 139: Segmentation fault"), 1),
 ])
 def test_main_exits_1_exactly_when_a_check_fails(monkeypatch, facts, code):
-    monkeypatch.setattr(command, "gather", lambda **_kw: facts)
+    monkeypatch.setattr(doctor_run, "gather", lambda **_kw: facts)
     text, as_json = io.StringIO(), io.StringIO()
-    assert doctor.main(out=text) == code
-    assert doctor.main(as_json=True, out=as_json) == code
+    assert command.main(out=text) == code
+    assert command.main(as_json=True, out=as_json) == code
     statuses = [r["status"] for r in json.loads(as_json.getvalue())]
     assert (FAIL in statuses) == (code == 1)
     assert text.getvalue().splitlines()[-1] == ", ".join(f"{statuses.count(s)} {s}" for s in (PASS, WARN, FAIL, SKIP))
@@ -300,9 +301,9 @@ def test_main_exits_1_exactly_when_a_check_fails(monkeypatch, facts, code):
 def test_main_exits_130_when_interrupted(monkeypatch, capsys):
     def interrupted(**_kw):
         raise KeyboardInterrupt
-    monkeypatch.setattr(command, "gather", interrupted)
+    monkeypatch.setattr(doctor_run, "gather", interrupted)
     out = io.StringIO()
-    assert doctor.main(out=out) == 130
+    assert command.main(out=out) == 130
     assert out.getvalue() == "" and "interrupted" in capsys.readouterr().err
 
 
@@ -321,7 +322,7 @@ def test_lookups_read_checks_their_dicts_and_a_doctor_json_from_before_ids():
 
 
 def test_render_puts_hints_under_their_check():
-    text = doctor.render([DoctorCheck("a", PASS, "fine"), DoctorCheck("bb", FAIL, "broken", "do this")])
+    text = command.render([DoctorCheck("a", PASS, "fine"), DoctorCheck("bb", FAIL, "broken", "do this")])
     assert "FAIL  bb  broken" in text and "hint: do this" in text and "1 PASS, 0 WARN, 1 FAIL, 0 SKIP" in text
 
 

@@ -12,6 +12,7 @@ from catalogue_words import english_leaks
 from fake_cli import only_on_path, write_cli
 from test_doctor import CPU_ONLY_PROBE, by_id, healthy
 from tui import doctor
+from tui.cli import doctor as command
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, Facts, checks_from
 from tui.i18n import hint_zh, say
 from tui.telemetry.sample import DeviceProcess, DeviceSample
@@ -61,7 +62,7 @@ def test_the_card_auto_picks_is_named_when_another_process_keeps_it_busy():
     assert check.evidence.startswith("GPU0 Tesla V100-SXM2-32GB is already busy: 83 % utilisation, "
                                      "30.0 GiB of 32.0 GiB in use; processes: 4242 python (30.0 GiB)")
     assert "GPU1 is idle" in check.hint and (check.value, check.unit) == (83.0, "%")
-    assert doctor.exit_code(checks_from(compat_layer(devices=busy))) == 0  # a busy card is not a broken machine
+    assert command.exit_code(checks_from(compat_layer(devices=busy))) == 0  # a busy card is not a broken machine
 
 
 @pytest.mark.parametrize("env, devices, status", [

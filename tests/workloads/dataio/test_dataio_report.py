@@ -8,7 +8,8 @@ import zipfile
 
 from recorded_env import recorded_doctor_and_env  # noqa: F401 - a fixture
 from tui import cli
-from tui.cli.doctor import data_checks, render
+from tui.cli.doctor import render
+from tui.doctor.run import data_checks
 from tui.headless.plan import suite_jobs, suite_names
 from tui.report import export_bundle, png
 from tui.store import RunStore

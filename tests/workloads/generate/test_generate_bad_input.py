@@ -19,6 +19,7 @@ GOOD = config_json(TINY)
 
 def test_cardbench_run_refuses_zero_heads_in_one_line_before_any_run(tmp_path, monkeypatch, capsys):
     from tui import cli
+    from tui.cli import check_args
 
     weights = tmp_path / "gpt2"
     weights.mkdir()
@@ -26,7 +27,7 @@ def test_cardbench_run_refuses_zero_heads_in_one_line_before_any_run(tmp_path, m
     (weights / "model.safetensors").write_bytes(b"")
     # `cardbench run` in this process, its argument check the real child (it imports torch: ~2 s idle); past the
     # CLI's 60 s the check gives up and the run goes ahead, which it did at load 16 in the parallel suite
-    monkeypatch.setattr(cli, "_CHECK_TIMEOUT_S", 600)
+    monkeypatch.setattr(check_args, "_CHECK_TIMEOUT_S", 600)
     code = cli.main(["run", "generate", "--weights", str(weights), "--runs-dir", str(tmp_path / "runs")])
     out = subprocess.CompletedProcess([], code, *capsys.readouterr())
     assert out.returncode == 2 and out.stdout == ""

@@ -12,9 +12,9 @@ from typing import Any, Callable, Iterable
 
 from textual.app import App
 
-from tui.cli.backup import ProgressLine
 from tui.backup.engine import check_dest, open_destination, run_backup, sources_for
 from tui.backup.errors import BackupError
+from tui.backup.progress import ProgressLine
 from tui.backup.sources import SourceError
 from tui.trial.config import load_quietly
 
