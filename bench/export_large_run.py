@@ -7,7 +7,7 @@ Synthesises a run directory as a long training run leaves it: a start event,
 result and an end, and device + host telemetry at 1 Hz over the same span
 (200,000 steps: 20,000 samples), with a run.log line per event. Then:
 
-1. ``tui.report.export_bundle`` in this process, timed per stage (the stages
+1. ``tui.report.export.export_bundle`` in this process, timed per stage (the stages
    it announces through ``progress``), with the doctor's checks given, the
    device snapshot taken before the clock starts and the workbench's screen
    drawn off-screen, as ``cardbench export --run`` does;
@@ -43,7 +43,7 @@ from pathlib import Path
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [REPO]
 
-from tui.report import export_bundle  # noqa: E402
+from tui.report.export import ExportInputs, export_bundle  # noqa: E402
 from tui.store import RunStore  # noqa: E402
 from workloads import protocol  # noqa: E402
 
@@ -111,8 +111,8 @@ def in_process(run_dir: Path, out: Path) -> tuple[list[tuple[str, float, float]]
     marks: list[tuple[str, float, float]] = []
     start, cpu_start = time.perf_counter(), time.process_time()
     # the workbench's screen drawn off-screen, as `cardbench export` does
-    export_bundle([run_dir], out, doctor_checks=DOCTOR, sample=sample, screenshot=app_screenshot,
-                  progress=lambda stage: marks.append((stage, time.perf_counter(), time.process_time())))
+    export_bundle(ExportInputs([run_dir], out, doctor_checks=DOCTOR, sample=sample, screenshot=app_screenshot,
+                               progress=lambda stage: marks.append((stage, time.perf_counter(), time.process_time()))))
     end, cpu_end = time.perf_counter(), time.process_time()
     ends = [(t, cpu) for _, t, cpu in marks[1:]] + [(end, cpu_end)]
     stages = [(name, t_end - t, cpu_then - cpu) for (name, t, cpu), (t_end, cpu_then) in zip(marks, ends)]

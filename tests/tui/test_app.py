@@ -294,14 +294,14 @@ async def test_typing_in_a_field_does_not_trigger_keys(runs_dir):
 async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir, tmp_path, monkeypatch):
     calls = []
 
-    def export_bundle(run_dirs, output_dir, *, screenshot_svg=None, progress=None, **options):
-        progress("writing")
-        calls.append((list(run_dirs), output_dir, screenshot_svg))
-        return output_dir / "cardbench-report.zip"
+    def export_bundle(inputs):
+        inputs.progress("writing")
+        calls.append((list(inputs.run_dirs), inputs.output_dir, inputs.screenshot_svg))
+        return inputs.output_dir / "cardbench-report.zip"
 
-    import tui.report  # the real package (the screenshot's redaction is in it), only its bundle writer faked
+    import tui.report.export  # the real package (the screenshot's redaction is in it), only its bundle writer faked
 
-    monkeypatch.setattr(tui.report, "export_bundle", export_bundle)
+    monkeypatch.setattr(tui.report.export, "export_bundle", export_bundle)
     factory = child_factory("steady.py", "3", "0.01")
     app = make_app(runs_dir, factory, export_dir=tmp_path / "out")
     async with app.run_test(size=SIZE) as pilot:
@@ -325,9 +325,9 @@ async def test_the_e_key_s_bundle_uses_the_trial_s_kept_price(runs_dir, tmp_path
     monkeypatch.setenv(trial_config.ENV_VAR, str(tmp_path / "config.json"))   # this test's own config
     trial_config.save(trial_config.TrialConfig(ends=4e9, started=3.9e9, price_per_hour=6.5, currency="CNY"))
     calls = []
-    import tui.report
+    import tui.report.export
 
-    monkeypatch.setattr(tui.report, "export_bundle", lambda *a, **k: calls.append(k) or tmp_path / "x.zip")
+    monkeypatch.setattr(tui.report.export, "export_bundle", lambda inputs: calls.append(inputs) or tmp_path / "x.zip")
     app = make_app(runs_dir, child_factory("steady.py", "2", "0.01"), export_dir=tmp_path / "out")
     async with app.run_test(size=SIZE) as pilot:
         await app.panes_built.wait()
@@ -335,14 +335,14 @@ async def test_the_e_key_s_bundle_uses_the_trial_s_kept_price(runs_dir, tmp_path
         await wait_for(pilot, lambda: app.state.status == "ok", what="the run")
         await pilot.press("e")
         await wait_for(pilot, lambda: bool(calls), what="the export")
-    assert (calls[0]["price_per_hour"], calls[0]["currency"], calls[0]["price_from"]) == (6.5, "CNY", "trial")
+    assert (calls[0].price_per_hour, calls[0].currency, calls[0].price_from) == (6.5, "CNY", "trial")
 
 
 async def test_export_waits_for_the_active_run(runs_dir, tmp_path, monkeypatch):
     calls = []
-    import tui.report
+    import tui.report.export
 
-    monkeypatch.setattr(tui.report, "export_bundle", lambda *a, **k: calls.append(a) or tmp_path / "x.zip")
+    monkeypatch.setattr(tui.report.export, "export_bundle", lambda inputs: calls.append(inputs) or tmp_path / "x.zip")
     factory = child_factory("steady.py", "100000", "0.05")
     app = make_app(runs_dir, factory, export_dir=tmp_path / "out")
     async with app.run_test(size=SIZE) as pilot:

@@ -86,7 +86,7 @@ async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_
     # issue 23.3: part of e (the runs dir listed, each run's config read for its secrets) ran on the UI thread
     import threading
 
-    import tui.report
+    import tui.report.export
     import tui.workbench.view.export_runs
     from tui.report.redact import Redactor
 
@@ -106,8 +106,8 @@ async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_
     (runs_dir / "r1" / "config.json").write_text('{"workload": "resnet50", "args": ["--data", "/tmp/x"]}')
     monkeypatch.setattr(tui.workbench.view.export_runs, "report_run_dirs", listing)   # imported by the app at the first e
     monkeypatch.setattr(Redactor, "learn_run_dir", learn)
-    monkeypatch.setattr(tui.report, "export_bundle",
-                        lambda run_dirs, out, *, screenshot_svg, **kw: bundles.append(screenshot_svg) or out / "x.zip")
+    monkeypatch.setattr(tui.report.export, "export_bundle",
+                        lambda inputs: bundles.append(inputs.screenshot_svg) or inputs.output_dir / "x.zip")
     app = make_app(runs_dir, export_dir=tmp_path / "out")
     async with app.run_test(size=SIZE) as pilot:
         await app.panes_built.wait()

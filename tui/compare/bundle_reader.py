@@ -9,6 +9,7 @@ would be read for ever, a FIFO would block the open, and a link may point at a s
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import struct
@@ -156,8 +157,6 @@ def copy_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, out: BinaryIO, cap: 
 
 
 def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, cap: Cap, budget: Budget) -> bytes:
-    import io
-
     buffer = io.BytesIO()
     copy_member(zf, info, buffer, cap, budget)
     return buffer.getvalue()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from tui.compare.comparison import Comparison
+from tui.report.png import svg_to_png
 
 WIDTH, BAR_H, GAP, LEFT, RIGHT, TOP = 900, 26, 10, 230, 140, 56
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
@@ -70,6 +71,4 @@ def svg(c: Comparison) -> str:
 
 def png(c: Comparison) -> bytes:
     """The chart as PNG; raises ``tui.report.png.PngError`` with the reason when it cannot be drawn."""
-    from tui.report.png import svg_to_png
-
     return svg_to_png(svg(c))

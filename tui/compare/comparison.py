@@ -144,59 +144,74 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
             prices: Mapping[str, float] | None = None, currency: str | None = None) -> Comparison:
     """The comparison of ``sides`` against ``sides[baseline]``; CompareError names unlike settings."""
     sides = list(sides)
-    prices = dict(prices or {})
-    for side in sides:
-        if side.label in prices:
-            side.price_per_hour = prices[side.label]
-    if currency is None:
-        codes = {s.currency for s in sides if s.price_per_hour and s.currency}
-        if len(codes) > 1:
-            raise CompareError(f"cardbench compare: the bundles' prices are in different currencies "
-                               f"({', '.join(sorted(codes))}); give --currency and --price LABEL=PRICE for each")
-        currency = codes.pop() if codes else "USD"
+    currency = _priced(sides, prices, currency)
     base = sides[baseline]
     notes = [n for s in sides for n in s.notes]
     compared: list[WorkloadComparison] = []
     refusals: list[str] = []
-    for workload, base_run in base.runs.items():
+    for workload in base.runs:
         runs = [s.runs.get(workload) for s in sides]
         present = [(s, r) for s, r in zip(sides, runs) if r is not None]
         if len(present) < 2:
             notes.append(text("compare.note.only_baseline", workload=workload, base=base.label))
             continue
-        stated = [r for r in runs if r is not None]
         labels = [s.label for s, _ in present]
-        unlike = alike.differences(stated)
+        unlike = alike.differences([r for r in runs if r is not None])
         if unlike and not allow_different:
             refusals.append(f"{workload}: " + "; ".join(d.words(labels) for d in unlike))
             continue
-        free = alike.differences(stated, alike.SHOWN)
-        spec = registry.spec_for(workload)
-        title = spec.short_title or workload
-        head_metric = spec.metric(spec.headline) or Metric(spec.headline or "headline", spec.title, "rate")
-        headline = _row(head_metric, runs, sides, baseline, headline=True)
-        metrics = [_row(m, runs, sides, baseline) for m in _compared_metrics(workload, runs)]
-        for m in ACCURACY_KEYS:  # accuracy beside the speed even when only one side measured it
-            if m not in {x.metric.key for x in metrics} and any(r and number(r.metric(m)) is not None for r in runs):
-                metrics.append(_row(spec.metric(m) or Metric(m, spec.title, "fraction"), runs, sides, baseline))
-        price_figs = [at_price(r, s.price_per_hour, currency) if r is not None and s.price_per_hour else None
-                      for s, r in zip(sides, runs)]
-        verdicts = [None if i == baseline else
-                    verdict(sides[i].label, base.label, title, r.value if r else None, sides[i].price_per_hour,
-                            base.price_per_hour, currency, uncertainty=r.uncertainty if r else None)
-                    for i, r in enumerate(headline.ratios)]
-        unit = next((r.summary.headline_unit for r in runs if r is not None), spec.unit)  # your own job's it/s
-        compared.append(WorkloadComparison(workload, title, unit, headline, runs, metrics,
-                                           _expand([*unlike, *free], runs), _expand(unlike, runs),
-                                           price_figs, verdicts))
+        compared.append(_compare_workload(workload, sides, runs, baseline, unlike, currency))
         if unlike:
             def differences(lang: str, unlike: list[alike.Difference] = unlike, labels: list[str] = labels) -> str:
                 return say("report.list_sep", lang).join(d.words(labels, lang) for d in unlike)
             notes.append(text("compare.note.unlike", workload=workload, differences=differences))
+    notes += [text("compare.note.not_on_baseline", workload=workload, side=side.label, base=base.label)
+              for side in sides for workload in side.runs if workload not in base.runs]
+    _refuse(sides, compared, refusals)
+    return Comparison(sides, baseline, compared, notes, currency)
+
+
+def _priced(sides: list[Side], prices: Mapping[str, float] | None, currency: str | None) -> str:
+    """The sides' prices, the user's (``prices``, by label) over the bundles'; the one currency they are in."""
+    prices = dict(prices or {})
     for side in sides:
-        for workload in side.runs:
-            if workload not in base.runs:
-                notes.append(text("compare.note.not_on_baseline", workload=workload, side=side.label, base=base.label))
+        if side.label in prices:
+            side.price_per_hour = prices[side.label]
+    if currency is not None:
+        return currency
+    codes = {s.currency for s in sides if s.price_per_hour and s.currency}
+    if len(codes) > 1:
+        raise CompareError(f"cardbench compare: the bundles' prices are in different currencies "
+                           f"({', '.join(sorted(codes))}); give --currency and --price LABEL=PRICE for each")
+    return codes.pop() if codes else "USD"
+
+
+def _compare_workload(workload: str, sides: list[Side], runs: list[RunFigures | None], baseline: int,
+                      unlike: list[alike.Difference], currency: str) -> WorkloadComparison:
+    """One workload's rows over the sides that ran it: the headline, the other rates, accuracy, prices, verdicts."""
+    base = sides[baseline]
+    free = alike.differences([r for r in runs if r is not None], alike.SHOWN)
+    spec = registry.spec_for(workload)
+    title = spec.short_title or workload
+    head_metric = spec.metric(spec.headline) or Metric(spec.headline or "headline", spec.title, "rate")
+    headline = _row(head_metric, runs, sides, baseline, headline=True)
+    metrics = [_row(m, runs, sides, baseline) for m in _compared_metrics(workload, runs)]
+    for m in ACCURACY_KEYS:  # accuracy beside the speed even when only one side measured it
+        if m not in {x.metric.key for x in metrics} and any(r and number(r.metric(m)) is not None for r in runs):
+            metrics.append(_row(spec.metric(m) or Metric(m, spec.title, "fraction"), runs, sides, baseline))
+    price_figs = [at_price(r, s.price_per_hour, currency) if r is not None and s.price_per_hour else None
+                  for s, r in zip(sides, runs)]
+    verdicts = [None if i == baseline else
+                verdict(sides[i].label, base.label, title, r.value if r else None, sides[i].price_per_hour,
+                        base.price_per_hour, currency, uncertainty=r.uncertainty if r else None)
+                for i, r in enumerate(headline.ratios)]
+    unit = next((r.summary.headline_unit for r in runs if r is not None), spec.unit)  # your own job's it/s
+    return WorkloadComparison(workload, title, unit, headline, runs, metrics, _expand([*unlike, *free], runs),
+                              _expand(unlike, runs), price_figs, verdicts)
+
+
+def _refuse(sides: list[Side], compared: list[WorkloadComparison], refusals: list[str]) -> None:
+    """CompareError when a workload's runs are unlike (without --allow-different) or none could be compared."""
     if refusals:
         raise CompareError("cardbench compare: unlike runs, refused (--allow-different compares them anyway): "
                            + " | ".join(refusals))
@@ -204,7 +219,6 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
         held = {s.label: sorted(s.runs) for s in sides}
         raise CompareError("cardbench compare: no workload ran on the baseline and another side ("
                            + "; ".join(f"{k}: {', '.join(v) or 'none'}" for k, v in held.items()) + ")")
-    return Comparison(sides, baseline, compared, notes, currency)
 
 
 def _expand(found: list[alike.Difference], runs: Sequence[RunFigures | None]) -> list[alike.Difference]:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from tui.report.summary import WorkloadSummary
+from tui.trial.config import MAX_PRICE_PER_HOUR, TrialConfigError
+from tui.trial.config import check_currency as currency_rule
 from workloads import registry
 from workloads.safe_text import file_name, one_line
 
@@ -137,8 +139,6 @@ def checked(summary: WorkloadSummary, run_id: str) -> WorkloadSummary:
 
 def check_price(value: Any, where: str) -> float:
     """A price per hour as `--price` and a bundle's must be: a finite number above 0 and below the trial's cap."""
-    from tui.trial.config import MAX_PRICE_PER_HOUR
-
     if not _is_number(value) or not 1e-6 <= value <= MAX_PRICE_PER_HOUR:
         raise ShapeError(f"{where} {shown(value)} is not a price per hour between 0.000001 and "
                          f"{MAX_PRICE_PER_HOUR:g}")
@@ -146,8 +146,6 @@ def check_price(value: Any, where: str) -> float:
 
 
 def check_currency(value: Any, where: str) -> str:
-    from tui.trial.config import TrialConfigError, check_currency as currency_rule
-
     try:
         return currency_rule(value if isinstance(value, str) else repr(value))
     except TrialConfigError as exc:

@@ -46,9 +46,11 @@ import asyncio
 import re
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui import doctor
 from tui.formatting import duration, utc
 from tui.headless.from_disk import export_runs
 from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
@@ -58,6 +60,7 @@ from tui.headless.plan import (ARGS_ENV, CPU_BUDGET_ENV, CPU_BUDGET_S, Job, cpu_
 from tui.headless.progress import Progress
 from tui.headless.suite import SuiteState, run_suite
 from tui.report.bundle import BundleError, check_output_dir
+from tui.report.envinfo import normalize_checks
 from tui.report.i18n import Note, note, quoted
 from tui.store import RunStore, RunStoreError
 from tui.session import RunSession
@@ -72,12 +75,8 @@ __all__ = ["ARGS_ENV", "CPU_BUDGET_ENV", "CPU_BUDGET_S", "DOCTOR_FILE", "Job", "
 
 
 def _doctor(progress: Progress) -> tuple[list[dict[str, str]], str | None]:
-    from tui.report.envinfo import normalize_checks
-
     try:
-        from tui.doctor import run_checks
-
-        checks = normalize_checks(run_checks())
+        checks = normalize_checks(doctor.run_checks())
     except Exception as exc:  # noqa: BLE001
         return [], f"The doctor could not run: {first_line(exc, typed=True)}"
     counts = {s: sum(1 for c in checks if c["status"] == s) for s in ("PASS", "WARN", "FAIL", "SKIP")}
@@ -92,9 +91,7 @@ def _accelerator(checks: list[dict[str, Any]], device: str | None) -> bool:
     """Does the suite run on an accelerator? ``--device auto`` (or none) leaves it to the doctor's word."""
     if device and device.lower() != "auto":
         return not device.lower().startswith("cpu")
-    from tui.doctor import accelerator_seen
-
-    return accelerator_seen(checks)
+    return doctor.accelerator_seen(checks)
 
 
 # torch's device types (torch.device() accepts these, with an optional ":N"); the UI process never imports torch
@@ -112,9 +109,8 @@ def _device_args(args: argparse.Namespace) -> list[str]:
 
 
 def _amp(checks: list[dict[str, Any]]) -> str:
-    from tui.doctor import best_autocast
-
-    return best_autocast(checks)
+    """The autocast precision the suite's jobs ask for: the best the doctor saw run on the device."""
+    return doctor.best_autocast(checks)
 
 
 def _start_sampler(progress: Progress, session: RunSession) -> Any:
@@ -126,88 +122,140 @@ def _start_sampler(progress: Progress, session: RunSession) -> Any:
         return None
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """What the command line asks for, checked before anything runs."""
+
+    output: Path
+    options: dict[str, Any]           # the report's price, currency and language
+    overrides: dict[str, list[str]]   # $CARDBENCH_HEADLESS_ARGS
+    store: RunStore
+
+
+def _checked(args: argparse.Namespace) -> _Checked:
+    """The output dir, the options and the runs dir, proved usable now; BundleError or RunStoreError if not."""
+    output = Path(args.output or ".")
+    options = report_options(args)
+    _check_device(getattr(args, "device", None))
+    overrides = env_overrides()
+    check_output_dir(output)
+    store = RunStore(getattr(args, "runs_dir", None))
+    store.check()
+    return _Checked(output, options, overrides, store)
+
+
 def export_report(args: argparse.Namespace) -> int:
     """The headless suite and the bundle; see the module docstring."""
-    output = Path(args.output or ".")
     try:
-        options = report_options(args)
-        _check_device(getattr(args, "device", None))
-        overrides = env_overrides()
-        check_output_dir(output)
-        store = RunStore(getattr(args, "runs_dir", None))
-        store.check()
+        checked = _checked(args)
     except (BundleError, RunStoreError) as exc:
         say_error(str(exc))
         return exit_codes.BAD_INPUT
-
     started = time.monotonic()
-    workloads = getattr(args, "workloads", None)
     suite = getattr(args, "suite", None) or "quick"
-    progress = Progress(phases=len(suite_names(workloads, suite)) + 2)
+    progress = Progress(phases=len(suite_names(getattr(args, "workloads", None), suite)) + 2)
     trial = left_line(warn=progress.say)  # the trial's time left, when `cardbench trial` set one
     if trial:
         progress.say(trial)
     state = SuiteState()
-
-    progress.begin("doctor")
-    with bundle_signals(raise_on_term=False) as early:  # a hang-up or SIGTERM now: the suite is skipped, the bundle still written
-        doctor, doctor_note = _doctor(progress)
-    progress.end()
-    accelerator = _accelerator(doctor, getattr(args, "device", None))
-    state.accelerator = accelerator
-    jobs, notes = suite_jobs(suite, workloads, accelerator=accelerator, device=getattr(args, "device", None),
-                             amp=_amp(doctor), overrides=overrides)
-    notes.insert(0, note("note_suite_accelerator" if accelerator else "note_suite_cpu", suite=suite))
-
-    session = RunSession(store)
+    checks, doctor_note, cut_short = _doctor_phase(progress)
+    jobs, notes = _plan(args, suite, checks, checked.overrides, state)
+    session = RunSession(checked.store)
+    sample = _run_the_suite(args, session, state, progress, checks, suite, jobs, cut_short)
+    notes += _outcome_notes(state, jobs)
+    on_cpu = session.cpu_trap.verdict()
     allow_cpu = bool(getattr(args, "allow_cpu", False))
+    if on_cpu and allow_cpu:
+        listed = session.cpu_trap.listed_now()
+        notes.append(note("note_allow_cpu", listed=Text(listed.describe(), listed.describe("zh"))))
+    progress.begin("report bundle")
+    written = _write_bundle(state, checked, progress, checks, doctor_note, notes, sample)
+    if isinstance(written, int):
+        return written
+    path, late = written
+    progress.end()
+    failed = f"; failed: {', '.join(state.failed)}" if state.failed else ""
+    progress.say(f"done in {duration(time.monotonic() - started)}{failed}")
+    print_path(path)
+    return _exit_status(state, late, on_cpu if not allow_cpu else None)
+
+
+def _doctor_phase(progress: Progress) -> tuple[list[dict[str, str]], str | None, bool]:
+    """(the doctor's checks, why it could not run, whether a hang-up or SIGTERM came meanwhile: the suite is
+    then skipped, the bundle still written)."""
+    progress.begin("doctor")
+    with bundle_signals(raise_on_term=False) as early:   # the doctor's probe is not cut short
+        checks, doctor_note = _doctor(progress)
+    progress.end()
+    return checks, doctor_note, early["hangup"] or early["terminated"]
+
+
+def _plan(args: argparse.Namespace, suite: str, checks: list[dict[str, Any]], overrides: dict[str, list[str]],
+          state: SuiteState) -> tuple[list[Job], list[Any]]:
+    """The jobs to run, on the accelerator when the doctor (or ``--device``) says there is one, and the report's
+    first notes: where the suite ran, what was scaled down."""
+    state.accelerator = _accelerator(checks, getattr(args, "device", None))
+    jobs, notes = suite_jobs(suite, getattr(args, "workloads", None), accelerator=state.accelerator,
+                             device=getattr(args, "device", None), amp=_amp(checks),
+                             overrides=overrides)
+    notes.insert(0, note("note_suite_accelerator" if state.accelerator else "note_suite_cpu", suite=suite))
+    return jobs, notes
+
+
+def _run_the_suite(args: argparse.Namespace, session: RunSession, state: SuiteState, progress: Progress,
+                   checks: list[dict[str, Any]], suite: str, jobs: list[Job], cut_short: bool) -> Any:
+    """The jobs (none when ``cut_short``), each a run with the sampler recording beside it; the sampler's last
+    sample (None without one)."""
     trap = session.cpu_trap
-    trap.see_checks(doctor)  # what torch sees and how many cards are listed, by the doctor's word
+    trap.see_checks(checks)  # what torch sees and how many cards are listed, by the doctor's word
     before = trap.before_run(", ".join(job.workload for job in jobs), _device_args(args))
     if before:
+        allow_cpu = bool(getattr(args, "allow_cpu", False))
         progress.say(f"WARNING: {before}" + ("" if allow_cpu else " (the export will exit 1: --allow-cpu accepts it)"))
     sampler = _start_sampler(progress, session)
-    if early["hangup"] or early["terminated"]:
+    if cut_short:
         state.interrupted = True
         progress.say("stopping: a signal arrived during the doctor; the suite is skipped, the bundle still written")
-        jobs_to_run: list = []
-    else:
-        jobs_to_run = jobs
     try:
-        asyncio.run(run_suite(jobs_to_run, session, state, progress, doctor, suite))
+        asyncio.run(run_suite([] if cut_short else jobs, session, state, progress, checks, suite))
     finally:
         sample = getattr(sampler, "latest", None) if sampler is not None else None
         if sampler is not None:
             sampler.stop()
-    notes.extend(state.notes)  # what a hand-over gave a later job (tui/headless/handover.py)
-    for name in state.out_of_time:
-        notes.append(note("note_budget", name=_title(name), budget=f"{cpu_budget():.0f}"))
+    return sample
+
+
+def _outcome_notes(state: SuiteState, jobs: list[Job]) -> list[Any]:
+    """The report's words on how the suite went: hand-overs, budgets, an interruption, the runs dir, skipped jobs."""
+    notes: list[Any] = list(state.notes)  # what a hand-over gave a later job (tui/headless/handover.py)
+    notes += [note("note_budget", name=_title(name), budget=f"{cpu_budget():.0f}") for name in state.out_of_time]
     if state.interrupted:
         notes.append(note("note_interrupted"))
     notes.extend(store_notes(state))
-    for job in jobs:
-        if job.workload not in state.ran and job.workload not in dict(state.not_started):
-            notes.append(note("note_not_run", name=_title(job.workload)))
-    on_cpu = trap.verdict()
-    if on_cpu and allow_cpu:
-        listed = trap.listed_now()
-        notes.append(note("note_allow_cpu", listed=Text(listed.describe(), listed.describe("zh"))))
+    notes += [note("note_not_run", name=_title(job.workload)) for job in jobs
+              if job.workload not in state.ran and job.workload not in dict(state.not_started)]
+    return notes
 
-    progress.begin("report bundle")
+
+def _write_bundle(state: SuiteState, checked: _Checked, progress: Progress, checks: list[dict[str, Any]],
+                  doctor_note: str | None, notes: list[Any], sample: Any) -> tuple[Path, dict[str, bool]] | int:
+    """(the bundle's path, the signals that came while it was written), or the exit status when it was not."""
     try:
         # the suite's own handlers went with its event loop: a hang-up now must not cost the bundle
         with bundle_signals() as late:
-            path = build_bundle(state.run_dirs, output, progress, doctor, doctor_note, notes, sample, options)
+            path = build_bundle(state.run_dirs, checked.output, progress, checks, doctor_note, notes, sample,
+                                checked.options)
     except BundleError as exc:
         say_error(f"{exc}{retry_hint(state.run_dirs)}")
         return exit_codes.FAILED
     except KeyboardInterrupt as exc:
         say_error(f"interrupted while writing the bundle (no partial zip is left){retry_hint(state.run_dirs)}")
         return exit_codes.for_signal(getattr(exc, "signum", signal.SIGINT))
-    progress.end()
-    elapsed = time.monotonic() - started
-    progress.say(f"done in {duration(elapsed)}" + (f"; failed: {', '.join(state.failed)}" if state.failed else ""))
-    print_path(path)
+    return path, late
+
+
+def _exit_status(state: SuiteState, late: dict[str, bool], on_cpu_refused: str | None) -> int:
+    """What the exit status says, once the bundle is written; the incomplete records are said on stderr."""
     for lost in state.incomplete:
         say_error(f"{lost.workload}'s record is incomplete: {lost.fault.line()}; the bundle holds its progress "
                   f"up to {utc(lost.fault.since)} (seen live: {lost.live})")
@@ -215,9 +263,9 @@ def export_report(args: argparse.Namespace) -> int:
         return exit_codes.for_signal(signal.SIGHUP)
     if state.interrupted:
         return exit_codes.INTERRUPTED
-    if on_cpu and not allow_cpu:
-        say_error(f"{on_cpu} The bundle is written; exit 1 because the workloads did not run on the accelerators "
-                  "(pass --allow-cpu if CPU figures are what you want).")
+    if on_cpu_refused:
+        say_error(f"{on_cpu_refused} The bundle is written; exit 1 because the workloads did not run on the "
+                  "accelerators (pass --allow-cpu if CPU figures are what you want).")
         return exit_codes.FAILED
     return exit_codes.FAILED if state.failed or state.incomplete else exit_codes.OK
 

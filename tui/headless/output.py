@@ -14,6 +14,7 @@ from typing import Any, Iterator, Sequence
 
 from tui.headless.progress import Progress
 from tui.report.bundle import BundleError
+from tui.report.export import ExportInputs, export_bundle
 from tui.trial.config import report_price
 from workloads.rundir import DOCTOR
 
@@ -93,8 +94,7 @@ def report_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def build_bundle(run_dirs: list[Path], output: Path, progress: Progress, doctor: Any, doctor_note: str | None,
                  notes: list[str], sample: Any, options: dict[str, Any]) -> Path:
-    from tui.report import export_bundle
-    from tui.workbench.screenshot import app_screenshot
+    from tui.workbench.screenshot import app_screenshot  # lazy: the workbench (Textual) only when a bundle is drawn
 
     def show(message: str) -> None:
         if progress.tty:
@@ -102,5 +102,6 @@ def build_bundle(run_dirs: list[Path], output: Path, progress: Progress, doctor:
         else:
             progress.say(f"  {message}")
 
-    return export_bundle(run_dirs, output, screenshot=app_screenshot, progress=show, doctor_checks=doctor,
-                         doctor_note=doctor_note, notes=notes, sample=sample, **options)
+    return export_bundle(ExportInputs(run_dirs, output, screenshot=app_screenshot, progress=show,
+                                      doctor_checks=doctor, doctor_note=doctor_note, notes=notes, sample=sample,
+                                      **options))

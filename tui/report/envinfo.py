@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from tui import __version__
 from tui.doctor.check import check_value, field_of, find_check, id_of, value_of
+from tui.formatting import device_label, duration, nbytes, reading
 from tui.telemetry.cli_tool import run_bounded
 
 COLLECT_ENV_TIMEOUT_S = 90.0
@@ -175,8 +176,6 @@ def gather(doctor_checks: Sequence[Any] | None, environment: dict[str, str], sam
 
 def env_text(info: EnvInfo) -> str:
     """env.txt: the same facts for a person."""
-    from tui.formatting import device_label, duration, nbytes, reading
-
     lines = [f"cardbench {info.cardbench}   Python {info.python}   {info.platform}", ""]
     lines.append("== python -m torch.utils.collect_env ==")
     if info.collect_env.note:

@@ -15,6 +15,7 @@ from tui.i18n.voice import Voice
 from tui.formatting import code
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import run_bounded
+from tui.telemetry.once import render
 
 # tool, arguments that print its nvidia-smi-like overview, in the vendor table's order (nvidia-smi first)
 TOOLS: tuple[tuple[str, tuple[str, ...]], ...] = tuple((c.exe, c.screen_args) for c in vendors.CLIS)
@@ -79,7 +80,5 @@ def device_table(sample: Any = None) -> str:
     """cardbench's own device table: what `cardbench devices` prints, from the export's snapshot."""
     if sample is None:  # the export's one snapshot failed; it says why in its notes
         return "cardbench devices: no device snapshot (device detection failed; see the report's notes)"
-    from tui.telemetry.once import render
-
     sources = {"read from": ", ".join(sample.sources) or "none answered"}
     return "(no management CLI answered; values from cardbench's own sources)\n\n" + render(sample, sources)

@@ -15,7 +15,7 @@ from recorded_env import recorded_doctor_and_env, text_screen  # noqa: F401 - fi
 from report_runs import generate_run, resnet_run
 from tui import headless
 from tui.cli import build_parser
-from tui.report import BundleError
+from tui.report.bundle import BundleError
 from tui.store import RunStore, load_run
 from workloads import exit_codes
 from workloads.runner import Runner

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.report import envinfo, export_bundle
+from tui.report import envinfo
+from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
 from workloads import protocol
 
@@ -72,8 +73,9 @@ def test_collect_env_runs_while_the_screen_is_drawn(monkeypatch, tmp_path):
         return None, "no screen in this test"
 
     monkeypatch.setattr(envinfo, "run_collect_env", collect_env)
-    path = export_bundle([_run(tmp_path / "runs")], tmp_path / "out", screenshot=screenshot, doctor_checks=DOCTOR,
-                         environ={})
+    path = export_bundle(ExportInputs([_run(tmp_path / "runs")], tmp_path / "out", screenshot=screenshot,
+                                      doctor_checks=DOCTOR,
+                                      environ={}))
     env = _env_json(path)
     assert env["collect_env"]["note"] is None
     assert env["collect_env"]["text"] == TEXT
@@ -93,7 +95,8 @@ def test_the_runs_read_are_frozen_while_the_bundle_is_made_and_thawed_after(stub
         frozen_while_drawing.append(gc.get_freeze_count())
         return None, "no screen in this test"
 
-    export_bundle([_run(tmp_path / "runs")], tmp_path / "out", screenshot=screenshot, doctor_checks=DOCTOR, environ={})
+    export_bundle(ExportInputs([_run(tmp_path / "runs")], tmp_path / "out", screenshot=screenshot,
+                               doctor_checks=DOCTOR, environ={}))
     assert frozen_while_drawing[0] > 0
     assert gc.get_freeze_count() == 0
 
@@ -104,16 +107,17 @@ def test_an_export_cut_short_thaws_the_heap_too(stub_collect_env, tmp_path):
             raise KeyboardInterrupt  # Ctrl+C there: a progress display's other errors are swallowed
 
     with pytest.raises(KeyboardInterrupt):
-        export_bundle([_run(tmp_path / "runs")], tmp_path / "out", doctor_checks=DOCTOR, environ={},
-                      screenshot=lambda records, sample: (None, "no screen"), progress=interrupt_at_charts)
+        export_bundle(ExportInputs([_run(tmp_path / "runs")], tmp_path / "out", doctor_checks=DOCTOR, environ={},
+                                   screenshot=lambda records, sample: (None, "no screen"),
+                                   progress=interrupt_at_charts))
     assert gc.get_freeze_count() == 0
 
 
 def test_a_callers_own_frozen_heap_is_left_frozen(stub_collect_env, tmp_path):
     gc.freeze()
     try:
-        export_bundle([_run(tmp_path / "runs")], tmp_path / "out", doctor_checks=DOCTOR, environ={},
-                      screenshot=lambda records, sample: (None, "no screen"))
+        export_bundle(ExportInputs([_run(tmp_path / "runs")], tmp_path / "out", doctor_checks=DOCTOR, environ={},
+                                   screenshot=lambda records, sample: (None, "no screen")))
         assert gc.get_freeze_count() > 0  # still frozen (fewer: some of what was frozen has been freed)
     finally:
         gc.unfreeze()
@@ -137,8 +141,8 @@ def test_collect_env_waits_for_the_doctor_that_runs_at_export(monkeypatch, tmp_p
 
     monkeypatch.setattr(tui.doctor, "run_checks", run_checks)
     monkeypatch.setattr(envinfo, "run_collect_env", collect_env)
-    export_bundle([_run(tmp_path / "runs")], tmp_path / "out", environ={},
-                  screenshot=lambda records, sample: (None, "no screen"))
+    export_bundle(ExportInputs([_run(tmp_path / "runs")], tmp_path / "out", environ={},
+                               screenshot=lambda records, sample: (None, "no screen")))
     assert started_after_doctor == [True]
 
 
@@ -174,8 +178,8 @@ def test_the_doctor_starts_once_the_runs_are_read_and_the_devices_detected(monke
     monkeypatch.setattr(tui.telemetry, "collect_once", devices)
     monkeypatch.setattr(tui.doctor, "run_checks", run_checks)
     monkeypatch.setattr(envinfo, "run_collect_env", collect_env)
-    path = export_bundle([_run(tmp_path / "runs")], tmp_path / "out", environ={},
-                         screenshot=lambda records, sample: (None, "no screen"))
+    path = export_bundle(ExportInputs([_run(tmp_path / "runs")], tmp_path / "out", environ={},
+                                      screenshot=lambda records, sample: (None, "no screen")))
     assert order == ["read", "devices", "doctor", "collect_env"]
     assert [(c["name"], c["status"]) for c in _env_json(path)["doctor"]] == [("python", "ok")]
 

@@ -6,7 +6,8 @@ import zipfile
 import pytest
 
 from report_runs import generate_run, resnet_run
-from tui.report import envinfo, export_bundle, png
+from tui.report import envinfo, png
+from tui.report.export import ExportInputs, export_bundle
 from tui.report.redact import REDACTED, Redactor, env_allowed, is_secret_name
 from tui.store import RunStore
 from workloads import protocol
@@ -67,7 +68,7 @@ def test_planted_secrets_appear_in_no_file_of_the_bundle(tmp_path, planted):
     # the workbench's screenshot shows the launcher's arguments: it must be scrubbed too
     svg = png.terminal_svg(f"launcher: resnet50 --hf-token {ARG_SECRET}\nHF_TOKEN={PLANTED_ENV['HF_TOKEN']}",
                            "cardbench")
-    path = export_bundle(runs, tmp_path / "out", screenshot_svg=svg, doctor_checks=[])
+    path = export_bundle(ExportInputs(runs, tmp_path / "out", screenshot_svg=svg, doctor_checks=[]))
     blobs = {}
     with zipfile.ZipFile(path) as zf:
         for name in zf.namelist():

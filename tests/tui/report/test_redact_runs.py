@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.report import envinfo, export_bundle, png
+from tui.report import envinfo, png
+from tui.report.export import ExportInputs, export_bundle
 from tui.report.redact import (MIN_FRAGMENT, REDACTED, RECORD_KEY, Redactor, record_for_run, redacted_args,
                                redacted_values, secret_shape)
 from tui.report.screen import live_screenshot
@@ -130,7 +131,7 @@ def test_an_export_from_a_shell_without_the_variable_redacts_what_the_run_record
     monkeypatch.setenv(name, value)
     path = _data_run(tmp_path / "runs", value, log_line=f"opened /tmp/{value}/imgs/a/0.png")
     monkeypatch.delenv(name)  # the README's export after a crash, from another shell
-    top = _unzip(export_bundle([path], tmp_path / "out", screenshot=app_screenshot, doctor_checks=[]),
+    top = _unzip(export_bundle(ExportInputs([path], tmp_path / "out", screenshot=app_screenshot, doctor_checks=[])),
                  tmp_path / "x")
     assert _leaks(top, value) == []
     svg = (top / "screenshot.svg").read_text()
@@ -155,7 +156,7 @@ def test_a_secret_in_a_longer_word_or_with_separators_is_found_again(tmp_path, m
     run.close()
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
     monkeypatch.delenv("MY_SERVICE_PASSWORD")
-    top = _unzip(export_bundle([run.path], tmp_path / "out", doctor_checks=[]), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs([run.path], tmp_path / "out", doctor_checks=[])), tmp_path / "x")
     assert _leaks(top, PASSWORD) == [] and _leaks(top, aws) == []
     log = (top / f"logs/{run.path.name}/run.log").read_text()
     assert "password alone: [redacted]." in log and "key [redacted]" in log
@@ -171,7 +172,7 @@ def test_a_recorded_secret_the_config_no_longer_holds_is_found_in_a_long_log(tmp
     with open(path / "run.log", "a") as fh:  # long enough for the line-wise pass
         fh.write("".join(f"[bench] step {i} | loss 0.5 | 3.0 images/s\n" for i in range(5000)))
         fh.write(f"[bench] data: /tmp/{PASSWORD}/imgs\n")
-    top = _unzip(export_bundle([path], tmp_path / "out", doctor_checks=[]), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs([path], tmp_path / "out", doctor_checks=[])), tmp_path / "x")
     assert _leaks(top, PASSWORD) == []
     assert "data: /tmp/[redacted]/imgs" in (top / f"logs/{path.name}/run.log").read_text()
 
@@ -185,7 +186,7 @@ def test_a_malformed_record_is_ignored(tmp_path, quiet, recorded):
     config = json.loads((path / "config.json").read_text())
     config[RECORD_KEY] = recorded
     (path / "config.json").write_text(json.dumps(config))
-    top = _unzip(export_bundle([path], tmp_path / "out", doctor_checks=[]), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs([path], tmp_path / "out", doctor_checks=[])), tmp_path / "x")
     assert "not-a-secret" in (top / f"logs/{path.name}/run.log").read_text()
     assert RECORD_KEY not in json.loads((top / f"logs/{path.name}/config.json").read_text())
 
@@ -211,7 +212,8 @@ def test_a_field_that_crops_the_path_shows_the_marker_never_half_the_secret(tmp_
     monkeypatch.setenv(name, value)  # known at export too: the whole value was always redacted
     path = _data_run(tmp_path / "runs", value)
     draw, seen = _crop_draw(24)
-    top = _unzip(export_bundle([path], tmp_path / "out", screenshot=draw, doctor_checks=[]), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs([path], tmp_path / "out", screenshot=draw,
+                                            doctor_checks=[])), tmp_path / "x")
     assert _leaks(top, value) == []
     (records,) = seen
     assert records[0].config["args"][-1] == "/tmp/[redacted]/imgs"
@@ -223,7 +225,8 @@ def test_the_text_screen_cuts_lines_after_redacting_them(tmp_path, monkeypatch, 
     monkeypatch.setenv(name, value)
     # the text screen cuts a log line ("[2026-12-02 21:00:00] " and the rest) at column 118: 14 characters in
     path = _data_run(tmp_path / "runs", value, log_line="x" * (118 - 22 - 6 - 14) + f" path {value}/imgs")
-    top = _unzip(export_bundle([path], tmp_path / "out", screenshot=None, doctor_checks=[]), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs([path], tmp_path / "out", screenshot=None,
+                                            doctor_checks=[])), tmp_path / "x")
     assert _leaks(top, value) == []
     assert "plain text rendering" in (top / "report.md").read_text()
 

@@ -1,6 +1,5 @@
 """The report bundle, built from hand-made run directories (no torch, no workload children)."""
 
-import builtins
 import hashlib
 import json
 import os
@@ -14,11 +13,14 @@ from pathlib import Path
 import pytest
 
 from report_runs import BOUND_EXCEEDED, generate_run, ink_fraction, resnet_run
-from tui.report import BundleError, envinfo, export_bundle, png, smi, xid
+from tui.report import envinfo, png, smi, xid
+from tui.report.bundle import BundleError
+from tui.report.export import ExportInputs, export_bundle
 from tui.report.bundle import Bundle, check_output_dir
 from tui.report.redact import Redactor
 from tui.store import RunStore
 from paths import FIXTURES as ALL_FIXTURES
+from paths import REPO
 
 FIXTURES = ALL_FIXTURES / "report"
 REAL_COLLECT_ENV = envinfo.run_collect_env
@@ -69,7 +71,7 @@ def _files(top: Path) -> set[str]:
 
 def test_bundle_holds_every_file_and_sha256sums_checks(tmp_path):
     runs = _runs(tmp_path)
-    path = export_bundle(runs, tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR)
+    path = export_bundle(ExportInputs(runs, tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR))
     assert path.parent == tmp_path / "out" and path.name.startswith("cardbench-report-") and path.suffix == ".zip"
     top = _unzip(path, tmp_path / "x")
     assert top.name == path.stem
@@ -93,8 +95,8 @@ def test_bundle_holds_every_file_and_sha256sums_checks(tmp_path):
 
 def test_report_content_and_metrics(tmp_path):
     runs = _runs(tmp_path)
-    top = _unzip(export_bundle(runs, tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
-                               price_per_hour=2.0, currency="EUR"), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs(runs, tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
+                                            price_per_hour=2.0, currency="EUR")), tmp_path / "x")
     md = (top / "report.md").read_text()
     # the doctor table, both workloads' numbers beside their bounds, the fallback, stability and cost
     assert "| FAIL | fp16 autocast runs on the device | no kernel image | run with --amp off |" in md
@@ -134,7 +136,8 @@ def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywher
     from workloads.runner import Outcome
 
     run = generate_run(RunStore(tmp_path / "runs"), bound_exceeded=True)
-    top = _unzip(export_bundle([run], tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR),
+    top = _unzip(export_bundle(ExportInputs([run], tmp_path / "out", screenshot_svg=_screenshot(),
+                                            doctor_checks=DOCTOR)),
                  tmp_path / "x")
     md = (top / "report.md").read_text()
     assert "135.8 %" not in md and "136 %" not in md
@@ -143,8 +146,8 @@ def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywher
     assert "| share of read bandwidth achieved | unreliable: the bound was mis-measured (see the warnings) |" in md
     assert "| tokens/s bound (read bandwidth) | 29.8, unreliable: the bound was mis-measured" in md
     assert "the bound was mis-measured, most likely while the host was busy" in md  # the warning, under problems
-    zh = _unzip(export_bundle([run], tmp_path / "out-zh", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
-                              lang="zh"), tmp_path / "zh")
+    zh = _unzip(export_bundle(ExportInputs([run], tmp_path / "out-zh", screenshot_svg=_screenshot(),
+                                           doctor_checks=DOCTOR, lang="zh")), tmp_path / "zh")
     assert "上限不可靠" in (zh / "report.md").read_text() and "135.8 %" not in (zh / "report.md").read_text()
 
     metrics = {"tokens_per_s": 40.5, "ttft_s": 0.012, **BOUND_EXCEEDED}
@@ -159,8 +162,8 @@ def test_a_share_of_the_bound_above_100_percent_is_shown_as_unreliable_everywher
 
 
 def test_chinese_report(tmp_path):
-    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
-                               doctor_checks=DOCTOR, lang="zh"), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
+                                            doctor_checks=DOCTOR, lang="zh")), tmp_path / "x")
     md = (top / "report.md").read_text()
     assert md.startswith("# cardbench 测试报告") and "## 环境检查" in md and "## 稳定性" in md
     assert "--price-per-hour" in md  # how to get the cost section
@@ -169,8 +172,9 @@ def test_chinese_report(tmp_path):
 
 
 def test_pngs_decode_and_are_not_blank(tmp_path):
-    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(
-        "GPU 0  Fake GPU 80GB  util 93%  memory 30.0 GiB / 80.0 GiB\n" * 10), doctor_checks=DOCTOR), tmp_path / "x")
+    screen = _screenshot("GPU 0  Fake GPU 80GB  util 93%  memory 30.0 GiB / 80.0 GiB\n" * 10)
+    top = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot_svg=screen,
+                                            doctor_checks=DOCTOR)), tmp_path / "x")
     pngs = sorted(top.rglob("*.png"))
     assert len(pngs) >= 7
     for p in pngs:
@@ -181,8 +185,8 @@ def test_pngs_decode_and_are_not_blank(tmp_path):
 
 def test_no_management_cli_gives_own_table_with_a_note(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
-    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
-                               doctor_checks=DOCTOR), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
+                                            doctor_checks=DOCTOR)), tmp_path / "x")
     assert "cardbench devices" in (top / "nvidia-smi.txt").read_text()
     assert "No management CLI answered" in (top / "report.md").read_text()
     assert (top / "nvidia-smi.png").stat().st_size > 1000
@@ -208,8 +212,8 @@ def test_missing_font_keeps_the_svg_and_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("CARDBENCH_FONT", "none")
     png.monospace_font.cache_clear()
     try:
-        top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
-                                   doctor_checks=DOCTOR), tmp_path / "x")
+        top = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
+                                                doctor_checks=DOCTOR)), tmp_path / "x")
     finally:
         png.monospace_font.cache_clear()
     files = _files(top)
@@ -221,7 +225,8 @@ def test_screenshot_falls_back_to_a_text_screen(tmp_path):
     def unavailable(records, sample):
         return None, "the workbench screen is not available"
 
-    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=unavailable, doctor_checks=DOCTOR),
+    top = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot=unavailable,
+                                            doctor_checks=DOCTOR)),
                  tmp_path / "x")
     svg = (top / "screenshot.svg").read_text()
     assert "ResNet-50&#160;training" in svg
@@ -237,8 +242,8 @@ def test_screenshot_is_drawn_by_the_callable_the_caller_passes(tmp_path):
         seen.append(([r.workload for r in records], sample))
         return _screenshot("drawn by the caller"), None
 
-    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=draw, doctor_checks=DOCTOR,
-                               sample=None), tmp_path / "x")
+    top = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot=draw, doctor_checks=DOCTOR,
+                                            sample=None)), tmp_path / "x")
     assert "drawn&#160;by&#160;the&#160;caller" in (top / "screenshot.svg").read_text()
     assert seen[0][0] == ["resnet50", "generate"]
     assert "plain text rendering" not in (top / "report.md").read_text()
@@ -247,7 +252,8 @@ def test_screenshot_is_drawn_by_the_callable_the_caller_passes(tmp_path):
 def test_the_screenshot_the_headless_export_passes_is_the_workbench_screen(tmp_path):
     from tui.workbench.screenshot import app_screenshot
 
-    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=app_screenshot, doctor_checks=DOCTOR),
+    top = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot=app_screenshot,
+                                            doctor_checks=DOCTOR)),
                  tmp_path / "x")
     svg = (top / "screenshot.svg").read_text().replace("&#160;", " ")
     assert "plain text rendering" not in (top / "report.md").read_text()
@@ -256,30 +262,31 @@ def test_the_screenshot_the_headless_export_passes_is_the_workbench_screen(tmp_p
 
 @pytest.mark.parametrize("draw", [None, lambda records, sample: 1 / 0], ids=["none given", "raises"])
 def test_without_a_drawn_screen_the_report_uses_its_text_screen_and_says_so(tmp_path, draw):
-    top = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=draw, doctor_checks=DOCTOR),
+    top = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot=draw, doctor_checks=DOCTOR)),
                  tmp_path / "x")
     assert "ResNet-50&#160;training" in (top / "screenshot.svg").read_text()
     assert "plain text rendering" in (top / "report.md").read_text()
 
 
-def test_an_export_without_a_screenshot_imports_neither_textual_nor_the_workbench(tmp_path, monkeypatch):
-    # every import statement goes through __import__, even for a module loaded already: this sees the lazy ones
-    # a real export runs, which tests/test_imports.py can only read
-    asked = []
-    real = builtins.__import__
+# an export in a fresh interpreter: what it loaded, imported at the top of a module or inside a function
+NO_SCREEN_EXPORT = """
+import sys
+from tui.report import envinfo
+from tui.report.export import ExportInputs, export_bundle
+envinfo.run_collect_env = lambda **kw: envinfo.CollectEnv("stub", {}, 0.1)
+export_bundle(ExportInputs(sys.argv[1:-1], sys.argv[-1], doctor_checks=[]))
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("textual", "textual_plotext", "plotext", "torch")
+             or m.startswith("tui.workbench")))
+"""
 
-    def recording(name, globals=None, locals=None, fromlist=(), level=0):
-        asked.append(name)
-        return real(name, globals, locals, fromlist, level)
 
-    runs = _runs(tmp_path)
-    monkeypatch.setattr(builtins, "__import__", recording)
-    export_bundle(runs, tmp_path / "out", doctor_checks=DOCTOR)
-    monkeypatch.setattr(builtins, "__import__", real)
-    assert "tui.report.contents" in asked or "tui.report" in asked  # the hook saw the export's own imports
-    ui = sorted({n for n in asked if n.split(".")[0] in ("textual", "textual_plotext")
-                 or n in ("tui.workbench.app", "tui.workbench.screenshot") or n.startswith("tui.workbench.panes")})
-    assert ui == []
+def test_an_export_without_a_screenshot_imports_neither_textual_nor_the_workbench(tmp_path):
+    runs = [str(p) for p in _runs(tmp_path)]
+    out = subprocess.run([sys.executable, "-c", NO_SCREEN_EXPORT, *runs, str(tmp_path / "out")],
+                         capture_output=True, text=True, cwd=REPO, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert list((tmp_path / "out").glob("cardbench-report-*.zip"))
+    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_interrupted_export_leaves_no_zip_under_the_final_name(tmp_path, monkeypatch):
@@ -296,7 +303,7 @@ def test_interrupted_export_leaves_no_zip_under_the_final_name(tmp_path, monkeyp
 
     monkeypatch.setattr(zipfile.ZipFile, "writestr", writestr)
     with pytest.raises(KeyboardInterrupt):
-        export_bundle(runs, out, screenshot_svg=_screenshot(), doctor_checks=DOCTOR)
+        export_bundle(ExportInputs(runs, out, screenshot_svg=_screenshot(), doctor_checks=DOCTOR))
     assert len(written) == 5
     assert list(out.iterdir()) == [], "a partial zip was left behind"
     assert all((r / "events.jsonl").exists() for r in runs), "the runs must survive a failed export"
@@ -315,7 +322,7 @@ def test_disk_full_midway_is_a_one_line_error_and_no_zip(tmp_path, monkeypatch):
 
     monkeypatch.setattr(zipfile.ZipFile, "writestr", writestr)
     with pytest.raises(BundleError, match="No space left on device"):
-        export_bundle(_runs(tmp_path), out, screenshot_svg=_screenshot(), doctor_checks=DOCTOR)
+        export_bundle(ExportInputs(_runs(tmp_path), out, screenshot_svg=_screenshot(), doctor_checks=DOCTOR))
     assert list(out.iterdir()) == []
 
 
@@ -336,13 +343,13 @@ def test_unwritable_output_dir_is_a_clear_error(tmp_path):
 
 def test_unreadable_run_dir_is_a_clear_error(tmp_path):
     with pytest.raises(BundleError, match="not a cardbench run directory"):
-        export_bundle([tmp_path], tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR)
+        export_bundle(ExportInputs([tmp_path], tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR))
 
 
 def test_failed_run_and_host_only_telemetry(tmp_path):
     store = RunStore(tmp_path / "runs")
     run = resnet_run(store, status="failed", fallback=False, with_device=False)
-    top = _unzip(export_bundle([run], tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=[]),
+    top = _unzip(export_bundle(ExportInputs([run], tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=[])),
                  tmp_path / "x")
     md = (top / "report.md").read_text()
     assert "error: CUDA out of memory (hint: lower --batch-size)" in md
@@ -400,10 +407,12 @@ def test_the_caption_says_whether_the_screen_is_the_live_one_or_re_drawn_from_th
     as the screen at export time."""
     from tui.workbench.screenshot import app_screenshot
 
-    redrawn = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out", screenshot=app_screenshot, doctor_checks=DOCTOR),
+    redrawn = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot=app_screenshot,
+                                                doctor_checks=DOCTOR)),
                      tmp_path / "x")
     md = (redrawn / "report.md").read_text()
     assert "re-drawn from the runs on disk, with their own times" in md and "at export time:" not in md
-    live = _unzip(export_bundle(_runs(tmp_path), tmp_path / "out2", screenshot_svg="<svg/>", doctor_checks=DOCTOR),
+    live = _unzip(export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out2", screenshot_svg="<svg/>",
+                                             doctor_checks=DOCTOR)),
                   tmp_path / "y")
     assert "The workbench screen at export time:" in (live / "report.md").read_text()

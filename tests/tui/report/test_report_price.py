@@ -5,7 +5,8 @@ import zipfile
 
 from recorded_env import text_screen  # noqa: F401 - a fixture
 from report_runs import generate_run, resnet_run
-from tui.report import export_bundle, png
+from tui.report import png
+from tui.report.export import ExportInputs, export_bundle
 from tui.report.contents import amount
 from tui.store import RunStore
 
@@ -13,8 +14,8 @@ from tui.store import RunStore
 def _report(tmp_path, **options) -> str:
     store = RunStore(tmp_path / "runs")
     runs = [resnet_run(store), generate_run(store)]
-    path = export_bundle(runs, tmp_path / "out", screenshot_svg=png.terminal_svg("cardbench", "cardbench"),
-                         doctor_checks=[], **options)
+    path = export_bundle(ExportInputs(runs, tmp_path / "out", screenshot_svg=png.terminal_svg("cardbench", "cardbench"),
+                                      doctor_checks=[], **options))
     with zipfile.ZipFile(path) as zf:
         return zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
 
@@ -38,7 +39,8 @@ def test_costs_are_money_with_two_decimals_and_tiny_ones_keep_their_digits(tmp_p
 def test_host_peaks_say_they_are_the_whole_host_s(tmp_path):
     """"Host peaks: ... memory 23.5 GiB" read as the workload's; it is every process's on the machine."""
     run = resnet_run(RunStore(tmp_path / "runs"), with_device=False)
-    path = export_bundle([run], tmp_path / "out", screenshot_svg=png.terminal_svg("x", "x"), doctor_checks=[])
+    path = export_bundle(ExportInputs([run], tmp_path / "out", screenshot_svg=png.terminal_svg("x", "x"),
+                                      doctor_checks=[]))
     with zipfile.ZipFile(path) as zf:
         md = zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
     stability = md.split("## Stability", 1)[1].split("\n## ", 1)[0]
@@ -62,7 +64,8 @@ def test_the_gpt2_row_defines_its_headline_once(tmp_path):
     run.append(protocol.Result(t=9.0, metrics={"tokens_per_s": 121.5, "repeat": 3, "tokens": 64, "batch_size": 1}))
     run.append(protocol.End(t=10.0, status="ok", exit_code=0))
     run.close()
-    path = export_bundle([run.path], tmp_path / "out", screenshot_svg=png.terminal_svg("x", "x"), doctor_checks=[])
+    path = export_bundle(ExportInputs([run.path], tmp_path / "out", screenshot_svg=png.terminal_svg("x", "x"),
+                                      doctor_checks=[]))
     with zipfile.ZipFile(path) as zf:
         md = zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
     row = next(line for line in md.splitlines() if line.startswith("| GPT-2 token generation |"))

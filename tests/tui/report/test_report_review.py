@@ -3,7 +3,7 @@ no English of cardbench's own in the Chinese report."""
 
 from report_runs import T0
 from test_report import _screenshot, _unzip
-from tui.report import export_bundle
+from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
 from workloads import protocol
 
@@ -29,7 +29,8 @@ def _bundle(tmp_path, lang):
     soak.append(protocol.Result(t=T0 + 30, metrics={"verdict": "WARN", "drift_worst_pct": None}))
     soak.append(protocol.End(t=T0 + 31, status="ok", exit_code=0))
     soak.close()
-    bundle = export_bundle([llm.path, soak.path], tmp_path / "out", screenshot_svg=_screenshot(), lang=lang)
+    bundle = export_bundle(ExportInputs([llm.path, soak.path], tmp_path / "out", screenshot_svg=_screenshot(),
+                                        lang=lang))
     return (_unzip(bundle, tmp_path / lang) / "report.md").read_text().splitlines()
 
 

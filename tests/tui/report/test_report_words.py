@@ -5,7 +5,7 @@ from report_runs import T0
 from test_report import _screenshot, _unzip
 from tui.formatting import duration
 from tui.i18n.voice import Voice
-from tui.report import export_bundle
+from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
 from workloads import protocol, registry
 from workloads.llm.against import read_against
@@ -57,7 +57,8 @@ def test_generate_s_two_bandwidths_each_say_which_they_are(tmp_path):
                                                   "device_read_gbps": 37.18, "bandwidth_fraction": 0.678}))
     run.append(protocol.End(t=T0 + 9, status="ok", exit_code=0))
     run.close()
-    md = (_unzip(export_bundle([run.path], tmp_path / "out", screenshot_svg=_screenshot()), tmp_path / "b")
+    md = (_unzip(export_bundle(ExportInputs([run.path], tmp_path / "out",
+                                            screenshot_svg=_screenshot())), tmp_path / "b")
           / "report.md").read_text()
     assert "| GB/s read by decoding (bytes read a step × steps/s) | 25.2 |" in md
     assert "| GB/s device read bandwidth (measured: fastest sum of a tensor) | 37.18 |" in md
@@ -86,7 +87,7 @@ def _bundle(tmp_path, lang):
     ft.append(protocol.Result(t=T0 + 5, metrics={"tokens_per_s": 1200.0, "peak_memory_bytes": 3 * 2**30}))
     ft.append(protocol.End(t=T0 + 6, status="ok", exit_code=0))
     ft.close()
-    bundle = export_bundle([run.path, ft.path], tmp_path / "out", screenshot_svg=_screenshot(), lang=lang)
+    bundle = export_bundle(ExportInputs([run.path, ft.path], tmp_path / "out", screenshot_svg=_screenshot(), lang=lang))
     return (_unzip(bundle, tmp_path / lang) / "report.md").read_text()
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from report_runs import T0
 from test_report import _screenshot, _unzip
-from tui.report import export_bundle
+from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
 from workloads import protocol
 
@@ -35,7 +35,8 @@ def _scan_run(tmp_path):
             "| 57 个算子 | fp32 | 正常 |"]),
 ])
 def test_the_scan_s_table_is_in_the_report_s_language(tmp_path, lang, said):
-    bundle = export_bundle([_scan_run(tmp_path)], tmp_path / "out", screenshot_svg=_screenshot(), lang=lang)
+    bundle = export_bundle(ExportInputs([_scan_run(tmp_path)], tmp_path / "out", screenshot_svg=_screenshot(),
+                                        lang=lang))
     md = (_unzip(bundle, tmp_path / lang) / "report.md").read_text()
     for line in said:
         assert line in md, line
@@ -51,7 +52,7 @@ def test_a_soak_s_summary_reads_its_verdict_and_drift_in_its_own_unit(tmp_path):
     run.append(protocol.Result(t=T0 + 30, metrics={"verdict": "FAIL", "drift_worst_pct": -24.7}))
     run.append(protocol.End(t=T0 + 31, status="ok", exit_code=0))
     run.close()
-    bundle = export_bundle([run.path], tmp_path / "out", screenshot_svg=_screenshot())
+    bundle = export_bundle(ExportInputs([run.path], tmp_path / "out", screenshot_svg=_screenshot()))
     md = (_unzip(bundle, tmp_path / "x") / "report.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith("| Soak"))
     assert "| FAIL (-24.7 % drift) |" in row and "images/s" not in row.split("|")[3]

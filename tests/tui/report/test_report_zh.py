@@ -10,7 +10,8 @@ from report_runs import generate_run, resnet_run
 from test_report import _screenshot, _unzip, quick_env  # noqa: F401 - quick_env: the fake nvidia-smi, collect_env
 from tui.doctor.check import STATUSES, TITLES
 from tui.i18n import CATALOGUE, hint_zh
-from tui.report import export_bundle, png
+from tui.report import png
+from tui.report.export import ExportInputs, export_bundle
 from tui.report import html as report_html
 from tui.report.document import Bullets, Para, Table, code
 from tui.report.i18n import Words, note, quoted
@@ -57,9 +58,10 @@ def _notes():
 @pytest.fixture
 def zh_bundle(tmp_path):
     # two cards listed, one run on the CPU: the CPU trap's headline is the first thing the report says
-    path = export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
-                         notes=_notes(), lang="zh", price_per_hour=2.5, currency="USD",
-                         sample=fake_sample(0, devices=2))
+    path = export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
+                                      doctor_checks=DOCTOR,
+                                      notes=_notes(), lang="zh", price_per_hour=2.5, currency="USD",
+                                      sample=fake_sample(0, devices=2)))
     return _unzip(path, tmp_path / "zh")
 
 
@@ -88,8 +90,9 @@ def test_a_report_in_chinese_has_no_english_of_cardbench_s_own(zh_bundle):
 
 
 def test_the_english_report_is_unchanged_by_the_translation(tmp_path):
-    path = export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
-                         notes=_notes(), lang="en")
+    path = export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
+                                      doctor_checks=DOCTOR,
+                                      notes=_notes(), lang="en"))
     md = (_unzip(path, tmp_path / "en") / "report.md").read_text()
     assert "| FAIL | fp16 autocast runs on the device | no kernel image is available" in md
     assert "Suite: quick, run headless" in md and "GPT-2 token generation did not run" in md
@@ -179,8 +182,8 @@ def test_a_cpu_run_s_telemetry_sentence_names_listed_cards_only_where_there_are_
     for lang, listed, none in (("en", "the listed cards' readings are not their data",
                                 "No accelerator telemetry was recorded"),
                                ("zh", "所列加速卡的读数不属于这些运行", "没有记录到加速卡遥测")):
-        path = export_bundle([run.path], tmp_path / f"out-{lang}-{devices}", screenshot_svg=_screenshot(),
-                             doctor_checks=[], sample=fake_sample(0, devices=devices), lang=lang)
+        path = export_bundle(ExportInputs([run.path], tmp_path / f"out-{lang}-{devices}", screenshot_svg=_screenshot(),
+                                          doctor_checks=[], sample=fake_sample(0, devices=devices), lang=lang))
         md = (_unzip(path, tmp_path / f"{lang}-{devices}") / "report.md").read_text()
         assert (listed in md, none in md) == ((True, False) if devices else (False, True))
 
@@ -189,8 +192,9 @@ def test_without_a_font_the_chinese_report_quotes_why_and_points_at_the_svg(tmp_
     monkeypatch.setenv("CARDBENCH_FONT", "none")
     png.monospace_font.cache_clear()
     try:
-        path = export_bundle(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(), doctor_checks=DOCTOR,
-                             lang="zh")
+        path = export_bundle(ExportInputs(_runs(tmp_path), tmp_path / "out", screenshot_svg=_screenshot(),
+                                          doctor_checks=DOCTOR,
+                                          lang="zh"))
     finally:
         png.monospace_font.cache_clear()
     md = (_unzip(path, tmp_path / "zh") / "report.md").read_text()

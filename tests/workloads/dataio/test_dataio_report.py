@@ -11,7 +11,8 @@ from tui import cli
 from tui.cli.doctor import render
 from tui.doctor.run import data_checks
 from tui.headless.plan import suite_jobs, suite_names
-from tui.report import export_bundle, png
+from tui.report import png
+from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
 from workloads import protocol
 from workloads.dataio import table
@@ -51,8 +52,8 @@ def test_the_sweep_table_and_its_heading_in_both_languages():
 def test_the_report_in_chinese_shows_the_sweep_and_the_figures_in_its_words(tmp_path, recorded_doctor_and_env):
     """One export (a bundle takes seconds): the spec's metrics and table reach report.md in the report's language.
     The doctor and collect_env are recorded ones (tests/recorded_env.py): their torch children are not what it checks."""
-    out = export_bundle([_run(RunStore(tmp_path / "runs"))], tmp_path / "out",
-                        screenshot_svg=png.terminal_svg("cardbench", "cardbench"), lang="zh")
+    out = export_bundle(ExportInputs([_run(RunStore(tmp_path / "runs"))], tmp_path / "out",
+                                     screenshot_svg=png.terminal_svg("cardbench", "cardbench"), lang="zh"))
     with zipfile.ZipFile(out) as zf:
         md = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
     for line in ("DataLoader 按 num_workers 扫描（ResNet-50 训练变换）", "| 工作进程数 | 图像/秒 | 占用 CPU 核数 |",

@@ -12,7 +12,8 @@ from paths import REPO
 
 import torch
 from tui.headless.plan import suite_jobs
-from tui.report import export_bundle, png
+from tui.report import png
+from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
 from workloads.llm import cells
 from workloads.models.llama import fit
@@ -36,8 +37,9 @@ def sweep_result(tmp_path_factory):
     assert out.returncode == 0, out.stderr[-2000:]
     [run_dir] = RunStore(tmp / "runs").list()
     events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
-    bundle = export_bundle([run_dir], tmp / "out", screenshot_svg=png.terminal_svg("cardbench", "cardbench"),
-                           doctor_checks=[])
+    bundle = export_bundle(ExportInputs([run_dir], tmp / "out",
+                                        screenshot_svg=png.terminal_svg("cardbench", "cardbench"),
+                                        doctor_checks=[]))
     with zipfile.ZipFile(bundle) as zf:
         report = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
     return events, (run_dir / "run.log").read_text(), report

@@ -33,7 +33,8 @@ def test_the_sweep_table_is_in_the_report_bundle_in_its_language(serve_workload,
                                                                  monkeypatch):
     import zipfile
 
-    from tui.report import envinfo, export_bundle, png
+    from tui.report import envinfo, png
+    from tui.report.export import ExportInputs, export_bundle
 
     # torch's collect_env takes seconds and says nothing of the table
     monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv("stub", {}, 0.0))
@@ -44,8 +45,9 @@ def test_the_sweep_table_is_in_the_report_bundle_in_its_language(serve_workload,
     for lang, heading, header in (
             ("en", "Serving sweep: each level's figures", "| level | requests | errors | req/s | output tok/s |"),
             ("zh", "服务压测：各档位指标", "| 档位 | 请求数 | 错误 | 请求/秒 | 输出 token/秒 |")):
-        bundle = export_bundle([run], tmp_path / lang, screenshot_svg=png.terminal_svg("x", "cardbench"), lang=lang,
-                               doctor_checks=[])
+        bundle = export_bundle(ExportInputs([run], tmp_path / lang, screenshot_svg=png.terminal_svg("x", "cardbench"),
+                                            lang=lang,
+                                            doctor_checks=[]))
         with zipfile.ZipFile(bundle) as zf:
             md = zf.read(next(n for n in zf.namelist() if n.endswith("report.md"))).decode()
         assert heading in md and header in md

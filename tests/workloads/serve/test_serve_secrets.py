@@ -13,7 +13,7 @@ import pytest
 from recorded_env import recorded_doctor_and_env  # noqa: F401 - a fixture: the export's doctor, recorded
 from tui import cli
 from tui.headless.plan import suite_jobs
-from tui.report import export_bundle
+from tui.report.export import ExportInputs, export_bundle
 from tui.report.redact import REDACTED, Redactor
 from tui.store import RunStore
 from workloads.rundir import CONFIG, EVENTS, LOG
@@ -39,7 +39,7 @@ def _bundle_members_holding(bundle, needle: bytes) -> list[str]:
 
 def _export(run, out):
     """As from a shell without the variable (the README's export after a crash), the screen drawn from the run."""
-    return export_bundle([run], out, doctor_checks=[], environ={"PATH": os.environ.get("PATH", "")})
+    return export_bundle(ExportInputs([run], out, doctor_checks=[], environ={"PATH": os.environ.get("PATH", "")}))
 
 
 @pytest.mark.parametrize("case, behaviour, code", [

@@ -10,7 +10,8 @@ import sys
 import zipfile
 
 from tui.headless.plan import suite_jobs
-from tui.report import export_bundle, png
+from tui.report import png
+from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
 from workloads.protocol import CHECK_ARGS_ENV
 
@@ -25,8 +26,9 @@ def test_the_standard_suite_sweeps_the_test_server_and_the_report_shows_the_tabl
                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert out.returncode == 0, out.stderr
     [run_dir] = RunStore(runs).list()
-    bundle = export_bundle([run_dir], tmp_path / "out", screenshot_svg=png.terminal_svg("cardbench", "cardbench"),
-                           doctor_checks=[])
+    bundle = export_bundle(ExportInputs([run_dir], tmp_path / "out",
+                                        screenshot_svg=png.terminal_svg("cardbench", "cardbench"),
+                                        doctor_checks=[]))
     with zipfile.ZipFile(bundle) as zf:
         md = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
     rows = [line for line in md.splitlines() if re.match(r"\| concurrency \d+ \| 48 \| 0 \|", line)]

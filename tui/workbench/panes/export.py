@@ -1,6 +1,6 @@
 """The workbench's export (`e`): the report bundle built off the UI thread, its progress in the log pane.
 
-The bundle itself is `tui.report.export_bundle`, the same one the headless export writes; it is imported
+The bundle itself is `tui.report.export.export_bundle`, the same one the headless export writes; it is imported
 at the first export, not at start-up.
 """
 
@@ -26,7 +26,7 @@ def export_in_background(app: Any, gather: Callable[[], Sequence[Path]], output_
             app.call_from_thread(log.say, f"export: {text}", "dim")
 
         try:
-            from tui.report import export_bundle  # at the first export, not at start-up
+            from tui.report.export import ExportInputs, export_bundle  # at the first export, not at start-up
             from tui.report.redact import Redactor
             from tui.report.screen import live_screenshot
 
@@ -39,8 +39,8 @@ def export_in_background(app: Any, gather: Callable[[], Sequence[Path]], output_
 
             # the trial's kept price, as the headless export uses it (read here, off the UI thread)
             price, currency, price_from = report_price(None, "USD")
-            path = export_bundle(list(run_dirs), output_dir, screenshot_svg=svg, progress=progress,
-                                 price_per_hour=price, currency=currency, price_from=price_from)
+            path = export_bundle(ExportInputs(run_dirs, output_dir, screenshot_svg=svg, progress=progress,
+                                              price_per_hour=price, currency=currency, price_from=price_from))
         except Exception as exc:  # noqa: BLE001 - a failed export is reported, the workbench stays up
             app.call_from_thread(log.say, f"export failed: {first_line(exc, typed=True)}", "bold red")
             return
