@@ -139,6 +139,23 @@ def _accelerators(device_type: str) -> tuple[str, int] | None:
     return None
 
 
+def without_gpus(argv: Sequence[str]) -> list[str]:
+    """The workload's arguments as each rank runs them: ``--gpus`` taken out (a rank is one process)."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--gpus":
+            skip = True
+            continue
+        if arg.startswith("--gpus="):
+            continue
+        out.append(arg)
+    return out
+
+
 def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int, rendezvous: Sequence[str] = (),
            env: Mapping[str, str] | None = None) -> int:
     """Run ``python -m module argv`` under torchrun with ``nproc`` workers on this node; relay rank 0's events.

@@ -17,7 +17,6 @@ from typing import Sequence
 from workloads.child import data_parallel, multinode
 from workloads.child.harness import Emitter, arguments_checked
 from workloads.finetune.options import WORKLOAD, build_parser, check
-from workloads.resnet50.cli import _without_gpus
 
 
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
@@ -27,7 +26,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     if args.gpus is not None and not data_parallel.in_worker():
         nproc = data_parallel.process_count(args.gpus, args.device)
         if nproc > 1 or multinode.is_multinode(args):
-            return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc,
+            argv_of_a_rank = data_parallel.without_gpus(argv)
+            return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", argv_of_a_rank, nproc,
                                         multinode.torchrun_args(args), multinode.worker_env(args))
     from workloads.finetune.train import run
 

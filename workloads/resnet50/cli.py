@@ -10,7 +10,7 @@ This module is the entry point: it checks the options
 relaunches under torchrun for ``--gpus N``, and runs ``--find-batch-size`` or
 the training. The training is
 :mod:`~workloads.resnet50.setup` (device, data, model, optimiser),
-:mod:`~workloads.resnet50.precision` (how a step runs and what it falls back to),
+:mod:`~workloads.child.train.precision` (how a step runs and what it falls back to),
 :mod:`~workloads.resnet50.loop` (the timed steps) and
 :mod:`~workloads.resnet50.result` (the figures). They import torch, so they are
 imported only once the options are checked and the run stays in this process.
@@ -44,7 +44,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         if args.gpus is not None and not data_parallel.in_worker():
             nproc = data_parallel.process_count(args.gpus, args.device)
             if nproc > 1 or multinode.is_multinode(args):
-                return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc,
+                argv_of_a_rank = data_parallel.without_gpus(argv)
+                return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", argv_of_a_rank, nproc,
                                             multinode.torchrun_args(args), multinode.worker_env(args))
         return _run(emitter, args)
     finally:
@@ -101,29 +102,13 @@ def _run(emitter: Emitter, args: Any) -> int:
     return 0
 
 
-def _without_gpus(argv: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-            continue
-        if arg == "--gpus":
-            skip = True
-            continue
-        if arg.startswith("--gpus="):
-            continue
-        out.append(arg)
-    return out
-
-
 def find_batch_size(setup: Any) -> dict[str, Any]:
     """``--find-batch-size``: time one step at each batch the search tries, report the largest that fits."""
-    import torch
+    import torch  # lazy: torch, once the options are checked; the modules below import it too
 
     from workloads.child import device as devices
-    from workloads.resnet50 import amp_diagnosis, batch_search
-    from workloads.resnet50.precision import Precision
+    from workloads.child.train import batch_search, oom
+    from workloads.child.train.precision import Precision
 
     dev, args = setup.device, setup.args
     setup.build(synthetic_only=True)
@@ -153,7 +138,7 @@ def find_batch_size(setup: Any) -> dict[str, Any]:
             log(f"batch {batch}: fits, {rates[batch]:.1f} images/s")
             return True
         except RuntimeError as exc:
-            if not amp_diagnosis.is_out_of_memory(exc):
+            if not oom.is_out_of_memory(exc):
                 raise
             log(f"batch {batch}: out of memory ({first_line(exc, limit=120)})")
             setup.emitter.step(trial, batch_size=batch, fits=False)
