@@ -1,7 +1,7 @@
 """`python -m workloads.command [--metric NAME=REGEX]... [--device D] -- CMD ARGS...` (`cardbench run command`).
 
 The command (after `--`, or as one string in `--command`, the launcher's field) runs in its own
-process group (:mod:`~workloads.command.job`); its output goes line by line to the run's log and is
+process group (:mod:`~workloads.jobs.job`); its output goes line by line to the run's log and is
 read for progress (:mod:`~workloads.command.parsers`). Bad input (no command, one not on PATH, a
 `--metric` that cannot work, an unknown `--device`) is refused before anything runs, so `cardbench run`
 says it in one line, exit 2, with no run recorded. Events: ``start`` (the command, the figures asked
@@ -15,7 +15,6 @@ child's (1), not the command's: a command's 2 must not read as `cardbench run`'s
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 import signal
@@ -25,14 +24,15 @@ from typing import Any, Sequence
 from workloads import exit_codes
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
                                      positive_float)
-from workloads.command.job import Job, pump
-from workloads.command.output import PEEK, LogCopy
 from workloads.command.anomalies import LossWatch
 from workloads.command.parsers import read
 from workloads.command.parsers.reading import TRAIN
 from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
 from workloads.command.progress import Tracker
 from workloads.hints import fault_hint, first_device_fault, hint_for
+from workloads.jobs.device_env import device_env
+from workloads.jobs.job import Job, pump
+from workloads.jobs.output import PEEK, LogCopy
 from workloads.safe_text import one_line
 
 WORKLOAD = "command"
@@ -62,21 +62,6 @@ def build_parser() -> ArgumentParser:
     return p
 
 
-_CARDS = re.compile(r"^(?:cuda:)?(\d+(?:,\d+)*)$")
-
-
-def device_env(device: str) -> tuple[dict[str, str], str]:
-    """The variables ``--device`` sets in the job's environment, and the run's words for its device."""
-    asked = device.strip().lower()
-    if asked in ("", "auto"):
-        return {}, "the device the command chose"
-    if asked == "cpu":
-        return {"CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""}, "cpu (CUDA_VISIBLE_DEVICES empty)"
-    cards = _CARDS.match(asked)
-    if cards is None:
-        raise WorkloadError(f"--device: {device!r} is not auto, cpu or cuda:N",
-                            hint="for another accelerator set its visible-devices variable before cardbench run")
-    return {"CUDA_VISIBLE_DEVICES": cards.group(1)}, f"cuda (CUDA_VISIBLE_DEVICES={cards.group(1)})"
 
 
 def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
