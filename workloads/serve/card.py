@@ -1,5 +1,5 @@
 """What the card did during each level: the parent's sampler writes the run's telemetry (as for every workload),
-and this reads it back as it grows (workloads.soak.telemetry_tail), so each level's row carries the mean
+and this reads it back as it grows (workloads.rundir.telemetry_tail), so each level's row carries the mean
 utilisation, the peak memory and the mean power of the samples taken while it ran."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import Any
 
 from workloads.protocol import RUN_DIR_ENV
 from workloads.numbers import finite as number
-from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
+from workloads.rundir import TELEMETRY
+from workloads.rundir.telemetry_tail import TelemetryTail
 
 
 class CardDuringLevels:

@@ -1,4 +1,5 @@
-"""The run's telemetry.jsonl, read as it grows: the soak's view of the device without importing tui/.
+"""The run's telemetry.jsonl, read as it grows: a workload's view of the device without importing tui/ (the soak's
+intervals, serve's levels).
 
 The runner's sampler appends one JSON object per tick (``{"t": ..., "devices": [...], "host": {...}}``).
 A workload may not import ``tui``, so the few fields the soak needs are read from the decoded dicts here.
@@ -17,10 +18,8 @@ import os
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
-from workloads import rundir
 from workloads.numbers import finite
 
-TELEMETRY = rundir.TELEMETRY
 _CHUNK = 1 << 20   # read in pieces: a backlog is never in memory at once
 
 
