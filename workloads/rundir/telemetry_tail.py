@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from workloads.numbers import finite
+from workloads.rundir import TELEMETRY
 
 _CHUNK = 1 << 20   # read in pieces: a backlog is never in memory at once
 
@@ -31,6 +32,11 @@ class TelemetryTail:
         self.skipped = 0
         self._file: BinaryIO | None = None
         self._rest = b""      # a line not yet whole
+
+    @classmethod
+    def of_run(cls, run_dir: str | Path | None) -> TelemetryTail:
+        """The tail of ``run_dir``'s telemetry.jsonl; one that reads nothing without a run directory."""
+        return cls(Path(run_dir) / TELEMETRY if run_dir else None)
 
     def samples(self) -> Iterator[dict[str, Any]]:
         """The samples appended since the last call, oldest first; nothing when there is no file yet."""

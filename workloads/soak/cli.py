@@ -34,7 +34,6 @@ from workloads import exit_codes, protocol, registry
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
                                      positive_float)
 from workloads.numbers import is_finite
-from workloads.rundir import TELEMETRY
 from workloads.rundir.telemetry_tail import TelemetryTail
 from workloads.runner import Runner
 from workloads.soak import table
@@ -141,7 +140,7 @@ class Soak:
         self.book = IntervalBook(self.t0, args.interval, self.deadline)
         run_dir = os.environ.get(protocol.RUN_DIR_ENV)
         self.out = args.out or (Path(run_dir) if run_dir else None)
-        self.tail = TelemetryTail(Path(run_dir) / TELEMETRY if run_dir else None)
+        self.tail = TelemetryTail.of_run(run_dir)
         self.kernel = KernelLog()
         self.started = False
         self.step = 0

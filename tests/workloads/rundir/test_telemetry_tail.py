@@ -42,3 +42,9 @@ def test_the_telemetry_tail_follows_the_store_across_a_rotation(tmp_path):
         f.write(json.dumps({"t": 4.0}) + "\n")
     assert [s["t"] for s in tail.samples()] == [3.0, 4.0]
     assert list(tail.samples()) == []
+
+
+def test_the_tail_of_a_run_reads_its_telemetry_file_and_nothing_without_a_run(tmp_path):
+    (tmp_path / "telemetry.jsonl").write_text(json.dumps({"t": 1.0}) + "\n")
+    assert [s["t"] for s in TelemetryTail.of_run(str(tmp_path)).samples()] == [1.0]
+    assert TelemetryTail.of_run(None).new_samples() == []
