@@ -127,37 +127,17 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     emitter.start(WORKLOAD, {"command": command, "metrics": [m.name for m in metrics], "cwd": os.getcwd(),
                              "pid": job.pid, "grace_s": args.grace, "env": env},
                   device, {"python": sys.version.split()[0]})
-    tracker = Tracker(emit_step=emitter.step)
-    watch = LossWatch(lambda code, message: emitter.warning(message, code=code))
-    copy = LogCopy(log, tail=_SEARCHED_LINES)
-    printed = understood = 0
-    peeked: str | None = None  # a redraw read as it stood (PEEK): read once, when it ends it is only logged
-
-    def on_line(text: str, ended: str) -> None:
-        nonlocal printed, understood, peeked
-        copy.line(text, ended)
-        if ended != PEEK:
-            printed += bool(text.strip())
-            seen, peeked = text == peeked, None
-            if seen:
-                return
-        else:
-            peeked = text
-        reading = read(text, metrics)
-        if reading is not None:
-            understood += 1
-            tracker.see(reading)
-            if reading.kind == TRAIN:
-                watch.see(reading.count or tracker.step_now(), reading.loss, reading.values.get("grad_norm"))
-
+    output = JobOutput(emitter, metrics)
+    tracker, watch, copy = output.tracker, output.watch, output.copy
     try:
-        pump(job, on_line, tracker.tick)
+        pump(job, output.line, tracker.tick)
     except (Stopped, KeyboardInterrupt):
-        job.stop(on_line, tracker.tick)
+        job.stop(output.line, tracker.tick)
         copy.flush()
-        emitter.result(_result(tracker, printed, understood, None, _stop_leftovers(job), watch))
+        emitter.result(_result(tracker, output.printed, output.understood, None, _stop_leftovers(job), watch))
         raise
     copy.flush()
+    printed, understood = output.printed, output.understood
     if printed and not understood:
         log("[cardbench] no line of the command's output was read as progress (tqdm, HF Trainer, Lightning, timm "
             "and torchvision are known): name your figures with --metric NAME=REGEX, e.g. "
@@ -178,6 +158,34 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     # the run's end is this child's: failed (1), whatever the command's code, which the error names and the
     # result keeps (a command's 2 is not `cardbench run`'s "bad argument, nothing ran")
     return exit_codes.FAILED
+
+
+class JobOutput:
+    """The job's lines as they come: copied to run.log, read for progress (step events) and loss anomalies, counted."""
+
+    def __init__(self, emitter: Emitter, metrics: Sequence[Metric]):
+        self.metrics = metrics
+        self.tracker = Tracker(emit_step=emitter.step)
+        self.watch = LossWatch(lambda code, message: emitter.warning(message, code=code))
+        self.copy = LogCopy(log, tail=_SEARCHED_LINES)
+        self.printed = self.understood = 0
+        self.peeked: str | None = None  # a redraw read as it stood (PEEK): read once, when it ends it is only logged
+
+    def line(self, text: str, ended: str) -> None:
+        self.copy.line(text, ended)
+        if ended != PEEK:
+            self.printed += bool(text.strip())
+            seen, self.peeked = text == self.peeked, None
+            if seen:
+                return
+        else:
+            self.peeked = text
+        reading = read(text, self.metrics)
+        if reading is not None:
+            self.understood += 1
+            self.tracker.see(reading)
+            if reading.kind == TRAIN:
+                self.watch.see(reading.count or self.tracker.step_now(), reading.loss, reading.values.get("grad_norm"))
 
 
 def _stop_leftovers(job: Job) -> int:

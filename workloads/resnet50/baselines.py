@@ -1,7 +1,7 @@
 """What a ResNet-50 training figure is read against: published throughput and the device's FLOP bound.
 
-Training one image costs about 24.5 GFLOP at 224 px (:mod:`workloads.vision.resnet50_flops`). The bound is the device's dense peak from
-the one table of rated figures (``workloads/microbench/rated.csv``, each with its
+Training one image costs about 24.5 GFLOP at 224 px (:mod:`workloads.vision.resnet50_flops`).
+The bound is the device's dense peak from the one table of rated figures (``workloads/microbench/rated.csv``, each with its
 source), for the precision the training ran in. A device the table does not rate
 has no bound: None, not a guess (and never a sibling's: an H100 PCIe is not the SXM).
 """
