@@ -31,7 +31,7 @@ from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
 from workloads.child import device as dev  # noqa: E402
 from workloads.dataio import loader, makedata, survey  # noqa: E402
-from workloads.resnet50.imagedata import training_transform  # noqa: E402
+from workloads.vision.transforms import training_transform  # noqa: E402
 
 GOAL = 0.10
 

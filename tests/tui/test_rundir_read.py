@@ -12,7 +12,7 @@ from tui.report.redact import Redactor
 from tui.store.follow import RunFollower
 from tui.store import RunStore, load_run
 from workloads import protocol
-from workloads.opscan.table import run_rows
+from workloads.rundir.ops_csv import run_rows
 from workloads.rundir import EVENTS
 from workloads.rundir.read import iter_jsonl, read_all, read_config
 

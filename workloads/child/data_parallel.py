@@ -139,6 +139,35 @@ def _accelerators(device_type: str) -> tuple[str, int] | None:
     return None
 
 
+def relaunched(emitter: Emitter, module: str, args: Any, argv: Sequence[str]) -> int | None:
+    """A training workload's ``--gpus``: the run under torchrun (:func:`launch`) when it takes more than this one
+    process, and its exit code; None when this process runs it (no ``--gpus``, one device, or a rank already)."""
+    if args.gpus is None or in_worker():
+        return None
+    nproc = process_count(args.gpus, args.device)
+    if nproc <= 1 and not multinode.is_multinode(args):
+        return None
+    return launch(emitter, module, _without_gpus(argv), nproc, multinode.torchrun_args(args),
+                  multinode.worker_env(args))
+
+
+def _without_gpus(argv: Sequence[str]) -> list[str]:
+    """The workload's arguments as each rank runs them: ``--gpus`` taken out (a rank is one process)."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--gpus":
+            skip = True
+            continue
+        if arg.startswith("--gpus="):
+            continue
+        out.append(arg)
+    return out
+
+
 def launch(emitter: Emitter, module: str, argv: Sequence[str], nproc: int, rendezvous: Sequence[str] = (),
            env: Mapping[str, str] | None = None) -> int:
     """Run ``python -m module argv`` under torchrun with ``nproc`` workers on this node; relay rank 0's events.

@@ -1,9 +1,9 @@
 """The user's own job as a workload: `cardbench run command -- CMD ARGS...`.
 
 The child (:mod:`~workloads.command.cli`) starts the command in its own process
-group (:mod:`~workloads.command.job`, with a guard that takes the group down if
+group (:mod:`~workloads.jobs.job`, with a guard that takes the group down if
 this child dies), copies its stdout and stderr line by line to the run's log
-(:mod:`~workloads.command.output`), and reads progress from those lines
+(:mod:`~workloads.jobs.output`), and reads progress from those lines
 (:mod:`~workloads.command.parsers`, one module per tool) into step events
 (:mod:`~workloads.command.progress`). The command's exit code is the run's end.
 """

@@ -1,7 +1,7 @@
 """`python -m workloads.command [--metric NAME=REGEX]... [--device D] -- CMD ARGS...` (`cardbench run command`).
 
 The command (after `--`, or as one string in `--command`, the launcher's field) runs in its own
-process group (:mod:`~workloads.command.job`); its output goes line by line to the run's log and is
+process group (:mod:`~workloads.jobs.job`); its output goes line by line to the run's log and is
 read for progress (:mod:`~workloads.command.parsers`). Bad input (no command, one not on PATH, a
 `--metric` that cannot work, an unknown `--device`) is refused before anything runs, so `cardbench run`
 says it in one line, exit 2, with no run recorded. Events: ``start`` (the command, the figures asked
@@ -15,7 +15,6 @@ child's (1), not the command's: a command's 2 must not read as `cardbench run`'s
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 import signal
@@ -25,14 +24,15 @@ from typing import Any, Sequence
 from workloads import exit_codes
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
                                      positive_float)
-from workloads.command.job import Job, pump
-from workloads.command.output import PEEK, LogCopy
 from workloads.command.anomalies import LossWatch
 from workloads.command.parsers import read
 from workloads.command.parsers.reading import TRAIN
 from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
 from workloads.command.progress import Tracker
 from workloads.hints import fault_hint, first_device_fault, hint_for
+from workloads.jobs.device_env import device_env
+from workloads.jobs.job import Job, pump
+from workloads.jobs.output import PEEK, LogCopy
 from workloads.safe_text import one_line
 
 WORKLOAD = "command"
@@ -62,21 +62,6 @@ def build_parser() -> ArgumentParser:
     return p
 
 
-_CARDS = re.compile(r"^(?:cuda:)?(\d+(?:,\d+)*)$")
-
-
-def device_env(device: str) -> tuple[dict[str, str], str]:
-    """The variables ``--device`` sets in the job's environment, and the run's words for its device."""
-    asked = device.strip().lower()
-    if asked in ("", "auto"):
-        return {}, "the device the command chose"
-    if asked == "cpu":
-        return {"CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""}, "cpu (CUDA_VISIBLE_DEVICES empty)"
-    cards = _CARDS.match(asked)
-    if cards is None:
-        raise WorkloadError(f"--device: {device!r} is not auto, cpu or cuda:N",
-                            hint="for another accelerator set its visible-devices variable before cardbench run")
-    return {"CUDA_VISIBLE_DEVICES": cards.group(1)}, f"cuda (CUDA_VISIBLE_DEVICES={cards.group(1)})"
 
 
 def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -142,37 +127,17 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     emitter.start(WORKLOAD, {"command": command, "metrics": [m.name for m in metrics], "cwd": os.getcwd(),
                              "pid": job.pid, "grace_s": args.grace, "env": env},
                   device, {"python": sys.version.split()[0]})
-    tracker = Tracker(emit_step=emitter.step)
-    watch = LossWatch(lambda code, message: emitter.warning(message, code=code))
-    copy = LogCopy(log, tail=_SEARCHED_LINES)
-    printed = understood = 0
-    peeked: str | None = None  # a redraw read as it stood (PEEK): read once, when it ends it is only logged
-
-    def on_line(text: str, ended: str) -> None:
-        nonlocal printed, understood, peeked
-        copy.line(text, ended)
-        if ended != PEEK:
-            printed += bool(text.strip())
-            seen, peeked = text == peeked, None
-            if seen:
-                return
-        else:
-            peeked = text
-        reading = read(text, metrics)
-        if reading is not None:
-            understood += 1
-            tracker.see(reading)
-            if reading.kind == TRAIN:
-                watch.see(reading.count or tracker.step_now(), reading.loss, reading.values.get("grad_norm"))
-
+    output = JobOutput(emitter, metrics)
+    tracker, watch, copy = output.tracker, output.watch, output.copy
     try:
-        pump(job, on_line, tracker.tick)
+        pump(job, output.line, tracker.tick)
     except (Stopped, KeyboardInterrupt):
-        job.stop(on_line, tracker.tick)
+        job.stop(output.line, tracker.tick)
         copy.flush()
-        emitter.result(_result(tracker, printed, understood, None, _stop_leftovers(job), watch))
+        emitter.result(_result(tracker, output.printed, output.understood, None, _stop_leftovers(job), watch))
         raise
     copy.flush()
+    printed, understood = output.printed, output.understood
     if printed and not understood:
         log("[cardbench] no line of the command's output was read as progress (tqdm, HF Trainer, Lightning, timm "
             "and torchvision are known): name your figures with --metric NAME=REGEX, e.g. "
@@ -193,6 +158,34 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     # the run's end is this child's: failed (1), whatever the command's code, which the error names and the
     # result keeps (a command's 2 is not `cardbench run`'s "bad argument, nothing ran")
     return exit_codes.FAILED
+
+
+class JobOutput:
+    """The job's lines as they come: copied to run.log, read for progress (step events) and loss anomalies, counted."""
+
+    def __init__(self, emitter: Emitter, metrics: Sequence[Metric]):
+        self.metrics = metrics
+        self.tracker = Tracker(emit_step=emitter.step)
+        self.watch = LossWatch(lambda code, message: emitter.warning(message, code=code))
+        self.copy = LogCopy(log, tail=_SEARCHED_LINES)
+        self.printed = self.understood = 0
+        self.peeked: str | None = None  # a redraw read as it stood (PEEK): read once, when it ends it is only logged
+
+    def line(self, text: str, ended: str) -> None:
+        self.copy.line(text, ended)
+        if ended != PEEK:
+            self.printed += bool(text.strip())
+            seen, self.peeked = text == self.peeked, None
+            if seen:
+                return
+        else:
+            self.peeked = text
+        reading = read(text, self.metrics)
+        if reading is not None:
+            self.understood += 1
+            self.tracker.see(reading)
+            if reading.kind == TRAIN:
+                self.watch.see(reading.count or self.tracker.step_now(), reading.loss, reading.values.get("grad_norm"))
 
 
 def _stop_leftovers(job: Job) -> int:

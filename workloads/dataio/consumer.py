@@ -3,7 +3,7 @@
 ``--consumer-rate`` when given (what the user says outranks what is found). Else a ResNet-50 run on this
 machine (the runs dir) on the same kind of card: its compute-only images/s (``images_per_s_compute``, the
 step's time less its wait for data), else its median images/s. Else the card's rated bound: its dense bf16 peak over the 24.5 GFLOP one training image
-costs at 224 px (workloads/resnet50/baselines.py; rated figures from workloads/microbench/rated.csv), which
+costs at 224 px (workloads/vision/resnet50_flops.py; rated figures from workloads/microbench/rated.csv), which
 no training reaches: an upper bound, said as one.
 
 Reading the runs dir is bounded: each run's config.json is read first (at most 64 KiB), and only a ResNet-50
@@ -23,6 +23,7 @@ from pathlib import Path
 from workloads import protocol
 from workloads.rundir import CONFIG, EVENTS
 from workloads.safe_text import file_name
+from workloads.vision.resnet50_flops import TRAIN_GFLOP_PER_IMAGE_224
 
 RESNET50 = "resnet50"
 CONFIG_MAX = 64 * 1024
@@ -150,7 +151,6 @@ def from_runs(root: Path, device_name: str) -> Consumer | None:
 def rated_bound(device_name: str) -> Consumer | None:
     """The card's rated bf16 peak / ResNet-50's training FLOPs per image: what no training exceeds."""
     from workloads.microbench import rated
-    from workloads.resnet50.baselines import TRAIN_GFLOP_PER_IMAGE_224
 
     found = rated.lookup(device_name)
     figure = found.get("bf16_tflops") if found is not None else None

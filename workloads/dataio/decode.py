@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from workloads.dataio.images import Problems, kind_of, open_rgb, read_bytes
+from workloads.vision.transforms import training_transform
 
 MAX_FILES = 256      # decoded in a round; a sample of the data set's sizes
 # what a round holds at once, the first file always (the part needs one to time, and one is bounded by PIL's
@@ -47,8 +48,6 @@ def measure(paths: Sequence[str], device: Any, seconds: float) -> tuple[dict[str
     not decode."""
     import torch
     from torchvision.io import decode_jpeg
-
-    from workloads.resnet50.imagedata import training_transform
 
     problems = Problems()
     good, cut = _round_of(paths, problems, seconds)

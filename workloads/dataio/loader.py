@@ -19,6 +19,7 @@ from torch.utils.data import DataLoader, Dataset, default_collate
 
 from workloads.cpus import usable_cpus
 from workloads.dataio.images import load_rgb
+from workloads.vision.transforms import training_transform
 
 IMAGE_SIZE = 224
 
@@ -125,7 +126,6 @@ def sweep(paths: Sequence[str], device: Any, seconds: float, batch_size: int, ma
           on_setting: Any = None) -> list[dict[str, Any]]:
     """Every worker count in turn; a setting that fails is a row with its error, the others still run."""
     from workloads.errors import first_line
-    from workloads.resnet50.imagedata import training_transform
 
     dataset = ImageFiles(paths, training_transform(IMAGE_SIZE))
     rows = []

@@ -14,21 +14,18 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from workloads.child import data_parallel, multinode
+from workloads.child import data_parallel
 from workloads.child.harness import Emitter, arguments_checked
 from workloads.finetune.options import WORKLOAD, build_parser, check
-from workloads.resnet50.cli import _without_gpus
 
 
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     config = check(args)
     arguments_checked()
-    if args.gpus is not None and not data_parallel.in_worker():
-        nproc = data_parallel.process_count(args.gpus, args.device)
-        if nproc > 1 or multinode.is_multinode(args):
-            return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc,
-                                        multinode.torchrun_args(args), multinode.worker_env(args))
-    from workloads.finetune.train import run
+    code = data_parallel.relaunched(emitter, f"workloads.{WORKLOAD}", args, argv)
+    if code is not None:
+        return code
+    from workloads.finetune.train import run  # lazy: torch, once the options are checked
 
     return run(emitter, args, config)

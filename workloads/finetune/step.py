@@ -1,7 +1,7 @@
 """One process's model, optimiser and training step, built from the checked options.
 
-The step is ResNet-50's :class:`~workloads.resnet50.precision.Precision` (autocast, the gradient scaler,
-compile, and the fallback that names the failing module on a device error) with the forward and backward
+The step is the training workloads' :class:`~workloads.child.train.precision.Precision` (autocast, the gradient
+scaler, compile, and the fallback that names the failing module on a device error) with the forward and backward
 of a causal LM: ``--grad-accum`` micro-batches, each a cross-entropy over next tokens, their gradients
 added before one AdamW step. Weights stay fp32 (the master copy); autocast runs the products in 16 bits.
 
@@ -26,14 +26,14 @@ import torch
 from workloads.child import data_parallel
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError
+from workloads.child.train import amp_diagnosis, oom
+from workloads.child.train.memory import total_memory
+from workloads.child.train.precision import Precision
 from workloads.finetune import budget, flops, lora, meta_init
 from workloads.finetune.options import check_batch
 from workloads.models.llama.model import Llama
 from workloads.models.llama.presets import LlamaConfig
 from workloads.models.loss import lm_loss
-from workloads.resnet50 import amp_diagnosis
-from workloads.resnet50.precision import Precision
-from workloads.resnet50.setup import OOM_INJECT_ENV, total_memory
 
 
 class Setup:
@@ -59,8 +59,7 @@ class Setup:
         budget.check_device(args, config, self.micro, self.world, self.device, total_memory(self.device))
         self.accum = args.grad_accum
         self.lr = args.lr or (1e-4 if args.mode == "full" else 1e-3)
-        oom = os.environ.get(OOM_INJECT_ENV)
-        self.oom_above = int(oom) if oom and oom.strip().isdigit() else None
+        self.oom_above = oom.injected_limit()
         self.device_name = devices.name(self.device)
         self.criterion = None  # the LM's loss is in Step._forward_backward
         self.initial_state: dict[str, torch.Tensor] | None = None
@@ -139,13 +138,13 @@ def built_whole(config: LlamaConfig, args: Any, device: torch.device) -> tuple[L
 
 
 class Step(Precision):
-    """A training step of the LM, with ResNet-50's precision handling and fallbacks."""
+    """A training step of the LM, with the training workloads' precision handling and fallbacks."""
+
+    samples = "sequences"
 
     def _forward_backward(self, tokens: torch.Tensor, _labels: Any) -> torch.Tensor:
         s = self.setup
-        if s.oom_above is not None and tokens.shape[0] > s.oom_above:
-            raise torch.OutOfMemoryError(f"CUDA out of memory. Tried to allocate a batch of {tokens.shape[0]} "
-                                         f"sequences (injected by {OOM_INJECT_ENV}={s.oom_above})")
+        oom.raise_if_injected(int(tokens.shape[0]), s.oom_above, self.samples)
         s.optimizer.zero_grad(set_to_none=True)
         total = torch.zeros((), device=tokens.device)
         for micro in tokens.chunk(s.accum):

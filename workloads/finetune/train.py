@@ -16,15 +16,14 @@ from typing import Any
 
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
+from workloads.child.train import oom
+from workloads.child.train.memory import PeakMemory, total_memory
 from workloads.finetune import budget, cpu_check, data, flops
 from workloads.finetune.options import UNIT
 from workloads.finetune.step import Setup, Step
 from workloads.models.llama.fit import gib
 from workloads.models.llama.presets import LlamaConfig
 from workloads.microbench import rated
-from workloads.resnet50 import amp_diagnosis
-from workloads.resnet50.loop import MEMORY_EVERY_S
-from workloads.resnet50.setup import total_memory
 
 
 def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
@@ -106,7 +105,8 @@ class Loop:
 
     The peak memory is a high-water mark (VmHWM on the CPU, ``max_memory_allocated`` on a device): the result
     reads it once, in :meth:`figures`; a step event carries the figure read at most every ``MEMORY_EVERY_S``
-    (the first step's, then the newest), as ResNet-50's loop does, so a step reads no /proc file of its own."""
+    (:class:`~workloads.child.train.memory.PeakMemory`: the first step's, then the newest), as ResNet-50's loop
+    does, so a step reads no /proc file of its own."""
 
     def __init__(self, s: Setup, step: Step, batches: data.Batches, estimate: Any):
         self.s, self.step, self.batches, self.estimate = s, step, batches, estimate
@@ -115,9 +115,7 @@ class Loop:
         self.losses: list[float] = []
         self.rates: list[float] = []
         self.waited = self.spent = 0.0
-        self.allocated: int | None = None
-        self.reserved: int | None = None
-        self.memory_read_at = float("-inf")
+        self.memory = PeakMemory(s.device)
         devices.reset_peak_memory(s.device)
         self.t_start = self.t_prev = devices.now(s.device)
 
@@ -129,7 +127,7 @@ class Loop:
         try:
             loss, fell_back = self.step.train_step(tokens, None, number)
         except Exception as exc:  # noqa: BLE001 - out of memory becomes one line; the rest is raised as it is
-            if amp_diagnosis.is_out_of_memory(exc):
+            if oom.is_out_of_memory(exc):
                 raise _out_of_memory(s, number, self.estimate, exc) from None
             raise
         if s.distributed:
@@ -147,25 +145,23 @@ class Loop:
             self.waited += t_data - self.t_prev
             self.spent += step_s
         if s.is_main:
-            if t_end - self.memory_read_at >= MEMORY_EVERY_S:
-                self.allocated, self.reserved = devices.peak_memory(dev)
-                self.memory_read_at = t_end
+            allocated, reserved = self.memory.at(t_end)
             extra = {"warmup": True} if number <= args.warmup else {}
             if fell_back:
                 extra["fallback"] = True
             s.emitter.step(number, loss=loss_value, throughput=self.tokens_per_step / step_s, unit=UNIT,
                            step_s=step_s, data_wait_s=t_data - self.t_prev, compute_s=t_end - t_data,
                            tokens_per_s_per_device=self.tokens_per_step / step_s / s.world,
-                           memory_allocated_bytes=self.allocated, memory_reserved_bytes=self.reserved,
+                           memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
                            total_steps=args.steps, **extra)
         self.t_prev = t_end
         return loss_value
 
     def figures(self) -> dict[str, Any]:
-        total_s = devices.now(self.s.device) - self.t_start
-        self.allocated, self.reserved = devices.peak_memory(self.s.device)   # the peak of every step: read once
-        return _figures(self.s, self.step, self.estimate, self.losses, self.rates, self.waited, self.spent, total_s,
-                        self.allocated, self.reserved)
+        t_end = devices.now(self.s.device)
+        allocated, reserved = self.memory.at(t_end, force=True)   # the peak of every step: read once
+        return _figures(self.s, self.step, self.estimate, self.losses, self.rates, self.waited, self.spent,
+                        t_end - self.t_start, allocated, reserved)
 
 
 def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: list[float], waited: float,

@@ -29,6 +29,7 @@ from workloads.opscan import inject, statuses as st
 from workloads.opscan.sources_names import BUILTINS
 from workloads.opscan.state import ScanState
 from workloads.protocol import RUN_DIR_ENV
+from workloads.rundir import ops_csv
 
 WORKLOAD = "opscan"
 
@@ -159,12 +160,12 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     rows = table.fold(state.rows(), recording["calls"], device_is_cpu)
     out = args.out or Path(os.environ.get(RUN_DIR_ENV) or state.path)
     out.mkdir(parents=True, exist_ok=True)
-    table.write_csv(out / table.OPS_CSV, rows)
+    ops_csv.write_csv(out / ops_csv.OPS_CSV, rows)
     for failure in (r for r in rows if r["status"] != st.OK):
         emitter.warning(f"{failure['op']} in {failure['dtype']}: {st.LABELS[failure['status']]}"
                         f"{': ' + failure['message'] if failure['message'] else ''}", code=f"op_{failure['status']}",
                         op=failure["op"], dtype=failure["dtype"], modules=failure["modules"][:5])
-    emitter.result(result_metrics(rows, recording, progress, scan_s, out / table.OPS_CSV, seen["done"] - len(earlier)))
+    emitter.result(result_metrics(rows, recording, progress, scan_s, out / ops_csv.OPS_CSV, seen["done"] - len(earlier)))
     summary(rows, recording["dtypes"])
     return 0
 

@@ -37,10 +37,10 @@ def hand_over(scan_dir: Path | None, why_not: Text, workload: str, args: list[st
 
 
 def _handed(scan_dir: Path, workload: str, args: list[str], amp: str) -> Text:
-    from workloads.opscan import table   # the run-dir reader: at a suite's hand-over, not with the registry
+    from workloads.rundir import ops_csv   # the run-dir reader: at a suite's hand-over, not with the registry
 
     try:
-        found = table.failing(scan_dir, amp, source=workload)  # one read, one module rule for types and ops
+        found = ops_csv.failing(scan_dir, amp, source=workload)  # one read, one module rule for types and ops
         types, ops = sorted(found), sorted(set().union(*found.values()))
     except (OSError, ValueError, KeyError) as exc:
         # the workload would stop on the same unreadable directory: it runs without the verdict instead

@@ -29,8 +29,10 @@ legitimately do, and no more:
 
 from __future__ import annotations
 
-OK, MISMATCH, NOT_IMPLEMENTED, CPU_FALLBACK, ERROR, CRASH, HANG = (
-    "ok", "mismatch", "not_implemented", "cpu_fallback", "error", "crash", "hang")
+from workloads.rundir.ops_csv import OK   # ops.csv's format, which other workloads read
+
+MISMATCH, NOT_IMPLEMENTED, CPU_FALLBACK, ERROR, CRASH, HANG = (
+    "mismatch", "not_implemented", "cpu_fallback", "error", "crash", "hang")
 # worst first: the order of the report's table and of an op's status over its recorded calls
 SEVERITY = (CRASH, HANG, NOT_IMPLEMENTED, ERROR, CPU_FALLBACK, MISMATCH, OK)
 STATUSES = SEVERITY

@@ -1,33 +1,24 @@
-"""The scan's matrix, torch-free: cases folded into one row per op and dtype, ops.csv, and what others read of it.
+"""The scan's matrix, torch-free: cases folded into one row per op and dtype, and the report's table of them.
 
 - :func:`fold` turns the journal's cases (one recorded call in one dtype each) into
   rows per op x dtype: the worst status over the op's calls, the worst NMSE, device
   and CPU time summed over the calls, and the modules that call it (of the failing
-  calls when it fails).
-- :func:`write_csv` / :func:`read_csv`: ``ops.csv``, one row per op x dtype.
+  calls when it fails). The rows are written to ``ops.csv`` (:mod:`workloads.rundir.ops_csv`,
+  which other workloads read: ``resnet50 --ops-from RUN_DIR``).
 - :func:`compatibility`: the report's table for a run directory (heading, columns, rows):
   failures first, then the count of ok ops per dtype.
-- :func:`failing_module_types`: the module types whose ops failed in a dtype, for
-  ``resnet50 --ops-from RUN_DIR`` to keep in fp32.
 """
 
 from __future__ import annotations
 
-import csv
-import re
 from pathlib import Path
 from typing import Any, Iterable
 
 from workloads.opscan import statuses as st
-from workloads.rundir import EVENTS
-from workloads.rundir.read import iter_jsonl
+from workloads.rundir.ops_csv import run_rows
 from workloads.spec import Text
 
-OPS_CSV = "ops.csv"
-COLUMNS = ("op", "dtype", "status", "calls", "nmse", "threshold", "nonfinite", "device_ms", "cpu_ms", "vs_fp32",
-           "slow", "reference", "family", "phases", "modules", "message")
 SLOWER_THAN_FP32 = 1.5   # an fp16/bf16 op this many times slower than its fp32 run on the same device is flagged
-_MODULE = re.compile(r"^(?P<source>[^:]+):(?P<path>.*) \((?P<type>[^()]+)\)$")
 
 
 def fold(cases: Iterable[dict[str, Any]], calls: list[dict[str, Any]], device_is_cpu: bool) -> list[dict[str, Any]]:
@@ -85,63 +76,6 @@ def _read_against(rows: list[dict[str, Any]], device_is_cpu: bool) -> None:
         if not device_is_cpu and row["device_ms"] and row["cpu_ms"] and row["device_ms"] > row["cpu_ms"]:
             notes.append("slower than the CPU")
         row["slow"] = "; ".join(notes)
-
-
-def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: _cell(row.get(k)) for k in COLUMNS})
-
-
-def _cell(value: Any) -> Any:
-    if isinstance(value, list):
-        return "; ".join(value)
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return "" if value is None else value
-
-
-def read_csv(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
-def run_rows(run_dir: str | Path) -> list[dict[str, Any]]:
-    """The op x dtype rows of a scan's run directory: its ops.csv, else the failures its result event lists."""
-    run_dir = Path(run_dir)
-    if (run_dir / OPS_CSV).is_file():
-        rows = read_csv(run_dir / OPS_CSV)
-        for row in rows:
-            row["modules"] = [m for m in row["modules"].split("; ") if m]
-        return rows
-    events = run_dir / EVENTS
-    if not events.is_file():
-        raise FileNotFoundError(f"{run_dir} has neither {OPS_CSV} nor {EVENTS}")
-    rows: list[dict[str, Any]] = []
-    for event in iter_jsonl(events):   # every segment of a rotated run, oldest first
-        if isinstance(event, dict) and event.get("event") == "result":
-            rows = list(event.get("metrics", {}).get("failures") or [])
-    return rows
-
-
-def failing(run_dir: str | Path, dtype: str, source: str) -> dict[str, set[str]]:
-    """The module types of ``source`` (resnet50) that call an op which failed in ``dtype``, each with those ops."""
-    types: dict[str, set[str]] = {}
-    for row in run_rows(run_dir):
-        if row.get("dtype") != dtype or row.get("status") in (st.OK, "", None):
-            continue
-        for path in row.get("modules") or []:
-            match = _MODULE.match(path)
-            if match and match["source"] == source and not match["path"].startswith("("):
-                types.setdefault(match["type"], set()).add(row["op"])
-    return types
-
-
-def failing_module_types(run_dir: str | Path, dtype: str, source: str) -> list[str]:
-    """The module types of ``source`` that call an op which failed in ``dtype``, sorted."""
-    return sorted(failing(run_dir, dtype, source))
 
 
 def compatibility(run_dir: str | Path) -> tuple[Text, list[str | Text], list[list[str | Text]]]:

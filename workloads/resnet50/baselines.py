@@ -1,8 +1,7 @@
 """What a ResNet-50 training figure is read against: published throughput and the device's FLOP bound.
 
-Training one image costs about three forward passes: 3 x 8.2 GFLOP = 24.5 GFLOP
-at 224 px, scaling with the pixel count. The bound is the device's dense peak from
-the one table of rated figures (``workloads/microbench/rated.csv``, each with its
+Training one image costs about 24.5 GFLOP at 224 px (:mod:`workloads.vision.resnet50_flops`).
+The bound is the device's dense peak from the one table of rated figures (``workloads/microbench/rated.csv``, each with its
 source), for the precision the training ran in. A device the table does not rate
 has no bound: None, not a guess (and never a sibling's: an H100 PCIe is not the SXM).
 """
@@ -10,8 +9,7 @@ has no bound: None, not a guess (and never a sibling's: an H100 PCIe is not the 
 from __future__ import annotations
 
 from workloads.microbench import rated
-
-TRAIN_GFLOP_PER_IMAGE_224 = 24.5
+from workloads.vision.resnet50_flops import train_gflop_per_image
 
 # NVIDIA DeepLearningExamples, ResNet-50 v1.5 PyTorch, training with AMP
 PUBLISHED_IMAGES_PER_S = {
@@ -23,10 +21,6 @@ PUBLISHED_IMAGES_PER_S = {
 # run fp32 convolutions in TF32 by default (torch.backends.cudnn.allow_tf32), so fp32 reads against TF32 where
 # the card has it, and against plain FP32 where it has none (V100, T4)
 PRECISION_FIGURES = {"fp32": ("tf32_tflops", "fp32_tflops"), "bf16": ("bf16_tflops",), "fp16": ("fp16_tflops",)}
-
-
-def train_gflop_per_image(image_size: int) -> float:
-    return TRAIN_GFLOP_PER_IMAGE_224 * (image_size / 224) ** 2
 
 
 def peak_tflops(device_name: str, precision: str) -> float | None:

@@ -7,10 +7,10 @@ lines go to stderr, which the runner keeps as run.log.
 This module is the entry point: it checks the options
 (:mod:`~workloads.resnet50.options`, then the values no run can use), takes the
 ``--checkpoint`` directory's lock (:mod:`~workloads.resnet50.checkpoint_lock`),
-relaunches under torchrun for ``--gpus N``, and runs ``--find-batch-size`` or
-the training. The training is
+relaunches under torchrun for ``--gpus N``, and runs ``--find-batch-size``
+(:mod:`~workloads.resnet50.find_batch_size`) or the training. The training is
 :mod:`~workloads.resnet50.setup` (device, data, model, optimiser),
-:mod:`~workloads.resnet50.precision` (how a step runs and what it falls back to),
+:mod:`~workloads.child.train.precision` (how a step runs and what it falls back to),
 :mod:`~workloads.resnet50.loop` (the timed steps) and
 :mod:`~workloads.resnet50.result` (the figures). They import torch, so they are
 imported only once the options are checked and the run stays in this process.
@@ -18,15 +18,13 @@ imported only once the options are checked and the run stays in this process.
 
 from __future__ import annotations
 
-import gc
 import os
 from typing import Any, Sequence
 
-from workloads.child import data_parallel, multinode
-from workloads.child.harness import Emitter, WorkloadError, arguments_checked, log
-from workloads.errors import first_line
+from workloads.child import data_parallel
+from workloads.child.harness import Emitter, WorkloadError, arguments_checked
 from workloads.resnet50.checkpoint_lock import CheckpointLock
-from workloads.resnet50.options import UNIT, WORKLOAD, build_parser, check_combinations, kept_in_fp32
+from workloads.resnet50.options import WORKLOAD, build_parser, check_combinations, kept_in_fp32
 
 # more torch threads than this per CPU only wait on each other, and far more crash the process (issue 16)
 MAX_THREADS_PER_CPU = 4
@@ -41,12 +39,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     arguments_checked()
     lock = CheckpointLock(args.checkpoint).acquire() if args.checkpoint and _holds_the_lock() else None
     try:
-        if args.gpus is not None and not data_parallel.in_worker():
-            nproc = data_parallel.process_count(args.gpus, args.device)
-            if nproc > 1 or multinode.is_multinode(args):
-                return data_parallel.launch(emitter, f"workloads.{WORKLOAD}", _without_gpus(argv), nproc,
-                                            multinode.torchrun_args(args), multinode.worker_env(args))
-        return _run(emitter, args)
+        code = data_parallel.relaunched(emitter, f"workloads.{WORKLOAD}", args, argv)
+        return code if code is not None else _run(emitter, args)
     finally:
         if lock is not None:
             lock.release()
@@ -82,11 +76,13 @@ def _holds_the_lock() -> bool:
 
 
 def _run(emitter: Emitter, args: Any) -> int:
-    from workloads.resnet50.setup import Setup
+    from workloads.resnet50.setup import Setup  # lazy: torch, once the options are checked (so the imports below)
 
     setup = Setup(args, emitter)
     try:
         if args.find_batch_size:
+            from workloads.resnet50.find_batch_size import find_batch_size
+
             find_batch_size(setup)
         elif args.eval_only:
             from workloads.resnet50.evaluate import evaluate_only
@@ -99,96 +95,3 @@ def _run(emitter: Emitter, args: Any) -> int:
     finally:
         setup.close()
     return 0
-
-
-def _without_gpus(argv: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-            continue
-        if arg == "--gpus":
-            skip = True
-            continue
-        if arg.startswith("--gpus="):
-            continue
-        out.append(arg)
-    return out
-
-
-def find_batch_size(setup: Any) -> dict[str, Any]:
-    """``--find-batch-size``: time one step at each batch the search tries, report the largest that fits."""
-    import torch
-
-    from workloads.child import device as devices
-    from workloads.resnet50 import amp_diagnosis, batch_search
-    from workloads.resnet50.precision import Precision
-
-    dev, args = setup.device, setup.args
-    setup.build(synthetic_only=True)
-    precision = Precision(setup)
-    setup.start(precision.requested)
-    cap = args.max_batch_size or (64 if dev.type == "cpu" else 4096)
-    rates: dict[int, float] = {}
-    trial = 0
-
-    def fits(batch: int) -> bool:
-        nonlocal trial
-        trial += 1
-        images = labels = None
-        try:
-            images = torch.randn(batch, 3, args.image_size, args.image_size, device=dev)
-            images = images.contiguous(memory_format=setup.memory_format)
-            labels = torch.randint(0, setup.num_classes, (batch,), device=dev)
-            precision.train_step(images, labels, setup.start_step + 1)  # warm-up: allocator and kernel choice settle
-            t0 = devices.now(dev)
-            loss, _ = precision.train_step(images, labels, setup.start_step + 1)
-            t1 = devices.now(dev)
-            rates[batch] = batch / (t1 - t0)
-            allocated, reserved = devices.peak_memory(dev)
-            setup.emitter.step(trial, loss=loss.item(), throughput=rates[batch], unit=UNIT, step_s=t1 - t0,
-                               memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
-                               batch_size=batch, fits=True)
-            log(f"batch {batch}: fits, {rates[batch]:.1f} images/s")
-            return True
-        except RuntimeError as exc:
-            if not amp_diagnosis.is_out_of_memory(exc):
-                raise
-            log(f"batch {batch}: out of memory ({first_line(exc, limit=120)})")
-            setup.emitter.step(trial, batch_size=batch, fits=False)
-            return False
-        finally:
-            del images, labels
-            setup.optimizer.zero_grad(set_to_none=True)
-            gc.collect()
-            backend = getattr(torch, dev.type, None)
-            if dev.type != "cpu" and backend is not None and hasattr(backend, "empty_cache"):
-                backend.empty_cache()
-
-    # training-mode batch norm needs two images when the last stage is 1x1 (32 px)
-    found = batch_search.search(fits, start=2 if args.image_size <= 32 else 1, cap=cap)
-    if found.largest is None:
-        raise WorkloadError(f"even a batch of {found.smallest_failing} runs out of memory at {args.image_size} px",
-                            hint="lower --image-size, or free the device (see `cardbench doctor`)",
-                            bad_input=False)
-    allocated, reserved = devices.peak_memory(dev)
-    metrics = {
-        "max_batch_size": found.largest,
-        "smallest_failing_batch_size": found.smallest_failing,
-        "capped": found.capped,
-        "max_batch_size_cap": cap,
-        "images_per_s": rates.get(found.largest),
-        "tried": [{"batch_size": b, "fits": ok, "images_per_s": rates.get(b) if ok else None}
-                  for b, ok in found.tried],
-        "precision": precision.label,
-        "image_size": args.image_size,
-        "peak_memory_bytes": allocated,
-        "peak_memory_reserved_bytes": reserved,
-        "fallbacks": precision.fallbacks,
-        "device": setup.device_name,
-    }
-    setup.emitter.result(metrics)
-    bound = f"reached the cap {cap}" if found.capped else f"{found.smallest_failing} ran out of memory"
-    log(f"largest batch that fits: {found.largest} ({bound}); rerun with --batch-size {found.largest}")
-    return metrics

@@ -22,21 +22,12 @@ import torch
 from torch.utils.data import DataLoader
 
 from workloads.child.harness import WorkloadError, log
+from workloads.child.train.precision import Precision
 from workloads.resnet50 import imagedata
+from workloads.vision.transforms import validation_transform
 
 # a top-5 figure over fewer than five classes is always 100 %: none is reported
 TOP5_MIN_CLASSES = 5
-
-
-def validation_transform(image_size: int) -> Any:
-    from torchvision import transforms
-
-    return transforms.Compose([
-        transforms.Resize(image_size * 256 // 224, antialias=True),
-        transforms.CenterCrop(image_size),
-        transforms.ToTensor(),
-        transforms.Normalize(imagedata.IMAGENET_MEAN, imagedata.IMAGENET_STD),
-    ])
 
 
 @dataclass(frozen=True)
@@ -143,8 +134,6 @@ class Validation:
 
 def evaluate_only(setup: Any) -> dict[str, Any]:
     """``--eval-only``: the ``--weights`` model scored on ``--val``, no training; its result carries the figures."""
-    from workloads.resnet50.precision import Precision
-
     args = setup.args
     setup.build(synthetic_only=True)
     precision = Precision(setup)

@@ -26,22 +26,10 @@ from torch.utils.data import DataLoader, Dataset, DistributedSampler, RandomSamp
 from torch.utils.data import default_collate
 
 from workloads.child.harness import WorkloadError
+from workloads.vision.transforms import training_transform
 
-IMAGENET_MEAN = (0.485, 0.456, 0.406)
-IMAGENET_STD = (0.229, 0.224, 0.225)
 _REPLACEMENT_TRIES = 16
 LAYOUT_HINT = "--data DIR takes an ImageFolder tree: DIR/<class name>/<image file>"
-
-
-def training_transform(image_size: int) -> Any:
-    from torchvision import transforms
-
-    return transforms.Compose([
-        transforms.RandomResizedCrop(image_size, antialias=True),
-        transforms.RandomHorizontalFlip(),
-        transforms.ToTensor(),
-        transforms.Normalize(IMAGENET_MEAN, IMAGENET_STD),
-    ])
 
 
 def check_folder(path: str) -> Path:

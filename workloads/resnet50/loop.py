@@ -25,21 +25,40 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from workloads.child import device as devices
 from workloads.child.harness import WorkloadError, log
+from workloads.child.train.memory import PeakMemory
+from workloads.child.train.precision import Precision
 from workloads.resnet50 import checkpoint
 from workloads.resnet50.evaluate import Validation
 from workloads.resnet50.options import UNIT
-from workloads.resnet50.precision import Precision
 from workloads.resnet50.result import EpochSummary, StepRecord, report
 from workloads.resnet50.setup import Setup
 
-# the peak-memory counters build a dict of every allocator statistic per read: at most once a second
-MEMORY_EVERY_S = 1.0
+
+@dataclass(frozen=True)
+class Plan:
+    """The steps a run takes, counted over what it plans: ``--steps`` caps them, the epochs are those it reaches."""
+
+    steps_per_epoch: int
+    planned: int       # the steps this run takes
+    capped: bool       # --steps cut the epochs asked for short
+    total_steps: int   # the global step it ends at (a resumed run goes on from the checkpoint's)
+    total_epochs: int  # the epoch it ends in
+
+
+def plan_of(args: Any, start_step: int, start_epoch: int, steps_per_epoch: int) -> Plan:
+    planned = max(0, args.epochs - start_epoch + 1) * steps_per_epoch
+    capped = args.steps is not None and args.steps < planned
+    if capped:
+        planned = args.steps
+    total_epochs = start_epoch - 1 + -(-planned // max(1, steps_per_epoch))  # the epochs the cap lets it reach
+    return Plan(steps_per_epoch, planned, capped, start_step + planned, total_epochs)
 
 
 class Training:
@@ -50,110 +69,127 @@ class Training:
         self.args = setup.args
 
     def run(self) -> dict[str, Any]:
-        s, args, dev = self.setup, self.args, self.setup.device
+        s, dev = self.setup, self.setup.device
         s.build()
-        self.precision = precision = Precision(s)
+        self.precision = Precision(s)
         self.global_step = s.start_step
-        data = s.data
-        steps_per_epoch = data.steps_per_epoch
-        epochs_left = max(0, args.epochs - s.start_epoch + 1)
-        planned = epochs_left * steps_per_epoch
-        capped = args.steps is not None and args.steps < planned
-        if capped:
-            planned = args.steps
-        total_steps = self.global_step + planned
-        total_epochs = s.start_epoch - 1 + -(-planned // max(1, steps_per_epoch))  # the epochs the cap lets it reach
-        self.validation = Validation(s, args.val) if args.val is not None else None
-        s.start(precision.requested, steps_per_epoch=steps_per_epoch, start_epoch=s.start_epoch,
-                total_steps=total_steps, total_epochs=total_epochs)
+        self.plan = plan_of(self.args, s.start_step, s.start_epoch, s.data.steps_per_epoch)
+        self.validation = Validation(s, self.args.val) if self.args.val is not None else None
+        self._start()
+        devices.reset_peak_memory(dev)
+        self.memory = PeakMemory(dev)
+        self.nonfinite_losses = 0
+        self.records: list[StepRecord] = []
+        self.counted_from = self.args.warmup  # index into records of the first step the median counts
+        self.run_steps = 0
+        self.loss_value = float("nan")
+        epoch = s.start_epoch - 1
+        t_start = self.t_prev = devices.now(dev)
+        evaluated_s = 0.0
+        while self.run_steps < self.plan.planned:
+            epoch += 1
+            evaluated_s += self._epoch(epoch)
+        total_s = devices.now(dev) - t_start - evaluated_s
+        return report(s, self.precision, self.records, self.loss_value, total_s, epoch, self.global_step,
+                      nonfinite_losses=self.nonfinite_losses,
+                      evaluation=self.validation.metrics() if self.validation is not None else None)
+
+    def _start(self) -> None:
+        """The start event, the plan logged, and a warning for what the data or the checkpoint leave out."""
+        s, args, plan, data = self.setup, self.args, self.plan, self.setup.data
+        s.start(self.precision.requested, steps_per_epoch=plan.steps_per_epoch, start_epoch=s.start_epoch,
+                total_steps=plan.total_steps, total_epochs=plan.total_epochs)
         if s.is_main:
-            log(f"data: {data.description}; {steps_per_epoch} steps per epoch; "
-                + _plan_words(planned, s.start_epoch, total_epochs, args.epochs, args.steps if capped else None))
+            log(f"data: {data.description}; {plan.steps_per_epoch} steps per epoch; "
+                + _plan_words(plan.planned, s.start_epoch, plan.total_epochs, args.epochs,
+                              args.steps if plan.capped else None))
         if data.skipped.not_images and s.is_main:
             examples = ", ".join(data.skipped.not_images[:3])
             s.emitter.warning(f"skipping {len(data.skipped.not_images)} non-image files in {args.data} "
                               f"(e.g. {examples})", code="skipped_files")
-        if planned == 0 and s.resumed is not None:
+        if plan.planned == 0 and s.resumed is not None:
             s.emitter.warning(f"the checkpoint already holds epoch {s.start_epoch - 1} of {args.epochs}: "
                               "nothing to train", code="nothing_to_train")
-        devices.reset_peak_memory(dev)
-        self.nonfinite_losses = 0
-        records: list[StepRecord] = []
-        counted_from = args.warmup  # index into records of the first step the median counts
-        run_steps = 0
-        epoch = s.start_epoch - 1
-        loss_value = float("nan")
-        t_start = t_prev = devices.now(dev)
-        memory_read_at = float("-inf")
+
+    def _epoch(self, epoch: int) -> float:
+        """One epoch's steps, then its evaluation and checkpoint; the seconds evaluating took (not training time)."""
+        s, args, dev = self.setup, self.args, self.setup.device
+        step_in_epoch, completed = self._steps_of(epoch)
+        if step_in_epoch == 0:
+            raise WorkloadError(f"no readable images in {s.data.description}: "
+                                f"{s.data.skipped.count} files skipped", hint="check the files decode")
         evaluated_s = 0.0
-        allocated = reserved = None
-        while run_steps < planned:
-            epoch += 1
-            epoch_first = len(records)  # this epoch's steps are records[epoch_first:]
-            step_in_epoch = 0
-            completed = True
-            for images, labels, bad in data.epoch(epoch):
-                if bad:
-                    self._skipped(bad)
-                if images is None:
-                    continue
-                t_data = time.perf_counter()
-                images = images.to(dev, non_blocking=True, memory_format=s.memory_format)
-                labels = labels.to(dev, non_blocking=True)
-                loss, fell_back = precision.train_step(images, labels, self.global_step + 1)
-                t_end = devices.now(dev)
-                loss_value = loss.item()
-                run_steps += 1
-                step_in_epoch += 1
-                self.global_step += 1
-                if not math.isfinite(loss_value):
-                    self._nonfinite_loss(loss_value, epoch)
-                n = int(images.shape[0]) * s.world
-                step_s = t_end - t_prev
-                if fell_back:
-                    counted_from = len(records) + 1 + args.warmup
-                records.append(StepRecord(n, step_s, t_end - t_data, t_data - t_prev, loss_value,
-                                          counted=len(records) >= counted_from))
-                end_of_epoch = step_in_epoch == steps_per_epoch or run_steps == planned
-                if s.is_main:
-                    extra: dict[str, Any] = {}
-                    if len(records) <= counted_from:
-                        extra["warmup"] = True
-                    if fell_back:
-                        extra["fallback"] = True
-                    if end_of_epoch:
-                        summary = EpochSummary.of(records[epoch_first:], epoch, total_epochs, steps_per_epoch)
-                        extra["epoch_images_per_s"] = summary.images_per_s
-                        extra["epoch_loss"] = summary.mean_loss
-                    if end_of_epoch or t_end - memory_read_at >= MEMORY_EVERY_S:
-                        allocated, reserved = devices.peak_memory(dev)
-                        memory_read_at = t_end
-                    s.emitter.step(self.global_step, epoch=epoch, loss=loss_value,
-                                   throughput=n / step_s if step_s > 0 else None, unit=UNIT,
-                                   step_s=step_s, data_wait_s=t_data - t_prev, compute_s=t_end - t_data,
-                                   memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
-                                   total_steps=total_steps, total_epochs=total_epochs, **extra)
-                    if end_of_epoch:
-                        log(summary.line(capped_at=args.steps if capped else None))
-                t_prev = t_end
-                if run_steps >= planned:
-                    completed = step_in_epoch >= steps_per_epoch
-                    break
-            if step_in_epoch == 0:
-                raise WorkloadError(f"no readable images in {data.description}: "
-                                    f"{data.skipped.count} files skipped", hint="check the files decode")
-            if self.validation is not None:
-                evaluated_s += self._validate(epoch)
-                t_prev = devices.now(dev)  # evaluating is not training time
-            if completed and args.checkpoint:
-                self._save(epoch)
-                t_prev = devices.now(dev)  # saving is not training time
-            elif args.checkpoint and s.is_main:
-                log(f"no checkpoint for epoch {epoch}: it stopped at step {step_in_epoch} of {steps_per_epoch}")
-        total_s = devices.now(dev) - t_start - evaluated_s
-        return report(s, precision, records, loss_value, total_s, epoch, self.global_step,
-                      nonfinite_losses=self.nonfinite_losses,
-                      evaluation=self.validation.metrics() if self.validation is not None else None)
+        if self.validation is not None:
+            evaluated_s = self._validate(epoch)
+            self.t_prev = devices.now(dev)  # evaluating is not training time
+        if completed and args.checkpoint:
+            self._save(epoch)
+            self.t_prev = devices.now(dev)  # saving is not training time
+        elif args.checkpoint and s.is_main:
+            log(f"no checkpoint for epoch {epoch}: it stopped at step {step_in_epoch} of {self.plan.steps_per_epoch}")
+        return evaluated_s
+
+    def _steps_of(self, epoch: int) -> tuple[int, bool]:
+        """The steps of ``epoch`` the plan leaves: (how many ran, whether the epoch ran to its end)."""
+        epoch_first = len(self.records)  # this epoch's steps are records[epoch_first:]
+        step_in_epoch = 0
+        for images, labels, bad in self.setup.data.epoch(epoch):
+            if bad:
+                self._skipped(bad)
+            if images is None:
+                continue
+            step_in_epoch += 1
+            self._step(images, labels, epoch, step_in_epoch, epoch_first)
+            if self.run_steps >= self.plan.planned:
+                return step_in_epoch, step_in_epoch >= self.plan.steps_per_epoch
+        return step_in_epoch, True
+
+    def _step(self, images: Any, labels: Any, epoch: int, step_in_epoch: int, epoch_first: int) -> None:
+        """One timed step: the batch copied to the device, the step run, its record kept and its event sent."""
+        s, dev = self.setup, self.setup.device
+        t_data = time.perf_counter()
+        images = images.to(dev, non_blocking=True, memory_format=s.memory_format)
+        labels = labels.to(dev, non_blocking=True)
+        loss, fell_back = self.precision.train_step(images, labels, self.global_step + 1)
+        t_end = devices.now(dev)
+        self.loss_value = loss.item()
+        self.run_steps += 1
+        self.global_step += 1
+        if not math.isfinite(self.loss_value):
+            self._nonfinite_loss(self.loss_value, epoch)
+        if fell_back:
+            self.counted_from = len(self.records) + 1 + self.args.warmup
+        record = StepRecord(int(images.shape[0]) * s.world, t_end - self.t_prev, t_end - t_data,
+                            t_data - self.t_prev, self.loss_value, counted=len(self.records) >= self.counted_from)
+        self.records.append(record)
+        end_of_epoch = step_in_epoch == self.plan.steps_per_epoch or self.run_steps == self.plan.planned
+        if s.is_main:
+            self._emit_step(record, t_end, epoch, fell_back, self.records[epoch_first:] if end_of_epoch else None)
+        self.t_prev = t_end
+
+    def _emit_step(self, record: StepRecord, t_end: float, epoch: int, fell_back: bool,
+                   epoch_records: list[StepRecord] | None) -> None:
+        """The step event (rank 0); at the end of an epoch (``epoch_records``: its steps) its summary beside it."""
+        s, plan = self.setup, self.plan
+        extra: dict[str, Any] = {}
+        if len(self.records) <= self.counted_from:
+            extra["warmup"] = True
+        if fell_back:
+            extra["fallback"] = True
+        summary = None
+        if epoch_records is not None:
+            summary = EpochSummary.of(epoch_records, epoch, plan.total_epochs, plan.steps_per_epoch)
+            extra["epoch_images_per_s"] = summary.images_per_s
+            extra["epoch_loss"] = summary.mean_loss
+        allocated, reserved = self.memory.at(t_end, force=summary is not None)
+        step_s = record.step_s
+        s.emitter.step(self.global_step, epoch=epoch, loss=record.loss,
+                       throughput=record.images / step_s if step_s > 0 else None, unit=UNIT,
+                       step_s=step_s, data_wait_s=record.data_wait_s, compute_s=record.compute_s,
+                       memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
+                       total_steps=plan.total_steps, total_epochs=plan.total_epochs, **extra)
+        if summary is not None:
+            log(summary.line(capped_at=self.args.steps if plan.capped else None))
 
     def _validate(self, epoch: int) -> float:
         """Score the weights on ``--val`` (rank 0; the others wait): the seconds it took, left out of training."""

@@ -12,6 +12,7 @@ from typing import Any
 from workloads.child import data_parallel, multinode
 from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_int, positive_float, positive_int
 from workloads.resnet50.spec import BATCH_SIZE, EPOCH_SIZE, EPOCHS, SPEC
+from workloads.rundir.ops_csv import failing_module_types
 
 WORKLOAD = SPEC.name
 UNIT = SPEC.unit
@@ -117,8 +118,6 @@ def kept_in_fp32(args: Any) -> list[str]:
     failing in the ``--amp`` dtype (none without the option). Read before torch is imported."""
     if args.ops_from is None:
         return []
-    from workloads.opscan.table import failing_module_types
-
     try:
         return failing_module_types(args.ops_from, args.amp, source=WORKLOAD)
     except (OSError, ValueError, KeyError) as exc:

@@ -9,8 +9,8 @@ from typing import Any, Sequence
 
 from workloads.child import device as devices
 from workloads.child.harness import log
+from workloads.child.train.precision import Precision
 from workloads.resnet50 import baselines
-from workloads.resnet50.precision import Precision
 from workloads.resnet50.setup import Setup
 
 

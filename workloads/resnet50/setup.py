@@ -1,7 +1,7 @@
 """Where and on what a ResNet-50 run trains: process role, device, data, model, optimiser, and what it resumes from.
 
 ``CARDBENCH_INJECT_AMP_FAILURE`` and ``CARDBENCH_INJECT_OOM_BATCH`` are read here
-(see :mod:`workloads.resnet50.precision`), so the start event says a run was rigged.
+(see :mod:`workloads.child.train.precision`), so the start event says a run was rigged.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import torch
 from workloads.child import data_parallel
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
+from workloads.child.train import amp_diagnosis, oom
+from workloads.child.train.memory import total_memory
 from workloads.errors import first_line
-from workloads.resnet50 import amp_diagnosis, checkpoint, imagedata
+from workloads.resnet50 import checkpoint, imagedata
 from workloads.resnet50.options import DEFAULT_EPOCH_SIZE, WORKLOAD
-
-OOM_INJECT_ENV = "CARDBENCH_INJECT_OOM_BATCH"
 
 # What one training step holds, on the low side, so that only a run that cannot fit is refused: ResNet-50
 # keeps about 100 MB of activations and their gradients per 224 px image in FP32 (about 130 MB measured on
@@ -49,8 +49,7 @@ class Setup:
             data_parallel.init_process_group(self.device)
         self.lr = args.lr or 0.1 * args.batch_size * self.world / 256
         self.memory_format = torch.channels_last if args.channels_last else torch.preserve_format
-        oom = os.environ.get(OOM_INJECT_ENV)
-        self.oom_above = int(oom) if oom and oom.strip().isdigit() else None
+        self.oom_above = oom.injected_limit()
         self.amp_failure_spec = os.environ.get(amp_diagnosis.INJECT_ENV, "").strip()
         self.device_name = devices.name(self.device)
         self.num_workers: int | None = None
@@ -213,19 +212,6 @@ def step_memory_estimate(batch: int, image_size: int, autocast: bool) -> float:
     """Bytes one training step of ``batch`` images of ``image_size`` px holds, about and on the low side."""
     per_image = ACTIVATION_BYTES_PER_224_IMAGE * (image_size / 224) ** 2 * (0.5 if autocast else 1.0)
     return MODEL_STATE_BYTES + batch * per_image
-
-
-def total_memory(device: Any) -> int | None:
-    """All the memory of ``device`` (the host's RAM for the CPU), or None where torch does not say."""
-    try:
-        if device.type == "cpu":
-            import psutil
-
-            return int(psutil.virtual_memory().total)
-        properties = getattr(getattr(torch, device.type, None), "get_device_properties", None)
-        return int(properties(device).total_memory) if properties is not None else None
-    except Exception:  # noqa: BLE001 - no figure: no check, the allocator still has its say
-        return None
 
 
 def _size(n: float) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, positive_float,
                                      positive_int)
-from workloads.command.cli import device_env
+from workloads.jobs.device_env import device_env
 from workloads.serve.client import BadUrl, Endpoint
 from workloads.serve.figures import parse_slo
 from workloads.serve.launch import command_of

@@ -1,5 +1,5 @@
 """`--launch "CMD"`: the user's server as the command workload runs a job (its process group, guard and
-leftover sweep: workloads.command.job), its output in run.log as ``[server]`` lines, read on a thread while
+leftover sweep: workloads.jobs.job), its output in run.log as ``[server]`` lines, read on a thread while
 the sweep runs; ready when /health or /v1/models answers 200, within a time cap."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import threading
 from typing import Callable
 
 from workloads.child.harness import WorkloadError, log
-from workloads.command.job import Job, pump
-from workloads.command.output import LogCopy
+from workloads.jobs.job import Job, pump
+from workloads.jobs.output import LogCopy
 from workloads.safe_text import one_line
 from workloads.serve.client import Answer, Connection, Endpoint, get_json
 from workloads.serve.within import within

@@ -29,7 +29,7 @@ SMALL = ["--seconds", "0.2", "--max-workers", "1", "--batch-size", "4", "--devic
 LIMITED = """
 import resource, runpy, sys
 import psutil, torch, torchvision.io, torch.utils.data, PIL.Image, PIL.PngImagePlugin, PIL.JpegImagePlugin
-import workloads.dataio.cli, workloads.dataio.decode, workloads.dataio.loader, workloads.resnet50.imagedata
+import workloads.dataio.cli, workloads.dataio.decode, workloads.dataio.loader, workloads.vision.transforms
 torch.ones(1 << 16).sum()   # the intra-op threads start before the baseline is read
 with open('/proc/self/status') as status:
     vm = next(int(line.split()[1]) * 1024 for line in status if line.startswith('VmSize:'))

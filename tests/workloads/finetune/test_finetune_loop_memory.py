@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("torch")
 
 from workloads.child.harness import Emitter  # noqa: E402
+from workloads.child.train import memory  # noqa: E402
 from workloads.finetune import train  # noqa: E402
 from workloads.finetune.options import build_parser, check  # noqa: E402
 
@@ -24,7 +25,7 @@ def test_the_peak_is_read_once_for_the_result_and_the_step_events_carry_a_read_f
         return 1000 + len(reads), None   # a high-water mark: each read at least the last
 
     monkeypatch.setattr(train.devices, "peak_memory", peak_memory)
-    monkeypatch.setattr(train, "MEMORY_EVERY_S", 1e9)   # no second read by the clock, however slow the machine
+    monkeypatch.setattr(memory, "MEMORY_EVERY_S", 1e9)   # no second read by the clock, however slow the machine
     args = build_parser().parse_args(ARGS)
     config = check(args)
     events = io.StringIO()

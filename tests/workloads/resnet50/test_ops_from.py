@@ -8,6 +8,7 @@ import sys
 
 from workloads import protocol
 from workloads.opscan import table
+from workloads.rundir import ops_csv
 
 
 def scan_dir(tmp_path):
@@ -23,14 +24,14 @@ def scan_dir(tmp_path):
              {"op": "aten.convolution.default", "dtype": "bf16", "call": 2, "status": "ok", "nmse": 1e-6},
              {"op": "aten.convolution.default", "dtype": "fp16", "call": 2, "status": "mismatch", "nmse": 0.1},
              {"op": "aten.add_.Tensor", "dtype": "bf16", "call": 3, "status": "error"}]
-    table.write_csv(tmp_path / table.OPS_CSV, table.fold(cases, calls, device_is_cpu=True))
+    ops_csv.write_csv(tmp_path / ops_csv.OPS_CSV, table.fold(cases, calls, device_is_cpu=True))
     return tmp_path
 
 
 def test_the_failing_module_types_of_resnet50_in_the_dtype_are_read_from_the_scan(tmp_path):
     run = scan_dir(tmp_path)
-    assert table.failing_module_types(run, "bf16", "resnet50") == ["BatchNorm2d"]
-    assert table.failing_module_types(run, "fp16", "resnet50") == ["Conv2d"]
+    assert ops_csv.failing_module_types(run, "bf16", "resnet50") == ["BatchNorm2d"]
+    assert ops_csv.failing_module_types(run, "fp16", "resnet50") == ["Conv2d"]
 
 
 def test_resnet50_starts_with_exactly_those_types_in_fp32(tmp_path):

@@ -1,4 +1,4 @@
-"""The ResNet-50 workload's parts on small inputs: batch search, diagnosis, checkpoints, image folders."""
+"""The ResNet-50 workload's parts on small inputs: checkpoints, image folders."""
 import os
 import pickle
 import subprocess
@@ -8,112 +8,12 @@ import pytest
 import torch
 from torch import nn
 
-from workloads.resnet50 import amp_diagnosis
-from workloads.resnet50 import batch_search
 from workloads.resnet50 import checkpoint
 from workloads.resnet50 import checkpoint_lock
 from workloads.resnet50 import imagedata
 from workloads.child.harness import WorkloadError
 
 CPU = torch.device("cpu")
-
-
-# --- batch search (pure logic) -----------------------------------------------------------------
-
-def _fits_below(limit):
-    return lambda batch: batch <= limit
-
-
-@pytest.mark.parametrize("limit", [1, 5, 12, 100, 1000])
-def test_search_finds_the_largest_fitting_batch(limit):
-    found = batch_search.search(_fits_below(limit), cap=4096, tolerance=0)
-    assert found.largest == limit and found.smallest_failing == limit + 1 and not found.capped
-    sizes = [b for b, _ in found.tried]
-    doubling = limit.bit_length() + 1
-    assert sizes[:doubling] == [2**i for i in range(doubling)]  # doubling first
-    assert len(sizes) <= 2 * limit.bit_length() + 2  # then bisection, not a linear walk
-
-
-def test_search_stops_at_the_cap_and_tries_the_cap_itself():
-    found = batch_search.search(_fits_below(10**6), cap=48)
-    assert found.largest == 48 and found.capped and found.smallest_failing is None
-    assert [b for b, _ in found.tried] == [1, 2, 4, 8, 16, 32, 48]
-
-
-def test_search_reports_none_when_even_one_does_not_fit():
-    found = batch_search.search(_fits_below(0), cap=64)
-    assert found.largest is None and found.smallest_failing == 1
-
-
-def test_search_tolerance_spares_trials_at_large_sizes():
-    exact = batch_search.search(_fits_below(1500), cap=4096, tolerance=0)
-    rough = batch_search.search(_fits_below(1500), cap=4096)
-    assert exact.largest == 1500
-    assert 1500 * 15 / 16 <= rough.largest <= 1500 and len(rough.tried) < len(exact.tried)
-
-
-# --- mixed-precision diagnosis ------------------------------------------------------------------
-
-class NoBFloat16(nn.Module):
-    """Stands in for an op a device lacks in bfloat16, with the message PyTorch uses."""
-
-    def forward(self, x):
-        if x.dtype == torch.bfloat16:
-            raise NotImplementedError("\"gelu_kernel\" not implemented for 'BFloat16'")
-        return x * 2
-
-
-class AlwaysBroken(nn.Module):
-    def forward(self, x):
-        raise RuntimeError("broken with or without autocast")
-
-
-def _small_net(middle=None):
-    torch.manual_seed(0)
-    return nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(inplace=True),
-                         middle or nn.Identity(), nn.Flatten(), nn.Linear(4 * 6 * 6, 3))
-
-
-def _step_under_autocast(model):
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        loss = model(torch.randn(2, 3, 8, 8)).float().sum()
-    loss.backward()
-    return loss
-
-
-def test_diagnosis_names_the_first_failing_layer_and_its_op_type():
-    model = _small_net(NoBFloat16())
-    with pytest.raises(NotImplementedError):
-        _step_under_autocast(model)
-    running_mean = model[1].running_mean.clone()
-    found = amp_diagnosis.diagnose(model, torch.randn(2, 3, 8, 8), CPU, torch.bfloat16)
-    assert found.fp32_error is None and found.layers_tested == 6
-    assert [(f.layer, f.module_type) for f in found.failures] == [("3", "NoBFloat16")]
-    assert found.first.aten_op == "gelu_kernel"  # taken from the error text
-    assert torch.equal(model[1].running_mean, running_mean)  # the replays left batch norm as it was
-    assert all(p.grad is None for p in model.parameters())
-    # keeping the failing type out of autocast lets the step run; the rest stays in bfloat16
-    assert amp_diagnosis.keep_in_fp32(model, found.failing_types, "cpu") == ["3"]
-    assert torch.isfinite(_step_under_autocast(model))
-
-
-def test_injected_failure_raises_only_under_autocast_and_is_found():
-    model = _small_net()
-    assert amp_diagnosis.inject_failures(model, "Conv2d", "cpu") == ["0"]
-    model(torch.randn(2, 3, 8, 8))  # FP32 runs
-    with pytest.raises(RuntimeError, match="device kernel image is invalid"):
-        _step_under_autocast(model)
-    found = amp_diagnosis.diagnose(model, torch.randn(2, 3, 8, 8), CPU, torch.bfloat16)
-    assert found.first.layer == "0" and found.failing_types == ["Conv2d"]
-    assert amp_diagnosis.is_amp_device_error(RuntimeError("CUDA error: device kernel image is invalid"))
-    assert not amp_diagnosis.is_amp_device_error(torch.OutOfMemoryError("CUDA out of memory"))
-    assert not amp_diagnosis.is_amp_device_error(ValueError("a bug"))
-
-
-def test_a_layer_broken_without_autocast_too_is_not_blamed_on_autocast():
-    model = nn.Sequential(nn.Linear(4, 4), AlwaysBroken())
-    found = amp_diagnosis.diagnose(model, torch.randn(2, 4), CPU, torch.bfloat16)
-    assert found.failures == [] and "broken with or without autocast" in found.fp32_error
 
 
 # --- checkpoints --------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The run's telemetry.jsonl, read as it grows: the soak's view of the device without importing tui/.
+"""The run's telemetry.jsonl, read as it grows: a workload's view of the device without importing tui/ (the soak's
+intervals, serve's levels).
 
 The runner's sampler appends one JSON object per tick (``{"t": ..., "devices": [...], "host": {...}}``).
 A workload may not import ``tui``, so the few fields the soak needs are read from the decoded dicts here.
@@ -17,10 +18,9 @@ import os
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
-from workloads import rundir
 from workloads.numbers import finite
+from workloads.rundir import TELEMETRY
 
-TELEMETRY = rundir.TELEMETRY
 _CHUNK = 1 << 20   # read in pieces: a backlog is never in memory at once
 
 
@@ -32,6 +32,11 @@ class TelemetryTail:
         self.skipped = 0
         self._file: BinaryIO | None = None
         self._rest = b""      # a line not yet whole
+
+    @classmethod
+    def of_run(cls, run_dir: str | Path | None) -> TelemetryTail:
+        """The tail of ``run_dir``'s telemetry.jsonl; one that reads nothing without a run directory."""
+        return cls(Path(run_dir) / TELEMETRY if run_dir else None)
 
     def samples(self) -> Iterator[dict[str, Any]]:
         """The samples appended since the last call, oldest first; nothing when there is no file yet."""

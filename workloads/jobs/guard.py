@@ -1,4 +1,4 @@
-"""`python -m workloads.command.guard GRACE_S`: leads the job's process group and takes it down when the child goes.
+"""`python -m workloads.jobs.guard GRACE_S`: leads the job's process group and takes it down when the child goes.
 
 The job runs in its own process group, so neither the runner's stop (it signals the child's group)
 nor the kernel's parent-death signal (it reaches only the child) touch it: a child killed with
@@ -17,7 +17,7 @@ import signal
 import sys
 import time
 
-from workloads.command.procs import stats
+from workloads.jobs.procs import stats
 
 _POLL_S = 0.05
 

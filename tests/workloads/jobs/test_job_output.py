@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workloads.command.output import CUT, LONGEST, NEWLINE, PEEK, REDRAW, REDRAW_LOG_S, LogCopy, Splitter
+from workloads.jobs.output import CUT, LONGEST, NEWLINE, PEEK, REDRAW, REDRAW_LOG_S, LogCopy, Splitter
 
 
 def split(*chunks: bytes) -> list[tuple[str, str]]:

@@ -1,37 +1,57 @@
 """How a training step runs, and what it falls back to when it cannot: autocast, the gradient scaler, torch.compile.
 
 When a step under autocast raises a device error, the run diagnoses it (see
-:mod:`workloads.resnet50.amp_diagnosis`), emits a ``fallback`` event naming the first
+:mod:`workloads.child.train.amp_diagnosis`), emits a ``fallback`` event naming the first
 failing layer and its type, and carries on with autocast off for the failing
 module types where that works, else in FP32. A ``--compile`` model that fails
 its first step is dropped for the eager one, also with a ``fallback`` event.
 
+The step itself is a supervised one (``criterion(model(inputs), targets)``, then one optimiser step); a
+workload whose step differs (the fine-tune's causal LM over micro-batches) overrides
+:meth:`Precision._forward_backward` and keeps the rest.
+
 Environment variables for testing without the hardware that fails:
 ``CARDBENCH_INJECT_AMP_FAILURE=layer1.0.conv2`` (module names or class names,
 comma-separated) makes those modules raise a device error under autocast;
-``CARDBENCH_INJECT_OOM_BATCH=N`` makes any step with more than N images raise
-out-of-memory.
+``CARDBENCH_INJECT_OOM_BATCH=N`` makes any step with more than N samples raise
+out-of-memory (:mod:`workloads.child.train.oom`).
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
 from workloads.child import device as devices
-from workloads.child.harness import WorkloadError, log
+from workloads.child.harness import Emitter, WorkloadError, log
+from workloads.child.train import amp_diagnosis, oom
 from workloads.errors import first_line
 from workloads.hints import hint_for
-from workloads.resnet50 import amp_diagnosis
-from workloads.resnet50.setup import OOM_INJECT_ENV, Setup
+
+
+class TrainingSetup(Protocol):
+    """What :class:`Precision` reads of a workload's built run (ResNet-50's and the fine-tune's ``Setup``)."""
+
+    args: Any            # .amp ('off', 'bf16', 'fp16'), .compile, and optionally .fp32_from_scan
+    device: Any
+    model: Any           # the module diagnosed and patched
+    trained: Any         # what a step calls: the model, or its data-parallel wrapper
+    criterion: Any
+    optimizer: Any
+    scaler: Any
+    oom_above: int | None
+    is_main: bool
+    emitter: Emitter
 
 
 class Precision:
-    """The way steps run on a built :class:`~workloads.resnet50.setup.Setup`, and every fallback taken so far."""
+    """The way steps run on a built :class:`TrainingSetup`, and every fallback taken so far."""
 
-    def __init__(self, setup: Setup):
+    samples = "images"   # what a batch holds, in an injected out-of-memory's message
+
+    def __init__(self, setup: TrainingSetup):
         args = setup.args
         self.setup = setup
         self.amp_dtype = devices.autocast_dtype(args.amp)
@@ -61,14 +81,11 @@ class Precision:
             return contextlib.nullcontext()
         return torch.autocast(self.setup.device.type, dtype=self.amp_dtype)
 
-    def _forward_backward(self, images: Any, labels: Any) -> Any:
+    def _forward_backward(self, inputs: Any, targets: Any) -> Any:
         s = self.setup
-        if s.oom_above is not None and images.shape[0] > s.oom_above:
-            raise torch.OutOfMemoryError(
-                f"CUDA out of memory. Tried to allocate a batch of {images.shape[0]} images "
-                f"(injected by {OOM_INJECT_ENV}={s.oom_above})")
+        oom.raise_if_injected(int(inputs.shape[0]), s.oom_above, self.samples)
         with self._autocast():
-            loss = s.criterion(self.stepped(images), labels)
+            loss = s.criterion(self.stepped(inputs), targets)
         s.optimizer.zero_grad(set_to_none=True)
         if self.scaler_on:
             s.scaler.scale(loss).backward()
@@ -79,30 +96,30 @@ class Precision:
             s.optimizer.step()
         return loss
 
-    def train_step(self, images: Any, labels: Any, step: int) -> tuple[Any, bool]:
+    def train_step(self, inputs: Any, targets: Any, step: int) -> tuple[Any, bool]:
         """One step, numbered ``step`` in a fallback; returns (loss, whether it fell back to another way of running)."""
         try:
-            loss = self._forward_backward(images, labels)
+            loss = self._forward_backward(inputs, targets)
             self.compile_checked = True
             return loss, False
         except Exception as exc:  # noqa: BLE001 - sorted below: compile, autocast, or a real failure
-            if amp_diagnosis.is_out_of_memory(exc):
+            if oom.is_out_of_memory(exc):
                 raise
             if not self.compile_checked:
-                return self._drop_compile(exc, images, labels, step), True
+                return self._drop_compile(exc, inputs, targets, step), True
             if self.amp_dtype is None or not amp_diagnosis.is_amp_device_error(exc):
                 raise
             error = first_line(exc)
-        return self._fall_back(error, images, labels, step), True
+        return self._fall_back(error, inputs, targets, step), True
 
-    def _drop_compile(self, exc: BaseException, images: Any, labels: Any, step: int) -> Any:
+    def _drop_compile(self, exc: BaseException, inputs: Any, targets: Any, step: int) -> Any:
         self.compile_checked = True
         self.stepped = self.setup.trained
         self._note_fallback(step, first_line(exc), "torch.compile failed: continuing with the eager model")
-        loss, _ = self.train_step(images, labels, step)
+        loss, _ = self.train_step(inputs, targets, step)
         return loss
 
-    def _fall_back(self, error: str, images: Any, labels: Any, step: int) -> Any:
+    def _fall_back(self, error: str, inputs: Any, targets: Any, step: int) -> Any:
         s = self.setup
         if s.is_main:
             log(f"step under {self.label} autocast failed: {error}")
@@ -115,7 +132,7 @@ class Precision:
             self.diagnosed = True
             if s.is_main:
                 log("diagnosing: replaying each layer alone under autocast")
-            diagnosis = amp_diagnosis.diagnose(s.model, images[:2], s.device, self.amp_dtype)
+            diagnosis = amp_diagnosis.diagnose(s.model, inputs[:2], s.device, self.amp_dtype)
             if diagnosis.fp32_error:
                 raise WorkloadError(f"the step fails without autocast too: {diagnosis.fp32_error}",
                                     hint=hint_for(diagnosis.fp32_error), bad_input=False)
@@ -124,7 +141,7 @@ class Precision:
                 types = diagnosis.failing_types
                 amp_diagnosis.keep_in_fp32(s.model, types, s.device.type)
                 try:
-                    loss = self._forward_backward(images, labels)
+                    loss = self._forward_backward(inputs, targets)
                 except RuntimeError as exc:
                     if not amp_diagnosis.is_amp_device_error(exc):
                         raise
@@ -142,7 +159,7 @@ class Precision:
         self.amp_dtype = None
         self.scaler_on = False
         self.fp32_types = []
-        loss = self._forward_backward(images, labels)
+        loss = self._forward_backward(inputs, targets)
         self._note_fallback(step, error, f"continuing in FP32 (autocast off){reason}{eager}", first, diagnosis)
         return loss
 

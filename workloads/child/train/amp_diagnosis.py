@@ -25,16 +25,13 @@ import torch
 from torch import nn
 
 from workloads.child import device as devices
+from workloads.child.train.oom import is_out_of_memory
 from workloads.errors import first_line
 
 INJECT_ENV = "CARDBENCH_INJECT_AMP_FAILURE"
 INJECTED_ERROR = "CUDA error: device kernel image is invalid"
 
 _OP_IN_MESSAGE = re.compile(r"""["'](\w+)["'] not implemented for""")
-
-
-def is_out_of_memory(exc: BaseException) -> bool:
-    return isinstance(exc, torch.OutOfMemoryError) or "out of memory" in str(exc).lower()
 
 
 def is_amp_device_error(exc: BaseException) -> bool:

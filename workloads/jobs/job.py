@@ -1,6 +1,6 @@
 """The user's command in its own process group, with a guard, and the loop that reads what it prints.
 
-:meth:`Job.start` starts the guard (:mod:`workloads.command.guard`) in a new process group, then the
+:meth:`Job.start` starts the guard (:mod:`workloads.jobs.guard`) in a new process group, then the
 command in that group, with its stdout and stderr on one pipe (so their lines keep the order a
 terminal would show). :meth:`Job.stop` is SIGTERM to the whole group,
 SIGKILL after the grace period. :func:`pump` reads the pipe until the command has exited and its
@@ -17,8 +17,8 @@ import sys
 import time
 from typing import Callable
 
-from workloads.command.output import Splitter
-from workloads.command.procs import stats
+from workloads.jobs.output import Splitter
+from workloads.jobs.procs import stats
 from workloads.protocol import PARENT_PID_ENV
 
 _TICK_S = 0.25
@@ -56,7 +56,7 @@ class Job:
         """
         self.reaping = become_subreaper()
         try:
-            self.guard = subprocess.Popen([sys.executable, "-m", "workloads.command.guard", str(self.grace_s)],
+            self.guard = subprocess.Popen([sys.executable, "-m", "workloads.jobs.guard", str(self.grace_s)],
                                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, process_group=0)
         except (OSError, subprocess.SubprocessError):
             self.guard = None  # the job still runs in a group of its own, and a stop still takes all of it
