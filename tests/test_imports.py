@@ -37,6 +37,7 @@ UI = ("tui.workbench",)
 # entry points that start the UI (the workbench, or the headless export's off-screen screenshot): they may
 # import a UI module; every other tui module is UI-free and must not reach Textual through one
 UI_CALLERS = ("tui.cli", "tui.headless")
+REGISTRY = "workloads"  # workloads/__init__.py: one line per workload, naming its spec
 
 # Cycles, by their members (one that grows still fails). Empty: no module cycle is tolerated.
 KNOWN_MODULE_CYCLES: dict[frozenset[str], str] = {}
@@ -208,7 +209,8 @@ def test_the_layers_hold():
 
 def workload_imports(modules: dict[str, Module]) -> dict[tuple[str, str], str]:
     """(importer, imported) -> 'module:line imports target: why not' for each import of a workload package's module
-    by another workload's, or by tui/ (which reads a workload's spec through the registry)."""
+    by another workload's, by a shared layer of workloads/ (models, child, facts...: what workloads share imports none
+    of them), or by tui/ (which reads a workload's spec through the registry)."""
     workloads = workload_packages(modules)
     found = {}
     for m in modules.values():
@@ -216,9 +218,11 @@ def workload_imports(modules: dict[str, Module]) -> dict[tuple[str, str], str]:
         for i in m.imports:
             for t in i.targets:
                 other = workload_of(t, workloads)
-                if other is None or other == own or not (own or within(m.name, "tui")):
+                shared = within(m.name, "workloads") and m.name != REGISTRY
+                if other is None or other == own or not (own or shared or within(m.name, "tui")):
                     continue
                 why = ("no workload imports another's" if own else
+                       "a shared layer imports no workload" if shared else
                        "tui/ reads a workload's spec through workloads.registry")
                 found.setdefault((m.name, t), f"{m.name}:{i.line} imports {t}: {why}")
     return found
@@ -337,7 +341,8 @@ def test_the_checker_reports_planted_cycles_and_planted_layer_breaks(tmp_path):
 def test_the_checker_reports_workloads_leaning_on_each_other_and_tui_reaching_past_the_registry(tmp_path):
     _write(tmp_path, {
         "workloads/__init__.py": "from workloads.alpha.spec import SPEC as A\nfrom workloads.beta.spec import SPEC as B\n",
-        "workloads/spec.py": "", "workloads/models/__init__.py": "", "workloads/models/gpt2.py": "",
+        "workloads/spec.py": "", "workloads/models/__init__.py": "",
+        "workloads/models/gpt2.py": "from workloads.beta import train\n",   # a shared layer leaning on a workload
         "workloads/alpha/__init__.py": "", "workloads/alpha/spec.py": "", "workloads/alpha/loop.py": "",
         "workloads/beta/__init__.py": "", "workloads/beta/spec.py": "from workloads.spec import WorkloadSpec\n",
         # a shared layer (models) is fine; alpha's loop is not
@@ -347,6 +352,7 @@ def test_the_checker_reports_workloads_leaning_on_each_other_and_tui_reaching_pa
     assert sorted(workload_imports(read_tree(tmp_path)).values()) == [
         "tui.cli:2 imports workloads.alpha.loop: tui/ reads a workload's spec through workloads.registry",
         "workloads.beta.train:4 imports workloads.alpha.loop: no workload imports another's",
+        "workloads.models.gpt2:1 imports workloads.beta.train: a shared layer imports no workload",
     ]
 
 
