@@ -52,11 +52,11 @@ def asked_for_cpu(args: Iterable[Any] | None) -> bool:
 
 
 def cpu_only_hint() -> str:
-    return hint_for("Torch not compiled with CUDA enabled") or ""
+    return hint_for("Torch not compiled with CUDA enabled").en
 
 
 def mismatch_hint() -> str:
-    return hint_for("management CLI lists GPUs but torch sees none") or ""
+    return hint_for("management CLI lists GPUs but torch sees none").en
 
 
 # -- what is listed ---------------------------------------------------------------------------

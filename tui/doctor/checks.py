@@ -3,7 +3,7 @@
 Each check is PASS / WARN / FAIL / SKIP with its evidence, a one-line hint, its
 stable id (``TITLES`` holds the ids and names), its number where it has one, and
 the Chinese of cardbench's own words (``zh``; quoted tool output stays as written).
-The words are the catalogue's (`tui.i18n.doctor`): a check says ``text(id, ...)``, both languages at once.
+The words are the catalogue's (`workloads.catalogue.doctor`): a check says ``text(id, ...)``, both languages at once.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from typing import Callable
 from tui.doctor.check import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck
 from tui.doctor.facts import VISIBLE_DEVICE_VARS, Facts
 from tui.formatting import NA, duration, nbytes
-from tui.i18n import hint_zh, joined, say, text
+from tui.i18n import hint_in, joined, say, text
 from tui.i18n.voice import listed, quoted
 from tui.telemetry import vendors
+from workloads.catalogue import Message
 from workloads.hints import hint_for
 from workloads.probe_report import DeviceCheck, DeviceChecks, ProbeDevice
 from workloads.spec import Text
@@ -26,13 +27,13 @@ DISK_FAIL_GIB = 2.0
 INIT_WARN_S = 20.0     # a healthy driver creates a context in well under this (persistence mode off: ~1-10 s)
 
 
-def _check(check_id: str, status: str, evidence: Text | str, hint: Text | str = "", value: float | None = None,
+def _check(check_id: str, status: str, evidence: Text | str, hint: Text | Message | str = "", value: float | None = None,
            unit: str | None = None) -> DoctorCheck:
     """A verdict. ``evidence`` and ``hint``: a `Text` where the words are cardbench's (both languages), a plain string
     where they are quoted tool output (no Chinese: the report quotes it) or a hint of `workloads.hints` (its Chinese
     found by its English)."""
-    evidence_zh = evidence.zh if isinstance(evidence, Text) else None
-    hint_said = hint.zh if isinstance(hint, Text) else hint_zh(hint) if hint else None
+    evidence_zh = evidence.zh if isinstance(evidence, (Text, Message)) else None
+    hint_said = hint.zh if isinstance(hint, (Text, Message)) else hint_in("zh", hint) if hint else None
     words = {"name": say(f"check.{check_id}", "zh"), "evidence": evidence_zh, "hint": hint_said}
     return DoctorCheck(TITLES[check_id], status, _en(evidence), _en(hint), id=check_id,
                        value=float(value) if value is not None else None, unit=unit if value is not None else None,
@@ -44,8 +45,8 @@ def _took(seconds: float | None) -> Text:
     return Text(duration(seconds), duration(seconds, "zh"))
 
 
-def _en(said: Text | str) -> str:
-    return said.en if isinstance(said, Text) else said
+def _en(said: Text | Message | str) -> str:
+    return said.en if isinstance(said, (Text, Message)) else said
 
 
 def _same(check: DoctorCheck) -> Text:
@@ -53,7 +54,7 @@ def _same(check: DoctorCheck) -> Text:
     return Text(check.evidence, check.zh.get("evidence", ""))
 
 
-def _hint(error: str | None, fallback: Text | str = "") -> Text | str:
+def _hint(error: str | None, fallback: Text | str = "") -> Text | Message | str:
     """The hint of `workloads.hints` for an error's text, else ``fallback``."""
     return (hint_for(error or "") or fallback) if error else fallback
 

@@ -10,17 +10,17 @@ import re
 from typing import Any, Mapping
 
 from tui.doctor.check import TITLES
-from tui.i18n import CATALOGUE, doctor_pointer, hint_zh, say
+from tui.i18n import CATALOGUE, doctor_pointer, hint_in, say
 from tui.i18n.voice import Voice, quoted  # noqa: F401  (quoted: the notes of the headless export take it from here)
 from workloads import registry
 
 _TITLE_IDS = {title: check_id for check_id, title in TITLES.items()}  # a doctor.json row from before ids
-_AREA = "report."  # the report's sentences in the catalogue (tui.i18n.report); Words and note take their name
+_AREA = "report."  # the report's sentences in the catalogue (workloads.catalogue.report); Words and note take their name
 
 
 class Note(str):
     """A sentence for the report, said in the reader's language when the report is written: the name of one of
-    the catalogue's ``report.`` sentences (`tui.i18n.report`) and its values (a value that is callable, a
+    the catalogue's ``report.`` sentences (`workloads.catalogue.report`) and its values (a value that is callable, a
     `workloads.spec.Text` or `quoted`, is called with the language). As a string it is the English, so code that
     prints, joins or searches notes reads words as before; ``note("zh")`` is the Chinese."""
 
@@ -83,13 +83,14 @@ class Words(Voice):
             return self.hint(english)
         return self.quote(english)
 
-    def hint(self, text: Any) -> str:
-        """One of ``workloads.hints``' pieces of advice (with the pointer to the doctor, or not)."""
+    def hint(self, text: Any, hint_id: Any = None) -> str:
+        """One of ``workloads.hints``' pieces of advice (with the pointer to the doctor, or not), by the id an event
+        carries beside its English (``hint_id``) or, in a run from before ids, by that English."""
         english = str(text or "")
         if not self.zh or not english:
             return english
         advice, pointer, _rest = english.partition(_DOCTOR_POINTER)
-        said = hint_zh(advice.strip().rstrip("."))
+        said = hint_in("zh", advice.strip().rstrip("."), hint_id if isinstance(hint_id, str) else None)
         if said is None:
             return self.quote(english)
         return say("hint.with_doctor", "zh", hint=said, doctor=say("hint.see_doctor", "zh")) if pointer else said

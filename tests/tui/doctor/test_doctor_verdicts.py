@@ -13,9 +13,9 @@ from fake_cli import only_on_path, write_cli
 from test_doctor import CPU_ONLY_PROBE, by_id, healthy
 from tui import doctor
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, Facts, checks_from
-from tui.i18n import hint_zh, say
+from tui.i18n import say
 from tui.telemetry.sample import DeviceProcess, DeviceSample
-from workloads.hints import HINTS
+from workloads.hints import RULES
 
 GIB = 2**30
 NOT_FOUND = "NVMLError_LibraryNotFound: NVML Shared Library Not Found"
@@ -127,7 +127,7 @@ def test_the_chinese_evidence_keeps_the_numbers_and_the_quoted_tool_output():
 
 def test_every_name_and_every_known_hint_has_its_chinese():
     assert all(say(f"check.{cid}", "zh") for cid in TITLES)
-    missing = [hint for _pattern, hint in HINTS if not hint_zh(hint)]
+    missing = [advice for _pattern, advice in RULES if not say(f"hint.{advice}", "zh")]
     assert not missing
 
 

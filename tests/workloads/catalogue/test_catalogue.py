@@ -1,5 +1,6 @@
-"""The one catalogue of (English, Chinese) words keyed by id (`tui.i18n`): its form, and the check that finds an
-English sentence of its in a Chinese text (each area's Chinese test uses it: compare, the CPU trap, the doctor)."""
+"""The one catalogue of (English, Chinese) words keyed by id (`workloads.catalogue`, said by the host through
+`tui.i18n`): its form, the hints' ids, and the check that finds an English sentence of its in a Chinese text (each
+area's Chinese test uses it: compare, the CPU trap, the doctor)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import string
 import pytest
 
 from catalogue_words import FRAGMENTS, english_leaks
-from tui import i18n
-from tui.i18n import CATALOGUE, doctor_pointer, hint_zh, joined, say, say_or, text
+from tui.i18n import doctor_pointer, hint_in, joined, text
+from workloads import catalogue, protocol
+from workloads.catalogue import CATALOGUE, Message, message_id_of, say, say_or
+from workloads.hints import RULES, hint_for
 
 AREAS = ("report.", "metric.", "status.", "verdict.", "check.", "doctor.", "hint.", "warning.", "compare.",
-         "currency.", "cpu_trap.")
+         "currency.", "cpu_trap.", "workload.")
 
 
 def _fields(words: str) -> set[str]:
@@ -33,43 +36,34 @@ def test_every_id_has_both_languages_with_the_same_placeholders():
 
 
 def test_an_id_defined_twice_is_refused(monkeypatch):
-    monkeypatch.setattr(i18n.cpu_trap, "WORDS", {"report.title": ("x", "y")})
+    monkeypatch.setattr(catalogue.cpu_trap, "WORDS", {"report.title": ("x", "y")})
     with pytest.raises(ValueError, match="report.title"):
-        i18n._merged()
+        catalogue._merged()
 
 
-def test_a_hint_s_english_names_one_chinese():
-    hints = [(en, zh) for key, (en, zh) in CATALOGUE.items() if key.startswith("hint.")]
-    english = [en for en, _zh in hints]
-    assert len(set(english)) == len(english), "two hints with the same English: hint_zh could not tell them apart"
-    assert all(hint_zh(en) == zh for en, zh in hints)
-    assert hint_zh("advice no table has") is None
+def test_every_failure_pattern_leads_to_a_hint_of_the_catalogue_and_every_hint_is_led_to():
+    ids = {f"hint.{advice}" for _pattern, advice in RULES}
+    assert sorted(ids - set(CATALOGUE)) == [], "a failure pattern whose hint the catalogue lacks"
+    own = {key for key in CATALOGUE if key.startswith("hint.") and not key.startswith("hint.doctor.")}
+    assert sorted(own - ids - {"hint.see_doctor", "hint.with_doctor"}) == [], "a hint no failure text leads to"
 
 
-def test_every_piece_of_advice_of_workloads_hints_has_its_chinese_and_that_table_s_english():
-    from tui.i18n import hints as hint_words
-    from workloads.hints import ADVICE, HINTS, RULES
-
-    assert sorted(set(ADVICE) - set(hint_words.ZH)) == [], "advice of workloads.hints with no Chinese"
-    assert sorted(set(hint_words.ZH) - set(ADVICE)) == [], "Chinese for advice workloads.hints does not have"
-    for key, english in ADVICE.items():
-        assert CATALOGUE[f"hint.{key}"] == (english, hint_words.ZH[key]), key
-    assert {advice for _pattern, advice in RULES} == set(ADVICE), "advice no failure text leads to"
-    assert [hint for _pattern, hint in HINTS] == [ADVICE[advice] for _pattern, advice in RULES]
+def test_hint_for_gives_an_id_said_in_either_language_and_an_error_event_carries_both():
+    hint = hint_for("RuntimeError: CUDA error: out of memory")
+    assert hint == Message("hint.out_of_memory") and hint_for("all is well") is None
+    assert hint.en == say("hint.out_of_memory") == str(hint) and hint("zh") == say("hint.out_of_memory", "zh")
+    event = protocol.Error(message="boom", hint=hint).to_dict()
+    assert (event["hint"], event["hint_id"]) == (hint.en, "hint.out_of_memory")
+    assert "hint_id" not in protocol.Error(message="boom", hint="free text").to_dict()
 
 
-def test_a_hint_without_chinese_or_with_other_english_is_caught(monkeypatch):
-    # the check above, fed a table that lost a Chinese entry, and a catalogue whose English drifted
-    from tui.i18n import hints as hint_words
-    from workloads import hints
-
-    monkeypatch.setattr(hint_words, "ZH", {k: v for k, v in hint_words.ZH.items() if k != "disk_full"})
-    with pytest.raises(AssertionError, match="no Chinese"):
-        test_every_piece_of_advice_of_workloads_hints_has_its_chinese_and_that_table_s_english()
-    monkeypatch.undo()
-    monkeypatch.setitem(hints.ADVICE, "disk_full", "the disk is full (said otherwise)")
-    with pytest.raises(AssertionError, match="disk_full"):
-        test_every_piece_of_advice_of_workloads_hints_has_its_chinese_and_that_table_s_english()
+def test_a_hint_is_said_by_its_id_and_an_old_run_s_english_still_finds_it():
+    english = say("hint.disk_full")
+    assert hint_in("zh", "reworded later", "hint.disk_full") == say("hint.disk_full", "zh")   # the id wins
+    assert hint_in("zh", english) == say("hint.disk_full", "zh") and message_id_of(english, "hint.") == "hint.disk_full"
+    assert hint_in("zh", "advice no table has") is None
+    hints = [en for key, (en, _zh) in CATALOGUE.items() if key.startswith("hint.")]
+    assert len(set(hints)) == len(hints), "two hints with the same English: an old run's hint could not be told"
 
 
 def test_say_or_and_joined_and_the_doctor_pointer():

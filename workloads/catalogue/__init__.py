@@ -1,0 +1,81 @@
+"""The one catalogue of cardbench's words in English and Chinese (the reviewers' language in the trial campaigns),
+keyed by message id, for the workloads, the doctor, the report, compare and the CPU trap.
+
+    say("report.summary", "zh")                    -> '概要'
+    say("doctor.disk.unreadable", path="/data")    -> 'cannot read the free space of /data'
+    say_or("status.odd", "zh", "odd")              -> 'odd' (no such id: the fallback)
+    Message("hint.disk_full")("zh")                -> the id said in Chinese when it is shown, not before
+
+An id is ``area.name``; each area is a module of this package holding ``WORDS``, whose entries are
+``(english, chinese)`` with the same ``{placeholders}``. A value that is callable (a `Message`, a quoted string) is
+said in the language asked for, so a sentence can hold another. Plain data, no Textual and no torch, so a workload
+child and the host read the same table (`tui.i18n` is where the host joins and quotes what it says).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from workloads.catalogue import compare, cpu_trap, doctor, hints, report, workloads
+
+LANGS = ("en", "zh")
+AREAS = (report, doctor, hints, compare, cpu_trap, workloads)
+
+
+def _merged() -> dict[str, tuple[str, str]]:
+    found: dict[str, tuple[str, str]] = {}
+    for area in AREAS:
+        for key, pair in area.WORDS.items():
+            if key in found:
+                raise ValueError(f"catalogue id {key!r} is defined twice")  # a test imports this: never in use
+            found[key] = pair
+    return found
+
+
+CATALOGUE: dict[str, tuple[str, str]] = _merged()
+
+
+def say(key: str, lang: str = "en", /, **values: Any) -> str:
+    """The sentence ``key`` in ``lang`` ("en" or "zh"), its placeholders filled (callable values called with lang)."""
+    words = CATALOGUE[key][1 if lang == "zh" else 0]
+    if not values:
+        return words
+    return words.format(**{k: v(lang) if callable(v) else v for k, v in values.items()})
+
+
+def say_or(key: str, lang: str, fallback: str, /, **values: Any) -> str:
+    """``say(key, lang, ...)`` when the catalogue has ``key``, else ``fallback`` (a status, a code or a currency that
+    no table names: the caller says how it is shown)."""
+    return say(key, lang, **values) if key in CATALOGUE else fallback
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message id and its parameters, said in a language when it is shown: a workload's label, a hint, a note.
+
+    Called with a language it is that language's sentence (as every label of a spec is); ``en`` (and ``str()``)
+    is the English that events, run.log and the terminal carry."""
+
+    id: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __call__(self, lang: str = "en") -> str:
+        return say(self.id, lang, **self.params)
+
+    def __str__(self) -> str:
+        return self("en")
+
+    @property
+    def en(self) -> str:
+        return self("en")
+
+    @property
+    def zh(self) -> str:
+        return self("zh")
+
+
+def message_id_of(english: str, area: str) -> str | None:
+    """The id in ``area`` (``"hint."``) whose English is ``english``: the id of a sentence that an old run dir
+    carries as English only (written before events carried the id); None when no entry has that English."""
+    return next((key for key, (en, _zh) in CATALOGUE.items() if key.startswith(area) and en == english), None)
