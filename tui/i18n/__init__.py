@@ -1,7 +1,7 @@
 """Where the host says the catalogue's words (`workloads.catalogue`, the one table of (English, Chinese) by id):
 the lookup, lists joined as each language joins them, and the pointer to the doctor.
 
-    say("report.summary", "zh")                    -> '概要'
+    say("report.summary", "zh")                    -> the catalogue's Chinese of 'Summary'
     text("compare.note.no_events", side="A", run="r1")   -> Text(en=..., zh=...): both, for a note said later
     joined(["a", "b"], "zh")                       -> 'a；b'
 
