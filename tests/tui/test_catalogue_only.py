@@ -45,7 +45,6 @@ LEFT: dict[str, int] = {
     "workloads/opscan/table.py": 8,
     "workloads/resnet50/spec.py": 12,
     "workloads/serve/bounds.py": 22,
-    "workloads/serve/spec.py": 24,
     "workloads/serve/table.py": 17,
     "workloads/soak/spec.py": 12,
     "workloads/soak/table.py": 18,

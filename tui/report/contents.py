@@ -293,8 +293,8 @@ def _figure(key: str, value: Any, w: Words) -> str:
 
 
 def _said(word: Any, lang: str) -> str:
-    """A workload table's cell: its Text in the report's language, anything else as it is."""
-    return word(lang) if isinstance(word, Text) else str(word)
+    """A workload table's cell: its words (a Text or a catalogue Message) in the report's language, anything else as it is."""
+    return word(lang) if callable(word) else str(word)
 
 
 def _error(e: dict[str, Any], w: Words) -> str:

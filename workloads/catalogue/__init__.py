@@ -5,6 +5,7 @@ keyed by message id, for the workloads, the doctor, the report, compare and the 
     say("doctor.disk.unreadable", path="/data")    -> 'cannot read the free space of /data'
     say_or("status.odd", "zh", "odd")              -> 'odd' (no such id: the fallback)
     Message("hint.disk_full")("zh")                -> the id said in Chinese when it is shown, not before
+    message("doctor.disk.unreadable", path="/d")   -> a Message with its parameters
 
 An id is ``area.name``; each area is a module of this package holding ``WORDS``, whose entries are
 ``(english, chinese)`` with the same ``{placeholders}``. A value that is callable (a `Message`, a quoted string) is
@@ -14,8 +15,8 @@ child and the host read the same table (`tui.i18n` is where the host joins and q
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from workloads.catalogue import compare, cpu_trap, doctor, hints, report, workloads
 
@@ -58,10 +59,10 @@ class Message:
     is the English that events, run.log and the terminal carry."""
 
     id: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: tuple[tuple[str, Any], ...] = ()   # (name, value) pairs: a message is hashable, as a spec's fields are
 
     def __call__(self, lang: str = "en") -> str:
-        return say(self.id, lang, **self.params)
+        return say(self.id, lang, **dict(self.params))
 
     def __str__(self) -> str:
         return self("en")
@@ -73,6 +74,11 @@ class Message:
     @property
     def zh(self) -> str:
         return self("zh")
+
+
+def message(key: str, /, **params: Any) -> Message:
+    """``message("workload.serve.note", level=3)``: the id and its parameters, said later in either language."""
+    return Message(key, tuple(params.items()))
 
 
 def message_id_of(english: str, area: str) -> str | None:

@@ -4,11 +4,13 @@ area's Chinese test uses it: compare, the CPU trap, the doctor)."""
 
 from __future__ import annotations
 
+import ast
 import string
 
 import pytest
 
 from catalogue_words import FRAGMENTS, english_leaks
+from paths import REPO
 from tui.i18n import doctor_pointer, hint_in, joined, text
 from workloads import catalogue, protocol
 from workloads.catalogue import CATALOGUE, Message, message_id_of, say, say_or
@@ -85,3 +87,17 @@ def test_the_leak_check_finds_a_catalogue_sentence_and_lets_terms_be():
     assert english_leaks(say("cpu_trap.as_asked", cards="x")) != []
     assert english_leaks("torch 看不到卡：ResNet-50、GPT-2、`--device cpu`、top-1、channels-last") == []
     assert len(FRAGMENTS) > 150  # most sentences are long enough to be told apart from a term
+
+
+def test_every_message_id_the_code_names_is_in_the_catalogue():
+    # a typo in an id would only fail when that sentence is first shown: here it fails at once
+    named = {}
+    for package in ("tui", "workloads"):
+        for path in (REPO / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                        and node.func.id in ("Message", "message") and node.args
+                        and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                    named[node.args[0].value] = path.relative_to(REPO).as_posix()
+    assert len(named) > 20
+    assert {key: where for key, where in named.items() if key not in CATALOGUE} == {}
