@@ -5,24 +5,18 @@ the lookup, lists joined as each language joins them, and the pointer to the doc
     text("compare.note.no_events", side="A", run="r1")   -> Text(en=..., zh=...): both, for a note said later
     joined(["a", "b"], "zh")                       -> 'a；b'
 
-``say``, ``say_or`` and ``CATALOGUE`` are the catalogue's own, named here as well because the host's modules say
+``say``, ``say_or``, ``joined`` and ``CATALOGUE`` are the catalogue's own, named here as well because the host's modules say
 everything through this package (one import for a sentence, a list and a quote); the table is not copied.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
-from workloads.catalogue import CATALOGUE, LANGS, message_id_of, say, say_or
+from workloads.catalogue import CATALOGUE, LANGS, joined, message_id_of, say, say_or
 from workloads.spec import Text
 
 __all__ = ["CATALOGUE", "LANGS", "say", "say_or", "joined", "doctor_pointer", "hint_in", "text"]
-
-
-def joined(items: Iterable[str], lang: str = "en", comma: bool = False) -> str:
-    """Items one after the other in a sentence of ``lang``: 'a; b' / 'a；b' (the report's list separator), with
-    ``comma`` 'a, b' / 'a，b' (short items: counts, names)."""
-    return say("report.comma" if comma else "report.list_sep", lang).join(items)
 
 
 def doctor_pointer(lang: str = "en") -> str:

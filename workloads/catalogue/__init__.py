@@ -16,7 +16,7 @@ child and the host read the same table (`tui.i18n` is where the host joins and q
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from workloads.catalogue import compare, cpu_trap, doctor, hints, report, workloads
 
@@ -79,6 +79,35 @@ class Message:
 def message(key: str, /, **params: Any) -> Message:
     """``message("workload.serve.note", level=3)``: the id and its parameters, said later in either language."""
     return Message(key, tuple(params.items()))
+
+
+def joined(items: Iterable[str], lang: str = "en", comma: bool = False) -> str:
+    """Items one after the other in a sentence of ``lang``: 'a; b' / 'a；b' (the report's list separator), with
+    ``comma`` 'a, b' / 'a，b' (short items: counts, names)."""
+    return say("report.comma" if comma else "report.list_sep", lang).join(items)
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Messages (or plain strings: numbers, names) said one after another as each language lists them: a sentence
+    put together from the parts that apply ('1.9x the output tokens/s ...; 48 requests/s served ...')."""
+
+    items: tuple[Any, ...]
+    comma: bool = False
+
+    def __call__(self, lang: str = "en") -> str:
+        return joined((item(lang) if callable(item) else str(item) for item in self.items), lang, self.comma)
+
+    def __str__(self) -> str:
+        return self("en")
+
+    @property
+    def en(self) -> str:
+        return self("en")
+
+    @property
+    def zh(self) -> str:
+        return self("zh")
 
 
 def message_id_of(english: str, area: str) -> str | None:

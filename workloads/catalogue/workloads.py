@@ -320,4 +320,20 @@ WORDS: dict[str, tuple[str, str]] = {
                                       "扫描时间"),
     "workload.opscan.line.rows_failed": ("op x dtype failed",
                                          "失败的算子 x 精度"),
+    # workloads/serve/bounds.py: the summary's 'read against' cell of a sweep, put together from the parts that apply
+    "workload.serve.against.latency_vs": ("{name} {value} ms ({base} ms {at})", "{name} {value} 毫秒（{at}为 {base} 毫秒）"),
+    "workload.serve.against.latency": ("{name} {value} ms", "{name} {value} 毫秒"),
+    "workload.serve.against.at_first_window": ("in the first window", "第一个时间窗内"),
+    "workload.serve.against.steady": ("{ratio}x the output tokens/s {at} ({base}); a steady load holds 1x",
+                                      "输出 token/秒为{at}（{base}）的 {ratio} 倍；稳定负载应保持 1 倍"),
+    "workload.serve.against.at_concurrency": ("at concurrency {c0}", "并发 {c0} 时"),
+    "workload.serve.against.concurrency": ("{ratio}x the output tokens/s {at} ({base}); bound {bound}x ({c} users at "
+                                           "that speed)",
+                                           "输出 token/秒为{at}（{base}）的 {ratio} 倍；上限 {bound} 倍（{c} 个用户都保持该速度）"),
+    "workload.serve.against.at_rate": ("at {rate} requests/s", "{rate} 请求/秒时"),
+    "workload.serve.against.at_first_level": ("at the first level", "第一档时"),
+    "workload.serve.against.served": ("{served} requests/s served of {rate} offered ({share})",
+                                      "提供 {rate} 请求/秒，服务 {served}（{share}）"),
+    "workload.serve.against.goodput": ("goodput {good} of {served} requests/s met the SLO ({share})",
+                                       "有效吞吐：{served} 请求/秒中 {good} 满足 SLO（{share}）"),
 }

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from workloads.catalogue import Message, message
-from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, flag_value, option
+from workloads.catalogue import Joined, Message, message
+from workloads.spec import Metric, Param, SuiteArgs, WorkloadSpec, flag_value, option
 
 WINDOW_S = 60.0   # --duration's rows: a minute each, or a fifth of a shorter run (a soak: of its interval)
 
@@ -47,7 +47,7 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     return table(metrics)
 
 
-def read_against(metrics: Mapping[str, Any]) -> Text | None:
+def read_against(metrics: Mapping[str, Any]) -> Joined | None:
     """The headline beside the sweep's first level and its bound (the step median would be over levels)."""
     from workloads.serve.bounds import read_against as against
 
