@@ -30,7 +30,6 @@ LEFT: dict[str, int] = {
     "workloads/dataio/quick.py": 14,
     "workloads/dataio/table.py": 5,
     "workloads/llm/against.py": 12,
-    "workloads/llm/table.py": 20,
     "workloads/microbench/table.py": 14,
     "workloads/opscan/handover.py": 12,
     "workloads/opscan/statuses.py": 7,

@@ -336,4 +336,52 @@ WORDS: dict[str, tuple[str, str]] = {
                                       "提供 {rate} 请求/秒，服务 {served}（{share}）"),
     "workload.serve.against.goodput": ("goodput {good} of {served} requests/s met the SLO ({share})",
                                        "有效吞吐：{served} 请求/秒中 {good} 满足 SLO（{share}）"),
+    # workloads/llm/table.py
+    "workload.llm.column.input_len": ("input",
+                                      "输入"),
+    "workload.llm.column.output_len": ("output",
+                                       "输出"),
+    "workload.llm.column.batch": ("batch",
+                                  "批"),
+    "workload.llm.column.ttft_ms": ("TTFT ms",
+                                    "首 token 毫秒"),
+    "workload.llm.column.tpot_p90_ms": ("TPOT p90 ms",
+                                        "TPOT p90 毫秒"),
+    "workload.llm.column.tpot_p99_ms": ("TPOT p99 ms",
+                                        "TPOT p99 毫秒"),
+    "workload.llm.column.decode_tokens_per_s": ("decode tok/s per seq",
+                                                "每序列解码 token/秒"),
+    "workload.llm.column.decode_tokens_per_s_all": ("decode tok/s all",
+                                                    "全部解码 token/秒"),
+    "workload.llm.column.decode_bound_tokens_per_s": ("decode bound tok/s (read bandwidth)",
+                                                      "解码上限 token/秒（读带宽）"),
+    "workload.llm.column.decode_bandwidth_fraction": ("of bandwidth",
+                                                      "带宽占比"),
+    "workload.llm.column.prefill_tokens_per_s": ("prefill tok/s",
+                                                 "预填充 token/秒"),
+    "workload.llm.column.prefill_peak_fraction": ("of rated peak FLOP/s",
+                                                  "占额定峰值 FLOP/s"),
+    "workload.llm.column.end_to_end_s": ("end-to-end s",
+                                         "端到端 秒"),
+    "workload.llm.column.peak_memory_gib": ("peak memory GiB",
+                                            "峰值内存 GiB"),
+    "workload.llm.column.estimate_gib": ("fit estimate GiB",
+                                         "估算内存 GiB"),
+    "workload.llm.column.status": ("status",
+                                   "状态"),
+    "workload.llm.table.heading": (
+        "Readiness cells (input x output tokens x batch): TTFT median of the timed runs, TPOT percentiles over every "
+        "decode step, decode against the read-bandwidth bound (weights + KV cache read a step), prefill against the "
+        "dtype's rated peak (n/a: none rated, as on the CPU); peak memory: {kind}",
+        "就绪度单元（输入 x 输出 token x 批）：首 token 时间取计时运行中位数，TPOT 百分位取全部解码步，解码对照读带宽上限"
+        "（每步读取的权重 + KV 缓存），预填充对照该精度的额定峰值（n/a：无额定值，如 CPU）；峰值内存：{kind}"),
+    # what llm's peak memory measured (workloads.llm.cells writes the English into the result)
+    "workload.llm.memory_kind.device": ("device peak allocated (max_memory_allocated)",
+                                       "设备分配峰值（max_memory_allocated）"),
+    "workload.llm.memory_kind.process_reset": (
+        "process peak RSS (VmHWM, reset before each cell) less the RSS before the model was built",
+        "进程峰值 RSS 减去构建模型前的 RSS"),
+    "workload.llm.memory_kind.process_so_far": (
+        "process peak RSS (the peak so far) less the RSS before the model was built",
+        "进程峰值 RSS 减去构建模型前的 RSS"),
 }
