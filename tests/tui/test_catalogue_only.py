@@ -34,8 +34,6 @@ LEFT: dict[str, int] = {
     "workloads/opscan/handover.py": 12,
     "workloads/opscan/statuses.py": 7,
     "workloads/opscan/table.py": 8,
-    "workloads/serve/table.py": 17,
-    "workloads/soak/table.py": 18,
     "workloads/spec.py": 1,
 }
 

@@ -422,4 +422,34 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.soak.table.heading": ("Soak per interval (verdict {verdict}, {count} finding(s); the rules and findings "
                                     "are in verdict.txt and below)",
                                     "长时间测试各时段（结论 `{verdict}`，{count} 项发现；规则与发现见 verdict.txt 及下文）"),
+    # workloads/serve/table.py
+    "workload.serve.test_server": ("Against cardbench's own test server on this host (no model, no delay): these are the client's and the host's figures, not a card's. ",
+                                   "针对 cardbench 自带的本机测试服务器（无模型、无延迟）：以下是客户端与主机的数字，而非加速卡的。"),
+    "workload.serve.column.requests": ("requests",
+                                       "请求数"),
+    "workload.serve.column.errors": ("errors",
+                                     "错误"),
+    "workload.serve.column.request_throughput": ("req/s",
+                                                 "请求/秒"),
+    "workload.serve.column.output_tokens_per_s": ("output tok/s",
+                                                  "输出 token/秒"),
+    "workload.serve.column.ttft_ms_p99": ("TTFT p99 ms",
+                                          "TTFT p99 毫秒"),
+    "workload.serve.column.itl_ms_p50": ("ITL p50 ms",
+                                         "ITL p50 毫秒"),
+    "workload.serve.column.e2el_ms_p50": ("E2E p50 ms",
+                                          "端到端 p50 毫秒"),
+    "workload.serve.column.goodput": ("goodput req/s",
+                                      "有效吞吐 请求/秒"),
+    "workload.serve.column.card_util_pct": ("card util %",
+                                            "加速卡利用率 %"),
+    "workload.serve.column.card_mem_peak_bytes": ("card memory peak GiB",
+                                                  "加速卡显存峰值 GiB"),
+    "workload.serve.column.card_power_w": ("card power W",
+                                           "加速卡功耗 W"),
+    "workload.serve.table.heading": (
+        "{first}Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles over its requests) "
+        "and the card's telemetry while it ran (utilisation mean, memory peak, power mean; n/a: no sample in the level)",
+        "{first}服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
+        "（利用率均值、显存峰值、功耗均值；n/a：该档位内无采样）"),
 }
