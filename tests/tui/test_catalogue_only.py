@@ -30,7 +30,6 @@ LEFT: dict[str, int] = {
     "workloads/dataio/quick.py": 14,
     "workloads/dataio/table.py": 5,
     "workloads/llm/against.py": 12,
-    "workloads/microbench/table.py": 14,
     "workloads/opscan/handover.py": 12,
     "workloads/opscan/statuses.py": 7,
     "workloads/opscan/table.py": 8,

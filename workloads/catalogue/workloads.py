@@ -370,19 +370,19 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.llm.column.status": ("status",
                                    "状态"),
     "workload.llm.table.heading": (
-        "Readiness cells (input x output tokens x batch): TTFT median of the timed runs, TPOT percentiles over every "
+                                   "Readiness cells (input x output tokens x batch): TTFT median of the timed runs, TPOT percentiles over every "
         "decode step, decode against the read-bandwidth bound (weights + KV cache read a step), prefill against the "
         "dtype's rated peak (n/a: none rated, as on the CPU); peak memory: {kind}",
         "就绪度单元（输入 x 输出 token x 批）：首 token 时间取计时运行中位数，TPOT 百分位取全部解码步，解码对照读带宽上限"
         "（每步读取的权重 + KV 缓存），预填充对照该精度的额定峰值（n/a：无额定值，如 CPU）；峰值内存：{kind}"),
     # what llm's peak memory measured (workloads.llm.cells writes the English into the result)
     "workload.llm.memory_kind.device": ("device peak allocated (max_memory_allocated)",
-                                       "设备分配峰值（max_memory_allocated）"),
+                                        "设备分配峰值（max_memory_allocated）"),
     "workload.llm.memory_kind.process_reset": (
-        "process peak RSS (VmHWM, reset before each cell) less the RSS before the model was built",
+                                               "process peak RSS (VmHWM, reset before each cell) less the RSS before the model was built",
         "进程峰值 RSS 减去构建模型前的 RSS"),
     "workload.llm.memory_kind.process_so_far": (
-        "process peak RSS (the peak so far) less the RSS before the model was built",
+                                                "process peak RSS (the peak so far) less the RSS before the model was built",
         "进程峰值 RSS 减去构建模型前的 RSS"),
     # workloads/soak/table.py
     "workload.soak.column.ttft_ms_median_of_windows": ("TTFT ms (median of windows)",
@@ -448,8 +448,37 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.serve.column.card_power_w": ("card power W",
                                            "加速卡功耗 W"),
     "workload.serve.table.heading": (
-        "{first}Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles over its requests) "
+                                     "{first}Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles over its requests) "
         "and the card's telemetry while it ran (utilisation mean, memory peak, power mean; n/a: no sample in the level)",
         "{first}服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
         "（利用率均值、显存峰值、功耗均值；n/a：该档位内无采样）"),
+    # workloads/microbench/table.py
+    "workload.microbench.heading": ("Microbenchmarks against the device's rated figures",
+                                    "微基准测试与设备标称值对比"),
+    "workload.microbench.column.part": ("part",
+                                        "部分"),
+    "workload.microbench.column.figure": ("figure",
+                                          "指标"),
+    "workload.microbench.column.measured": ("measured",
+                                            "实测"),
+    "workload.microbench.column.rated": ("rated",
+                                         "标称"),
+    "workload.microbench.column.measured_rated": ("measured / rated",
+                                                  "实测 / 标称"),
+    "workload.microbench.column.rated_figure_s_source": ("rated figure's source",
+                                                         "标称值来源"),
+    "workload.microbench.column.note": ("note",
+                                        "说明"),
+    "workload.microbench.part.gemm": ("gemm",
+                                      "矩阵乘"),
+    "workload.microbench.part.memory": ("memory",
+                                        "显存带宽"),
+    "workload.microbench.part.transfer": ("transfer",
+                                          "主机-设备传输"),
+    "workload.microbench.part.launch": ("launch",
+                                        "内核启动"),
+    "workload.microbench.part.burn": ("burn",
+                                      "逐位校验"),
+    "workload.microbench.part.collectives": ("collectives",
+                                             "集合通信"),
 }
