@@ -27,7 +27,6 @@ LEFT: dict[str, int] = {
     "tui/i18n/voice.py": 2,
     "tui/report/__init__.py": 1,
     "tui/report/charts.py": 3,
-    "workloads/dataio/quick.py": 14,
     "workloads/dataio/table.py": 5,
     "workloads/llm/against.py": 12,
     "workloads/opscan/handover.py": 12,

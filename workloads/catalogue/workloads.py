@@ -481,4 +481,17 @@ WORDS: dict[str, tuple[str, str]] = {
                                       "逐位校验"),
     "workload.microbench.part.collectives": ("collectives",
                                              "集合通信"),
+    # `cardbench doctor --data DIR` (workloads/dataio/quick.py): the check's hint, and its evidence in Chinese
+    "workload.dataio.quick.run_full": ("`cardbench run dataio --data {path}` for the loader sweep and the verdict",
+                                       "运行 `cardbench run dataio --data {path}` 做 DataLoader 扫描并给出结论"),
+    "workload.dataio.quick.give_folder": ("give a readable folder of images", "请给出一个可读的图像文件夹"),
+    "workload.dataio.quick.unusable": ("the data directory cannot be used: {error}", "数据目录不可用：{error}"),
+    "workload.dataio.quick.found": ("{root}: {fs}, {at_least}{images} image files", "{root}：{fs}，{at_least}{images} 个图像文件"),
+    "workload.dataio.quick.unknown_fs": ("unknown file system", "未知文件系统"),
+    "workload.dataio.quick.at_least": ("at least ", "至少 "),
+    "workload.dataio.quick.read": (", read {rate} files/s", "，读取 {rate} 个文件/秒"),
+    "workload.dataio.quick.skipped": ("; skipped {unreadable} unreadable, {loops} link loop(s)",
+                                      "；跳过不可读 {unreadable} 个、链接环 {loops} 个"),
+    "workload.dataio.quick.oversize": ("; skipped {n} files larger than any image could be",
+                                       "；跳过大于任何图像可能大小的文件 {n} 个"),
 }
