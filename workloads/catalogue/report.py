@@ -283,4 +283,8 @@ WORDS: dict[str, tuple[str, str]] = {
                        "GSP RPC 超时"),
     "report.xid.120": ("GSP error",
                        "GSP 错误"),
+    # why a suite's handing-over run (the operator scan) gave the jobs after it nothing (tui.headless.handover)
+    "report.hand_over.not_created": ("the {title}'s run could not be created", "{title}的运行目录无法创建"),
+    "report.hand_over.stopped": ("the {title} was stopped before it finished", "{title}在完成前被停止"),
+    "report.hand_over.ended": ("the {title} ended {status}{why}", "{title}以 {status} 结束{why}"),
 }

@@ -494,4 +494,20 @@ WORDS: dict[str, tuple[str, str]] = {
                                       "；跳过不可读 {unreadable} 个、链接环 {loops} 个"),
     "workload.dataio.quick.oversize": ("; skipped {n} files larger than any image could be",
                                        "；跳过大于任何图像可能大小的文件 {n} 个"),
+    # the scan's verdict handed to a later job of the suite (workloads/opscan/handover.py): the report's note on it
+    "workload.opscan.hand_over.amp_off": ("fp32 throughout (--amp off), so the scan's verdict was not needed",
+                                          "全程 fp32（--amp off），无需使用扫描结论"),
+    "workload.opscan.hand_over.no_scan": ("{amp} autocast as without a scan, nothing kept in fp32 from the start (an op "
+                                          "that fails falls back at run time): {why_not}",
+                                          "{amp} 自动混合精度，与无扫描时相同，未预先将任何模块保持为 fp32（运行中失败的算子会回退）："
+                                          "{why_not}"),
+    "workload.opscan.hand_over.unreadable": ("{amp} autocast as without a scan: the scan's run directory could not be "
+                                             "read ({error})",
+                                             "{amp} 自动混合精度，与无扫描时相同：无法读取扫描的运行目录（{error}）"),
+    "workload.opscan.hand_over.all_ok": ("{amp} autocast throughout: the scan found every op {workload} calls ok in {amp}",
+                                         "全程 {amp} 自动混合精度：扫描发现 {workload} 调用的算子在 {amp} 下全部正常"),
+    "workload.opscan.hand_over.kept": ("{amp} autocast with {kept} kept in fp32 from the first step ({ops_from} the "
+                                       "scan's run): the scan found {failing} failing in {amp}",
+                                       "{amp} 自动混合精度，{kept} 从第一步起保持 fp32（{ops_from} 扫描的运行）：扫描发现 {failing} "
+                                       "在 {amp} 下失败"),
 }
