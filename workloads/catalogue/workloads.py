@@ -510,4 +510,15 @@ WORDS: dict[str, tuple[str, str]] = {
                                        "scan's run): the scan found {failing} failing in {amp}",
                                        "{amp} 自动混合精度，{kept} 从第一步起保持 fp32（{ops_from} 扫描的运行）：扫描发现 {failing} "
                                        "在 {amp} 下失败"),
+    # llm's headline read against the read-bandwidth bound (workloads/llm/against.py): the summary's cell
+    "workload.llm.against.stddev": (", stddev {stddev} tokens/s", "，标准差 {stddev} token/秒"),
+    "workload.llm.against.mean_of": ("mean of {n} {tg} runs at batch 1{sd}", "批 1 下 {n} 次 {tg} 的均值{sd}"),
+    "workload.llm.against.mean_of_one": ("mean of {n} {tg} run at batch 1{sd}", "批 1 下 {n} 次 {tg} 的均值{sd}"),
+    "workload.llm.against.single": ("{tg} at batch 1{sd}", "批 1 下的 {tg}{sd}"),
+    "workload.llm.against.bound": ("{share} of the read-bandwidth bound {bound} tokens/s ({step} read a decode step at "
+                                   "the measured {read}); {how}{first_cell}",
+                                   "达到读带宽上限 {bound} token/秒 的 {share}（每个解码步读 {step}，实测读带宽 {read}）；"
+                                   "{how}{first_cell}"),
+    "workload.llm.against.first_cell": ("; the first cell's decode (1 / TPOT p50) {decode} tokens/s is {fraction} % of it",
+                                        "；首个单元的解码（1 / TPOT p50）{decode} token/秒，为上限的 {fraction} %"),
 }
