@@ -27,8 +27,6 @@ LEFT: dict[str, int] = {
     "tui/report/__init__.py": 1,
     "tui/report/charts.py": 3,
     "workloads/dataio/table.py": 5,
-    "workloads/opscan/statuses.py": 7,
-    "workloads/opscan/table.py": 8,
     "workloads/spec.py": 1,
 }
 
