@@ -26,7 +26,6 @@ LEFT: dict[str, int] = {
     "tui/i18n/voice.py": 2,
     "tui/report/__init__.py": 1,
     "tui/report/charts.py": 3,
-    "workloads/dataio/table.py": 5,
     "workloads/spec.py": 1,
 }
 

@@ -537,4 +537,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.opscan.column.nmse": ("NMSE (threshold)", "NMSE（阈值）"),
     "workload.opscan.column.called_from": ("called from", "调用它的模块"),
     "workload.opscan.column.message": ("message", "信息"),
+    # the data-IO run's loader sweep in the report (workloads/dataio/table.py)
+    "workload.dataio.column.workers": ("workers", "工作进程数"),
+    "workload.dataio.column.images_per_s": ("images/s", "图像/秒"),
+    "workload.dataio.column.cores_busy": ("CPU cores busy", "占用 CPU 核数"),
+    "workload.dataio.column.h2d_gb_s": ("host -> device GB/s", "主机到设备 GB/s"),
+    "workload.dataio.table.heading": ("DataLoader sweep over num_workers (ResNet-50's training transforms); {line}",
+                                      "DataLoader 按 num_workers 扫描（ResNet-50 训练变换）；{line}"),
 }
