@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from workloads.catalogue import Message
+
 
 @dataclass(frozen=True)
 class Text:
@@ -158,7 +160,8 @@ class WorkloadSpec:
                                          # batch size follow on every table: not listed here)
     line_metrics: tuple[Metric, ...] = ()  # besides the headline: the terminal's result line, the launcher's glance
     counts: str = "steps"                # what a step event counts: "steps" or "tokens"
-    progress: Text = Text("step", "步")  # the progress line's name for one count, beside "N/M": "timed token"
+    progress: Text | Message = Message("workload.shared.step")  # the progress line's name for one count, beside
+                                         # "N/M": "timed token"
     has_loss: bool = True                # False: no step carries a loss, so none is shown (not even as N/A)
     warmup_emits_steps: bool = True      # False: warm-up emits no step, so none is dropped from the step statistics
     cost_basis: str | None = None        # "images" (cost per epoch) or "tokens" (per million tokens)

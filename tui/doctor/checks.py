@@ -41,7 +41,7 @@ def _check(check_id: str, status: str, evidence: Text | str, hint: Text | Messag
 
 
 def _took(seconds: float | None) -> Text:
-    """A duration in each language's units ('1.84 s' / '1.84 秒')."""
+    """A duration in each language's units ('1.84 s', and the catalogue's report.unit.s in Chinese)."""
     return Text(duration(seconds), duration(seconds, "zh"))
 
 

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
+from workloads.catalogue import say
 from workloads.rundir import CONFIG, EVENTS, LOG
 from workloads.rundir.read import read_text_all
 
@@ -314,7 +315,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
         files=sorted([*bundle.names(), "report.md", "report.html", "SHA256SUMS"]))
     blocks = contents.build(data)
     bundle.add_text("report.md", markdown.render(blocks))
-    title = "cardbench 测试报告" if lang == "zh" else "cardbench test report"
+    title = say("report.title", lang)
     bundle.add_text("report.html", html.render(blocks, title=f"{title} - {host}", lang=lang))
 
     _say(progress, "writing the zip")

@@ -7,7 +7,8 @@ keyed by message id, for the workloads, the doctor, the report, compare and the 
     Message("hint.disk_full")("zh")                -> the id said in Chinese when it is shown, not before
     message("doctor.disk.unreadable", path="/d")   -> a Message with its parameters
 
-An id is ``area.name``; each area is a module of this package holding ``WORDS``, whose entries are
+An id is ``area.name``; each area is a module of this package holding ``WORDS`` (a workload's words are
+``workload.<name>.<key>`` in the module named after it), whose entries are
 ``(english, chinese)`` with the same ``{placeholders}``. A value that is callable (a `Message`, a quoted string) is
 said in the language asked for, so a sentence can hold another. Plain data, no Textual and no torch, so a workload
 child and the host read the same table (`tui.i18n` is where the host joins and quotes what it says).
@@ -18,10 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from workloads.catalogue import compare, cpu_trap, doctor, hints, report, workloads
+from workloads.catalogue import (command, compare, cpu_trap, dataio, doctor, finetune, generate, hints, llm,
+                                 microbench, opscan, report, resnet50, serve, shared, soak)
 
 LANGS = ("en", "zh")
-AREAS = (report, doctor, hints, compare, cpu_trap, workloads)
+# the host's areas, then each workload's words (``workload.<name>.``) and the words several workloads say alike
+AREAS = (report, doctor, hints, compare, cpu_trap,
+         command, dataio, finetune, generate, llm, microbench, opscan, resnet50, serve, soak, shared)
 
 
 def _merged() -> dict[str, tuple[str, str]]:

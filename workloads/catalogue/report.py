@@ -10,6 +10,16 @@ from __future__ import annotations
 
 WORDS: dict[str, tuple[str, str]] = {
     "report.title": ("cardbench test report", "cardbench 测试报告"),
+    # a duration's units (tui.formatting.duration: '2 min 5 s' / '2 分 5 秒')
+    "report.unit.ms": ("ms", "毫秒"),
+    "report.unit.s": ("s", "秒"),
+    "report.unit.min": ("min", "分"),
+    "report.unit.h": ("h", "小时"),
+    "report.unit.d": ("d", "天"),
+    # what each chart shows (tui.report.charts: the picture's own words stay English, its alt text is said)
+    "report.chart.loss": ("loss", "每步损失曲线"),
+    "report.chart.throughput": ("throughput", "每步吞吐曲线"),
+    "report.chart.utilisation": ("utilisation and memory", "利用率与内存曲线"),
     "report.generated": ("Generated {time} UTC on host `{host}` by cardbench {version}.",
                   "生成时间 {time} UTC，主机 `{host}`，cardbench {version}。"),
     "report.summary": ("Summary", "概要"),
