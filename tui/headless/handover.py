@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from tui.report.i18n import Note, note
+from tui.report.i18n import note
 from workloads import registry
 from workloads.catalogue import Message, message
 from workloads.runner import Outcome
@@ -64,7 +64,7 @@ class Handovers:
         else:
             self._ended.append((workload, None, why_not(workload, outcome)))
 
-    def prepare(self, workload: str, args: list[str]) -> list[Note]:
+    def prepare(self, workload: str, args: list[str]) -> list[Message]:
         """Pass a job's ``args`` through each ended run's hook; the report's note for each that gave it something."""
         spec = registry.spec_for(workload)
         notes = []
