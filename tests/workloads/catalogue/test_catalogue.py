@@ -11,9 +11,9 @@ import pytest
 
 from catalogue_words import FRAGMENTS, english_leaks
 from paths import REPO
-from tui.i18n import doctor_pointer, hint_in, joined, text
+from tui.i18n import doctor_pointer, hint_in, joined
 from workloads import catalogue, protocol
-from workloads.catalogue import CATALOGUE, Message, message_id_of, say, say_or
+from workloads.catalogue import CATALOGUE, Message, message, message_id_of, say, say_or
 from workloads.hints import RULES, hint_for
 
 AREAS = ("report.", "metric.", "status.", "verdict.", "check.", "doctor.", "hint.", "warning.", "compare.",
@@ -75,8 +75,8 @@ def test_say_or_and_joined_and_the_doctor_pointer():
 
 
 def test_say_fills_each_language_and_says_a_nested_sentence_in_it():
-    why = text("doctor.torch.why", why="no CUDA")
-    said = text("doctor.torch.no_accelerator", why=why)
+    why = message("doctor.torch.why", why="no CUDA")
+    said = message("doctor.torch.no_accelerator", why=why)
     assert said.en == "no accelerator on this machine (no CUDA)" and said.zh == "本机没有加速卡（no CUDA）"
     assert say("report.summary") == "Summary" and say("report.summary", "zh") == "概要"
 
