@@ -124,11 +124,11 @@ def headline_of(facts: list[RunFacts], listed: Listed, view: TorchView, *, lang:
         own = own or {}
         doctor_hint = own.get("hint") if view.sees is False else None
         english = hint or mismatch_hint()
-        return _warning(said, "zh", own.get("evidence"), doctor_hint or (translate or _hint_zh)(english) or "")
+        return _warning(said, "zh", own.get("evidence"), doctor_hint or (translate or _chinese_hint)(english) or "")
     return _warning(said)
 
 
-def _hint_zh(english: str) -> str | None:
+def _chinese_hint(english: str) -> str | None:
     return hint_in("zh", english)
 
 
