@@ -36,7 +36,8 @@ def _check(check_id: str, status: str, evidence: Text | Message | str, hint: Tex
     evidence_zh = evidence.zh if isinstance(evidence, (Text, Message)) else None
     hint_said = hint.zh if isinstance(hint, (Text, Message)) else hint_in("zh", hint) if hint else None
     words = {"name": say(f"check.{check_id}", "zh"), "evidence": evidence_zh, "hint": hint_said}
-    return DoctorCheck(TITLES[check_id], status, _en(evidence), _en(hint), id=check_id,
+    hint_id = hint.id if isinstance(hint, Message) and hint.id.startswith("hint.") else ""
+    return DoctorCheck(TITLES[check_id], status, _en(evidence), _en(hint), id=check_id, hint_id=hint_id,
                        value=float(value) if value is not None else None, unit=unit if value is not None else None,
                        zh={k: v for k, v in words.items() if v})
 

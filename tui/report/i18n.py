@@ -65,7 +65,7 @@ class Words(Voice):
             if check_id:
                 return self.say_or(f"check.{check_id}", self.quote(english))
         if key == "hint":
-            return self.hint(english)
+            return self.hint(english, row.get("hint_id"))
         return self.quote(english)
 
     def hint(self, text: Any, hint_id: Any = None) -> str:
