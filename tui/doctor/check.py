@@ -47,9 +47,9 @@ class DoctorCheck:
     hint_id: str = ""  # the catalogue's id of the hint ("hint.out_of_memory"), when it is one; the report says it by it
 
     def to_dict(self) -> dict[str, Any]:
-        said = {"id": self.id, "name": self.name, "status": self.status, "evidence": self.evidence,
-                "hint": self.hint, "value": self.value, "unit": self.unit, "zh": dict(self.zh)}
-        return {**said, "hint_id": self.hint_id} if self.hint_id else said
+        return {"id": self.id, "name": self.name, "status": self.status, "evidence": self.evidence,
+                "hint": self.hint, "hint_id": self.hint_id or None, "value": self.value, "unit": self.unit,
+                "zh": dict(self.zh)}
 
 
 def totals(checks: Iterable[Any]) -> str:
