@@ -37,7 +37,7 @@ _KEY_ENDINGS = (("_bytes_per_step", "bytes", "", "per step"), ("_bytes", "bytes"
 
 def metric_text(metric: Metric, value: Any, lang: str = "en") -> str:
     """The value as the metric's kind reads: '157 ms', '32.9 %', '1.2 GiB', '15.43'; N/A when missing. ``lang``:
-    the language of a duration's units (the report in Chinese: '157 毫秒')."""
+    the language of a duration's units (the report in Chinese: report.unit.ms)."""
     if is_number(value) and abs(value) > OUT_OF_RANGE:
         return "(out of range)"
     if metric.kind == "seconds":

@@ -23,6 +23,7 @@ import re
 import time
 from typing import Any
 
+from workloads.catalogue import LANGS, say
 from workloads.numbers import is_finite
 
 NA = "N/A"
@@ -92,15 +93,17 @@ def nbytes(value: Any) -> str:
     return f"{size / 1024:.1f} TiB"
 
 
-# a duration's units in each language the report speaks (Chinese: 毫秒, 秒, 分, 小时, 天, as zh-CN system tools write them)
-_DURATION_UNITS = {"en": ("ms", "s", "min", "h", "d"), "zh": ("毫秒", "秒", "分", "小时", "天")}
+# a duration's units in each language the report speaks (the catalogue's report.unit.*; Chinese as zh-CN system
+# tools write them)
+_DURATION_UNITS = {lang: tuple(say(f"report.unit.{unit}", lang) for unit in ("ms", "s", "min", "h", "d"))
+                   for lang in LANGS}
 
 
 def duration(seconds: Any, lang: str = "en") -> str:
     """'8.2 ms', '12 ms', '1.84 s', '45 s', '2 min 5 s', '1 h 2 min', '3 d 4 h': three significant digits in
     milliseconds below 1 s and in seconds below 2 min, then minutes and seconds below 1 h, hours and minutes
     below a day, days and hours from there. Missing or negative -> N/A. ``lang`` "zh": the same figures in
-    Chinese units ('2 分 5 秒', '57.9 秒')."""
+    Chinese units (report.unit.* of the catalogue)."""
     if not is_number(seconds) or seconds < 0:
         return NA
     ms, s, mins, h, d = _DURATION_UNITS.get(lang, _DURATION_UNITS["en"])

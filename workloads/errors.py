@@ -7,6 +7,7 @@ so the UI process can catch what a workload's planning raises without importing 
 from __future__ import annotations
 
 from workloads import exit_codes
+from workloads.catalogue import Message
 
 
 def first_line(exc: BaseException, *, typed: bool = False, limit: int | None = None) -> str:
@@ -27,7 +28,7 @@ def first_line(exc: BaseException, *, typed: bool = False, limit: int | None = N
 class WorkloadError(Exception):
     """A failure the user can act on: printed as one line with a hint, no traceback."""
 
-    def __init__(self, message: str, hint: str | None = None, *, bad_input: bool = True):
+    def __init__(self, message: str, hint: str | Message | None = None, *, bad_input: bool = True):
         super().__init__(message)
         self.message = message
         self.hint = hint

@@ -26,6 +26,8 @@ import typing
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from workloads.catalogue import Message
+
 SCHEMA_VERSION = 1
 
 END_STATUSES = ("ok", "failed", "stopped")
@@ -222,7 +224,13 @@ class Error(Event):
     kind: ClassVar[str] = "error"
     message: str = ""
     hint: str | None = None
+    hint_id: str | None = None   # the catalogue's id of the hint (absent in runs from before ids, and in free text)
     _always: ClassVar[tuple[str, ...]] = ("hint",)
+
+    def __post_init__(self) -> None:
+        # a hint of the catalogue travels as its English (what run.log and an old reader read) and its id
+        if isinstance(self.hint, Message):
+            self.hint, self.hint_id = self.hint.en, self.hint.id
 
     def describe(self) -> str:
         hint = f" (hint: {self.hint})" if self.hint else ""

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from workloads.catalogue import Message
+
 
 @dataclass(frozen=True)
 class Text:
@@ -50,7 +52,7 @@ class Metric:
     """A result metric the report shows in the workload's table, with its label."""
 
     key: str
-    label: Text
+    label: Text | Message   # a catalogue message (workload.<name>.metric.<key>), said in the reader's language
     kind: str = "number"
 
     def __post_init__(self) -> None:
@@ -75,8 +77,8 @@ class SuiteArgs:
     standard: tuple[str, ...] = ()
     cpu_quick: tuple[str, ...] = ()
     cpu_standard: tuple[str, ...] = ()
-    cpu_quick_note: str | Text = ""     # the report says it in its language when it is a Text
-    cpu_standard_note: str | Text = ""
+    cpu_quick_note: str | Text | Message = ""     # the report says it in its language when it is not a str
+    cpu_standard_note: str | Text | Message = ""
     amp_flag: str | None = None
     suites: tuple[str, ...] = SUITES
     # the option that takes the seconds a CPU-only run may spend (its share of the suite's budget), so the
@@ -93,7 +95,7 @@ class SuiteArgs:
         """Run by the default suite (quick), which `cardbench --help` lists."""
         return SUITES[0] in self.suites
 
-    def args(self, suite: str, *, accelerator: bool, amp: str = "off") -> tuple[list[str], str | Text | None]:
+    def args(self, suite: str, *, accelerator: bool, amp: str = "off") -> tuple[list[str], str | Text | Message | None]:
         """(arguments, note for the report or None) for this suite on this machine."""
         standard = suite == "standard"
         if accelerator:
@@ -108,7 +110,7 @@ class SuiteArgs:
 PlannedSteps = Callable[[Sequence[str], Mapping[str, Any]], "int | None"]
 # (this workload's run dir in the suite or None when it did not end ok, why not, a later job's workload, its
 # arguments, which the hook may extend) -> what the report says that job was given, or None: it takes nothing
-HandOver = Callable[[Path | None, Text, str, list[str]], Text | None]
+HandOver = Callable[[Path | None, Text | Message, str, list[str]], Text | Message | None]
 
 
 def flag_value(args: Sequence[str], flag: str) -> str | None:
@@ -149,7 +151,7 @@ class WorkloadSpec:
     """Everything the UI-free side and the workbench know about one workload."""
 
     name: str
-    title: Text
+    title: Text | Message
     unit: str                            # of the headline figure and of each step's throughput
     headline: str                        # the result metric the campaigns quote (images_per_s...)
     params: tuple[Param, ...] = ()       # the launcher's fields
@@ -158,7 +160,8 @@ class WorkloadSpec:
                                          # batch size follow on every table: not listed here)
     line_metrics: tuple[Metric, ...] = ()  # besides the headline: the terminal's result line, the launcher's glance
     counts: str = "steps"                # what a step event counts: "steps" or "tokens"
-    progress: Text = Text("step", "步")  # the progress line's name for one count, beside "N/M": "timed token"
+    # the progress line's name for one count, beside "N/M": "timed token"
+    progress: Text | Message = Message("workload.shared.step")
     has_loss: bool = True                # False: no step carries a loss, so none is shown (not even as N/A)
     warmup_emits_steps: bool = True      # False: warm-up emits no step, so none is dropped from the step statistics
     cost_basis: str | None = None        # "images" (cost per epoch) or "tokens" (per million tokens)
@@ -166,11 +169,12 @@ class WorkloadSpec:
                                          # words in ``progress`` say what that count covers
     module: str = ""                     # what the runner starts: `python -m <module>` (default workloads.<name>)
     # an extra table the report shows under the run's metrics, from the result's metrics: (heading, columns, rows);
-    # any of its words may be a Text, which the report says in its language
-    report_table: Callable[[Mapping[str, Any]], "tuple[str | Text, list[str | Text], list[list[str | Text]]]"] | None = None
+    # any of its words may be a catalogue Message (or a Text), which the report says in its language
+    report_table: Callable[[Mapping[str, Any]], "tuple[Any, list[Any], list[list[Any]]]"] | None = None
     # the report summary's "read against" cell from the result's metrics, for a workload whose steps are not alike
-    # (serve's are its concurrency levels: their median is no figure); None: the step median and the bounds it has
-    read_against: Callable[[Mapping[str, Any]], "Text | None"] | None = None
+    # (serve's are its concurrency levels: their median is no figure); None: the step median and the bounds it has.
+    # The cell is said in the report's language: a Message, a Joined list of them, or a Text
+    read_against: Callable[[Mapping[str, Any]], "Callable[[str], str] | None"] | None = None
     run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
     verdict: str = ""                    # a text result metric the summary puts before the headline (a soak's FAIL)
     detached: bool = False               # hours long: the workbench starts it detached (quitting leaves it running)

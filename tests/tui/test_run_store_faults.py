@@ -153,10 +153,10 @@ def test_export_report_says_which_workload_lost_its_record_and_what_the_bundle_h
     assert "generate: not run: cannot create a run in" in err
     assert "resnet50: ok, 112 images/s" in err  # its result, after the fault, still reached the terminal
     # the report's notes: which workload's record ends where, what it showed live, and who did not run
-    (lost,) = [n for n in built["notes"] if n.startswith("resnet50: its run directory stopped taking writes")]
-    assert "No space left on device" in lost and "As seen live (not on disk): resnet50: ok" in lost
+    (lost,) = [n for n in built["notes"] if str(n).startswith("resnet50: its run directory stopped taking writes")]
+    assert "No space left on device" in str(lost) and "As seen live (not on disk): resnet50: ok" in str(lost)
     assert "不再能写入" in lost("zh") and "No space left on device" in lost("zh")  # --lang zh says it too
-    assert any(n.startswith("generate did not run: cannot create a run in") for n in built["notes"])
-    assert not any("generate did not run (the suite was stopped" in n for n in built["notes"])
+    assert any(str(n).startswith("generate did not run: cannot create a run in") for n in built["notes"])
+    assert not any("generate did not run (the suite was stopped" in str(n) for n in built["notes"])
     # at the end, on stderr: what the bundle holds of it
     assert "resnet50's record is incomplete" in err and "the bundle holds its progress up to" in err

@@ -9,8 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from tui.i18n import hint_zh
-from workloads.hints import ADVICE, RULES, fault_hint, first_device_fault, hint_for
+from workloads import hints
+from workloads.catalogue import CATALOGUE
+from workloads.hints import RULES, first_device_fault
+
+# each piece of advice's English, by its id (the catalogue's hint.<id>)
+ADVICE = {key.removeprefix("hint."): en for key, (en, _zh) in CATALOGUE.items() if key.startswith("hint.")}
+CHINESE = {key.removeprefix("hint."): zh for key, (_en, zh) in CATALOGUE.items() if key.startswith("hint.")}
+
+
+def hint_for(text):
+    """The advice for a failure text as a run carries it, in English (its id is the catalogue's)."""
+    hint = hints.hint_for(text)
+    return hint.en if hint else None
+
+
+def fault_hint(lines):
+    hint = hints.fault_hint(lines)
+    return hint.en if hint else None
 
 LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 ACCELERATOR = LOGS / "accelerator"
@@ -152,7 +168,7 @@ def test_each_new_advice_has_its_chinese_with_the_same_commands():
     new = ["hccl_exec_timeout", "hccl_connect_timeout", "npu_held", "npu_out_of_memory", "cann_torch_npu_mismatch",
            "musa_gpu_hang", "mlu_runtime", "ascend_op_error", "arch_missing"]
     for advice in new:
-        chinese = hint_zh(ADVICE[advice])
+        chinese = CHINESE[advice]
         assert chinese, advice
         commands = re.findall(r"`([^`]+)`", ADVICE[advice])
         assert commands, advice

@@ -101,7 +101,7 @@ def test_the_headless_suite_plans_it_from_its_spec(polish):
     jobs, notes = headless.suite_jobs("quick", None, accelerator=False, device="cpu")
     job = next(j for j in jobs if j.workload == "polish")
     assert job.args == ["--count", "3", "--device", "cpu"] and job.total == 3
-    assert "polish: no accelerator: three widgets only" in notes
+    assert "polish: no accelerator: three widgets only" in [str(n) for n in notes]
     jobs, _ = headless.suite_jobs("standard", ["polish"], accelerator=True, device=None)
     assert [(j.workload, j.args) for j in jobs] == [("polish", ["--count", "9"])]
     # `--workloads` accepts it, because the parser's choices come from the registry

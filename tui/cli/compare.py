@@ -121,9 +121,9 @@ def run(args: argparse.Namespace) -> int:
             png = chart.png(comparison)
         except PngError as exc:
             why = str(exc)
-            from tui.i18n import text
+            from workloads.catalogue import message
 
-            comparison.notes.append(text("compare.note.png_missing", why=why))
+            comparison.notes.append(message("compare.note.png_missing", why=why))
     document = blocks.build(comparison, lang, chart=png is not None)
     markdown, as_json = _render(comparison, document)
     # what a bundle said (a host, a device, a run's own words) reaches the terminal and the files here: no escape

@@ -93,7 +93,7 @@ class Difference:
     values: tuple[Any, ...]  # per side, in order; None where a side does not say
 
     def words(self, labels: Sequence[str], lang: str = "en") -> str:
-        """'image size 64 (A) vs 224 (B)'; in Chinese '图像尺寸 64（A）对 224（B）'."""
+        """'image size 64 (A) vs 224 (B)', in either language (compare.value_of and compare.vs)."""
         parts = [say("compare.value_of", lang, value=_show(v), side=label) for v, label in zip(self.values, labels)]
         return f"{self.setting.label(lang)} " + say("compare.vs", lang).join(parts)
 

@@ -18,7 +18,7 @@ from workloads import registry
 CHART = "compare.png"
 WORK_UNITS = ("images", "tokens")  # what a rate counts that compare.md names in either language
 
-_AREA = "compare."  # compare.md's words in the catalogue (tui.i18n.compare), said by their name
+_AREA = "compare."  # compare.md's words in the catalogue (workloads.catalogue.compare), said by their name
 
 
 def points(diff: float | None, say: Voice) -> str:

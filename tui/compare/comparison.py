@@ -16,7 +16,8 @@ from tui.compare.load import CompareError, RunFigures, Side
 from tui.compare.prices import PriceFigures, Verdict, at_price, verdict
 from tui.compare.ratio import Ratio, ratio, relative_spread
 from tui.compare.shape import ACCURACY_KEYS
-from tui.i18n import say, text
+from tui.i18n import say
+from workloads.catalogue import message
 from workloads.numbers import finite as number
 from workloads import registry
 from workloads.spec import Metric, Text
@@ -153,7 +154,7 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
         runs = [s.runs.get(workload) for s in sides]
         present = [(s, r) for s, r in zip(sides, runs) if r is not None]
         if len(present) < 2:
-            notes.append(text("compare.note.only_baseline", workload=workload, base=base.label))
+            notes.append(message("compare.note.only_baseline", workload=workload, base=base.label))
             continue
         labels = [s.label for s, _ in present]
         unlike = alike.differences([r for r in runs if r is not None])
@@ -164,8 +165,8 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
         if unlike:
             def differences(lang: str, unlike: list[alike.Difference] = unlike, labels: list[str] = labels) -> str:
                 return say("report.list_sep", lang).join(d.words(labels, lang) for d in unlike)
-            notes.append(text("compare.note.unlike", workload=workload, differences=differences))
-    notes += [text("compare.note.not_on_baseline", workload=workload, side=side.label, base=base.label)
+            notes.append(message("compare.note.unlike", workload=workload, differences=differences))
+    notes += [message("compare.note.not_on_baseline", workload=workload, side=side.label, base=base.label)
               for side in sides for workload in side.runs if workload not in base.runs]
     _refuse(sides, compared, refusals)
     return Comparison(sides, baseline, compared, notes, currency)

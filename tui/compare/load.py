@@ -27,8 +27,8 @@ from typing import Any
 from tui.compare import bundle_reader as reader, shape
 from tui.compare.bundle_reader import Budget, BundleInputError
 from tui.compare.scratch import scratch_dir
-from tui.i18n import text
 from tui.report.summary import WorkloadSummary, summarize
+from workloads.catalogue import message
 from workloads.numbers import finite as number
 from tui.store import RunRecord, RunStoreError, load_run
 from workloads.rundir import CONFIG, EVENTS
@@ -122,10 +122,10 @@ def _choose(side: Side, runs: list[RunFigures]) -> None:
         used = chosen.summary.run_id
         for other in group:
             if other is not chosen:
-                side.notes.append(text("compare.note.left_out", side=side.label, other=other.summary.run_id,
+                side.notes.append(message("compare.note.left_out", side=side.label, other=other.summary.run_id,
                                        workload=workload, used=used))
         if chosen.summary.status != "ok":
-            side.notes.append(text("compare.note.ended", side=side.label, run=used, workload=workload,
+            side.notes.append(message("compare.note.ended", side=side.label, run=used, workload=workload,
                                    status=chosen.summary.status))
 
 
@@ -236,7 +236,7 @@ def _load_bundle(target: Path, path: str, label: str) -> tuple[Side, list[RunFig
                     run = _rebuild(folder, run_id)
                     shutil.rmtree(folder)   # one run on the temporary disk at a time
                 if run is None:
-                    side.notes.append(text("compare.note.no_events", side=label, run=shown))
+                    side.notes.append(message("compare.note.no_events", side=label, run=shown))
                     continue
                 runs.append(run)
     if not runs:

@@ -19,10 +19,10 @@ from tui.compare.load import CompareError, RunFigures, Side
 from tui.compare.shape import ACHIEVED
 from tui.formatting import number as shown
 from tui.report.summary import ThroughputStats, WorkloadSummary
+from workloads.catalogue import message
 from workloads.numbers import finite as number
 from workloads import registry
 from workloads.safe_text import one_line
-from tui.i18n import text
 from workloads.spec import Text
 
 MIXED = ("fp16", "bf16")
@@ -79,7 +79,7 @@ def against(query: str, sides: list[Side]) -> Side:
             if source is not None:
                 side.runs[workload] = _run(workload, source, table[source], run)
                 figure = f"{source} = {shown(table[source])} {registry.spec_for(workload).unit}"
-                side.notes.append(text("compare.note.published", query=query, figure=figure))
+                side.notes.append(message("compare.note.published", query=query, figure=figure))
     if not side.runs:
         if known:
             raise CompareError(f"cardbench compare: --against {query!r} matches no published figure "
@@ -115,7 +115,7 @@ def rated_notes(query: str, sides: list[Side]) -> list[Text]:
             figure = device.get(f"{'tf32' if precision == 'fp32' else precision}_tflops")
             if achieved is not None and figure is not None:
                 share = f"{100 * achieved / figure.value:.1f} %"
-                notes.append(text("compare.note.rated", side=side.label, achieved=shown(achieved), precision=precision,
+                notes.append(message("compare.note.rated", side=side.label, achieved=shown(achieved), precision=precision,
                                   share=share, device=device.device, rated=shown(figure.value), source=figure.source,
                                   date=figure.date))
     return notes

@@ -52,11 +52,11 @@ def asked_for_cpu(args: Iterable[Any] | None) -> bool:
 
 
 def cpu_only_hint() -> str:
-    return hint_for("Torch not compiled with CUDA enabled") or ""
+    return hint_for("Torch not compiled with CUDA enabled").en
 
 
 def mismatch_hint() -> str:
-    return hint_for("management CLI lists GPUs but torch sees none") or ""
+    return hint_for("management CLI lists GPUs but torch sees none").en
 
 
 # -- what is listed ---------------------------------------------------------------------------
@@ -71,8 +71,8 @@ class Listed:
     seen_by_torch: int = 0         # devices the torch probe reports (listed or not)
 
     def describe(self, lang: str = "en") -> str:
-        """'the 2 accelerators nvidia-smi lists (2x NVIDIA H100 80GB HBM3)'; in Chinese
-        'nvidia-smi 列出的 2 张加速卡（`2x NVIDIA H100 80GB HBM3`）' (the models quoted)."""
+        """'the 2 accelerators nvidia-smi lists (2x NVIDIA H100 80GB HBM3)'; in Chinese the catalogue's
+        cpu_trap.cards_by_tool, which counts no card, with the models quoted."""
         one = "_one" if self.count == 1 else ""
         by = ("cpu_trap.cards_by_tools" if len(self.tools) > 1 else "cpu_trap.cards_by_tool") if self.tools else \
             "cpu_trap.cards"

@@ -12,7 +12,7 @@ from typing import Any
 
 from tui.cpu_trap.facts import (Listed, RunFacts, TorchView, doctor_count, facts_of, listed_in, mismatch_hint,
                                 requested_device, view_of_checks)
-from tui.i18n import doctor_pointer, hint_zh, joined, say
+from tui.i18n import doctor_pointer, hint_in, joined, say
 from tui.formatting import code as _quote
 from workloads import registry
 
@@ -76,7 +76,7 @@ def headline(runs: Sequence[Any], devices: Any = None, checks: Iterable[Any] | N
     export's telemetry snapshot (its dict, a `Sample`, or a device list); ``checks``:
     the doctor's checks (objects or dicts). ``lang="zh"``: in Chinese, the doctor's
     evidence and hint in its check's own Chinese, else ``hint(english)`` (the report's
-    translation of a hint; by default the catalogue's, `tui.i18n.hint_zh`), else quoted.
+    translation of a hint; by default the catalogue's, `tui.i18n.hint_in`), else quoted.
     """
     checks = list(checks or ())
     listed = listed_in(devices).at_least(doctor_count(checks))
@@ -124,8 +124,12 @@ def headline_of(facts: list[RunFacts], listed: Listed, view: TorchView, *, lang:
         own = own or {}
         doctor_hint = own.get("hint") if view.sees is False else None
         english = hint or mismatch_hint()
-        return _warning(said, "zh", own.get("evidence"), doctor_hint or (translate or hint_zh)(english) or "")
+        return _warning(said, "zh", own.get("evidence"), doctor_hint or (translate or _chinese_hint)(english) or "")
     return _warning(said)
+
+
+def _chinese_hint(english: str) -> str | None:
+    return hint_in("zh", english)
 
 
 def _warning(a: _Alarm, lang: str = "en", evidence: str | None = None, hint: str = "") -> str:

@@ -6,10 +6,9 @@ from tui.doctor.check import PASS, SKIP, WARN, DoctorCheck
 from tui.doctor.checks import _check, _torch_devices
 from tui.doctor.facts import Facts
 from tui.formatting import NA, nbytes
-from tui.i18n import text
 from tui.i18n.voice import listed
 from tui.telemetry.sample import DeviceSample
-from workloads.spec import Text
+from workloads.catalogue import Message, message
 
 # a card is busy from either: an idle one shows 0 % and a few hundred MiB (a driver context) at most
 BUSY_UTIL_PCT = 10.0
@@ -33,13 +32,13 @@ def _busy(d: DeviceSample) -> bool:
     return (d.util_gpu_pct or 0.0) >= BUSY_UTIL_PCT or (used is not None and used >= 100 * BUSY_MEM_FRACTION)
 
 
-def _reading(d: DeviceSample) -> Text:
+def _reading(d: DeviceSample) -> Message:
     """'83 % utilisation, 30.0 GiB of 32.0 GiB in use; processes: ...', in English and Chinese."""
     util = f"{d.util_gpu_pct:.0f} %" if d.util_gpu_pct is not None else NA
-    reading = text("doctor.busy.reading", util=util, used=nbytes(d.mem_used_bytes), total=nbytes(d.mem_total_bytes))
+    reading = message("doctor.busy.reading", util=util, used=nbytes(d.mem_used_bytes), total=nbytes(d.mem_total_bytes))
     procs = listed(f"{p.pid} {p.name or NA} ({nbytes(p.used_bytes)}" + (f", {p.owner})" if p.owner else ")")
                    for p in d.processes or ())
-    return text("doctor.busy.processes", reading=reading, processes=procs) if d.processes else reading
+    return message("doctor.busy.processes", reading=reading, processes=procs) if d.processes else reading
 
 
 def check_busy(f: Facts) -> DoctorCheck:
@@ -47,16 +46,16 @@ def check_busy(f: Facts) -> DoctorCheck:
     card = _auto_card(f)
     if not _torch_devices(f):
         # still worth a word: once torch is fixed, auto picks this card
-        busy = text("doctor.busy.already", index=card.index, reading=_reading(card)) \
+        busy = message("doctor.busy.already", index=card.index, reading=_reading(card)) \
             if card is not None and _busy(card) else ""
-        return _check(cid, SKIP, text("doctor.busy.no_torch", busy=busy))
+        return _check(cid, SKIP, message("doctor.busy.no_torch", busy=busy))
     if card is None or (card.util_gpu_pct is None and card.mem_used_pct is None):
-        return _check(cid, SKIP, text("doctor.busy.no_reading"))
+        return _check(cid, SKIP, message("doctor.busy.no_reading"))
     said = {"label": f"GPU{card.index} {card.name or NA}", "reading": _reading(card),
-            "bound": text("doctor.busy.bound", util=f"{BUSY_UTIL_PCT:g}", memory=f"{BUSY_MEM_FRACTION:.0%}")}
+            "bound": message("doctor.busy.bound", util=f"{BUSY_UTIL_PCT:g}", memory=f"{BUSY_MEM_FRACTION:.0%}")}
     seen = {"value": card.util_gpu_pct, "unit": "%"}
     if not _busy(card):
-        return _check(cid, PASS, text("doctor.busy.idle", **said), **seen)
+        return _check(cid, PASS, message("doctor.busy.idle", **said), **seen)
     idle = next((d for d in f.devices if d is not card and not _busy(d) and d.util_gpu_pct is not None), None)
-    other = text("doctor.busy.other_idle", index=idle.index) if idle else ""
-    return _check(cid, WARN, text("doctor.busy.busy", **said), text("hint.doctor.busy", other=other), **seen)
+    other = message("doctor.busy.other_idle", index=idle.index) if idle else ""
+    return _check(cid, WARN, message("doctor.busy.busy", **said), message("hint.doctor.busy", other=other), **seen)

@@ -44,10 +44,12 @@ class DoctorCheck:
     # the Chinese of cardbench's own words ({"name", "evidence", "hint"}: each optional); quoted tool
     # output stays as the tool wrote it, and a report in Chinese falls back to the English field
     zh: dict[str, str] = field(default_factory=dict, compare=False)
+    hint_id: str = ""  # the catalogue's id of the hint ("hint.out_of_memory"), when it is one; the report says it by it
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "status": self.status, "evidence": self.evidence,
-                "hint": self.hint, "value": self.value, "unit": self.unit, "zh": dict(self.zh)}
+                "hint": self.hint, "hint_id": self.hint_id or None, "value": self.value, "unit": self.unit,
+                "zh": dict(self.zh)}
 
 
 def totals(checks: Iterable[Any]) -> str:

@@ -14,9 +14,9 @@ from tui.doctor.check import FAIL, PASS, SKIP, WARN, DoctorCheck
 from tui.doctor.checks import _check
 from tui.doctor.facts import Facts
 from tui.formatting import NA, nbytes
-from tui.i18n import text
 from tui.i18n.voice import listed, quoted
 from tui.telemetry.sample import DeviceSample
+from workloads.catalogue import message
 
 
 def tool_line(output: str, d: DeviceSample) -> str | None:
@@ -55,13 +55,13 @@ def check_health(f: Facts) -> DoctorCheck:
     cid = "device.health"
     told = [d for d in f.devices if d.health is not None or _level(d) is not None]
     if not told:
-        return _check(cid, SKIP, text("doctor.health.not_said"))
+        return _check(cid, SKIP, message("doctor.health.not_said"))
     unwell = [(d, _level(d)) for d in told if _level(d) is not None]
     if not unwell:
         tools = listed(sorted({(d.source or "").split("+")[-1] for d in told}))
-        return _check(cid, PASS, text("doctor.health.all_well", n=len(told), tools=tools), value=len(told),
+        return _check(cid, PASS, message("doctor.health.all_well", n=len(told), tools=tools), value=len(told),
                       unit="devices")
     status = FAIL if any(level == FAIL for _, level in unwell) else WARN
     said = listed((quoted(_said(d, f.cli_output)) for d, _ in unwell), comma=False)
-    return _check(cid, status, text("doctor.health.unwell", n=len(unwell), of=len(told), said=said),
-                  text("hint.doctor.health"), value=len(unwell), unit="devices")
+    return _check(cid, status, message("doctor.health.unwell", n=len(unwell), of=len(told), said=said),
+                  message("hint.doctor.health"), value=len(unwell), unit="devices")

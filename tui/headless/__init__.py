@@ -61,12 +61,13 @@ from tui.headless.progress import Progress
 from tui.headless.suite import SuiteState, run_suite
 from tui.report.bundle import BundleError, check_output_dir
 from tui.report.envinfo import normalize_checks
-from tui.report.i18n import Note, note, quoted
+from tui.report.i18n import note, quoted
 from tui.store import RunStore, RunStoreError
 from tui.session import RunSession
 from tui.telemetry.sampler import Sampler
 from tui.trial.clock import left_line
 from workloads import exit_codes, registry
+from workloads.catalogue import Message
 from workloads.errors import first_line
 from workloads.spec import Text
 
@@ -270,7 +271,7 @@ def _exit_status(state: SuiteState, late: dict[str, bool], on_cpu_refused: str |
     return exit_codes.FAILED if state.failed or state.incomplete else exit_codes.OK
 
 
-def store_notes(state: SuiteState) -> list[Note]:
+def store_notes(state: SuiteState) -> list[Message]:
     """The report's words for runs the runs dir did not keep whole, or could not keep at all."""
     notes = [note("note_not_started", name=_title(name), why=quoted(why)) for name, why in state.not_started]
     notes += [note("note_incomplete", name=_title(lost.workload), time=utc(lost.fault.since),

@@ -9,10 +9,13 @@ anything.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-from tui.report.i18n import Note, note
+from tui.report.i18n import note
 from workloads import registry
+from workloads.catalogue import Message, message
 from workloads.runner import Outcome
 from workloads.spec import Text
 
@@ -23,23 +26,33 @@ def in_sentence(title: str) -> str:
     return title[:1].lower() + title[1:] if first[1:].islower() or len(first) == 1 else title
 
 
-def why_not(workload: str, outcome: Outcome | None) -> Text:
+def why_not(workload: str, outcome: Outcome | None) -> Message:
     """Why a handing-over run gives nothing: its run could not be created, was stopped, or ended not ok."""
-    title = registry.spec_for(workload).title
-    en, zh = in_sentence(title.en), title("zh")
+    title = _InSentence(registry.spec_for(workload).title)
     if outcome is None:
-        return Text(f"the {en}'s run could not be created", f"{zh}的运行目录无法创建")
+        return message("report.hand_over.not_created", title=title)
     if outcome.status == "stopped":
-        return Text(f"the {en} was stopped before it finished", f"{zh}在完成前被停止")
+        return message("report.hand_over.stopped", title=title)
     why = f": {outcome.error_line}" if outcome.error else ""
-    return Text(f"the {en} ended {outcome.status}{why}", f"{zh}以 {outcome.status} 结束{why}")
+    return message("report.hand_over.ended", title=title, status=outcome.status, why=why)
+
+
+@dataclass(frozen=True)
+class _InSentence:
+    """A workload's title inside a sentence: English lowers its first word ('the operator coverage scan'), Chinese
+    has no case to lower."""
+
+    title: Callable[[str], str]
+
+    def __call__(self, lang: str = "en") -> str:
+        return self.title(lang) if lang == "zh" else in_sentence(self.title(lang))
 
 
 class Handovers:
     """The handing-over runs that have ended in this suite, in order: (workload, run dir or None, why not)."""
 
     def __init__(self) -> None:
-        self._ended: list[tuple[str, Path | None, Text]] = []
+        self._ended: list[tuple[str, Path | None, Text | Message]] = []
 
     def finished(self, workload: str, ended: tuple[Path, Outcome] | None) -> None:
         """Record a job's end when its workload hands over (``ended``: its run dir and outcome, None: not created)."""
@@ -51,7 +64,7 @@ class Handovers:
         else:
             self._ended.append((workload, None, why_not(workload, outcome)))
 
-    def prepare(self, workload: str, args: list[str]) -> list[Note]:
+    def prepare(self, workload: str, args: list[str]) -> list[Message]:
         """Pass a job's ``args`` through each ended run's hook; the report's note for each that gave it something."""
         spec = registry.spec_for(workload)
         notes = []

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from tui.report.bundle import BundleError
-from tui.report.i18n import Note, note, quoted
+from tui.report.i18n import note, quoted
 from workloads import registry
+from workloads.catalogue import Message
 from workloads.spec import Text
 
 ARGS_ENV = "CARDBENCH_HEADLESS_ARGS"
@@ -38,9 +39,9 @@ def suite_names(workloads: Sequence[str] | None, suite: str = "quick") -> list[s
 
 
 def suite_jobs(suite: str, workloads: Sequence[str] | None, *, accelerator: bool, device: str | None,
-               amp: str = "off", overrides: dict[str, list[str]] | None = None) -> tuple[list[Job], list[Note]]:
+               amp: str = "off", overrides: dict[str, list[str]] | None = None) -> tuple[list[Job], list[Message]]:
     """The workloads to run and their arguments, with one note per choice the report must state."""
-    notes: list[Note] = []
+    notes: list[Message] = []
     device_args = ["--device", device] if device else []
     jobs: list[Job] = []
     for name in suite_names(workloads, suite):

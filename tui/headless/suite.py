@@ -28,10 +28,10 @@ from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress
 from tui.headless.handover import Handovers
-from tui.report.i18n import Note
 from tui.store import RunStoreError, StoreFault
 from tui.session import SIGNALS, STORE_FAULT, RunSession
 from workloads import protocol, registry
+from workloads.catalogue import Message
 from workloads.runner import Outcome
 
 
@@ -54,7 +54,7 @@ class SuiteState:
     not_started: list[tuple[str, str]] = field(default_factory=list)  # (workload, why its run could not be created)
     interrupted: bool = False
     accelerator: bool = True
-    notes: list[Note] = field(default_factory=list)  # the report's words on choices made while the suite ran
+    notes: list[Message] = field(default_factory=list)  # the report's words on choices made while the suite ran
 
 
 def step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:

@@ -4,7 +4,7 @@
     w("title")            -> the catalogue's ``compare.title`` in Chinese
     w.quote("H100 SXM")   -> '`H100 SXM`': what cardbench only quotes is a code span in Chinese, as written in English
     w.join(["a", "b"])    -> 'a；b'
-    w.counted("steps_fmt", 1)  -> '1 step' (the ``_one`` form), w.duration(131) -> '2 min 11 s' / '2 分 11 秒'
+    w.counted("steps_fmt", 1)  -> '1 step' (the ``_one`` form), w.duration(131) -> '2 min 11 s' (in Chinese units)
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class Voice:
         return self(one if n == 1 and self.area + one in CATALOGUE else key, n=n, **values)
 
     def duration(self, seconds: Any) -> str:
-        """A duration in this language's units: '2 min 11 s' / '2 分 11 秒'."""
+        """A duration in this language's units: '2 min 11 s' (report.unit.* of the catalogue)."""
         return duration(seconds, self.lang)
 
 

@@ -21,7 +21,7 @@ from tui.formatting import device_label, device_tag
 from tui.store.series import WARMUP_LABEL, StepPoints, record_step_points
 from tui.store.telemetry import Telemetry
 from workloads.numbers import is_finite as _finite
-from workloads.spec import Text
+from workloads.catalogue import Message
 
 WIDTH, HEIGHT = 900, 380
 _LEFT, _RIGHT, _TOP, _BOTTOM = 78, 24, 46, 56
@@ -220,8 +220,8 @@ class Chart:
 
 # what each chart shows, as the report names it (its alt text). The picture's own words stay English: the
 # monospace font it is drawn with may have no Chinese glyphs, and boxes would say nothing
-TITLES = {"loss": Text("loss", "每步损失曲线"), "throughput": Text("throughput", "每步吞吐曲线"),
-          "utilisation": Text("utilisation and memory", "利用率与内存曲线")}
+TITLES = {"loss": Message("report.chart.loss"), "throughput": Message("report.chart.throughput"),
+          "utilisation": Message("report.chart.utilisation")}
 
 
 def caption(title: str, lang: str) -> str:

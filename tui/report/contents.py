@@ -293,13 +293,13 @@ def _figure(key: str, value: Any, w: Words) -> str:
 
 
 def _said(word: Any, lang: str) -> str:
-    """A workload table's cell: its Text in the report's language, anything else as it is."""
-    return word(lang) if isinstance(word, Text) else str(word)
+    """A workload table's cell: its words (a Text or a catalogue Message) in the report's language, anything else as it is."""
+    return word(lang) if callable(word) else str(word)
 
 
 def _error(e: dict[str, Any], w: Words) -> str:
     """An error event: its message (the failure's own words, quoted in Chinese) and cardbench's hint."""
-    hint = w("hint_in", hint=w.hint(e["hint"])) if e.get("hint") else ""
+    hint = w("hint_in", hint=w.hint(e["hint"], e.get("hint_id"))) if e.get("hint") else ""
     return f"{w.quote(e.get('message', ''))}{hint}"
 
 
@@ -316,7 +316,7 @@ def _problems(data: ReportData, w: Words) -> list[Block]:
         for warn in s.warnings:
             items.append(w("warning_item", run=run, message=w.warning(warn)))
         for err in s.errors:
-            hint = w("hint_in", hint=w.hint(err["hint"])) if err.get("hint") else ""
+            hint = w("hint_in", hint=w.hint(err["hint"], err.get("hint_id"))) if err.get("hint") else ""
             items.append(w("error_item", run=run, message=w.quote(err.get("message", "")), hint=hint))
         if s.status != "ok":
             items.append(w("status_item", run=run, status=w.status(s.status)))

@@ -145,7 +145,9 @@ def normalize_checks(checks: Sequence[Any] | None) -> list[dict[str, Any]]:
         zh = field_of(c, "zh")  # the check's own Chinese (DoctorCheck.zh): the report in Chinese says it
         zh = {k: v for k, v in zh.items() if k in ("name", "evidence", "hint") and isinstance(v, str)} \
             if isinstance(zh, dict) else {}
-        out.append({"id": id_of(c), **text, "value": value_of(c), "unit": field_of(c, "unit"), "zh": zh})
+        hint_id = field_of(c, "hint_id")  # the catalogue's id of its hint (absent before ids)
+        out.append({"id": id_of(c), **text, "value": value_of(c), "unit": field_of(c, "unit"), "zh": zh,
+                    **({"hint_id": hint_id} if isinstance(hint_id, str) and hint_id else {})})
     return out
 
 

@@ -10,37 +10,22 @@ import re
 from typing import Any, Mapping
 
 from tui.doctor.check import TITLES
-from tui.i18n import CATALOGUE, doctor_pointer, hint_zh, say
+from tui.i18n import CATALOGUE, doctor_pointer, hint_in, say
 from tui.i18n.voice import Voice, quoted  # noqa: F401  (quoted: the notes of the headless export take it from here)
 from workloads import registry
+from workloads.catalogue import Message, message
 
 _TITLE_IDS = {title: check_id for check_id, title in TITLES.items()}  # a doctor.json row from before ids
-_AREA = "report."  # the report's sentences in the catalogue (tui.i18n.report); Words and note take their name
+_AREA = "report."  # the report's sentences in the catalogue (workloads.catalogue.report); Words and note take their name
 
 
-class Note(str):
-    """A sentence for the report, said in the reader's language when the report is written: the name of one of
-    the catalogue's ``report.`` sentences (`tui.i18n.report`) and its values (a value that is callable, a
-    `workloads.spec.Text` or `quoted`, is called with the language). As a string it is the English, so code that
-    prints, joins or searches notes reads words as before; ``note("zh")`` is the Chinese."""
-
-    key: str
-    values: Mapping[str, Any]
-
-    def __new__(cls, key: str, values: Mapping[str, Any]) -> "Note":
-        self = super().__new__(cls, say(_AREA + key, "en", **values))
-        self.key, self.values = key, dict(values)
-        return self
-
-    def __call__(self, lang: str = "en") -> str:
-        return str.__str__(self) if lang != "zh" else say(_AREA + self.key, lang, **self.values)
-
-
-def note(key: str, **values: Any) -> Note:
-    """``note("note_not_run", name=spec.title)``: a note of the report, in either language."""
+def note(key: str, **values: Any) -> Message:
+    """``note("note_not_run", name=spec.title)``: one of the catalogue's ``report.`` sentences with its values (a
+    value that is callable, a `Message`, a `workloads.spec.Text` or `quoted`, is said in the language), said in the
+    reader's language when the report is written; ``str()`` of it is the English."""
     if _AREA + key not in CATALOGUE:
         raise KeyError(f"no report sentence {key!r}")
-    return Note(key, values)
+    return message(_AREA + key, **values)
 
 
 _CPU_DEVICE = re.compile(r"cpu \((?P<arch>[^,()]*), (?P<threads>\d+) threads\)")
@@ -53,7 +38,7 @@ class Words(Voice):
     area = _AREA
 
     def text(self, said: Any) -> str:
-        """A note or caption: a `Note` or `Text` in this language; a plain string as it was given."""
+        """A note or caption: a `Message` or `Text` in this language; a plain string as it was given."""
         return said(self.lang) if callable(said) else str(said)
 
     def status(self, status: Any) -> str:
@@ -80,16 +65,17 @@ class Words(Voice):
             if check_id:
                 return self.say_or(f"check.{check_id}", self.quote(english))
         if key == "hint":
-            return self.hint(english)
+            return self.hint(english, row.get("hint_id"))
         return self.quote(english)
 
-    def hint(self, text: Any) -> str:
-        """One of ``workloads.hints``' pieces of advice (with the pointer to the doctor, or not)."""
+    def hint(self, text: Any, hint_id: Any = None) -> str:
+        """One of ``workloads.hints``' pieces of advice (with the pointer to the doctor, or not), by the id an event
+        carries beside its English (``hint_id``) or, in a run from before ids, by that English."""
         english = str(text or "")
         if not self.zh or not english:
             return english
         advice, pointer, _rest = english.partition(_DOCTOR_POINTER)
-        said = hint_zh(advice.strip().rstrip("."))
+        said = hint_in("zh", advice.strip().rstrip("."), hint_id if isinstance(hint_id, str) else None)
         if said is None:
             return self.quote(english)
         return say("hint.with_doctor", "zh", hint=said, doctor=say("hint.see_doctor", "zh")) if pointer else said

@@ -35,6 +35,7 @@ from typing import Any, Callable, NoReturn, Sequence, TextIO
 
 from workloads import exit_codes, protocol
 from workloads.child.parent import die_with_runner
+from workloads.catalogue import Message
 from workloads.errors import WorkloadError, clipped, first_line
 from workloads.exit_codes import HELP_SHOWN
 from workloads.protocol import CHECK_ARGS_ENV
@@ -100,7 +101,7 @@ class Emitter:
     def result(self, metrics: dict[str, Any]) -> None:
         self.emit(protocol.Result(metrics=metrics))
 
-    def error(self, message: str, hint: str | None = None) -> None:
+    def error(self, message: str, hint: str | Message | None = None) -> None:
         self.emit(protocol.Error(message=message, hint=hint))
 
     def end(self, status: str, exit_code: int | None = None) -> None:

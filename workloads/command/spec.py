@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from workloads.spec import Metric, Param, Text, WorkloadSpec, positive
+from workloads.catalogue import Message
+from workloads.spec import Metric, Param, WorkloadSpec, positive
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
@@ -14,7 +15,7 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
 
 SPEC = WorkloadSpec(
     name="command",
-    title=Text("Command (your own job)", "命令（您自己的作业）"),
+    title=Message("workload.command.title"),
     unit="",  # each run's unit is the one its log printed (it/s, samples/s, img/s): its step events carry it
     headline="throughput",
     params=(
@@ -25,24 +26,21 @@ SPEC = WorkloadSpec(
     ),
     suite=None,  # the headless suite runs the built-in workloads; a command is run by name
     metrics=(
-        Metric("throughput", Text("throughput the log printed (median of its rates after the first few)",
-                                  "日志打印的吞吐量（去掉最初几个后的速率中位数）"), "rate"),
-        Metric("throughput_unit", Text("unit of that throughput, as the log wrote it", "该吞吐量的单位（按日志原样）"),
+        Metric("throughput", Message("workload.command.metric.throughput"), "rate"),
+        Metric("throughput_unit", Message("workload.command.metric.throughput_unit"),
                "text"),
-        Metric("throughput_from", Text("which rate the tool printed", "工具打印的是哪种速率"), "text"),
-        Metric("rates", Text("rates in that median", "参与中位数的速率个数")),
-        Metric("final_loss", Text("last loss the log printed", "日志打印的最后一个损失"), "number"),
-        Metric("train_samples_per_second", Text("samples/s the Trainer reported at the end (train_samples_per_second)",
-                                                "Trainer 结束时报告的 samples/s（train_samples_per_second）"), "rate"),
-        Metric("train_runtime", Text("training time the Trainer reported (train_runtime)",
-                                     "Trainer 报告的训练时间（train_runtime）"), "seconds"),
-        Metric("eval_loss", Text("last evaluation loss the log printed (eval_loss)", "日志打印的最后评估损失（eval_loss）")),
-        Metric("exit_code", Text("the command's exit code", "命令的退出码")),
-        Metric("lines", Text("lines the command printed (bar redraws included)", "命令打印的行数（含进度条重绘）")),
-        Metric("lines_read", Text("lines read for progress", "用于读取进度的行数")),
-        Metric("read_by", Text("log formats recognised", "识别出的日志格式"), "text"),
+        Metric("throughput_from", Message("workload.command.metric.throughput_from"), "text"),
+        Metric("rates", Message("workload.command.metric.rates")),
+        Metric("final_loss", Message("workload.command.metric.final_loss"), "number"),
+        Metric("train_samples_per_second", Message("workload.command.metric.train_samples_per_second"), "rate"),
+        Metric("train_runtime", Message("workload.command.metric.train_runtime"), "seconds"),
+        Metric("eval_loss", Message("workload.command.metric.eval_loss")),
+        Metric("exit_code", Message("workload.command.metric.exit_code")),
+        Metric("lines", Message("workload.command.metric.lines")),
+        Metric("lines_read", Message("workload.command.metric.lines_read")),
+        Metric("read_by", Message("workload.command.metric.read_by"), "text"),
     ),
-    line_metrics=(Metric("final_loss", Text("last loss", "最后损失")), Metric("exit_code", Text("exit code", "退出码"))),
+    line_metrics=(Metric("final_loss", Message("workload.command.line.final_loss")), Metric("exit_code", Message("workload.command.line.exit_code"))),
     has_loss=True,
     planned_steps=planned_steps,
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workloads.catalogue import Message, message, say
 from workloads.dataio import storage, survey
 from workloads.safe_text import file_name
 
@@ -21,13 +22,13 @@ SLOW = ("network", "fuse", "overlay")   # kinds that often feed a loader slowly:
 def check(path: str) -> dict[str, Any]:
     """{status, evidence, hint, zh, value, unit}: FAIL for a DIR that cannot be used, WARN for one that is slow
     to find or read from (network, FUSE, overlay) or has unreadable files or link loops, else PASS."""
-    full = f"`cardbench run dataio --data {path}` for the loader sweep and the verdict"
-    full_zh = f"运行 `cardbench run dataio --data {path}` 做 DataLoader 扫描并给出结论"
+    full = message("workload.dataio.quick.run_full", path=path)
     try:
         s = survey.survey(path, max_entries=ENTRIES, seconds=WALK_S, sample_size=2000)
     except survey.NoData as exc:
-        return {"status": "FAIL", "evidence": str(exc), "hint": "give a readable folder of images",
-                "zh": {"evidence": f"数据目录不可用：{exc}", "hint": "请给出一个可读的图像文件夹"}}
+        hint = Message("workload.dataio.quick.give_folder")
+        return {"status": "FAIL", "evidence": str(exc), "hint": hint.en,
+                "zh": {"evidence": say("workload.dataio.quick.unusable", "zh", error=str(exc)), "hint": hint("zh")}}
     few = s.sample[:: max(1, len(s.sample) // 200)][:200]
     read = storage.read_files(few, READ_S, again_until=READ_S / 4)
     rate = read["files"] / read["seconds"] if read["files"] else None
@@ -41,10 +42,20 @@ def check(path: str) -> dict[str, Any]:
     if skipped:
         worries.append(f"{' and '.join(skipped)} skipped")
     status = "WARN" if worries else "PASS"
-    zh = f"{file_name(s.root)}：{s.mount.fs_type if s.mount else '未知文件系统'}，{'至少 ' if not s.complete else ''}{s.images:,} 个图像文件" \
-         + (f"，读取 {rate:,.0f} 个文件/秒" if rate else "") \
-         + (f"；跳过不可读 {s.unreadable} 个、链接环 {s.loops} 个" if s.unreadable or s.loops else "") \
-         + (f"；跳过大于任何图像可能大小的文件 {s.oversize} 个" if s.oversize else "")
     return {"status": status, "evidence": said, "value": round(rate, 1) if rate else None, "unit": "files/s",
-            "hint": (f"{'; '.join(worries)}: run {full}" if worries else ""),
-            "zh": {"evidence": zh, **({"hint": full_zh} if worries else {})}}
+            "hint": (f"{'; '.join(worries)}: run {full.en}" if worries else ""),
+            "zh": {"evidence": _found(s, rate, "zh"), **({"hint": full("zh")} if worries else {})}}
+
+
+def _found(s: survey.Survey, rate: float | None, lang: str) -> str:
+    """What the survey found, said in the doctor's other language (its English is the survey's own words)."""
+    fs = s.mount.fs_type if s.mount else Message("workload.dataio.quick.unknown_fs")
+    parts: list[Any] = [message("workload.dataio.quick.found", root=file_name(s.root), fs=fs, images=f"{s.images:,}",
+                                at_least="" if s.complete else Message("workload.dataio.quick.at_least"))]
+    if rate:
+        parts.append(message("workload.dataio.quick.read", rate=f"{rate:,.0f}"))
+    if s.unreadable or s.loops:
+        parts.append(message("workload.dataio.quick.skipped", unreadable=s.unreadable, loops=s.loops))
+    if s.oversize:
+        parts.append(message("workload.dataio.quick.oversize", n=s.oversize))
+    return "".join(part(lang) for part in parts)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workloads.spec import Text
+from workloads.catalogue import Message, message
 
-SWEEP_COLUMNS = (Text("workers", "工作进程数"), Text("images/s", "图像/秒"),
-                 Text("CPU cores busy", "占用 CPU 核数"), Text("host -> device GB/s", "主机到设备 GB/s"))
+SWEEP_COLUMNS = (Message("workload.dataio.column.workers"), Message("workload.dataio.column.images_per_s"),
+                 Message("workload.dataio.column.cores_busy"), Message("workload.dataio.column.h2d_gb_s"))
 
 
 def survey_metrics(s: Any) -> dict[str, Any]:
@@ -38,12 +38,11 @@ def sweep_line(row: Mapping[str, Any]) -> str:
     return f"{cells[0]} worker(s): {cells[1]} images/s, {cells[2]} CPU cores busy, host -> device {cells[3]} GB/s"
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[list[str]]]:
+def report_table(metrics: Mapping[str, Any]) -> tuple[Message, list[Message], list[list[str]]]:
     """The loader sweep, the verdict's line in the heading."""
     rows = [r for r in metrics.get("loader") or [] if isinstance(r, dict)]
     line = str(metrics.get("verdict_line") or "no verdict")[:300]
-    heading = Text(f"DataLoader sweep over num_workers (ResNet-50's training transforms); {line}",
-                   f"DataLoader 按 num_workers 扫描（ResNet-50 训练变换）；{line}")
+    heading = message("workload.dataio.table.heading", line=line)
     return heading, list(SWEEP_COLUMNS), [sweep_row(r) for r in rows]
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from workloads.spec import SWITCH, Metric, Param, SuiteArgs, Text, WorkloadSpec, option, positive
+from workloads.catalogue import Message
+from workloads.spec import SWITCH, Metric, Param, SuiteArgs, WorkloadSpec, option, positive
 
 STEPS, BATCH_SIZE, SEQ_LEN = 20, 8, 512
 
@@ -15,7 +16,7 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
 
 SPEC = WorkloadSpec(
     name="finetune",
-    title=Text("LLM fine-tuning", "大模型微调"),
+    title=Message("workload.finetune.title"),
     unit="tokens/s",
     headline="tokens_per_s",
     params=(
@@ -35,33 +36,30 @@ SPEC = WorkloadSpec(
         standard=("--mode", "lora", "--steps", "50", "--warmup", "10"),
         cpu_standard=("--mode", "lora", "--steps", "4", "--batch-size", "2", "--seq-len", "32", "--amp", "off",
                       "--warmup", "1"),
-        cpu_standard_note=Text("no accelerator, so the standard suite's fine-tune was scaled down to 4 LoRA steps of "
-                               "2 x 32 tokens in fp32 on the tiny preset",
-                               "没有加速卡，因此标准套件的微调缩小为 tiny 模型上 4 步 LoRA、每步 2 x 32 个 token、fp32"),
+        cpu_standard_note=Message("workload.finetune.cpu_standard_note"),
         amp_flag="--amp",
         suites=("standard",),
     ),
     metrics=(
-        Metric("tokens_per_s", Text("tokens/s, all devices (median after warm-up)", "tokens/s（全部设备，预热后中位数）"),
+        Metric("tokens_per_s", Message("workload.finetune.metric.tokens_per_s"),
                "rate"),
-        Metric("tokens_per_s_per_device", Text("tokens/s per device", "每设备 tokens/s"), "rate"),
-        Metric("mfu", Text("MFU (model FLOPs / rated peak)", "MFU（模型 FLOPs / 标称峰值）"), "fraction"),
-        Metric("mfu_formula", Text("model FLOPs per token", "每 token 模型 FLOPs"), "text"),
-        Metric("rated_tflops", Text("rated peak per device (TFLOP/s)", "每设备标称峰值（TFLOP/s）")),
+        Metric("tokens_per_s_per_device", Message("workload.finetune.metric.tokens_per_s_per_device"), "rate"),
+        Metric("mfu", Message("workload.finetune.metric.mfu"), "fraction"),
+        Metric("mfu_formula", Message("workload.finetune.metric.mfu_formula"), "text"),
+        Metric("rated_tflops", Message("workload.finetune.metric.rated_tflops")),
         # workloads.child.device.peak_memory: on a device torch's max_memory_allocated (the caching allocator's reserve
         # and the context are not in it), on the CPU the process's peak RSS; run.log's line says this label on both
         # (the report's row on the CPU says the RSS one: tui.report.contents._memory_row)
-        Metric("peak_memory_bytes", Text("peak memory (on a device: allocated by torch; on the CPU: RSS)",
-                                         "峰值内存（设备上：torch 已分配的显存；CPU 上：进程 RSS）"), "bytes"),
-        Metric("fit_estimate_bytes", Text("memory estimate of a step", "单步显存估算"), "bytes"),
-        Metric("data_wait_fraction", Text("share of step time loading data", "加载数据时间占比"), "fraction"),
-        Metric("trainable_parameters", Text("trainable parameters", "可训练参数")),
-        Metric("first_loss", Text("first loss", "首步 loss")),
-        Metric("cpu_check", Text("loss against float64 on the CPU", "与 CPU float64 的 loss 对比"), "text"),
-        Metric("steps", Text("steps", "步数")),
-        Metric("total_s", Text("training time", "训练时间"), "seconds"),
+        Metric("peak_memory_bytes", Message("workload.finetune.metric.peak_memory_bytes"), "bytes"),
+        Metric("fit_estimate_bytes", Message("workload.finetune.metric.fit_estimate_bytes"), "bytes"),
+        Metric("data_wait_fraction", Message("workload.finetune.metric.data_wait_fraction"), "fraction"),
+        Metric("trainable_parameters", Message("workload.finetune.metric.trainable_parameters")),
+        Metric("first_loss", Message("workload.finetune.metric.first_loss")),
+        Metric("cpu_check", Message("workload.finetune.metric.cpu_check"), "text"),
+        Metric("steps", Message("workload.shared.metric.steps")),
+        Metric("total_s", Message("workload.shared.metric.total_s"), "seconds"),
     ),
-    line_metrics=(Metric("final_loss", Text("final loss", "最终 loss")), Metric("mfu", Text("MFU", "MFU"), "fraction")),
+    line_metrics=(Metric("final_loss", Message("workload.shared.line.final_loss")), Metric("mfu", Message("workload.finetune.line.mfu"), "fraction")),
     cost_basis="tokens",
     planned_steps=planned_steps,
     short="Fine-tune",  # the title's first word, "LLM", would read as the inference workload's

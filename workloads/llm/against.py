@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from workloads.catalogue import Message, message
 from workloads.numbers import is_finite
-from workloads.spec import Text
 
 
 def _n(value: float) -> str:
     return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
-def read_against(m: Mapping[str, Any]) -> Text | None:
+def read_against(m: Mapping[str, Any]) -> Message | None:
     """'29.4 % of the read-bandwidth bound 553.3 tokens/s (...); mean of 5 tg128 runs, stddev 9.381; ...', or None
     without a tg figure (a fit-only run)."""
     tg, rate = m.get("tg"), m.get("tg_tokens_per_s")
@@ -29,24 +29,22 @@ def read_against(m: Mapping[str, Any]) -> Text | None:
     tg = f"tg{tg}" if isinstance(tg, int) else "tg"   # llama-bench's name for the test: tg128
     runs, stddev = spread_of(m, tg)
     n = len(runs) if isinstance(runs, list) else None
-    sd_en = f", stddev {_n(stddev)} tokens/s" if is_finite(stddev) else ""
-    sd_zh = f"，标准差 {_n(stddev)} token/秒" if is_finite(stddev) else ""
-    how_en = f"mean of {n} {tg} run{'s' if n != 1 else ''} at batch 1{sd_en}" if n else f"{tg} at batch 1{sd_en}"
-    how_zh = f"批 1 下 {n} 次 {tg} 的均值{sd_zh}" if n else f"批 1 下的 {tg}{sd_zh}"
+    sd = message("workload.llm.against.stddev", stddev=_n(stddev)) if is_finite(stddev) else ""
+    if n:
+        how = message("workload.llm.against.mean_of_one" if n == 1 else "workload.llm.against.mean_of", n=n, tg=tg,
+                      sd=sd)
+    else:
+        how = message("workload.llm.against.single", tg=tg, sd=sd)
     bound, step, read = m.get("decode_bound_tokens_per_s"), m.get("decode_bytes_per_step"), m.get("device_read_gbps")
     if not (is_finite(bound) and bound > 0 and m.get("batch_size") == 1):
-        return Text(how_en, how_zh)
-    share = f"{100 * rate / bound:.1f} %"
-    step_said = f"{step / 2**20:,.0f} MiB" if is_finite(step) else "N/A"
-    read_said = f"{read:.3g} GB/s" if is_finite(read) else "N/A"
-    en = (f"{share} of the read-bandwidth bound {_n(bound)} tokens/s ({step_said} read a decode step at the measured "
-          f"{read_said}); {how_en}")
-    zh = f"达到读带宽上限 {_n(bound)} token/秒 的 {share}（每个解码步读 {step_said}，实测读带宽 {read_said}）；{how_zh}"
+        return how
     decode, fraction = m.get("decode_tokens_per_s"), m.get("decode_bandwidth_fraction")
+    first_cell = ""
     if is_finite(decode) and is_finite(fraction):   # the sweep's own decode rate, against the same bound
-        en += f"; the first cell's decode (1 / TPOT p50) {_n(decode)} tokens/s is {100 * fraction:.1f} % of it"
-        zh += f"；首个单元的解码（1 / TPOT p50）{_n(decode)} token/秒，为上限的 {100 * fraction:.1f} %"
-    return Text(en, zh)
+        first_cell = message("workload.llm.against.first_cell", decode=_n(decode), fraction=f"{100 * fraction:.1f}")
+    return message("workload.llm.against.bound", share=f"{100 * rate / bound:.1f} %", bound=_n(bound),
+                   step=f"{step / 2**20:,.0f} MiB" if is_finite(step) else "N/A",
+                   read=f"{read:.3g} GB/s" if is_finite(read) else "N/A", how=how, first_cell=first_cell)
 
 
 def spread_of(m: Mapping[str, Any], name: str) -> tuple[Any, Any]:

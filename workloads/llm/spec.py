@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from workloads.catalogue import Message
 from workloads.llm.against import read_against
 from workloads.models.llama.presets import PRESETS
-from workloads.spec import SWITCH, Metric, Param, SuiteArgs, Text, WorkloadSpec
+from workloads.spec import SWITCH, Metric, Param, SuiteArgs, WorkloadSpec
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
@@ -25,14 +26,11 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
 # of 5.8 (8 cells with 64-token outputs, pp128/tg32 three times took 80 s there)
 _CPU = ("--model", "tiny", "--sweep", "--input-len", "32,128", "--output-len", "16", "--batch-size", "1,4",
         "--repeat", "1", "--pp", "64", "--tg", "16", "--repetitions", "2")
-_CPU_NOTE = Text("no accelerator, so the tiny preset (19.7M parameters) over a small sweep (32/128 input tokens x 16 "
-                 "output x batch 1/4), one timed run a cell, and pp64/tg16 twice instead of pp512/tg128 five times",
-                 "没有加速卡，因此用 tiny 预设（1970 万参数）跑小规模扫描（输入 32/128 token x 输出 16 x 批 1/4），"
-                 "每单元计时一次，并以 pp64/tg16 各两次代替 pp512/tg128 各五次")
+_CPU_NOTE = Message("workload.llm.cpu_note")
 
 SPEC = WorkloadSpec(
     name="llm",
-    title=Text("LLM readiness (Llama-family prefill and decode)", "大模型就绪度（Llama 系列预填充与解码）"),
+    title=Message("workload.llm.title"),
     unit="tokens/s",
     headline="tg_tokens_per_s",
     params=(
@@ -59,36 +57,32 @@ SPEC = WorkloadSpec(
         cpu_standard=_CPU, cpu_standard_note=_CPU_NOTE, suites=("standard",),
     ),
     metrics=(
-        Metric("tg_tokens_per_s", Text("tg: decode tokens/s at batch 1 (llama-bench, mean of repetitions)",
-                                       "tg：批 1 解码 token/秒（llama-bench，重复均值）"), "rate"),
-        Metric("pp_tokens_per_s", Text("pp: prefill tokens/s at batch 1 (llama-bench, mean of repetitions)",
-                                       "pp：批 1 预填充 token/秒（llama-bench，重复均值）"), "rate"),
-        Metric("decode_tokens_per_s", Text("decode tokens/s per sequence (1 / TPOT p50)", "每序列解码 token/秒（1 / TPOT p50）"),
+        Metric("tg_tokens_per_s", Message("workload.llm.metric.tg_tokens_per_s"), "rate"),
+        Metric("pp_tokens_per_s", Message("workload.llm.metric.pp_tokens_per_s"), "rate"),
+        Metric("decode_tokens_per_s", Message("workload.llm.metric.decode_tokens_per_s"),
                "rate"),
-        Metric("decode_tokens_per_s_all", Text("decode tokens/s, all sequences", "解码 token/秒，全部序列"), "rate"),
-        Metric("decode_bound_tokens_per_s", Text("decode bound tokens/s (read bandwidth)", "解码上限 token/秒（读带宽）"),
+        Metric("decode_tokens_per_s_all", Message("workload.llm.metric.decode_tokens_per_s_all"), "rate"),
+        Metric("decode_bound_tokens_per_s", Message("workload.llm.metric.decode_bound_tokens_per_s"),
                "rate"),
-        Metric("decode_bandwidth_fraction", Text("share of read bandwidth achieved", "达到读带宽比例"), "fraction"),
-        Metric("ttft_s", Text("time to first token", "首 token 时间"), "seconds"),
-        Metric("tpot_p50_s", Text("time per output token p50", "每输出 token 时间 p50"), "seconds"),
-        Metric("tpot_p99_s", Text("time per output token p99", "每输出 token 时间 p99"), "seconds"),
-        Metric("prefill_tokens_per_s", Text("prefill tokens/s", "预填充 token/秒"), "rate"),
-        Metric("prefill_peak_fraction", Text("prefill share of rated peak FLOP/s", "预填充占额定峰值 FLOP/s 比例"),
+        Metric("decode_bandwidth_fraction", Message("workload.shared.metric.decode_bandwidth_fraction"), "fraction"),
+        Metric("ttft_s", Message("workload.shared.metric.ttft_s"), "seconds"),
+        Metric("tpot_p50_s", Message("workload.llm.metric.tpot_p50_s"), "seconds"),
+        Metric("tpot_p99_s", Message("workload.llm.metric.tpot_p99_s"), "seconds"),
+        Metric("prefill_tokens_per_s", Message("workload.llm.metric.prefill_tokens_per_s"), "rate"),
+        Metric("prefill_peak_fraction", Message("workload.llm.metric.prefill_peak_fraction"),
                "fraction"),
-        Metric("end_to_end_s", Text("end-to-end time", "端到端时间"), "seconds"),
-        Metric("peak_memory_bytes", Text("peak memory", "峰值内存"), "bytes"),
-        Metric("fit_estimate_error", Text("fit estimate against measured peak (first cell)",
-                                          "内存估算相对实测峰值（首个单元）"), "fraction"),
-        Metric("device_read_gbps", Text("GB/s device read bandwidth (measured: fastest sum of a tensor)",
-                                        "GB/s 设备读带宽（实测：张量求和最快一次）")),   # as generate's says it
-        Metric("model_size", Text("model", "模型"), "text"),
-        Metric("sweep", Text("sweep (input x output x batch)", "扫描（输入 x 输出 x 批）"), "text"),
+        Metric("end_to_end_s", Message("workload.llm.metric.end_to_end_s"), "seconds"),
+        Metric("peak_memory_bytes", Message("workload.llm.metric.peak_memory_bytes"), "bytes"),
+        Metric("fit_estimate_error", Message("workload.llm.metric.fit_estimate_error"), "fraction"),
+        Metric("device_read_gbps", Message("workload.shared.metric.device_read_gbps")),   # as generate's says it
+        Metric("model_size", Message("workload.shared.metric.model_size"), "text"),
+        Metric("sweep", Message("workload.llm.metric.sweep"), "text"),
     ),
     line_metrics=(
-        Metric("pp_tokens_per_s", Text("pp tokens/s", "pp token/秒"), "rate"),
-        Metric("model_size", Text("model", "模型"), "text"),
+        Metric("pp_tokens_per_s", Message("workload.llm.line.pp_tokens_per_s"), "rate"),
+        Metric("model_size", Message("workload.shared.metric.model_size"), "text"),
     ),
-    progress=Text("cell", "单元"),
+    progress=Message("workload.llm.progress"),
     has_loss=False,
     warmup_emits_steps=False,
     cost_basis="tokens",

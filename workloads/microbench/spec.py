@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, positive
+from workloads.catalogue import Message
+from workloads.spec import Metric, Param, SuiteArgs, WorkloadSpec, positive
 
 PARTS = ("gemm", "memory", "transfer", "launch", "burn", "collectives")
 SINGLE_DEVICE = "gemm,memory,transfer,launch,burn"
@@ -31,14 +32,11 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[str, list[str], list[list[
 # the CPU's bf16 and fp16 GEMMs are emulated (0.1-1 GFLOP/s here): left out of the suite, which stays short
 CPU_ARGS = ("--only", "gemm,memory,launch,burn", "--dtypes", "fp32,int8", "--max-size", "512", "--buffer-mib", "128",
             "--burn-seconds", "1", "--burn-size", "256")
-CPU_NOTE = Text("no accelerator, so GEMM in fp32 and int8 up to 512 x 512, memory on 128 MiB buffers, a 1 s "
-                "bit-for-bit check, and no host link to measure",
-                "没有加速卡，因此 GEMM 只测 fp32 和 int8，最大 512 x 512，内存测试用 128 MiB 缓冲区，逐位校验 1 秒，"
-                "且没有主机链路可测")
+CPU_NOTE = Message("workload.microbench.cpu_note")
 
 SPEC = WorkloadSpec(
     name="microbench",
-    title=Text("Microbenchmarks against rated figures", "微基准测试（对照标称值）"),
+    title=Message("workload.microbench.title"),
     short="Microbench",
     unit="TFLOP/s",
     headline="gemm_best_tflops",
@@ -60,21 +58,20 @@ SPEC = WorkloadSpec(
         suites=("standard",),
     ),
     metrics=(
-        Metric("gemm_best_tflops", Text("GEMM TFLOP/s, fastest float dtype at its best size",
-                                        "GEMM TFLOP/s，最快浮点精度的最佳尺寸"), "rate"),
-        Metric("gemm_best_dtype", Text("that dtype", "该精度"), "text"),
-        Metric("memory_copy", Text("memory copy GB/s (read + write)", "显存拷贝 GB/s（读+写）"), "rate"),
-        Metric("memory_copy_of_rated", Text("copy / rated memory bandwidth", "拷贝 / 标称显存带宽"), "fraction"),
-        Metric("h2d_pinned", Text("host -> device GB/s, pinned", "主机到设备 GB/s（锁页）"), "rate"),
-        Metric("pcie_link", Text("PCIe link", "PCIe 链路"), "text"),
-        Metric("launch_eager_host_us", Text("kernel launch, host dispatch (us)", "内核启动，主机下发（微秒）")),
-        Metric("burn", Text("bit-for-bit GEMM check", "GEMM 逐位一致性检查"), "text"),
-        Metric("rated_as", Text("rated figures of", "标称值来源设备"), "text"),
+        Metric("gemm_best_tflops", Message("workload.microbench.metric.gemm_best_tflops"), "rate"),
+        Metric("gemm_best_dtype", Message("workload.microbench.metric.gemm_best_dtype"), "text"),
+        Metric("memory_copy", Message("workload.microbench.metric.memory_copy"), "rate"),
+        Metric("memory_copy_of_rated", Message("workload.microbench.metric.memory_copy_of_rated"), "fraction"),
+        Metric("h2d_pinned", Message("workload.microbench.metric.h2d_pinned"), "rate"),
+        Metric("pcie_link", Message("workload.microbench.metric.pcie_link"), "text"),
+        Metric("launch_eager_host_us", Message("workload.microbench.metric.launch_eager_host_us")),
+        Metric("burn", Message("workload.microbench.metric.burn"), "text"),
+        Metric("rated_as", Message("workload.microbench.metric.rated_as"), "text"),
     ),
-    line_metrics=(Metric("burn", Text("bit-for-bit check", "逐位检查"), "text"),),
+    line_metrics=(Metric("burn", Message("workload.microbench.line.burn"), "text"),),
     counts="parts",
     # a step event is a part done: the launcher's "parts done 1/4" while run.log says "part 2/4: memory" (started)
-    progress=Text("parts done", "已完成部分"),
+    progress=Message("workload.shared.progress"),
     has_loss=False,
     warmup_emits_steps=False,
     planned_steps=planned_steps,

@@ -4,13 +4,26 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.spec import Text
+from workloads.catalogue import Message
 
-HEADING = Text("Microbenchmarks against the device's rated figures", "微基准测试与设备标称值对比")
-COLUMNS = [Text("part", "部分"), Text("figure", "指标"), Text("measured", "实测"), Text("rated", "标称"),
-           Text("measured / rated", "实测 / 标称"), Text("rated figure's source", "标称值来源"), Text("note", "说明")]
-PARTS = {"gemm": Text("gemm", "矩阵乘"), "memory": Text("memory", "显存带宽"), "transfer": Text("transfer", "主机-设备传输"),
-         "launch": Text("launch", "内核启动"), "burn": Text("burn", "逐位校验"), "collectives": Text("collectives", "集合通信")}
+HEADING = Message("workload.microbench.heading")
+COLUMNS = [
+    Message("workload.microbench.column.part"),
+    Message("workload.microbench.column.figure"),
+    Message("workload.microbench.column.measured"),
+    Message("workload.microbench.column.rated"),
+    Message("workload.microbench.column.measured_rated"),
+    Message("workload.microbench.column.rated_figure_s_source"),
+    Message("workload.microbench.column.note"),
+]
+PARTS = {
+    "gemm": Message("workload.microbench.part.gemm"),
+    "memory": Message("workload.microbench.part.memory"),
+    "transfer": Message("workload.microbench.part.transfer"),
+    "launch": Message("workload.microbench.part.launch"),
+    "burn": Message("workload.microbench.part.burn"),
+    "collectives": Message("workload.microbench.part.collectives"),
+}
 NA = "N/A"
 
 
@@ -35,14 +48,14 @@ def rows(figures: list[Mapping[str, Any]]) -> list[list[str]]:
     return out
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[list[Any]]]:
+def report_table(metrics: Mapping[str, Any]) -> tuple[Message, list[Message], list[list[Any]]]:
     figures = [f for f in metrics.get("figures") or [] if isinstance(f, Mapping)]
     return HEADING, list(COLUMNS), rows(figures)
 
 
 def lines(figures: list[Mapping[str, Any]]) -> list[str]:
     """The same table as aligned text lines, for run.log."""
-    table = [[c.en for c in COLUMNS[:5]]] + [[c.en if isinstance(c, Text) else c for c in r[:5]]
+    table = [[c.en for c in COLUMNS[:5]]] + [[c.en if isinstance(c, Message) else c for c in r[:5]]
                                            for r in rows(figures)]
     widths = [max(len(r[i]) for r in table) for i in range(5)]
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in table]

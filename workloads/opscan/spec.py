@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from workloads.catalogue import Message
 from workloads.opscan.handover import hand_over
 from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, positive
 
@@ -33,7 +34,7 @@ FIELDS = (
 )
 
 SPEC = WorkloadSpec(
-    name="opscan", title=Text("Operator coverage scan", "算子覆盖扫描"), unit="cases/s", headline="cases_per_s",
+    name="opscan", title=Message("workload.opscan.title"), unit="cases/s", headline="cases_per_s",
     short="Op-scan",
     params=FIELDS,
     # not in the quick suite, whose time budget has no room for it (`--workloads opscan` adds it); with its hand_over
@@ -43,21 +44,20 @@ SPEC = WorkloadSpec(
         cpu_quick_note=CPU_NOTE, cpu_standard_note=CPU_NOTE,
         suites=("standard",),
     ),
-    progress=Text("case", "用例"),   # a step event counts cases (a recorded call in a dtype)
+    progress=Message("workload.opscan.progress"),   # a step event counts cases (a recorded call in a dtype)
     has_loss=False,
     metrics=(
         # the headline: one figure for the whole scan, not the steps' windowed rates the summary reads it against
-        Metric("cases_per_s", Text("cases/s over the whole scan (cases run / scan time)",
-                                   "整个扫描的用例/秒（运行的用例数 / 扫描时间）"), "rate"),
-        Metric("ops", Text("aten ops scanned", "扫描的 aten 算子")),
-        Metric("calls", Text("recorded calls (op and argument layout)", "记录的调用（算子与参数布局）")),
-        Metric("rows_ok", Text("op x dtype: ok", "算子 x 精度：正常")),
-        Metric("rows_failed", Text("op x dtype: failed", "算子 x 精度：失败")),
-        Metric("precisions_clean", Text("dtypes with no failing op", "无失败算子的精度"), "text"),
-        Metric("restarts", Text("worker restarts (crash or hang)", "工作进程重启（崩溃或挂起）")),
-        Metric("scan_s", Text("scan time", "扫描时间"), "seconds"),
+        Metric("cases_per_s", Message("workload.opscan.metric.cases_per_s"), "rate"),
+        Metric("ops", Message("workload.opscan.metric.ops")),
+        Metric("calls", Message("workload.opscan.metric.calls")),
+        Metric("rows_ok", Message("workload.opscan.metric.rows_ok")),
+        Metric("rows_failed", Message("workload.opscan.metric.rows_failed")),
+        Metric("precisions_clean", Message("workload.opscan.metric.precisions_clean"), "text"),
+        Metric("restarts", Message("workload.opscan.metric.restarts")),
+        Metric("scan_s", Message("workload.opscan.metric.scan_s"), "seconds"),
     ),
-    line_metrics=(Metric("rows_failed", Text("op x dtype failed", "失败的算子 x 精度")),),
+    line_metrics=(Metric("rows_failed", Message("workload.opscan.line.rows_failed")),),
     planned_steps=planned_steps,
     report_table=report_table, run_files=RUN_FILES,
     hand_over=hand_over,

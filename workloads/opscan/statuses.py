@@ -29,6 +29,7 @@ legitimately do, and no more:
 
 from __future__ import annotations
 
+from workloads.catalogue import Message
 from workloads.rundir.ops_csv import OK   # ops.csv's format, which other workloads read
 
 MISMATCH, NOT_IMPLEMENTED, CPU_FALLBACK, ERROR, CRASH, HANG = (
@@ -37,10 +38,16 @@ MISMATCH, NOT_IMPLEMENTED, CPU_FALLBACK, ERROR, CRASH, HANG = (
 SEVERITY = (CRASH, HANG, NOT_IMPLEMENTED, ERROR, CPU_FALLBACK, MISMATCH, OK)
 STATUSES = SEVERITY
 FAILED = tuple(s for s in SEVERITY if s != OK)
-LABELS = {OK: "ok", MISMATCH: "mismatch", NOT_IMPLEMENTED: "not implemented", CPU_FALLBACK: "CPU fallback",
-          ERROR: "error", CRASH: "crash", HANG: "hang"}
-LABELS_ZH = {OK: "正常", MISMATCH: "结果不符", NOT_IMPLEMENTED: "未实现", CPU_FALLBACK: "回退到 CPU",
-             ERROR: "出错", CRASH: "崩溃", HANG: "挂起"}
+# each status as the log (its English) and the report (either language) say it
+LABELS = {
+    OK: Message("workload.opscan.status.ok"),
+    MISMATCH: Message("workload.opscan.status.mismatch"),
+    NOT_IMPLEMENTED: Message("workload.opscan.status.not_implemented"),
+    CPU_FALLBACK: Message("workload.opscan.status.cpu_fallback"),
+    ERROR: Message("workload.opscan.status.error"),
+    CRASH: Message("workload.opscan.status.crash"),
+    HANG: Message("workload.opscan.status.hang"),
+}
 
 DTYPES = ("fp32", "fp16", "bf16", "tf32")
 DEFAULT_DTYPES = ("fp32", "fp16", "bf16")

@@ -14,9 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
+from workloads.catalogue import Message, message
 from workloads.opscan import statuses as st
 from workloads.rundir.ops_csv import run_rows
-from workloads.spec import Text
 
 SLOWER_THAN_FP32 = 1.5   # an fp16/bf16 op this many times slower than its fp32 run on the same device is flagged
 
@@ -78,7 +78,11 @@ def _read_against(rows: list[dict[str, Any]], device_is_cpu: bool) -> None:
         row["slow"] = "; ".join(notes)
 
 
-def compatibility(run_dir: str | Path) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
+# (heading, column names, rows): the report's table, its words catalogue messages and its cells the scan's own
+Table = tuple[Message, list[str | Message], list[list[str | Message]]]
+
+
+def compatibility(run_dir: str | Path) -> Table:
     """The report's compatibility table from a scan's run directory (its ops.csv)."""
     rows = run_rows(run_dir)
     ok: dict[str, int] = {}
@@ -88,7 +92,7 @@ def compatibility(run_dir: str | Path) -> tuple[Text, list[str | Text], list[lis
     return _table([r for r in rows if r.get("status") not in (st.OK, "", None)], ok)
 
 
-def compatibility_of_result(metrics: dict[str, Any]) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
+def compatibility_of_result(metrics: dict[str, Any]) -> Table:
     """The same table from a scan's result metrics (its failures and its counts by dtype), for a report that
     has the result but not the run directory."""
     by_dtype = metrics.get("by_dtype") or {}
@@ -96,13 +100,14 @@ def compatibility_of_result(metrics: dict[str, Any]) -> tuple[Text, list[str | T
     return _table(list(metrics.get("failures") or []), ok)
 
 
-def _table(failures: list[dict[str, Any]], ok: dict[str, int]) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
+def _table(failures: list[dict[str, Any]], ok: dict[str, int]) -> Table:
     """(heading, column names, rows): the failures, worst first, each with the modules that call the op, then
     one row per dtype with its count of ok ops."""
-    columns: list[str | Text] = [Text("op", "算子"), Text("dtype", "精度"), Text("status", "状态"),
-                                 Text("NMSE (threshold)", "NMSE（阈值）"), Text("called from", "调用它的模块"),
-                                 Text("message", "信息")]
-    table: list[list[str | Text]] = []
+    columns: list[str | Message] = [
+        Message("workload.opscan.column.op"), Message("workload.opscan.column.dtype"),
+        Message("workload.opscan.column.status"), Message("workload.opscan.column.nmse"),
+        Message("workload.opscan.column.called_from"), Message("workload.opscan.column.message")]
+    table: list[list[str | Message]] = []
     for row in sorted(failures, key=lambda r: (st.SEVERITY.index(r["status"]) if r["status"] in st.SEVERITY else 0,
                                                 r["op"], r["dtype"])):
         nmse, limit = row.get("nmse"), row.get("threshold")
@@ -112,9 +117,9 @@ def _table(failures: list[dict[str, Any]], ok: dict[str, int]) -> tuple[Text, li
         table.append([row["op"], row["dtype"], _status(row["status"]), metric, callers,
                       (row.get("message") or "")[:160]])
     for dtype, count in ok.items():
-        table.append([Text(f"{count} ops", f"{count} 个算子"), dtype, _status(st.OK), "", "", ""])
-    return Text("Operator coverage (failures first)", "算子覆盖（失败在前）"), columns, table
+        table.append([message("workload.opscan.table.ops", count=count), dtype, _status(st.OK), "", "", ""])
+    return Message("workload.opscan.table.heading"), columns, table
 
 
-def _status(status: str) -> Text:
-    return Text(st.LABELS.get(status, status), st.LABELS_ZH.get(status, ""))
+def _status(status: str) -> Message | str:
+    return st.LABELS.get(status) or status   # a status of another version: as it was written

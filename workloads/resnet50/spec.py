@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from workloads.spec import SWITCH, Metric, Param, SuiteArgs, Text, WorkloadSpec, option, positive
+from workloads.catalogue import Message
+from workloads.spec import SWITCH, Metric, Param, SuiteArgs, WorkloadSpec, option, positive
 
 # the workload's defaults: its parser (options.py) takes them from here, and a plan made before the start event too
 EPOCHS, BATCH_SIZE, EPOCH_SIZE = 3, 128, 12800
@@ -28,7 +29,7 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
 
 SPEC = WorkloadSpec(
     name="resnet50",
-    title=Text("ResNet-50 training", "ResNet-50 训练"),
+    title=Message("workload.resnet50.title"),
     unit="images/s",
     headline="images_per_s",
     params=(
@@ -47,27 +48,22 @@ SPEC = WorkloadSpec(
         cpu_quick=("--steps", "12", "--batch-size", "8", "--image-size", "64", "--warmup", "2"),
         cpu_standard=("--epochs", "3", "--epoch-size", "96", "--batch-size", "16", "--image-size", "64",
                       "--warmup", "2"),
-        cpu_quick_note=Text("no accelerator, so the quick suite was scaled down to 12 steps of 8 images at 64 px "
-                            "(the figure is not comparable with 224 px results)",
-                            "没有加速卡，因此快速套件缩小为 12 步、每步 8 张 64 px 的图（该数字不能与 224 px 的结果比较）"),
-        cpu_standard_note=Text("no accelerator, so the standard shape (--epochs 3 --batch-size 128 at 224 px) was "
-                               "scaled down to 3 epochs of 96 images, batch 16, 64 px",
-                               "没有加速卡，因此标准规模（`--epochs 3 --batch-size 128`，224 px）缩小为 3 个 epoch、"
-                               "每个 96 张图、批大小 16、64 px"),
+        cpu_quick_note=Message("workload.resnet50.cpu_quick_note"),
+        cpu_standard_note=Message("workload.resnet50.cpu_standard_note"),
         amp_flag="--amp",
     ),
     metrics=(
-        Metric("images_per_s", Text("images/s (median after warm-up)", "images/s（预热后中位数）"), "rate"),
-        Metric("images_per_s_compute", Text("images/s, compute only", "images/s（仅计算）"), "rate"),
-        Metric("data_wait_fraction", Text("share of step time waiting for data", "等待数据时间占比"), "fraction"),
+        Metric("images_per_s", Message("workload.resnet50.metric.images_per_s"), "rate"),
+        Metric("images_per_s_compute", Message("workload.resnet50.metric.images_per_s_compute"), "rate"),
+        Metric("data_wait_fraction", Message("workload.resnet50.metric.data_wait_fraction"), "fraction"),
         # with --val DIR: after the last epoch (or of --weights with --eval-only)
-        Metric("val_top1", Text("top-1 accuracy (validation)", "top-1 准确率（验证集）"), "fraction"),
-        Metric("val_top5", Text("top-5 accuracy (validation)", "top-5 准确率（验证集）"), "fraction"),
-        Metric("image_size", Text("image size (px)", "图像尺寸（像素）")),
-        Metric("steps", Text("steps", "步数")),
-        Metric("total_s", Text("training time", "训练时间"), "seconds"),
+        Metric("val_top1", Message("workload.resnet50.metric.val_top1"), "fraction"),
+        Metric("val_top5", Message("workload.resnet50.metric.val_top5"), "fraction"),
+        Metric("image_size", Message("workload.resnet50.metric.image_size")),
+        Metric("steps", Message("workload.shared.metric.steps")),
+        Metric("total_s", Message("workload.shared.metric.total_s"), "seconds"),
     ),
-    line_metrics=(Metric("final_loss", Text("final loss", "最终 loss")),),
+    line_metrics=(Metric("final_loss", Message("workload.shared.line.final_loss")),),
     cost_basis="images",
     planned_steps=planned_steps,
 )

@@ -16,65 +16,59 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from workloads.catalogue import Joined, Message, message
 from workloads.numbers import is_finite
 from workloads.serve.table import figure, measured
-from workloads.spec import Text
 
 
-def _latency(last: Mapping[str, Any], first: Mapping[str, Any] | None, at: str, at_zh: str) -> tuple[str, str]:
-    """'TPOT p50 9.38 ms (8.40 ms at concurrency 1), TTFT p50 ...' and its Chinese."""
-    en, zh = [], []
+def _latency(last: Mapping[str, Any], first: Mapping[str, Any] | None, at: Message) -> Joined:
+    """'TPOT p50 9.38 ms (8.40 ms at concurrency 1), TTFT p50 ...' in either language."""
+    said = []
     for key, name in (("tpot_ms_p50", "TPOT p50"), ("ttft_ms_p50", "TTFT p50")):
         value = last.get(key)
         if not is_finite(value):
             continue
         base = first.get(key) if first is not None else None
         if is_finite(base):
-            en.append(f"{name} {figure(value)} ms ({figure(base)} ms {at})")
-            zh.append(f"{name} {figure(value)} 毫秒（{at_zh}为 {figure(base)} 毫秒）")
+            said.append(message("workload.serve.against.latency_vs", name=name, value=figure(value),
+                                base=figure(base), at=at))
         else:
-            en.append(f"{name} {figure(value)} ms")
-            zh.append(f"{name} {figure(value)} 毫秒")
-    return ", ".join(en), "，".join(zh)
+            said.append(message("workload.serve.against.latency", name=name, value=figure(value)))
+    return Joined(tuple(said), comma=True)
 
 
-def read_against(metrics: Mapping[str, Any]) -> Text | None:
+def read_against(metrics: Mapping[str, Any]) -> Joined | None:
     """The summary's 'read against' cell of a serve run, or None when no level was measured."""
     levels = measured(metrics.get("levels"))
     if not levels:
         return None
     first, last = levels[0], levels[-1]
-    en: list[str] = []
-    zh: list[str] = []
+    said: list[Message | Joined] = []
     base = first if first is not last else None
     c0, c = first.get("concurrency"), last.get("concurrency")
     tps0, tps = first.get("output_tokens_per_s"), last.get("output_tokens_per_s")
     steady = is_finite(metrics.get("duration_s"))   # --duration: one level, its windows; the last against the first
     if steady:
-        at, at_zh = "in the first window", "第一个时间窗内"
+        at = message("workload.serve.against.at_first_window")
         if base is not None and all(is_finite(v) and v > 0 for v in (tps0, tps)):
-            en.append(f"{tps / tps0:.3g}x the output tokens/s {at} ({figure(tps0)}); a steady load holds 1x")
-            zh.append(f"输出 token/秒为{at_zh}（{figure(tps0)}）的 {tps / tps0:.3g} 倍；稳定负载应保持 1 倍")
+            said.append(message("workload.serve.against.steady", ratio=f"{tps / tps0:.3g}", at=at, base=figure(tps0)))
     elif base is not None and all(is_finite(v) and v > 0 for v in (c0, c, tps0, tps)):
-        at, at_zh = f"at concurrency {c0:g}", f"并发 {c0:g} 时"
-        en.append(f"{tps / tps0:.3g}x the output tokens/s {at} ({figure(tps0)}); bound {c / c0:g}x "
-                  f"({c:g} users at that speed)")
-        zh.append(f"输出 token/秒为{at_zh}（{figure(tps0)}）的 {tps / tps0:.3g} 倍；上限 {c / c0:g} 倍"
-                  f"（{c:g} 个用户都保持该速度）")
+        at = message("workload.serve.against.at_concurrency", c0=f"{c0:g}")
+        said.append(message("workload.serve.against.concurrency", ratio=f"{tps / tps0:.3g}", at=at,
+                            base=figure(tps0), bound=f"{c / c0:g}", c=f"{c:g}"))
     elif is_finite(first.get("rate")):
-        at, at_zh = f"at {first['rate']:g} requests/s", f"{first['rate']:g} 请求/秒时"
+        at = message("workload.serve.against.at_rate", rate=f"{first['rate']:g}")
     else:
-        at, at_zh = "at the first level", "第一档时"
+        at = message("workload.serve.against.at_first_level")
     rate, served = last.get("rate"), last.get("request_throughput")   # a level's key is its kind (load.Level)
     if is_finite(rate) and is_finite(served) and rate > 0:
-        en.append(f"{figure(served)} requests/s served of {rate:g} offered ({served / rate:.0%})")
-        zh.append(f"提供 {rate:g} 请求/秒，服务 {figure(served)}（{served / rate:.0%}）")
-    lat_en, lat_zh = _latency(last, base, at, at_zh)
-    if lat_en:
-        en.append(lat_en)
-        zh.append(lat_zh)
+        said.append(message("workload.serve.against.served", served=figure(served), rate=f"{rate:g}",
+                            share=f"{served / rate:.0%}"))
+    latency = _latency(last, base, at)
+    if latency.items:
+        said.append(latency)
     good = last.get("goodput")
     if is_finite(good) and is_finite(served) and served > 0:
-        en.append(f"goodput {figure(good)} of {figure(served)} requests/s met the SLO ({good / served:.0%})")
-        zh.append(f"有效吞吐：{figure(served)} 请求/秒中 {figure(good)} 满足 SLO（{good / served:.0%}）")
-    return Text("; ".join(en), "；".join(zh)) if en else None
+        said.append(message("workload.serve.against.goodput", good=figure(good), served=figure(served),
+                            share=f"{good / served:.0%}"))
+    return Joined(tuple(said)) if said else None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, flag_value, option
+from workloads.catalogue import Joined, Message, message
+from workloads.spec import Metric, Param, SuiteArgs, WorkloadSpec, flag_value, option
 
 WINDOW_S = 60.0   # --duration's rows: a minute each, or a fifth of a shorter run (a soak: of its interval)
 
@@ -46,7 +47,7 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     return table(metrics)
 
 
-def read_against(metrics: Mapping[str, Any]) -> Text | None:
+def read_against(metrics: Mapping[str, Any]) -> Joined | None:
     """The headline beside the sweep's first level and its bound (the step median would be over levels)."""
     from workloads.serve.bounds import read_against as against
 
@@ -55,12 +56,11 @@ def read_against(metrics: Mapping[str, Any]) -> Text | None:
 
 # every level a few dozen requests of 32 tokens in and out: what the table needs, in a fraction of a second
 _SUITE = ("--test-server", "--concurrency", "1,4,16", "--requests", "48", "--input-len", "32", "--output-len", "32")
-_LAST = "at the sweep's last level"
-_LAST_ZH = "扫描最后一档"
+_LAST = Message("workload.serve.at_last_level")
 
 SPEC = WorkloadSpec(
     name="serve",
-    title=Text("Serve (load on your inference server)", "推理服务压测（您的推理服务）"),
+    title=Message("workload.serve.title"),
     unit="tokens/s",
     headline="output_tokens_per_s",
     params=(
@@ -80,31 +80,30 @@ SPEC = WorkloadSpec(
     # --url`), so the report shows the sweep's table and what the client and the host sustain; well under a second
     suite=SuiteArgs(standard=_SUITE, cpu_standard=_SUITE, suites=("standard",)),
     metrics=(
-        Metric("output_tokens_per_s", Text(f"output tokens/s {_LAST}", f"{_LAST_ZH}的输出 token/秒"), "rate"),
-        Metric("total_tokens_per_s", Text(f"input + output tokens/s {_LAST}", f"{_LAST_ZH}的输入+输出 token/秒"), "rate"),
-        Metric("request_throughput", Text(f"requests/s {_LAST}", f"{_LAST_ZH}的请求/秒"), "rate"),
-        Metric("goodput", Text(f"goodput {_LAST}: requests/s meeting --slo", f"{_LAST_ZH}的有效吞吐：满足 --slo 的请求/秒"),
+        Metric("output_tokens_per_s", message("workload.serve.metric.output_tokens_per_s", last=_LAST), "rate"),
+        Metric("total_tokens_per_s", message("workload.serve.metric.total_tokens_per_s", last=_LAST), "rate"),
+        Metric("request_throughput", message("workload.serve.metric.request_throughput", last=_LAST), "rate"),
+        Metric("goodput", message("workload.serve.metric.goodput", last=_LAST),
                "rate"),
-        Metric("ttft_ms_p50", Text("ms time to first token (TTFT), p50", "首 token 时间（TTFT，毫秒），p50")),
-        Metric("ttft_ms_p99", Text("ms time to first token, p99", "首 token 时间（毫秒），p99")),
-        Metric("tpot_ms_p50", Text("ms per output token after the first (TPOT), p50", "首个之后每输出 token 时间（TPOT，毫秒），p50")),
-        Metric("tpot_ms_p99", Text("ms per output token after the first (TPOT), p99", "首个之后每输出 token 时间（TPOT，毫秒），p99")),
-        Metric("itl_ms_p50", Text("ms between tokens (ITL), p50", "token 间隔（ITL，毫秒），p50")),
-        Metric("e2el_ms_p50", Text("ms end-to-end per request, p50", "每请求端到端时间（毫秒），p50")),
-        Metric("at_level", Text("the level those figures are from", "上述指标所在档位"), "text"),
-        Metric("served_model", Text("served model", "服务的模型"), "text"),
-        Metric("endpoint", Text("endpoint", "接口"), "text"),
-        Metric("input_len", Text("input tokens asked per request", "每请求输入 token 数")),
-        Metric("output_len", Text("output tokens asked per request (max_tokens)", "每请求输出 token 数（max_tokens）")),
-        Metric("tokens_from", Text("output tokens counted from", "输出 token 的计数来源"), "text"),
-        Metric("requests", Text("requests sent, all levels", "发送的请求（全部档位）")),
-        Metric("errors", Text("failed requests, all levels (by kind in the table's warnings)",
-                              "失败请求（全部档位，分类见警告）")),
+        Metric("ttft_ms_p50", Message("workload.serve.metric.ttft_ms_p50")),
+        Metric("ttft_ms_p99", Message("workload.serve.metric.ttft_ms_p99")),
+        Metric("tpot_ms_p50", Message("workload.serve.metric.tpot_ms_p50")),
+        Metric("tpot_ms_p99", Message("workload.serve.metric.tpot_ms_p99")),
+        Metric("itl_ms_p50", Message("workload.serve.metric.itl_ms_p50")),
+        Metric("e2el_ms_p50", Message("workload.serve.metric.e2el_ms_p50")),
+        Metric("at_level", Message("workload.serve.metric.at_level"), "text"),
+        Metric("served_model", Message("workload.serve.metric.served_model"), "text"),
+        Metric("endpoint", Message("workload.serve.metric.endpoint"), "text"),
+        Metric("input_len", Message("workload.serve.metric.input_len")),
+        Metric("output_len", Message("workload.serve.metric.output_len")),
+        Metric("tokens_from", Message("workload.serve.metric.tokens_from"), "text"),
+        Metric("requests", Message("workload.serve.metric.requests")),
+        Metric("errors", Message("workload.serve.metric.errors")),
     ),
-    line_metrics=(Metric("ttft_ms_p50", Text("TTFT p50 ms", "TTFT p50 毫秒")),
-                  Metric("tpot_ms_p50", Text("TPOT p50 ms", "TPOT p50 毫秒")),
-                  Metric("errors", Text("failed requests", "失败请求"))),
-    progress=Text("level", "档位"),
+    line_metrics=(Metric("ttft_ms_p50", Message("workload.serve.line.ttft_ms_p50")),
+                  Metric("tpot_ms_p50", Message("workload.serve.line.tpot_ms_p50")),
+                  Metric("errors", Message("workload.serve.line.errors"))),
+    progress=Message("workload.serve.progress"),
     has_loss=False,
     warmup_emits_steps=False,
     planned_steps=planned_steps,

@@ -5,28 +5,28 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.spec import Text
+from workloads.catalogue import Message, message
 
 # the result's flat figures: those of the sweep's last measured level (the highest concurrency or rate)
 HEADLINE = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
             "ttft_ms_mean", "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_mean", "tpot_ms_p50", "tpot_ms_p99",
             "itl_ms_p50", "itl_ms_p99", "e2el_ms_p50", "e2el_ms_p99", "tokens_from")
-COLUMNS: tuple[tuple[str, Text], ...] = (
-    ("level", Text("level", "档位")),
-    ("requests", Text("requests", "请求数")),
-    ("errors", Text("errors", "错误")),
-    ("request_throughput", Text("req/s", "请求/秒")),
-    ("output_tokens_per_s", Text("output tok/s", "输出 token/秒")),
-    ("ttft_ms_p50", Text("TTFT p50 ms", "TTFT p50 毫秒")),
-    ("ttft_ms_p99", Text("TTFT p99 ms", "TTFT p99 毫秒")),
-    ("tpot_ms_p50", Text("TPOT p50 ms", "TPOT p50 毫秒")),
-    ("tpot_ms_p99", Text("TPOT p99 ms", "TPOT p99 毫秒")),
-    ("itl_ms_p50", Text("ITL p50 ms", "ITL p50 毫秒")),
-    ("e2el_ms_p50", Text("E2E p50 ms", "端到端 p50 毫秒")),
-    ("goodput", Text("goodput req/s", "有效吞吐 请求/秒")),
-    ("card_util_pct", Text("card util %", "加速卡利用率 %")),
-    ("card_mem_peak_bytes", Text("card memory peak GiB", "加速卡显存峰值 GiB")),
-    ("card_power_w", Text("card power W", "加速卡功耗 W")),
+COLUMNS: tuple[tuple[str, Message], ...] = (
+    ("level", Message("workload.serve.progress")),
+    ("requests", Message("workload.serve.column.requests")),
+    ("errors", Message("workload.serve.column.errors")),
+    ("request_throughput", Message("workload.serve.column.request_throughput")),
+    ("output_tokens_per_s", Message("workload.serve.column.output_tokens_per_s")),
+    ("ttft_ms_p50", Message("workload.serve.line.ttft_ms_p50")),
+    ("ttft_ms_p99", Message("workload.serve.column.ttft_ms_p99")),
+    ("tpot_ms_p50", Message("workload.serve.line.tpot_ms_p50")),
+    ("tpot_ms_p99", Message("workload.llm.column.tpot_p99_ms")),
+    ("itl_ms_p50", Message("workload.serve.column.itl_ms_p50")),
+    ("e2el_ms_p50", Message("workload.serve.column.e2el_ms_p50")),
+    ("goodput", Message("workload.serve.column.goodput")),
+    ("card_util_pct", Message("workload.serve.column.card_util_pct")),
+    ("card_mem_peak_bytes", Message("workload.serve.column.card_mem_peak_bytes")),
+    ("card_power_w", Message("workload.serve.column.card_power_w")),
 )
 
 
@@ -79,18 +79,12 @@ def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[
     return out
 
 
-_TEST_SERVER = Text("Against cardbench's own test server on this host (no model, no delay): these are the client's "
-                    "and the host's figures, not a card's. ",
-                    "针对 cardbench 自带的本机测试服务器（无模型、无延迟）：以下是客户端与主机的数字，而非加速卡的。")
+_TEST_SERVER = Message("workload.serve.test_server")
 
 
 def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
     rows = metrics.get("levels")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-    first = _TEST_SERVER if metrics.get("test_server") is True else Text("", "")   # `--test-server`, in the result
-    heading = Text(first.en + "Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles "
-                   "over its requests) and the card's telemetry while it ran (utilisation mean, memory peak, power "
-                   "mean; n/a: no sample in the level)",
-                   first.zh + "服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
-                   "（利用率均值、显存峰值、功耗均值；n/a：该档位内无采样）")
+    first = _TEST_SERVER if metrics.get("test_server") is True else ""   # `--test-server`, in the result
+    heading = message("workload.serve.table.heading", first=first)
     return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]

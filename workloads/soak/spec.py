@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.spec import Metric, Param, Text, WorkloadSpec
+from workloads.catalogue import Message
+from workloads.spec import Metric, Param, WorkloadSpec
 
 RUN_FILES = ("intervals.csv", "verdict.txt")
 
@@ -18,7 +19,7 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
 
 SPEC = WorkloadSpec(
     name="soak",
-    title=Text("Soak (hours of one workload, judged per interval)", "长时间稳定性测试（按时段评判）"),
+    title=Message("workload.soak.title"),
     unit="% drift",
     headline="drift_worst_pct",
     params=(
@@ -29,20 +30,18 @@ SPEC = WorkloadSpec(
     ),
     suite=None,   # hours long: never part of the headless suite
     metrics=(
-        Metric("verdict", Text("verdict (rules in verdict.txt)", "结论（规则见 verdict.txt）"), "text"),
-        Metric("drift_worst_pct", Text("% worst throughput drift against the first interval",
-                                       "相对第一个时段的最大吞吐漂移（%）")),
-        Metric("latency_drift_worst_pct", Text("% largest TTFT/TPOT change against the first interval (serving)",
-                                               "相对第一个时段的最大 TTFT/TPOT 变化（%，推理服务）")),
-        Metric("first_interval_median", Text("first interval's median throughput", "第一个时段的吞吐中位数"), "rate"),
-        Metric("hours", Text("hours run", "运行小时数")),
-        Metric("runs", Text("runs of the workload", "工作负载运行次数")),
-        Metric("restarts", Text("restarts after a failed run", "失败后重启次数")),
-        Metric("errors", Text("workload errors", "工作负载错误")),
-        Metric("xid_count", Text("Xid lines in the kernel log", "内核日志中的 Xid 行")),
+        Metric("verdict", Message("workload.soak.metric.verdict"), "text"),
+        Metric("drift_worst_pct", Message("workload.soak.metric.drift_worst_pct")),
+        Metric("latency_drift_worst_pct", Message("workload.soak.metric.latency_drift_worst_pct")),
+        Metric("first_interval_median", Message("workload.soak.metric.first_interval_median"), "rate"),
+        Metric("hours", Message("workload.soak.metric.hours")),
+        Metric("runs", Message("workload.soak.metric.runs")),
+        Metric("restarts", Message("workload.soak.metric.restarts")),
+        Metric("errors", Message("workload.soak.metric.errors")),
+        Metric("xid_count", Message("workload.soak.metric.xid_count")),
     ),
-    line_metrics=(Metric("verdict", Text("verdict", "结论"), "text"),),
-    progress=Text("inner step", "内部步"),   # a forwarded step counts the inner workload's steps so far
+    line_metrics=(Metric("verdict", Message("workload.shared.metric.verdict"), "text"),),
+    progress=Message("workload.soak.progress"),   # a forwarded step counts the inner workload's steps so far
     report_table=report_table,
     run_files=RUN_FILES,
     verdict="verdict",

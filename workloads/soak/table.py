@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from workloads.catalogue import Message, message
 from workloads.soak.verdict import Finding, clock, throttle_words
-from workloads.spec import Text
 
 INTERVALS_CSV = "intervals.csv"
 VERDICT_TXT = "verdict.txt"
@@ -134,17 +134,19 @@ def write_csv(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 # a serving workload's (serve's steps carry them; the report leaves them out of the others' tables)
-_LATENCY_COLUMNS = (Text("TTFT ms (median of windows)", "首 token 时间 毫秒（各时间窗的中位数）"),
-                    Text("TPOT ms (median of windows)", "每输出 token 时间 毫秒（各时间窗的中位数）"),
-                    Text("latency drift %", "延迟漂移 %"))
+_LATENCY_COLUMNS = (Message("workload.soak.column.ttft_ms_median_of_windows"),
+                    Message("workload.soak.column.tpot_ms_median_of_windows"),
+                    Message("workload.soak.column.latency_drift"))
 # the report's column names, in its two languages (the cells are figures and the tools' own words)
-TABLE_COLUMNS = (Text("interval", "时段"), Text("start (UTC)", "开始（UTC）"), Text("min", "分钟"),
-                 Text("throughput (median)", "吞吐（中位数）"), Text("drift %", "漂移 %"),
-                 *_LATENCY_COLUMNS,
-                 Text("runs / errors / restarts", "运行 / 错误 / 重启"), Text("SM clock MHz", "SM 时钟 MHz"),
-                 Text("temp peak °C", "最高温度 °C"), Text("power peak W", "最高功耗 W"),
-                 Text("throttle (s)", "降频原因（秒）"), Text("ECC corr. / uncorr.", "ECC 已纠正 / 不可纠正"),
-                 Text("remapped rows", "重映射行"), Text("PCIe replays", "PCIe 重传"), Text("Xid", "Xid"))
+TABLE_COLUMNS = (
+    Message("workload.soak.column.interval"), Message("workload.soak.column.start_utc"),
+    Message("workload.soak.column.min"), Message("workload.soak.column.throughput_median"),
+    Message("workload.soak.column.drift"), *_LATENCY_COLUMNS, Message("workload.soak.column.runs_errors_restarts"),
+    Message("workload.soak.column.sm_clock_mhz"), Message("workload.soak.column.temp_peak_c"),
+    Message("workload.soak.column.power_peak_w"), Message("workload.soak.column.throttle_s"),
+    Message("workload.soak.column.ecc_corr_uncorr"), Message("workload.soak.column.remapped_rows"),
+    Message("workload.soak.column.pcie_replays"), Message("workload.soak.column.xid"),
+)
 
 
 _LATENCY_AT = tuple(i for i, c in enumerate(TABLE_COLUMNS) if c in _LATENCY_COLUMNS)
@@ -161,15 +163,13 @@ def table_row(cells: Mapping[str, str]) -> list[str]:
             cells.get("remapped_rows", ""), cells.get("pcie_replays", ""), cells.get("xid", "")]
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[list[str]]]:
+def report_table(metrics: Mapping[str, Any]) -> tuple[Message, list[Message], list[list[str]]]:
     """The report's table from the soak's result metrics: the verdict in the heading, one row per interval."""
     rows = [r for r in metrics.get("intervals") or [] if isinstance(r, dict)]
     verdict = metrics.get("verdict") or "N/A"
     findings = metrics.get("findings_count")
     count = findings if isinstance(findings, int) else "N/A"
-    heading = Text(f"Soak per interval (verdict {verdict}, {count} finding(s); the rules and findings are in "
-                   f"verdict.txt and below)", f"长时间测试各时段（结论 `{verdict}`，{count} 项发现；规则与发现见 "
-                                              f"verdict.txt 及下文）")
+    heading = message("workload.soak.table.heading", verdict=verdict, count=count)
     cells = [table_row(r) for r in rows]
     # the latency columns only for a serving workload's soak (the others' steps carry no latency)
     keep = [i for i in range(len(TABLE_COLUMNS)) if i not in _LATENCY_AT or any(c[i] for c in cells)]

@@ -95,7 +95,7 @@ def test_a_cpu_only_torch_build_on_a_gpu_machine():
     probe = dict(CPU_ONLY_PROBE, cuda=None, torch="2.5.1+cpu", device_types={"cuda": {"available": False}})
     c = by_id(checks_from(healthy(probe=probe)))["torch.sees_device"]
     assert c.status == FAIL and "CPU-only build" in c.evidence
-    assert c.hint == hint_for("Torch not compiled with CUDA enabled") and "CPU-only build" in c.hint
+    assert c.hint == hint_for("Torch not compiled with CUDA enabled").en and "CPU-only build" in c.hint
 
 
 def test_kernel_image_error_maps_to_the_build_hint():
@@ -160,7 +160,7 @@ def test_failed_init_fails_and_skips_the_device_checks():
     err = "RuntimeError: CUDA error: out of memory"
     c = by_id(checks_from(healthy(probe=gpu_probe(init={"ok": False, "seconds": 0.4, "error": err}))))
     assert c["device.init"].status == FAIL
-    assert c["device.init"].hint == hint_for(err)
+    assert c["device.init"].hint == hint_for(err).en
     assert c["device.init"].value is None  # 0.4 s to an error is not an initialisation time
     assert c["device.kernel"].status == SKIP
 
@@ -271,7 +271,7 @@ def test_doctor_on_this_machine_prints_every_check_as_json():
     code = command.main(as_json=True, out=out)
     rows = json.loads(out.getvalue())
     assert [(r["id"], r["name"]) for r in rows] == list(TITLES.items())
-    assert all(set(r) == {"id", "name", "status", "evidence", "hint", "value", "unit", "zh"} for r in rows)
+    assert all(set(r) == {"id", "name", "status", "evidence", "hint", "hint_id", "value", "unit", "zh"} for r in rows)
     assert all(r["status"] in (PASS, WARN, FAIL, SKIP) for r in rows)
     by = {r["id"]: r for r in rows}
     if by["torch.imports"]["status"] == PASS:  # the child's own import time, carried as a number
@@ -361,4 +361,4 @@ MAPPED = [
 @pytest.mark.parametrize("text, hint_start", MAPPED)
 def test_each_mapped_failure_text_gets_its_hint(text, hint_start):
     hint = hint_for(text)
-    assert hint is not None and hint.startswith(hint_start), (text, hint)
+    assert hint is not None and hint.en.startswith(hint_start), (text, hint)

@@ -10,13 +10,14 @@ import pytest
 
 from catalogue_words import english_leaks
 from fake_cli import only_on_path, write_cli
-from test_doctor import CPU_ONLY_PROBE, by_id, healthy
+from test_doctor import CPU_ONLY_PROBE, by_id, gpu_probe, healthy
 from tui import doctor
 from tui.cli import doctor as command
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, Facts, checks_from
-from tui.i18n import hint_zh, say
+from tui.i18n import say
+from tui.report.i18n import Words
 from tui.telemetry.sample import DeviceProcess, DeviceSample
-from workloads.hints import HINTS
+from workloads.hints import RULES
 
 GIB = 2**30
 NOT_FOUND = "NVMLError_LibraryNotFound: NVML Shared Library Not Found"
@@ -128,7 +129,7 @@ def test_the_chinese_evidence_keeps_the_numbers_and_the_quoted_tool_output():
 
 def test_every_name_and_every_known_hint_has_its_chinese():
     assert all(say(f"check.{cid}", "zh") for cid in TITLES)
-    missing = [hint for _pattern, hint in HINTS if not hint_zh(hint)]
+    missing = [advice for _pattern, advice in RULES if not say(f"hint.{advice}", "zh")]
     assert not missing
 
 
@@ -161,3 +162,13 @@ def test_the_chinese_evidence_quotes_what_it_did_not_write_and_joins_lists_in_ch
     # durations in each language's units
     init = by_id(checks_from(healthy()))["device.init"]
     assert " s " in init.evidence + " " and "秒" in init.zh["evidence"] and " s " not in init.zh["evidence"] + " "
+
+
+def test_a_check_whose_hint_is_the_catalogue_s_carries_its_id_and_the_report_says_it_by_it():
+    # the evidence of a failed autocast names a missing kernel: its hint is hint.device_code_missing, by id
+    c = by_id(checks_from(healthy(probe=gpu_probe(autocast_fp16={"ok": False, "error": "no kernel image is available"}))))
+    check = c["device.autocast.fp16"]
+    assert check.hint_id == "hint.device_code_missing" and check.to_dict()["hint_id"] == check.hint_id
+    row = {**check.to_dict(), "hint": "reworded in a later version", "zh": {}}   # no Chinese of its own
+    assert Words("zh").check(row, "hint") == say("hint.device_code_missing", "zh")
+    assert by_id(checks_from(healthy()))["disk.free"].to_dict()["hint_id"] is None

@@ -54,7 +54,7 @@ def test_a_workload_with_a_hand_over_runs_first_and_its_words_are_the_reports_no
     assert "--relayed-from" not in started["resnet50"]
     assert [(w, d) for w, d, _ in CALLS] == [("resnet50", runs["relay"]), ("generate", runs["relay"])]
     (said,) = state.notes
-    assert said == f"generate: relayed from {runs['relay'].name}"
+    assert str(said) == f"generate: relayed from {runs['relay'].name}"
     assert said("zh") == f"{registry.spec_for('generate').title('zh')}：转交自 {runs['relay'].name}。"
     assert f"  {said}\n" in out  # the terminal says it too
     assert not state.failed
@@ -64,7 +64,7 @@ def test_a_failed_hand_over_tells_the_hook_why_in_the_workloads_own_title(relay,
     started, state, _, _ = _run(tmp_path, monkeypatch, [sys.executable, str(CHILDREN / "crash.py")])
     assert "--relayed-from" not in started["generate"]
     (said,) = state.notes
-    assert said.startswith("generate: nothing relayed: the baton relay ended failed")
+    assert str(said).startswith("generate: nothing relayed: the baton relay ended failed")
     assert "接力以 failed 结束" in said("zh")
     assert state.failed == ["relay"]
 
@@ -98,7 +98,7 @@ def _export(tmp_path, monkeypatch, *extra):
 def test_the_hand_over_note_reaches_the_report(relay, tmp_path, monkeypatch):
     code, notes = _export(tmp_path, monkeypatch)
     assert code == exit_codes.OK
-    assert [n for n in notes if n.startswith("generate: relayed from ")]
+    assert [n for n in notes if str(n).startswith("generate: relayed from ")]
 
 
 def test_the_progress_counts_the_standard_suites_workloads(tmp_path, monkeypatch, capsys):

@@ -34,7 +34,7 @@ def test_cpu_suite_is_scaled_down_and_says_so():
     resnet, generate = jobs
     assert resnet.args[:6] == ["--steps", "12", "--batch-size", "8", "--image-size", "64"] and resnet.total == 12
     assert generate.args[:2] == ["--tokens", "256"] and generate.total == 256
-    assert any("scaled down" in n for n in notes) and any("one timed run" in n for n in notes)
+    assert any("scaled down" in str(n) for n in notes) and any("one timed run" in str(n) for n in notes)
 
 
 def test_accelerator_suites_use_the_reports_shape():
@@ -167,8 +167,8 @@ def test_a_signal_stops_the_workload_skips_the_rest_and_still_writes_the_bundle(
     (run,) = built["run_dirs"]
     record = load_run(run)
     assert record.status == "stopped" and 0 < len(record.steps) < 1000
-    assert any("interrupted" in n for n in built["notes"])
-    assert any("generate did not run" in n for n in built["notes"])
+    assert any("interrupted" in str(n) for n in built["notes"])
+    assert any("generate did not run" in str(n) for n in built["notes"])
 
 
 def _close_stdin():
@@ -226,7 +226,7 @@ def test_cpu_time_budget_stops_a_slow_run_without_failing_the_suite(tmp_path, mo
     records = [load_run(p) for p in built["run_dirs"]]
     assert [r.status for r in records] == ["stopped", "stopped"]
     assert all(0 < len(r.steps) < 1000 for r in records)
-    assert sum("was stopped at its share of the" in n for n in built["notes"]) == 2
+    assert sum("was stopped at its share of the" in str(n) for n in built["notes"]) == 2
 
 
 TWO_CARDS_TORCH_BLIND = [
@@ -258,7 +258,7 @@ def test_work_on_the_cpu_beside_listed_cards_exits_1_unless_allowed(tmp_path, mo
         assert [e.code for e in load_run(run).events if e.kind == "warning"] == ["cpu_while_accelerators_listed"]
     if allow_cpu:
         assert code == exit_codes.OK
-        assert any("--allow-cpu" in n for n in built["notes"])
+        assert any("--allow-cpu" in str(n) for n in built["notes"])
     else:
         assert code == exit_codes.FAILED
         last = err.strip().splitlines()[-1]

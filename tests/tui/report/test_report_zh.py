@@ -9,7 +9,7 @@ from app_fakes import fake_sample
 from report_runs import generate_run, resnet_run
 from test_report import _screenshot, _unzip, quick_env  # noqa: F401 - quick_env: the fake nvidia-smi, collect_env
 from tui.doctor.check import STATUSES, TITLES
-from tui.i18n import CATALOGUE, hint_zh
+from tui.i18n import CATALOGUE, say
 from tui.report import png
 from tui.report.export import ExportInputs, export_bundle
 from tui.report import html as report_html
@@ -18,7 +18,7 @@ from tui.report.i18n import Words, note, quoted
 from tui.report.smi import SmiOutput
 from tui.store import RunStore
 from workloads import protocol, registry
-from workloads.hints import ADVICE, HINTS
+from workloads.hints import RULES, hint_for
 from workloads.spec import Text
 from catalogue_words import english_leaks
 from zh_words import english_words
@@ -32,7 +32,7 @@ DOCTOR = [
      "hint": "enable persistence mode", "value": 24.1, "unit": "s",
      "zh": {"evidence": "首个张量上设备用时 24.1 s（导入 torch 2.1 s；上限 20 s）", "hint": "开启持久模式"}},
     {"id": "device.autocast.fp16", "name": "fp16 autocast runs on the device", "status": "FAIL",
-     "evidence": "no kernel image is available for execution on the device", "hint": HINTS[0][1]},
+     "evidence": "no kernel image is available for execution on the device", "hint": say(f"hint.{RULES[0][1]}")},
     {"id": "disk.free", "name": "free disk space", "status": "SKIP", "evidence": "not measured", "hint": ""},
 ]
 
@@ -42,7 +42,7 @@ def _runs(tmp_path):
     failed = store.create("resnet50", ["--steps", "4"])
     failed.append(protocol.Start(t=1.0, workload="resnet50", device="cpu (x86_64, 2 threads)"))
     failed.append(protocol.Error(t=2.0, message="RuntimeError: CUDA out of memory <script>**x**</script>",
-                                 hint=ADVICE["out_of_memory"]))
+                                 hint=hint_for("CUDA out of memory")))
     failed.append(protocol.End(t=3.0, status="failed", exit_code=1))
     failed.close()
     return [resnet_run(store), generate_run(store, bound_exceeded=True), failed.path]
@@ -137,7 +137,7 @@ def test_a_doctor_check_in_chinese_uses_its_own_words_then_a_title_then_quotes()
     assert w.check(own, "evidence") == own["zh"]["evidence"] and w.check(own, "hint") == "开启持久模式"
     assert w.check(own, "name") == "CUDA 初始化时间"               # no Chinese name of its own: the title by id
     assert w.check(no_zh, "evidence") == "`no kernel image is available for execution on the device`"
-    assert w.check(no_zh, "hint") == hint_zh(HINTS[0][1])         # a hint of workloads.hints: translated
+    assert w.check(no_zh, "hint") == say(f"hint.{RULES[0][1]}", "zh")  # a hint of workloads.hints: translated
     assert w.check(legacy, "name") == "磁盘剩余空间"                # a row from before ids: by its English name
     assert w.check(legacy, "hint") == "`x y`"
     assert Words("en").check(own, "evidence") == own["evidence"]
@@ -145,7 +145,7 @@ def test_a_doctor_check_in_chinese_uses_its_own_words_then_a_title_then_quotes()
 
 def test_every_word_another_module_writes_has_its_chinese():
     assert {f"check.{cid}" for cid in TITLES} <= set(CATALOGUE), "a doctor check without a Chinese title"
-    assert all(hint_zh(hint) for _pattern, hint in HINTS), "a hint of workloads.hints without its Chinese"
+    assert {f"hint.{advice}" for _pattern, advice in RULES} <= set(CATALOGUE), "a hint without its Chinese"
     assert {f"status.{s}" for s in protocol.END_STATUSES} <= set(CATALOGUE)
     assert {k for k in CATALOGUE if k.startswith("verdict.")} == {f"verdict.{s}" for s in STATUSES}
 
@@ -153,7 +153,7 @@ def test_every_word_another_module_writes_has_its_chinese():
 def test_a_note_is_said_in_the_language_of_the_report():
     said = note("note_suite_stopped", error=quoted("OSError: [Errno 28] No space left"))
     assert str(said) == "the suite stopped early: OSError: [Errno 28] No space left"
-    assert isinstance(said, str) and "stopped early" in said  # code that searches notes still reads English
+    assert said.en == str(said) and said.id == "report.note_suite_stopped"  # the English a log prints; its id
     assert said("zh") == "测试套件提前停止：`OSError: [Errno 28] No space left`"
     assert note("note_not_run", name=registry.spec_for("resnet50").title)("zh").startswith("ResNet-50 训练未运行")
     with pytest.raises(KeyError):

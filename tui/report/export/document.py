@@ -14,6 +14,7 @@ from tui.report.export.inputs import ExportInputs
 from tui.report.export.metrics import Figures
 from tui.report.export.rendering import Charts, ManagementCli, Screen
 from tui.report.i18n import note, quoted
+from workloads.catalogue import say
 
 REPORT_MD, REPORT_HTML = "report.md", "report.html"
 
@@ -36,7 +37,7 @@ def write_document(inputs: ExportInputs, gathered: Gathered, bundle: Bundle) -> 
     """report.md and report.html into the bundle (the list of files they give is the bundle's, with them)."""
     blocks = contents.build(report_data(inputs, gathered, bundle.names()))
     bundle.add_text(REPORT_MD, markdown.render(blocks))
-    title = "cardbench 测试报告" if inputs.lang == "zh" else "cardbench test report"
+    title = say("report.title", inputs.lang)
     bundle.add_text(REPORT_HTML, html.render(blocks, title=f"{title} - {gathered.host}", lang=inputs.lang))
 
 

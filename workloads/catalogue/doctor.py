@@ -105,7 +105,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "doctor.health.not_said": ("no management tool here reports a card's health", "本机没有管理工具报告卡的健康状态"),
     "doctor.health.all_well": ("{n} card(s) in order as {tools} reads them", "{tools} 报告 {n} 块卡状态正常"),
     "doctor.health.unwell": ("{n} of {of} card(s) not in order: {said}", "{of} 块卡中有 {n} 块状态异常：{said}"),
-    # the doctor's own hints (a hint of workloads.hints is in tui.i18n.hints)
+    # the doctor's own hints (a hint of workloads.hints is in workloads.catalogue.hints)
     "hint.doctor.health": ("the card's own tool reports a fault: a run on it may fail or read low; ask the platform "
                            "for another card, or for the tool's detail (e.g. `npu-smi info -t health -i N`)",
                            "管理工具报告该卡有故障：在其上运行可能失败或结果偏低；请平台更换卡，或查看工具的详细信息"
