@@ -68,7 +68,7 @@ class ProgressLine:
         self.first: tuple[float, int, str] | None = None
 
     def __call__(self, phase: str, done: int, total: int) -> None:
-        from tui.formatting import nbytes
+        from workloads.facts.formatting import format_bytes
 
         now = self.clock()
         if now - self.start < QUIET_S or (not self.tty and now - self.last < LINE_EVERY_S):
@@ -77,8 +77,8 @@ class ProgressLine:
         if self.first is None or self.first[2] != phase:   # a rate per phase, from its first bytes
             self.first = (now, done, phase)
         rate = (done - self.first[1]) / max(now - self.first[0], 1e-9)
-        line = f"backup: {phase} {100 * done / total if total else 100:.0f} % ({nbytes(done)} of {nbytes(total)}"
-        line += f", {nbytes(rate)}/s)" if rate > 0 else ")"
+        line = f"backup: {phase} {100 * done / total if total else 100:.0f} % ({format_bytes(done)} of {format_bytes(total)}"
+        line += f", {format_bytes(rate)}/s)" if rate > 0 else ")"
         if self.tty:
             self.stream.write(f"\r{line}\x1b[K")
             self.drawn = True

@@ -17,9 +17,9 @@ from typing import Any
 
 from tui.compare.load import CompareError, RunFigures, Side
 from tui.compare.shape import ACHIEVED
-from tui.formatting import number as shown
+from workloads.facts.formatting import format_number
+from workloads.facts.missing import finite_or_none
 from tui.report.summary import ThroughputStats, WorkloadSummary
-from workloads.numbers import finite as number
 from workloads import registry
 from workloads.safe_text import one_line
 from tui.i18n import text
@@ -42,7 +42,7 @@ def _published(run: RunFigures) -> dict[str, float]:
     table = run.metric(f"published_{spec.headline}")
     if not isinstance(table, dict):
         return {}
-    return {str(k): float(v) for k, v in table.items() if number(v) is not None}
+    return {str(k): float(v) for k, v in table.items() if finite_or_none(v) is not None}
 
 
 def _precision(source: str, measured: Any) -> str | None:
@@ -78,7 +78,7 @@ def against(query: str, sides: list[Side]) -> Side:
             source = next((s for s in table if matches(query, s)), None)
             if source is not None:
                 side.runs[workload] = _run(workload, source, table[source], run)
-                figure = f"{source} = {shown(table[source])} {registry.spec_for(workload).unit}"
+                figure = f"{source} = {format_number(table[source])} {registry.spec_for(workload).unit}"
                 side.notes.append(text("compare.note.published", query=query, figure=figure))
     if not side.runs:
         if known:
@@ -110,12 +110,12 @@ def rated_notes(query: str, sides: list[Side]) -> list[Text]:
     notes = []
     for side in sides:
         for run in side.runs.values():
-            achieved = number(run.metric(ACHIEVED))
+            achieved = finite_or_none(run.metric(ACHIEVED))
             precision = str(run.summary.precision or "").split(" (")[0]
             figure = device.get(f"{'tf32' if precision == 'fp32' else precision}_tflops")
             if achieved is not None and figure is not None:
                 share = f"{100 * achieved / figure.value:.1f} %"
-                notes.append(text("compare.note.rated", side=side.label, achieved=shown(achieved), precision=precision,
-                                  share=share, device=device.device, rated=shown(figure.value), source=figure.source,
+                notes.append(text("compare.note.rated", side=side.label, achieved=format_number(achieved), precision=precision,
+                                  share=share, device=device.device, rated=format_number(figure.value), source=figure.source,
                                   date=figure.date))
     return notes

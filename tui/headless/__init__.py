@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui.formatting import duration, utc
+from workloads.facts.formatting import format_duration, utc
 from tui.headless.from_disk import export_runs
 from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
                                  retry_hint, say_error)
@@ -206,7 +206,7 @@ def export_report(args: argparse.Namespace) -> int:
         return exit_codes.for_signal(getattr(exc, "signum", signal.SIGINT))
     progress.end()
     elapsed = time.monotonic() - started
-    progress.say(f"done in {duration(elapsed)}" + (f"; failed: {', '.join(state.failed)}" if state.failed else ""))
+    progress.say(f"done in {format_duration(elapsed)}" + (f"; failed: {', '.join(state.failed)}" if state.failed else ""))
     print_path(path)
     for lost in state.incomplete:
         say_error(f"{lost.workload}'s record is incomplete: {lost.fault.line()}; the bundle holds its progress "

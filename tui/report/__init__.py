@@ -152,7 +152,7 @@ def export_bundle(run_dirs: Sequence[str | os.PathLike[str]], output_dir: str | 
     from tui.report import contents, device_telemetry, envinfo, html, markdown, png, screen, smi, summary, xid
     from tui import __version__
     from tui.report.cost import cost
-    from tui.formatting import utc_iso
+    from workloads.facts.formatting import utc_iso
     from tui.report.bundle import Bundle, bundle_stem
     from tui.report.i18n import Words, note, quoted
     from tui.report.redact import Redactor, without_record

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from tui.formatting import device_tag
+from workloads.facts.formatting import device_tag
 from tui.workbench.history import History, RunSeries, Series
 from workloads import registry
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workloads.spec import Text
+from workloads.facts.missing import NA
 
 SWEEP_COLUMNS = (Text("workers", "工作进程数"), Text("images/s", "图像/秒"),
                  Text("CPU cores busy", "占用 CPU 核数"), Text("host -> device GB/s", "主机到设备 GB/s"))
@@ -23,7 +24,7 @@ def survey_metrics(s: Any) -> dict[str, Any]:
 
 
 def _cell(value: Any, digits: int = 0) -> str:
-    return f"{value:,.{digits}f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "N/A"
+    return f"{value:,.{digits}f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else NA
 
 
 def sweep_row(row: Mapping[str, Any]) -> list[str]:

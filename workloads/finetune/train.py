@@ -16,15 +16,16 @@ from typing import Any
 
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
+from workloads.facts.formatting import format_bytes
 from workloads.finetune import budget, cpu_check, data, flops
 from workloads.finetune.options import UNIT
 from workloads.finetune.step import Setup, Step
-from workloads.llm.fit import gib
 from workloads.llm.presets import LlamaConfig
 from workloads.microbench import rated
 from workloads.resnet50 import amp_diagnosis
 from workloads.resnet50.loop import MEMORY_EVERY_S
 from workloads.resnet50.setup import total_memory
+from workloads.facts.missing import NA
 
 
 def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
@@ -42,7 +43,7 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
             emitter.result(metrics)
             log(f"result: {metrics['tokens_per_s']:.4g} tokens/s ({metrics['tokens_per_s_per_device']:.4g} per device), "
                 f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak {_memory_word(s)} "
-                f"{gib(metrics['peak_memory_bytes'])} (estimate {gib(metrics['fit_estimate_bytes'])}), loss "
+                f"{format_bytes(metrics['peak_memory_bytes'])} (estimate {format_bytes(metrics['fit_estimate_bytes'])}), loss "
                 f"{metrics['first_loss']:.4g} -> {metrics['final_loss']:.4g}")
             log(f"model FLOPs: {metrics['mfu_formula']}")
         return 0
@@ -68,8 +69,8 @@ def prepare(emitter: Emitter, args: Any, config: LlamaConfig) -> Loop:
             + (f"; LoRA r={args.lora_rank} alpha={args.lora_alpha:g} on {len(s.adapted)} products" if s.adapted
                else ""))
         log(f"data: {batches.description}")
-        log(f"fit estimate per device: {gib(estimate.total)} (weights {gib(estimate.weights)}, activations "
-            f"{gib(estimate.activations)}, gradients {gib(estimate.gradients)}, AdamW {gib(estimate.optimizer)})")
+        log(f"fit estimate per device: {format_bytes(estimate.total)} (weights {format_bytes(estimate.weights)}, activations "
+            f"{format_bytes(estimate.activations)}, gradients {format_bytes(estimate.gradients)}, AdamW {format_bytes(estimate.optimizer)})")
     return Loop(s, step, batches, estimate)
 
 
@@ -93,9 +94,9 @@ def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException
                             "--activation-checkpointing, or more --gpus")
     return WorkloadError(
         f"out of memory at step {step_number}: a micro-batch of {s.micro} x {args.seq_len} tokens needs about "
-        f"{gib(estimate.total)} by the estimate (weights {gib(estimate.weights)}, activations "
-        f"{gib(estimate.activations)}, gradients and AdamW {gib(estimate.gradients + estimate.optimizer)}) of "
-        f"{s.device}'s {gib(total)}; {largest}", hint="--activation-checkpointing or --grad-accum cut activations",
+        f"{format_bytes(estimate.total)} by the estimate (weights {format_bytes(estimate.weights)}, activations "
+        f"{format_bytes(estimate.activations)}, gradients and AdamW {format_bytes(estimate.gradients + estimate.optimizer)}) of "
+        f"{s.device}'s {format_bytes(total)}; {largest}", hint="--activation-checkpointing or --grad-accum cut activations",
         bad_input=False)
 
 
@@ -212,5 +213,5 @@ def _memory_word(s: Setup) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return f"{value:.1%}" if value is not None else "N/A"
+    return f"{value:.1%}" if value is not None else NA
 

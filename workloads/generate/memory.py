@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloads.child.harness import WorkloadError
+from workloads.facts.formatting import format_bytes
 from workloads.generate.config import GPT2Config
 
 
@@ -53,10 +54,6 @@ def free_bytes(device: Any) -> int | None:
         return None
 
 
-def _gib(n: float) -> str:
-    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
-
-
 def check_fits(config: GPT2Config, size: str, batch: int, prompt_len: int, tokens: int, dtype: str,
                element_size: int, device: Any) -> Estimate:
     """Refuse (bad input) a run whose estimate is above the device's free memory; returns the estimate."""
@@ -65,8 +62,8 @@ def check_fits(config: GPT2Config, size: str, batch: int, prompt_len: int, token
     if free is not None and need.total > free:
         raise WorkloadError(
             f"GPT-2 {size} in {dtype} at batch {batch} x {prompt_len + tokens} positions needs about "
-            f"{_gib(need.total)} (weights {_gib(need.weights)}, KV cache {_gib(need.kv_cache)}, activations "
-            f"{_gib(need.activations)}); {device} has {_gib(free)} free",
+            f"{format_bytes(need.total)} (weights {format_bytes(need.weights)}, KV cache {format_bytes(need.kv_cache)}, activations "
+            f"{format_bytes(need.activations)}); {device} has {format_bytes(free)} free",
             hint="lower --batch-size, --tokens or --prompt-len, or " + (
                 "use a smaller model than the --weights config.json describes" if size == "custom"
                 else "pick a smaller --model-size"))

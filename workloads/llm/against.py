@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.numbers import is_finite
+from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA, is_finite
 from workloads.spec import Text
 
 
@@ -37,8 +38,8 @@ def read_against(m: Mapping[str, Any]) -> Text | None:
     if not (is_finite(bound) and bound > 0 and m.get("batch_size") == 1):
         return Text(how_en, how_zh)
     share = f"{100 * rate / bound:.1f} %"
-    step_said = f"{step / 2**20:,.0f} MiB" if is_finite(step) else "N/A"
-    read_said = f"{read:.3g} GB/s" if is_finite(read) else "N/A"
+    step_said = format_bytes(step)
+    read_said = f"{read:.3g} GB/s" if is_finite(read) else NA
     en = (f"{share} of the read-bandwidth bound {_n(bound)} tokens/s ({step_said} read a decode step at the measured "
           f"{read_said}); {how_en}")
     zh = f"达到读带宽上限 {_n(bound)} token/秒 的 {share}（每个解码步读 {step_said}，实测读带宽 {read_said}）；{how_zh}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.spec import Text
+from workloads.facts.missing import NA
 
 COLUMNS: tuple[tuple[str, Text], ...] = (
     ("input_len", Text("input", "输入")),
@@ -40,7 +41,7 @@ def _value(row: Mapping[str, Any], key: str) -> Any:
 def cell(row: Mapping[str, Any], key: str) -> str:
     value = _value(row, key)
     if value is None:
-        return "n/a"
+        return NA
     if key.endswith("_fraction") and isinstance(value, (int, float)):
         return f"{100 * value:.1f} %"   # as the report's tables say a share (tui.formatting.percent): 16.5 %, not 16%
     if isinstance(value, float):
@@ -51,7 +52,7 @@ def cell(row: Mapping[str, Any], key: str) -> str:
 def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
     rows = metrics.get("cells")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-    kind = str(metrics.get("peak_memory_kind") or "n/a")
+    kind = str(metrics.get("peak_memory_kind") or NA)
     kind_zh = ("进程峰值 RSS 减去构建模型前的 RSS" if kind.startswith("process peak RSS")
                else "设备分配峰值（max_memory_allocated）" if kind.startswith("device") else kind)
     heading = Text(

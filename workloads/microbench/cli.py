@@ -29,6 +29,7 @@ from typing import Any, Sequence
 
 from workloads import exit_codes
 from workloads.errors import first_line
+from workloads.facts.formatting import format_bytes
 from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, log,
                                      positive_float, positive_int)
 from workloads.microbench.spec import PARTS
@@ -241,7 +242,7 @@ def _transfer(args: Any, device: Any) -> tuple[list[dict[str, Any]], Any]:
 
     max_bytes = min(TRANSFER_MAX_BYTES, _mib(args.buffer_mib) or TRANSFER_MAX_BYTES)
     points = transfer.sweep(device, max_bytes, on_point=lambda p: log(
-        f"transfer {p['mode']} {p['direction']} {figures.human_bytes(p['bytes'])}: {p['best_gbps']:.2f} GB/s"))
+        f"transfer {p['mode']} {p['direction']} {format_bytes(p['bytes'])}: {p['best_gbps']:.2f} GB/s"))
     found = link.read(link.pci_address(device))
     return figures.transfer_rows(points, found, None), {"points": points, "link": found}
 

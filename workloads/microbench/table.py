@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.spec import Text
+from workloads.facts.missing import NA
 
 HEADING = Text("Microbenchmarks against the device's rated figures", "微基准测试与设备标称值对比")
 COLUMNS = [Text("part", "部分"), Text("figure", "指标"), Text("measured", "实测"), Text("rated", "标称"),
            Text("measured / rated", "实测 / 标称"), Text("rated figure's source", "标称值来源"), Text("note", "说明")]
 PARTS = {"gemm": Text("gemm", "矩阵乘"), "memory": Text("memory", "显存带宽"), "transfer": Text("transfer", "主机-设备传输"),
          "launch": Text("launch", "内核启动"), "burn": Text("burn", "逐位校验"), "collectives": Text("collectives", "集合通信")}
-NA = "N/A"
 
 
 def value(number: Any, unit: str) -> str:

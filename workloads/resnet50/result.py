@@ -12,6 +12,7 @@ from workloads.child.harness import log
 from workloads.resnet50 import baselines
 from workloads.resnet50.precision import Precision
 from workloads.resnet50.setup import Setup
+from workloads.facts.missing import NA
 
 
 @dataclass
@@ -139,4 +140,4 @@ def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_v
 
 
 def num(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, (int, float)) else "n/a"
+    return f"{value:.4g}" if isinstance(value, (int, float)) else NA

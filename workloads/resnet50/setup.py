@@ -16,6 +16,7 @@ from workloads.child import data_parallel
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.errors import first_line
+from workloads.facts.formatting import format_bytes
 from workloads.resnet50 import amp_diagnosis, checkpoint, imagedata
 from workloads.resnet50.options import DEFAULT_EPOCH_SIZE, WORKLOAD
 
@@ -81,8 +82,8 @@ class Setup:
             return
         shared = f" x {sharing} processes" if sharing > 1 else ""
         raise WorkloadError(
-            f"--image-size {args.image_size} with a batch of {batch}{shared} needs about {_size(needed)} for one "
-            f"training step; {self.device} has {_size(total)} in all",
+            f"--image-size {args.image_size} with a batch of {batch}{shared} needs about {format_bytes(needed)} for one "
+            f"training step; {self.device} has {format_bytes(total)} in all",
             hint="lower --image-size" if args.find_batch_size else
             "lower --batch-size or --image-size (--find-batch-size finds the largest batch that fits)")
 
@@ -226,12 +227,3 @@ def total_memory(device: Any) -> int | None:
         return int(properties(device).total_memory) if properties is not None else None
     except Exception:  # noqa: BLE001 - no figure: no check, the allocator still has its say
         return None
-
-
-def _size(n: float) -> str:
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
-    for unit in units:
-        if n < 1024 or unit == units[-1]:
-            break
-        n /= 1024
-    return f"{n:.3g} {unit}" if n < 1000 else f"{n:,.0f} {unit}"

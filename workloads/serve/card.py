@@ -10,7 +10,7 @@ from statistics import fmean
 from typing import Any
 
 from workloads.protocol import RUN_DIR_ENV
-from workloads.numbers import finite as number
+from workloads.facts.missing import finite_or_none
 from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
 
 
@@ -24,14 +24,14 @@ class CardDuringLevels:
         their memory summed then its peak, their power summed then averaged (the server's whole draw)."""
         util, memory, power, seen = [], [], [], 0
         for sample in self.tail.new_samples():
-            t = number(sample.get("t"))
+            t = finite_or_none(sample.get("t"))
             devices = [d for d in sample.get("devices") or () if isinstance(d, dict)]
             if t is None or not start <= t <= end or not devices:
                 continue
             seen += 1
             for key, into, join in (("util_gpu_pct", util, fmean), ("mem_used_bytes", memory, sum),
                                     ("power_w", power, sum)):
-                values = [v for v in (number(d.get(key)) for d in devices) if v is not None]
+                values = [v for v in (finite_or_none(d.get(key)) for d in devices) if v is not None]
                 if values:
                     into.append(join(values))
         return {"card_samples": seen, "card_util_pct": fmean(util) if util else None,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloads.card_health import health_level
-from workloads.numbers import finite as number
+from workloads.facts.missing import finite_or_none
 
 GRACE_S = 3.0
 MAX_GAP_S = 5.0        # a gap between two samples longer than this (the sampler stalled) is not counted as throttling
@@ -60,7 +60,7 @@ class _Device:
         self.samples += 1
         for name, key, pick in (("clock_min", "sm_clock_mhz", min), ("clock_max", "sm_clock_mhz", max),
                                 ("temp_peak", "temperature_c", max), ("power_peak", "power_w", max)):
-            value = number(d.get(key))
+            value = finite_or_none(d.get(key))
             if value is not None:
                 held = getattr(self, name)
                 setattr(self, name, value if held is None else pick(held, value))
@@ -70,11 +70,11 @@ class _Device:
                 if isinstance(reason, str):
                     self.reasons[reason] = self.reasons.get(reason, 0.0) + dt
         health = d.get("health")
-        if health_level(health, number(d.get("mem_used_bytes")), number(d.get("mem_total_bytes"))) is not None:
+        if health_level(health, finite_or_none(d.get("mem_used_bytes")), finite_or_none(d.get("mem_total_bytes"))) is not None:
             word = health if isinstance(health, str) and health_level(health) else OVER_TOTAL
             self.unwell[word] = self.unwell.get(word, 0.0) + dt
         for key in COUNTERS:
-            value = number(d.get(key))
+            value = finite_or_none(d.get(key))
             if value is not None:
                 self.first.setdefault(key, value)
                 self.last[key] = value

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from workloads.soak.verdict import Finding, clock, throttle_words
 from workloads.spec import Text
+from workloads.facts.missing import NA
 
 INTERVALS_CSV = "intervals.csv"
 VERDICT_TXT = "verdict.txt"
@@ -152,7 +153,7 @@ _LATENCY_AT = tuple(i for i, c in enumerate(TABLE_COLUMNS) if c in _LATENCY_COLU
 
 def table_row(cells: Mapping[str, str]) -> list[str]:
     clock_range = "-".join(c for c in (cells.get("sm_clock_min_mhz", ""), cells.get("sm_clock_max_mhz", "")) if c)
-    ecc = " / ".join(cells.get(k) or "-" for k in ("ecc_corrected", "ecc_uncorrected"))
+    ecc = " / ".join(cells.get(k) or NA for k in ("ecc_corrected", "ecc_uncorrected"))
     return [cells.get("interval", ""), cells.get("start_utc", "")[11:19], cells.get("minutes", ""),
             cells.get("throughput", ""), cells.get("drift_pct", ""), cells.get("ttft_ms", ""), cells.get("tpot_ms", ""),
             cells.get("latency_drift_pct", ""),
@@ -164,9 +165,9 @@ def table_row(cells: Mapping[str, str]) -> list[str]:
 def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[list[str]]]:
     """The report's table from the soak's result metrics: the verdict in the heading, one row per interval."""
     rows = [r for r in metrics.get("intervals") or [] if isinstance(r, dict)]
-    verdict = metrics.get("verdict") or "N/A"
+    verdict = metrics.get("verdict") or NA
     findings = metrics.get("findings_count")
-    count = findings if isinstance(findings, int) else "N/A"
+    count = findings if isinstance(findings, int) else NA
     heading = Text(f"Soak per interval (verdict {verdict}, {count} finding(s); the rules and findings are in "
                    f"verdict.txt and below)", f"长时间测试各时段（结论 `{verdict}`，{count} 项发现；规则与发现见 "
                                               f"verdict.txt 及下文）")

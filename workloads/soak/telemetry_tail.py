@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from workloads import rundir
-from workloads.numbers import finite
+from workloads.facts.missing import finite_or_none
 
 TELEMETRY = rundir.TELEMETRY
 _CHUNK = 1 << 20   # read in pieces: a backlog is never in memory at once
@@ -84,7 +84,7 @@ def _sample(raw: bytes) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         return None
     t = data.get("t")
-    if finite(t) is None:
+    if finite_or_none(t) is None:
         return None
     devices = data.get("devices")
     data["devices"] = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
