@@ -22,7 +22,8 @@ from typing import Any, Iterable, Sequence
 from tui.store import RunRecord
 from workloads import protocol, registry
 from workloads.facts.missing import finite_or_none
-from workloads.step_statistics import percentile_of_sorted, split_warmup
+from workloads.facts.percentile import percentile
+from workloads.facts.warmup import split_warmup
 
 
 @dataclass
@@ -53,7 +54,7 @@ def measured_steps(record: RunRecord) -> tuple[int, list[protocol.Step], list[pr
     spec = registry.spec_for(record.workload)
     result = record.result
     told = result.metrics.get("warmup_steps") if result else None
-    # the one rule (workloads.step_statistics): a live or cut run leaves out the same steps as the finished one
+    # the one rule (workloads.facts.warmup): a live or cut run leaves out the same steps as the finished one
     skip, kept = split_warmup(steps, lambda s: s.extra.get("warmup") is True, told=told,
                               emits_warmup=spec.warmup_emits_steps)
     return skip, steps, kept
@@ -68,7 +69,7 @@ def throughput_stats(record: RunRecord) -> ThroughputStats:
         unit=unit, n=len(values), skipped=skip,
         median=statistics.median(ordered) if values else None,  # sorts again, but sorted data in linear time
         mean=statistics.fmean(values) if values else None,
-        p90=percentile_of_sorted(ordered, 90),
+        p90=percentile(ordered, 90),
         min=ordered[0] if values else None,
         max=ordered[-1] if values else None,
     )

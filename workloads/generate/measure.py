@@ -20,7 +20,7 @@ from workloads.generate import gpt2
 from workloads.generate.plan import Plan
 from workloads.generate.spec import planned_steps
 from workloads.generate.decoding import generate
-from workloads.step_statistics import percentile
+from workloads.facts.percentile import percentile
 
 
 def timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, prompt: Any, sampling: Any,

@@ -4,7 +4,7 @@ A cell is a warm-up generation, then ``repeat`` timed ones (each a prefill of th
 one decode step per output token, :func:`workloads.generate.decoding.generate`), read as:
 
 - TTFT: prefill and the first token (median over the timed runs); prefill tokens/s = batch x input / TTFT;
-- TPOT: each decode step's time (p50/p90/p99 over every step of the timed runs, step_statistics'
+- TPOT: each decode step's time (p50/p90/p99 over every step of the timed runs, workloads.facts.percentile's
   percentile); decode tokens/s per sequence = 1 / TPOT p50, in all = batch / TPOT p50;
 - end-to-end: TTFT + the decode steps (median over the runs).
 
@@ -31,7 +31,7 @@ from workloads.facts.formatting import format_bytes
 from workloads.generate.decoding import EagerDecoder, Sampling, generate
 from workloads.llm import fit
 from workloads.llm.plan import Cell
-from workloads.step_statistics import percentile
+from workloads.facts.percentile import percentile
 
 GREEDY = Sampling()
 

@@ -1,5 +1,5 @@
 """A fact lives in one place (issue 35 item 1): the number, byte and duration formatters, the rule for a missing
-figure and its one text (N/A) are defined in workloads/facts and nowhere else. The tree is walked with ast, so a
+figure and its one text (N/A), the warm-up rule and the percentile are defined in workloads/facts and nowhere else. The tree is walked with ast, so a
 second copy fails here before it can disagree with the first (1000 MiB once printed three ways, a missing figure
 three ways: 'N/A', 'n/a', '-')."""
 
@@ -20,6 +20,9 @@ HOMES = {  # the one definition: name -> the module that holds it
     "format_duration": "workloads/facts/formatting.py", "finite_or_none": "workloads/facts/missing.py",
     "is_finite": "workloads/facts/missing.py",
 }
+# the warm-up rule and the percentile, under any of the names their copies had (warmup_of, percentile_of_sorted...)
+_STEP_RULE = re.compile(r"percentile|warmup_(of|steps|count)$|default_warmup|split_warmup")
+STEP_RULE_HOMES = {"workloads/facts/warmup.py", "workloads/facts/percentile.py"}
 _BYTE_UNIT = re.compile(r"\b[KMGTPE]iB\b")
 _BINARY_SCALES = {1024, 2**20, 2**30, 2**40, 10, 20, 30, 40}   # a divisor, or a shift count
 
@@ -52,6 +55,13 @@ def test_the_formatters_and_the_missing_rule_are_defined_once():
                and HOMES[node.name] != rel]
     assert not seconds, f"a second definition of a shared formatter or rule: {seconds}"
     assert formatting.format_bytes(1000 * 2**20) == "1000 MiB" and formatting.format_number(None) == NA
+
+
+def test_the_warmup_rule_and_the_percentile_are_defined_once():
+    found = [(rel, node.name) for rel, tree in _modules() for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and _STEP_RULE.search(node.name.lstrip("_")) and rel not in STEP_RULE_HOMES]
+    assert not found, f"a second copy of the warm-up rule or the percentile: {found}"
 
 
 def test_bytes_are_printed_by_the_one_byte_formatter():
