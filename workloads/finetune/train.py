@@ -5,7 +5,7 @@ apart), then the step runs; the device is synchronised before the clock is read,
 once per step (averaged over the ranks). Tokens/s is the median over the steps after ``--warmup``:
 ``batch x seq_len`` tokens per step, all devices together and per device. MFU is the model's FLOPs per
 token (:mod:`workloads.finetune.flops`, PaLM appendix B) times tokens/s per device over the device's
-rated peak for the precision (workloads/microbench/rated.csv); N/A where no rated figure exists (the CPU).
+rated peak for the precision (workloads/facts/rated.csv); N/A where no rated figure exists (the CPU).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import Any
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.facts.formatting import format_bytes
+from workloads.facts.rated import rated_peak
 from workloads.finetune import budget, cpu_check, data, flops
 from workloads.finetune.options import UNIT
 from workloads.finetune.step import Setup, Step
 from workloads.llm.presets import LlamaConfig
-from workloads.microbench import rated
 from workloads.resnet50 import amp_diagnosis
 from workloads.resnet50.loop import MEMORY_EVERY_S
 from workloads.resnet50.setup import total_memory
@@ -176,13 +176,12 @@ def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: li
     per_device = tokens_per_s / s.world if tokens_per_s else None
     f = flops.per_token(s.config, args.seq_len, args.mode, s.trainable)
     precision = step.label.split(" ")[0]  # a fallback to fp32 is read against the fp32 peak
-    figure = flops.rated_figure(precision)
-    device = rated.lookup(s.device_name) if s.device.type != "cpu" else None
-    peak = device.get(figure) if device is not None else None
+    peak = rated_peak(s.device_name, precision) if s.device.type != "cpu" else None   # matmuls: fp32 is plain FP32
+    figure = peak.figure if peak is not None else None
     rated_tflops = peak.value if peak is not None else None
     mfu = flops.mfu(per_device, f.per_token, rated_tflops)
     words = (f"{rated_tflops:g} TFLOP/s rated {figure.replace('_tflops', '').upper()} per device"
-             if rated_tflops else "no rated peak for this device (N/A)")
+             if rated_tflops and figure else "no rated peak for this device (N/A)")
     return {
         "tokens_per_s": tokens_per_s, "tokens_per_s_per_device": per_device,
         "achieved_tflops_per_device": per_device * f.per_token / 1e12 if per_device else None,

@@ -19,12 +19,13 @@ from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
 from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA
+from workloads.facts.rated import rated_peak
 from workloads.generate.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
 from workloads.llm import against, cells, fit
 from workloads.llm.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
 from workloads.llm.presets import PRESETS
-from workloads.facts.missing import NA
 
 
 def config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: str) -> dict[str, Any]:
@@ -188,12 +189,9 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
 def _rated_tflops(device: torch.device, dtype: torch.dtype) -> tuple[float, str] | None:
     if device.type == "cpu":
         return None
-    from workloads.microbench import rated
-
-    found = rated.lookup(dev.name(device))
-    key = {torch.float32: "fp32_tflops", torch.float16: "fp16_tflops", torch.bfloat16: "bf16_tflops"}[dtype]
-    figure = found.get(key) if found else None
-    return (figure.value, f"{found.device} {key} ({figure.source})") if figure else None
+    precision = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
+    peak = rated_peak(dev.name(device), precision)   # matmuls: fp32 reads against plain FP32
+    return (peak.value, f"{peak.device} {peak.figure} ({peak.source})") if peak else None
 
 
 def _row_line(row: dict[str, Any]) -> str:

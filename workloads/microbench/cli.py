@@ -29,9 +29,10 @@ from typing import Any, Sequence
 
 from workloads import exit_codes
 from workloads.errors import first_line
-from workloads.facts.formatting import format_bytes
 from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, log,
                                      positive_float, positive_int)
+from workloads.facts import rated
+from workloads.facts.formatting import format_bytes
 from workloads.microbench.spec import PARTS
 
 WORKLOAD = "microbench"
@@ -114,7 +115,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     arguments_checked()
 
     from workloads.child import device as dev
-    from workloads.microbench import figures, rated
+    from workloads.microbench import figures
     from workloads.microbench.table import lines
 
     device = dev.resolve(args.device)

@@ -12,12 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from workloads.facts.formatting import format_bytes
+from workloads.facts.rated import RatedDevice, peak_figures
 from workloads.microbench import link as pcie
-from workloads.microbench.rated import RatedDevice
 
 # the GEMM dtype -> its rated figure's key
-GEMM_RATED = {"fp32": "fp32_tflops", "tf32": "tf32_tflops", "fp16": "fp16_tflops", "bf16": "bf16_tflops",
-              "int8": "int8_tops", "fp8": "fp8_tflops"}
 MEMORY_WORDS = {"copy": "copy (read + write counted)", "read": "read-only reduction (sum)", "fill": "write-only fill"}
 
 
@@ -39,7 +37,8 @@ def _rated(device: RatedDevice | None, key: str) -> tuple[float | None, str]:
 def gemm_rows(results: list[dict[str, Any]], device: RatedDevice | None) -> list[dict[str, Any]]:
     rows = []
     for r in results:
-        rated, source = _rated(device, GEMM_RATED[r["dtype"]])
+        # a GEMM's dtype is what its math runs in (fp32 at 'highest': plain FP32; tf32 its own)
+        rated, source = _rated(device, peak_figures(r["dtype"])[0])
         if r["skipped"]:
             rows.append(row("gemm", f"{r['dtype']} GEMM", None, r["unit"], note=f"skipped: {r['skipped']}",
                             key=f"gemm_{r['dtype']}"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from workloads.microbench import figures, rated
+from workloads.facts import rated
+from workloads.microbench import figures
 from workloads.microbench.spec import SPEC, planned_steps
 
 H100 = rated.lookup("NVIDIA H100 80GB HBM3")
