@@ -1,5 +1,6 @@
 """A fact lives in one place (issue 35 item 1): the number, byte and duration formatters, the rule for a missing
-figure and its one text (N/A), the warm-up rule and the percentile are defined in workloads/facts and nowhere else. The tree is walked with ast, so a
+figure and its one text (N/A), the warm-up rule, the percentile and the rule for which rated peak a precision reads
+against are defined in workloads/facts and nowhere else. The tree is walked with ast, so a
 second copy fails here before it can disagree with the first (1000 MiB once printed three ways, a missing figure
 three ways: 'N/A', 'n/a', '-')."""
 
@@ -93,6 +94,15 @@ def test_no_second_unit_ladder():
             if len(units) >= 2:
                 ladders.append(f"{rel}:{node.lineno} {node.name}")
     assert not ladders, f"a second byte formatter (use workloads.facts.formatting.format_bytes): {ladders}"
+
+
+def test_only_the_rated_rule_names_a_rated_peak_figure():
+    """A precision -> rated figure table outside workloads/facts/rated.py is a second rule (there were five, and
+    compare's disagreed with the report's on a V100)."""
+    figures = {"fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops", "fp8_tflops", "int8_tops"}
+    named = [f"{rel}:{node.lineno} {node.value}" for rel, tree in _modules() if rel != "workloads/facts/rated.py"
+             for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in figures]
+    assert not named, f"a rated peak figure chosen outside workloads.facts.rated.rated_peak: {named}"
 
 
 def _parsed_not_printed(tree: ast.Module) -> set[int]:
