@@ -11,6 +11,7 @@ from typing import Any
 
 from workloads.protocol import RUN_DIR_ENV
 from workloads.facts.missing import finite_or_none
+from workloads.rundir.sample_fields import DEVICES, MEM_USED_BYTES, POWER_W, T, UTIL_GPU_PCT
 from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
 
 
@@ -24,13 +25,12 @@ class CardDuringLevels:
         their memory summed then its peak, their power summed then averaged (the server's whole draw)."""
         util, memory, power, seen = [], [], [], 0
         for sample in self.tail.new_samples():
-            t = finite_or_none(sample.get("t"))
-            devices = [d for d in sample.get("devices") or () if isinstance(d, dict)]
+            t = finite_or_none(sample.get(T))
+            devices = [d for d in sample.get(DEVICES) or () if isinstance(d, dict)]
             if t is None or not start <= t <= end or not devices:
                 continue
             seen += 1
-            for key, into, join in (("util_gpu_pct", util, fmean), ("mem_used_bytes", memory, sum),
-                                    ("power_w", power, sum)):
+            for key, into, join in ((UTIL_GPU_PCT, util, fmean), (MEM_USED_BYTES, memory, sum), (POWER_W, power, sum)):
                 values = [v for v in (finite_or_none(d.get(key)) for d in devices) if v is not None]
                 if values:
                     into.append(join(values))

@@ -14,18 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from workloads.rundir.sample_fields import ECC_CORRECTED, ECC_UNCORRECTED, PCIE_REPLAYS, REMAPPED_ROWS, RETIRED_PAGES
 from workloads.soak.verdict import Finding, clock, throttle_words
 from workloads.spec import Text
 from workloads.facts.missing import NA
 
 INTERVALS_CSV = "intervals.csv"
 VERDICT_TXT = "verdict.txt"
+DELTA_COLUMNS = (ECC_CORRECTED, ECC_UNCORRECTED, REMAPPED_ROWS, RETIRED_PAGES, PCIE_REPLAYS)   # the samples' counters
 CSV_COLUMNS = ("interval", "start_utc", "minutes", "throughput", "drift_pct", "ttft_ms", "tpot_ms",
                "latency_drift_pct", "steps", "runs", "errors", "restarts",
                "sm_clock_min_mhz", "sm_clock_max_mhz", "temperature_peak_c", "power_peak_w", "throttle",
-               "thermal_throttle_pct", "ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages",
-               "pcie_replays", "xid", "samples")
-DELTA_COLUMNS = ("ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages", "pcie_replays")
+               "thermal_throttle_pct", *DELTA_COLUMNS, "xid", "samples")
 
 
 def _num(value: float | None, digits: int = 4) -> str:
@@ -153,13 +153,13 @@ _LATENCY_AT = tuple(i for i, c in enumerate(TABLE_COLUMNS) if c in _LATENCY_COLU
 
 def table_row(cells: Mapping[str, str]) -> list[str]:
     clock_range = "-".join(c for c in (cells.get("sm_clock_min_mhz", ""), cells.get("sm_clock_max_mhz", "")) if c)
-    ecc = " / ".join(cells.get(k) or NA for k in ("ecc_corrected", "ecc_uncorrected"))
+    ecc = " / ".join(cells.get(k) or NA for k in (ECC_CORRECTED, ECC_UNCORRECTED))
     return [cells.get("interval", ""), cells.get("start_utc", "")[11:19], cells.get("minutes", ""),
             cells.get("throughput", ""), cells.get("drift_pct", ""), cells.get("ttft_ms", ""), cells.get("tpot_ms", ""),
             cells.get("latency_drift_pct", ""),
             f"{cells.get('runs', '')} / {cells.get('errors', '')} / {cells.get('restarts', '')}", clock_range,
             cells.get("temperature_peak_c", ""), cells.get("power_peak_w", ""), cells.get("throttle", ""), ecc,
-            cells.get("remapped_rows", ""), cells.get("pcie_replays", ""), cells.get("xid", "")]
+            cells.get(REMAPPED_ROWS, ""), cells.get(PCIE_REPLAYS, ""), cells.get("xid", "")]
 
 
 def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[Text], list[list[str]]]:
