@@ -14,7 +14,7 @@ Every interval (``--interval``, default 10 min) is closed into a row (`workloads
 carries the verdict, its findings, the rules and the rows, and ``verdict.txt`` says the same in words.
 
 Telemetry is the run's own: the runner's sampler writes ``$CARDBENCH_RUN_DIR/telemetry.jsonl`` and the soak
-reads it as it grows (`workloads.soak.telemetry_tail`). Xid lines come from the kernel log
+reads it as it grows (`workloads.rundir.telemetry_tail`). Xid lines come from the kernel log
 (`workloads.soak.kernel`).
 """
 
@@ -38,7 +38,7 @@ from workloads.runner import Runner
 from workloads.soak import table
 from workloads.soak.intervals import LATENCY, IntervalBook
 from workloads.soak.kernel import KernelLog
-from workloads.soak.telemetry_tail import TELEMETRY, TelemetryTail
+from workloads.rundir.telemetry_tail import TelemetryTail
 from workloads.soak.verdict import (DRIFT_LIMIT_PCT, LATENCY_LIMIT_PCT, THERMAL_SHARE, Finding, findings_of, rules,
                                     verdict_of)
 
@@ -140,7 +140,7 @@ class Soak:
         self.book = IntervalBook(self.t0, args.interval, self.deadline)
         run_dir = os.environ.get(protocol.RUN_DIR_ENV)
         self.out = args.out or (Path(run_dir) if run_dir else None)
-        self.tail = TelemetryTail(Path(run_dir) / TELEMETRY if run_dir else None)
+        self.tail = TelemetryTail.of_run(run_dir)
         self.kernel = KernelLog()
         self.started = False
         self.step = 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import os
 import stat
 import sys
@@ -17,7 +16,6 @@ from workloads.soak import table
 from workloads.soak.cli import build_parser, plan
 from workloads.soak.intervals import IntervalBook
 from workloads.soak.kernel import KernelLog
-from workloads.soak.telemetry_tail import TelemetryTail
 from workloads.soak.verdict import judge
 
 T0 = 1_800_000_000.0
@@ -118,21 +116,6 @@ def test_intervals_csv_and_the_report_table_carry_the_same_cells(tmp_path):
     assert len(rows[0]) == len(columns)
 
 
-def test_the_telemetry_tail_reads_whole_lines_once_and_skips_what_is_not_a_sample(tmp_path):
-    path = tmp_path / "telemetry.jsonl"
-    tail = TelemetryTail(path)
-    assert tail.new_samples() == []               # not there yet
-    path.write_text(json.dumps({"t": 1.0, "devices": [gpu(0), "junk"]}) + "\nnot json\n[1]\n{\"t\": \"x\"}\n"
-                    + '{"t": 2.0, "devi')
-    first = tail.new_samples()
-    assert [s["t"] for s in first] == [1.0] and first[0]["devices"] == [gpu(0)]
-    assert tail.skipped == 3
-    with open(path, "a") as f:
-        f.write('ces": []}\n')
-    assert [s["t"] for s in tail.new_samples()] == [2.0]   # the torn line, once it is whole
-    assert tail.new_samples() == []
-
-
 def _fake_dmesg(bin_dir: Path, log: Path, iso: bool) -> None:
     script = bin_dir / "dmesg"
     refuse = "" if iso else 'if len(sys.argv) > 1 and sys.argv[1] == "--time-format=iso": sys.exit(1)\n'
@@ -164,21 +147,6 @@ def test_a_kernel_log_that_cannot_be_read_is_said(tmp_path, monkeypatch):
     kernel = KernelLog()
     kernel.start()
     assert kernel.problem.startswith("dmesg could not be read")
-
-
-def test_the_telemetry_tail_follows_the_store_across_a_rotation(tmp_path):
-    path = tmp_path / "telemetry.jsonl"
-    tail = TelemetryTail(path)
-    with open(path, "w") as f:
-        f.write("".join(json.dumps({"t": float(t)}) + "\n" for t in range(3)))
-    assert [s["t"] for s in tail.samples()] == [0.0, 1.0, 2.0]
-    with open(path, "a") as f:                       # written after the tail's last read, then rotated away
-        f.write(json.dumps({"t": 3.0}) + "\n")
-    os.replace(path, tmp_path / "telemetry.0001.jsonl")
-    with open(path, "w") as f:
-        f.write(json.dumps({"t": 4.0}) + "\n")
-    assert [s["t"] for s in tail.samples()] == [3.0, 4.0]
-    assert list(tail.samples()) == []
 
 
 def _plan(*argv):
