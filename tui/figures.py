@@ -79,7 +79,8 @@ def key_figure(key: str, value: Any, lang: str = "en") -> tuple[str, str]:
             name = f"{key.removesuffix(ending).replace('_', ' ').strip()} {kept}".strip()
             if kind != "number":
                 return name, metric_text(Metric(key, Text(key), kind), value, lang)
-            return name, _in_range(value) or (f"{format_number(value)} {unit}" if is_finite(value) else format_number(value))
+            return name, _in_range(value) or (f"{format_number(value)} {unit}" if is_finite(value)
+                                              else format_number(value))
     return key.replace("_", " "), _in_range(value) or format_number(value)
 
 

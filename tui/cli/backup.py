@@ -77,7 +77,8 @@ class ProgressLine:
         if self.first is None or self.first[2] != phase:   # a rate per phase, from its first bytes
             self.first = (now, done, phase)
         rate = (done - self.first[1]) / max(now - self.first[0], 1e-9)
-        line = f"backup: {phase} {100 * done / total if total else 100:.0f} % ({format_bytes(done)} of {format_bytes(total)}"
+        line = (f"backup: {phase} {100 * done / total if total else 100:.0f} % ({format_bytes(done)} of "
+                f"{format_bytes(total)}")
         line += f", {format_bytes(rate)}/s)" if rate > 0 else ")"
         if self.tty:
             self.stream.write(f"\r{line}\x1b[K")

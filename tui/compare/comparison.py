@@ -177,7 +177,8 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
         headline = _row(head_metric, runs, sides, baseline, headline=True)
         metrics = [_row(m, runs, sides, baseline) for m in _compared_metrics(workload, runs)]
         for m in ACCURACY_KEYS:  # accuracy beside the speed even when only one side measured it
-            if m not in {x.metric.key for x in metrics} and any(r and finite_or_none(r.metric(m)) is not None for r in runs):
+            if m not in {x.metric.key for x in metrics} and any(r and finite_or_none(r.metric(m)) is not None
+                                                                for r in runs):
                 metrics.append(_row(spec.metric(m) or Metric(m, spec.title, "fraction"), runs, sides, baseline))
         price_figs = [at_price(r, s.price_per_hour, currency) if r is not None and s.price_per_hour else None
                       for s, r in zip(sides, runs)]

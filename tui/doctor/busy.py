@@ -37,7 +37,8 @@ def _busy(d: DeviceSample) -> bool:
 def _reading(d: DeviceSample) -> Text:
     """'83 % utilisation, 30.0 GiB of 32.0 GiB in use; processes: ...', in English and Chinese."""
     util = f"{d.util_gpu_pct:.0f} %" if d.util_gpu_pct is not None else NA
-    reading = text("doctor.busy.reading", util=util, used=format_bytes(d.mem_used_bytes), total=format_bytes(d.mem_total_bytes))
+    reading = text("doctor.busy.reading", util=util, used=format_bytes(d.mem_used_bytes),
+                   total=format_bytes(d.mem_total_bytes))
     procs = listed(f"{p.pid} {p.name or NA} ({format_bytes(p.used_bytes)}" + (f", {p.owner})" if p.owner else ")")
                    for p in d.processes or ())
     return text("doctor.busy.processes", reading=reading, processes=procs) if d.processes else reading

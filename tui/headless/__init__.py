@@ -206,7 +206,8 @@ def export_report(args: argparse.Namespace) -> int:
         return exit_codes.for_signal(getattr(exc, "signum", signal.SIGINT))
     progress.end()
     elapsed = time.monotonic() - started
-    progress.say(f"done in {format_duration(elapsed)}" + (f"; failed: {', '.join(state.failed)}" if state.failed else ""))
+    failed = f"; failed: {', '.join(state.failed)}" if state.failed else ""
+    progress.say(f"done in {format_duration(elapsed)}{failed}")
     print_path(path)
     for lost in state.incomplete:
         say_error(f"{lost.workload}'s record is incomplete: {lost.fault.line()}; the bundle holds its progress "

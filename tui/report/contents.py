@@ -43,20 +43,20 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     # the token form defines the headline (runs) and the steps (windows) apart; the plain one says they are one
     if tp.median is not None:
         runs, warmup = m.get("repeat"), (s.config or {}).get("warmup")
-        parts.append(w.counted(key, tp.n, median=format_number(tp.median), mean=format_number(tp.mean), p90=format_number(tp.p90),
-                       skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
+        parts.append(w.counted(key, tp.n, median=format_number(tp.median), mean=format_number(tp.mean),
+                       p90=format_number(tp.p90), skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
                        warmup=warmup if isinstance(warmup, int) else NA))
     if m.get("bandwidth_fraction") is not None:
         parts.append(w("bw_bound", fraction=percent(m.get("bandwidth_fraction")),
-                       read=format_number(m.get("device_read_gbps"), 3), bound=format_number(m.get(f"bound_{spec.headline}"), 3),
-                       unit=spec.unit))
+                       read=format_number(m.get("device_read_gbps"), 3),
+                       bound=format_number(m.get(f"bound_{spec.headline}"), 3), unit=spec.unit))
     elif _unreliable(m, "bandwidth_fraction"):  # above 100 %: the bound was measured low, never shown as a share
         parts.append(w("bw_unreliable", achieved=format_number(m.get("bandwidth_gbps"), 3),
-                       read=format_number(m.get("device_read_gbps"), 3), bound=format_number(m.get(f"bound_{spec.headline}"), 3),
-                       unit=spec.unit))
+                       read=format_number(m.get("device_read_gbps"), 3),
+                       bound=format_number(m.get(f"bound_{spec.headline}"), 3), unit=spec.unit))
     if m.get("achieved_tflops") is not None and m.get("peak_tflops") is not None:
-        parts.append(w("flop_bound", achieved=format_number(m.get("achieved_tflops"), 3), peak=format_number(m.get("peak_tflops"), 3),
-                       util=percent(m.get("flop_utilisation"))))
+        parts.append(w("flop_bound", achieved=format_number(m.get("achieved_tflops"), 3),
+                       peak=format_number(m.get("peak_tflops"), 3), util=percent(m.get("flop_utilisation"))))
     published = m.get(f"published_{spec.headline}")
     if isinstance(published, dict) and published:
         refs = w.join((f"{w.quote(k)} {format_number(v)}" for k, v in published.items()), comma=True)
@@ -237,8 +237,9 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         tp = s.throughput
         if tp.median is not None:
             rows.append([w.metric("step_throughput"),
-                         w("step_stats_none" if tp.skipped == 0 else "step_stats", median=format_number(tp.median), mean=format_number(tp.mean), p90=format_number(tp.p90),
-                           unit=tp.unit or "", steps=w.counted("steps_fmt", tp.n), skipped=tp.skipped)])
+                         w("step_stats_none" if tp.skipped == 0 else "step_stats", median=format_number(tp.median),
+                           mean=format_number(tp.mean), p90=format_number(tp.p90), unit=tp.unit or "",
+                           steps=w.counted("steps_fmt", tp.n), skipped=tp.skipped)])
         if s.first_loss is not None or s.last_loss is not None:
             rows.append([w.metric("loss"), f"{format_number(s.first_loss)} -> {format_number(s.last_loss)}"])
         rows.append(_memory_row(s, w))

@@ -35,12 +35,14 @@ def text_screen(records: Sequence[Any], sample: Any = None) -> str:
             lines.append("no accelerator detected")
         h = sample.host
         lines.append(f"host {reading(h.hostname)}: CPU {reading(h.cpu_pct, '%')} of {reading(h.cpu_count)}  "
-                     f"RAM {format_bytes(h.mem_used_bytes)} / {format_bytes(h.mem_total_bytes)}  load {reading(h.load1, digits=2)}")
+                     f"RAM {format_bytes(h.mem_used_bytes)} / {format_bytes(h.mem_total_bytes)}  "
+                     f"load {reading(h.load1, digits=2)}")
     lines.append("-" * WIDTH)
     for record in records:
         s = summarize(record)
         value = s.headline
-        lines.append(f"{s.title:<24} {s.status:<10} {reading(value, s.headline_unit, 1) if value is not None else NA:>18}"
+        headline = reading(value, s.headline_unit, 1) if value is not None else NA
+        lines.append(f"{s.title:<24} {s.status:<10} {headline:>18}"
                      f"  steps {s.steps:<5} loss {reading(s.first_loss, digits=3)} -> {reading(s.last_loss, digits=3)}"
                      f"  fallbacks {len(s.fallbacks)}  warnings {len(s.warnings)}")
     if not records:

@@ -68,8 +68,8 @@ def stability(data: ReportData, w: Words) -> list[Block]:
             "no_device_telemetry"
         mem, total = peaks.get("peak_mem_used_bytes"), peaks.get("mem_total_bytes")
         # the peak beside the memory the host had: "6.7 GiB" alone says nothing of how close it came
-        mem_text = w("of_total", used=format_bytes(mem), total=format_bytes(total)) if is_finite(mem) and is_finite(total) \
-            else format_bytes(mem)
+        mem_text = (w("of_total", used=format_bytes(mem), total=format_bytes(total))
+                    if is_finite(mem) and is_finite(total) else format_bytes(mem))
         blocks.append(Para(w(key, cpu=cpu, mem=mem_text)))
     x = data.xid
     note = w.text(x.note)

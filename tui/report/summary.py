@@ -160,8 +160,8 @@ def summarize(record: RunRecord) -> WorkloadSummary:
     config = dict(start.config) if start else {}
     steps = record.steps
     losses = [s.loss for s in steps if finite_or_none(s.loss) is not None]
-    peak_from_steps = max((s.memory_allocated_bytes for s in steps if finite_or_none(s.memory_allocated_bytes) is not None),
-                          default=None)
+    peak_from_steps = max((s.memory_allocated_bytes for s in steps
+                           if finite_or_none(s.memory_allocated_bytes) is not None), default=None)
     epochs = [s.epoch for s in steps if finite_or_none(s.epoch) is not None]
     times = [e.t for e in record.events]
     args = record.config.get("args")
@@ -189,7 +189,8 @@ def summarize(record: RunRecord) -> WorkloadSummary:
         last_loss=_first(finite_or_none(metrics.get("final_loss")), losses[-1] if losses else None),
         steps=len(steps),
         epochs=(max(epochs) - min(epochs) + 1) if epochs else finite_or_none(metrics.get("epochs")),
-        started=_first(start.t if start else None, finite_or_none(record.config.get("created")), times[0] if times else None),
+        started=_first(start.t if start else None, finite_or_none(record.config.get("created")),
+                       times[0] if times else None),
         ended=_first(end.t if end else None, times[-1] if times else None),
         fallbacks=[_event_dict(e) for e in record.of(protocol.Fallback)],
         warnings=[_event_dict(e) for e in record.of(protocol.WorkloadWarning)],

@@ -1,10 +1,10 @@
 """Is a decoded telemetry.jsonl line a sample the report and the plots can use? (`telemetry_sample_ok`). UI-free.
 
-The fields read from a run's samples (`READ_DEVICE`, `READ_HOST` of workloads.rundir.sample_fields: what the report, the charts and the plots show)
-must have the types `tui.telemetry.sample` gives them; the others are never read from disk, so they are not
-checked (checking a day's process lists and version strings was most of the time of reading its samples). The
-run record (`tui.store.telemetry`, which decodes the same fields in C) and the follower (`tui.store.follow`) skip
-and count a line that fails.
+The fields read from a run's samples (`READ_DEVICE`, `READ_HOST` of workloads.rundir.sample_fields: what the
+report, the charts and the plots show) must have the types `tui.telemetry.sample` gives them; the others are never
+read from disk, so they are not checked (checking a day's process lists and version strings was most of the time
+of reading its samples). The run record (`tui.store.telemetry`, which decodes the same fields in C) and the
+follower (`tui.store.follow`) skip and count a line that fails.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """How a telemetry.jsonl line becomes what `tui.store.telemetry`'s columns take. UI-free.
 
-The fast way: msgspec decodes and type-checks a line's read fields (`workloads.rundir.sample_fields.READ_DEVICE`, `READ_HOST`)
-in C, the numbers straight to what a column holds, the other fields passed over unread. A line it will not take as
-it is (a NaN, a null reading, a wrong type) goes the slow way: json, then `tui.store.samples.telemetry_sample_ok`,
-the one definition of a usable sample, then the kept numbers normalised.
+The fast way: msgspec decodes and type-checks a line's read fields (`READ_DEVICE`, `READ_HOST` of
+workloads.rundir.sample_fields) in C, the numbers straight to what a column holds, the other fields passed over
+unread. A line it will not take as it is (a NaN, a null reading, a wrong type) goes the slow way: json, then
+`tui.store.samples.telemetry_sample_ok`, the one definition of a usable sample, then the kept numbers normalised.
 """
 
 from __future__ import annotations

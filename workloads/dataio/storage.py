@@ -14,8 +14,8 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
-from workloads.safe_text import file_name
 from workloads.facts.missing import NA
+from workloads.safe_text import file_name
 
 CHUNK = 1 << 20
 SEQUENTIAL_SHARE = 0.25     # of the sampled files, the largest quarter is read for MB/s, the rest for files/s

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workloads.spec import Text
 from workloads.facts.missing import NA
+from workloads.spec import Text
 
 SWEEP_COLUMNS = (Text("workers", "工作进程数"), Text("images/s", "图像/秒"),
                  Text("CPU cores busy", "占用 CPU 核数"), Text("host -> device GB/s", "主机到设备 GB/s"))

@@ -66,10 +66,10 @@ def check_host(args: Any, config: LlamaConfig, name: str, world: int | None, fil
     host = data + modules + (step.total if on_cpu and step else 0)
     ram = host_memory()
     if ram is not None and host > ram:
-        parts = f"data {format_bytes(data)}, modules of {config.num_hidden_layers:,} layers {format_bytes(modules)}" + (
-            f", a step {format_bytes(step.total)}" if on_cpu and step else "")
-        raise WorkloadError(f"finetune of {name} needs about {format_bytes(host)} of host memory by the estimate ({parts}); "
-                            f"this machine has {format_bytes(ram)}", hint=HINT)
+        parts = (f"data {format_bytes(data)}, modules of {config.num_hidden_layers:,} layers {format_bytes(modules)}"
+                 + (f", a step {format_bytes(step.total)}" if on_cpu and step else ""))
+        raise WorkloadError(f"finetune of {name} needs about {format_bytes(host)} of host memory by the estimate "
+                            f"({parts}); this machine has {format_bytes(ram)}", hint=HINT)
     if step is not None and not on_cpu and step.total > LARGEST_DEVICE_BYTES:
         raise WorkloadError(f"finetune of {name} needs about {format_bytes(step.total)} a device by the estimate "
                             f"({_parts(step)}), more than any accelerator holds", hint=HINT)
@@ -83,8 +83,8 @@ def check_device(args: Any, config: LlamaConfig, micro: int, world: int, device:
     fits = flops.largest_batch(total, lambda m: step_estimate(args, config, m, world).total)
     largest = (f"the largest micro-batch that would fit is about {fits} (--batch-size {fits * world * args.grad_accum})"
                if fits else "not even one sequence fits")
-    raise WorkloadError(f"a step of {micro} x {args.seq_len} tokens needs about {format_bytes(step.total)} a device by the "
-                        f"estimate ({_parts(step)}); {device} has {format_bytes(total)}: {largest}", hint=HINT)
+    raise WorkloadError(f"a step of {micro} x {args.seq_len} tokens needs about {format_bytes(step.total)} a device "
+                        f"by the estimate ({_parts(step)}); {device} has {format_bytes(total)}: {largest}", hint=HINT)
 
 
 def _parts(e: Estimate) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA
 from workloads.facts.rated import rated_peak
 from workloads.finetune import budget, cpu_check, data, flops
 from workloads.finetune.options import UNIT
@@ -25,7 +26,6 @@ from workloads.llm.presets import LlamaConfig
 from workloads.resnet50 import amp_diagnosis
 from workloads.resnet50.loop import MEMORY_EVERY_S
 from workloads.resnet50.setup import total_memory
-from workloads.facts.missing import NA
 
 
 def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
@@ -43,8 +43,9 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
             emitter.result(metrics)
             log(f"result: {metrics['tokens_per_s']:.4g} tokens/s ({metrics['tokens_per_s_per_device']:.4g} per device), "
                 f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak {_memory_word(s)} "
-                f"{format_bytes(metrics['peak_memory_bytes'])} (estimate {format_bytes(metrics['fit_estimate_bytes'])}), loss "
-                f"{metrics['first_loss']:.4g} -> {metrics['final_loss']:.4g}")
+                f"{format_bytes(metrics['peak_memory_bytes'])} (estimate "
+                f"{format_bytes(metrics['fit_estimate_bytes'])}), loss {metrics['first_loss']:.4g} -> "
+                f"{metrics['final_loss']:.4g}")
             log(f"model FLOPs: {metrics['mfu_formula']}")
         return 0
     finally:
@@ -69,8 +70,9 @@ def prepare(emitter: Emitter, args: Any, config: LlamaConfig) -> Loop:
             + (f"; LoRA r={args.lora_rank} alpha={args.lora_alpha:g} on {len(s.adapted)} products" if s.adapted
                else ""))
         log(f"data: {batches.description}")
-        log(f"fit estimate per device: {format_bytes(estimate.total)} (weights {format_bytes(estimate.weights)}, activations "
-            f"{format_bytes(estimate.activations)}, gradients {format_bytes(estimate.gradients)}, AdamW {format_bytes(estimate.optimizer)})")
+        log(f"fit estimate per device: {format_bytes(estimate.total)} (weights {format_bytes(estimate.weights)}, "
+            f"activations {format_bytes(estimate.activations)}, gradients {format_bytes(estimate.gradients)}, AdamW "
+            f"{format_bytes(estimate.optimizer)})")
     return Loop(s, step, batches, estimate)
 
 
@@ -95,8 +97,9 @@ def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException
     return WorkloadError(
         f"out of memory at step {step_number}: a micro-batch of {s.micro} x {args.seq_len} tokens needs about "
         f"{format_bytes(estimate.total)} by the estimate (weights {format_bytes(estimate.weights)}, activations "
-        f"{format_bytes(estimate.activations)}, gradients and AdamW {format_bytes(estimate.gradients + estimate.optimizer)}) of "
-        f"{s.device}'s {format_bytes(total)}; {largest}", hint="--activation-checkpointing or --grad-accum cut activations",
+        f"{format_bytes(estimate.activations)}, gradients and AdamW "
+        f"{format_bytes(estimate.gradients + estimate.optimizer)}) of {s.device}'s {format_bytes(total)}; {largest}",
+        hint="--activation-checkpointing or --grad-accum cut activations",
         bad_input=False)
 
 

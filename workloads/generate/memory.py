@@ -62,8 +62,9 @@ def check_fits(config: GPT2Config, size: str, batch: int, prompt_len: int, token
     if free is not None and need.total > free:
         raise WorkloadError(
             f"GPT-2 {size} in {dtype} at batch {batch} x {prompt_len + tokens} positions needs about "
-            f"{format_bytes(need.total)} (weights {format_bytes(need.weights)}, KV cache {format_bytes(need.kv_cache)}, activations "
-            f"{format_bytes(need.activations)}); {device} has {format_bytes(free)} free",
+            f"{format_bytes(need.total)} (weights {format_bytes(need.weights)}, KV cache "
+            f"{format_bytes(need.kv_cache)}, "
+            f"activations {format_bytes(need.activations)}); {device} has {format_bytes(free)} free",
             hint="lower --batch-size, --tokens or --prompt-len, or " + (
                 "use a smaller model than the --weights config.json describes" if size == "custom"
                 else "pick a smaller --model-size"))

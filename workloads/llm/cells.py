@@ -28,10 +28,10 @@ import torch
 
 from workloads.child import device as dev
 from workloads.facts.formatting import format_bytes
+from workloads.facts.percentile import percentile
 from workloads.generate.decoding import EagerDecoder, Sampling, generate
 from workloads.llm import fit
 from workloads.llm.plan import Cell
-from workloads.facts.percentile import percentile
 
 GREEDY = Sampling()
 

@@ -102,7 +102,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         from workloads.child.harness import WorkloadError
 
         raise WorkloadError(f"{plan.model} in {dtype_name} needs about {format_bytes(smallest)} for its smallest cell "
-                            f"(weights {format_bytes(table[0]['weights_bytes'])}); {device} has {format_bytes(free)} free",
+                            f"(weights {format_bytes(table[0]['weights_bytes'])}); {device} has {format_bytes(free)} "
+                            "free",
                             hint="a smaller preset, --dtype bf16, or --fit-only for the estimate alone")
     torch.manual_seed(args.seed)
     metrics = run.measure(args, plan, device, precision.DTYPES[dtype_name], emitter, free)

@@ -153,8 +153,8 @@ def check_modules(config: LlamaConfig, source: str) -> None:
 
     need, room = module_bytes(config), host_room()
     if room is not None and need > room[0]:
-        raise WorkloadError(f"{source}: {config.num_hidden_layers:,} layers are about {format_bytes(need)} of module objects "
-                            f"before any weight; the host has {format_bytes(room[0])} {room[1]}",
+        raise WorkloadError(f"{source}: {config.num_hidden_layers:,} layers are about {format_bytes(need)} of module "
+                            f"objects before any weight; the host has {format_bytes(room[0])} {room[1]}",
                             hint="a published model has at most a few hundred layers: a damaged or hostile "
                                  "config.json")
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.spec import Text
+from workloads.facts.formatting import percent
 from workloads.facts.missing import NA
+from workloads.spec import Text
 
 COLUMNS: tuple[tuple[str, Text], ...] = (
     ("input_len", Text("input", "输入")),
@@ -43,7 +44,7 @@ def cell(row: Mapping[str, Any], key: str) -> str:
     if value is None:
         return NA
     if key.endswith("_fraction") and isinstance(value, (int, float)):
-        return f"{100 * value:.1f} %"   # as the report's tables say a share (workloads.facts.formatting.percent): 16.5 %, not 16%
+        return percent(value)   # as the report's tables say a share: 16.5 %, not 16%
     if isinstance(value, float):
         return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3g}"
     return str(value)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.spec import Text
 from workloads.facts.missing import NA
+from workloads.spec import Text
 
 HEADING = Text("Microbenchmarks against the device's rated figures", "微基准测试与设备标称值对比")
 COLUMNS = [Text("part", "部分"), Text("figure", "指标"), Text("measured", "实测"), Text("rated", "标称"),

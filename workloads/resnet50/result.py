@@ -9,10 +9,10 @@ from typing import Any, Sequence
 
 from workloads.child import device as devices
 from workloads.child.harness import log
+from workloads.facts.missing import NA
 from workloads.resnet50 import baselines
 from workloads.resnet50.precision import Precision
 from workloads.resnet50.setup import Setup
-from workloads.facts.missing import NA
 
 
 @dataclass

@@ -82,8 +82,8 @@ class Setup:
             return
         shared = f" x {sharing} processes" if sharing > 1 else ""
         raise WorkloadError(
-            f"--image-size {args.image_size} with a batch of {batch}{shared} needs about {format_bytes(needed)} for one "
-            f"training step; {self.device} has {format_bytes(total)} in all",
+            f"--image-size {args.image_size} with a batch of {batch}{shared} needs about {format_bytes(needed)} for "
+            f"one training step; {self.device} has {format_bytes(total)} in all",
             hint="lower --image-size" if args.find_batch_size else
             "lower --batch-size or --image-size (--find-batch-size finds the largest batch that fits)")
 

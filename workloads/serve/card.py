@@ -8,8 +8,8 @@ import os
 from statistics import fmean
 from typing import Any
 
-from workloads.protocol import RUN_DIR_ENV
 from workloads.facts.missing import finite_or_none
+from workloads.protocol import RUN_DIR_ENV
 from workloads.rundir.sample_fields import DEVICES, MEM_USED_BYTES, POWER_W, T, UTIL_GPU_PCT
 from workloads.rundir.telemetry_tail import TelemetryTail
 

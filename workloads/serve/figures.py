@@ -15,8 +15,8 @@ from collections import Counter
 from statistics import fmean
 from typing import Any, Sequence
 
-from workloads.serve.client import Outcome
 from workloads.facts.percentile import percentile
+from workloads.serve.client import Outcome
 
 PERCENTILES = (50, 90, 99)
 LATENCIES = ("ttft", "tpot", "itl", "e2el")   # the figures in ms, each with mean and PERCENTILES

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.spec import Text
 from workloads.facts.missing import NA
+from workloads.spec import Text
 
 # the result's flat figures: those of the sweep's last measured level (the highest concurrency or rate)
 HEADLINE = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",

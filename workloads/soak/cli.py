@@ -34,11 +34,11 @@ from workloads import exit_codes, protocol, registry
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
                                      positive_float)
 from workloads.facts.missing import is_finite
+from workloads.rundir.telemetry_tail import TelemetryTail
 from workloads.runner import Runner
 from workloads.soak import table
 from workloads.soak.intervals import LATENCY, IntervalBook
 from workloads.soak.kernel import KernelLog
-from workloads.rundir.telemetry_tail import TelemetryTail
 from workloads.soak.verdict import (DRIFT_LIMIT_PCT, LATENCY_LIMIT_PCT, THERMAL_SHARE, Finding, findings_of, rules,
                                     verdict_of)
 

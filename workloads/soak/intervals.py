@@ -70,7 +70,8 @@ class _Device:
                 if isinstance(reason, str):
                     self.reasons[reason] = self.reasons.get(reason, 0.0) + dt
         health = d.get(HEALTH)
-        if health_level(health, finite_or_none(d.get(MEM_USED_BYTES)), finite_or_none(d.get(MEM_TOTAL_BYTES))) is not None:
+        used, total = finite_or_none(d.get(MEM_USED_BYTES)), finite_or_none(d.get(MEM_TOTAL_BYTES))
+        if health_level(health, used, total) is not None:
             word = health if isinstance(health, str) and health_level(health) else OVER_TOTAL
             self.unwell[word] = self.unwell.get(word, 0.0) + dt
         for key in COUNTERS:

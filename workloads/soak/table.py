@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from workloads.facts.missing import NA
 from workloads.rundir.sample_fields import ECC_CORRECTED, ECC_UNCORRECTED, PCIE_REPLAYS, REMAPPED_ROWS, RETIRED_PAGES
 from workloads.soak.verdict import Finding, clock, throttle_words
 from workloads.spec import Text
-from workloads.facts.missing import NA
 
 INTERVALS_CSV = "intervals.csv"
 VERDICT_TXT = "verdict.txt"

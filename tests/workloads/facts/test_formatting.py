@@ -18,7 +18,8 @@ T = 1_796_245_475.0  # 2026-12-02 21:04:35 UTC
 
 @pytest.mark.parametrize("value", MISSING)
 def test_missing_is_na_everywhere(value):
-    for show in (format_number, fixed, rate, live_rate, percent, format_bytes, format_duration, reading, utc, utc_iso, utc_clock):
+    for show in (format_number, fixed, rate, live_rate, percent, format_bytes, format_duration, reading, utc, utc_iso,
+                 utc_clock):
         assert show(value) == NA, show
     assert rate(value, "tokens/s") == live_rate(value, "tokens/s") == rate(value, "B/s") == reading(value, "MHz") == NA
     assert not is_finite(value)
@@ -26,7 +27,8 @@ def test_missing_is_na_everywhere(value):
 
 def test_not_a_number_is_na_where_a_number_belongs():
     for value in ("12", True, [1]):
-        assert fixed(value) == percent(value) == format_bytes(value) == format_duration(value) == rate(value, "x/s") == NA
+        assert fixed(value) == percent(value) == format_bytes(value) == format_duration(value) == NA
+        assert rate(value, "x/s") == NA
         assert live_rate(value, "x/s") == NA
         assert utc(value) == NA
     assert is_finite(0) and is_finite(-1.5) and is_finite(10**400) and not is_finite(False)
@@ -37,7 +39,8 @@ def test_number_significant_digits_and_separators():
     assert format_number(6.0) == "6" and format_number(999.4) == "999.4" and format_number(29.84, 3) == "29.8"
     # whole numbers and anything from 1,000 up: separators, never an exponent
     assert format_number(2470) == "2,470" and format_number(2470.0) == "2,470" and format_number(1281167) == "1,281,167"
-    assert format_number(1234.5) == "1,234" and format_number(12345.6) == "12,346" and format_number(-12345.6) == "-12,346"
+    assert format_number(1234.5) == "1,234" and format_number(12345.6) == "12,346"
+    assert format_number(-12345.6) == "-12,346"
     assert format_number(5) == "5" and format_number(0) == "0"
     # text and bools as they are: a metric can be either
     assert format_number("bf16") == "bf16" and format_number(True) == "True"
@@ -65,8 +68,9 @@ def test_percent_of_a_fraction():
 def test_bytes_binary_units_as_nvidia_smi():
     assert format_bytes(0) == "0 B" and format_bytes(1023) == "1023 B" and format_bytes(1024) == "1 KiB"
     assert format_bytes(1024**2 - 1) == "1024 KiB"  # rounded, still KiB: the unit goes by the value, not its rounding
-    assert format_bytes(512 * 2**20) == "512 MiB" and format_bytes(2**30) == "1.0 GiB" and format_bytes(80 * 2**30) == "80.0 GiB"
-    assert format_bytes(1023 * 2**30) == "1023.0 GiB" and format_bytes(2**40) == "1.0 TiB" and format_bytes(3 * 2**50) == "3.0 PiB"
+    assert format_bytes(512 * 2**20) == "512 MiB" and format_bytes(2**30) == "1.0 GiB"
+    assert format_bytes(80 * 2**30) == "80.0 GiB" and format_bytes(1023 * 2**30) == "1023.0 GiB"
+    assert format_bytes(2**40) == "1.0 TiB" and format_bytes(3 * 2**50) == "3.0 PiB"
     assert format_bytes(24.5 * 2**30) == "24.5 GiB" and format_bytes(1000 * 2**20) == "1000 MiB"
     assert format_bytes(5 * 2**60) == "5.0 EiB" and format_bytes(2000 * 2**60) == "2,000.0 EiB"
 

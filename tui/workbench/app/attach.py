@@ -110,8 +110,8 @@ class AttachMixin:
                               f"start); older ones are left out, as the workbench reads at most {ATTACH_EVENTS:,} "
                               f"events or {format_bytes(ATTACH_BYTES)} of them (the report reads every one)", "yellow")
         if follower.long_lines:
-            self.log_pane.say(f"{follower.long_lines:,} event line(s) longer than {format_bytes(MAX_LINE)} (no run writes "
-                              "one) passed over", "yellow")
+            self.log_pane.say(f"{follower.long_lines:,} event line(s) longer than {format_bytes(MAX_LINE)} (no run "
+                              "writes one) passed over", "yellow")
 
     def _follow(self) -> None:
         """The follow timer's tick: the attached run's new lines are read off the UI thread, one read at a time."""
