@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from workloads.facts.percentile import percentile
 from workloads.serve.client import Connection, Endpoint, get_json
 from workloads.serve.figures import tpot
 from workloads.serve.load import Level, Pool, Request, payload, run_level
-from workloads.step_statistics import percentile
 
 GOAL_TOKENS_S = 20_000
 GOAL_ERROR_MS = 1.0

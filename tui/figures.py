@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from tui.formatting import NA, duration, is_number, nbytes, number, percent, rate
+from workloads.facts.formatting import format_bytes, format_duration, format_number, percent, rate
+from workloads.facts.missing import NA, is_finite
 from workloads import registry
 from workloads.spec import Metric, Text
 
@@ -38,26 +39,26 @@ _KEY_ENDINGS = (("_bytes_per_step", "bytes", "", "per step"), ("_bytes", "bytes"
 def metric_text(metric: Metric, value: Any, lang: str = "en") -> str:
     """The value as the metric's kind reads: '157 ms', '32.9 %', '1.2 GiB', '15.43'; N/A when missing. ``lang``:
     the language of a duration's units (the report in Chinese: report.unit.ms)."""
-    if is_number(value) and abs(value) > OUT_OF_RANGE:
+    if is_finite(value) and abs(value) > OUT_OF_RANGE:
         return "(out of range)"
     if metric.kind == "seconds":
-        return duration(value, lang)
+        return format_duration(value, lang)
     if metric.kind == "fraction":
         return percent(value)
     if metric.kind == "bytes":
-        return nbytes(value)
+        return format_bytes(value)
     if metric.kind == "text":
         return NA if value is None else str(value)
     if _few_figures(value):
-        return ", ".join(number(v) for v in value)   # a few figures (each round's): as figures, not 15 digits
+        return ", ".join(format_number(v) for v in value)   # a few figures (each round's): as figures, not 15 digits
     if isinstance(value, (list, dict)) and len(str(value)) > _NESTED_CHARS:
         return f"<{len(value)} {'items' if isinstance(value, list) else 'entries'}, in events.jsonl>"
-    return number(value)
+    return format_number(value)
 
 
 def _few_figures(value: Any) -> bool:
     """A short list of numbers (each round's figure), said one by one; a longer one is counted."""
-    return (isinstance(value, list) and bool(value) and all(is_number(v) for v in value)
+    return (isinstance(value, list) and bool(value) and all(is_finite(v) for v in value)
             and len(str(value)) <= _NESTED_CHARS)
 
 
@@ -78,12 +79,13 @@ def key_figure(key: str, value: Any, lang: str = "en") -> tuple[str, str]:
             name = f"{key.removesuffix(ending).replace('_', ' ').strip()} {kept}".strip()
             if kind != "number":
                 return name, metric_text(Metric(key, Text(key), kind), value, lang)
-            return name, _in_range(value) or (f"{number(value)} {unit}" if is_number(value) else number(value))
-    return key.replace("_", " "), _in_range(value) or number(value)
+            return name, _in_range(value) or (f"{format_number(value)} {unit}" if is_finite(value)
+                                              else format_number(value))
+    return key.replace("_", " "), _in_range(value) or format_number(value)
 
 
 def _in_range(value: Any) -> str:
-    return "(out of range)" if is_number(value) and abs(value) > OUT_OF_RANGE else ""
+    return "(out of range)" if is_finite(value) and abs(value) > OUT_OF_RANGE else ""
 
 
 def labelled(metric: Metric, value: Any, lang: str = "en") -> str:
@@ -115,7 +117,7 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
             metric = Metric(key, Text(spec.headline_label(unit=metrics["throughput_unit"])), metric.kind)
         if metrics.get(f"{key}_unreliable") is not None:
             bits.append(f"{metric.label.en} unreliable ({metrics[f'{key}_unreliable']})")
-        elif key not in known and is_number(metrics[key]):
+        elif key not in known and is_finite(metrics[key]):
             bits.append(" ".join(key_figure(key, metrics[key])).strip())
         elif key not in known and _few_figures(metrics[key]):
             # each in the key's unit, as the report's "All result metrics" says them ('runs 36.99 GB/s, 37.18 GB/s')
@@ -129,12 +131,12 @@ def glance(workload: str, metrics: Mapping[str, Any]) -> list[str]:
     """The headline and the spec's line metrics, each in words: what a glance at a result needs."""
     spec = registry.spec_for(workload)
     bits = []
-    if is_number(metrics.get(spec.headline)):
+    if is_finite(metrics.get(spec.headline)):
         unit = metrics.get("throughput_unit") if isinstance(metrics.get("throughput_unit"), str) else None
         bits.append(rate(metrics[spec.headline], spec.headline_label(unit=unit)))
     for metric in spec.line_metrics:
         value = metrics.get(metric.key)
-        if is_number(value):
+        if is_finite(value):
             bits.append(labelled(metric, value))
         elif value is None and metrics.get(f"{metric.key}_unreliable") is not None:
             bits.append(f"{metric.label.en} unreliable")  # withheld by the workload, its warning says why

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
-from workloads.numbers import finite
+from workloads.facts.missing import finite_or_none
 
 T = TypeVar("T", bound="_Record")
 
@@ -67,7 +67,7 @@ def _plain(value: Any) -> Any:
 
 
 def _number(value: Any) -> float | None:
-    figure = finite(value)   # a probe's NaN (JSON lets it through) is no figure either
+    figure = finite_or_none(value)   # a probe's NaN (JSON lets it through) is no figure either
     return None if figure is None else float(figure)
 
 

@@ -17,7 +17,7 @@ from tui.backup.manifest import Entry
 from tui.backup.rclone import is_remote
 from tui.backup.snapshot import Meter, Progress, is_private, new_stamp
 from tui.backup.sources import Gathered, SourceError, SourceFile, gather
-from tui.formatting import nbytes
+from workloads.facts.formatting import format_bytes
 from workloads.safe_text import file_name
 
 LINKS_SHOWN = 5   # in the summary; every one is named in the notes before the copy
@@ -45,8 +45,9 @@ class BackupResult:
     def lines(self) -> list[str]:
         previous = f" (previous: {self.previous})" if self.previous else ""
         how = f", {self.carried}" if self.carried and self.unchanged else ""
-        out = [f"backup: {_counted(self.sent, 'file')} sent ({nbytes(self.sent_bytes)}), {self.unchanged} unchanged not sent "
-               f"({nbytes(self.unchanged_bytes)}{how}); {_counted(self.files, 'file')}, {nbytes(self.size)} in all",
+        out = [f"backup: {_counted(self.sent, 'file')} sent ({format_bytes(self.sent_bytes)}), {self.unchanged} "
+               f"unchanged not sent ({format_bytes(self.unchanged_bytes)}{how}); {_counted(self.files, 'file')}, "
+               f"{format_bytes(self.size)} in all",
                f"backup: verified: {self.verified}",
                f"backup: done: {self.snapshot} in {self.dest}{previous}"]
         if self.links:   # named one by one before the copy; the summary is read alone too (a log, a cron mail)

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TextIO
 
-from tui.formatting import nbytes
+from workloads.facts.formatting import format_bytes
 
 # a copy shorter than this shows no progress; past it, a line at most this often when stderr is not a terminal
 QUIET_S = 1.0
@@ -35,8 +35,8 @@ class ProgressLine:
         if self.first is None or self.first[2] != phase:   # a rate per phase, from its first bytes
             self.first = (now, done, phase)
         rate = (done - self.first[1]) / max(now - self.first[0], 1e-9)
-        line = f"backup: {phase} {100 * done / total if total else 100:.0f} % ({nbytes(done)} of {nbytes(total)}"
-        line += f", {nbytes(rate)}/s)" if rate > 0 else ")"
+        line = f"backup: {phase} {100 * done / total if total else 100:.0f} % ({format_bytes(done)} of {format_bytes(total)}"
+        line += f", {format_bytes(rate)}/s)" if rate > 0 else ")"
         if self.tty:
             self.stream.write(f"\r{line}\x1b[K")
             self.drawn = True

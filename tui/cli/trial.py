@@ -16,7 +16,7 @@ import math
 import sys
 import time
 
-from tui.formatting import utc
+from workloads.facts.formatting import utc
 from tui.trial import config as trial_config
 from tui.trial.clock import Clock, header_text, status, time_left
 from workloads import exit_codes

@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 from tui.compare.load import RunFigures
 from tui.i18n import say
+from workloads.facts.missing import NA
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class Difference:
 def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
-    return "n/a" if value is None else str(value)
+    return NA if value is None else str(value)
 
 
 def differences(runs: Sequence[RunFigures], settings: Sequence[Setting] = MUST_MATCH) -> list[Difference]:

@@ -10,7 +10,8 @@ from typing import Any
 
 from tui.compare.comparison import Comparison, MetricRow, WorkloadComparison
 from tui.compare.prices import unit_name
-from tui.formatting import NA, number, percent
+from workloads.facts.formatting import format_number, percent
+from workloads.facts.missing import NA
 from tui.i18n.voice import Voice
 from tui.report.document import Block, Bullets, Heading, Image, Para, Table
 from workloads import registry
@@ -28,7 +29,7 @@ def points(diff: float | None, say: Voice) -> str:
 
 def _value(row: MetricRow, i: int) -> str:
     value = row.values[i]
-    return percent(value) if row.metric.kind == "fraction" else number(value)
+    return percent(value) if row.metric.kind == "fraction" else format_number(value)
 
 
 def _cost(p: Any, key: str, currency: str) -> str:
@@ -69,7 +70,7 @@ def _workload(c: Comparison, w: WorkloadComparison, say: Voice) -> list[Block]:
         if priced:
             p = w.prices[i]
             row += [f"{p.price_per_hour:g} {p.currency}" if p else NA,
-                    number(p.per_currency_unit) if p and p.per_currency_unit is not None else NA,
+                    format_number(p.per_currency_unit) if p and p.per_currency_unit is not None else NA,
                     _cost(p, "cost_per_million_tokens" if basis == "tokens" else "cost_per_imagenet_epoch",
                           c.currency)]
         rows.append(row)

@@ -18,7 +18,7 @@ from tui.compare.ratio import Ratio, ratio, relative_spread
 from tui.compare.shape import ACCURACY_KEYS
 from tui.i18n import say
 from workloads.catalogue import message
-from workloads.numbers import finite as number
+from workloads.facts.missing import finite_or_none
 from workloads import registry
 from workloads.spec import Metric, Text
 
@@ -112,7 +112,7 @@ def _spread(run: RunFigures | None, side: Side) -> float | None:
 
 def _row(metric: Metric, runs: Sequence[RunFigures | None], sides: Sequence[Side], baseline: int,
          headline: bool = False) -> MetricRow:
-    values = [number(r.headline if headline else r.metric(metric.key)) if r else None for r in runs]
+    values = [finite_or_none(r.headline if headline else r.metric(metric.key)) if r else None for r in runs]
     base = values[baseline]
     ratios: list[Ratio | None] = [None] * len(runs)
     diffs: list[float | None] = [None] * len(runs)
@@ -136,7 +136,7 @@ def _compared_metrics(workload: str, runs: Sequence[RunFigures | None]) -> list[
     for m in spec.metrics:
         if m.key == spec.headline or m.kind not in ("rate", "fraction"):
             continue
-        if sum(1 for r in runs if r is not None and number(r.metric(m.key)) is not None) >= 2:
+        if sum(1 for r in runs if r is not None and finite_or_none(r.metric(m.key)) is not None) >= 2:
             out.append(m)
     return out
 
@@ -198,7 +198,7 @@ def _compare_workload(workload: str, sides: list[Side], runs: list[RunFigures | 
     headline = _row(head_metric, runs, sides, baseline, headline=True)
     metrics = [_row(m, runs, sides, baseline) for m in _compared_metrics(workload, runs)]
     for m in ACCURACY_KEYS:  # accuracy beside the speed even when only one side measured it
-        if m not in {x.metric.key for x in metrics} and any(r and number(r.metric(m)) is not None for r in runs):
+        if m not in {x.metric.key for x in metrics} and any(r and finite_or_none(r.metric(m)) is not None for r in runs):
             metrics.append(_row(spec.metric(m) or Metric(m, spec.title, "fraction"), runs, sides, baseline))
     price_figs = [at_price(r, s.price_per_hour, currency) if r is not None and s.price_per_hour else None
                   for s, r in zip(sides, runs)]

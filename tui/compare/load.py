@@ -29,7 +29,7 @@ from tui.compare.bundle_reader import Budget, BundleInputError
 from tui.compare.scratch import scratch_dir
 from tui.report.summary import WorkloadSummary, summarize
 from workloads.catalogue import message
-from workloads.numbers import finite as number
+from workloads.facts.missing import finite_or_none
 from tui.store import RunRecord, RunStoreError, load_run
 from workloads.rundir import CONFIG, EVENTS
 from workloads.rundir.segments import segment_paths
@@ -106,7 +106,7 @@ def figures(record: RunRecord, run_id: str) -> RunFigures:
     """The run's figures, checked by :mod:`tui.compare.shape` (its step rates before the summary adds them up)."""
     shape.check_rates(record.workload, (step.throughput for step in record.steps))
     summary = shape.checked(summarize(record), run_id)
-    steps = [s.throughput for s in record.steps if number(s.throughput) is not None]
+    steps = [s.throughput for s in record.steps if finite_or_none(s.throughput) is not None]
     return RunFigures(summary, [float(v) for v in steps[summary.throughput.skipped:]])
 
 

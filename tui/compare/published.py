@@ -6,7 +6,7 @@ measured at (ResNet-50's are NVIDIA's at 224 px, AMP), so a run at other setting
 be compared with, and compare says so rather than set unlike figures side by side. The name
 matches a source on whole words, case aside ("A100 80GB" matches "A100-80GB, AMP (...)").
 
-The device's rated figures (``workloads/microbench/rated.csv``, with their source and date) go
+The device's rated figures (``workloads/facts/rated.csv``, with their source and date) go
 beside them as notes, where the table is installed and names the device.
 """
 
@@ -17,10 +17,11 @@ from typing import Any
 
 from tui.compare.load import CompareError, RunFigures, Side
 from tui.compare.shape import ACHIEVED
-from tui.formatting import number as shown
+from workloads.facts.formatting import format_number
+from workloads.facts.missing import finite_or_none
+from workloads.facts.rated import RatedPeak, rated_peak
 from tui.report.summary import ThroughputStats, WorkloadSummary
 from workloads.catalogue import message
-from workloads.numbers import finite as number
 from workloads import registry
 from workloads.safe_text import one_line
 from workloads.spec import Text
@@ -42,7 +43,7 @@ def _published(run: RunFigures) -> dict[str, float]:
     table = run.metric(f"published_{spec.headline}")
     if not isinstance(table, dict):
         return {}
-    return {str(k): float(v) for k, v in table.items() if number(v) is not None}
+    return {str(k): float(v) for k, v in table.items() if finite_or_none(v) is not None}
 
 
 def _precision(source: str, measured: Any) -> str | None:
@@ -78,7 +79,7 @@ def against(query: str, sides: list[Side]) -> Side:
             source = next((s for s in table if matches(query, s)), None)
             if source is not None:
                 side.runs[workload] = _run(workload, source, table[source], run)
-                figure = f"{source} = {shown(table[source])} {registry.spec_for(workload).unit}"
+                figure = f"{source} = {format_number(table[source])} {registry.spec_for(workload).unit}"
                 side.notes.append(message("compare.note.published", query=query, figure=figure))
     if not side.runs:
         if known:
@@ -90,32 +91,26 @@ def against(query: str, sides: list[Side]) -> Side:
     return side
 
 
-def rated_device(query: str) -> Any:
-    """The rated table's device for ``query`` (``.device``, ``.get(figure)`` -> value, source, date), or None."""
+def rated_figure(query: str, precision: str) -> RatedPeak | None:
+    """The rated peak of ``query``'s device that a run in ``precision`` reads against, or None. ACHIEVED is a
+    convolution network's training FLOP/s (ResNet-50's bounds), so it is read as that run's report reads it."""
     try:
-        from workloads.microbench import rated
-    except ImportError:
-        return None
-    try:
-        return rated.lookup(query)
+        return rated_peak(query, precision, convolutions=True)
     except (OSError, ValueError):  # the table is not installed, or has a row it cannot read
         return None
 
 
 def rated_notes(query: str, sides: list[Side]) -> list[Text]:
     """The device's rated figures beside what the runs achieved, each with its source; none without the table."""
-    device = rated_device(query)
-    if device is None:
-        return []
     notes = []
     for side in sides:
         for run in side.runs.values():
-            achieved = number(run.metric(ACHIEVED))
+            achieved = finite_or_none(run.metric(ACHIEVED))
             precision = str(run.summary.precision or "").split(" (")[0]
-            figure = device.get(f"{'tf32' if precision == 'fp32' else precision}_tflops")
-            if achieved is not None and figure is not None:
+            figure = rated_figure(query, precision) if achieved is not None else None
+            if figure is not None:
                 share = f"{100 * achieved / figure.value:.1f} %"
-                notes.append(message("compare.note.rated", side=side.label, achieved=shown(achieved), precision=precision,
-                                  share=share, device=device.device, rated=shown(figure.value), source=figure.source,
+                notes.append(message("compare.note.rated", side=side.label, achieved=format_number(achieved), precision=precision,
+                                  share=share, device=figure.device, rated=format_number(figure.value), source=figure.source,
                                   date=figure.date))
     return notes

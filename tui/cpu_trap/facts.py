@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.i18n import say
-from tui.formatting import code
+from workloads.facts.formatting import code
 from workloads import protocol
 from workloads.hints import hint_for
 

@@ -13,7 +13,7 @@ from typing import Any
 from tui.cpu_trap.facts import (Listed, RunFacts, TorchView, doctor_count, facts_of, listed_in, mismatch_hint,
                                 requested_device, view_of_checks)
 from tui.i18n import doctor_pointer, hint_in, joined, say
-from tui.formatting import code as _quote
+from workloads.facts.formatting import code
 from workloads import registry
 
 DOCTOR_HINT = say("hint.see_doctor")
@@ -136,14 +136,14 @@ def _warning(a: _Alarm, lang: str = "en", evidence: str | None = None, hint: str
     """The headline; in Chinese the doctor's evidence and the hint in Chinese when given, else quoted."""
     zh = lang == "zh"
     who = say("cpu_trap.everyone", lang) if a.everyone else say("cpu_trap.and", lang).join(a.who)
-    runs = joined((say("cpu_trap.ran_on", lang, workload=w, device=_quote(d) if zh else d)
+    runs = joined((say("cpu_trap.ran_on", lang, workload=w, device=code(d) if zh else d)
                    for w, d in a.elsewhere), lang)
     elsewhere = say("cpu_trap.elsewhere", lang, runs=runs) if a.elsewhere else ""
     text = say("cpu_trap.warning_many" if a.runs > 1 else "cpu_trap.warning_one", lang, who=who, cards=a.cards,
                elsewhere=elsewhere)
     if a.doctor:
-        text += say("cpu_trap.doctor", lang, evidence=(evidence or _quote(a.doctor)) if zh else a.doctor)
-    hint = with_doctor(hint or _quote(a.hint or mismatch_hint()), lang) if zh else with_doctor(a.hint)
+        text += say("cpu_trap.doctor", lang, evidence=(evidence or code(a.doctor)) if zh else a.doctor)
+    hint = with_doctor(hint or code(a.hint or mismatch_hint()), lang) if zh else with_doctor(a.hint)
     return text + say("cpu_trap.hint", lang, hint=hint)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from tui.doctor.check import PASS, SKIP, WARN, DoctorCheck
 from tui.doctor.checks import _check, _torch_devices
 from tui.doctor.facts import Facts
-from tui.formatting import NA, nbytes
+from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA
 from tui.i18n.voice import listed
 from tui.telemetry.sample import DeviceSample
 from workloads.catalogue import Message, message
@@ -35,8 +36,8 @@ def _busy(d: DeviceSample) -> bool:
 def _reading(d: DeviceSample) -> Message:
     """'83 % utilisation, 30.0 GiB of 32.0 GiB in use; processes: ...', in English and Chinese."""
     util = f"{d.util_gpu_pct:.0f} %" if d.util_gpu_pct is not None else NA
-    reading = message("doctor.busy.reading", util=util, used=nbytes(d.mem_used_bytes), total=nbytes(d.mem_total_bytes))
-    procs = listed(f"{p.pid} {p.name or NA} ({nbytes(p.used_bytes)}" + (f", {p.owner})" if p.owner else ")")
+    reading = message("doctor.busy.reading", util=util, used=format_bytes(d.mem_used_bytes), total=format_bytes(d.mem_total_bytes))
+    procs = listed(f"{p.pid} {p.name or NA} ({format_bytes(p.used_bytes)}" + (f", {p.owner})" if p.owner else ")")
                    for p in d.processes or ())
     return message("doctor.busy.processes", reading=reading, processes=procs) if d.processes else reading
 

@@ -13,8 +13,9 @@ from typing import Callable
 
 from tui.doctor.check import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck
 from tui.doctor.facts import VISIBLE_DEVICE_VARS, Facts
-from tui.formatting import NA, duration, nbytes
 from tui.i18n import hint_in, joined, say
+from workloads.facts.formatting import format_bytes, format_duration
+from workloads.facts.missing import NA
 from tui.i18n.voice import listed, quoted
 from tui.telemetry import vendors
 from workloads.catalogue import Message, message
@@ -44,7 +45,7 @@ def _check(check_id: str, status: str, evidence: Text | Message | str, hint: Tex
 
 def _took(seconds: float | None) -> Text:
     """A duration in each language's units ('1.84 s', and the catalogue's report.unit.s in Chinese)."""
-    return Text(duration(seconds), duration(seconds, "zh"))
+    return Text(format_duration(seconds), format_duration(seconds, "zh"))
 
 
 def _en(said: Text | Message | str) -> str:
@@ -311,7 +312,7 @@ def check_disk(f: Facts) -> DoctorCheck:
     if f.disk_free_bytes is None:
         return _check(cid, WARN, message("doctor.disk.unreadable", path=quoted(f.disk_path)))
     gib = f.disk_free_bytes / 2**30
-    free, total = nbytes(f.disk_free_bytes), nbytes(f.disk_total_bytes)
+    free, total = format_bytes(f.disk_free_bytes), format_bytes(f.disk_total_bytes)
     evidence = message("doctor.disk.free", free=free, total=total, path=quoted(f.disk_path), warn=f"{DISK_WARN_GIB:g}",
                     fail=f"{DISK_FAIL_GIB:g}")
     status = FAIL if gib < DISK_FAIL_GIB else WARN if gib < DISK_WARN_GIB else PASS

@@ -13,7 +13,8 @@ import re
 from tui.doctor.check import FAIL, PASS, SKIP, WARN, DoctorCheck
 from tui.doctor.checks import _check
 from tui.doctor.facts import Facts
-from tui.formatting import NA, nbytes
+from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA
 from tui.i18n.voice import listed, quoted
 from tui.telemetry.sample import DeviceSample
 from workloads.catalogue import message
@@ -42,7 +43,7 @@ def _said(d: DeviceSample, output: str) -> str:
     label = f"card {d.index if d.index is not None else NA}" + (f" ({where})" if where else "")
     tool = (d.source or "").split("+")[-1] or "the tool"
     if d.over_total:
-        return f"{tool}: {label} uses {nbytes(d.mem_used_bytes)} of {nbytes(d.mem_total_bytes)}"
+        return f"{tool}: {label} uses {format_bytes(d.mem_used_bytes)} of {format_bytes(d.mem_total_bytes)}"
     line = tool_line(output, d)
     return f"{tool}: {label} {d.health}" + (f': "{line}"' if line else "")
 

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from tui import doctor
-from tui.formatting import duration, utc
+from workloads.facts.formatting import format_duration, utc
 from tui.headless.from_disk import export_runs
 from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
                                  retry_hint, say_error)
@@ -176,7 +176,7 @@ def export_report(args: argparse.Namespace) -> int:
     path, late = written
     progress.end()
     failed = f"; failed: {', '.join(state.failed)}" if state.failed else ""
-    progress.say(f"done in {duration(time.monotonic() - started)}{failed}")
+    progress.say(f"done in {format_duration(time.monotonic() - started)}{failed}")
     print_path(path)
     return _exit_status(state, late, on_cpu if not allow_cpu else None)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.figures import event_line, glance
-from tui.formatting import fixed, live_rate
+from workloads.facts.formatting import fixed, live_rate
 from tui.headless.output import DOCTOR_FILE
 from tui.headless.plan import Job, cpu_budget, set_deadlines
 from tui.headless.progress import Progress

@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from tui.formatting import duration
+from workloads.facts.formatting import code, format_duration
 from tui.i18n import CATALOGUE, joined, say, say_or
-from tui.formatting import code
 from workloads.spec import Text
 
 
@@ -55,7 +54,7 @@ class Voice:
 
     def duration(self, seconds: Any) -> str:
         """A duration in this language's units: '2 min 11 s' (report.unit.* of the catalogue)."""
-        return duration(seconds, self.lang)
+        return format_duration(seconds, self.lang)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.formatting import NA, nbytes, reading
+from workloads.facts.formatting import format_bytes, reading
+from workloads.facts.missing import NA
 from tui.report.document import Block, Para, Table
 from tui.report.i18n import Words
 from tui.report.report_data import device_name
@@ -26,7 +27,7 @@ def _util(d: dict[str, Any]) -> str:
 
 def _memory(d: dict[str, Any]) -> str:
     used, total = d.get("mem_used_bytes"), d.get("mem_total_bytes")
-    return NA if used is None and total is None else f"{nbytes(used)} / {nbytes(total)}"
+    return NA if used is None and total is None else f"{format_bytes(used)} / {format_bytes(total)}"
 
 
 def _power(d: dict[str, Any]) -> str:
@@ -49,7 +50,7 @@ def _process(p: list[Any], w: Words) -> str:
     """'12345 python 5.0 GiB' as the tool printed it, quoted, and cardbench's word for whose it is."""
     pid, name, used = p[0], p[1], p[2]
     owner = p[3] if len(p) > 3 else None
-    said = w.quote(f"{pid} {name or NA} {nbytes(used)}")
+    said = w.quote(f"{pid} {name or NA} {format_bytes(used)}")
     if owner == OTHER_CONTAINER:
         return said + w("cards_other_container")
     if owner == NOT_SHOWN:

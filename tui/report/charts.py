@@ -17,10 +17,10 @@ from typing import Sequence
 from xml.sax.saxutils import escape
 
 from tui.cpu_trap import is_cpu
-from tui.formatting import device_label, device_tag
+from workloads.facts.formatting import device_label, device_tag
 from tui.store.series import WARMUP_LABEL, StepPoints, record_step_points
 from tui.store.telemetry import Telemetry
-from workloads.numbers import is_finite as _finite
+from workloads.facts.missing import is_finite
 from workloads.catalogue import Message
 
 WIDTH, HEIGHT = 900, 380
@@ -51,7 +51,7 @@ def _runs(s: Series) -> list[tuple[list[float], list[float]]]:
         pass
     runs: list[tuple[list[float], list[float]]] = [([], [])]
     for x, y in zip(xs, ys):
-        if _finite(x) and _finite(y):
+        if is_finite(x) and is_finite(y):
             runs[-1][0].append(x)
             runs[-1][1].append(y)
         elif runs[-1][0]:
@@ -275,7 +275,7 @@ def _utilisation_chart(record, label: str) -> str | None:
         return None
     t0, t_end = min(t), max(t)
     start = record.start
-    if start is not None and _finite(start.t) and start.t <= t0:
+    if start is not None and is_finite(start.t) and start.t <= t0:
         t0 = start.t
     # a soak's day reads in hours (86.4k seconds says nothing at a glance)
     unit, per = ("hours", 3600.0) if t_end - t0 >= 2 * 3600 else ("seconds", 1.0)

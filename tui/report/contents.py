@@ -8,7 +8,8 @@ from typing import Any
 from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
 from tui.figures import key_figure, metric_text
-from tui.formatting import NA, is_number, nbytes, number, percent, utc
+from workloads.facts.formatting import format_bytes, format_number, percent, utc
+from workloads.facts.missing import NA, is_finite
 from tui.report.cards_read import cards_read
 from tui.report.charts import caption
 from tui.report.document import Block, Bullets, Code, Heading, Image, Para, Table
@@ -42,23 +43,23 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     # the token form defines the headline (runs) and the steps (windows) apart; the plain one says they are one
     if tp.median is not None:
         runs, warmup = m.get("repeat"), (s.config or {}).get("warmup")
-        parts.append(w.counted(key, tp.n, median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
-                       skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
+        parts.append(w.counted(key, tp.n, median=format_number(tp.median), mean=format_number(tp.mean),
+                       p90=format_number(tp.p90), skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
                        warmup=warmup if isinstance(warmup, int) else NA))
     if m.get("bandwidth_fraction") is not None:
         parts.append(w("bw_bound", fraction=percent(m.get("bandwidth_fraction")),
-                       read=number(m.get("device_read_gbps"), 3), bound=number(m.get(f"bound_{spec.headline}"), 3),
-                       unit=spec.unit))
+                       read=format_number(m.get("device_read_gbps"), 3),
+                       bound=format_number(m.get(f"bound_{spec.headline}"), 3), unit=spec.unit))
     elif _unreliable(m, "bandwidth_fraction"):  # above 100 %: the bound was measured low, never shown as a share
-        parts.append(w("bw_unreliable", achieved=number(m.get("bandwidth_gbps"), 3),
-                       read=number(m.get("device_read_gbps"), 3), bound=number(m.get(f"bound_{spec.headline}"), 3),
-                       unit=spec.unit))
+        parts.append(w("bw_unreliable", achieved=format_number(m.get("bandwidth_gbps"), 3),
+                       read=format_number(m.get("device_read_gbps"), 3),
+                       bound=format_number(m.get(f"bound_{spec.headline}"), 3), unit=spec.unit))
     if m.get("achieved_tflops") is not None and m.get("peak_tflops") is not None:
-        parts.append(w("flop_bound", achieved=number(m.get("achieved_tflops"), 3), peak=number(m.get("peak_tflops"), 3),
-                       util=percent(m.get("flop_utilisation"))))
+        parts.append(w("flop_bound", achieved=format_number(m.get("achieved_tflops"), 3),
+                       peak=format_number(m.get("peak_tflops"), 3), util=percent(m.get("flop_utilisation"))))
     published = m.get(f"published_{spec.headline}")
     if isinstance(published, dict) and published:
-        refs = w.join((f"{w.quote(k)} {number(v)}" for k, v in published.items()), comma=True)
+        refs = w.join((f"{w.quote(k)} {format_number(v)}" for k, v in published.items()), comma=True)
         size = m.get("image_size")
         if size not in (None, 224):
             refs += w("published_size", size=size)
@@ -104,7 +105,7 @@ def _summary(data: ReportData, w: Words) -> list[Block]:
     if not data.summaries:
         return blocks + [Para(w("no_runs"))]
     rows = [[w.title(s.workload), w.status(s.status), headline(s, w), _read_against(s, w), s.precision or NA,
-             number(s.batch_size), w.device(s.device) or NA] for s in data.summaries]
+             format_number(s.batch_size), w.device(s.device) or NA] for s in data.summaries]
     blocks.append(Table([w("workload"), w("status"), w("result"), w("read_against"), w("precision"), w("batch"),
                          w("device")], rows))
     return blocks
@@ -115,7 +116,7 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
     f = env.collect_env.fields
     devices = (env.devices or {}).get("devices") or []
     names = w.join(w("device_row", label=device_name(d.get("index"), d.get("name"), w),
-                     vendor=d.get("pci_vendor") or NA, memory=nbytes(d.get("mem_total_bytes")),
+                     vendor=d.get("pci_vendor") or NA, memory=format_bytes(d.get("mem_total_bytes")),
                      driver=d.get("driver_version") or NA, runtime=d.get("runtime_version") or NA)
                    for d in devices) or w("no_accelerator")
     host = (env.devices or {}).get("host") or {}
@@ -137,7 +138,7 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
         [w("os"), told("OS", env.platform)],
         ["CPU", _cpu(f, host, w)],
         [w("host"), w("host_row", host=w.quote(host.get("hostname") or data.host),
-                      memory=nbytes(host.get("mem_total_bytes")))],
+                      memory=format_bytes(host.get("mem_total_bytes")))],
         ["Python", told("Python version", env.python)],
         ["cardbench", env.cardbench],
     ]
@@ -191,13 +192,13 @@ def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
     if metric.key == "precision":
         return s.precision or NA
     if metric.key == "batch_size":
-        return number(s.batch_size)
+        return format_number(s.batch_size)
     if _unreliable(s.metrics, metric.key):
         return w("unreliable")
     value = s.metrics.get(metric.key)
     bound = metric.key == f"bound_{registry.spec_for(s.workload).headline}"
     if bound and _unreliable(s.metrics, "bandwidth_fraction"):
-        return f"{number(value)}{w('comma')}{w('unreliable')}"
+        return f"{format_number(value)}{w('comma')}{w('unreliable')}"
     said = metric_text(metric, value, w.lang)   # by its kind, as run.log, the log pane and `cardbench run` say it
     if metric.key == registry.spec_for(s.workload).verdict and isinstance(value, str):
         return w.check_status(value)   # PASS / WARN / FAIL: the doctor's verdict words
@@ -213,7 +214,7 @@ def _memory_row(s: WorkloadSummary, w: Words) -> list[str]:
     kind = s.metrics.get("peak_memory_kind")
     on_cpu = "rss" in str(kind or "").lower() or str(s.device or "").startswith("cpu")
     label = w.metric("peak_memory_rss" if on_cpu else "peak_memory_bytes", s.workload)
-    value = nbytes(s.peak_memory_bytes)
+    value = format_bytes(s.peak_memory_bytes)
     return [label, f"{value}{w('said_as', what=w.quote(kind))}" if kind and s.peak_memory_bytes is not None else value]
 
 
@@ -236,10 +237,11 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         tp = s.throughput
         if tp.median is not None:
             rows.append([w.metric("step_throughput"),
-                         w("step_stats_none" if tp.skipped == 0 else "step_stats", median=number(tp.median), mean=number(tp.mean), p90=number(tp.p90),
-                           unit=tp.unit or "", steps=w.counted("steps_fmt", tp.n), skipped=tp.skipped)])
+                         w("step_stats_none" if tp.skipped == 0 else "step_stats", median=format_number(tp.median),
+                           mean=format_number(tp.mean), p90=format_number(tp.p90), unit=tp.unit or "",
+                           steps=w.counted("steps_fmt", tp.n), skipped=tp.skipped)])
         if s.first_loss is not None or s.last_loss is not None:
-            rows.append([w.metric("loss"), f"{number(s.first_loss)} -> {number(s.last_loss)}"])
+            rows.append([w.metric("loss"), f"{format_number(s.first_loss)} -> {format_number(s.last_loss)}"])
         rows.append(_memory_row(s, w))
         rows.append([w.metric("fallbacks"), str(len(s.fallbacks))])
         rows.append([w.metric("warnings"), str(len(s.warnings))])
@@ -287,7 +289,7 @@ def _figure(key: str, value: Any, w: Words) -> str:
         return w("yes" if value else "no")
     if isinstance(value, list):
         return w.join((_figure(key, v, w) for v in value), comma=True) or w("none")
-    if not is_number(value):
+    if not is_finite(value):
         return w.quote(value)   # the workload's own words (a code span in Chinese)
     return key_figure(key, value, w.lang)[1]   # in the unit its key names, as run.log and the log pane say it
 

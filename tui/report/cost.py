@@ -4,7 +4,7 @@ UI-free; the report's cost section, summary.json and compare's prices read it.""
 from __future__ import annotations
 
 from tui.report.summary import WorkloadSummary, _first
-from workloads.numbers import finite as number
+from workloads.facts.missing import finite_or_none
 from workloads import registry
 
 # ImageNet-1k's training set: the epoch a reader has in mind when comparing images/s across cards
@@ -19,10 +19,10 @@ def cost(summary: WorkloadSummary, price_per_hour: float) -> dict[str, float | N
     basis = registry.spec_for(summary.workload).cost_basis
     if basis == "images" or (basis is None and (summary.throughput.unit or "").startswith("images")):
         rate = summary.headline
-        images = _first(*(number(v) for v in (m.get("images_per_epoch"), m.get("epoch_size"),
+        images = _first(*(finite_or_none(v) for v in (m.get("images_per_epoch"), m.get("epoch_size"),
                                                summary.config.get("epoch_size"), m.get("dataset_size"),
                                                summary.config.get("dataset_size"))))
-        epoch_s = number(m.get("epoch_s"))
+        epoch_s = finite_or_none(m.get("epoch_s"))
         if epoch_s is None and images and rate:
             epoch_s = images / rate
         out["run_epoch_images"] = images
@@ -31,7 +31,7 @@ def cost(summary: WorkloadSummary, price_per_hour: float) -> dict[str, float | N
         out["imagenet_epoch_s"] = IMAGENET_TRAIN_IMAGES / rate if rate else None
         out["cost_per_imagenet_epoch"] = IMAGENET_TRAIN_IMAGES / rate * per_s if rate else None
     if basis == "tokens" or (basis is None and (summary.throughput.unit or "").startswith("tokens")):
-        rate = _first(number(m.get("aggregate_tokens_per_s")), number(m.get("tokens_per_s")),
+        rate = _first(finite_or_none(m.get("aggregate_tokens_per_s")), finite_or_none(m.get("tokens_per_s")),
                       summary.throughput.median)
         out["tokens_per_s_priced"] = rate
         out["cost_per_million_tokens"] = 1e6 / rate * per_s if rate else None

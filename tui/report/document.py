@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence, Union
 
-from tui.formatting import code  # noqa: F401 - the report's blocks and their users quote with it
+from workloads.facts.formatting import code  # noqa: F401 - the report's blocks and their users quote with it
 
 
 @dataclass

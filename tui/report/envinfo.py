@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from tui import __version__
 from tui.doctor.check import check_value, field_of, find_check, id_of, value_of
-from tui.formatting import device_label, duration, nbytes, reading
+from workloads.facts.formatting import device_label, format_bytes, format_duration, reading
 from tui.telemetry.cli_tool import run_bounded
 
 COLLECT_ENV_TIMEOUT_S = 90.0
@@ -193,12 +193,12 @@ def env_text(info: EnvInfo) -> str:
     for d in devices:
         lines.append(f"{device_label(d.get('index'), d.get('name'))}  vendor {reading(d.get('pci_vendor'))} "
                      f"({reading(d.get('pci_vendor_id'))})  bus {reading(d.get('bus_id'))}  "
-                     f"memory {nbytes(d.get('mem_total_bytes'))}  driver {reading(d.get('driver_version'))}  "
+                     f"memory {format_bytes(d.get('mem_total_bytes'))}  driver {reading(d.get('driver_version'))}  "
                      f"runtime {reading(d.get('runtime_version'))}  via {reading(d.get('source'))}")
     host = (info.devices or {}).get("host") or {}
     if host:
         lines.append(f"host {reading(host.get('hostname'))}: {reading(host.get('cpu_count'))} CPUs, "
-                     f"memory {nbytes(host.get('mem_total_bytes'))}")
+                     f"memory {format_bytes(host.get('mem_total_bytes'))}")
     for err in (info.devices or {}).get("errors") or []:
         lines.append(f"source error: {err}")
     lines += ["", "== doctor =="]
@@ -209,7 +209,7 @@ def env_text(info: EnvInfo) -> str:
     if not info.doctor:
         lines.append("(not run)")
     lines += ["", "== CUDA initialisation ==",
-              f"{duration(info.cuda_init.get('seconds'))}  ({info.cuda_init.get('evidence')})", "",
+              f"{format_duration(info.cuda_init.get('seconds'))}  ({info.cuda_init.get('evidence')})", "",
               "== environment variables (allow-list only; secret-looking values redacted) =="]
     lines += [f"{k}={v}" for k, v in info.environment.items()] or ["(none of the allow-listed variables is set)"]
     return "\n".join(lines) + "\n"

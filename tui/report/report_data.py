@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.formatting import NA, device_label, rate
+from workloads.facts.formatting import device_label, rate
+from workloads.facts.missing import NA
 from tui.report.envinfo import EnvInfo
 from tui.report.i18n import Words
 from tui.report.smi import SmiOutput

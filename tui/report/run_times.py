@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from tui.formatting import utc, utc_clock
+from workloads.facts.formatting import utc, utc_clock
 
 __all__ = ["redrawn_from", "run_span", "runs_title", "run_times"]
 

@@ -10,9 +10,9 @@ from typing import Any, Iterable, Sequence
 
 from tui.report.redact import Redactor, redacted_values
 from tui.report.summary import summarize
-from tui.formatting import device_label
+from workloads.facts.formatting import device_label, format_bytes, reading
+from workloads.facts.missing import NA
 from tui.report.run_times import redrawn_from
-from tui.telemetry.sample import fmt, fmt_bytes
 
 WIDTH = 120
 
@@ -28,20 +28,22 @@ def text_screen(records: Sequence[Any], sample: Any = None) -> str:
         labels = [device_label(d.index, d.name) for d in sample.devices]
         name_width = max([35, *map(len, labels)])
         for d, label in zip(sample.devices, labels):
-            lines.append(f"{label:<{name_width}} util {fmt(d.util_gpu_pct, '%'):>5}  "
-                         f"mem {fmt_bytes(d.mem_used_bytes)} / {fmt_bytes(d.mem_total_bytes)}  "
-                         f"{fmt(d.temperature_c, 'C')}  {fmt(d.power_w, 'W')}")
+            lines.append(f"{label:<{name_width}} util {reading(d.util_gpu_pct, '%'):>5}  "
+                         f"mem {format_bytes(d.mem_used_bytes)} / {format_bytes(d.mem_total_bytes)}  "
+                         f"{reading(d.temperature_c, 'C')}  {reading(d.power_w, 'W')}")
         if not sample.devices:
             lines.append("no accelerator detected")
         h = sample.host
-        lines.append(f"host {fmt(h.hostname)}: CPU {fmt(h.cpu_pct, '%')} of {fmt(h.cpu_count)}  "
-                     f"RAM {fmt_bytes(h.mem_used_bytes)} / {fmt_bytes(h.mem_total_bytes)}  load {fmt(h.load1, digits=2)}")
+        lines.append(f"host {reading(h.hostname)}: CPU {reading(h.cpu_pct, '%')} of {reading(h.cpu_count)}  "
+                     f"RAM {format_bytes(h.mem_used_bytes)} / {format_bytes(h.mem_total_bytes)}  "
+                     f"load {reading(h.load1, digits=2)}")
     lines.append("-" * WIDTH)
     for record in records:
         s = summarize(record)
         value = s.headline
-        lines.append(f"{s.title:<24} {s.status:<10} {fmt(value, s.headline_unit, 1) if value is not None else 'N/A':>18}"
-                     f"  steps {s.steps:<5} loss {fmt(s.first_loss, digits=3)} -> {fmt(s.last_loss, digits=3)}"
+        headline = reading(value, s.headline_unit, 1) if value is not None else NA
+        lines.append(f"{s.title:<24} {s.status:<10} {headline:>18}"
+                     f"  steps {s.steps:<5} loss {reading(s.first_loss, digits=3)} -> {reading(s.last_loss, digits=3)}"
                      f"  fallbacks {len(s.fallbacks)}  warnings {len(s.warnings)}")
     if not records:
         lines.append("no runs")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from tui.i18n.voice import Voice
-from tui.formatting import code
+from workloads.facts.formatting import code
 from tui.telemetry import vendors
 from tui.telemetry.cli_tool import run_bounded
 from tui.telemetry.once import render

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from tui.cpu_trap import doctor_count, is_cpu, listed_in
-from tui.formatting import NA, duration, is_number, nbytes, number, percent, rate
+from workloads.facts.formatting import format_bytes, format_duration, format_number, percent, rate
+from workloads.facts.missing import NA, is_finite
 from tui.report.document import Block, Code, Heading, Para, Table
 from tui.report.i18n import Words
 from tui.report.report_data import ReportData, device_name, headline
@@ -47,10 +48,10 @@ def stability(data: ReportData, w: Words) -> list[Block]:
             else:
                 throttle = w("not_reported")
             rows.append([_stability_device(d, data, w), str(d.samples),
-                         f"{number(d.peak_temperature_c, 3)} C" if d.peak_temperature_c is not None else NA,
-                         f"{number(d.peak_power_w)} W / {number(d.power_limit_w)} W"
+                         f"{format_number(d.peak_temperature_c, 3)} C" if d.peak_temperature_c is not None else NA,
+                         f"{format_number(d.peak_power_w)} W / {format_number(d.power_limit_w)} W"
                          if d.peak_power_w is not None else NA,
-                         f"{number(d.min_sm_clock_mhz)} - {number(d.max_sm_clock_mhz)} MHz"
+                         f"{format_number(d.min_sm_clock_mhz)} - {format_number(d.max_sm_clock_mhz)} MHz"
                          if d.max_sm_clock_mhz else NA,
                          throttle,
                          f"{_span(d.ecc_corrected, w)} / {_span(d.ecc_uncorrected, w)}",
@@ -60,15 +61,15 @@ def stability(data: ReportData, w: Words) -> list[Block]:
     else:
         peaks = data.host_peaks
         peak_cpu = peaks.get("peak_cpu_pct")
-        cpu = percent(peak_cpu / 100) if is_number(peak_cpu) else NA
+        cpu = percent(peak_cpu / 100) if is_finite(peak_cpu) else NA
         # "the listed cards' readings are not their data" only where cards are listed
         listed = listed_in(data.env.devices).at_least(doctor_count(data.env.doctor)).count
         key = "cpu_run_telemetry" if listed and any(is_cpu(s.device) for s in data.summaries) else \
             "no_device_telemetry"
         mem, total = peaks.get("peak_mem_used_bytes"), peaks.get("mem_total_bytes")
         # the peak beside the memory the host had: "6.7 GiB" alone says nothing of how close it came
-        mem_text = w("of_total", used=nbytes(mem), total=nbytes(total)) if is_number(mem) and is_number(total) \
-            else nbytes(mem)
+        mem_text = (w("of_total", used=format_bytes(mem), total=format_bytes(total))
+                    if is_finite(mem) and is_finite(total) else format_bytes(mem))
         blocks.append(Para(w(key, cpu=cpu, mem=mem_text)))
     x = data.xid
     note = w.text(x.note)
@@ -96,10 +97,10 @@ def cost_section(data: ReportData, w: Words) -> list[Block]:
         return blocks + [Para(w("cost_none"))]
     cur = data.currency
     intro = "cost_intro_trial" if data.price_from == "trial" else "cost_intro"
-    blocks.append(Para(w(intro, price=number(data.price_per_hour), currency=cur)))
+    blocks.append(Para(w(intro, price=format_number(data.price_per_hour), currency=cur)))
 
     def money(v: Any) -> str:
-        return f"{amount(v)} {cur}" if is_number(v) else NA
+        return f"{amount(v)} {cur}" if is_finite(v) else NA
 
     rows = []
     for s in data.summaries:
@@ -108,13 +109,13 @@ def cost_section(data: ReportData, w: Words) -> list[Block]:
         title = w.title(s.workload)
         if "cost_per_imagenet_epoch" in c:
             if c.get("run_epoch_images"):
-                rows.append([title, measured, w("cost_epoch", images=number(c["run_epoch_images"])),
+                rows.append([title, measured, w("cost_epoch", images=format_number(c["run_epoch_images"])),
                              money(c.get("cost_per_run_epoch"))])
             rows.append([title, measured, w("cost_imagenet"), money(c.get("cost_per_imagenet_epoch"))])
         if "cost_per_million_tokens" in c:
             rows.append([title, rate(c.get("tokens_per_s_priced"), "tokens/s"), w("cost_mtok"),
                          money(c.get("cost_per_million_tokens"))])
         if c.get("cost_of_run") is not None:
-            rows.append([title, duration(s.duration_s, w.lang), w("cost_run"), money(c.get("cost_of_run"))])
+            rows.append([title, format_duration(s.duration_s, w.lang), w("cost_run"), money(c.get("cost_of_run"))])
     blocks.append(Table([w("workload"), w("rate"), "", w("cost")], rows))
     return blocks

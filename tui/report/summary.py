@@ -21,8 +21,9 @@ from typing import Any, Iterable, Sequence
 
 from tui.store import RunRecord
 from workloads import protocol, registry
-from workloads.numbers import finite as number
-from workloads.step_statistics import percentile_of_sorted, split_warmup
+from workloads.facts.missing import finite_or_none
+from workloads.facts.percentile import percentile
+from workloads.facts.warmup import split_warmup
 
 
 @dataclass
@@ -42,18 +43,18 @@ class ThroughputStats:
 
 def throughput_unit(record: RunRecord) -> str | None:
     """The unit the steps report their throughput in (the first that says), else the workload spec's."""
-    unit = next((s.unit for s in record.steps if s.unit and number(s.throughput) is not None), None)
+    unit = next((s.unit for s in record.steps if s.unit and finite_or_none(s.throughput) is not None), None)
     return unit or registry.spec_for(record.workload).unit or None
 
 
 def measured_steps(record: RunRecord) -> tuple[int, list[protocol.Step], list[protocol.Step]]:
     """(how many are warm-up, the steps with a throughput, those of them after warm-up): the median's steps,
     which the throughput chart draws apart from the warm-up's."""
-    steps = [s for s in record.steps if number(s.throughput) is not None]
+    steps = [s for s in record.steps if finite_or_none(s.throughput) is not None]
     spec = registry.spec_for(record.workload)
     result = record.result
     told = result.metrics.get("warmup_steps") if result else None
-    # the one rule (workloads.step_statistics): a live or cut run leaves out the same steps as the finished one
+    # the one rule (workloads.facts.warmup): a live or cut run leaves out the same steps as the finished one
     skip, kept = split_warmup(steps, lambda s: s.extra.get("warmup") is True, told=told,
                               emits_warmup=spec.warmup_emits_steps)
     return skip, steps, kept
@@ -68,7 +69,7 @@ def throughput_stats(record: RunRecord) -> ThroughputStats:
         unit=unit, n=len(values), skipped=skip,
         median=statistics.median(ordered) if values else None,  # sorts again, but sorted data in linear time
         mean=statistics.fmean(values) if values else None,
-        p90=percentile_of_sorted(ordered, 90),
+        p90=percentile(ordered, 90),
         min=ordered[0] if values else None,
         max=ordered[-1] if values else None,
     )
@@ -120,7 +121,7 @@ class WorkloadSummary:
         """The number the campaigns quote: the spec's headline metric from the result, else the step median where
         that is in the headline's unit (a cut soak's headline is a drift in %: its steps' images/s never stand in)."""
         spec = registry.spec_for(self.workload)
-        own = number(self.metrics.get(spec.headline))
+        own = finite_or_none(self.metrics.get(spec.headline))
         if own is not None:
             return own
         return self.throughput.median if not spec.unit or spec.unit == self.throughput.unit else None
@@ -158,10 +159,10 @@ def summarize(record: RunRecord) -> WorkloadSummary:
     metrics = dict(result.metrics) if result else {}
     config = dict(start.config) if start else {}
     steps = record.steps
-    losses = [s.loss for s in steps if number(s.loss) is not None]
-    peak_from_steps = max((s.memory_allocated_bytes for s in steps if number(s.memory_allocated_bytes) is not None),
-                          default=None)
-    epochs = [s.epoch for s in steps if number(s.epoch) is not None]
+    losses = [s.loss for s in steps if finite_or_none(s.loss) is not None]
+    peak_from_steps = max((s.memory_allocated_bytes for s in steps
+                           if finite_or_none(s.memory_allocated_bytes) is not None), default=None)
+    epochs = [s.epoch for s in steps if finite_or_none(s.epoch) is not None]
     times = [e.t for e in record.events]
     args = record.config.get("args")
     end = record.end
@@ -179,16 +180,17 @@ def summarize(record: RunRecord) -> WorkloadSummary:
         precision=_first(*(v for v in (metrics.get("precision"), metrics.get("dtype"), config.get("precision"),
                                        "fp32" if config.get("amp") == "off" else config.get("amp"),
                                        config.get("dtype")) if isinstance(v, str))),
-        batch_size=_first(number(metrics.get("batch_size")), number(config.get("batch_size"))),
+        batch_size=_first(finite_or_none(metrics.get("batch_size")), finite_or_none(config.get("batch_size"))),
         throughput=throughput_stats(record),
         metrics=metrics,
-        ttft_s=number(metrics.get("ttft_s")),
-        peak_memory_bytes=_first(number(metrics.get("peak_memory_bytes")), peak_from_steps),
+        ttft_s=finite_or_none(metrics.get("ttft_s")),
+        peak_memory_bytes=_first(finite_or_none(metrics.get("peak_memory_bytes")), peak_from_steps),
         first_loss=losses[0] if losses else None,
-        last_loss=_first(number(metrics.get("final_loss")), losses[-1] if losses else None),
+        last_loss=_first(finite_or_none(metrics.get("final_loss")), losses[-1] if losses else None),
         steps=len(steps),
-        epochs=(max(epochs) - min(epochs) + 1) if epochs else number(metrics.get("epochs")),
-        started=_first(start.t if start else None, number(record.config.get("created")), times[0] if times else None),
+        epochs=(max(epochs) - min(epochs) + 1) if epochs else finite_or_none(metrics.get("epochs")),
+        started=_first(start.t if start else None, finite_or_none(record.config.get("created")),
+                       times[0] if times else None),
         ended=_first(end.t if end else None, times[-1] if times else None),
         fallbacks=[_event_dict(e) for e in record.of(protocol.Fallback)],
         warnings=[_event_dict(e) for e in record.of(protocol.WorkloadWarning)],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tui.formatting import utc
+from workloads.facts.formatting import utc
 from workloads.catalogue import Message, message
 from workloads.kernel_log import CTIME, ISO, read_dmesg, stamp, xid_lines
 

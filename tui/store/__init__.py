@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.figures import event_line
-from tui.formatting import utc
+from workloads.facts.formatting import utc
 from tui.store.record import RunRecord, RunStoreError, check_run, load_run
 from tui.store.samples import telemetry_sample_ok
 from workloads import protocol

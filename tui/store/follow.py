@@ -10,15 +10,15 @@ Each file is read from where the last read stopped; a line still being written
 attach shows a run's last :data:`ATTACH_EVENTS` events (and its start), read from the end of its events,
 ``older_events`` saying when it has more; a line longer than a run writes
 (`workloads.rundir.tail.MAX_LINE`) is passed over as it is read, never held, and counted as skipped; a poll reads
-at most :data:`POLL_BYTES` of a file, the rest at the next. When the file at the path is a new one
-(telemetry.jsonl rotated by `tui.store.Run`; events.jsonl too once it is capped), the rest of the old one is read
-first, then the new one from its start, so nothing is read twice or lost. A line
+at most `workloads.rundir.tail.POLL_BYTES` of a file, the rest at the next. When the file at the path is a new
+one (telemetry.jsonl rotated by `tui.store.Run`; events.jsonl too once it is capped), the rest of the old one is
+read first, then the new one from its start, so nothing is read twice or lost (`workloads.rundir.tail.FileTail`,
+the one rotation-safe tailer, which the soak's and serve's telemetry reading share). A line
 that is not a well-formed event or sample is skipped and counted, as load_run does.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
@@ -33,10 +33,9 @@ from workloads import protocol
 from workloads.rundir import EVENTS, TELEMETRY
 from workloads.rundir import segments as run_segments
 from workloads.rundir.read import read_config
-from workloads.rundir.segments import read_bytes, segment_number, segment_paths, thin_path
-from workloads.rundir.tail import ATTACH_BYTES, LineSplitter, first_line, last_lines, segment_lines
+from workloads.rundir.segments import read_bytes, segment_paths, thin_path
+from workloads.rundir.tail import ATTACH_BYTES, FileTail, first_line, last_lines, segment_lines
 
-_CHUNK = 1 << 20
 # the workbench reads a rotated segment's thinned copy (1 sample in THIN_EVERY, workloads.rundir.segments), and past
 # this many samples even those 1 in k (a day of 1 Hz, thinned, is 3,000-odd: not thinned further); the
 # report (tui.store.load_run) reads every one
@@ -45,116 +44,6 @@ LIVE_WHOLE = 600   # the last samples of a thinned run's live file read whole: i
 # the newest events an attach shows (and the run's start): 3 hours of 10 steps a second; the plots draw 25,000
 # points a series and the log pane keeps 5,000 lines. The report (tui.store.load_run) reads every one.
 ATTACH_EVENTS = 100_000
-# what one poll reads of a file at most: a run appends a few KB between two polls; the rest waits for the next
-POLL_BYTES = 16 << 20
-
-
-class _Tail:
-    """New whole lines of one file, following it across rotations (a new file at the same path, the old one a
-    segment: workloads.rundir.segments), each line once. The open file is drained to its end when it is
-    replaced; of the segments made since it was opened, the one that is that file (known by its inode, or by
-    its gzip size and first bytes once gzipped) is passed over, and any other (a rotation between two reads)
-    is read whole."""
-
-    HEAD = 256   # the first bytes of the open file, to know its segment once gzipped
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.handle: Any = None
-        self.splitter = LineSplitter()   # whole lines, none longer than a run writes
-        self.last_segment = 0
-        self.size = 0      # bytes read from the open file
-        self.head = b""
-        self.too_long = 0  # lines passed over as longer than a run writes, not yet counted by the follower
-
-    def _open(self) -> bool:
-        try:
-            self.handle = open(self.path, "rb")
-        except OSError:
-            return False
-        self._count_too_long()
-        self.splitter, self.size, self.head = LineSplitter(), 0, b""
-        # listed after the open: the file opened is this segment or a later one, never an earlier one
-        self.last_segment = max(map(segment_number, segment_paths(self.path)), default=0)
-        return True
-
-    def resume(self, offset: int, inside_line: bool) -> None:
-        """Read the open file on from ``offset`` (what is before it was read from the end: `last_lines`);
-        ``inside_line``: it falls inside a line too long to be a run's, passed over up to its newline."""
-        self.head = os.pread(self.handle.fileno(), self.HEAD, 0)
-        self.handle.seek(offset)
-        self.size = offset
-        self.splitter.dropping = inside_line
-
-    def _drain(self, budget: int) -> list[bytes]:
-        out: list[bytes] = []
-        while budget > 0:
-            data = self.handle.read(min(_CHUNK, budget))
-            if not data:
-                break
-            budget -= len(data)
-            if len(self.head) < self.HEAD:
-                self.head += data[:self.HEAD - len(self.head)]
-            self.size += len(data)
-            out += self.splitter.feed(data)
-        return out
-
-    def _count_too_long(self) -> None:
-        self.too_long += self.splitter.too_long
-        self.splitter.too_long = 0
-
-    def pop_too_long(self) -> int:
-        """Lines passed over as too long since the last call."""
-        self._count_too_long()
-        count, self.too_long = self.too_long, 0
-        return count
-
-    def lines(self, budget: int = POLL_BYTES) -> list[bytes]:
-        """New whole lines, reading at most ``budget`` bytes of the open file (the rest at the next call), and
-        when it was replaced, what its rotation left (each bounded too: `workloads.rundir.tail`)."""
-        if self.handle is None and not self._open():
-            return []
-        out = self._drain(budget)
-        try:
-            replaced = os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
-        except OSError:
-            replaced = False  # rotated and not yet made again: the next read looks again
-        if replaced:
-            out += self._drain(ATTACH_BYTES)  # what reached the old file after the last read: now all of it
-            for segment in segment_paths(self.path):
-                if segment_number(segment) > self.last_segment and not self._is_open_file(segment):
-                    try:
-                        part = segment_lines(segment, ATTACH_BYTES)
-                    except OSError:
-                        continue
-                    out += part.lines
-                    self.too_long += part.too_long
-            self.handle.close()
-            self.handle = None
-            if self._open():
-                out += self._drain(budget)
-        return out
-
-    def _is_open_file(self, segment: Path) -> bool:
-        """Whether ``segment`` is the file this tail has open (and so has read): the same inode while it is
-        plain; gzipped, the same length (gzip's trailer holds it, modulo 2**32) and the same first bytes."""
-        try:
-            if segment.suffix != ".gz":
-                return os.stat(segment).st_ino == os.fstat(self.handle.fileno()).st_ino
-            with open(segment, "rb") as handle:
-                handle.seek(-4, os.SEEK_END)
-                length = int.from_bytes(handle.read(4), "little")
-            if length != self.size % 2**32:
-                return False
-            with gzip.open(segment, "rb") as handle:
-                return handle.read(len(self.head)) == self.head
-        except (OSError, EOFError, gzip.BadGzipFile):
-            return False
-
-    def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-            self.handle = None
 
 
 def _decode(raw: bytes) -> Any:
@@ -187,8 +76,8 @@ class RunFollower:
         self.max_samples = max_samples
         self.stride = 1   # record() read 1 sample in this many
         self.thinned = 0  # rotated segments record() read from their thinned copy (1 sample in THIN_EVERY)
-        self._events = _Tail(self.path / EVENTS)
-        self._telemetry = _Tail(self.path / TELEMETRY)
+        self._events = FileTail(self.path / EVENTS)
+        self._telemetry = FileTail(self.path / TELEMETRY)
         self.max_events = ATTACH_EVENTS if max_events is None else max_events
         self.older_events = False   # record() left the run's older events out: it has more than it reads
         self.last_events = 0        # the newest events record() read (its start, kept, not counted)

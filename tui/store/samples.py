@@ -1,10 +1,10 @@
 """Is a decoded telemetry.jsonl line a sample the report and the plots can use? (`telemetry_sample_ok`). UI-free.
 
-The fields read from a run's samples (`READ_DEVICE`, `READ_HOST`: what the report, the charts and the plots show)
-must have the types `tui.telemetry.sample` gives them; the others are never read from disk, so they are not
-checked (checking a day's process lists and version strings was most of the time of reading its samples). The
-run record (`tui.store.telemetry`, which decodes the same fields in C) and the follower (`tui.store.follow`) skip
-and count a line that fails.
+The fields read from a run's samples (`READ_DEVICE`, `READ_HOST` of workloads.rundir.sample_fields: what the
+report, the charts and the plots show) must have the types `tui.telemetry.sample` gives them; the others are never
+read from disk, so they are not checked (checking a day's process lists and version strings was most of the time
+of reading its samples). The run record (`tui.store.telemetry`, which decodes the same fields in C) and the
+follower (`tui.store.follow`) skip and count a line that fails.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from workloads import protocol
+from workloads.rundir.sample_fields import DEVICES, ERRORS, HOST, READ_DEVICE, READ_HOST, SOURCES, T, THROTTLE_REASONS
 
 
 def _telemetry_types() -> tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]:
@@ -21,14 +22,6 @@ def _telemetry_types() -> tuple[dict[str, tuple[type, ...]], dict[str, tuple[typ
     return protocol.field_types(DeviceSample), protocol.field_types(HostSample)
 
 
-# the readings the columns keep (tui.store.telemetry): floats, and the byte and count fields as ints
-FLOAT_FIELDS = ("util_gpu_pct", "util_mem_pct", "temperature_c", "power_w", "power_limit_w", "sm_clock_mhz",
-                "mem_clock_mhz")
-INT_FIELDS = ("mem_used_bytes", "mem_total_bytes", "ecc_corrected", "ecc_uncorrected", "retired_pages",
-              "remapped_rows")
-READ_DEVICE = ("index", "name", "bus_id", "pci_vendor", "pstate", "health", "throttle_reasons", *FLOAT_FIELDS,
-               *INT_FIELDS)
-READ_HOST = ("cpu_pct", "mem_used_bytes", "mem_total_bytes")
 _ALL_DEVICE_TYPES, _ALL_HOST_TYPES = _telemetry_types()
 _DEVICE_TYPES = {name: _ALL_DEVICE_TYPES[name] for name in READ_DEVICE}
 _HOST_TYPES = {name: _ALL_HOST_TYPES[name] for name in READ_HOST}
@@ -38,7 +31,7 @@ _FLOAT_MAX = 1.7976931348623157e308   # an int past it is no time (math.isfinite
 _DEVICE_SCALARS, _HOST_SCALARS = ({name: frozenset(t for t in allowed if t in _SCALAR_TYPES)
                                    for name, allowed in types.items()} for types in (_DEVICE_TYPES, _HOST_TYPES))
 # list fields and what their items must be
-_ITEMS: dict[str, tuple[type, ...]] = {"throttle_reasons": (str,)}
+_ITEMS: dict[str, tuple[type, ...]] = {THROTTLE_REASONS: (str,)}
 
 
 def _object_fits(data: Any, types: dict[str, tuple[type, ...]], scalars: dict[str, frozenset[type]]) -> bool:
@@ -65,16 +58,16 @@ def telemetry_sample_ok(data: Any) -> bool:
     """
     if not isinstance(data, dict):
         return False
-    t = data.get("t")
+    t = data.get(T)
     if not protocol.fits(t, (int, float)) or (t.__class__ is int and abs(t) > _FLOAT_MAX) or not math.isfinite(t):
         return False
-    host, devices = data.get("host"), data.get("devices")
+    host, devices = data.get(HOST), data.get(DEVICES)
     if host is not None and not _object_fits(host, _HOST_TYPES, _HOST_SCALARS):
         return False
     if devices is not None and not (isinstance(devices, list)
                                     and all(_object_fits(d, _DEVICE_TYPES, _DEVICE_SCALARS) for d in devices)):
         return False
-    for key in ("errors", "sources"):
+    for key in (ERRORS, SOURCES):
         value = data.get(key)
         if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             return False

@@ -5,7 +5,7 @@
 The workbench's plots (`tui.workbench.history`, live step by step or from a record) and the report's charts
 (`tui.report.charts`) draw what this module gives: the loss per step, and the throughput per step split into the
 steps the median counts and, apart (greyed by both), the warm-up steps it leaves out, by the one rule
-(`workloads.step_statistics.split_warmup`: flagged steps, else the result's count, else the default share).
+(`workloads.facts.warmup.split_warmup`: flagged steps, else the result's count, else the default share).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from workloads import protocol, registry
-from workloads.numbers import finite
-from workloads.step_statistics import WARMUP_MAX, WARMUP_SHARE, split_warmup
+from workloads.facts.missing import finite_or_none
+from workloads.facts.warmup import WARMUP_MAX, WARMUP_SHARE, split_warmup
 
 # what both the screen's legend and the report's chart call the warm-up steps' line
 WARMUP_LABEL = "warm-up, not in the median"
@@ -45,7 +45,7 @@ def is_flagged_warmup(step: protocol.Step) -> bool:
 def step_points(steps: Sequence[protocol.Step], *, told: object = None, emits_warmup: bool = True) -> StepPoints:
     """The loss and the split throughput of ``steps``; ``told``: the result's warm-up count, ``emits_warmup``: the
     workload's spec's ``warmup_emits_steps`` (as `tui.report.summary.measured_steps` reads them)."""
-    rated = [s for s in steps if finite(s.throughput) is not None]
+    rated = [s for s in steps if finite_or_none(s.throughput) is not None]
     skip, kept = split_warmup(rated, is_flagged_warmup, told=told, emits_warmup=emits_warmup)
     counted = {id(s) for s in kept}
     return StepPoints(

@@ -1,7 +1,7 @@
 """A run's telemetry as columns (`Telemetry`), decoded from telemetry.jsonl in one pass. UI-free.
 
 A day of 8 devices at 1 Hz is 86,400 lines of ~7 KB (626 MB of JSON): held as dicts it took 2.5 GiB and 40 s to
-read and walk. Here each line's read fields (`tui.store.samples.READ_DEVICE`, `READ_HOST`) are decoded and
+read and walk. Here each line's read fields (`workloads.rundir.sample_fields.READ_DEVICE`, `READ_HOST`) are decoded and
 type-checked in C by msgspec (`tui.store.telemetry_codec`), the others passed over unread, and what the report and the plots read is kept as
 one column per device and field: numbers in arrays (8 bytes a reading), names and states interned. The same day
 is ~100 MB.
@@ -26,14 +26,17 @@ from bisect import bisect_left
 from operator import attrgetter
 from typing import Any, Iterable, Iterator, Sequence
 
-from tui.store.samples import FLOAT_FIELDS, INT_FIELDS, READ_HOST, telemetry_sample_ok
+from tui.store.samples import telemetry_sample_ok
+from workloads.rundir.sample_fields import (CPU_PCT, DEVICES, FLOAT_FIELDS, HEALTH, HOST, INDEX, INT_FIELDS,
+                                            MEM_TOTAL_BYTES, MEM_USED_BYTES, NAME, PCI_VENDOR, PSTATE, READ_HOST, T,
+                                            THROTTLE_REASONS)
 from tui.store.telemetry_codec import MISSING, NAN, codec, columnar, float_reading, int_reading, lines_of, slow_way
 
 __all__ = ["MISSING", "DeviceColumns", "Telemetry", "read_telemetry", "read_telemetry_files"]
 
 _BATCH = 4096
 _INDEX, _NAME, _PSTATE, _HEALTH, _THROTTLE, _VENDOR = (
-    attrgetter(f) for f in ("index", "name", "pstate", "health", "throttle_reasons", "pci_vendor"))
+    attrgetter(f) for f in (INDEX, NAME, PSTATE, HEALTH, THROTTLE_REASONS, PCI_VENDOR))
 
 
 def _grown(groups: dict[str, tuple[Any, Any, Any]], key: str) -> tuple[list[Any], list[int], list[int]]:
@@ -94,7 +97,7 @@ class DeviceColumns:
 
     def used_pct(self, lo: int = 0, hi: int | None = None) -> list[float | None]:
         """Memory used as a share of the total, per reading (lo..hi; None where either is missing)."""
-        return _shares(self.ints["mem_used_bytes"][lo:hi], self.ints["mem_total_bytes"][lo:hi])
+        return _shares(self.ints[MEM_USED_BYTES][lo:hi], self.ints[MEM_TOTAL_BYTES][lo:hi])
 
     def label_index(self, at: int = 0) -> Any:
         """The index a reading is shown under: the device's own, else its place in the sample's list."""
@@ -115,7 +118,7 @@ class Telemetry:
         self.devices: dict[str, DeviceColumns] = {}
         self.has_host = array("b")
         # the host's CPU use (%) and memory (bytes): NaN / MISSING where a sample had no host or no reading
-        self.host = {"cpu_pct": array("d"), "mem_used_bytes": array("q"), "mem_total_bytes": array("q")}
+        self.host = {CPU_PCT: array("d"), MEM_USED_BYTES: array("q"), MEM_TOTAL_BYTES: array("q")}
         self._last: dict[str, Any] | None = None
         self._ordered, self._ordered_upto = True, 0
         self._last_line: bytes | None = None
@@ -162,9 +165,9 @@ class Telemetry:
                     skipped += 1
                     continue
                 if after is not None:
-                    if data["t"] <= newest:
+                    if data[T] <= newest:
                         continue
-                    newest = data["t"]
+                    newest = data[T]
                 batch.append(columnar(data))
                 self._last, self._last_line = data, None
             else:
@@ -244,8 +247,8 @@ class Telemetry:
         self.t.extend([float(s.t) for s in batch])
         self.has_host.extend([s.host is not None for s in batch])
         hosts = [s.host for s in batch]
-        self.host["cpu_pct"].extend([float_reading(h.cpu_pct) if h is not None else NAN for h in hosts])
-        for name in ("mem_used_bytes", "mem_total_bytes"):
+        self.host[CPU_PCT].extend([float_reading(h.cpu_pct) if h is not None else NAN for h in hosts])
+        for name in (MEM_USED_BYTES, MEM_TOTAL_BYTES):
             self.host[name].extend([int_reading(getattr(h, name)) if h is not None else MISSING for h in hosts])
         groups: dict[str, tuple[list[Any], Sequence[int], Sequence[int]]] = {}   # key: (readings, samples, places)
         orders, order_of = self._orders, self.order
@@ -328,7 +331,7 @@ class Telemetry:
 
     def host_used_pct(self, hi: int | None = None) -> list[float | None]:
         """The host's memory used as a share of its total, per sample (..hi; None where either is missing)."""
-        return _shares(self.host["mem_used_bytes"][:hi], self.host["mem_total_bytes"][:hi])
+        return _shares(self.host[MEM_USED_BYTES][:hi], self.host[MEM_TOTAL_BYTES][:hi])
 
     def host_column(self, field: str, hi: int | None = None) -> list[float | int | None]:
         """A host field per sample (..hi), None where there was no reading."""
@@ -343,11 +346,11 @@ class Telemetry:
         d: dict[str, Any] = {} if cols.index[at] is None else {"index": cols.index[at]}
         if cols.key[:6] != "index:":
             d["bus_id"] = cols.key
-        for field, value in (("name", cols.name[at]), ("pstate", cols.pstate[at]), ("health", cols.health[at])):
+        for field, value in ((NAME, cols.name[at]), (PSTATE, cols.pstate[at]), (HEALTH, cols.health[at])):
             if value is not None:
                 d[field] = value
         if cols.throttle[at] is not None:
-            d["throttle_reasons"] = list(cols.throttle[at])
+            d[THROTTLE_REASONS] = list(cols.throttle[at])
         d.update((f, v) for f in FLOAT_FIELDS if (v := cols.floats[f][at]) == v)
         d.update((f, v) for f in INT_FIELDS if (v := cols.ints[f][at]) != MISSING)
         return d
@@ -358,15 +361,15 @@ class Telemetry:
     def sample(self, i: int) -> dict[str, Any]:
         """Sample ``i`` (negative from the end) as a dict of the kept fields, without building the others."""
         i = range(len(self.t))[i]
-        row: dict[str, Any] = {"t": self.t[i], "devices": []}
+        row: dict[str, Any] = {T: self.t[i], DEVICES: []}
         seen: dict[str, int] = {}
         for key in self.order[i]:
             cols = self.devices[key]
             at = bisect_left(cols.pos, i) + seen.get(key, 0)
             seen[key] = seen.get(key, 0) + 1
-            row["devices"].append(self._device_dict(cols, at))
+            row[DEVICES].append(self._device_dict(cols, at))
         if self.has_host[i]:
-            row["host"] = {f: v for f in READ_HOST if (v := self.host[f][i]) == v and v != MISSING}
+            row[HOST] = {f: v for f in READ_HOST if (v := self.host[f][i]) == v and v != MISSING}
         return row
 
 

@@ -1,9 +1,9 @@
 """How a telemetry.jsonl line becomes what `tui.store.telemetry`'s columns take. UI-free.
 
-The fast way: msgspec decodes and type-checks a line's read fields (`tui.store.samples.READ_DEVICE`, `READ_HOST`)
-in C, the numbers straight to what a column holds, the other fields passed over unread. A line it will not take as
-it is (a NaN, a null reading, a wrong type) goes the slow way: json, then `tui.store.samples.telemetry_sample_ok`,
-the one definition of a usable sample, then the kept numbers normalised.
+The fast way: msgspec decodes and type-checks a line's read fields (`READ_DEVICE`, `READ_HOST` of
+workloads.rundir.sample_fields) in C, the numbers straight to what a column holds, the other fields passed over
+unread. A line it will not take as it is (a NaN, a null reading, a wrong type) goes the slow way: json, then
+`tui.store.samples.telemetry_sample_ok`, the one definition of a usable sample, then the kept numbers normalised.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import json
 import math
 from typing import Annotated, Any, Callable, Iterable, Optional, Union
 
-from tui.store.samples import FLOAT_FIELDS, INT_FIELDS, telemetry_sample_ok
+from tui.store.samples import telemetry_sample_ok
+from workloads.rundir.sample_fields import (DEVICES, ERRORS, FLOAT_FIELDS, HOST, INT_FIELDS, SOURCES, T,
+                                            THROTTLE_REASONS)
 
 NAN = math.nan
 MISSING = -(2 ** 63)   # an integer column's "no reading"
@@ -49,7 +51,7 @@ def _structs(msgspec: Any) -> tuple[type, type]:
             return float, NAN
         if name in INT_FIELDS:   # within an array("q"): past it takes the slow way (MISSING there)
             return Annotated[int, msgspec.Meta(gt=MISSING, le=-MISSING - 1)], MISSING
-        if name == "throttle_reasons":
+        if name == THROTTLE_REASONS:
             return Optional[list[str]], None
         if str in allowed:
             return Optional[str], None
@@ -66,11 +68,11 @@ def _structs(msgspec: Any) -> tuple[type, type]:
     (device, lenient_device), (host, lenient_host) = (struct("Device", _DEVICE_TYPES, FLOAT_FIELDS + INT_FIELDS),
                                                       struct("Host", _HOST_TYPES, ()))
     # t a float: an integer past a float's range is refused here (the slow way refuses it too)
-    sample = msgspec.defstruct("Sample", [("t", float), ("devices", Optional[list[device]], None),
-                                          ("host", Optional[host], None), ("errors", Optional[list[str]], None),
-                                          ("sources", Optional[list[str]], None)], gc=False)
-    lenient = msgspec.defstruct("Sample", [("t", float), ("devices", Optional[list[lenient_device]], None),
-                                           ("host", Optional[lenient_host], None)], gc=False)
+    sample = msgspec.defstruct("Sample", [(T, float), (DEVICES, Optional[list[device]], None),
+                                          (HOST, Optional[host], None), (ERRORS, Optional[list[str]], None),
+                                          (SOURCES, Optional[list[str]], None)], gc=False)
+    lenient = msgspec.defstruct("Sample", [(T, float), (DEVICES, Optional[list[lenient_device]], None),
+                                           (HOST, Optional[lenient_host], None)], gc=False)
     return sample, lenient
 
 
@@ -95,12 +97,12 @@ def slow_way(line: bytes) -> Any:
 
 def columnar(data: dict[str, Any]) -> Any:
     """A usable sample dict as the columns take it: the kept numbers as a column holds them."""
-    devices = data.get("devices")
+    devices = data.get(DEVICES)
     if isinstance(devices, list):
         devices = [{**d, **{f: float_reading(d.get(f)) for f in FLOAT_FIELDS}, **{f: int_reading(d.get(f)) for f in INT_FIELDS}}
                    for d in devices]
-    host = data.get("host")
-    return codec()[2]({"t": data["t"], "devices": devices, "host": host if isinstance(host, dict) else None})
+    host = data.get(HOST)
+    return codec()[2]({T: data[T], DEVICES: devices, HOST: host if isinstance(host, dict) else None})
 
 
 def int_reading(v: Any) -> int:

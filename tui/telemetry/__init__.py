@@ -11,10 +11,9 @@ they are imported when a source is first built).
 
 from __future__ import annotations
 
-from tui.telemetry.sample import NA, DeviceProcess, DeviceSample, HostSample, Sample, fmt, fmt_bytes
+from tui.telemetry.sample import DeviceProcess, DeviceSample, HostSample, Sample
 
-__all__ = ["NA", "DeviceProcess", "DeviceSample", "HostSample", "Sample", "Sampler", "collect_once",
-           "fmt", "fmt_bytes"]
+__all__ = ["DeviceProcess", "DeviceSample", "HostSample", "Sample", "Sampler", "collect_once"]
 
 
 def collect_once(torch: bool = False, torch_timeout: float = 30.0) -> Sample:

@@ -11,7 +11,8 @@ import sys
 import time
 from typing import Any, TextIO
 
-from tui.formatting import NA, device_label, duration, nbytes, rate, reading, utc
+from workloads.facts.formatting import device_label, format_bytes, format_duration, rate, reading, utc
+from workloads.facts.missing import NA
 from tui.telemetry.sample import DeviceSample, HostSample, Sample
 from workloads.errors import first_line
 
@@ -60,11 +61,11 @@ def render_device(d: DeviceSample) -> list[str]:
     lines = [f"{device_label(d.index, d.name)}   {maker}, bus {d.bus_id or NA}   (from {d.source or NA}){health}"]
     cap = f"  capability {d.compute_capability}" if d.compute_capability else ""
     lines.append(f"    driver {reading(d.driver_version)}  runtime {reading(d.runtime_version)}{cap}")
-    mem = f"{nbytes(d.mem_used_bytes)} / {nbytes(d.mem_total_bytes)}"
+    mem = f"{format_bytes(d.mem_used_bytes)} / {format_bytes(d.mem_total_bytes)}"
     if d.mem_used_pct is not None:
         mem += f" ({reading(d.mem_used_pct, '%')})"
     if d.mem_reserved_bytes is not None:
-        mem += f", reserved {nbytes(d.mem_reserved_bytes)}"
+        mem += f", reserved {format_bytes(d.mem_reserved_bytes)}"
     util = reading(d.util_gpu_pct, '%') + (f" {d.util_kind}" if d.util_kind and d.util_gpu_pct is not None else "")
     lines.append(f"    util {util}  mem-bw {reading(d.util_mem_pct, '%')}  memory {mem}")
     throttle = reading(d.throttle_reasons) if d.throttle_reasons is not None else NA
@@ -83,7 +84,7 @@ def render_device(d: DeviceSample) -> list[str]:
     else:
         for p in d.processes:
             owner = f"  [{p.owner}]" if p.owner else ""   # cardbench's word for whose it is
-            lines.append(f"    process {reading(p.pid)} {p.name or NA}  {nbytes(p.used_bytes)}{owner}")
+            lines.append(f"    process {reading(p.pid)} {p.name or NA}  {format_bytes(p.used_bytes)}{owner}")
     return lines
 
 
@@ -92,11 +93,11 @@ def render_host(h: HostSample) -> list[str]:
     return [
         f"Host {h.hostname or NA}",
         f"    CPU {reading(h.cpu_pct, '%', 1)}{cores}  load {reading(h.load1, digits=2)} {reading(h.load5, digits=2)} "
-        f"{reading(h.load15, digits=2)}  uptime {duration(h.uptime_s)}",
-        f"    memory {nbytes(h.mem_used_bytes)} / {nbytes(h.mem_total_bytes)}  "
-        f"swap {nbytes(h.swap_used_bytes)} / {nbytes(h.swap_total_bytes)}",
-        f"    disk {h.disk_path or ''} {nbytes(h.disk_used_bytes)} used of {nbytes(h.disk_total_bytes)} "
-        f"({nbytes(h.disk_free_bytes)} free)  read {rate(h.disk_read_bps, 'B/s')}  "
+        f"{reading(h.load15, digits=2)}  uptime {format_duration(h.uptime_s)}",
+        f"    memory {format_bytes(h.mem_used_bytes)} / {format_bytes(h.mem_total_bytes)}  "
+        f"swap {format_bytes(h.swap_used_bytes)} / {format_bytes(h.swap_total_bytes)}",
+        f"    disk {h.disk_path or ''} {format_bytes(h.disk_used_bytes)} used of {format_bytes(h.disk_total_bytes)} "
+        f"({format_bytes(h.disk_free_bytes)} free)  read {rate(h.disk_read_bps, 'B/s')}  "
         f"write {rate(h.disk_write_bps, 'B/s')}",
         f"    network sent {rate(h.net_sent_bps, 'B/s')}  received {rate(h.net_recv_bps, 'B/s')}",
     ]

@@ -12,13 +12,9 @@ import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
-# the readings' formatting lives in tui.formatting; these names stay for the modules that import them from here
-from tui.formatting import NA
-from tui.formatting import nbytes as fmt_bytes
-from tui.formatting import reading as fmt
 from workloads.card_health import health_level, over_total
 
-__all__ = ["NA", "DeviceProcess", "DeviceSample", "HostSample", "Sample", "fmt", "fmt_bytes", "normalize_bus_id"]
+__all__ = ["DeviceProcess", "DeviceSample", "HostSample", "Sample", "normalize_bus_id"]
 
 
 class DeviceProcess(NamedTuple):

@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from tui.formatting import NA, duration, utc
+from workloads.facts.formatting import format_duration, utc
+from workloads.facts.missing import NA
 from tui.trial.config import TrialConfig, load_quietly
 
 Clock = Callable[[], float]
@@ -59,9 +60,9 @@ def time_left(seconds: float) -> str:
     if not math.isfinite(seconds) or seconds < 0:
         return NA
     if seconds >= 24 * 3600:
-        return duration(math.floor(seconds / 3600) * 3600)
+        return format_duration(math.floor(seconds / 3600) * 3600)
     if seconds >= 3600:
-        return duration(math.floor(seconds / 60) * 60)
+        return format_duration(math.floor(seconds / 60) * 60)
     whole = math.floor(seconds)
     return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
 

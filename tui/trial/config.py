@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tui.files import write_atomically
-from tui.formatting import NA, utc
+from workloads.facts.formatting import utc
+from workloads.facts.missing import NA
 from workloads import xdg
 from workloads.safe_text import one_line
 

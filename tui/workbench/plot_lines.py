@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from tui.formatting import device_tag
+from workloads.facts.formatting import device_tag
 from tui.store.series import WARMUP_LABEL
 from tui.workbench.history import History, RunSeries
 from tui.workbench.history_series import Series

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Sequence
 
-from tui.formatting import utc_clock
+from workloads.facts.formatting import utc_clock
 from tui.report.run_times import runs_title
 
 __all__ = ["app_screenshot", "render_screenshot_svg"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 WORDS: dict[str, tuple[str, str]] = {
     "report.title": ("cardbench test report", "cardbench 测试报告"),
-    # a duration's units (tui.formatting.duration: '2 min 5 s' / '2 分 5 秒')
+    # a duration's units (workloads.facts.formatting.format_duration: '2 min 5 s' / '2 分 5 秒')
     "report.unit.ms": ("ms", "毫秒"),
     "report.unit.s": ("s", "秒"),
     "report.unit.min": ("min", "分"),

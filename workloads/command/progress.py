@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 from workloads.command.parsers.reading import EVAL, SUMMARY, Reading
+from workloads.facts.warmup import default_warmup
 
 OPEN_S = 2.0  # a step with no further line for this long is emitted as it is
 # tqdm.write redraws the bar in the same burst of output as the line it wrote; a redraw later than this is
@@ -40,11 +41,6 @@ def keep_figures(into: dict[str, float], values: Mapping[str, float]) -> None:
     for name, value in values.items():
         if name in into or (len(into) < FIGURES and len(name) <= NAME_CHARS):
             into[name] = value
-
-
-def warmup_of(n: int) -> int:
-    """The first rates left out of the headline: a tool's first rates are its start-up (tqdm's begins at '?')."""
-    return 0 if n < 3 else min(max(1, n // 10), 10)
 
 
 @dataclass
@@ -222,7 +218,7 @@ class Tracker:
     def result(self) -> dict[str, Any]:
         """The run's figures: the headline is the median of the rates the log printed, after the first few."""
         self.flush()
-        skip = warmup_of(len(self.rates))
+        skip = default_warmup(len(self.rates))   # a tool's first rates are its start-up (tqdm's begins at '?')
         kept = self.rates[skip:]
         out: dict[str, Any] = {
             "throughput": statistics.median(kept) if kept else None,

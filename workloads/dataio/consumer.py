@@ -3,7 +3,7 @@
 ``--consumer-rate`` when given (what the user says outranks what is found). Else a ResNet-50 run on this
 machine (the runs dir) on the same kind of card: its compute-only images/s (``images_per_s_compute``, the
 step's time less its wait for data), else its median images/s. Else the card's rated bound: its dense bf16 peak over the 24.5 GFLOP one training image
-costs at 224 px (workloads/vision/resnet50_flops.py; rated figures from workloads/microbench/rated.csv), which
+costs at 224 px (workloads/vision/resnet50_flops.py; rated figures from workloads/facts/rated.csv), which
 no training reaches: an upper bound, said as one.
 
 Reading the runs dir is bounded: each run's config.json is read first (at most 64 KiB), and only a ResNet-50
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workloads import protocol
+from workloads.facts.rated import rated_peak
 from workloads.rundir import CONFIG, EVENTS
 from workloads.safe_text import file_name
 from workloads.vision.resnet50_flops import TRAIN_GFLOP_PER_IMAGE_224
@@ -150,14 +151,11 @@ def from_runs(root: Path, device_name: str) -> Consumer | None:
 
 def rated_bound(device_name: str) -> Consumer | None:
     """The card's rated bf16 peak / ResNet-50's training FLOPs per image: what no training exceeds."""
-    from workloads.microbench import rated
-
-    found = rated.lookup(device_name)
-    figure = found.get("bf16_tflops") if found is not None else None
+    figure = rated_peak(device_name, "bf16")
     if figure is None:
         return None
     rate = figure.value * 1000 / TRAIN_GFLOP_PER_IMAGE_224
-    return Consumer(round(rate, 1), f"the rated bound of {found.device}: bf16 peak {figure.value:g} TFLOP/s / "
+    return Consumer(round(rate, 1), f"the rated bound of {figure.device}: bf16 peak {figure.value:g} TFLOP/s / "
                                     f"{TRAIN_GFLOP_PER_IMAGE_224} GFLOP per image (no training reaches it)", bound=True)
 
 

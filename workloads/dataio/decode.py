@@ -17,6 +17,8 @@ from typing import Any
 
 from workloads.dataio.images import Problems, kind_of, open_rgb, read_bytes
 from workloads.vision.transforms import training_transform
+from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA
 
 MAX_FILES = 256      # decoded in a round; a sample of the data set's sizes
 # what a round holds at once, the first file always (the part needs one to time, and one is bounded by PIL's
@@ -83,7 +85,7 @@ def _round_of(paths: Sequence[str], problems: Problems, seconds: float) -> tuple
         if good and reading >= seconds:
             return good, f"its files read for {seconds:g} s"
         if good and nbytes + _size(path) > ROUND_BYTES:   # known before it is read: a file that does not fit is not
-            return good, f"at most {ROUND_BYTES >> 20} MiB of files held at once"
+            return good, f"at most {format_bytes(ROUND_BYTES)} of files held at once"
         t0 = time.perf_counter()
         data = read_bytes(path, problems)
         reading += time.perf_counter() - t0
@@ -140,9 +142,9 @@ def _round(value: float | None) -> float | None:
 def describe(m: dict[str, Any]) -> str:
     def fig(key: str) -> str:
         v = m.get(key)
-        return f"{v:,.0f} images/s" if isinstance(v, (int, float)) else "N/A"
+        return f"{v:,.0f} images/s" if isinstance(v, (int, float)) else NA
 
-    device = fig("device_decode") if "device_decode" in m else m.get("device_decode_note", "N/A")
+    device = fig("device_decode") if "device_decode" in m else m.get("device_decode_note", NA)
     cut = f" ({m['decode_round_note']})" if m.get("decode_round_note") else ""
     return (f"decode per core: PIL {fig('pil_per_core')}, torchvision {fig('torchvision_per_core')}; "
             f"ResNet-50 train transforms {fig('transforms_per_core')}; on the device: {device}{cut}")

@@ -16,6 +16,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from workloads.facts.formatting import format_bytes
 from workloads.safe_text import file_name
 
 JPEG_MAGIC = b"\xff\xd8\xff"
@@ -24,7 +25,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # pixel (16-bit RGBA TIFF, the most any format PIL reads spends on one) is 716 MB. A larger .jpg (a sparse
 # terabyte, a disk image misnamed) is skipped unread: reading it whole would hold it all in memory
 MAX_FILE_BYTES = 768 << 20
-OVERSIZE = f"larger than any image can be (over {MAX_FILE_BYTES >> 20} MiB)"
+OVERSIZE = f"larger than any image can be (over {format_bytes(MAX_FILE_BYTES)})"
 READ_CHUNK = 1 << 20
 
 # what went wrong with a file -> the words the result and the report use

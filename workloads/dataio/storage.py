@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
+from workloads.facts.missing import NA
 from workloads.safe_text import file_name
 
 CHUNK = 1 << 20
@@ -127,7 +128,7 @@ def measure(files: Sequence[tuple[str, int]], fs_kind: str | None, seconds: floa
 def describe(m: dict[str, object]) -> str:
     def fig(key: str, unit: str) -> str:
         v = m.get(key)
-        return f"{v:,.0f} {unit}" if isinstance(v, (int, float)) else "N/A"
+        return f"{v:,.0f} {unit}" if isinstance(v, (int, float)) else NA
 
     cold = (f"cold {fig('cold_seq_mb_s', 'MB/s')} sequential, {fig('cold_files_s', 'files/s')}; "
             if "cold_seq_mb_s" in m or "cold_files_s" in m else "")

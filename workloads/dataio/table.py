@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from workloads.catalogue import Message, message
+from workloads.facts.missing import NA
 
 SWEEP_COLUMNS = (Message("workload.dataio.column.workers"), Message("workload.dataio.column.images_per_s"),
                  Message("workload.dataio.column.cores_busy"), Message("workload.dataio.column.h2d_gb_s"))
@@ -23,7 +24,7 @@ def survey_metrics(s: Any) -> dict[str, Any]:
 
 
 def _cell(value: Any, digits: int = 0) -> str:
-    return f"{value:,.{digits}f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "N/A"
+    return f"{value:,.{digits}f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else NA
 
 
 def sweep_row(row: Mapping[str, Any]) -> list[str]:

@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from workloads.child.harness import WorkloadError
+from workloads.facts.formatting import format_bytes
 from workloads.finetune import flops
-from workloads.models.llama.fit import Estimate, gib
+from workloads.models.llama.fit import Estimate
 from workloads.models.llama.presets import LlamaConfig
 
 MODULE_BYTES_PER_LAYER = 96 << 10      # measured: 25 KB built + 80 KB after a step (see above), rounded down
@@ -65,12 +66,12 @@ def check_host(args: Any, config: LlamaConfig, name: str, world: int | None, fil
     host = data + modules + (step.total if on_cpu and step else 0)
     ram = host_memory()
     if ram is not None and host > ram:
-        parts = f"data {size(data)}, modules of {config.num_hidden_layers:,} layers {size(modules)}" + (
-            f", a step {size(step.total)}" if on_cpu and step else "")
-        raise WorkloadError(f"finetune of {name} needs about {size(host)} of host memory by the estimate ({parts}); "
-                            f"this machine has {size(ram)}", hint=HINT)
+        parts = (f"data {format_bytes(data)}, modules of {config.num_hidden_layers:,} layers {format_bytes(modules)}"
+                 + (f", a step {format_bytes(step.total)}" if on_cpu and step else ""))
+        raise WorkloadError(f"finetune of {name} needs about {format_bytes(host)} of host memory by the estimate "
+                            f"({parts}); this machine has {format_bytes(ram)}", hint=HINT)
     if step is not None and not on_cpu and step.total > LARGEST_DEVICE_BYTES:
-        raise WorkloadError(f"finetune of {name} needs about {size(step.total)} a device by the estimate "
+        raise WorkloadError(f"finetune of {name} needs about {format_bytes(step.total)} a device by the estimate "
                             f"({_parts(step)}), more than any accelerator holds", hint=HINT)
 
 
@@ -82,25 +83,13 @@ def check_device(args: Any, config: LlamaConfig, micro: int, world: int, device:
     fits = flops.largest_batch(total, lambda m: step_estimate(args, config, m, world).total)
     largest = (f"the largest micro-batch that would fit is about {fits} (--batch-size {fits * world * args.grad_accum})"
                if fits else "not even one sequence fits")
-    raise WorkloadError(f"a step of {micro} x {args.seq_len} tokens needs about {size(step.total)} a device by the "
-                        f"estimate ({_parts(step)}); {device} has {size(total)}: {largest}", hint=HINT)
+    raise WorkloadError(f"a step of {micro} x {args.seq_len} tokens needs about {format_bytes(step.total)} a device "
+                        f"by the estimate ({_parts(step)}); {device} has {format_bytes(total)}: {largest}", hint=HINT)
 
 
 def _parts(e: Estimate) -> str:
-    return (f"weights {size(e.weights)}, activations {size(e.activations)}, gradients and AdamW "
-            f"{size(e.gradients + e.optimizer)}")
-
-
-def size(n: int) -> str:
-    """GiB as the run log says them (workloads.models.llama.fit.gib), TiB and up for what no machine holds."""
-    if n < 1 << 40:
-        return gib(n)
-    value, unit = n / 2**40, "TiB"
-    for bigger in ("PiB", "EiB"):
-        if value < 1024:
-            break
-        value, unit = value / 1024, bigger
-    return f"{value:,.1f} {unit}"
+    return (f"weights {format_bytes(e.weights)}, activations {format_bytes(e.activations)}, gradients and AdamW "
+            f"{format_bytes(e.gradients + e.optimizer)}")
 
 
 def host_memory() -> int | None:

@@ -23,6 +23,7 @@ from typing import Any, BinaryIO
 
 from workloads.child.harness import WorkloadError
 from workloads.errors import first_line
+from workloads.facts.formatting import format_bytes
 
 BLOCK_BYTES = 1 << 20
 MAX_LINE_BYTES = 16 << 20   # a JSONL record is a document: a long book is a few MB
@@ -114,7 +115,7 @@ def _read_jsonl(f: BinaryIO, path: Path, sink: Any, limit: float) -> bool:
     while line := f.readline(MAX_LINE_BYTES + 1):
         number += 1
         if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-            raise WorkloadError(f"--data {path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB; a JSONL "
+            raise WorkloadError(f"--data {path}: line {number} is longer than {format_bytes(MAX_LINE_BYTES)}; a JSONL "
                                 "record is one document, not a corpus", hint="give one document a line")
         _refuse_nul(line, offset, path)
         offset += len(line)

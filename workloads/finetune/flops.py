@@ -67,11 +67,6 @@ def per_token(config: LlamaConfig, seq_len: int, mode: str, trainable: int = 0) 
     return Flops(float(total), formula)
 
 
-def rated_figure(precision: str) -> str:
-    """The rated.csv figure an autocast precision is read against: fp32 (no autocast) is the plain FP32 rate."""
-    return {"bf16": "bf16_tflops", "fp16": "fp16_tflops"}.get(precision, "fp32_tflops")
-
-
 def mfu(tokens_per_s_per_device: float | None, flops_per_token: float, rated_tflops: float | None) -> float | None:
     if not tokens_per_s_per_device or not rated_tflops:
         return None

@@ -5,7 +5,7 @@ apart), then the step runs; the device is synchronised before the clock is read,
 once per step (averaged over the ranks). Tokens/s is the median over the steps after ``--warmup``:
 ``batch x seq_len`` tokens per step, all devices together and per device. MFU is the model's FLOPs per
 token (:mod:`workloads.finetune.flops`, PaLM appendix B) times tokens/s per device over the device's
-rated peak for the precision (workloads/microbench/rated.csv); N/A where no rated figure exists (the CPU).
+rated peak for the precision (workloads/facts/rated.csv); N/A where no rated figure exists (the CPU).
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from workloads.child import device as devices
 from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.child.train import oom
 from workloads.child.train.memory import PeakMemory, total_memory
+from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA
+from workloads.facts.rated import rated_peak
 from workloads.finetune import budget, cpu_check, data, flops
 from workloads.finetune.options import UNIT
 from workloads.finetune.step import Setup, Step
-from workloads.models.llama.fit import gib
 from workloads.models.llama.presets import LlamaConfig
-from workloads.microbench import rated
 
 
 def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
@@ -41,8 +42,9 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
             emitter.result(metrics)
             log(f"result: {metrics['tokens_per_s']:.4g} tokens/s ({metrics['tokens_per_s_per_device']:.4g} per device), "
                 f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak {_memory_word(s)} "
-                f"{gib(metrics['peak_memory_bytes'])} (estimate {gib(metrics['fit_estimate_bytes'])}), loss "
-                f"{metrics['first_loss']:.4g} -> {metrics['final_loss']:.4g}")
+                f"{format_bytes(metrics['peak_memory_bytes'])} (estimate "
+                f"{format_bytes(metrics['fit_estimate_bytes'])}), loss {metrics['first_loss']:.4g} -> "
+                f"{metrics['final_loss']:.4g}")
             log(f"model FLOPs: {metrics['mfu_formula']}")
         return 0
     finally:
@@ -67,8 +69,9 @@ def prepare(emitter: Emitter, args: Any, config: LlamaConfig) -> Loop:
             + (f"; LoRA r={args.lora_rank} alpha={args.lora_alpha:g} on {len(s.adapted)} products" if s.adapted
                else ""))
         log(f"data: {batches.description}")
-        log(f"fit estimate per device: {gib(estimate.total)} (weights {gib(estimate.weights)}, activations "
-            f"{gib(estimate.activations)}, gradients {gib(estimate.gradients)}, AdamW {gib(estimate.optimizer)})")
+        log(f"fit estimate per device: {format_bytes(estimate.total)} (weights {format_bytes(estimate.weights)}, "
+            f"activations {format_bytes(estimate.activations)}, gradients {format_bytes(estimate.gradients)}, AdamW "
+            f"{format_bytes(estimate.optimizer)})")
     return Loop(s, step, batches, estimate)
 
 
@@ -92,9 +95,10 @@ def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException
                             "--activation-checkpointing, or more --gpus")
     return WorkloadError(
         f"out of memory at step {step_number}: a micro-batch of {s.micro} x {args.seq_len} tokens needs about "
-        f"{gib(estimate.total)} by the estimate (weights {gib(estimate.weights)}, activations "
-        f"{gib(estimate.activations)}, gradients and AdamW {gib(estimate.gradients + estimate.optimizer)}) of "
-        f"{s.device}'s {gib(total)}; {largest}", hint="--activation-checkpointing or --grad-accum cut activations",
+        f"{format_bytes(estimate.total)} by the estimate (weights {format_bytes(estimate.weights)}, activations "
+        f"{format_bytes(estimate.activations)}, gradients and AdamW "
+        f"{format_bytes(estimate.gradients + estimate.optimizer)}) of {s.device}'s {format_bytes(total)}; {largest}",
+        hint="--activation-checkpointing or --grad-accum cut activations",
         bad_input=False)
 
 
@@ -171,13 +175,12 @@ def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: li
     per_device = tokens_per_s / s.world if tokens_per_s else None
     f = flops.per_token(s.config, args.seq_len, args.mode, s.trainable)
     precision = step.label.split(" ")[0]  # a fallback to fp32 is read against the fp32 peak
-    figure = flops.rated_figure(precision)
-    device = rated.lookup(s.device_name) if s.device.type != "cpu" else None
-    peak = device.get(figure) if device is not None else None
+    peak = rated_peak(s.device_name, precision) if s.device.type != "cpu" else None   # matmuls: fp32 is plain FP32
+    figure = peak.figure if peak is not None else None
     rated_tflops = peak.value if peak is not None else None
     mfu = flops.mfu(per_device, f.per_token, rated_tflops)
     words = (f"{rated_tflops:g} TFLOP/s rated {figure.replace('_tflops', '').upper()} per device"
-             if rated_tflops else "no rated peak for this device (N/A)")
+             if rated_tflops and figure else "no rated peak for this device (N/A)")
     return {
         "tokens_per_s": tokens_per_s, "tokens_per_s_per_device": per_device,
         "achieved_tflops_per_device": per_device * f.per_token / 1e12 if per_device else None,
@@ -208,5 +211,5 @@ def _memory_word(s: Setup) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return f"{value:.1%}" if value is not None else "N/A"
+    return f"{value:.1%}" if value is not None else NA
 

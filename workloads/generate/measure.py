@@ -16,11 +16,11 @@ from typing import Any
 
 from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
+from workloads.facts.percentile import percentile
 from workloads.models.gpt2 import model as gpt2
 from workloads.generate.plan import Plan
 from workloads.generate.spec import planned_steps
 from workloads.models.decoding import generate
-from workloads.step_statistics import percentile
 
 
 def timed_runs(args: argparse.Namespace, model: Any, cache: Any, decoder: Any, prompt: Any, sampling: Any,

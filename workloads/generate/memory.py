@@ -13,12 +13,9 @@ from typing import Any
 
 from workloads.child.device import free_bytes
 from workloads.child.harness import WorkloadError
+from workloads.facts.formatting import format_bytes
 from workloads.models.gpt2.config import GPT2Config
 from workloads.models.gpt2.fit import Estimate, estimate
-
-
-def _gib(n: float) -> str:
-    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
 
 
 def check_fits(config: GPT2Config, size: str, batch: int, prompt_len: int, tokens: int, dtype: str,
@@ -29,8 +26,9 @@ def check_fits(config: GPT2Config, size: str, batch: int, prompt_len: int, token
     if free is not None and need.total > free:
         raise WorkloadError(
             f"GPT-2 {size} in {dtype} at batch {batch} x {prompt_len + tokens} positions needs about "
-            f"{_gib(need.total)} (weights {_gib(need.weights)}, KV cache {_gib(need.kv_cache)}, activations "
-            f"{_gib(need.activations)}); {device} has {_gib(free)} free",
+            f"{format_bytes(need.total)} (weights {format_bytes(need.weights)}, KV cache "
+            f"{format_bytes(need.kv_cache)}, "
+            f"activations {format_bytes(need.activations)}); {device} has {format_bytes(free)} free",
             hint="lower --batch-size, --tokens or --prompt-len, or " + (
                 "use a smaller model than the --weights config.json describes" if size == "custom"
                 else "pick a smaller --model-size"))

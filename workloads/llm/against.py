@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.catalogue import Message, message
-from workloads.numbers import is_finite
+from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA, is_finite
 
 
 def _n(value: float) -> str:
@@ -43,8 +44,8 @@ def read_against(m: Mapping[str, Any]) -> Message | None:
     if is_finite(decode) and is_finite(fraction):   # the sweep's own decode rate, against the same bound
         first_cell = message("workload.llm.against.first_cell", decode=_n(decode), fraction=f"{100 * fraction:.1f}")
     return message("workload.llm.against.bound", share=f"{100 * rate / bound:.1f} %", bound=_n(bound),
-                   step=f"{step / 2**20:,.0f} MiB" if is_finite(step) else "N/A",
-                   read=f"{read:.3g} GB/s" if is_finite(read) else "N/A", how=how, first_cell=first_cell)
+                   step=format_bytes(step),
+                   read=f"{read:.3g} GB/s" if is_finite(read) else NA, how=how, first_cell=first_cell)
 
 
 def spread_of(m: Mapping[str, Any], name: str) -> tuple[Any, Any]:

@@ -4,7 +4,7 @@ A cell is a warm-up generation, then ``repeat`` timed ones (each a prefill of th
 one decode step per output token, :func:`workloads.models.decoding.generate`), read as:
 
 - TTFT: prefill and the first token (median over the timed runs); prefill tokens/s = batch x input / TTFT;
-- TPOT: each decode step's time (p50/p90/p99 over every step of the timed runs, step_statistics'
+- TPOT: each decode step's time (p50/p90/p99 over every step of the timed runs, workloads.facts.percentile's
   percentile); decode tokens/s per sequence = 1 / TPOT p50, in all = batch / TPOT p50;
 - end-to-end: TTFT + the decode steps (median over the runs).
 
@@ -27,10 +27,11 @@ from typing import Any
 import torch
 
 from workloads.child import device as dev
+from workloads.facts.formatting import format_bytes
+from workloads.facts.percentile import percentile
 from workloads.models.decoding import EagerDecoder, Sampling, generate
 from workloads.models.llama import fit
 from workloads.llm.plan import Cell
-from workloads.step_statistics import percentile
 
 GREEDY = Sampling()
 
@@ -92,7 +93,7 @@ def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: in
     row: dict[str, Any] = {"input_len": cell.input_len, "output_len": cell.output_len, "batch": cell.batch,
                            "estimate_bytes": need.total}
     if free is not None and need.total > free:
-        return {**row, "status": f"does not fit: needs about {fit.gib(need.total)}, {fit.gib(free)} free"}
+        return {**row, "status": f"does not fit: needs about {format_bytes(need.total)}, {format_bytes(free)} free"}
     memory.reset()
     cache = None
     try:
@@ -106,7 +107,7 @@ def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: in
         generate(model, cache, decoder, prompt, min(cell.output_len, 4), GREEDY, device)  # warm-up, untimed
         runs = [generate(model, cache, decoder, prompt, cell.output_len, GREEDY, device) for _ in range(repeat)]
     except torch.OutOfMemoryError:
-        return {**row, "status": f"out of memory (estimate {fit.gib(need.total)}, {fit.gib(free)} free)"}
+        return {**row, "status": f"out of memory (estimate {format_bytes(need.total)}, {format_bytes(free)} free)"}
     finally:
         del cache
     steps = [s for r in runs for s in r.latencies_s]

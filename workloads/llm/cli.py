@@ -19,6 +19,7 @@ import os
 from typing import Sequence
 
 from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
+from workloads.facts.formatting import format_bytes
 from workloads.llm.plan import int_list, make_plan
 from workloads.models.llama.presets import known_models
 
@@ -101,8 +102,9 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     if free is not None and smallest > free:  # refused before the model takes memory: no cell could run
         from workloads.child.harness import WorkloadError
 
-        raise WorkloadError(f"{plan.model} in {dtype_name} needs about {fit.gib(smallest)} for its smallest cell "
-                            f"(weights {fit.gib(table[0]['weights_bytes'])}); {device} has {fit.gib(free)} free",
+        raise WorkloadError(f"{plan.model} in {dtype_name} needs about {format_bytes(smallest)} for its smallest cell "
+                            f"(weights {format_bytes(table[0]['weights_bytes'])}); {device} has {format_bytes(free)} "
+                            "free",
                             hint="a smaller preset, --dtype bf16, or --fit-only for the estimate alone")
     torch.manual_seed(args.seed)
     metrics = run.measure(args, plan, device, inference_dtype.DTYPES[dtype_name], emitter, free)

@@ -12,6 +12,7 @@ from typing import Any
 
 from workloads.child.harness import WorkloadError
 from workloads.errors import clipped
+from workloads.facts.formatting import format_bytes
 from workloads.models.llama.presets import LlamaConfig, known_models, preset, preset_name
 
 # the sweep's defaults: the issue's readiness table on an accelerator, a few small cells on the CPU
@@ -144,12 +145,12 @@ def host_room() -> tuple[int, str] | None:
 def check_modules(config: LlamaConfig, source: str) -> None:
     """Refuse a shape whose module objects alone outgrow the host before torch is imported or anything is built: they
     live on the host whatever the device (10^6 layers of width 2 are 128 MB of tensors and ~25 GB of modules)."""
-    from workloads.models.llama.fit import gib, module_bytes
+    from workloads.models.llama.fit import module_bytes
 
     need, room = module_bytes(config), host_room()
     if room is not None and need > room[0]:
-        raise WorkloadError(f"{source}: {config.num_hidden_layers:,} layers are about {gib(need)} of module objects "
-                            f"before any weight; the host has {gib(room[0])} {room[1]}",
+        raise WorkloadError(f"{source}: {config.num_hidden_layers:,} layers are about {format_bytes(need)} of module "
+                            f"objects before any weight; the host has {format_bytes(room[0])} {room[1]}",
                             hint="a published model has at most a few hundred layers: a damaged or hostile "
                                  "config.json")
 

@@ -18,6 +18,9 @@ from workloads.child import bandwidth
 from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
+from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA
+from workloads.facts.rated import rated_peak
 from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
 from workloads.llm import against, cells
 from workloads.models.llama import fit
@@ -50,13 +53,13 @@ def largest(plan: Plan, element_size: int, free: int | None) -> dict[str, Any]:
 def log_fit(plan: Plan, table: list[dict], dtype_name: str, free: int | None, most: dict[str, Any]) -> None:
     first = plan.cells[0]
     log(f"fit of {plan.model} in {dtype_name} at batch {first.batch} x {first.context} positions against "
-        f"{fit.gib(free)} free:")
+        f"{format_bytes(free)} free:")
     for row in table:
-        verdict = "n/a" if row["fits"] is None else "fits" if row["fits"] else f"does not fit ({row['cards']} cards)"
-        log(f"  {row['use']}: {fit.gib(row['total_bytes'])} (weights {fit.gib(row['weights_bytes'])}, KV "
-            f"{fit.gib(row['kv_cache_bytes'])}, activations {fit.gib(row['activations_bytes'])}, gradients "
-            f"{fit.gib(row['gradients_bytes'])}, optimizer {fit.gib(row['optimizer_bytes'])}, modules "
-            f"{fit.gib(row['modules_bytes'])}): {verdict}")
+        verdict = NA if row["fits"] is None else "fits" if row["fits"] else f"does not fit ({row['cards']} cards)"
+        log(f"  {row['use']}: {format_bytes(row['total_bytes'])} (weights {format_bytes(row['weights_bytes'])}, KV "
+            f"{format_bytes(row['kv_cache_bytes'])}, activations {format_bytes(row['activations_bytes'])}, gradients "
+            f"{format_bytes(row['gradients_bytes'])}, optimizer {format_bytes(row['optimizer_bytes'])}, modules "
+            f"{format_bytes(row['modules_bytes'])}): {verdict}")
     if most["largest_batch"] is not None:
         log(f"  inference at most: batch {most['largest_batch']} at {first.context} positions; "
             f"{most['largest_context']:,} positions at batch {first.batch}")
@@ -187,12 +190,9 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
 def _rated_tflops(device: torch.device, dtype: torch.dtype) -> tuple[float, str] | None:
     if device.type == "cpu":
         return None
-    from workloads.microbench import rated
-
-    found = rated.lookup(dev.name(device))
-    key = {torch.float32: "fp32_tflops", torch.float16: "fp16_tflops", torch.bfloat16: "bf16_tflops"}[dtype]
-    figure = found.get(key) if found else None
-    return (figure.value, f"{found.device} {key} ({figure.source})") if figure else None
+    precision = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
+    peak = rated_peak(dev.name(device), precision)   # matmuls: fp32 reads against plain FP32
+    return (peak.value, f"{peak.device} {peak.figure} ({peak.source})") if peak else None
 
 
 def _row_line(row: dict[str, Any]) -> str:
@@ -201,7 +201,7 @@ def _row_line(row: dict[str, Any]) -> str:
     return (f"TTFT {row['ttft_s'] * 1000:.1f} ms, TPOT p50 {row['tpot_p50_s'] * 1000:.2f} ms "
             f"(p99 {row['tpot_p99_s'] * 1000:.2f}), {row['decode_tokens_per_s']:.1f} tokens/s per sequence, "
             f"{row['decode_tokens_per_s_all']:.1f} in all, prefill {row['prefill_tokens_per_s']:.0f} tokens/s, "
-            f"peak memory {fit.gib(row['peak_memory_bytes'])} (estimate {fit.gib(row['estimate_bytes'])})")
+            f"peak memory {format_bytes(row['peak_memory_bytes'])} (estimate {format_bytes(row['estimate_bytes'])})")
 
 
 def log_summary(m: dict[str, Any]) -> None:

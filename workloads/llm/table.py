@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.catalogue import Message, message, message_id_of
+from workloads.facts.formatting import percent
+from workloads.facts.missing import NA
 
 COLUMNS: tuple[tuple[str, Message], ...] = (
     ("input_len", Message("workload.llm.column.input_len")),
@@ -40,9 +42,9 @@ def _value(row: Mapping[str, Any], key: str) -> Any:
 def cell(row: Mapping[str, Any], key: str) -> str:
     value = _value(row, key)
     if value is None:
-        return "n/a"
+        return NA
     if key.endswith("_fraction") and isinstance(value, (int, float)):
-        return f"{100 * value:.1f} %"   # as the report's tables say a share (tui.formatting.percent): 16.5 %, not 16%
+        return percent(value)   # as the report's tables say a share: 16.5 %, not 16%
     if isinstance(value, float):
         return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3g}"
     return str(value)
@@ -57,6 +59,6 @@ def _memory_kind(kind: str) -> Message | str:
 def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
     rows = metrics.get("cells")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-    kind = str(metrics.get("peak_memory_kind") or "n/a")
+    kind = str(metrics.get("peak_memory_kind") or NA)
     heading = message("workload.llm.table.heading", kind=_memory_kind(kind))
     return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]

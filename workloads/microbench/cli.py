@@ -31,6 +31,8 @@ from workloads import exit_codes
 from workloads.errors import first_line
 from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, log,
                                      positive_float, positive_int)
+from workloads.facts import rated
+from workloads.facts.formatting import format_bytes
 from workloads.microbench.spec import PARTS
 
 WORKLOAD = "microbench"
@@ -113,7 +115,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     arguments_checked()
 
     from workloads.child import device as dev
-    from workloads.microbench import figures, rated
+    from workloads.microbench import figures
     from workloads.microbench.table import lines
 
     device = dev.resolve(args.device)
@@ -241,7 +243,7 @@ def _transfer(args: Any, device: Any) -> tuple[list[dict[str, Any]], Any]:
 
     max_bytes = min(TRANSFER_MAX_BYTES, _mib(args.buffer_mib) or TRANSFER_MAX_BYTES)
     points = transfer.sweep(device, max_bytes, on_point=lambda p: log(
-        f"transfer {p['mode']} {p['direction']} {figures.human_bytes(p['bytes'])}: {p['best_gbps']:.2f} GB/s"))
+        f"transfer {p['mode']} {p['direction']} {format_bytes(p['bytes'])}: {p['best_gbps']:.2f} GB/s"))
     found = link.read(link.pci_address(device))
     return figures.transfer_rows(points, found, None), {"points": points, "link": found}
 

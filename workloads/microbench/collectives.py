@@ -36,6 +36,7 @@ from typing import Any, Iterator, Sequence
 
 from workloads.child import multinode
 from workloads.child.harness import WorkloadError, log, positive_float, positive_int
+from workloads.facts.formatting import format_bytes
 from workloads.microbench import collective_worker
 from workloads.protocol import RUN_DIR_ENV
 
@@ -75,15 +76,8 @@ def row(op: str, nbytes: int, ranks: int, seconds: float, correct: bool) -> dict
 def describe(r: dict[str, Any]) -> str:
     """One line for run.log: the figures with what they are."""
     check = "correct" if r["correct"] else "WRONG RESULT"
-    return (f"{r['op']} {_size(r['bytes'])} x {r['ranks']} ranks: {r['time_us']:.1f} us, algbw "
+    return (f"{r['op']} {format_bytes(r['bytes'])} x {r['ranks']} ranks: {r['time_us']:.1f} us, algbw "
             f"{r['algbw_gbps']:.3g} GB/s, busbw {r['busbw_gbps']:.3g} GB/s, {check}")
-
-
-def _size(nbytes: int) -> str:
-    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:g} {unit}"
-    return f"{nbytes} B"
 
 
 # ---------------------------------------------------------------- options

@@ -11,21 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from workloads.facts.formatting import format_bytes
+from workloads.facts.rated import RatedDevice, peak_figures
 from workloads.microbench import link as pcie
-from workloads.microbench.rated import RatedDevice
 
 # the GEMM dtype -> its rated figure's key
-GEMM_RATED = {"fp32": "fp32_tflops", "tf32": "tf32_tflops", "fp16": "fp16_tflops", "bf16": "bf16_tflops",
-              "int8": "int8_tops", "fp8": "fp8_tflops"}
 MEMORY_WORDS = {"copy": "copy (read + write counted)", "read": "read-only reduction (sum)", "fill": "write-only fill"}
-
-
-def human_bytes(nbytes: int) -> str:
-    """'64 KiB', '256 MiB', '1 GiB': the largest binary unit that keeps the figure at 1 or more."""
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if nbytes >= size:
-            return f"{nbytes / size:g} {unit}"
-    return f"{nbytes} B"
 
 
 def row(part: str, figure: str, measured: Any, unit: str, *, rated: float | None = None, source: str = "",
@@ -46,7 +37,8 @@ def _rated(device: RatedDevice | None, key: str) -> tuple[float | None, str]:
 def gemm_rows(results: list[dict[str, Any]], device: RatedDevice | None) -> list[dict[str, Any]]:
     rows = []
     for r in results:
-        rated, source = _rated(device, GEMM_RATED[r["dtype"]])
+        # a GEMM's dtype is what its math runs in (fp32 at 'highest': plain FP32; tf32 its own)
+        rated, source = _rated(device, peak_figures(r["dtype"])[0])
         if r["skipped"]:
             rows.append(row("gemm", f"{r['dtype']} GEMM", None, r["unit"], note=f"skipped: {r['skipped']}",
                             key=f"gemm_{r['dtype']}"))
@@ -59,7 +51,7 @@ def gemm_rows(results: list[dict[str, Any]], device: RatedDevice | None) -> list
 
 def memory_rows(result: dict[str, Any], device: RatedDevice | None) -> list[dict[str, Any]]:
     rated, source = _rated(device, "memory_gbps")
-    size = f"{human_bytes(result['buffer_bytes'])} buffer"
+    size = f"{format_bytes(result['buffer_bytes'])} buffer"
     rows = []
     for kind, figure in result["kinds"].items():
         note = f"{size}; median {figure['median_gbps']:.1f}"
@@ -86,7 +78,7 @@ def transfer_rows(points: list[dict[str, Any]], link: dict[str, Any] | None, ski
                 continue
             words = "host -> device" if direction == "h2d" else "device -> host"
             rows.append(row("transfer", f"{words}, {mode}, best", top["best_gbps"], "GB/s", rated=rated, source=source,
-                            note=f"best at {human_bytes(top['bytes'])}; median {top['median_gbps']:.2f}",
+                            note=f"best at {format_bytes(top['bytes'])}; median {top['median_gbps']:.2f}",
                             key=f"{direction}_{mode}"))
     rows.append(row("transfer", "PCIe link", pcie.describe(link), "", key="pcie_link",
                     note="read right after the transfers (an idle link trains down)" if link else
@@ -126,7 +118,7 @@ def collective_rows(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for op in dict.fromkeys(p["op"] for p in points):
         top = max((p for p in points if p["op"] == op), key=lambda p: p["bytes"])
-        rows.append(row("collectives", f"{op} busbw, {human_bytes(top['bytes'])}, {top['ranks']} ranks",
+        rows.append(row("collectives", f"{op} busbw, {format_bytes(top['bytes'])}, {top['ranks']} ranks",
                         top["busbw_gbps"], "GB/s", key=f"collective_{op}",
                         note=f"algbw {top['algbw_gbps']:.3g} GB/s, {top['time_us']:.0f} us; "
                              + ("correct" if top["correct"] else "WRONG RESULT")))

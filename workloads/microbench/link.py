@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from workloads.facts.missing import NA
+
 SYSFS = Path("/sys/bus/pci/devices")
 # GT/s per lane -> generation
 GENERATIONS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
@@ -109,7 +111,7 @@ def _int(text: str) -> int | None:
 def describe(link: dict[str, Any] | None) -> str:
     """'PCIe gen 5 x16 (NVML), 63.0 GB/s per direction'; or N/A."""
     if not link:
-        return "N/A"
+        return NA
     said = f"PCIe gen {link['generation']} x{link['width']} ({link['source']}), {link['gbps_per_direction']:.1f} GB/s " \
            "per direction"
     if link.get("max_generation") and (link["max_generation"], link["max_width"]) != (link["generation"], link["width"]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.catalogue import Message
+from workloads.facts.missing import NA
 
 HEADING = Message("workload.microbench.heading")
 COLUMNS = [
@@ -24,7 +25,6 @@ PARTS = {
     "burn": Message("workload.microbench.part.burn"),
     "collectives": Message("workload.microbench.part.collectives"),
 }
-NA = "N/A"
 
 
 def value(number: Any, unit: str) -> str:

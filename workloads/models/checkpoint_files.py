@@ -15,6 +15,7 @@ from typing import Any
 
 from workloads.child.harness import WorkloadError
 from workloads.errors import first_line
+from workloads.facts.formatting import format_bytes
 from workloads.safe_text import file_name, one_line
 
 SAFETENSORS = "model.safetensors"
@@ -93,7 +94,7 @@ def _shard_names(index: Path, where: str) -> list[str]:
         with open(index, "rb") as f:
             text = f.read(_MAX_INDEX_BYTES + 1)
         if len(text) > _MAX_INDEX_BYTES:
-            raise ValueError(f"over {_MAX_INDEX_BYTES >> 20} MiB, which no index needs")
+            raise ValueError(f"over {format_bytes(_MAX_INDEX_BYTES)}, which no index needs")
         weight_map = json.loads(text)["weight_map"]
         if not isinstance(weight_map, dict):
             raise ValueError("its weight_map is not a JSON object")

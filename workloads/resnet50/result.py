@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from workloads.child import device as devices
 from workloads.child.harness import log
 from workloads.child.train.precision import Precision
+from workloads.facts.missing import NA
 from workloads.resnet50 import baselines
 from workloads.resnet50.setup import Setup
 
@@ -139,4 +140,4 @@ def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_v
 
 
 def num(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, (int, float)) else "n/a"
+    return f"{value:.4g}" if isinstance(value, (int, float)) else NA

@@ -18,6 +18,7 @@ from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.child.train import amp_diagnosis, oom
 from workloads.child.train.memory import total_memory
 from workloads.errors import first_line
+from workloads.facts.formatting import format_bytes
 from workloads.resnet50 import checkpoint, imagedata
 from workloads.resnet50.options import DEFAULT_EPOCH_SIZE, WORKLOAD
 
@@ -80,8 +81,8 @@ class Setup:
             return
         shared = f" x {sharing} processes" if sharing > 1 else ""
         raise WorkloadError(
-            f"--image-size {args.image_size} with a batch of {batch}{shared} needs about {_size(needed)} for one "
-            f"training step; {self.device} has {_size(total)} in all",
+            f"--image-size {args.image_size} with a batch of {batch}{shared} needs about {format_bytes(needed)} for "
+            f"one training step; {self.device} has {format_bytes(total)} in all",
             hint="lower --image-size" if args.find_batch_size else
             "lower --batch-size or --image-size (--find-batch-size finds the largest batch that fits)")
 
@@ -214,10 +215,3 @@ def step_memory_estimate(batch: int, image_size: int, autocast: bool) -> float:
     return MODEL_STATE_BYTES + batch * per_image
 
 
-def _size(n: float) -> str:
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
-    for unit in units:
-        if n < 1024 or unit == units[-1]:
-            break
-        n /= 1024
-    return f"{n:.3g} {unit}" if n < 1000 else f"{n:,.0f} {unit}"

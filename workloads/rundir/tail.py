@@ -5,6 +5,7 @@ file's last lines read from its end. Torch- and UI-free.
     lines = splitter.feed(chunk)                  # whole lines; a longer one is passed over as it goes, counted
     last = last_lines(handle, keep=100_000, budget=ATTACH_BYTES)  # the newest whole lines, from the end
     part = segment_lines(path, budget)            # a rotated segment's lines, gunzipped within a budget
+    tail = FileTail(path); tail.lines()           # new whole lines since the last call, across rotations
 
 The workbench attaches to run directories someone else may have written (issue 37 item 11: ten million short
 lines took 95 s and 6.3 GB, one 2 GiB line raised MemoryError and stayed resident): no line longer than a run
@@ -14,10 +15,13 @@ writes is ever held, and no more bytes than a budget are read, whatever the file
 from __future__ import annotations
 
 import gzip
+import os
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+from workloads.rundir.segments import segment_number, segment_paths
 
 # the runner reads a workload's event lines with this limit (workloads/runner.py), so no run writes a longer one
 MAX_LINE = 1 << 20
@@ -25,6 +29,8 @@ CHUNK = 1 << 20
 # bytes an attach reads of a run's events at most: the last 100,000 events of a run are ~20 MB, a rotated segment
 # 64 MiB; a file larger than a run writes is read no further (a 1 TiB sparse file takes a fraction of a second)
 ATTACH_BYTES = 128 << 20
+# what one poll reads of a file at most: a run appends a few KB between two polls; the rest waits for the next
+POLL_BYTES = 16 << 20
 
 
 class LineSplitter:
@@ -170,3 +176,112 @@ def first_line(path: Path, max_line: int = MAX_LINE) -> bytes | None:
         return None
     cut = data.find(b"\n")
     return data[:cut] if cut >= 0 else (data if len(data) <= max_line else None)
+
+
+class FileTail:
+    """New whole lines of one file, following it across rotations (a new file at the same path, the old one a
+    segment: workloads.rundir.segments), each line once: the one rotation-safe tailer (the workbench's attach,
+    the soak's and serve's telemetry). The open file is drained to its end when it is
+    replaced; of the segments made since it was opened, the one that is that file (known by its inode, or by
+    its gzip size and first bytes once gzipped) is passed over, and any other (a rotation between two reads)
+    is read whole."""
+
+    HEAD = 256   # the first bytes of the open file, to know its segment once gzipped
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.handle: Any = None
+        self.splitter = LineSplitter()   # whole lines, none longer than a run writes
+        self.last_segment = 0
+        self.size = 0      # bytes read from the open file
+        self.head = b""
+        self.too_long = 0  # lines passed over as longer than a run writes, not yet counted by the follower
+
+    def _open(self) -> bool:
+        try:
+            self.handle = open(self.path, "rb")
+        except OSError:
+            return False
+        self._count_too_long()
+        self.splitter, self.size, self.head = LineSplitter(), 0, b""
+        # listed after the open: the file opened is this segment or a later one, never an earlier one
+        self.last_segment = max(map(segment_number, segment_paths(self.path)), default=0)
+        return True
+
+    def resume(self, offset: int, inside_line: bool) -> None:
+        """Read the open file on from ``offset`` (what is before it was read from the end: `last_lines`);
+        ``inside_line``: it falls inside a line too long to be a run's, passed over up to its newline."""
+        self.head = os.pread(self.handle.fileno(), self.HEAD, 0)
+        self.handle.seek(offset)
+        self.size = offset
+        self.splitter.dropping = inside_line
+
+    def _drain(self, budget: int) -> list[bytes]:
+        out: list[bytes] = []
+        while budget > 0:
+            data = self.handle.read(min(CHUNK, budget))
+            if not data:
+                break
+            budget -= len(data)
+            if len(self.head) < self.HEAD:
+                self.head += data[:self.HEAD - len(self.head)]
+            self.size += len(data)
+            out += self.splitter.feed(data)
+        return out
+
+    def _count_too_long(self) -> None:
+        self.too_long += self.splitter.too_long
+        self.splitter.too_long = 0
+
+    def pop_too_long(self) -> int:
+        """Lines passed over as too long since the last call."""
+        self._count_too_long()
+        count, self.too_long = self.too_long, 0
+        return count
+
+    def lines(self, budget: int = POLL_BYTES) -> list[bytes]:
+        """New whole lines, reading at most ``budget`` bytes of the open file (the rest at the next call), and
+        when it was replaced, what its rotation left (each bounded too: `workloads.rundir.tail`)."""
+        if self.handle is None and not self._open():
+            return []
+        out = self._drain(budget)
+        try:
+            replaced = os.stat(self.path).st_ino != os.fstat(self.handle.fileno()).st_ino
+        except OSError:
+            replaced = False  # rotated and not yet made again: the next read looks again
+        if replaced:
+            out += self._drain(ATTACH_BYTES)  # what reached the old file after the last read: now all of it
+            for segment in segment_paths(self.path):
+                if segment_number(segment) > self.last_segment and not self._is_open_file(segment):
+                    try:
+                        part = segment_lines(segment, ATTACH_BYTES)
+                    except OSError:
+                        continue
+                    out += part.lines
+                    self.too_long += part.too_long
+            self.handle.close()
+            self.handle = None
+            if self._open():
+                out += self._drain(budget)
+        return out
+
+    def _is_open_file(self, segment: Path) -> bool:
+        """Whether ``segment`` is the file this tail has open (and so has read): the same inode while it is
+        plain; gzipped, the same length (gzip's trailer holds it, modulo 2**32) and the same first bytes."""
+        try:
+            if segment.suffix != ".gz":
+                return os.stat(segment).st_ino == os.fstat(self.handle.fileno()).st_ino
+            with open(segment, "rb") as handle:
+                handle.seek(-4, os.SEEK_END)
+                length = int.from_bytes(handle.read(4), "little")
+            if length != self.size % 2**32:
+                return False
+            with gzip.open(segment, "rb") as handle:
+                return handle.read(len(self.head)) == self.head
+        except (OSError, EOFError, gzip.BadGzipFile):
+            return False
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None

@@ -1,14 +1,11 @@
-"""The run's telemetry.jsonl, read as it grows: a workload's view of the device without importing tui/ (the soak's
-intervals, serve's levels).
+"""A run's telemetry.jsonl, read as it grows, as decoded samples: the view of the device that the workloads
+reading their own run (the soak, serve) have without importing tui/.
 
-The runner's sampler appends one JSON object per tick (``{"t": ..., "devices": [...], "host": {...}}``).
-A workload may not import ``tui``, so the few fields the soak needs are read from the decoded dicts here.
-Only whole lines are taken (a line being written is read on the next call), and a line that is not a
-sample (torn, not JSON, not an object with a finite ``t``) is skipped and counted, never fatal.
-
-The run store rotates a long telemetry.jsonl (renamed to a numbered segment, a new file started at the
-same path): the file is held open, so the renamed segment is read to its end before the new file is
-opened, and no sample is lost or read twice across the rotation.
+The runner's sampler appends one JSON object per tick (``{T: ..., DEVICES: [...], HOST: {...}}``, the names in
+workloads.rundir.sample_fields). Lines come from the one rotation-safe tailer (workloads.rundir.tail.FileTail):
+only whole ones, each once across the store's rotations, at most POLL_BYTES a call (the rest at the next), a
+line longer than a run writes passed over. A line that is not a sample (torn, not JSON, not an object with a
+finite ``t``) is skipped and counted, never fatal.
 """
 
 from __future__ import annotations
@@ -16,69 +13,43 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any
 
-from workloads.numbers import finite
+from workloads.facts.missing import finite_or_none
 from workloads.rundir import TELEMETRY
-
-_CHUNK = 1 << 20   # read in pieces: a backlog is never in memory at once
+from workloads.rundir.sample_fields import DEVICES, T
+from workloads.rundir.tail import FileTail
 
 
 class TelemetryTail:
     """New samples of one telemetry.jsonl since the last call, across the store's rotations."""
 
     def __init__(self, path: Path | None):
-        self.path = path
         self.skipped = 0
-        self._file: BinaryIO | None = None
-        self._rest = b""      # a line not yet whole
+        self._tail = FileTail(path) if path is not None else None
 
     @classmethod
-    def of_run(cls, run_dir: str | Path | None) -> TelemetryTail:
-        """The tail of ``run_dir``'s telemetry.jsonl; one that reads nothing without a run directory."""
+    def of_run(cls, run_dir: str | os.PathLike[str] | None) -> TelemetryTail:
+        """The tail of ``run_dir``'s telemetry.jsonl; one that reads nothing when the run has no directory."""
         return cls(Path(run_dir) / TELEMETRY if run_dir else None)
 
-    def samples(self) -> Iterator[dict[str, Any]]:
-        """The samples appended since the last call, oldest first; nothing when there is no file yet."""
-        if self.path is None:
-            return
-        while True:
-            if self._file is None:
-                try:
-                    self._file = open(self.path, "rb")
-                except OSError:
-                    return
-                self._rest = b""
-            yield from self._whole_lines(self._file)
-            if not self._rotated(self._file):
-                return
-            self._file.close()   # the renamed segment is read to its end: on with the new file
-            self._file = None
-
-    def new_samples(self) -> list[dict[str, Any]]:
-        return list(self.samples())
-
-    def _whole_lines(self, f: BinaryIO) -> Iterator[dict[str, Any]]:
-        while chunk := f.read(_CHUNK):
-            lines = (self._rest + chunk).split(b"\n")
-            self._rest = lines.pop()
-            for raw in lines:
-                sample = _sample(raw)
-                if sample is None:
-                    self.skipped += raw.strip() != b""
-                else:
-                    yield sample
-
-    def _rotated(self, f: BinaryIO) -> bool:
-        try:
-            return os.stat(self.path).st_ino != os.fstat(f.fileno()).st_ino
-        except OSError:
-            return False     # not there at this moment (being replaced): look again next time
+    def samples(self) -> list[dict[str, Any]]:
+        """The samples appended since the last call, oldest first; none when there is no file yet."""
+        if self._tail is None:
+            return []
+        found = []
+        for raw in self._tail.lines():
+            sample = _sample(raw)
+            if sample is None:
+                self.skipped += raw.strip() != b""
+            else:
+                found.append(sample)
+        self.skipped += self._tail.pop_too_long()
+        return found
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._tail is not None:
+            self._tail.close()
 
 
 def _sample(raw: bytes) -> dict[str, Any] | None:
@@ -86,13 +57,8 @@ def _sample(raw: bytes) -> dict[str, Any] | None:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or finite_or_none(data.get(T)) is None:
         return None
-    t = data.get("t")
-    if finite(t) is None:
-        return None
-    devices = data.get("devices")
-    data["devices"] = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
+    devices = data.get(DEVICES)
+    data[DEVICES] = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
     return data
-
-

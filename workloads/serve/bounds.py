@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.catalogue import Joined, Message, message
-from workloads.numbers import is_finite
+from workloads.facts.missing import is_finite
 from workloads.serve.table import figure, measured
 
 

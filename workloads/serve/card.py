@@ -8,8 +8,9 @@ import os
 from statistics import fmean
 from typing import Any
 
+from workloads.facts.missing import finite_or_none
 from workloads.protocol import RUN_DIR_ENV
-from workloads.numbers import finite as number
+from workloads.rundir.sample_fields import DEVICES, MEM_USED_BYTES, POWER_W, T, UTIL_GPU_PCT
 from workloads.rundir.telemetry_tail import TelemetryTail
 
 
@@ -22,15 +23,14 @@ class CardDuringLevels:
         """Figures of the samples taken in [start, end] (wall clock); the GPUs' utilisation averaged over them,
         their memory summed then its peak, their power summed then averaged (the server's whole draw)."""
         util, memory, power, seen = [], [], [], 0
-        for sample in self.tail.new_samples():
-            t = number(sample.get("t"))
-            devices = [d for d in sample.get("devices") or () if isinstance(d, dict)]
+        for sample in self.tail.samples():
+            t = finite_or_none(sample.get(T))
+            devices = [d for d in sample.get(DEVICES) or () if isinstance(d, dict)]
             if t is None or not start <= t <= end or not devices:
                 continue
             seen += 1
-            for key, into, join in (("util_gpu_pct", util, fmean), ("mem_used_bytes", memory, sum),
-                                    ("power_w", power, sum)):
-                values = [v for v in (number(d.get(key)) for d in devices) if v is not None]
+            for key, into, join in ((UTIL_GPU_PCT, util, fmean), (MEM_USED_BYTES, memory, sum), (POWER_W, power, sum)):
+                values = [v for v in (finite_or_none(d.get(key)) for d in devices) if v is not None]
                 if values:
                     into.append(join(values))
         return {"card_samples": seen, "card_util_pct": fmean(util) if util else None,

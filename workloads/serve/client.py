@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
+from workloads.facts.formatting import format_bytes
 from workloads.safe_text import one_line
 from workloads.serve.arrival import StampedReader, connect
 
@@ -328,7 +329,7 @@ async def _events(conn: Connection, headers: dict[str, str], out: Outcome, chat:
         pending += data
         if b"\n" not in data:
             if len(pending) > MAX_EVENT_LINE:   # a data: line that never ends would grow until --timeout
-                raise Answer(BAD_RESPONSE, f"a data: line over {MAX_EVENT_LINE >> 20} MiB without its end")
+                raise Answer(BAD_RESPONSE, f"a data: line over {format_bytes(MAX_EVENT_LINE)} without its end")
             continue
         lines = bytes(pending).split(b"\n")
         pending = bytearray(lines.pop())

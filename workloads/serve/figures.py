@@ -6,7 +6,7 @@ chunks with text, pooled over the requests; E2EL is the request's latency; reque
 completed requests over the level's duration, output tokens/s their output tokens over it, total tokens/s
 input and output tokens over it; goodput is the requests that met every SLO given (TTFT and TPOT, in ms;
 a one-token request's TPOT counts as 0, as there) over the duration. Means, p50, p90 and p99 are in ms,
-percentiles linear (numpy's default, which vLLM uses; workloads.step_statistics holds ours).
+percentiles linear (numpy's default, which vLLM uses; workloads.facts.percentile holds ours).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections import Counter
 from statistics import fmean
 from typing import Any, Sequence
 
+from workloads.facts.percentile import percentile
 from workloads.serve.client import Outcome
-from workloads.step_statistics import percentile
 
 PERCENTILES = (50, 90, 99)
 LATENCIES = ("ttft", "tpot", "itl", "e2el")   # the figures in ms, each with mean and PERCENTILES

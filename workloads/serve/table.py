@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.catalogue import Message, message
+from workloads.facts.missing import NA
 
 # the result's flat figures: those of the sweep's last measured level (the highest concurrency or rate)
 HEADLINE = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
@@ -41,7 +42,7 @@ def cell(row: Mapping[str, Any], key: str) -> str:
     if key == "card_mem_peak_bytes" and isinstance(value, (int, float)):
         value = value / 2**30
     if value is None:
-        return "n/a" if key != "goodput" else "-"
+        return NA
     if isinstance(value, float):
         return figure(value)
     return str(value)

@@ -33,7 +33,7 @@ from typing import Any, Callable, Sequence
 from workloads import exit_codes, protocol, registry
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
                                      positive_float)
-from workloads.numbers import is_finite
+from workloads.facts.missing import is_finite
 from workloads.rundir.telemetry_tail import TelemetryTail
 from workloads.runner import Runner
 from workloads.soak import table

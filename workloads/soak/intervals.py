@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloads.card_health import health_level
-from workloads.numbers import finite as number
+from workloads.facts.missing import finite_or_none
+from workloads.rundir.sample_fields import (BUS_ID, COUNTERS, DEVICES, HEALTH, INDEX, MEM_TOTAL_BYTES, MEM_USED_BYTES,
+                                            POWER_W, SM_CLOCK_MHZ, T, TEMPERATURE_C, THERMAL_VIOLATION_S,
+                                            THROTTLE_REASONS)
 
 GRACE_S = 3.0
 MAX_GAP_S = 5.0        # a gap between two samples longer than this (the sampler stalled) is not counted as throttling
 FIRST_TICK_S = 1.0     # a device's first sample stands for one sampler tick
-# error counters a sample carries (cumulative); their change per interval is what the soak reports
-COUNTERS = ("ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages", "pcie_replays",
-            "power_violation_s", "thermal_violation_s")
 THERMAL_REASONS = ("sw thermal", "hw thermal")
 # what an interval's unwell_s calls a card whose tool read more memory in use than the card has
 OVER_TOTAL = "memory used above total"
@@ -40,8 +40,8 @@ LATENCY = ("ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99")
 
 
 def device_name(d: dict[str, Any]) -> str:
-    index = d.get("index")
-    return f"GPU{index}" if isinstance(index, int) and not isinstance(index, bool) else str(d.get("bus_id") or "GPU?")
+    index = d.get(INDEX)
+    return f"GPU{index}" if isinstance(index, int) and not isinstance(index, bool) else str(d.get(BUS_ID) or "GPU?")
 
 
 @dataclass
@@ -58,23 +58,24 @@ class _Device:
 
     def see(self, d: dict[str, Any], dt: float) -> None:
         self.samples += 1
-        for name, key, pick in (("clock_min", "sm_clock_mhz", min), ("clock_max", "sm_clock_mhz", max),
-                                ("temp_peak", "temperature_c", max), ("power_peak", "power_w", max)):
-            value = number(d.get(key))
+        for name, key, pick in (("clock_min", SM_CLOCK_MHZ, min), ("clock_max", SM_CLOCK_MHZ, max),
+                                ("temp_peak", TEMPERATURE_C, max), ("power_peak", POWER_W, max)):
+            value = finite_or_none(d.get(key))
             if value is not None:
                 held = getattr(self, name)
                 setattr(self, name, value if held is None else pick(held, value))
-        reasons = d.get("throttle_reasons")
+        reasons = d.get(THROTTLE_REASONS)
         if isinstance(reasons, list):
             for reason in reasons:
                 if isinstance(reason, str):
                     self.reasons[reason] = self.reasons.get(reason, 0.0) + dt
-        health = d.get("health")
-        if health_level(health, number(d.get("mem_used_bytes")), number(d.get("mem_total_bytes"))) is not None:
+        health = d.get(HEALTH)
+        used, total = finite_or_none(d.get(MEM_USED_BYTES)), finite_or_none(d.get(MEM_TOTAL_BYTES))
+        if health_level(health, used, total) is not None:
             word = health if isinstance(health, str) and health_level(health) else OVER_TOTAL
             self.unwell[word] = self.unwell.get(word, 0.0) + dt
         for key in COUNTERS:
-            value = number(d.get(key))
+            value = finite_or_none(d.get(key))
             if value is not None:
                 self.first.setdefault(key, value)
                 self.last[key] = value
@@ -135,10 +136,10 @@ class IntervalBook:
         return start + self.interval_s
 
     def add_sample(self, sample: dict[str, Any]) -> None:
-        t = sample["t"]
+        t = sample[T]
         w = self._window(t)
         w.samples += 1
-        for d in sample.get("devices") or ():
+        for d in sample.get(DEVICES) or ():
             name = device_name(d)
             before = self._last_seen.get(name)
             dt = FIRST_TICK_S if before is None else min(max(t - before, 0.0), MAX_GAP_S)
@@ -229,7 +230,7 @@ class IntervalBook:
                 deltas[key] = d.last[key] - before
                 self._counter_at_close[(name, key)] = d.last[key]
             thermal = sum(d.reasons.get(r, 0.0) for r in THERMAL_REASONS)
-            thermal = max(thermal, deltas.get("thermal_violation_s", 0.0))
+            thermal = max(thermal, deltas.get(THERMAL_VIOLATION_S, 0.0))
             devices[name] = {"samples": d.samples, "sm_clock_min_mhz": d.clock_min, "sm_clock_max_mhz": d.clock_max,
                              "temperature_peak_c": d.temp_peak, "power_peak_w": d.power_peak,
                              "throttle_s": {r: round(s, 1) for r, s in sorted(d.reasons.items())},

@@ -15,16 +15,17 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from workloads.catalogue import Message, message
+from workloads.facts.missing import NA
+from workloads.rundir.sample_fields import ECC_CORRECTED, ECC_UNCORRECTED, PCIE_REPLAYS, REMAPPED_ROWS, RETIRED_PAGES
 from workloads.soak.verdict import Finding, clock, throttle_words
 
 INTERVALS_CSV = "intervals.csv"
 VERDICT_TXT = "verdict.txt"
+DELTA_COLUMNS = (ECC_CORRECTED, ECC_UNCORRECTED, REMAPPED_ROWS, RETIRED_PAGES, PCIE_REPLAYS)   # the samples' counters
 CSV_COLUMNS = ("interval", "start_utc", "minutes", "throughput", "drift_pct", "ttft_ms", "tpot_ms",
                "latency_drift_pct", "steps", "runs", "errors", "restarts",
                "sm_clock_min_mhz", "sm_clock_max_mhz", "temperature_peak_c", "power_peak_w", "throttle",
-               "thermal_throttle_pct", "ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages",
-               "pcie_replays", "xid", "samples")
-DELTA_COLUMNS = ("ecc_corrected", "ecc_uncorrected", "remapped_rows", "retired_pages", "pcie_replays")
+               "thermal_throttle_pct", *DELTA_COLUMNS, "xid", "samples")
 
 
 def _num(value: float | None, digits: int = 4) -> str:
@@ -154,21 +155,21 @@ _LATENCY_AT = tuple(i for i, c in enumerate(TABLE_COLUMNS) if c in _LATENCY_COLU
 
 def table_row(cells: Mapping[str, str]) -> list[str]:
     clock_range = "-".join(c for c in (cells.get("sm_clock_min_mhz", ""), cells.get("sm_clock_max_mhz", "")) if c)
-    ecc = " / ".join(cells.get(k) or "-" for k in ("ecc_corrected", "ecc_uncorrected"))
+    ecc = " / ".join(cells.get(k) or NA for k in (ECC_CORRECTED, ECC_UNCORRECTED))
     return [cells.get("interval", ""), cells.get("start_utc", "")[11:19], cells.get("minutes", ""),
             cells.get("throughput", ""), cells.get("drift_pct", ""), cells.get("ttft_ms", ""), cells.get("tpot_ms", ""),
             cells.get("latency_drift_pct", ""),
             f"{cells.get('runs', '')} / {cells.get('errors', '')} / {cells.get('restarts', '')}", clock_range,
             cells.get("temperature_peak_c", ""), cells.get("power_peak_w", ""), cells.get("throttle", ""), ecc,
-            cells.get("remapped_rows", ""), cells.get("pcie_replays", ""), cells.get("xid", "")]
+            cells.get(REMAPPED_ROWS, ""), cells.get(PCIE_REPLAYS, ""), cells.get("xid", "")]
 
 
 def report_table(metrics: Mapping[str, Any]) -> tuple[Message, list[Message], list[list[str]]]:
     """The report's table from the soak's result metrics: the verdict in the heading, one row per interval."""
     rows = [r for r in metrics.get("intervals") or [] if isinstance(r, dict)]
-    verdict = metrics.get("verdict") or "N/A"
+    verdict = metrics.get("verdict") or NA
     findings = metrics.get("findings_count")
-    count = findings if isinstance(findings, int) else "N/A"
+    count = findings if isinstance(findings, int) else NA
     heading = message("workload.soak.table.heading", verdict=verdict, count=count)
     cells = [table_row(r) for r in rows]
     # the latency columns only for a serving workload's soak (the others' steps carry no latency)

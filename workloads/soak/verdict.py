@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from workloads.card_health import FAIL, health_level
+from workloads.rundir.sample_fields import ECC_CORRECTED, ECC_UNCORRECTED, PCIE_REPLAYS, REMAPPED_ROWS, RETIRED_PAGES
 from workloads.soak.intervals import LATENCY, OVER_TOTAL, QUIET_REASONS, THERMAL_REASONS
 
 DRIFT_LIMIT_PCT = 5.0
@@ -23,8 +24,8 @@ _LATENCY_WORDS = {key: f"{key.split('_')[0].upper()} {key.rsplit('_', 1)[1]}" fo
 THERMAL_SHARE = 0.10
 LEVELS = ("PASS", "WARN", "FAIL")
 # counters whose growth is a WARN (the card repaired or retried something), in the words the finding uses
-_WARN_COUNTERS = (("ecc_corrected", "corrected (single-bit) ECC errors"), ("remapped_rows", "remapped rows"),
-                  ("retired_pages", "retired pages"), ("pcie_replays", "PCIe replays"))
+_WARN_COUNTERS = ((ECC_CORRECTED, "corrected (single-bit) ECC errors"), (REMAPPED_ROWS, "remapped rows"),
+                  (RETIRED_PAGES, "retired pages"), (PCIE_REPLAYS, "PCIe replays"))
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,8 @@ def findings_of(row: dict[str, Any], *, drift_limit_pct: float = DRIFT_LIMIT_PCT
                                                    f"{drift:.1f} % above the first interval's"))
     for device, d in row["devices"].items():
         deltas = d["deltas"]
-        if deltas.get("ecc_uncorrected", 0) > 0:
-            found.append(Finding("FAIL", "ecc", f"{device}: {deltas['ecc_uncorrected']:g} uncorrectable ECC "
+        if deltas.get(ECC_UNCORRECTED, 0) > 0:
+            found.append(Finding("FAIL", "ecc", f"{device}: {deltas[ECC_UNCORRECTED]:g} uncorrectable ECC "
                                                 f"error(s) in {_when(row)}"))
         if d["thermal_share"] > thermal_share:
             found.append(Finding("WARN", "thermal", f"{device}: thermal throttling {d['thermal_share']:.0%} of "

@@ -107,13 +107,11 @@ def test_against_published_figures_reads_them_with_their_source(compare, store):
 
 
 def test_against_puts_the_rated_figure_beside_the_achieved_one_with_its_source(compare, store, monkeypatch):
-    from types import SimpleNamespace
-
     from tui.compare import published
+    from workloads.facts.rated import RatedPeak
 
-    rated = {"bf16_tflops": SimpleNamespace(value=312.0, source="https://example.com/a100.pdf", date="2026-12-01")}
-    monkeypatch.setattr(published, "rated_device", lambda query: SimpleNamespace(device="NVIDIA A100 80GB",
-                                                                                 get=rated.get))
+    a100 = RatedPeak("NVIDIA A100 80GB", "bf16_tflops", 312.0, "https://example.com/a100.pdf", "2026-12-01")
+    monkeypatch.setattr(published, "rated_figure", lambda query, precision: a100 if precision == "bf16" else None)
     a = resnet_like(store, FAST, extra={"achieved_tflops": 23.4, "published_images_per_s": {
         "A100-80GB, AMP (NVIDIA DeepLearningExamples)": 2470.0}})
     code, out, err = compare(a, "--against", "A100 80GB")

@@ -3,7 +3,7 @@ read against its bound, '1 step' (not '1 steps'), durations in Chinese units, fi
 
 from report_runs import T0
 from test_report import _screenshot, _unzip
-from tui.formatting import duration
+from workloads.facts.formatting import format_duration
 from tui.i18n.voice import Voice
 from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
@@ -69,9 +69,9 @@ def test_one_step_is_singular_and_durations_are_in_the_reader_s_units():
     assert Voice("en", "report.").counted("steps_fmt", 1) == "1 step"
     assert Voice("en", "report.").counted("steps_fmt", 3) == "3 steps"
     assert Voice("zh", "report.").counted("steps_fmt", 1) == "1 步"
-    assert [duration(s, "zh") for s in (0.0082, 57.9, 131, 3720, 3 * 86400 + 4 * 3600)] == \
+    assert [format_duration(s, "zh") for s in (0.0082, 57.9, 131, 3720, 3 * 86400 + 4 * 3600)] == \
         ["8.2 毫秒", "57.9 秒", "2 分 11 秒", "1 小时 2 分", "3 天 4 小时"]
-    assert duration(131) == "2 min 11 s" and Voice("zh").duration(131) == "2 分 11 秒"
+    assert format_duration(131) == "2 min 11 s" and Voice("zh").duration(131) == "2 分 11 秒"
 
 
 def _bundle(tmp_path, lang):

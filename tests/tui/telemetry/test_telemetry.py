@@ -18,7 +18,7 @@ from tui.telemetry.collect import Collector
 from tui.telemetry.merge import merge
 from tui.telemetry.nvml import NvmlSource
 from tui.telemetry.pci import PciDevice, scan
-from tui.telemetry.sample import DeviceProcess, DeviceSample, HostSample, Sample, fmt, fmt_bytes, normalize_bus_id
+from tui.telemetry.sample import DeviceProcess, DeviceSample, HostSample, Sample, normalize_bus_id
 from tui.telemetry.sampler import Sampler, read_jsonl
 from tui.telemetry.torch_probe import REPO_ROOT, TorchProbe, describe_probe, devices_from_probe, probe_env, run_probe
 from workloads.probe_report import DeviceCheck, DeviceChecks, DeviceMemory, DeviceType, ProbeDevice, ProbeReport
@@ -34,13 +34,6 @@ def test_sample_round_trips_through_json_with_none_kept_as_none():
     assert back.devices[0].util_gpu_pct == 0.0 and back.devices[0].temperature_c is None
     assert back.devices[0].processes[0].used_bytes is None
     assert "temperature_c" not in s.to_dict()["devices"][0]  # absent, not 0
-
-
-def test_fmt_renders_none_as_na():
-    assert fmt(None) == "N/A" and fmt(float("nan")) == "N/A"
-    assert fmt(0.0, "%") == "0%" and fmt(61.0, "C") == "61 C" and fmt(3) == "3"
-    assert fmt(()) == "none" and fmt(("power cap",)) == "power cap"
-    assert fmt_bytes(None) == "N/A" and fmt_bytes(512 * 2**20) == "512 MiB" and fmt_bytes(80 * 2**30) == "80.0 GiB"
 
 
 def test_snapshots_are_immutable():

@@ -84,7 +84,7 @@ def test_a_step_the_device_cannot_hold_is_refused_before_the_model_is_built(monk
     with pytest.raises(WorkloadError) as caught:
         step.Setup(args, config, Emitter())
     assert caught.value.exit_code == 2
-    assert "by the estimate" in caught.value.message and "64.0 MiB" in caught.value.message
+    assert "by the estimate" in caught.value.message and "64 MiB" in caught.value.message
     assert "not even one sequence fits" in caught.value.message
 
 

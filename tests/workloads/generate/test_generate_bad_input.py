@@ -42,7 +42,7 @@ def test_a_run_above_the_free_memory_is_refused_with_the_figures(monkeypatch):
     with pytest.raises(WorkloadError) as raised:
         memory.check_fits(SIZES["124M"], "124M", 100000, 32, 256, "bf16", 2, "cuda:0")
     message = raised.value.message
-    assert message.startswith("GPT-2 124M in bf16 at batch 100000 x 288 positions needs about 1,")
+    assert message.startswith("GPT-2 124M in bf16 at batch 100000 x 288 positions needs about 1.0 TiB (weights 237 MiB")
     assert "KV cache 988.8 GiB" in message and message.endswith("cuda:0 has 8.0 GiB free")
     assert raised.value.exit_code == 2 and "--batch-size" in raised.value.hint
     memory.check_fits(SIZES["124M"], "124M", 1, 32, 256, "bf16", 2, "cuda:0")  # batch 1 fits: no refusal

@@ -15,6 +15,7 @@ from tui.headless.plan import suite_jobs
 from tui.report import png
 from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
+from workloads.facts.formatting import format_bytes
 from workloads.llm import cells
 from workloads.models.llama import fit
 from workloads.models.llama.model import Llama
@@ -114,7 +115,7 @@ def test_a_cell_over_the_free_memory_is_a_row_saying_so():
                          free=1000, element_size=4)
     need = fit.inference(config, 2, 12, 8, 4).total
     assert row == {"input_len": 8, "output_len": 4, "batch": 2, "estimate_bytes": need,
-                   "status": f"does not fit: needs about {fit.gib(need)}, {fit.gib(1000)} free"}
+                   "status": f"does not fit: needs about {format_bytes(need)}, {format_bytes(1000)} free"}
 
 
 def test_fit_says_the_largest_batch_and_context_and_the_cards():

@@ -246,7 +246,7 @@ def test_a_step_larger_than_the_memory_is_refused_before_allocating_with_the_fig
     assert code == 2 and [e.kind for e in events] == ["error", "end"]
     (error,) = of(events, "error")
     assert error.message == ("--image-size 224 with a batch of 12 needs about 1.4 GiB for one training step; "
-                             "cpu has 1 GiB in all")
+                             "cpu has 1.0 GiB in all")
     assert "lower --batch-size or --image-size" in error.hint and "--find-batch-size" in error.hint
     # autocast halves the activations: the same batch in bf16 is within the estimate's reach of 1 GiB
     assert setup.step_memory_estimate(12, 224, autocast=True) < 2**30 < setup.step_memory_estimate(12, 224, False)

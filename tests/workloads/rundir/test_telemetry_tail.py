@@ -1,4 +1,5 @@
-"""The run's telemetry.jsonl followed as it grows: whole lines once, what is not a sample skipped, rotations crossed."""
+"""The soak's and serve's view of their run's telemetry: whole lines once, across the store's rotations, a line that
+is not a sample skipped and counted (workloads.rundir.telemetry_tail, over the one tailer workloads.rundir.tail)."""
 
 from __future__ import annotations
 
@@ -8,25 +9,23 @@ import os
 from workloads.rundir.telemetry_tail import TelemetryTail
 
 
-def gpu(index=0, **fields):
-    base = {"index": index, "sm_clock_mhz": 1980, "temperature_c": 60, "power_w": 500}
-    base.update(fields)
-    return base
+def gpu(index=0):
+    return {"index": index, "name": "Fake GPU", "util_gpu_pct": 50.0}
 
 
 def test_the_telemetry_tail_reads_whole_lines_once_and_skips_what_is_not_a_sample(tmp_path):
     path = tmp_path / "telemetry.jsonl"
     tail = TelemetryTail(path)
-    assert tail.new_samples() == []               # not there yet
+    assert tail.samples() == []               # not there yet
     path.write_text(json.dumps({"t": 1.0, "devices": [gpu(0), "junk"]}) + "\nnot json\n[1]\n{\"t\": \"x\"}\n"
                     + '{"t": 2.0, "devi')
-    first = tail.new_samples()
+    first = tail.samples()
     assert [s["t"] for s in first] == [1.0] and first[0]["devices"] == [gpu(0)]
     assert tail.skipped == 3
     with open(path, "a") as f:
         f.write('ces": []}\n')
-    assert [s["t"] for s in tail.new_samples()] == [2.0]   # the torn line, once it is whole
-    assert tail.new_samples() == []
+    assert [s["t"] for s in tail.samples()] == [2.0]   # the torn line, once it is whole
+    assert tail.samples() == []
 
 
 def test_the_telemetry_tail_follows_the_store_across_a_rotation(tmp_path):
@@ -41,10 +40,20 @@ def test_the_telemetry_tail_follows_the_store_across_a_rotation(tmp_path):
     with open(path, "w") as f:
         f.write(json.dumps({"t": 4.0}) + "\n")
     assert [s["t"] for s in tail.samples()] == [3.0, 4.0]
-    assert list(tail.samples()) == []
+    assert tail.samples() == []
 
 
-def test_the_tail_of_a_run_reads_its_telemetry_file_and_nothing_without_a_run(tmp_path):
-    (tmp_path / "telemetry.jsonl").write_text(json.dumps({"t": 1.0}) + "\n")
-    assert [s["t"] for s in TelemetryTail.of_run(str(tmp_path)).samples()] == [1.0]
-    assert TelemetryTail.of_run(None).new_samples() == []
+def test_two_rotations_between_reads_lose_no_sample_and_a_huge_line_is_passed_over(tmp_path):
+    """The soak's own tailer read only the file it had open and the next one: a segment rotated in between was lost."""
+    path = tmp_path / "telemetry.jsonl"
+    tail = TelemetryTail(path)
+    path.write_text(json.dumps({"t": 0.0}) + "\n")
+    assert [s["t"] for s in tail.samples()] == [0.0]
+    with open(path, "a") as f:
+        f.write(json.dumps({"t": 1.0}) + "\n")
+    os.replace(path, tmp_path / "telemetry.0001.jsonl")
+    path.write_text(json.dumps({"t": 2.0}) + "\n" + "x" * (2 << 20) + "\n")
+    os.replace(path, tmp_path / "telemetry.0002.jsonl")
+    path.write_text(json.dumps({"t": 3.0}) + "\n")
+    assert [s["t"] for s in tail.samples()] == [1.0, 2.0, 3.0] and tail.skipped == 1
+    tail.close()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from tui import __version__
-from tui.formatting import utc_iso
+from workloads.facts.formatting import utc_iso
 from tui.report import device_telemetry, summary
 from tui.report.bundle import Bundle
 from tui.report.cost import cost

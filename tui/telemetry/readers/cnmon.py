@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import bus_id, cell_fields, cells, integer, is_rule, missing, number, used_total
+from tui.telemetry.readers.table import bus_id, cell_fields, cells, integer, is_rule, missing, parse_number, used_total
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "cnmon"
@@ -114,13 +114,13 @@ def _card(f: dict[str, str], driver: str | None) -> DeviceSample:
         name=None if missing(f.get("Name")) else f.get("Name"),
         bus_id=bus_id(f.get("Bus-Id")),
         driver_version=driver,
-        util_gpu_pct=number(f.get("Util")),
+        util_gpu_pct=parse_number(f.get("Util")),
         mem_used_bytes=used,
         mem_total_bytes=total,
-        temperature_c=number(f.get("Temp")),
-        power_w=number(usage),
-        power_limit_w=number(cap),
-        fan_pct=number(f.get("Fan")),
+        temperature_c=parse_number(f.get("Temp")),
+        power_w=parse_number(usage),
+        power_limit_w=parse_number(cap),
+        fan_pct=parse_number(f.get("Fan")),
     )
 
 

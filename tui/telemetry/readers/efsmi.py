@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, nbytes, number
+from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, parse_number, to_bytes
 from tui.telemetry.sample import DeviceSample
 
 EXE = "efsmi"
@@ -117,11 +117,11 @@ def _card(first: list[str], second: list[str], driver: str | None) -> DeviceSamp
         name=dev.group(2).strip(),
         bus_id=bus_id(bus.group(1)),
         driver_version=driver,
-        util_gpu_pct=number(used.group(1)),
+        util_gpu_pct=parse_number(used.group(1)),
         util_kind="GCU",
         mem_used_bytes=None,   # the default table prints no memory in use ('Mem' is the total)
         mem_total_bytes=_total(mem.group(1)),
-        temperature_c=number(low.group(1)),
+        temperature_c=parse_number(low.group(1)),
         power_w=power,
         power_limit_w=cap,
         pstate=None if missing(low.group(2)) else low.group(2),
@@ -134,10 +134,10 @@ def _power(text: str) -> tuple[float | None, float | None]:
     if len(parts) == 1 and "/" in parts[0] and not missing(parts[0]):
         parts = parts[0].split("/")  # '68W/300W': no build printed it so, but a slash is a slash
     if len(parts) == 2:
-        return number(parts[0]), number(parts[1])
-    return (number(parts[0]) if len(parts) == 1 else None), None
+        return parse_number(parts[0]), parse_number(parts[1])
+    return (parse_number(parts[0]) if len(parts) == 1 else None), None
 
 
 def _total(text: str) -> int | None:
     m = _MIB.match(text.strip())
-    return nbytes(float(m.group(1)), "MiB") if m else None
+    return to_bytes(float(m.group(1)), "MiB") if m else None

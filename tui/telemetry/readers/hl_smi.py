@@ -31,8 +31,8 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError, not_this_build
-from tui.telemetry.readers.table import (bus_id, card_table, cells, fields, integer, is_rule, missing, nbytes, number,
-                                          overfull, used_total, whole_lines)
+from tui.telemetry.readers.table import (bus_id, card_table, cells, fields, integer, is_rule, missing, overfull,
+                                         parse_number, to_bytes, used_total, whole_lines)
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "hl-smi"
@@ -103,7 +103,7 @@ def _bytes(text: str) -> int | None:
     m = _AMOUNT.fullmatch(text)
     if m is None:
         raise ReaderError(f"not an amount of memory: {text[:30]!r}")
-    return nbytes(float(m.group(1)), m.group(2) or "MiB")
+    return to_bytes(float(m.group(1)), m.group(2) or "MiB")
 
 
 def _unit(text: str, unit: str) -> float | None:
@@ -149,14 +149,14 @@ def _card(f: dict[str, str], driver: str | None) -> DeviceSample:
         name=_word(f.get("Name")),
         bus_id=bus_id(f.get("Bus-Id")),
         driver_version=driver,
-        util_gpu_pct=number(f.get("AIP-Util")),
+        util_gpu_pct=parse_number(f.get("AIP-Util")),
         util_kind=UTIL_KIND,
         mem_used_bytes=used,
         mem_total_bytes=total,
-        temperature_c=number(f.get("Temp")),
-        power_w=number(usage),
-        power_limit_w=number(cap),
-        fan_pct=number(f.get("Fan")),
+        temperature_c=parse_number(f.get("Temp")),
+        power_w=parse_number(usage),
+        power_limit_w=parse_number(cap),
+        fan_pct=parse_number(f.get("Fan")),
         pstate=_word(f.get("Perf")),
         ecc_uncorrected=integer(f.get("Volatile Uncorr. ECC")),
     )

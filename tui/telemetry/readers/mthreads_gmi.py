@@ -25,7 +25,8 @@ import re
 from typing import Any
 
 from tui.telemetry.readers import Call, Reading, ReaderError, not_this_build
-from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, nbytes, number, overfull, used_total
+from tui.telemetry.readers.table import (bus_id, cells, integer, is_rule, missing, overfull, parse_number, to_bytes,
+                                         used_total)
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "mthreads-gmi"
@@ -106,19 +107,19 @@ def _json_card(gpu: dict[str, Any], driver: str | None) -> DeviceSample:
         bus_id=bus_id(_text(_section(gpu, "PCI").get("Bus ID"))),
         uuid=_text(gpu.get("GPU UUID")),
         driver_version=driver,
-        util_gpu_pct=number(_text(util.get("Gpu"))),
+        util_gpu_pct=parse_number(_text(util.get("Gpu"))),
         mem_used_bytes=_amount(_text(memory.get("Used"))),
         mem_total_bytes=_amount(_text(memory.get("Total"))),
-        temperature_c=number(_text(_section(gpu, "Temperature").get("GPU Current Temp"))),
-        power_w=number(_text(power.get("Power Draw"))),
-        power_limit_w=number(_text(power.get("Current Power Limit"))),
+        temperature_c=parse_number(_text(_section(gpu, "Temperature").get("GPU Current Temp"))),
+        power_w=parse_number(_text(power.get("Power Draw"))),
+        power_limit_w=parse_number(_text(power.get("Current Power Limit"))),
     )
 
 
 def _amount(text: str | None) -> int | None:
     """'81920MiB' -> bytes; None for N/A or a figure without a memory unit."""
     m = _AMOUNT.search(text.strip()) if text else None
-    return nbytes(float(m.group(1)), m.group(2)) if m else None
+    return to_bytes(float(m.group(1)), m.group(2)) if m else None
 
 
 def parse_table(text: str) -> list[DeviceSample]:
@@ -180,10 +181,10 @@ def _table_card(titles: list[list[str]], block: list[list[str]], driver: str | N
         name=ident[1].strip() if len(ident) > 1 and not missing(ident[1]) else None,
         bus_id=bus_id(under.get("PCIe")),
         driver_version=driver,
-        util_gpu_pct=number(gpu_mem[0] if gpu_mem else None),
+        util_gpu_pct=parse_number(gpu_mem[0] if gpu_mem else None),
         mem_used_bytes=used,
         mem_total_bytes=total,
-        temperature_c=number(temp[0] if temp else None),
+        temperature_c=parse_number(temp[0] if temp else None),
         pstate=perf[-1] if len(perf) > 1 and re.fullmatch(r"P\d+", perf[-1]) else None,
         pcie_width=int(width.group(1)) if width else None,
         pcie_width_max=int(width.group(2)) if width and width.group(2) else None,

@@ -33,7 +33,8 @@ import time
 from dataclasses import dataclass, field
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import bus_id, cell_fields, cells, integer, is_rule, missing, nbytes, number, overfull, used_total
+from tui.telemetry.readers.table import (bus_id, cell_fields, cells, integer, is_rule, missing, overfull, parse_number,
+                                         to_bytes, used_total)
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "mx-smi"
@@ -188,12 +189,12 @@ def _card(f: dict[str, str], driver: str | None, maca: str | None) -> DeviceSamp
         bus_id=bus_id(f.get("Bus-id")),
         driver_version=driver,
         runtime_version=maca,
-        util_gpu_pct=number(f.get("GPU-Util")),
+        util_gpu_pct=parse_number(f.get("GPU-Util")),
         mem_used_bytes=used,
         mem_total_bytes=total,
-        temperature_c=number(f.get("Temp")),
-        power_w=number(usage),
-        power_limit_w=number(cap),
+        temperature_c=parse_number(f.get("Temp")),
+        power_w=parse_number(usage),
+        power_limit_w=parse_number(cap),
         pstate=None if missing(f.get("Perf")) else f.get("Perf"),
         health=None if missing(state) else state,
     )
@@ -217,7 +218,7 @@ def _processes(lines: list[str]) -> list[tuple[int, DeviceProcess]] | None:
         m = _PROCESS.match(text)
         if m is None:
             return None
-        used = None if m.group(4) == "N/A" else nbytes(float(m.group(4)), "MiB")
+        used = None if m.group(4) == "N/A" else to_bytes(float(m.group(4)), "MiB")
         out.append((int(m.group(1)), DeviceProcess(int(m.group(2)), m.group(3) or None, used)))
     return out
 

@@ -39,7 +39,8 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import bus_id, cells, integer, is_rule, missing, nbytes, number, overfull, used_total
+from tui.telemetry.readers.table import (bus_id, cells, integer, is_rule, missing, overfull, parse_number, to_bytes,
+                                         used_total)
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "npu-smi"
@@ -200,12 +201,12 @@ def _device(b: Fields, index: int | None, name: str, driver: str | None,
         name=None if missing(b["Name"]) else name,
         bus_id=bus_id(b["Bus-Id"]),
         driver_version=driver,
-        util_gpu_pct=number(b.get("AICore(%)")),
+        util_gpu_pct=parse_number(b.get("AICore(%)")),
         util_kind=UTIL_KIND,
         mem_used_bytes=used,
         mem_total_bytes=total,
-        temperature_c=number(b.get("Temp(C)")),
-        power_w=number(b.get("Power(W)")),
+        temperature_c=parse_number(b.get("Temp(C)")),
+        power_w=parse_number(b.get("Power(W)")),
         health=None if missing(b["Health"]) else b["Health"],
         processes=processes,
     )
@@ -234,7 +235,7 @@ def _processes(lines: list[str]) -> tuple[Processes | None, str | None]:
         pid = _pid(row)
         if npu is None or chip is None or pid is None or len(values) != len(titles):
             return None, f"a process row unlike its titles ({line.strip()[:60]!r}): processes not read"
-        used = nbytes(number(row.get("Process memory(MB)")), "MiB")
+        used = to_bytes(parse_number(row.get("Process memory(MB)")), "MiB")
         found.setdefault((npu, -1), [])
         found.setdefault((npu, chip), []).append(DeviceProcess(pid, row.get("Process name") or None, used))
     return {key: tuple(rows) for key, rows in found.items()}, None

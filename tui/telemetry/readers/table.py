@@ -38,7 +38,7 @@ def missing(text: str | None) -> bool:
     return text is None or text.strip().lower() in _MISSING
 
 
-def number(text: str | None) -> float | None:
+def parse_number(text: str | None) -> float | None:
     """The first number in a cell ('70.0', '39 C', '0%', '105W'); None for N/A, '-', 'NA' and no number."""
     if missing(text):
         return None
@@ -48,11 +48,11 @@ def number(text: str | None) -> float | None:
 
 
 def integer(text: str | None) -> int | None:
-    value = number(text)
+    value = parse_number(text)
     return int(value) if value is not None else None
 
 
-def nbytes(value: float | None, unit: str = "MiB") -> int | None:
+def to_bytes(value: float | None, unit: str = "MiB") -> int | None:
     """A figure in ``unit`` (MiB, MB, GiB, KB, B: binary, as these tools mean them) -> bytes."""
     if value is None:
         return None
@@ -79,7 +79,7 @@ def _with_unit(text: str, default: str) -> int | None:
     m = re.search(r"([-+]?\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\b", text.strip(), re.IGNORECASE)
     if m is None or missing(text):
         return None
-    return nbytes(float(m.group(1)), m.group(2) or default)
+    return to_bytes(float(m.group(1)), m.group(2) or default)
 
 
 def bus_id(text: str | None) -> str | None:

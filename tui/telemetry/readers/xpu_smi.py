@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 
 from tui.telemetry.readers import Call, Reading, ReaderError
-from tui.telemetry.readers.table import (bus_id, card_table, cells, fields, integer, is_rule, missing, number,
-                                          overfull, used_total, whole_lines)
+from tui.telemetry.readers.table import (bus_id, card_table, cells, fields, integer, is_rule, missing, overfull,
+                                         parse_number, used_total, whole_lines)
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 
 EXE = "xpu_smi"
@@ -96,14 +96,14 @@ def _xre5_card(f: dict[str, str], driver: str | None, runtime: str | None) -> De
         bus_id=bus_id(f.get("Bus-Id")),
         driver_version=driver,
         runtime_version=runtime,
-        util_gpu_pct=number(f.get("XPU-Util")),
+        util_gpu_pct=parse_number(f.get("XPU-Util")),
         util_kind=UTIL_KIND,
         mem_used_bytes=used,
         mem_total_bytes=total,
-        temperature_c=number(f.get("Temp")),
-        power_w=number(usage),
-        power_limit_w=number(cap),
-        fan_pct=number(f.get("Fan")),
+        temperature_c=parse_number(f.get("Temp")),
+        power_w=parse_number(usage),
+        power_limit_w=parse_number(cap),
+        fan_pct=parse_number(f.get("Fan")),
         pstate=_word(f.get("Perf")),
         ecc_uncorrected=integer(f.get("Volatile Uncorr. ECC")),
     )
@@ -142,7 +142,7 @@ def _xre4_card(f: dict[str, str], versions: dict[str, str]) -> DeviceSample:
         bus_id=bus_id(f.get("PCI Addr")),
         driver_version=versions.get("Driver"),
         runtime_version=versions.get("Runtime"),
-        util_gpu_pct=number(f.get("UseRate")),
+        util_gpu_pct=parse_number(f.get("UseRate")),
         util_kind=UTIL_KIND,
         mem_used_bytes=used,
         mem_total_bytes=total,

@@ -13,6 +13,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from tui.workbench.launch import BadValue, build_args
+from workloads.facts.formatting import format_bytes
 
 if TYPE_CHECKING:
     from tui.session import RunSession
@@ -150,9 +151,9 @@ class RunsInProgress:
             shown = follower.last_events
             self.host.say(f"a long run: only its last {shown:,} event{'' if shown == 1 else 's'} shown (and its "
                           f"start); older ones are left out, as the workbench reads at most {ATTACH_EVENTS:,} "
-                          f"events or {ATTACH_BYTES >> 20} MiB of them (the report reads every one)", "yellow")
+                          f"events or {format_bytes(ATTACH_BYTES)} of them (the report reads every one)", "yellow")
         if follower.long_lines:
-            self.host.say(f"{follower.long_lines:,} event line(s) longer than {MAX_LINE >> 20} MiB (no run writes "
+            self.host.say(f"{follower.long_lines:,} event line(s) longer than {format_bytes(MAX_LINE)} (no run writes "
                           "one) passed over", "yellow")
 
     # following ------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.formatting import NA, device_tag, nbytes, reading
+from workloads.facts.formatting import device_tag, format_bytes, reading
+from workloads.facts.missing import NA
 from workloads.safe_text import one_line
 
 if TYPE_CHECKING:
@@ -76,8 +77,8 @@ def _memory(used: int | None, total: int | None, pct: float | None, *, with_bar:
 def _pair(used: int | None, total: int | None) -> str:
     """'60.0/80.0 GiB' (one unit when both share it), 'N/A/80.0 GiB' never: missing reads N/A."""
     if total is None:
-        return nbytes(used)
-    a, b = nbytes(used), nbytes(total)
+        return format_bytes(used)
+    a, b = format_bytes(used), format_bytes(total)
     unit_a, unit_b = a.rpartition(" ")[2], b.rpartition(" ")[2]
     if used is not None and unit_a == unit_b:
         return f"{a.rpartition(' ')[0]}/{b}"
@@ -175,7 +176,7 @@ def host_line(sample: Sample | None, narrow: bool = False) -> Text:
     disk_pct = 100.0 * host.disk_used_bytes / host.disk_total_bytes if (
         host.disk_used_bytes is not None and host.disk_total_bytes) else None
     text.append("  disk ")
-    text.append(f"{nbytes(host.disk_free_bytes)} free", style=_STYLE[_level(disk_pct, (90.0, 98.0))])
+    text.append(f"{format_bytes(host.disk_free_bytes)} free", style=_STYLE[_level(disk_pct, (90.0, 98.0))])
     return text
 
 

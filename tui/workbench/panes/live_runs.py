@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
-from tui.formatting import duration
+from workloads.facts.formatting import format_duration
 from tui.workbench.panes.safe import line
 from tui.store.live import LiveRun
 from workloads.safe_text import file_name, one_line
@@ -26,7 +26,7 @@ def describe(live: LiveRun, now: float | None = None) -> str:
     now = time.time() if now is None else now
     how = "detached" if live.detached else "in a terminal"
     return (f"{file_name(live.id)}  {one_line(live.workload or '?', 80)}  {how}, pid {live.pid}, "
-            f"up {duration(max(0.0, now - live.started))}")
+            f"up {format_duration(max(0.0, now - live.started))}")
 
 
 class LiveRunsScreen(ModalScreen["tuple[str, LiveRun] | None"]):

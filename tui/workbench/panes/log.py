@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import RichLog
 
 from tui.figures import glance_text
-from tui.formatting import utc_clock
+from workloads.facts.formatting import utc_clock
 from tui.workbench.panes.safe import shown
 
 if TYPE_CHECKING:

@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from textual.containers import Container
 from textual.reactive import reactive
 
+from workloads.facts.missing import NA
+
 if TYPE_CHECKING:
     from tui.workbench.view.snapshot import LiveSnapshot
 
-UTIL_TITLE, THERMAL_TITLE, THERMAL_EMPTY = "utilisation %", "temp °C / power W", "N/A"
+UTIL_TITLE, THERMAL_TITLE, THERMAL_EMPTY = "utilisation %", "temp °C / power W", NA
 # below this size the pane shows one plot at a time (`p` cycles)
 MIN_GRID_WIDTH = 70
 MIN_GRID_HEIGHT = 18

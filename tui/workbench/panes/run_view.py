@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tui.formatting import NA, duration, fixed, is_number, live_rate, percent
+from workloads.facts.formatting import fixed, format_duration, live_rate, percent
+from workloads.facts.missing import NA, is_finite
 from tui.workbench.view.run_state import RunState
 from workloads import registry
 from workloads.safe_text import one_line, printable
@@ -27,7 +28,7 @@ def render_state(state: RunState) -> Text:
     text.append(one_line(state.status.upper()), style=_STATUS_STYLE.get(state.status, ""))
     text.append(f" {one_line(title)}\n")
     # an ended run has no ETA to give: "ETA N/A" under a finished run read as if something were unknown
-    eta = f"  ETA {duration(state.eta_s)}" if state.active or state.status == "idle" else ""
+    eta = f"  ETA {format_duration(state.eta_s)}" if state.active or state.status == "idle" else ""
     if eta and state.eta_of and state.eta_s is not None:
         eta += f" ({state.eta_of})"
     text.append(f"{printable(_progress(state, spec))}{eta}\n")
@@ -60,11 +61,11 @@ def _progress(state: RunState, spec: WorkloadSpec) -> str:
 def _live_figures(state: RunState, spec: WorkloadSpec) -> str:
     """The last step's rate, saying it is that ('37.2 images/s last step'), and the loss where there is one."""
     line = live_rate(state.throughput, state.unit or "")
-    if (state.rate_span and "written as seconds per item" in state.rate_span and is_number(state.throughput)
+    if (state.rate_span and "written as seconds per item" in state.rate_span and is_finite(state.throughput)
             and state.throughput > 0 and state.unit):
         # the log wrote s/it: shown as it wrote it (4.87 s/it), as run.log's step line does, not as 0.205 it/s
         line = f"{live_rate(1 / state.throughput)} s/{state.unit.removesuffix('/s')}"
-    if state.rate_span and is_number(state.throughput):
+    if state.rate_span and is_finite(state.throughput):
         line += f" {state.rate_span}"
     if spec.has_loss or state.loss is not None:
         line += f"  loss {fixed(state.loss, 4)}"
@@ -87,8 +88,8 @@ def _labelled(spec: WorkloadSpec, result: dict, key: str) -> str:
     """'time to first token 1.72 s': the spec's label and the figure in its unit (a raw `ttft_s=1.72` was shown)."""
     metric = spec.metric(key) or next((m for m in spec.line_metrics if m.key == key), None)
     value = _glance_value(result, key)
-    if metric is not None and is_number(result[key]):
-        value = {"seconds": duration, "fraction": percent}.get(metric.kind, lambda v: value)(result[key])
+    if metric is not None and is_finite(result[key]):
+        value = {"seconds": format_duration, "fraction": percent}.get(metric.kind, lambda v: value)(result[key])
     return f"{metric.label.en if metric is not None else key} {value}"
 
 
@@ -107,5 +108,5 @@ def _glance_value(result: dict, key: str) -> str:
 def _short(value) -> str:
     """As the RESULT line of the log above it prints the value (workloads.protocol), N/A for a NaN."""
     if isinstance(value, float):
-        return f"{value:.4g}" if is_number(value) else NA
+        return f"{value:.4g}" if is_finite(value) else NA
     return str(value)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from tui.formatting import is_number
+from workloads.facts.missing import is_finite
 from tui.workbench.launch import total_steps
 from workloads import registry
 from workloads.spec import positive
@@ -100,7 +100,7 @@ class RunState:
         batch, batches = step.extra.get("batch"), step.extra.get("batches")
         self.batch = (batch, batches) if type(batch) is int and type(batches) is int else None
         told = step.extra.get("epoch_eta_s")
-        if not self.total_steps and is_number(told) and told >= 0:
+        if not self.total_steps and is_finite(told) and told >= 0:
             # a job whose epochs are not known: its log's own time left, to the end of the epoch
             self.eta_s, self.eta_of = float(told), "to the epoch's end, the log's"
             return

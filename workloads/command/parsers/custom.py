@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from workloads.command.parsers.reading import TRAIN, Reading, to_number
-from workloads.numbers import finite
+from workloads.facts.missing import finite_or_none
 from workloads.safe_text import one_line
 
 SOURCE = "--metric"
@@ -78,7 +78,7 @@ def parse(line: str, metrics: tuple[Metric, ...]) -> Reading | None:
         count=int(step) if step is not None and step.is_integer() else None,
         epoch=int(epoch) if epoch is not None and epoch.is_integer() else None,
         loss=values.get("loss"),
-        rate=finite(values[rate_name]) if rate_name else None, unit=rate_name,
+        rate=finite_or_none(values[rate_name]) if rate_name else None, unit=rate_name,
         rate_as=f"--metric {rate_name}" if rate_name else None,
         bar="--metric step" if step is not None else None,
         values=values, asked=values,

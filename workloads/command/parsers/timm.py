@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from workloads.command.parsers.reading import TRAIN, Reading, batch_line, to_number
-from workloads.numbers import finite
+from workloads.facts.missing import finite_or_none
 
 SOURCE = "timm"
 RATE_AS = "timm's rate of the last batch logged"
@@ -36,5 +36,5 @@ def _train(m: re.Match, line: str) -> Reading:
         values["lr"] = to_number(lr.group("lr"))
     return Reading(source=SOURCE, kind=TRAIN, count=int(m.group("i")) + 1, total=int(m.group("total")),
                    epoch=int(m.group("epoch")), loss=to_number(loss.group("loss")) if loss else None,
-                   rate=finite(float(time.group("rate"))) if time else None, unit="samples/s" if time else None,
+                   rate=finite_or_none(float(time.group("rate"))) if time else None, unit="samples/s" if time else None,
                    rate_as=RATE_AS, bar="timm train", values=values)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from workloads.command.parsers.reading import TRAIN, Reading, batch_line, to_number
-from workloads.numbers import finite
+from workloads.facts.missing import finite_or_none
 
 SOURCE = "torchvision"
 RATE_AS = "the last batch's img/s, as the script printed it"
@@ -38,7 +38,7 @@ def parse(line: str) -> Reading | None:
 
 def _train(m: re.Match, line: str) -> Reading:
     values = meters(m.group("meters"))
-    rate = finite(values.get("img/s"))
+    rate = finite_or_none(values.get("img/s"))
     return Reading(source=SOURCE, kind=TRAIN, count=int(m.group("i")) + 1, total=int(m.group("total")),
                    epoch=int(m.group("epoch")), loss=values.get("loss"), rate=rate,
                    unit="img/s" if rate is not None else None, rate_as=RATE_AS, bar="torchvision train",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from workloads.command.parsers.reading import EVAL, EVAL_WORDS, TRAIN, Reading, to_number
-from workloads.numbers import finite
+from workloads.facts.missing import finite_or_none
 
 SOURCE = "tqdm"
 RATE_AS = "tqdm's smoothed rate"
@@ -52,7 +52,7 @@ def _rate(m: re.Match) -> tuple[float | None, str | None]:
     unit = m.group("unit") or "it"
     if m.group("rate") == "?":
         return None, f"{unit}/s"
-    return finite(float(m.group("rate")) * _SI[m.group("si")]), f"{unit}/s"
+    return finite_or_none(float(m.group("rate")) * _SI[m.group("si")]), f"{unit}/s"
 
 
 def clock_seconds(text: str) -> float | None:

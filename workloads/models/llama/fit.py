@@ -138,12 +138,6 @@ def cards_needed(total: int, card_bytes: int) -> int:
     return max(1, math.ceil(total / card_bytes)) if card_bytes > 0 else 0
 
 
-def gib(n: float | None) -> str:
-    if n is None:
-        return "n/a"
-    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
-
-
 def fit_table(config: LlamaConfig, batch: int, context: int, prefill: int, element_size: int,
               free: int | None) -> list[dict]:
     """One row per way of using the model: its estimate, and against ``free`` bytes the verdict and cards."""

@@ -7,7 +7,7 @@ import csv
 
 import pytest
 
-from workloads.microbench import rated
+from workloads.facts import rated
 
 # the names the cards' own tools print (npu-smi, cnmon, mthreads-gmi, mx-smi, efsmi via lspci, xpu_smi, hl-smi,
 # rocm-smi/hy-smi) -> the table's device

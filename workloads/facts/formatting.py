@@ -1,12 +1,12 @@
-"""One way to print what cardbench reads and measures: N/A, numbers, bytes, durations, rates, times, devices.
+"""One way to print what cardbench reads and measures: numbers, bytes, durations, rates, times, devices.
 
-The workbench panes, `cardbench devices`, the doctor, the headless export and the report
-bundle all print through these, so a value reads the same on the screen, in a terminal line and
-in report.md. UI-free and torch-free: importing it loads neither Textual nor torch.
+The workloads' result lines and run logs, the workbench panes, `cardbench devices`, the doctor, the headless
+export and the report bundle all print through these, so a value reads the same on the screen, in a terminal
+line and in report.md. UI-free and torch-free: importing it loads neither Textual nor torch.
 
 - Missing is a value: None, NaN, an infinity, or a non-number where a number belongs prints
-  ``N/A``, never ``0`` and never ``nan``.
-- ``number`` and ``rate`` print results (four significant digits, thousands separators from
+  ``NA`` (workloads.facts.missing), never ``0`` and never ``nan``.
+- ``format_number`` and ``rate`` print results (four significant digits, thousands separators from
   1,000, never an exponent from 1,000 up: "1,235 images/s"); ``fixed`` and ``live_rate`` print
   figures watched while they change, which keep their decimals so they do not jump about
   ("1,240.0 tokens/s", loss "2.7600"); ``reading`` is a telemetry reading with its unit, as the
@@ -24,15 +24,10 @@ import time
 from typing import Any
 
 from workloads.catalogue import LANGS, say
-from workloads.numbers import is_finite
-
-NA = "N/A"
+from workloads.facts.missing import NA, is_finite
 
 
-is_number = is_finite   # workloads.numbers' rule: a finite int or float, not a bool
-
-
-def number(value: Any, digits: int = 4) -> str:
+def format_number(value: Any, digits: int = 4) -> str:
     """``digits`` significant digits ('40.5', '0.012'); from 1,000 up whole, with separators ('12,346'),
     and whole numbers too ('2,470'). None, NaN, inf -> N/A; text or a bool as it is."""
     if value is None:
@@ -50,47 +45,50 @@ def number(value: Any, digits: int = 4) -> str:
 
 def fixed(value: Any, decimals: int = 1) -> str:
     """``decimals`` decimals with thousands separators ('1,240.0', loss '2.7600'); N/A when missing."""
-    return f"{value:,.{decimals}f}" if is_number(value) else NA
+    return f"{value:,.{decimals}f}" if is_finite(value) else NA
 
 
 def rate(value: Any, unit: str = "") -> str:
-    """A measured rate as a result (the report, a run's result line): ``number``'s four significant digits and
+    """A measured rate as a result (the report, a run's result line): ``format_number``'s four significant digits and
     the unit ('950 images/s', '1,235 tokens/s'); unit 'B/s' in binary units ('12 MiB/s'). N/A alone when missing."""
-    if not is_number(value):
+    if not is_finite(value):
         return NA
     if unit == "B/s":
-        return f"{nbytes(value)}/s"
-    return f"{number(value)} {unit}".rstrip()
+        return f"{format_bytes(value)}/s"
+    return f"{format_number(value)} {unit}".rstrip()
 
 
 def live_rate(value: Any, unit: str = "") -> str:
     """A rate watched while it changes (the launcher, the export's progress): one decimal with separators, so
     the figure keeps its width ('1,240.0 tokens/s'); three significant digits below 1, so a slow one never
     reads 0.0 ('0.0123 tokens/s'). N/A alone when missing."""
-    if not is_number(value):
+    if not is_finite(value):
         return NA
-    text = number(value, 3) if 0 < abs(value) < 1 else fixed(value, 1)
+    text = format_number(value, 3) if 0 < abs(value) < 1 else fixed(value, 1)
     return f"{text} {unit}".rstrip()
 
 
 def percent(fraction: Any, digits: int = 1) -> str:
     """A fraction as a percentage: 0.135 -> '13.5 %'; N/A when missing."""
-    return f"{100 * fraction:.{digits}f} %" if is_number(fraction) else NA
+    return f"{100 * fraction:.{digits}f} %" if is_finite(fraction) else NA
 
 
-def nbytes(value: Any) -> str:
-    """Bytes in binary units as nvidia-smi prints memory: '512 MiB', '80.0 GiB' (B, KiB, MiB whole; GiB, TiB
-    one decimal); N/A when missing."""
-    if not is_number(value):
+def format_bytes(value: Any) -> str:
+    """Bytes in binary units as nvidia-smi prints memory: '512 MiB', '1000 MiB', '80.0 GiB' (B, KiB, MiB whole;
+    GiB and up one decimal, with separators past EiB's 1,000); N/A when missing. The one byte formatter: a
+    memory estimate, a buffer size, a reading and a report print 1000 MiB the same way."""
+    if not is_finite(value):
         return NA
     size = float(value)
     for unit in ("B", "KiB", "MiB"):
         if abs(size) < 1024:
             return f"{size:.0f} {unit}"
         size /= 1024
-    if abs(size) < 1024:
-        return f"{size:.1f} GiB"
-    return f"{size / 1024:.1f} TiB"
+    for unit in ("GiB", "TiB", "PiB"):
+        if abs(size) < 1024:
+            return f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:,.1f} EiB"
 
 
 # a duration's units in each language the report speaks (the catalogue's report.unit.*; Chinese as zh-CN system
@@ -99,18 +97,18 @@ _DURATION_UNITS = {lang: tuple(say(f"report.unit.{unit}", lang) for unit in ("ms
                    for lang in LANGS}
 
 
-def duration(seconds: Any, lang: str = "en") -> str:
+def format_duration(seconds: Any, lang: str = "en") -> str:
     """'8.2 ms', '12 ms', '1.84 s', '45 s', '2 min 5 s', '1 h 2 min', '3 d 4 h': three significant digits in
     milliseconds below 1 s and in seconds below 2 min, then minutes and seconds below 1 h, hours and minutes
     below a day, days and hours from there. Missing or negative -> N/A. ``lang`` "zh": the same figures in
     Chinese units (report.unit.* of the catalogue)."""
-    if not is_number(seconds) or seconds < 0:
+    if not is_finite(seconds) or seconds < 0:
         return NA
     ms, s, mins, h, d = _DURATION_UNITS.get(lang, _DURATION_UNITS["en"])
     if seconds < 0.9995:  # what would round to 1000 ms reads 1 s
-        return f"{number(seconds * 1000, 3)} {ms}"
+        return f"{format_number(seconds * 1000, 3)} {ms}"
     if seconds < 119.5:
-        return f"{number(seconds, 3)} {s}"
+        return f"{format_number(seconds, 3)} {s}"
     whole = round(seconds)
     if whole < 3600:
         return f"{whole // 60} {mins} {whole % 60} {s}"
@@ -122,7 +120,7 @@ def duration(seconds: Any, lang: str = "en") -> str:
 
 
 def _gmtime(t: Any) -> time.struct_time | None:
-    if not is_number(t):
+    if not is_finite(t):
         return None
     try:
         return time.gmtime(t)
@@ -169,7 +167,7 @@ def reading(value: Any, unit: str = "", digits: int = 0) -> str:
 
 
 def _index(value: Any) -> int | None:
-    if is_number(value) and float(value).is_integer():
+    if is_finite(value) and float(value).is_integer():
         return int(value)
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workloads.microbench import rated
+from workloads.facts import rated
 
 
 def test_every_figure_in_the_table_has_a_source_and_a_date():

@@ -1,4 +1,4 @@
-"""tui.formatting: one way to print N/A, numbers, bytes, durations, rates, UTC times and device labels."""
+"""workloads.facts.formatting: one way to print N/A, numbers, bytes, durations, rates, UTC times and device labels."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import sys
 import pytest
 
 from paths import REPO
-from tui.formatting import (NA, device_label, device_tag, duration, fixed, is_number, live_rate, nbytes, number,
-                            percent, rate, reading, utc, utc_clock, utc_iso)
+from workloads.facts.formatting import (device_label, device_tag, fixed, format_bytes, format_duration, format_number,
+                                       live_rate, percent, rate, reading, utc, utc_clock, utc_iso)
+from workloads.facts.missing import NA, is_finite
 
 MISSING = [None, float("nan"), float("inf"), float("-inf")]
 T = 1_796_245_475.0  # 2026-12-02 21:04:35 UTC
@@ -17,29 +18,32 @@ T = 1_796_245_475.0  # 2026-12-02 21:04:35 UTC
 
 @pytest.mark.parametrize("value", MISSING)
 def test_missing_is_na_everywhere(value):
-    for show in (number, fixed, rate, live_rate, percent, nbytes, duration, reading, utc, utc_iso, utc_clock):
+    for show in (format_number, fixed, rate, live_rate, percent, format_bytes, format_duration, reading, utc, utc_iso,
+                 utc_clock):
         assert show(value) == NA, show
     assert rate(value, "tokens/s") == live_rate(value, "tokens/s") == rate(value, "B/s") == reading(value, "MHz") == NA
-    assert not is_number(value)
+    assert not is_finite(value)
 
 
 def test_not_a_number_is_na_where_a_number_belongs():
     for value in ("12", True, [1]):
-        assert fixed(value) == percent(value) == nbytes(value) == duration(value) == rate(value, "x/s") == NA
+        assert fixed(value) == percent(value) == format_bytes(value) == format_duration(value) == NA
+        assert rate(value, "x/s") == NA
         assert live_rate(value, "x/s") == NA
         assert utc(value) == NA
-    assert is_number(0) and is_number(-1.5) and is_number(10**400) and not is_number(False)
+    assert is_finite(0) and is_finite(-1.5) and is_finite(10**400) and not is_finite(False)
 
 
 def test_number_significant_digits_and_separators():
-    assert number(40.5) == "40.5" and number(0.012) == "0.012" and number(3.14159) == "3.142"
-    assert number(6.0) == "6" and number(999.4) == "999.4" and number(29.84, 3) == "29.8"
+    assert format_number(40.5) == "40.5" and format_number(0.012) == "0.012" and format_number(3.14159) == "3.142"
+    assert format_number(6.0) == "6" and format_number(999.4) == "999.4" and format_number(29.84, 3) == "29.8"
     # whole numbers and anything from 1,000 up: separators, never an exponent
-    assert number(2470) == "2,470" and number(2470.0) == "2,470" and number(1281167) == "1,281,167"
-    assert number(1234.5) == "1,234" and number(12345.6) == "12,346" and number(-12345.6) == "-12,346"
-    assert number(5) == "5" and number(0) == "0"
+    assert format_number(2470) == "2,470" and format_number(2470.0) == "2,470" and format_number(1281167) == "1,281,167"
+    assert format_number(1234.5) == "1,234" and format_number(12345.6) == "12,346"
+    assert format_number(-12345.6) == "-12,346"
+    assert format_number(5) == "5" and format_number(0) == "0"
     # text and bools as they are: a metric can be either
-    assert number("bf16") == "bf16" and number(True) == "True"
+    assert format_number("bf16") == "bf16" and format_number(True) == "True"
 
 
 def test_a_rate_as_a_result_reads_like_any_number():
@@ -61,12 +65,14 @@ def test_percent_of_a_fraction():
     assert percent(0.5, 0) == "50 %"
 
 
-def test_nbytes_binary_units_as_nvidia_smi():
-    assert nbytes(0) == "0 B" and nbytes(1023) == "1023 B" and nbytes(1024) == "1 KiB"
-    assert nbytes(1024**2 - 1) == "1024 KiB"  # rounded, still KiB: the unit goes by the value, not its rounding
-    assert nbytes(512 * 2**20) == "512 MiB" and nbytes(2**30) == "1.0 GiB" and nbytes(80 * 2**30) == "80.0 GiB"
-    assert nbytes(1023 * 2**30) == "1023.0 GiB" and nbytes(2**40) == "1.0 TiB" and nbytes(3 * 2**50) == "3072.0 TiB"
-    assert nbytes(24.5 * 2**30) == "24.5 GiB"
+def test_bytes_binary_units_as_nvidia_smi():
+    assert format_bytes(0) == "0 B" and format_bytes(1023) == "1023 B" and format_bytes(1024) == "1 KiB"
+    assert format_bytes(1024**2 - 1) == "1024 KiB"  # rounded, still KiB: the unit goes by the value, not its rounding
+    assert format_bytes(512 * 2**20) == "512 MiB" and format_bytes(2**30) == "1.0 GiB"
+    assert format_bytes(80 * 2**30) == "80.0 GiB" and format_bytes(1023 * 2**30) == "1023.0 GiB"
+    assert format_bytes(2**40) == "1.0 TiB" and format_bytes(3 * 2**50) == "3.0 PiB"
+    assert format_bytes(24.5 * 2**30) == "24.5 GiB" and format_bytes(1000 * 2**20) == "1000 MiB"
+    assert format_bytes(5 * 2**60) == "5.0 EiB" and format_bytes(2000 * 2**60) == "2,000.0 EiB"
 
 
 @pytest.mark.parametrize("seconds, text", [
@@ -78,11 +84,11 @@ def test_nbytes_binary_units_as_nvidia_smi():
     (86399, "1 d 0 h"), (3 * 86400 + 4 * 3600, "3 d 4 h"),
 ])
 def test_duration_boundaries(seconds, text):
-    assert duration(seconds) == text
+    assert format_duration(seconds) == text
 
 
 def test_a_negative_duration_is_na():
-    assert duration(-0.001) == NA
+    assert format_duration(-0.001) == NA
 
 
 def test_utc_times_carry_their_zone():
@@ -92,7 +98,7 @@ def test_utc_times_carry_their_zone():
 
 
 def test_utc_does_not_follow_the_local_zone():
-    code = ("import time; time.tzset(); from tui.formatting import utc, utc_clock; "
+    code = ("import time; time.tzset(); from workloads.facts.formatting import utc, utc_clock; "
             f"print(utc({T}), utc_clock({T}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={"TZ": "Asia/Shanghai", "PATH": ""}, cwd=str(_root()))
@@ -115,7 +121,7 @@ def test_device_label_one_style():
 
 
 def test_the_module_loads_neither_textual_nor_torch():
-    code = ("import sys, tui.formatting; "
+    code = ("import sys, workloads.facts.formatting; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'torch')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(_root()))
     assert done.stdout.strip() == "[]"

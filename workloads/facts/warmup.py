@@ -1,4 +1,4 @@
-"""The one rule for a figure "after warm-up" and the one percentile (torch-free: children and the UI share it).
+"""The one rule for a figure "after warm-up" (torch-free: children and the UI share it).
 
 Which steps are warm-up, in this order of trust:
 
@@ -9,15 +9,13 @@ Which steps are warm-up, in this order of trust:
 4. else the first tenth of the steps, at least one from three steps, at most ten (:func:`default_warmup`):
    a tool whose log is read from outside cannot say, and its first rates are its start-up.
 
-The report's summary row, its run table, compare, a live or cut run's figure and the workloads' own medians
-all leave out the same steps, so one run never has two "medians after warm-up". The percentile is numpy's
-default (linear interpolation), for the steps' p90 and a generation's latency p50/p99 alike.
+The report's summary row, its run table, compare, a live or cut run's figure, the command workload's headline
+and the workloads' own medians all leave out the same steps, so one run never has two "medians after warm-up".
 """
 
 from __future__ import annotations
 
-import math
-from typing import Callable, Iterable, Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -42,18 +40,3 @@ def split_warmup(steps: Sequence[T], flagged: Callable[[T], bool], *, told: obje
         return 0, list(steps)
     skip = default_warmup(len(steps))
     return skip, list(steps[skip:])
-
-
-def percentile_of_sorted(data: Sequence[float], q: float) -> float | None:
-    """The q-th percentile (0-100) of values already sorted, interpolated linearly; None for none."""
-    if not data:
-        return None
-    pos = (len(data) - 1) * q / 100.0
-    low = math.floor(pos)
-    high = min(low + 1, len(data) - 1)
-    return data[low] + (data[high] - data[low]) * (pos - low)
-
-
-def percentile(values: Iterable[float | None], q: float) -> float | None:
-    """The q-th percentile (0-100) of the finite values, interpolated linearly; None when there is none."""
-    return percentile_of_sorted(sorted(v for v in values if v is not None and math.isfinite(v)), q)

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from workloads.numbers import finite, is_finite
+from workloads.facts.missing import finite_or_none, is_finite
 
 
 @pytest.mark.parametrize("value, figure", [
@@ -14,7 +14,7 @@ from workloads.numbers import finite, is_finite
     ("1", None), (None, None), ([1], None), ({"value": 1}, None),
 ])
 def test_a_figure_is_a_finite_int_or_float(value, figure):
-    assert finite(value) == figure and (finite(value) is None) == (figure is None)
+    assert finite_or_none(value) == figure and (finite_or_none(value) is None) == (figure is None)
     assert is_finite(value) is (figure is not None)
 
 
@@ -26,6 +26,7 @@ def test_the_report_soak_parsers_and_probe_use_it():
     from workloads.command.parsers import tqdm
     from workloads.soak import intervals
 
-    assert summary.number is finite and charts._finite is is_finite and comparison.number is finite
-    assert intervals.number is finite and tqdm.finite is finite
+    assert summary.finite_or_none is finite_or_none and charts.is_finite is is_finite
+    assert comparison.finite_or_none is finite_or_none
+    assert intervals.finite_or_none is finite_or_none and tqdm.finite_or_none is finite_or_none
     assert probe_report._number(math.nan) is None and probe_report._number(3) == 3.0  # NaN passed before

@@ -1,4 +1,5 @@
-"""The rated figures a device's makers publish, read from ``rated.csv`` (data, not code), torch-free.
+"""The rated figures a device's makers publish, read from ``rated.csv`` (data, not code), and the one rule for
+which rated peak a precision reads against (:func:`rated_peak`). Torch-free: children and the UI share it.
 
 ``rated.csv`` holds one row per device and figure: the device, the whole words its
 name must contain (``match``), the figure's key, its value, the maker's page it was
@@ -95,3 +96,43 @@ def lookup(device_name: str, devices: list[RatedDevice] | None = None) -> RatedD
             if best is None or len(device.match) > len(best.match):
                 best = device
     return best
+
+
+def peak_figures(precision: str | None, *, convolutions: bool = False) -> tuple[str, ...]:
+    """The rated figures a precision's math runs at, in order (the first the card publishes wins); none for a
+    precision the table has no figure for. ``precision`` may carry a note ('fp16 (fp32: conv2d)' reads as fp16).
+
+    fp32 is the one that depends on the work: PyTorch runs fp32 convolutions as TF32 by default
+    (torch.backends.cudnn.allow_tf32), so a convolution network's fp32 (ResNet-50) reads against TF32 where the
+    card has it and plain FP32 where it has none (V100, T4); fp32 matmuls run in full FP32
+    (torch.backends.cuda.matmul.allow_tf32 is False by default), so a transformer's fp32 reads against plain FP32."""
+    key = (precision or "fp32").split()[0]
+    if key == "fp32":
+        return ("tf32_tflops", "fp32_tflops") if convolutions else ("fp32_tflops",)
+    return tuple(figure for figure in (f"{key}_tflops", f"{key}_tops") if figure in FIGURES)
+
+
+@dataclass(frozen=True)
+class RatedPeak:
+    """The peak a measured rate is read against: which device's which figure, and where it was read."""
+
+    device: str
+    figure: str
+    value: float
+    source: str
+    date: str
+
+
+def rated_peak(device_name: str, precision: str | None, *, convolutions: bool = False,
+               devices: list[RatedDevice] | None = None) -> RatedPeak | None:
+    """The rated peak a run in ``precision`` on ``device_name`` reads against (:func:`peak_figures`' rule), or None:
+    the CPU, an unknown card, a figure its maker does not publish. The report, compare and every workload ask here,
+    so one run never states two bounds."""
+    device = lookup(device_name, devices)
+    if device is None:
+        return None
+    for figure in peak_figures(precision, convolutions=convolutions):
+        found = device.get(figure)
+        if found is not None:
+            return RatedPeak(device.device, figure, found.value, found.source, found.date)
+    return None

@@ -1,10 +1,10 @@
-"""Is a value a figure? The one rule, for workloads, the report, compare, the soak and the parsers. UI- and
-torch-free.
+"""What a missing figure is, and how it prints: the one rule and the one text. UI- and torch-free.
 
 A figure is a finite int or float. ``True``/``False`` are not (JSON gives them as bools, Python counts them as
 ints), nor are NaN and the infinities (``json.loads`` gives them for ``NaN``/``Infinity``, and a failing run
-logs them), nor strings. Both functions run per step and per sample of long runs: the common float case is
-tested first, without a call to ``math.isfinite``.
+logs them), nor strings. Anything else is missing, and a missing figure prints ``NA`` ("N/A") wherever it is
+printed: the screen, a terminal line, run.log, report.md, a compare table. Both functions run per step and per
+sample of long runs: the common float case is tested first, without a call to ``math.isfinite``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+NA = "N/A"   # the one text for a missing figure (not "n/a", not "-", not "nan", not "0")
 
-def finite(value: Any) -> float | int | None:
+
+def finite_or_none(value: Any) -> float | int | None:
     """``value`` when it is a finite int or float (not a bool), else None."""
     kind = value.__class__
     if kind is float:
@@ -27,4 +29,4 @@ def finite(value: Any) -> float | int | None:
 
 def is_finite(value: Any) -> bool:
     """Whether ``value`` is a finite int or float (not a bool)."""
-    return finite(value) is not None
+    return finite_or_none(value) is not None
