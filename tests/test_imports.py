@@ -41,99 +41,21 @@ REGISTRY = "workloads"  # workloads/__init__.py: one line per workload, naming i
 
 # Cycles, by their members (one that grows still fails). Empty: no module cycle is tolerated.
 KNOWN_MODULE_CYCLES: dict[frozenset[str], str] = {}
-KNOWN_PACKAGE_CYCLES: dict[frozenset[str], str] = {
-    # tui.store redacts a run's config.json when it creates the run (tui.report.redact): redact is a service of
-    # its own that the store and the export both use, not a part of the report
-    frozenset({"tui.report", "tui.store"}): "export: tui/report/redact -> a package beside the store",
-    # finetune trains with resnet50's loop, precision and AMP diagnosis; opscan scans finetune's step; resnet50's
-    # options read opscan's table
-    frozenset({"workloads.finetune", "workloads.opscan", "workloads.resnet50"}): "train: workloads/child/train/",
-}
+KNOWN_PACKAGE_CYCLES: dict[frozenset[str], str] = {}
 
 # (importing module, imported module) from one workload package into another's; each goes to a shared layer
-_MODELS = "models: workloads/models/"
-_TRAIN = "train: workloads/child/train/ (loop, precision, AMP, OOM) and the vision transforms"
-_FACTS = "facts: workloads/facts/ (rated peaks, the one tailer)"
-KNOWN_WORKLOAD_IMPORTS: dict[tuple[str, str], str] = {
-    ("workloads.dataio.consumer", "workloads.microbench.rated"): _FACTS,
-    ("workloads.dataio.consumer", "workloads.resnet50.baselines"): _TRAIN,
-    ("workloads.dataio.decode", "workloads.resnet50.imagedata"): _TRAIN,
-    ("workloads.dataio.loader", "workloads.resnet50.imagedata"): _TRAIN,
-    ("workloads.finetune.budget", "workloads.llm.fit"): _MODELS,
-    ("workloads.finetune.budget", "workloads.llm.presets"): _MODELS,
-    ("workloads.finetune.cli", "workloads.resnet50.cli"): _TRAIN,
-    ("workloads.finetune.cpu_check", "workloads.llm.model"): _MODELS,
-    ("workloads.finetune.flops", "workloads.llm.fit"): _MODELS,
-    ("workloads.finetune.flops", "workloads.llm.presets"): _MODELS,
-    ("workloads.finetune.lora", "workloads.llm.model"): _MODELS,
-    ("workloads.finetune.meta_init", "workloads.llm.checkpoint"): _MODELS,
-    ("workloads.finetune.meta_init", "workloads.llm.model"): _MODELS,
-    ("workloads.finetune.meta_init", "workloads.llm.presets"): _MODELS,
-    ("workloads.finetune.options", "workloads.llm.hf_config"): _MODELS,
-    ("workloads.finetune.options", "workloads.llm.plan"): _MODELS,
-    ("workloads.finetune.options", "workloads.llm.presets"): _MODELS,
-    ("workloads.finetune.step", "workloads.llm.checkpoint"): _MODELS,
-    ("workloads.finetune.step", "workloads.llm.model"): _MODELS,
-    ("workloads.finetune.step", "workloads.llm.presets"): _MODELS,
-    ("workloads.finetune.step", "workloads.resnet50.amp_diagnosis"): _TRAIN,
-    ("workloads.finetune.step", "workloads.resnet50.precision"): _TRAIN,
-    ("workloads.finetune.step", "workloads.resnet50.setup"): _TRAIN,
-    ("workloads.finetune.train", "workloads.llm.fit"): _MODELS,
-    ("workloads.finetune.train", "workloads.llm.presets"): _MODELS,
-    ("workloads.finetune.train", "workloads.microbench.rated"): _FACTS,
-    ("workloads.finetune.train", "workloads.resnet50.amp_diagnosis"): _TRAIN,
-    ("workloads.finetune.train", "workloads.resnet50.loop"): _TRAIN,
-    ("workloads.finetune.train", "workloads.resnet50.setup"): _TRAIN,
-    ("workloads.llm.cells", "workloads.generate.decoding"): _MODELS,
-    ("workloads.llm.checkpoint", "workloads.generate.weights"): _MODELS,
-    ("workloads.llm.cli", "workloads.generate.memory"): _MODELS,
-    ("workloads.llm.cli", "workloads.generate.precision"): _MODELS,
-    ("workloads.llm.model", "workloads.generate.gpt2"): _MODELS,
-    ("workloads.llm.model", "workloads.generate.kv_cache"): _MODELS,
-    ("workloads.llm.model", "workloads.generate.one_query"): _MODELS,
-    ("workloads.llm.prompt", "workloads.generate.tokenizer"): _MODELS,
-    ("workloads.llm.run", "workloads.generate.decoding"): _MODELS,
-    ("workloads.llm.run", "workloads.microbench.rated"): _FACTS,
-    ("workloads.opscan.llama_decode", "workloads.llm.model"): _MODELS,
-    ("workloads.opscan.llama_train", "workloads.finetune.step"): _TRAIN,
-    ("workloads.opscan.llama_train", "workloads.llm.model"): _MODELS,
-    ("workloads.opscan.llama_train", "workloads.llm.presets"): _MODELS,
-    ("workloads.opscan.sources", "workloads.generate.config"): _MODELS,
-    ("workloads.opscan.sources", "workloads.generate.gpt2"): _MODELS,
-    ("workloads.resnet50.baselines", "workloads.microbench.rated"): _FACTS,
-    ("workloads.resnet50.options", "workloads.opscan.table"): _TRAIN,
-    ("workloads.serve.card", "workloads.soak.telemetry_tail"): _FACTS,
-    ("workloads.serve.cli", "workloads.command.cli"): _TRAIN,
-    ("workloads.serve.launch", "workloads.command.job"): _TRAIN,
-    ("workloads.serve.launch", "workloads.command.output"): _TRAIN,
-}
+KNOWN_WORKLOAD_IMPORTS: dict[tuple[str, str], str] = {}
 # (tui module, workload module) where tui/ reaches into a workload's package instead of its spec
 KNOWN_TUI_WORKLOAD_IMPORTS: dict[tuple[str, str], str] = {
     ("tui.cli.soak", "workloads.soak.cli"): "train: the soak's plan through its spec",
-    ("tui.compare.published", "workloads.microbench.rated"): _FACTS,
 }
 # 'module:function' over LONG_FUNCTION code lines
 KNOWN_LONG_FUNCTIONS: dict[str, str] = {
-    "tui.report:export_bundle": "export: the pipeline's stages",
-    "tui.headless:export_report": "export: the pipeline's stages",
-    "workloads.resnet50.loop:Training.run": _TRAIN,
-    "workloads.resnet50.cli:find_batch_size": _TRAIN,
     "tui.cli.run:run_workload": "to split",
     "tui.store.telemetry:Telemetry._add": "to split",
-    "workloads.command.cli:main": "to split",
-    "tui.compare.comparison:compare": "to split",
 }
 # module -> how many Chinese literals it still holds (more fails); the catalogue owns them all in the end
-KNOWN_CHINESE: dict[str, int] = {
-    "tui.cpu_trap.words": 1, "tui.formatting": 5, "tui.headless.handover": 3, "tui.report": 1, "tui.report.charts": 3,
-    "tui.report.xid": 21, "workloads.command.spec": 15, "workloads.dataio.quick": 9, "workloads.dataio.spec": 24,
-    "workloads.dataio.table": 5, "workloads.finetune.spec": 16, "workloads.generate.spec": 15,
-    "workloads.llm.against": 5, "workloads.llm.spec": 22, "workloads.llm.table": 20, "workloads.microbench.spec": 13,
-    "workloads.microbench.table": 14, "workloads.opscan.handover": 5, "workloads.opscan.spec": 11,
-    "workloads.opscan.statuses": 7, "workloads.opscan.table": 8, "workloads.resnet50.spec": 12,
-    "workloads.serve.bounds": 12, "workloads.serve.spec": 24, "workloads.serve.table": 17,
-    "workloads.soak.spec": 12, "workloads.soak.table": 17, "workloads.spec": 1,
-}
+KNOWN_CHINESE: dict[str, int] = {}
 
 
 @functools.cache
@@ -476,7 +398,7 @@ def test_every_module_imports():
 # what was made lazy lazy.
 NOT_AT_START = (
     # the export's machinery, the telemetry decoder (msgspec and its types: made on the first read) and the doctor
-    "tui.report.bundle", "tui.report.redact", "zipfile", "torch", "msgspec", "tui.doctor", "tui.doctor.facts",
+    "tui.report.bundle", "tui.redact", "zipfile", "torch", "msgspec", "tui.doctor", "tui.doctor.facts",
     "tui.doctor.all_checks", "tui.workbench.panes.doctor", "tui.workbench.panes.export", "tui.workbench.view.export_runs", "tui.report",
     # the run store, the session and its runner, the history, the sampler, the CPU trap, the events' classes
     "tui.store", "tui.session", "workloads.runner", "tui.workbench.history", "tui.workbench.sampler", "tui.telemetry.sampler",

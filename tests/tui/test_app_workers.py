@@ -88,7 +88,7 @@ async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_
 
     import tui.report.export
     import tui.workbench.view.export_runs
-    from tui.report.redact import Redactor
+    from tui.redact import Redactor
 
     readers: list[str] = []
     bundles: list[str] = []

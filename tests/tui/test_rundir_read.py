@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from report_runs import T0
-from tui.report.redact import Redactor
+from tui.redact import Redactor
 from tui.store.follow import RunFollower
 from tui.store import RunStore, load_run
 from workloads import protocol

@@ -21,7 +21,7 @@ DOCTOR_HINT = say("hint.see_doctor")
 
 def with_doctor(hint: str, lang: str = "en") -> str:
     """The hint and the pointer to `cardbench doctor` (once)."""
-    hint = hint.rstrip("。") if lang == "zh" else (hint or mismatch_hint()).rstrip(". ")
+    hint = hint.rstrip(say("workload.shared.full_stop", lang)) if lang == "zh" else (hint or mismatch_hint()).rstrip(". ")
     doctor = say("hint.see_doctor", lang)
     return say("hint.with_doctor", lang, hint=hint, doctor=doctor) if doctor not in hint else hint
 

@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 from typing import IO, Any, Iterable
 
-from tui.report.redact import Redactor
+from tui.redact import Redactor
 
 SUMS = "SHA256SUMS"
 PARTIAL_SUFFIX = ".partial"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from tui.report.redact import Redactor, redacted_values
+from tui.redact import Redactor, redacted_values
 from tui.report.summary import summarize
 from workloads.facts.formatting import device_label, format_bytes, reading
 from workloads.facts.missing import NA
@@ -60,7 +60,7 @@ def live_screenshot(app: Any, redactor: Redactor | None = None, run_dirs: Iterab
 
     A field crops its text to its width, and what the crop leaves of a secret (half a token inside a
     ``--data`` path) no rule finds in the SVG afterwards. So each text field of ``app.launcher`` shows its
-    value redacted (:func:`tui.report.redact.redacted_values`; a field whose name looks secret shows only
+    value redacted (:func:`tui.redact.redacted_values`; a field whose name looks secret shows only
     the marker) while the screen is drawn, and its own value again right after, its ``Changed`` message
     held back both times. ``redactor``: one that knows the secrets, else one learns those of the
     environment and of ``run_dirs`` (their config.json and start event, without loading the runs).

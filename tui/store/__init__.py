@@ -153,9 +153,9 @@ class RunStore:
         path = self.root / run_id
         data = {"workload": workload, "args": list(args), "created": t, **config}
         # the secrets of this environment the arguments hold, hashed: an export made later, from a shell
-        # without the variable, still redacts them (tui.report.redact.record_for_run; imported here, at the
+        # without the variable, still redacts them (tui.redact.record_for_run; imported here, at the
         # first run, not at the workbench's start)
-        from tui.report.redact import RECORD_KEY, record_for_run, without_url_passwords
+        from tui.redact import RECORD_KEY, record_for_run, without_url_passwords
 
         recorded = record_for_run(data)
         # a URL's password (--url http://user:pw@host/v1) is not kept: config.json is what gets backed up

@@ -45,7 +45,7 @@ class RunRecord:
     telemetry: Telemetry = field(default_factory=Telemetry)   # a list of sample dicts given is made columns
     skipped_telemetry_lines: int = 0
     problems: list[str] = field(default_factory=list)
-    # the log's text when it is not run.log's (a redacted copy of the run, tui.report.redact.Redactor.record)
+    # the log's text when it is not run.log's (a redacted copy of the run, tui.redact.Redactor.record)
     log: str | None = field(default=None, repr=False, compare=False)
     # of() per kind, built once: the report asks for the start event once per step row, and a long
     # run has hundreds of thousands of events (a rescan per call made the export quadratic)

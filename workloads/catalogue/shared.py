@@ -22,6 +22,8 @@ WORDS: dict[str, tuple[str, str]] = {
                                        "训练时间"),
     "workload.shared.line.final_loss": ("final loss",
                                         "最终 loss"),
+    # the full stop a sentence ends with (a hint's, dropped before "; `cardbench doctor` ..." is joined on)
+    "workload.shared.full_stop": (".", "。"),
     # a spec's progress word when it names none (workloads.spec.WorkloadSpec.progress)
     "workload.shared.step": ("step", "步"),
 }

@@ -43,7 +43,7 @@ _ERROR_BODY = 65536     # what an error answer may hold before it is cut (a serv
 _HEADER_LINE = 16384
 MAX_EVENT_LINE = 1 << 20   # one SSE line: a token chunk is a few hundred bytes, a usage chunk under 1 KiB
 _CLOSED_FIRST = "the server closed the connection before answering"
-REDACTED = "[redacted]"    # for the key a server echoed: the report's marker (tui.report.redact.REDACTED)
+REDACTED = "[redacted]"    # for the key a server echoed: the report's marker (tui.redact.REDACTED)
 
 
 class BadUrl(ValueError):

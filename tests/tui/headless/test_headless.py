@@ -207,7 +207,7 @@ def test_headless_run_without_tty_and_with_stdin_closed(tmp_path):
 
 def test_headless_and_report_modules_load_neither_torch_nor_textual():
     code = ("import sys, tui.headless, tui.report, tui.report.contents, tui.report.charts, tui.report.png, "
-            "tui.report.envinfo, tui.report.smi, tui.report.redact, tui.report.screen\n"
+            "tui.report.envinfo, tui.report.smi, tui.redact, tui.report.screen\n"
             "print(','.join(m for m in ('torch', 'textual', 'torchvision') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""

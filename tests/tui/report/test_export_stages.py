@@ -17,7 +17,7 @@ from tui.report.export.metrics import write_metrics
 from tui.report.export.reading import Devices, detect_devices, read_runs
 from tui.report.export.redaction import redact
 from tui.report.export.rendering import ManagementCli, render_charts, render_management_cli, render_screen
-from tui.report.redact import Redactor
+from tui.redact import Redactor
 from tui.store import RunStore
 from workloads import protocol
 

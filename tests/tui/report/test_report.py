@@ -17,7 +17,7 @@ from tui.report import envinfo, png, smi, xid
 from tui.report.bundle import BundleError
 from tui.report.export import ExportInputs, export_bundle
 from tui.report.bundle import Bundle, check_output_dir
-from tui.report.redact import Redactor
+from tui.redact import Redactor
 from tui.store import RunStore
 from paths import FIXTURES as ALL_FIXTURES
 from paths import REPO

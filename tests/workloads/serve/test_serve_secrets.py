@@ -14,7 +14,7 @@ from recorded_env import recorded_doctor_and_env  # noqa: F401 - a fixture: the 
 from tui import cli
 from tui.headless.plan import suite_jobs
 from tui.report.export import ExportInputs, export_bundle
-from tui.report.redact import REDACTED, Redactor
+from tui.redact import REDACTED, Redactor
 from tui.store import RunStore
 from workloads.rundir import CONFIG, EVENTS, LOG
 from workloads.serve.client import REDACTED as SERVE_REDACTED

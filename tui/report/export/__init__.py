@@ -20,7 +20,7 @@ Layout of ``cardbench-report-<host>-<UTC time>.zip`` (one top folder of the same
     env.json, env.txt           collect_env, device detection, doctor, CUDA init time, allow-listed env
     SHA256SUMS                  `sha256sum -c SHA256SUMS` inside the folder
 
-Every text is redacted (see ``tui.report.redact``) before it is written. Nothing
+Every text is redacted (see ``tui.redact``) before it is written. Nothing
 here imports torch or textual, nor the workbench: the caller hands in the screen,
 drawn (``screenshot_svg``) or as a way to draw it (``screenshot``); without either,
 or when drawing fails, the screenshot is ``tui.report.screen``'s plain text screen.

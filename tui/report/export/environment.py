@@ -20,7 +20,7 @@ from tui.report.bundle import Bundle
 from tui.report.export.inputs import ExportInputs
 from tui.report.export.reading import Devices
 from tui.report.i18n import Words
-from tui.report.redact import Redactor
+from tui.redact import Redactor
 
 
 @dataclass(frozen=True)

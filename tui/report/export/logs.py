@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from tui.report.bundle import Bundle
-from tui.report.redact import without_record
+from tui.redact import without_record
 from tui.store.record import RunRecord
 from workloads import registry
 from workloads.rundir import CONFIG, EVENTS, LOG

@@ -1,12 +1,12 @@
 """The export's redaction stage: a redactor that knows every secret the runs recorded, and redacted copies of
-the runs for everything that is drawn (see ``tui.report.redact`` for the rules)."""
+the runs for everything that is drawn (see ``tui.redact`` for the rules)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from tui.report.redact import Redactor
+from tui.redact import Redactor
 from tui.store.record import RunRecord
 
 

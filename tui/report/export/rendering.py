@@ -10,7 +10,7 @@ from tui.report import charts, png, screen, smi
 from tui.report.bundle import Bundle
 from tui.report.export.inputs import ExportInputs
 from tui.report.i18n import note, quoted
-from tui.report.redact import Redactor
+from tui.redact import Redactor
 from tui.store.record import RunRecord
 
 

@@ -27,7 +27,7 @@ def export_in_background(app: Any, gather: Callable[[], Sequence[Path]], output_
 
         try:
             from tui.report.export import ExportInputs, export_bundle  # at the first export, not at start-up
-            from tui.report.redact import Redactor
+            from tui.redact import Redactor
             from tui.report.screen import live_screenshot
 
             run_dirs = list(gather())

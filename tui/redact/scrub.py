@@ -1,4 +1,4 @@
-"""A text through the patterns of :mod:`tui.report.redact.rules`: whole, or line-wise where a long text can change."""
+"""A text through the patterns of :mod:`tui.redact.rules`: whole, or line-wise where a long text can change."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import functools
 import re
 from typing import Any, Iterable, Mapping
 
-from tui.report.redact.rules import (AUTH_HEADER, BEARER, FOLLOWING_LINES, KEY_VALUE, OPTION_VALUE, REDACTED,
+from tui.redact.rules import (AUTH_HEADER, BEARER, FOLLOWING_LINES, KEY_VALUE, OPTION_VALUE, REDACTED,
                                      TOKEN_SHAPES, TRIGGERS, URL_USERINFO, is_secret_name)
 
 

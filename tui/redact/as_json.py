@@ -1,8 +1,8 @@
 """A bundle's JSON redacted as JSON, so that it stays JSON.
 
-The text rules (:mod:`~tui.report.redact.scrub`) run over a JSON text once blanked ``"api_key_env": null`` into
+The text rules (:mod:`~tui.redact.scrub`) run over a JSON text once blanked ``"api_key_env": null`` into
 ``"api_key_env": [redacted]``, and `cardbench compare` refused every serve bundle, even against a copy of itself
-(issue 37). Here an object is redacted as an object (:meth:`~tui.report.redact.redactor.Redactor.obj`: a secret
+(issue 37). Here an object is redacted as an object (:meth:`~tui.redact.redactor.Redactor.obj`: a secret
 value becomes the marker as a string, every string and key goes through the text rules on its own) and written as
 JSON after; only a line that is no JSON (a torn last line) goes through the text rules as text.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
-from tui.report.redact.scrub import flag_lines
+from tui.redact.scrub import flag_lines
 
-# ``redactor`` below is a tui.report.redact.redactor.Redactor (not imported: it calls these)
+# ``redactor`` below is a tui.redact.redactor.Redactor (not imported: it calls these)
 
 
 def json_text(redactor: Any, obj: Any) -> str:

@@ -6,7 +6,7 @@ import html
 import re
 from typing import Iterable
 
-from tui.report.redact.rules import MIN_FRAGMENT, REDACTED
+from tui.redact.rules import MIN_FRAGMENT, REDACTED
 
 # SVG: a tag, or text between tags (a <text> element's characters); a line break ends a piece too
 PIECE = re.compile(r"<[^>]*>|[^<\n]+")

@@ -6,10 +6,10 @@ import re
 import secrets as _secrets
 from typing import Any, Mapping
 
-from tui.report.redact.recorded import salted_digest, secret_shape, word_span
-from tui.report.redact.redactor import Redactor
-from tui.report.redact.rules import REDACTED, URL_USERINFO
-from tui.report.redact.scrub import leaves
+from tui.redact.recorded import salted_digest, secret_shape, word_span
+from tui.redact.redactor import Redactor
+from tui.redact.rules import REDACTED, URL_USERINFO
+from tui.redact.scrub import leaves
 
 
 def record_for_run(config: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> dict[str, Any] | None:

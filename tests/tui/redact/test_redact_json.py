@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tui.report.bundle import Bundle
-from tui.report.redact import REDACTED, Redactor
+from tui.redact import REDACTED, Redactor
 
 SECRET = "hunter2-Secret-4411"
 

@@ -13,13 +13,13 @@ from typing import Any, Iterable, Mapping
 
 from workloads.rundir import EVENTS
 from workloads.rundir.read import iter_jsonl, read_config
-from tui.report.redact import as_json
-from tui.report.redact.fragments import PIECE, screen_piece, secret_fragments
-from tui.report.redact.recorded import (LOOSE_UP_TO, MASK, RECORD_KEY, masked_candidates, may_hold, recorded_entries,
+from tui.redact import as_json
+from tui.redact.fragments import PIECE, screen_piece, secret_fragments
+from tui.redact.recorded import (LOOSE_UP_TO, MASK, RECORD_KEY, masked_candidates, may_hold, recorded_entries,
                                         salted_digest, shape_pattern, without_record)
-from tui.report.redact.rules import (HARMLESS_VALUES, LINEWISE_FROM, MIN_LEARNED, REDACTED, TOKEN_SHAPES,
+from tui.redact.rules import (HARMLESS_VALUES, LINEWISE_FROM, MIN_LEARNED, REDACTED, TOKEN_SHAPES,
                                      URL_USERINFO, VARIABLE_NAME, env_allowed, is_secret_name, names_variable)
-from tui.report.redact.scrub import alternation, flag_lines, leaves, patterns, reach
+from tui.redact.scrub import alternation, flag_lines, leaves, patterns, reach
 
 
 class Redactor:
@@ -303,11 +303,11 @@ class Redactor:
         return "\n".join(out)
 
     def jsonl(self, text: str) -> str:
-        """JSON lines redacted object by object, each line still JSON (:func:`~tui.report.redact.as_json.jsonl`)."""
+        """JSON lines redacted object by object, each line still JSON (:func:`~tui.redact.as_json.jsonl`)."""
         return as_json.jsonl(self, text)
 
     def json_text(self, obj: Any) -> str:
-        """An object as a bundle's JSON file, redacted as JSON (:func:`~tui.report.redact.as_json.json_text`)."""
+        """An object as a bundle's JSON file, redacted as JSON (:func:`~tui.redact.as_json.json_text`)."""
         return as_json.json_text(self, obj)
 
     def obj(self, obj: Any) -> Any:

@@ -8,7 +8,7 @@ import pytest
 from report_runs import generate_run, resnet_run
 from tui.report import envinfo, png
 from tui.report.export import ExportInputs, export_bundle
-from tui.report.redact import REDACTED, Redactor, env_allowed, is_secret_name
+from tui.redact import REDACTED, Redactor, env_allowed, is_secret_name
 from tui.store import RunStore
 from workloads import protocol
 
@@ -181,7 +181,7 @@ TRICKY = [
 
 def _whole(redactor, text):
     """The reference: every pattern over the whole text, as Redactor.text did for any text before."""
-    from tui.report import redact
+    from tui import redact
 
     pattern = redactor._secret_pattern()
     if pattern is not None:
@@ -190,7 +190,7 @@ def _whole(redactor, text):
 
 
 def _long_text(rng, tricky_lines):
-    from tui.report import redact
+    from tui import redact
 
     lines = [STEP_LINE % (i, i) for i in range(redact._LINEWISE_FROM // 150)]
     for _ in range(tricky_lines):

@@ -1,7 +1,7 @@
 """What a run records of its secrets (their shape and a salted digest, never the value) and how it is found again.
 
-The record itself is written by :func:`tui.report.redact.run_record.record_for_run` and read by
-:meth:`tui.report.redact.redactor.Redactor.learn_recorded` and :meth:`~tui.report.redact.redactor.Redactor.discover`.
+The record itself is written by :func:`tui.redact.run_record.record_for_run` and read by
+:meth:`tui.redact.redactor.Redactor.learn_recorded` and :meth:`~tui.redact.redactor.Redactor.discover`.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from tui.report.redact.redactor import Redactor
-from tui.report.redact.rules import REDACTED, is_secret_name
+from tui.redact.redactor import Redactor
+from tui.redact.rules import REDACTED, is_secret_name
 
 
 def redacted_args(args: Iterable[Any], redactor: Redactor) -> list[str]:

@@ -1,6 +1,6 @@
 """What looks secret: secret names, the environment's allow-list, token shapes and the patterns that blank them.
 
-The constants the other modules of :mod:`tui.report.redact` share live here too (the marker, the lengths, the
+The constants the other modules of :mod:`tui.redact` share live here too (the marker, the lengths, the
 triggers every pattern's match holds).
 """
 

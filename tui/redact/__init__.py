@@ -36,24 +36,24 @@ scrubbed where it can change: every match of every pattern holds one of
 after, for a value on the next line) go through the patterns, with the same
 result as the whole text through them, in linear time.
 
-The package, by job: :mod:`~tui.report.redact.rules` (what looks secret), :mod:`~tui.report.redact.scrub` (a
-text through the patterns), :mod:`~tui.report.redact.redactor` (the :class:`Redactor`),
-:mod:`~tui.report.redact.recorded` and :mod:`~tui.report.redact.run_record` (what a run records and how it is
-found again), :mod:`~tui.report.redact.fragments` (what a cut left on a drawn screen),
-:mod:`~tui.report.redact.as_json` (a .json or .jsonl file redacted as JSON, so it stays JSON) and
-:mod:`~tui.report.redact.live` (what the live screen shows).
+The package, by job: :mod:`~tui.redact.rules` (what looks secret), :mod:`~tui.redact.scrub` (a
+text through the patterns), :mod:`~tui.redact.redactor` (the :class:`Redactor`),
+:mod:`~tui.redact.recorded` and :mod:`~tui.redact.run_record` (what a run records and how it is
+found again), :mod:`~tui.redact.fragments` (what a cut left on a drawn screen),
+:mod:`~tui.redact.as_json` (a .json or .jsonl file redacted as JSON, so it stays JSON) and
+:mod:`~tui.redact.live` (what the live screen shows).
 """
 
 from __future__ import annotations
 
-from tui.report.redact.live import redacted_args, redacted_values
-from tui.report.redact.recorded import RECORD_KEY, secret_shape, without_record
-from tui.report.redact.redactor import Redactor
-from tui.report.redact.rules import (ENV_ALLOW_EXACT, ENV_ALLOW_PREFIXES, MIN_FRAGMENT, MIN_LEARNED, REDACTED,
+from tui.redact.live import redacted_args, redacted_values
+from tui.redact.recorded import RECORD_KEY, secret_shape, without_record
+from tui.redact.redactor import Redactor
+from tui.redact.rules import (ENV_ALLOW_EXACT, ENV_ALLOW_PREFIXES, MIN_FRAGMENT, MIN_LEARNED, REDACTED,
                                      env_allowed, is_secret_name)
-from tui.report.redact.rules import LINEWISE_FROM as _LINEWISE_FROM  # noqa: F401 - the tests: line-wise vs whole
-from tui.report.redact.run_record import record_for_run, without_url_passwords
-from tui.report.redact.scrub import patterns as _patterns  # noqa: F401 - the tests' reference: a whole text
+from tui.redact.rules import LINEWISE_FROM as _LINEWISE_FROM  # noqa: F401 - the tests: line-wise vs whole
+from tui.redact.run_record import record_for_run, without_url_passwords
+from tui.redact.scrub import patterns as _patterns  # noqa: F401 - the tests' reference: a whole text
 
 __all__ = ["ENV_ALLOW_EXACT", "ENV_ALLOW_PREFIXES", "MIN_FRAGMENT", "MIN_LEARNED", "RECORD_KEY", "REDACTED",
            "Redactor", "env_allowed", "is_secret_name", "record_for_run", "redacted_args", "redacted_values",

@@ -12,7 +12,7 @@ import pytest
 
 from tui.report import envinfo, png
 from tui.report.export import ExportInputs, export_bundle
-from tui.report.redact import (MIN_FRAGMENT, REDACTED, RECORD_KEY, Redactor, record_for_run, redacted_args,
+from tui.redact import (MIN_FRAGMENT, REDACTED, RECORD_KEY, Redactor, record_for_run, redacted_args,
                                redacted_values, secret_shape)
 from tui.report.screen import live_screenshot
 from tui.store import RunStore, load_run
