@@ -60,7 +60,7 @@ def test_an_fp32_resnet50_states_the_same_bound_in_the_report_and_in_compare_aga
     run = SimpleNamespace(metric={"achieved_tflops": report_bound["achieved_tflops"]}.get,
                           summary=SimpleNamespace(precision="fp32"))
     said = []
-    monkeypatch.setattr(published, "text", lambda key, **values: said.append(values) or key)
+    monkeypatch.setattr(published, "message", lambda key, **values: said.append(values) or key)
     published.rated_notes(query, [SimpleNamespace(label="A", runs={"resnet50": run})])
     assert report_bound["peak_tflops"] is not None and len(said) == 1   # compare said nothing on a V100 before
     assert said[0]["rated"] == format_number(report_bound["peak_tflops"])
