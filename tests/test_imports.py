@@ -46,14 +46,9 @@ KNOWN_PACKAGE_CYCLES: dict[frozenset[str], str] = {}
 # (importing module, imported module) from one workload package into another's; each goes to a shared layer
 KNOWN_WORKLOAD_IMPORTS: dict[tuple[str, str], str] = {}
 # (tui module, workload module) where tui/ reaches into a workload's package instead of its spec
-KNOWN_TUI_WORKLOAD_IMPORTS: dict[tuple[str, str], str] = {
-    ("tui.cli.soak", "workloads.soak.cli"): "train: the soak's plan through its spec",
-}
+KNOWN_TUI_WORKLOAD_IMPORTS: dict[tuple[str, str], str] = {}
 # 'module:function' over LONG_FUNCTION code lines
-KNOWN_LONG_FUNCTIONS: dict[str, str] = {
-    "tui.cli.run:run_workload": "to split",
-    "tui.store.telemetry:Telemetry._add": "to split",
-}
+KNOWN_LONG_FUNCTIONS: dict[str, str] = {}
 # module -> how many Chinese literals it still holds (more fails); the catalogue owns them all in the end
 KNOWN_CHINESE: dict[str, int] = {}
 

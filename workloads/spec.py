@@ -187,6 +187,10 @@ class WorkloadSpec:
     # `cardbench doctor --data DIR`: a quick torch-free look at a data directory -> {"status": PASS/WARN/FAIL,
     # "evidence", "hint", "zh" (the Chinese of both), "value", "unit"}
     data_check: Callable[[str], Mapping[str, Any]] | None = None
+    # a workload that runs others (the soak): the runs its arguments plan, (workload, its arguments), among the
+    # workload names given (the registry's); raises WorkloadError on a plan that cannot run. `cardbench soak` checks
+    # the plan and each inner run's arguments this way before anything starts
+    inner_runs: Callable[[Sequence[str], Sequence[str]], list[tuple[str, list[str]]]] | None = None
 
     @property
     def run_module(self) -> str:

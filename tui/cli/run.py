@@ -30,13 +30,15 @@ import os
 import signal
 import sys
 from contextlib import aclosing
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Mapping, TextIO
 
 from tui.cpu_trap import check_before_run
 from tui.detach import DEFAULT_LOG, is_detached, start_detached
 from tui.figures import event_line
 from tui.store.live import LiveMarker, wait_for_live
-from tui.store import RunStore, RunStoreError
+from tui.store import Run, RunStore, RunStoreError
 from tui.session import SIGNALS, STORE_FAULT, RunSession
 from tui.telemetry.collect import Collector
 from tui.telemetry.sampler import Sampler
@@ -68,9 +70,22 @@ def _say_result(line: str) -> str | None:
 
 
 async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_json: bool) -> int:
+    opened = _open_run(name, args, runs_dir)
+    if isinstance(opened, int):
+        return opened
+    session, sampler, run = opened
+    progress = sys.stderr if as_json else sys.stdout
+    _say(f"cardbench: run {run.id} -> {run.path}", progress)
+    followed = await _follow_run(name, session, sampler, run, progress)
+    return _finish_run(name, session, run, followed, as_json)
+
+
+def _open_run(name: str, args: list[str], runs_dir: str | None) -> tuple[RunSession, Sampler, Run] | int:
+    """The run recorded and its sampler made (not started), or the exit code when it cannot be: a runs dir that
+    cannot be used at all is a bad argument, said before anything starts; one that refuses the run a failure."""
     store = RunStore(runs_dir)
     try:
-        store.check()  # a runs dir that cannot be used is a bad argument, said before anything starts
+        store.check()
     except RunStoreError as exc:
         _say(f"cardbench run: {exc}", sys.stderr)
         return exit_codes.BAD_INPUT
@@ -87,19 +102,32 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
         sampler.stop()  # closes the collector and its torch probe
         _say(f"cardbench run: {exc}", sys.stderr)
         return exit_codes.FAILED
-    progress = sys.stderr if as_json else sys.stdout
-    _say(f"cardbench: run {run.id} -> {run.path}", progress)
+    return session, sampler, run
+
+
+@dataclass
+class _Followed:
+    """What following a run's events leaves for its exit: its outcome, the signal that stopped it, whether a
+    store fault was already said."""
+    outcome: Outcome = field(default_factory=Outcome)
+    received: list[int] = field(default_factory=list)  # the signal that stopped the run decides the exit status
+    told_fault: bool = False
+
+
+async def _follow_run(name: str, session: RunSession, sampler: Sampler, run: Run, progress: TextIO) -> _Followed:
+    """The run's events to the terminal until it ends, with its signals watched, its sampler on and its live
+    marker in the run directory; all three undone however it ends."""
     detached = is_detached()
-    received: list[int] = []  # the signal that stopped the run decides the exit status (130, 143, 129)
-    unwatch_signals = session.stop_on_signals(_DETACHED_SIGNALS if detached else SIGNALS, then=received.append)
+    followed = _Followed()
+    unwatch_signals = session.stop_on_signals(_DETACHED_SIGNALS if detached else SIGNALS,
+                                              then=followed.received.append)
     if detached:
         # a hang-up is not for a detached run; handled (not ignored) so the workload child does not inherit it
         asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, run.log, "[cardbench] hang-up ignored: detached")
     # listed (and so stoppable from the workbench) only once a SIGTERM stops the run cleanly
     marker = LiveMarker(run.path, detached=detached, workload=name).start()
     sampler.start()
-    outcome = Outcome()
-    told_fault = False
+    outcome = followed.outcome
     try:
         async with aclosing(session.events()) as events:
             async for event in events:
@@ -108,7 +136,7 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
                 if isinstance(event, protocol.Error):
                     _say(f"cardbench: error: {outcome.error_line}", sys.stderr)  # once, where errors go
                 elif isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
-                    told_fault = True
+                    followed.told_fault = True
                     _say(f"cardbench run: {event.message}; the run goes on", sys.stderr)
                 elif not detached:  # a detached run's log is run.log: its own log would grow as long
                     _say(event_line(event, name), progress)
@@ -116,30 +144,42 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
         sampler.stop()
         unwatch_signals()
         marker.remove()
+    return followed
+
+
+def _finish_run(name: str, session: RunSession, run: Run, followed: _Followed, as_json: bool) -> int:
+    """The CPU trap's verdict, a store fault not said yet and the --json result said; the exit status."""
     verdict = session.cpu_trap.verdict()
     if verdict:
         _say(f"cardbench: {verdict}", sys.stderr)
-    status = outcome.status
+    outcome = followed.outcome
     fault = run.fault
-    if fault is not None and not told_fault:
+    if fault is not None and not followed.told_fault:
         _say(f"cardbench run: {fault.line()}", sys.stderr)  # it came as the run closed, after the last event
     unwritten = None
     if as_json and outcome.result is not None:
-        record = {"record": "incomplete", "record_error": fault.line()} if fault is not None else {}
-        unwritten = _say_result(json.dumps({"workload": name, "run": str(run.path), "status": status, **record,
-                                            **outcome.result.metrics}))
-        if unwritten:
-            where = "its record is incomplete" if fault is not None else f"it is in {run.path / EVENTS}"
-            _say(f"cardbench run: the result could not be written to stdout ({unwritten}); {where}", sys.stderr)
-    if status == "stopped":
-        return exit_codes.for_signal(received[0]) if received else exit_codes.INTERRUPTED
+        unwritten = _json_result(name, run, outcome.status, outcome.result.metrics)
+    if outcome.status == "stopped":
+        return exit_codes.for_signal(followed.received[0]) if followed.received else exit_codes.INTERRUPTED
     if fault is not None or unwritten:
         return exit_codes.FAILED
-    if status == "ok":
+    if outcome.status == "ok":
         return exit_codes.OK
     # a workload's bad-input exit stays BAD_INPUT, so scripts can tell it from a crash
     bad_input = outcome.end is not None and outcome.end.exit_code == exit_codes.BAD_INPUT
     return exit_codes.BAD_INPUT if bad_input else exit_codes.FAILED
+
+
+def _json_result(name: str, run: Run, status: str, metrics: Mapping[str, Any]) -> str | None:
+    """--json: the result as one JSON object on stdout; why it could not be written (said on stderr), or None."""
+    fault = run.fault
+    record = {"record": "incomplete", "record_error": fault.line()} if fault is not None else {}
+    unwritten = _say_result(json.dumps({"workload": name, "run": str(run.path), "status": status, **record,
+                                        **metrics}))
+    if unwritten:
+        where = "its record is incomplete" if fault is not None else f"it is in {run.path / EVENTS}"
+        _say(f"cardbench run: the result could not be written to stdout ({unwritten}); {where}", sys.stderr)
+    return unwritten
 
 
 _DETACHED_SIGNALS = (signal.SIGINT, signal.SIGTERM)

@@ -65,8 +65,8 @@ def soak_args(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from workloads import registry
     from workloads.errors import WorkloadError
-    from workloads.soak.cli import build_parser, plan
 
     argv = soak_args(args)
     checked = check_workload_args(NAME, argv)   # bad input: one line (CliError) and exit 2, nothing started
@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         return checked
     # and the inner workload's own arguments, which a detached soak would otherwise refuse only in its log
     try:
-        runs = plan(build_parser().parse_args(argv))
+        planned = registry.spec_for(NAME).inner_runs   # the soak's plan, read through its spec
+        runs = planned(argv, registry.names()) if planned is not None else []
     except WorkloadError as exc:   # the check above refuses the same: this registry may differ from the child's
         raise CliError(f"cardbench soak: {exc.message}", 2) from None
     for name, inner in runs:

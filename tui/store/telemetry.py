@@ -49,6 +49,37 @@ def _grown(groups: dict[str, tuple[Any, Any, Any]], key: str) -> tuple[list[Any]
     return group
 
 
+# (from, to, order): samples listing the same devices; a device's (readings, samples, places)
+_Stretch = tuple[int, int, tuple[str, ...]]
+_Group = tuple[list[Any], Sequence[int], Sequence[int]]
+
+
+def _grouped(batch: list[Any], first: int, runs: list[_Stretch]) -> dict[str, _Group]:
+    """A device's readings per stretch of samples listing the same devices (a day: one stretch a batch), a
+    column at a time: the k-th device of each; by the device's key."""
+    groups: dict[str, _Group] = {}
+    for lo, hi, order in runs:
+        stretch = batch[lo - first:hi - first]
+        if len(set(order)) < len(order):   # one key twice in a sample: its readings in sample order
+            for i, sample in enumerate(stretch, lo):
+                for place, (key, d) in enumerate(zip(order, sample.devices)):
+                    group = _grown(groups, key)
+                    group[0].append(d)
+                    group[1].append(i)
+                    group[2].append(place)
+            continue
+        for place, key in enumerate(order):
+            readings = [s.devices[place] for s in stretch]
+            if key not in groups:
+                groups[key] = (readings, range(lo, hi), [place] * (hi - lo))
+                continue
+            group = _grown(groups, key)
+            group[0].extend(readings)
+            group[1].extend(range(lo, hi))
+            group[2].extend([place] * (hi - lo))
+    return groups
+
+
 def memory_pct(used: float | None, total: float | None) -> float | None:
     """Memory used as a share of the total, in %; None where either is missing or the total is not positive: the
     memory series of the screen's plots (a live sample's, `tui.workbench.history`) and of the report's chart."""
@@ -244,15 +275,24 @@ class Telemetry:
         """Samples' readings gathered per device, then each column extended in one go: a day's 691,200 device
         readings in about a second (one append per field and reading took six)."""
         first = len(self.t)
+        self._add_hosts(batch)
+        runs = self._add_orders(batch, first)
+        self._add_devices(_grouped(batch, first, runs))
+
+    def _add_hosts(self, batch: list[Any]) -> None:
+        """The samples' times and host readings (NaN or MISSING where a sample has no host)."""
         self.t.extend([float(s.t) for s in batch])
         self.has_host.extend([s.host is not None for s in batch])
         hosts = [s.host for s in batch]
         self.host[CPU_PCT].extend([float_reading(h.cpu_pct) if h is not None else NAN for h in hosts])
         for name in (MEM_USED_BYTES, MEM_TOTAL_BYTES):
             self.host[name].extend([int_reading(getattr(h, name)) if h is not None else MISSING for h in hosts])
-        groups: dict[str, tuple[list[Any], Sequence[int], Sequence[int]]] = {}   # key: (readings, samples, places)
+
+    def _add_orders(self, batch: list[Any], first: int) -> list[_Stretch]:
+        """Each sample's device order (its devices' keys) recorded; the stretches of samples (numbered from
+        ``first``) listing the same devices."""
         orders, order_of = self._orders, self.order
-        runs: list[tuple[int, int, tuple[str, ...]]] = []   # (from, to, order): samples listing the same devices
+        runs: list[_Stretch] = []
         for i, sample in enumerate(batch, first):
             devices = sample.devices or ()
             keys = tuple([d.bus_id for d in devices])
@@ -266,27 +306,10 @@ class Telemetry:
                 runs[-1] = (runs[-1][0], i + 1, order)
             else:
                 runs.append((i, i + 1, order))
-        # a device's readings per stretch of samples listing the same devices (a day: one stretch a batch), a
-        # column at a time: the k-th device of each
-        for lo, hi, order in runs:
-            stretch = batch[lo - first:hi - first]
-            if len(set(order)) < len(order):   # one key twice in a sample: its readings in sample order
-                for i, sample in enumerate(stretch, lo):
-                    for place, (key, d) in enumerate(zip(order, sample.devices)):
-                        group = _grown(groups, key)
-                        group[0].append(d)
-                        group[1].append(i)
-                        group[2].append(place)
-                continue
-            for place, key in enumerate(order):
-                readings = [s.devices[place] for s in stretch]
-                if key not in groups:
-                    groups[key] = (readings, range(lo, hi), [place] * (hi - lo))
-                    continue
-                group = _grown(groups, key)
-                group[0].extend(readings)
-                group[1].extend(range(lo, hi))
-                group[2].extend([place] * (hi - lo))
+        return runs
+
+    def _add_devices(self, groups: dict[str, _Group]) -> None:
+        """Each device's gathered readings appended to its columns (made on its first reading)."""
         strings, throttles = self._strings, self._throttles
         for key, (readings, at, places) in groups.items():
             cols = self.devices.get(key)

@@ -39,11 +39,9 @@ from workloads.runner import Runner
 from workloads.soak import table
 from workloads.soak.intervals import LATENCY, IntervalBook
 from workloads.soak.kernel import KernelLog
-from workloads.soak.verdict import (DRIFT_LIMIT_PCT, LATENCY_LIMIT_PCT, THERMAL_SHARE, Finding, findings_of, rules,
-                                    verdict_of)
+from workloads.soak.plan import WORKLOAD, add_options, plan
+from workloads.soak.verdict import Finding, findings_of, rules, verdict_of
 
-WORKLOAD = "soak"
-COMMAND = "command"            # the user's own job: `python -m workloads.command -- CMD`
 POLL_S = 2.0                   # how often the telemetry file is read
 KERNEL_POLL_S = 30.0           # how often dmesg is read (and at every interval's close)
 RESTART_DELAY_S = 1.0          # after a failed run, so a workload that fails at once does not spin
@@ -57,64 +55,8 @@ FORWARD_EVERY_S = 1.0
 
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(prog=WORKLOAD, description="Run a workload for hours and judge the card interval by interval.")
-    p.add_argument("--hours", type=positive_float, required=True, metavar="H", help="how long (0.5 = 30 minutes)")
-    p.add_argument("--workload", default=None, metavar="NAMES",
-                   help="the workload, or several comma-separated to alternate (resnet50,generate)")
-    p.add_argument("--args", action="append", default=[], metavar="[NAME=]ARGS",
-                   help="arguments for the inner workload(s), quoted as one ('--device cpu --steps 20'); "
-                        "NAME=ARGS for one of an alternation; repeatable")
-    p.add_argument("--device", default=None, metavar="DEVICE",
-                   help="the device for the inner workload(s) (cuda:1, cpu...), passed to each as --device "
-                        "unless its --args name one")
-    p.add_argument("--interval", type=positive_float, default=600.0, metavar="S",
-                   help="seconds per interval of the table and the verdict (default 600)")
-    p.add_argument("--drift-limit", type=positive_float, default=DRIFT_LIMIT_PCT, metavar="PCT",
-                   help=f"throughput drift against the first interval that fails (default {DRIFT_LIMIT_PCT:g} %%)")
-    p.add_argument("--latency-limit", type=positive_float, default=LATENCY_LIMIT_PCT, metavar="PCT",
-                   help=f"a serving workload's TTFT/TPOT rise against the first interval that fails (p50) or warns "
-                        f"(p99) (default {LATENCY_LIMIT_PCT:g} %%)")
-    p.add_argument("--thermal-share", type=positive_float, default=THERMAL_SHARE, metavar="FRACTION",
-                   help=f"share of an interval under thermal throttling that warns (default {THERMAL_SHARE:g})")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="where intervals.csv and verdict.txt go (default: the run directory)")
-    p.add_argument("command", nargs="*", metavar="-- CMD", help="your own command instead of --workload")
+    add_options(p, positive_float)
     return p
-
-
-def plan(args: Any) -> list[tuple[str, list[str]]]:
-    """The inner runs to cycle through: (workload, its arguments). Refuses what cannot run, before anything does."""
-    if args.command and args.workload:
-        raise WorkloadError("give --workload or -- CMD, not both", hint="`cardbench soak --hours 1 -- python train.py`")
-    if args.command:
-        return [(COMMAND, _on_device(args.device, ["--", *args.command]))]
-    if not args.workload:
-        raise WorkloadError("--workload or -- CMD is required", hint="`cardbench soak --hours 1 --workload resnet50`")
-    names = [n.strip() for n in args.workload.split(",") if n.strip()]
-    offered = [n for n in registry.names() if n != WORKLOAD]
-    bad = [n for n in names if n not in offered]
-    if bad or not names:
-        raise WorkloadError(f"--workload: unknown workload {', '.join(bad) or '(none given)'}",
-                            hint=f"choose from {', '.join(offered)}")
-    common: list[str] = []
-    own: dict[str, list[str]] = {}
-    for text in args.args:
-        name, _, rest = text.partition("=")
-        try:
-            if name in names and " " not in name:
-                own.setdefault(name, []).extend(shlex.split(rest))
-            else:
-                common.extend(shlex.split(text))
-        except ValueError as exc:
-            raise WorkloadError(f"--args {text!r}: {exc}") from None
-    return [(n, _on_device(args.device, common + own.get(n, []))) for n in names]
-
-
-def _on_device(device: str | None, args: list[str]) -> list[str]:
-    """``--device`` first, unless the inner arguments choose one themselves (before any ``--`` of a command)."""
-    own = args[:args.index("--")] if "--" in args else args
-    if device is None or any(a == "--device" or a.startswith("--device=") for a in own):
-        return args
-    return ["--device", device, *args]
 
 
 class _ToLog:
@@ -385,7 +327,7 @@ class Soak:
 
 def main(em: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
-    runs = plan(args)
+    runs = plan(args, registry.names())
     arguments_checked()
     soak = Soak(em, runs, args)
     try:

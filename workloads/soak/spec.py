@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
 from workloads.spec import Metric, Param, WorkloadSpec
@@ -15,6 +15,13 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     from workloads.soak.table import report_table as table
 
     return table(metrics)
+
+
+def inner_runs(argv: Sequence[str], names: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The inner runs the soak's arguments plan, among the workloads ``names`` (torch-free; `workloads.soak.plan`)."""
+    from workloads.soak.plan import inner_runs as planned
+
+    return planned(argv, names)
 
 
 SPEC = WorkloadSpec(
@@ -43,6 +50,7 @@ SPEC = WorkloadSpec(
     line_metrics=(Metric("verdict", Message("workload.shared.metric.verdict"), "text"),),
     progress=Message("workload.soak.progress"),   # a forwarded step counts the inner workload's steps so far
     report_table=report_table,
+    inner_runs=inner_runs,
     run_files=RUN_FILES,
     verdict="verdict",
     detached=True,   # issue 13: a soak is always detached, from the launcher too

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from paths import FIXTURES
 
+from workloads import registry
 from workloads.child.harness import WorkloadError
 from workloads.soak import table
-from workloads.soak.cli import build_parser, plan
 from workloads.soak.intervals import IntervalBook
 from workloads.soak.kernel import KernelLog
+from workloads.soak.spec import SPEC
 from workloads.soak.verdict import judge
 
 T0 = 1_800_000_000.0
@@ -150,7 +151,8 @@ def test_a_kernel_log_that_cannot_be_read_is_said(tmp_path, monkeypatch):
 
 
 def _plan(*argv):
-    return plan(build_parser().parse_args(list(argv)))
+    """The plan as `cardbench soak` reads it, through the soak's spec (the soak's own main plans the same)."""
+    return SPEC.inner_runs(argv, registry.names())
 
 
 def test_an_alternation_gives_each_workload_the_common_arguments_and_its_own():
@@ -178,6 +180,9 @@ def test_a_workload_and_a_command_together_are_refused():
         _plan("--hours", "1", "--workload", "resnet50", "--", "python", "train.py")
     with pytest.raises(WorkloadError, match="unknown workload soak"):
         _plan("--hours", "1", "--workload", "soak")       # not itself
+    with pytest.raises(WorkloadError, match="unknown workload resnet5$") as refused:
+        _plan("--hours", "1", "--workload", "resnet50,resnet5")
+    assert "resnet50" in refused.value.hint and "soak" not in refused.value.hint
 
 
 def test_the_result_s_worst_drifts_come_from_the_rows_figures_not_the_cells_text():
