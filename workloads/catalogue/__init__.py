@@ -55,18 +55,12 @@ def say_or(key: str, lang: str, fallback: str, /, **values: Any) -> str:
     return say(key, lang, **values) if key in CATALOGUE else fallback
 
 
-@dataclass(frozen=True)
-class Message:
-    """A message id and its parameters, said in a language when it is shown: a workload's label, a hint, a note.
-
-    Called with a language it is that language's sentence (as every label of a spec is); ``en`` (and ``str()``)
-    is the English that events, run.log and the terminal carry."""
-
-    id: str
-    params: tuple[tuple[str, Any], ...] = ()   # (name, value) pairs: a message is hashable, as a spec's fields are
+class Said:
+    """What is said in either language when it is shown: called with a language it is that language's text;
+    ``en`` (and ``str()``) is the English that events, run.log and the terminal carry."""
 
     def __call__(self, lang: str = "en") -> str:
-        return say(self.id, lang, **dict(self.params))
+        raise NotImplementedError
 
     def __str__(self) -> str:
         return self("en")
@@ -78,6 +72,20 @@ class Message:
     @property
     def zh(self) -> str:
         return self("zh")
+
+
+@dataclass(frozen=True)
+class Message(Said):
+    """A message id and its parameters, said in a language when it is shown: a workload's label, a hint, a note.
+
+    Called with a language it is that language's sentence (as every label of a spec is); ``en`` (and ``str()``)
+    is the English that events, run.log and the terminal carry."""
+
+    id: str
+    params: tuple[tuple[str, Any], ...] = ()   # (name, value) pairs: a message is hashable, as a spec's fields are
+
+    def __call__(self, lang: str = "en") -> str:
+        return say(self.id, lang, **dict(self.params))
 
 
 def message(key: str, /, **params: Any) -> Message:
@@ -92,7 +100,7 @@ def joined(items: Iterable[str], lang: str = "en", comma: bool = False) -> str:
 
 
 @dataclass(frozen=True)
-class Joined:
+class Joined(Said):
     """Messages (or plain strings: numbers, names) said one after another as each language lists them: a sentence
     put together from the parts that apply ('1.9x the output tokens/s ...; 48 requests/s served ...')."""
 
@@ -101,17 +109,6 @@ class Joined:
 
     def __call__(self, lang: str = "en") -> str:
         return joined((item(lang) if callable(item) else str(item) for item in self.items), lang, self.comma)
-
-    def __str__(self) -> str:
-        return self("en")
-
-    @property
-    def en(self) -> str:
-        return self("en")
-
-    @property
-    def zh(self) -> str:
-        return self("zh")
 
 
 def message_id_of(english: str, area: str) -> str | None:
