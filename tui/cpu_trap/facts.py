@@ -20,6 +20,7 @@ from tui.i18n import say
 from workloads.facts.formatting import code
 from workloads import protocol
 from workloads.hints import hint_for
+from workloads.rundir.sample_fields import DEVICES, NAME, SOURCE
 
 CODE = "cpu_while_accelerators_listed"   # the warning event's code: what programs match on
 # devices the doctor counts outside torch: the management CLI, NVML, the PCI bus
@@ -98,7 +99,7 @@ def _device_dicts(devices: Any) -> list[Mapping[str, Any]]:
     if devices is None:
         return []
     if isinstance(devices, Mapping):
-        devices = devices.get("devices") or []
+        devices = devices.get(DEVICES) or []
     elif hasattr(devices, "devices"):
         devices = devices.devices
     out: list[Mapping[str, Any]] = []
@@ -114,15 +115,15 @@ def listed_in(devices: Any) -> Listed:
     """What a telemetry snapshot lists, apart from what only torch reports."""
     count, seen, names, tools = 0, 0, [], []
     for d in _device_dicts(devices):
-        sources = [s for s in str(d.get("source") or "").split("+") if s]
+        sources = [s for s in str(d.get(SOURCE) or "").split("+") if s]
         if "torch" in sources:
             seen += 1
         others = [s for s in sources if s != "torch"]
         if sources and not others:
             continue  # only torch reports it: not "listed elsewhere"
         count += 1
-        if d.get("name"):
-            names.append(str(d["name"]))
+        if d.get(NAME):
+            names.append(str(d[NAME]))
         for s in others:
             tool = _TOOL_NAMES.get(s, s)
             if tool not in tools:

@@ -15,28 +15,30 @@ from tui.report.document import Block, Para, Table
 from tui.report.i18n import Words
 from tui.report.report_data import device_name
 from tui.telemetry.processes import NOT_SHOWN, OTHER_CONTAINER
+from workloads.rundir.sample_fields import (HEALTH, INDEX, MEM_TOTAL_BYTES, MEM_USED_BYTES, NAME, POWER_LIMIT_W,
+                                            POWER_W, PROCESSES, SOURCE, TEMPERATURE_C, UTIL_GPU_PCT, UTIL_KIND)
 
 MAX_PROCESSES = 4   # named per card; the rest counted
 
 
 def _util(d: dict[str, Any]) -> str:
-    value = reading(d.get("util_gpu_pct"), "%")
-    kind = d.get("util_kind")
-    return f"{value} {kind}" if kind and d.get("util_gpu_pct") is not None else value
+    value = reading(d.get(UTIL_GPU_PCT), "%")
+    kind = d.get(UTIL_KIND)
+    return f"{value} {kind}" if kind and d.get(UTIL_GPU_PCT) is not None else value
 
 
 def _memory(d: dict[str, Any]) -> str:
-    used, total = d.get("mem_used_bytes"), d.get("mem_total_bytes")
+    used, total = d.get(MEM_USED_BYTES), d.get(MEM_TOTAL_BYTES)
     return NA if used is None and total is None else f"{format_bytes(used)} / {format_bytes(total)}"
 
 
 def _power(d: dict[str, Any]) -> str:
-    power, cap = d.get("power_w"), d.get("power_limit_w")
+    power, cap = d.get(POWER_W), d.get(POWER_LIMIT_W)
     return NA if power is None else reading(power, "W", 1) + (f" / {reading(cap, 'W', 1)}" if cap is not None else "")
 
 
 def _processes(d: dict[str, Any], w: Words) -> str:
-    procs = d.get("processes")
+    procs = d.get(PROCESSES)
     if procs is None:
         return NA
     if not procs:
@@ -62,12 +64,12 @@ def _process(p: list[Any], w: Words) -> str:
 
 def cards_read(devices: list[dict[str, Any]], w: Words) -> list[Block]:
     """A row per card a vendor tool read (its state, figures and processes); nothing where no tool read one."""
-    read = [d for d in devices if d.get("source") and d.get("source") not in ("pci", "torch")]
+    read = [d for d in devices if d.get(SOURCE) and d.get(SOURCE) not in ("pci", "torch")]
     if not read:
         return []
-    tools = sorted({str(d["source"]).split("+")[0] for d in read})
-    rows = [[device_name(d.get("index"), d.get("name"), w), w.quote(d["health"]) if d.get("health") else NA,
-             _util(d), _memory(d), reading(d.get("temperature_c"), "°C"), _power(d), _processes(d, w)]
+    tools = sorted({str(d[SOURCE]).split("+")[0] for d in read})
+    rows = [[device_name(d.get(INDEX), d.get(NAME), w), w.quote(d[HEALTH]) if d.get(HEALTH) else NA,
+             _util(d), _memory(d), reading(d.get(TEMPERATURE_C), "°C"), _power(d), _processes(d, w)]
             for d in read]
     return [Para(w("cards_read", tools=w.join(w.quote(t) for t in tools))),
             Table([w("device"), w("cards_state"), w("cards_util"), w("cards_memory"), w("cards_temp"),

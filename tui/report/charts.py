@@ -22,6 +22,7 @@ from tui.store.series import WARMUP_LABEL, StepPoints, record_step_points
 from tui.store.telemetry import Telemetry
 from workloads.facts.missing import is_finite
 from workloads.catalogue import Message
+from workloads.rundir.sample_fields import CPU_PCT, UTIL_GPU_PCT
 
 WIDTH, HEIGHT = 900, 380
 _LEFT, _RIGHT, _TOP, _BOTTOM = 78, 24, 46, 56
@@ -293,13 +294,13 @@ def _utilisation_chart(record, label: str) -> str | None:
         for cols in devices.values():
             xs = [(t[p] - t0) / per for p in cols.pos]
             tag = device_tag(cols.label_index(0)) if len(devices) > 1 else ""
-            out.append(series(f"util % {tag}".strip(), xs, cols.column("util_gpu_pct")))
+            out.append(series(f"util % {tag}".strip(), xs, cols.column(UTIL_GPU_PCT)))
             out.append(series(f"memory % {tag}".strip(), xs, cols.used_pct()))
         one = f" ({device_label(cols.label_index(0), cols.name[0], cols.pci_vendor)})"
         title = f"{label}: device utilisation and memory" + (one if len(devices) == 1 else "")
     else:
         xs = [(v - t0) / per for v in t]
-        out.append(series("host CPU %", xs, telemetry.host_column("cpu_pct")))
+        out.append(series("host CPU %", xs, telemetry.host_column(CPU_PCT)))
         out.append(series("host memory %", xs, telemetry.host_used_pct()))
         title = f"{label}: host CPU and memory (" + _host_only_why(on_cpu, listed=bool(devices)) + ")"
     return line_chart(title, out, x_label=f"{unit} since start", y_label="%", y_range=(0.0, 100.0))

@@ -21,6 +21,8 @@ from tui.report.stability_and_cost import amount, cost_section, stability
 from tui.report.summary import WorkloadSummary
 from workloads import registry
 from workloads.spec import Metric, Text
+from workloads.rundir.sample_fields import (CPU_COUNT, DEVICES, DRIVER_VERSION, HOST, HOSTNAME, INDEX,
+                                            MEM_TOTAL_BYTES, NAME, PCI_VENDOR, RUNTIME_VERSION)
 
 __all__ = ["ReportData", "amount", "build"]
 
@@ -114,12 +116,12 @@ def _summary(data: ReportData, w: Words) -> list[Block]:
 def _device_software(data: ReportData, w: Words) -> list[Block]:
     env = data.env
     f = env.collect_env.fields
-    devices = (env.devices or {}).get("devices") or []
-    names = w.join(w("device_row", label=device_name(d.get("index"), d.get("name"), w),
-                     vendor=d.get("pci_vendor") or NA, memory=format_bytes(d.get("mem_total_bytes")),
-                     driver=d.get("driver_version") or NA, runtime=d.get("runtime_version") or NA)
+    devices = (env.devices or {}).get(DEVICES) or []
+    names = w.join(w("device_row", label=device_name(d.get(INDEX), d.get(NAME), w),
+                     vendor=d.get(PCI_VENDOR) or NA, memory=format_bytes(d.get(MEM_TOTAL_BYTES)),
+                     driver=d.get(DRIVER_VERSION) or NA, runtime=d.get(RUNTIME_VERSION) or NA)
                    for d in devices) or w("no_accelerator")
-    host = (env.devices or {}).get("host") or {}
+    host = (env.devices or {}).get(HOST) or {}
     versions = next((s.versions for s in data.summaries if s.versions), {})
     def told(key: str, default: Any = NA) -> str:  # collect_env's own words (a version, "Could not collect")
         value = f.get(key, default)
@@ -137,8 +139,8 @@ def _device_software(data: ReportData, w: Words) -> list[Block]:
                            evidence=_init_evidence(env, w) or NA)],
         [w("os"), told("OS", env.platform)],
         ["CPU", _cpu(f, host, w)],
-        [w("host"), w("host_row", host=w.quote(host.get("hostname") or data.host),
-                      memory=format_bytes(host.get("mem_total_bytes")))],
+        [w("host"), w("host_row", host=w.quote(host.get(HOSTNAME) or data.host),
+                      memory=format_bytes(host.get(MEM_TOTAL_BYTES)))],
         ["Python", told("Python version", env.python)],
         ["cardbench", env.cardbench],
     ]
@@ -172,7 +174,7 @@ def _cpu(f: dict[str, Any], host: dict[str, Any], w: Words) -> str:
     model = None
     if isinstance(cpu, list):
         model = next((line.split(":", 1)[1].strip() for line in cpu if line.startswith("Model name")), None)
-    count = host.get("cpu_count")
+    count = host.get(CPU_COUNT)
     return w("cpu_row", model=w.quote(model) if model else NA, count=count if count is not None else NA)
 
 

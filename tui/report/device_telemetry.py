@@ -16,12 +16,17 @@ from typing import Any, Iterator, Sequence
 from tui.cpu_trap import device_runs
 from tui.store import RunRecord
 from tui.store.telemetry import MISSING, DeviceColumns, Telemetry
+from workloads.rundir.sample_fields import (CPU_PCT, ECC_CORRECTED, ECC_UNCORRECTED, HEALTH, MEM_CLOCK_MHZ,
+                                            MEM_TOTAL_BYTES, MEM_USED_BYTES, POWER_LIMIT_W, POWER_W, PSTATE,
+                                            REMAPPED_ROWS, RETIRED_PAGES, SM_CLOCK_MHZ, T, TEMPERATURE_C,
+                                            THROTTLE_REASONS, UTIL_GPU_PCT, UTIL_MEM_PCT)
 
-TELEMETRY_COLUMNS = ["run_id", "t", "device_index", "device_name", "util_gpu_pct", "util_mem_pct",
-                     "mem_used_bytes", "mem_total_bytes", "mem_used_pct", "temperature_c", "power_w",
-                     "power_limit_w", "sm_clock_mhz", "mem_clock_mhz", "pstate", "throttle_reasons",
-                     "ecc_corrected", "ecc_uncorrected", "health", "host_cpu_pct", "host_mem_used_bytes",
-                     "host_mem_total_bytes"]
+_HOST = (CPU_PCT, MEM_USED_BYTES, MEM_TOTAL_BYTES)   # the host's readings each row ends with
+# the columns a sample's field fills are named as the field
+TELEMETRY_COLUMNS = ["run_id", T, "device_index", "device_name", UTIL_GPU_PCT, UTIL_MEM_PCT, MEM_USED_BYTES,
+                     MEM_TOTAL_BYTES, "mem_used_pct", TEMPERATURE_C, POWER_W, POWER_LIMIT_W, SM_CLOCK_MHZ,
+                     MEM_CLOCK_MHZ, PSTATE, THROTTLE_REASONS, ECC_CORRECTED, ECC_UNCORRECTED, HEALTH,
+                     *(f"host_{field}" for field in _HOST)]
 
 
 _SAMPLES_PER_CHUNK = 4096
@@ -65,12 +70,12 @@ def _device_lines(run: str, t_cells: list[str], host_cells: list[str], cols: Dev
 
     throttle = [None if r is None else ";".join(r) for r in cols.throttle[lo:hi]]
     columns = [[t_cells[p] for p in pos], _cells(cols.index[lo:hi]), _cells(cols.name[lo:hi], text=True),
-               cells("util_gpu_pct"), cells("util_mem_pct"), _number_cells(cols.column("mem_used_bytes", lo, hi)),
-               cells("mem_total_bytes"), _number_cells(cols.used_pct(lo, hi)),
-               cells("temperature_c"), _number_cells(cols.column("power_w", lo, hi)),   # power: all distinct
-               *map(cells, ("power_limit_w", "sm_clock_mhz", "mem_clock_mhz")),
-               _cells(cols.pstate[lo:hi], text=True), _cells(throttle, text=True), cells("ecc_corrected"),
-               cells("ecc_uncorrected"), _cells(cols.health[lo:hi], text=True), [host_cells[p] for p in pos]]
+               cells(UTIL_GPU_PCT), cells(UTIL_MEM_PCT), _number_cells(cols.column(MEM_USED_BYTES, lo, hi)),
+               cells(MEM_TOTAL_BYTES), _number_cells(cols.used_pct(lo, hi)),
+               cells(TEMPERATURE_C), _number_cells(cols.column(POWER_W, lo, hi)),   # power: all distinct
+               *map(cells, (POWER_LIMIT_W, SM_CLOCK_MHZ, MEM_CLOCK_MHZ)),
+               _cells(cols.pstate[lo:hi], text=True), _cells(throttle, text=True), cells(ECC_CORRECTED),
+               cells(ECC_UNCORRECTED), _cells(cols.health[lo:hi], text=True), [host_cells[p] for p in pos]]
     return list(map(",".join, zip(repeat(run), *columns)))
 
 
@@ -81,7 +86,7 @@ def _lines(records: Sequence[RunRecord]) -> Iterator[list[str]]:
         telemetry = record.telemetry
         run = _quoted(record.id)
         t_cells = list(map(str, telemetry.t))
-        host = [_number_cells(telemetry.host_column(f)) for f in ("cpu_pct", "mem_used_bytes", "mem_total_bytes")]
+        host = [_number_cells(telemetry.host_column(f)) for f in _HOST]
         host_cells = list(map(",".join, zip(*host)))
         devices = list(telemetry.devices.values())
         done = dict.fromkeys((cols.key for cols in devices), 0)
@@ -145,10 +150,11 @@ class DeviceStability:
         return dict(self.__dict__)
 
 
-_PEAKS = (("peak_temperature_c", "temperature_c", max), ("peak_power_w", "power_w", max),
-          ("power_limit_w", "power_limit_w", max), ("min_sm_clock_mhz", "sm_clock_mhz", min),
-          ("max_sm_clock_mhz", "sm_clock_mhz", max))
-_SPANS = ("ecc_corrected", "ecc_uncorrected", "retired_pages", "remapped_rows")
+# (DeviceStability's attribute, the field it is the peak of, max or min)
+_PEAKS = (("peak_temperature_c", TEMPERATURE_C, max), ("peak_power_w", POWER_W, max),
+          ("power_limit_w", POWER_LIMIT_W, max), ("min_sm_clock_mhz", SM_CLOCK_MHZ, min),
+          ("max_sm_clock_mhz", SM_CLOCK_MHZ, max))
+_SPANS = (ECC_CORRECTED, ECC_UNCORRECTED, RETIRED_PAGES, REMAPPED_ROWS)   # each DeviceStability's attribute too
 
 
 def _finite_values(values: Any) -> Sequence[float]:
@@ -215,8 +221,8 @@ def stability(records: Sequence[RunRecord]) -> list[DeviceStability]:
 def host_peaks(records: Sequence[RunRecord]) -> dict[str, float | None]:
     """The host's peak CPU use and memory over every run's samples, and the memory it had (the largest total read,
     the bound the peak is read against; None: never read)."""
-    cpu = [v for r in records for v in _finite_values(r.telemetry.host["cpu_pct"])]
-    mem = [v for r in records for v in r.telemetry.host["mem_used_bytes"] if v != MISSING]
-    total = [v for r in records for v in r.telemetry.host["mem_total_bytes"] if v != MISSING and v > 0]
+    cpu = [v for r in records for v in _finite_values(r.telemetry.host[CPU_PCT])]
+    mem = [v for r in records for v in r.telemetry.host[MEM_USED_BYTES] if v != MISSING]
+    total = [v for r in records for v in r.telemetry.host[MEM_TOTAL_BYTES] if v != MISSING and v > 0]
     return {"peak_cpu_pct": max(cpu) if cpu else None, "peak_mem_used_bytes": max(mem) if mem else None,
-            "mem_total_bytes": max(total) if total else None}
+            MEM_TOTAL_BYTES: max(total) if total else None}

@@ -25,6 +25,9 @@ from tui import __version__
 from tui.doctor.check import check_value, field_of, find_check, id_of, value_of
 from workloads.facts.formatting import device_label, format_bytes, format_duration, reading
 from tui.telemetry.cli_tool import run_bounded
+from workloads.rundir.sample_fields import (BUS_ID, CPU_COUNT, DEVICES, DRIVER_VERSION, ERRORS, HOST, HOSTNAME,
+                                            INDEX, MEM_TOTAL_BYTES, NAME, PCI_VENDOR, PCI_VENDOR_ID,
+                                            RUNTIME_VERSION, SOURCE, SOURCES)
 
 COLLECT_ENV_TIMEOUT_S = 90.0
 
@@ -186,20 +189,20 @@ def env_text(info: EnvInfo) -> str:
     lines += ["", "== cardbench device detection =="]
     if info.devices_note:
         lines.append(info.devices_note)
-    devices = (info.devices or {}).get("devices") or []
+    devices = (info.devices or {}).get(DEVICES) or []
     if not devices:
         lines.append("no accelerator detected (sources answering: "
-                     + (", ".join((info.devices or {}).get("sources") or []) or "none") + ")")
+                     + (", ".join((info.devices or {}).get(SOURCES) or []) or "none") + ")")
     for d in devices:
-        lines.append(f"{device_label(d.get('index'), d.get('name'))}  vendor {reading(d.get('pci_vendor'))} "
-                     f"({reading(d.get('pci_vendor_id'))})  bus {reading(d.get('bus_id'))}  "
-                     f"memory {format_bytes(d.get('mem_total_bytes'))}  driver {reading(d.get('driver_version'))}  "
-                     f"runtime {reading(d.get('runtime_version'))}  via {reading(d.get('source'))}")
-    host = (info.devices or {}).get("host") or {}
+        lines.append(f"{device_label(d.get(INDEX), d.get(NAME))}  vendor {reading(d.get(PCI_VENDOR))} "
+                     f"({reading(d.get(PCI_VENDOR_ID))})  bus {reading(d.get(BUS_ID))}  "
+                     f"memory {format_bytes(d.get(MEM_TOTAL_BYTES))}  driver {reading(d.get(DRIVER_VERSION))}  "
+                     f"runtime {reading(d.get(RUNTIME_VERSION))}  via {reading(d.get(SOURCE))}")
+    host = (info.devices or {}).get(HOST) or {}
     if host:
-        lines.append(f"host {reading(host.get('hostname'))}: {reading(host.get('cpu_count'))} CPUs, "
-                     f"memory {format_bytes(host.get('mem_total_bytes'))}")
-    for err in (info.devices or {}).get("errors") or []:
+        lines.append(f"host {reading(host.get(HOSTNAME))}: {reading(host.get(CPU_COUNT))} CPUs, "
+                     f"memory {format_bytes(host.get(MEM_TOTAL_BYTES))}")
+    for err in (info.devices or {}).get(ERRORS) or []:
         lines.append(f"source error: {err}")
     lines += ["", "== doctor =="]
     if info.doctor_note:

@@ -15,6 +15,7 @@ from tui.report.cost import cost
 from tui.report.device_telemetry import DeviceStability
 from tui.report.xid import MEANING
 from tui.telemetry.sample import normalize_bus_id
+from workloads.rundir.sample_fields import BUS_ID, DEVICES, INDEX, MEM_TOTAL_BYTES
 
 
 def _span(pair: tuple[int, int] | None, w: Words) -> str:
@@ -30,8 +31,8 @@ def _stability_device(d: DeviceStability, data: ReportData, w: Words) -> str:
     if d.key.startswith("index:"):
         index = d.key.removeprefix("index:")
     else:
-        listed = [x for x in (data.env.devices or {}).get("devices") or () if isinstance(x, dict) and x.get("bus_id")]
-        index = next((x.get("index") for x in listed if normalize_bus_id(str(x["bus_id"])) == normalize_bus_id(d.key)),
+        listed = [x for x in (data.env.devices or {}).get(DEVICES) or () if isinstance(x, dict) and x.get(BUS_ID)]
+        index = next((x.get(INDEX) for x in listed if normalize_bus_id(str(x[BUS_ID])) == normalize_bus_id(d.key)),
                      None)
     if index is not None:
         return device_name(index, d.name, w)
@@ -66,7 +67,7 @@ def stability(data: ReportData, w: Words) -> list[Block]:
         listed = listed_in(data.env.devices).at_least(doctor_count(data.env.doctor)).count
         key = "cpu_run_telemetry" if listed and any(is_cpu(s.device) for s in data.summaries) else \
             "no_device_telemetry"
-        mem, total = peaks.get("peak_mem_used_bytes"), peaks.get("mem_total_bytes")
+        mem, total = peaks.get("peak_mem_used_bytes"), peaks.get(MEM_TOTAL_BYTES)
         # the peak beside the memory the host had: "6.7 GiB" alone says nothing of how close it came
         mem_text = (w("of_total", used=format_bytes(mem), total=format_bytes(total))
                     if is_finite(mem) and is_finite(total) else format_bytes(mem))

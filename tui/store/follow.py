@@ -33,6 +33,7 @@ from workloads import protocol
 from workloads.rundir import EVENTS, TELEMETRY
 from workloads.rundir import segments as run_segments
 from workloads.rundir.read import read_config
+from workloads.rundir.sample_fields import T
 from workloads.rundir.segments import read_bytes, segment_paths, thin_path
 from workloads.rundir.tail import ATTACH_BYTES, FileTail, first_line, last_lines, segment_lines
 
@@ -197,9 +198,9 @@ class RunFollower:
                 continue
             if not telemetry_sample_ok(data):
                 self.skipped_samples += 1
-            elif self._last_t is None or data["t"] > self._last_t:
+            elif self._last_t is None or data[T] > self._last_t:
                 samples.append(data)
-                self._last_t = data["t"]
+                self._last_t = data[T]
         return samples
 
     def close(self) -> None:

@@ -27,7 +27,7 @@ from operator import attrgetter
 from typing import Any, Iterable, Iterator, Sequence
 
 from tui.store.samples import telemetry_sample_ok
-from workloads.rundir.sample_fields import (CPU_PCT, DEVICES, FLOAT_FIELDS, HEALTH, HOST, INDEX, INT_FIELDS,
+from workloads.rundir.sample_fields import (BUS_ID, CPU_PCT, DEVICES, FLOAT_FIELDS, HEALTH, HOST, INDEX, INT_FIELDS,
                                             MEM_TOTAL_BYTES, MEM_USED_BYTES, NAME, PCI_VENDOR, PSTATE, READ_HOST, T,
                                             THROTTLE_REASONS)
 from tui.store.telemetry_codec import MISSING, NAN, codec, columnar, float_reading, int_reading, lines_of, slow_way
@@ -366,9 +366,9 @@ class Telemetry:
 
     @staticmethod
     def _device_dict(cols: DeviceColumns, at: int) -> dict[str, Any]:
-        d: dict[str, Any] = {} if cols.index[at] is None else {"index": cols.index[at]}
+        d: dict[str, Any] = {} if cols.index[at] is None else {INDEX: cols.index[at]}
         if cols.key[:6] != "index:":
-            d["bus_id"] = cols.key
+            d[BUS_ID] = cols.key
         for field, value in ((NAME, cols.name[at]), (PSTATE, cols.pstate[at]), (HEALTH, cols.health[at])):
             if value is not None:
                 d[field] = value

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
 from workloads.card_health import health_level, over_total
+from workloads.rundir.sample_fields import DEVICES, ERRORS, HOST, PER_CORE_PCT, PROCESSES, SOURCES, T, THROTTLE_REASONS
 
 __all__ = ["DeviceProcess", "DeviceSample", "HostSample", "Sample", "normalize_bus_id"]
 
@@ -106,9 +107,9 @@ class DeviceSample:
             value = getattr(self, f.name)
             if value is None:
                 continue  # absent is smaller on disk and reads back as None
-            if f.name == "processes":   # the owner only where said: older readers take three items
+            if f.name == PROCESSES:   # the owner only where said: older readers take three items
                 value = [list(p) if p.owner is not None else [p.pid, p.name, p.used_bytes] for p in value]
-            elif f.name == "throttle_reasons":
+            elif f.name == THROTTLE_REASONS:
                 value = list(value)
             out[f.name] = value
         return out
@@ -117,10 +118,10 @@ class DeviceSample:
     def from_dict(cls, data: dict[str, Any]) -> DeviceSample:
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
-        if kwargs.get("processes") is not None:
-            kwargs["processes"] = tuple(DeviceProcess(*p[:4]) for p in kwargs["processes"])
-        if kwargs.get("throttle_reasons") is not None:
-            kwargs["throttle_reasons"] = tuple(kwargs["throttle_reasons"])
+        if kwargs.get(PROCESSES) is not None:
+            kwargs[PROCESSES] = tuple(DeviceProcess(*p[:4]) for p in kwargs[PROCESSES])
+        if kwargs.get(THROTTLE_REASONS) is not None:
+            kwargs[THROTTLE_REASONS] = tuple(kwargs[THROTTLE_REASONS])
         return cls(**kwargs)
 
     def replace(self, **changes: Any) -> DeviceSample:
@@ -165,8 +166,8 @@ class HostSample:
     def from_dict(cls, data: dict[str, Any]) -> HostSample:
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
-        if kwargs.get("per_core_pct") is not None:
-            kwargs["per_core_pct"] = tuple(kwargs["per_core_pct"])
+        if kwargs.get(PER_CORE_PCT) is not None:
+            kwargs[PER_CORE_PCT] = tuple(kwargs[PER_CORE_PCT])
         return cls(**kwargs)
 
 
@@ -182,21 +183,21 @@ class Sample:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "t": self.t,
-            "devices": [d.to_dict() for d in self.devices],
-            "host": self.host.to_dict(),
-            "errors": list(self.errors),
-            "sources": list(self.sources),
+            T: self.t,
+            DEVICES: [d.to_dict() for d in self.devices],
+            HOST: self.host.to_dict(),
+            ERRORS: list(self.errors),
+            SOURCES: list(self.sources),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Sample:
         return cls(
-            t=float(data["t"]),
-            devices=tuple(DeviceSample.from_dict(d) for d in data.get("devices", ())),
-            host=HostSample.from_dict(data.get("host") or {}),
-            errors=tuple(data.get("errors", ())),
-            sources=tuple(data.get("sources", ())),
+            t=float(data[T]),
+            devices=tuple(DeviceSample.from_dict(d) for d in data.get(DEVICES, ())),
+            host=HostSample.from_dict(data.get(HOST) or {}),
+            errors=tuple(data.get(ERRORS, ())),
+            sources=tuple(data.get(SOURCES, ())),
         )
 
 

@@ -20,6 +20,9 @@ from tui.store.series import SETTLED_STEPS, is_flagged_warmup, record_step_point
 from tui.store.telemetry import Telemetry, memory_pct
 from tui.workbench.history_series import DEFAULT_CAPACITY, Series
 from workloads import protocol, registry
+from workloads.rundir.sample_fields import (CPU_PCT, DEVICES, ERRORS, HOST, INDEX, MEM_TOTAL_BYTES, MEM_USED_BYTES,
+                                            NAME, PER_CORE_PCT, POWER_W, PROCESSES, SOURCES, T, TEMPERATURE_C,
+                                            THROTTLE_REASONS, UTIL_GPU_PCT)
 
 __all__ = ["History", "RunSeries"]
 
@@ -265,7 +268,7 @@ class History:
             if group is None:
                 xs = [v - t0 for v in t]
                 # what the columns hold now: a follower may add to them before the series is read
-                for kind, ys in zip(_HOST_SERIES, (partial(telemetry.host_column, "cpu_pct", n),
+                for kind, ys in zip(_HOST_SERIES, (partial(telemetry.host_column, CPU_PCT, n),
                                                    partial(telemetry.host_used_pct, n))):
                     self.telemetry.later(kind, xs, ys, self.capacity)  # type: ignore[attr-defined]
                 continue
@@ -292,8 +295,8 @@ def _by_index(telemetry: Telemetry) -> list[tuple[int, int, Any, tuple[list[int]
         labels = [index[0]] * n if n and index[0] is not None and index.count(index[0]) == n else \
             [cols.label_index(at) for at in range(n)]
         # the readings there are now (a follower may add more before a series is read)
-        columns = (partial(cols.column, "util_gpu_pct", 0, n), partial(cols.used_pct, 0, n),
-                   partial(cols.column, "temperature_c", 0, n), partial(cols.column, "power_w", 0, n))
+        columns = (partial(cols.column, UTIL_GPU_PCT, 0, n), partial(cols.used_pct, 0, n),
+                   partial(cols.column, TEMPERATURE_C, 0, n), partial(cols.column, POWER_W, 0, n))
         if n and labels.count(labels[0]) == n and labels[0] not in whole and labels[0] not in readings:
             whole[labels[0]] = cols, columns
             continue
@@ -346,30 +349,30 @@ def _readings_of_line(data: dict[str, Any]) -> _Readings | None:
     if not _plain_line(data):
         return _readings_of(_sample_from(data))
     devices = []
-    for i, dev in enumerate(data.get("devices", ())):
-        index = dev.get("index")
-        devices.append((index if index is not None else i, dev.get("name"), dev.get("util_gpu_pct"),
-                        memory_pct(dev.get("mem_used_bytes"), dev.get("mem_total_bytes")), dev.get("temperature_c"),
-                        dev.get("power_w")))
-    host = data.get("host") or {}  # Sample.from_dict gives an empty HostSample for none
-    return float(data["t"]), devices, (host.get("cpu_pct"), memory_pct(host.get("mem_used_bytes"), host.get("mem_total_bytes")))
+    for i, dev in enumerate(data.get(DEVICES, ())):
+        index = dev.get(INDEX)
+        devices.append((index if index is not None else i, dev.get(NAME), dev.get(UTIL_GPU_PCT),
+                        memory_pct(dev.get(MEM_USED_BYTES), dev.get(MEM_TOTAL_BYTES)), dev.get(TEMPERATURE_C),
+                        dev.get(POWER_W)))
+    host = data.get(HOST) or {}  # Sample.from_dict gives an empty HostSample for none
+    return float(data[T]), devices, (host.get(CPU_PCT), memory_pct(host.get(MEM_USED_BYTES), host.get(MEM_TOTAL_BYTES)))
 
 
 def _plain_line(data: dict[str, Any]) -> bool:
     """Will `Sample.from_dict` take this line, for sure and with nothing converted that the plots read?"""
-    if data.get("t").__class__ not in (int, float):
+    if data.get(T).__class__ not in (int, float):
         return False
-    devices, host = data.get("devices", ()), data.get("host")
+    devices, host = data.get(DEVICES, ()), data.get(HOST)
     if not (isinstance(devices, (list, tuple)) and (host is None or isinstance(host, dict))):
         return False
-    if not all(isinstance(data.get(key, ()), (list, tuple)) for key in ("errors", "sources")):
+    if not all(isinstance(data.get(key, ()), (list, tuple)) for key in (ERRORS, SOURCES)):
         return False
-    if host and not isinstance(host.get("per_core_pct", ()), (list, tuple, type(None))):
+    if host and not isinstance(host.get(PER_CORE_PCT, ()), (list, tuple, type(None))):
         return False
     for dev in devices:
-        if not isinstance(dev, dict) or not isinstance(dev.get("throttle_reasons", ()), (list, tuple, type(None))):
+        if not isinstance(dev, dict) or not isinstance(dev.get(THROTTLE_REASONS, ()), (list, tuple, type(None))):
             return False
-        processes = dev.get("processes")
+        processes = dev.get(PROCESSES)
         if processes is not None and not (isinstance(processes, (list, tuple)) and all(
                 isinstance(p, (list, tuple)) and len(p) == 3 for p in processes)):
             return False

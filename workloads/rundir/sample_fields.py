@@ -2,7 +2,7 @@
 workbench (tui/) and the workloads that read their own run's samples (the soak, serve) take them from here.
 
 A line is one sample: ``{T: unix time, DEVICES: [a device's readings...], HOST: {...}, ERRORS: [...],
-SOURCES: [...]}``. A reading absent from a device is not available (N/A), never zero. The typed form of a line
+SOURCES: [...]}``; the export's device snapshot (`cardbench devices --json`) has the same shape. A reading absent from a device is not available (N/A), never zero. The typed form of a line
 is tui.telemetry.sample's ``Sample`` / ``DeviceSample`` / ``HostSample``, whose attributes are these names
 (tests/workloads/rundir/test_sample_fields.py holds the two together).
 """
@@ -25,9 +25,15 @@ SM_CLOCK_MHZ, MEM_CLOCK_MHZ = "sm_clock_mhz", "mem_clock_mhz"
 ECC_CORRECTED, ECC_UNCORRECTED = "ecc_corrected", "ecc_uncorrected"
 RETIRED_PAGES, REMAPPED_ROWS, PCIE_REPLAYS = "retired_pages", "remapped_rows", "pcie_replays"
 POWER_VIOLATION_S, THERMAL_VIOLATION_S = "power_violation_s", "thermal_violation_s"
+# a device: what the report's tables and the workbench read besides (issue 35 item 1d): who it is to its tool,
+# what its utilisation counts, whose processes hold it and which source(s) read it
+PCI_VENDOR_ID, DRIVER_VERSION, RUNTIME_VERSION = "pci_vendor_id", "driver_version", "runtime_version"
+UTIL_KIND, PROCESSES, SOURCE = "util_kind", "processes", "source"
 
 # the host (MEM_USED_BYTES and MEM_TOTAL_BYTES are its memory's too)
 CPU_PCT = "cpu_pct"
+# the host: what the report's tables and the workbench read besides (issue 35 item 1d)
+HOSTNAME, CPU_COUNT, PER_CORE_PCT = "hostname", "cpu_count", "per_core_pct"
 
 # the readings a run's samples are read back for (the report, the charts, the plots): floats, and the byte and
 # count fields as ints; the other fields are never read from disk
