@@ -137,6 +137,53 @@ def test_the_screen_and_the_report_draw_the_same_series_for_the_same_steps(flagg
         assert list(loss.series.ys) == [s.loss for s in record.steps] == list(loss_lines(history)[0].series.ys)
 
 
+def _utilisation_drawn(record) -> tuple[dict, dict]:
+    """Per device index, the (x, y) points of its utilisation and memory lines: the screen's plot (the run reopened,
+    as the report's screenshot draws it) and the report's chart."""
+    from tui.report.charts import utilisation_series
+    from tui.workbench.plot_lines import util_lines
+    from workloads.facts.formatting import device_tag
+
+    history = History()
+    history.add_record(record)
+    screen = {line.label: list(zip(line.series.xs, line.series.ys)) for line in util_lines(history)}
+    _, unit, lines = utilisation_series(record, "resnet50")
+    assert unit == "seconds"
+    report = {line.label: _finite_points(line.xs, line.ys) for line in lines}
+    tags = {k: device_tag(k) for k in (0, 1)}
+    return ({k: (screen[f"{tag} util %"], screen[f"{tag} mem %"]) for k, tag in tags.items()},
+            {k: (report[f"util % {tag}"], report[f"memory % {tag}"]) for k, tag in tags.items()})
+
+
+def test_the_screen_and_the_report_draw_the_same_utilisation_for_the_same_samples(monkeypatch):
+    """Both build a device's telemetry series with `tui.store.series` (issue 35 item 6): the same points for the same
+    samples, and a change to how a series is read shows on both (it would not on one that built its own)."""
+    from pathlib import Path
+
+    from tui.store import RunRecord
+    from tui.store import series as store_series
+    from workloads.rundir.sample_fields import (BUS_ID, CPU_PCT, DEVICES, HOST, INDEX, MEM_TOTAL_BYTES,
+                                                MEM_USED_BYTES, NAME, T, UTIL_GPU_PCT)
+
+    samples = [{T: 500.0 + i, HOST: {CPU_PCT: 5.0},
+                DEVICES: [{INDEX: k, BUS_ID: f"0000:0{k}:00.0", NAME: "Card", UTIL_GPU_PCT: float(i * (k + 3) % 101),
+                           MEM_USED_BYTES: 1000 * i + k, MEM_TOTAL_BYTES: 10 ** 5} for k in (0, 1)]}
+               for i in range(60)]
+    record = RunRecord(path=Path("runs/20260101-000000-resnet50-0001"), config={}, telemetry=samples,
+                       events=[protocol.Start(t=500.0, workload="resnet50", device="cuda:0")])
+    screen, report = _utilisation_drawn(record)
+    assert screen == report
+    assert screen[1][0] == [(float(i), float(i * 4 % 101)) for i in range(60)]
+    assert screen[1][1][:2] == [(0.0, 0.001), (1.0, 1.001)]
+
+    # a utilisation read another way (here: 1000 + the reading's place) is drawn that way by both
+    monkeypatch.setitem(store_series.DEVICE_READINGS, "util",
+                        lambda cols, n: [1000.0 + at for at in range(len(cols) if n is None else n)])
+    screen, report = _utilisation_drawn(record)
+    assert screen == report
+    assert screen[0][0] == [(float(i), 1000.0 + i) for i in range(60)]
+
+
 async def test_the_panes_render_a_posted_snapshot_and_nothing_else(tmp_path):
     from app_fakes import frozen_clock
     from tui.workbench.app import build_app

@@ -18,11 +18,10 @@ from xml.sax.saxutils import escape
 
 from tui.cpu_trap import is_cpu
 from workloads.facts.formatting import device_label, device_tag
-from tui.store.series import WARMUP_LABEL, StepPoints, record_step_points
+from tui.store.series import WARMUP_LABEL, StepPoints, device_series, host_series, record_step_points
 from tui.store.telemetry import Telemetry
 from workloads.facts.missing import is_finite
 from workloads.catalogue import Message
-from workloads.rundir.sample_fields import CPU_PCT, UTIL_GPU_PCT
 
 WIDTH, HEIGHT = 900, 380
 _LEFT, _RIGHT, _TOP, _BOTTOM = 78, 24, 46, 56
@@ -270,6 +269,16 @@ def charts_for(record) -> list[Chart]:
 
 
 def _utilisation_chart(record, label: str) -> str | None:
+    drawn = utilisation_series(record, label)
+    if drawn is None:
+        return None
+    title, unit, lines = drawn
+    return line_chart(title, lines, x_label=f"{unit} since start", y_label="%", y_range=(0.0, 100.0))
+
+
+def utilisation_series(record, label: str) -> tuple[str, str, list[Series]] | None:
+    """The utilisation chart's title, time unit and lines: each device's utilisation and memory % (the series the
+    screen's plots draw too: `tui.store.series`), else the host's CPU and memory %; None without telemetry."""
     telemetry = Telemetry.of(record.telemetry)   # columns (a record built in memory may hold sample dicts)
     t = telemetry.t
     if not t:
@@ -291,19 +300,21 @@ def _utilisation_chart(record, label: str) -> str | None:
     devices = telemetry.devices
     on_cpu = start is not None and is_cpu(start.device)  # the cards sat idle: their lines are not this run's
     if devices and not on_cpu:
-        for cols in devices.values():
-            xs = [(t[p] - t0) / per for p in cols.pos]
-            tag = device_tag(cols.label_index(0)) if len(devices) > 1 else ""
-            out.append(series(f"util % {tag}".strip(), xs, cols.column(UTIL_GPU_PCT)))
-            out.append(series(f"memory % {tag}".strip(), xs, cols.used_pct()))
+        for device in device_series(telemetry):
+            xs = device.xs(t, t0, per)
+            tag = device_tag(device.index) if len(devices) > 1 else ""
+            out.append(series(f"util % {tag}".strip(), xs, device.readings["util"]()))
+            out.append(series(f"memory % {tag}".strip(), xs, device.readings["mem"]()))
+        cols = next(iter(devices.values()))
         one = f" ({device_label(cols.label_index(0), cols.name[0], cols.pci_vendor)})"
         title = f"{label}: device utilisation and memory" + (one if len(devices) == 1 else "")
     else:
         xs = [(v - t0) / per for v in t]
-        out.append(series("host CPU %", xs, telemetry.host_column(CPU_PCT)))
-        out.append(series("host memory %", xs, telemetry.host_used_pct()))
+        host = host_series(telemetry)
+        out.append(series("host CPU %", xs, host["cpu"]()))
+        out.append(series("host memory %", xs, host["ram"]()))
         title = f"{label}: host CPU and memory (" + _host_only_why(on_cpu, listed=bool(devices)) + ")"
-    return line_chart(title, out, x_label=f"{unit} since start", y_label="%", y_range=(0.0, 100.0))
+    return title, unit, out
 
 
 def _host_only_why(on_cpu: bool, listed: bool) -> str:

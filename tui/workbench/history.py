@@ -16,7 +16,8 @@ from functools import partial
 from typing import Any, Callable, Iterable
 
 from tui.cpu_trap import is_cpu
-from tui.store.series import SETTLED_STEPS, is_flagged_warmup, record_step_points, step_points
+from tui.store.series import (DEVICE_READINGS, HOST_READINGS, SETTLED_STEPS, host_series, indexed_device_series,
+                              is_flagged_warmup, record_step_points, step_points)
 from tui.store.telemetry import Telemetry, memory_pct
 from tui.workbench.history_series import DEFAULT_CAPACITY, Series
 from workloads import protocol, registry
@@ -263,72 +264,33 @@ class History:
         t0, n = self.t0, len(t)
         # series are made in the order the samples name them: by (first sample, place in it); the host's
         # (every usable sample has one, if empty) after the first sample's devices
-        for _, _, key, group in sorted([*_by_index(telemetry), (0, len(telemetry.order[0]), None, None)],
-                                       key=lambda e: e[:2]):
-            if group is None:
-                xs = [v - t0 for v in t]
-                # what the columns hold now: a follower may add to them before the series is read
-                for kind, ys in zip(_HOST_SERIES, (partial(telemetry.host_column, CPU_PCT, n),
-                                                   partial(telemetry.host_used_pct, n))):
-                    self.telemetry.later(kind, xs, ys, self.capacity)  # type: ignore[attr-defined]
-                continue
-            pos, name, columns = group
-            if name:
-                self.device_names[key] = name
-            xs = [t[p] - t0 for p in pos]
-            for kind, ys in zip(_DEVICE_SERIES, columns):
+        host = (0, len(telemetry.order[0]))
+        for device in sorted(indexed_device_series(telemetry), key=lambda d: d.first):
+            if host is not None and host < device.first:
+                self._add_host_columns(telemetry, n)
+                host = None
+            key = device.index if device.index.__class__ is int else f"{device.index}"
+            if device.name:
+                self.device_names[key] = device.name
+            xs = device.xs(t, t0)
+            for kind, ys in device.readings.items():
                 self.telemetry.later(f"{kind}:{key}", xs, ys, self.capacity)  # type: ignore[attr-defined]
+        if host is not None:
+            self._add_host_columns(telemetry, n)
 
-
-def _by_index(telemetry: Telemetry) -> list[tuple[int, int, Any, tuple[list[int], Any, list[Callable[[], list[Any]]]]]]:
-    """The plots' device series: readings grouped by the index they are shown under (a device's own, else its
-    place in the list), as add_sample groups them, each group in sample order: [(first sample, place in it,
-    key, (samples, last name, [util, mem %, degrees, watts] as calls that give them)]. A device keeps one index
-    (one group, its columns whole); one whose index changed, or two devices shown under one index, are split and
-    merged reading by reading."""
-    readings: dict[Any, list[tuple[int, int, Any, list[Any]]]] = {}
-    whole: dict[Any, Any] = {}
-    for cols in telemetry.devices.values():
-        n = len(cols)
-        index = cols.index[:n]
-        # one index all along (the usual case), counted in C; else each reading's label
-        labels = [index[0]] * n if n and index[0] is not None and index.count(index[0]) == n else \
-            [cols.label_index(at) for at in range(n)]
-        # the readings there are now (a follower may add more before a series is read)
-        columns = (partial(cols.column, UTIL_GPU_PCT, 0, n), partial(cols.used_pct, 0, n),
-                   partial(cols.column, TEMPERATURE_C, 0, n), partial(cols.column, POWER_W, 0, n))
-        if n and labels.count(labels[0]) == n and labels[0] not in whole and labels[0] not in readings:
-            whole[labels[0]] = cols, columns
-            continue
-        values = [column() for column in columns]
-        for at, label in enumerate(labels):
-            if label in whole:   # a second device under this index: both go reading by reading
-                first, first_columns = whole.pop(label)
-                readings.setdefault(label, []).extend(_rows_of(first, [c() for c in first_columns]))
-            readings.setdefault(label, []).append((cols.pos[at], cols.place[at], cols.name[at],
-                                                   [c[at] for c in values]))
-    out = []
-    for label, (cols, columns) in whole.items():
-        key = label if label.__class__ is int else f"{label}"
-        name = next((n for n in reversed(cols.name) if n), None)
-        out.append((cols.pos[0], cols.place[0], key, (list(cols.pos), name, list(columns))))
-    for label, rows in readings.items():
-        rows.sort(key=lambda r: (r[0], r[1]))
-        key = label if label.__class__ is int else f"{label}"
-        name = next((r[2] for r in reversed(rows) if r[2]), None)
-        merged = [list(c) for c in zip(*(r[3] for r in rows))]
-        out.append((rows[0][0], rows[0][1], key, ([r[0] for r in rows], name, [partial(list, c) for c in merged])))
-    return out
-
-
-def _rows_of(cols: Any, columns: Any) -> list[tuple[int, int, Any, list[Any]]]:
-    return [(cols.pos[at], cols.place[at], cols.name[at], [c[at] for c in columns]) for at in range(len(cols))]
+    def _add_host_columns(self, telemetry: Telemetry, n: int) -> None:
+        """The host's series from a run's telemetry columns (their first ``n`` samples), read when first shown."""
+        xs = [v - self.t0 for v in telemetry.t[:n]]  # type: ignore[operator]
+        # what the columns hold now: a follower may add to them before the series is read
+        for kind, ys in host_series(telemetry, n).items():
+            self.telemetry.later(kind, xs, ys, self.capacity)  # type: ignore[attr-defined]
 
 
 # what the plots read of one sample: t, per device (index, name, util %, memory %, °C, W), host (cpu %, ram %)
 _Readings = tuple[Any, list[tuple[Any, ...]], "tuple[Any, Any] | None"]
-_DEVICE_SERIES = ("util", "mem", "temp", "power")
-_HOST_SERIES = ("cpu", "ram")
+# (the names of the series they go to, in that order: those a run's columns are read into, `tui.store.series`)
+_DEVICE_SERIES = tuple(DEVICE_READINGS)
+_HOST_SERIES = tuple(HOST_READINGS)
 
 
 def _readings_of(sample: Any) -> _Readings | None:
