@@ -7,7 +7,7 @@ import dataclasses
 from rich.console import Console
 
 from app_fakes import fake_sample, frozen_clock
-from tui.workbench.app import build_app
+from tui.workbench.app import Workbench, build_app
 from tui.workbench.panes.device import device_table, host_line
 
 
@@ -47,3 +47,21 @@ async def test_80x24_shows_a_plot_that_has_data(tmp_path):
         assert [p.display for p in plots] == [False, False, False, True]  # p goes on from what is shown
         text = app.export_screenshot().replace("&#160;", " ")
         assert "NVIDIA H100 80GB HBM3" in text and "NVID…" not in text
+
+
+async def test_the_first_frame_at_80x24_is_already_the_small_layout(tmp_path):
+    """The screen's breakpoint classes are set before its first styling (`Workbench._preset_breakpoints`): the
+    first frame is laid out for 80x24 (narrow launcher, short log), not for a wide screen redrawn a frame later."""
+    seen = {}
+
+    class Timed(Workbench):
+        def on_ready(self):   # runs before the workbench's own on_ready: this is the first frame
+            seen["classes"] = set(self.screen.classes)
+            seen["launcher"] = self.launcher.region.width
+            seen["log"] = self.log_pane.region.height
+
+    app = Timed(tmp_path, start_sampler=False, clock=frozen_clock)
+    async with app.run_test(size=(80, 24)):
+        await app.panes_built.wait()
+    assert {"-narrow", "-short"} <= seen["classes"]
+    assert (seen["launcher"], seen["log"]) == (34, 6)

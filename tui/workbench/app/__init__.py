@@ -113,6 +113,7 @@ class Workbench(App):
 
     # layout -----------------------------------------------------------------------------
     def compose(self):
+        self._preset_breakpoints()
         # kept as attributes: `query_one` on the app searches the top screen, which may be a modal
         self.devices = DevicePane(id="devices")
         self.launcher = LauncherPane(self.workload_names, id="launcher")
@@ -128,6 +129,23 @@ class Workbench(App):
             yield self.plots
         yield self.log_pane
         yield Footer(compact=True, show_command_palette=False)
+
+    def _preset_breakpoints(self) -> None:
+        """Give the screen the breakpoint classes (-narrow, -short...) of the size known now, before its first styling.
+
+        Textual sets them at the screen's first Resize, after every widget was styled and laid out once: on a small
+        terminal the first frame then showed the wide layout (launcher 42 wide, log 9 high at 80x24), and at any
+        size the change restyled every widget again before the first frame. Set here, they are unchanged at the
+        Resize: one styling, and the first frame has the layout of its size (test_small_screen). The rule is
+        `Screen._on_resize`'s: per axis, the highest breakpoint not above the size; a size that differs at the
+        Resize (the terminal changed meanwhile) sets its own classes there, as before."""
+        width, height = self.size
+        classes = {name: False for _, name in (*self.HORIZONTAL_BREAKPOINTS, *self.VERTICAL_BREAKPOINTS)}
+        for size, points in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
+            fitting = [name for at, name in sorted(points) if size >= at]
+            if fitting:
+                classes[fitting[-1]] = True
+        self.screen.update_classes(classes, update=False)
 
     # the run store, the session and the history: made at their first use (just after the first frame) ----------
     @functools.cached_property
