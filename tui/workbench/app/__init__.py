@@ -145,7 +145,8 @@ class Workbench(App):
             fitting = [name for at, name in sorted(points) if size >= at]
             if fitting:
                 classes[fitting[-1]] = True
-        self.screen.update_classes(classes, update=False)
+        for name, on in classes.items():   # set_class: update_classes is newer than the Textual floor (6.3.0)
+            self.screen.set_class(on, name, update=False)
 
     # the run store, the session and the history: made at their first use (just after the first frame) ----------
     @functools.cached_property
