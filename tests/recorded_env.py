@@ -22,7 +22,7 @@ COLLECT_ENV_TXT = FIXTURES / "report" / "nvidia-8x-rtx-a5000-torch1.11-cu115.txt
 def recorded_checks() -> list:
     from tui.doctor.check import DoctorCheck
 
-    return [DoctorCheck(**check) for check in json.loads(DOCTOR_JSON.read_text(encoding="utf-8"))]
+    return [DoctorCheck.from_dict(check) for check in json.loads(DOCTOR_JSON.read_text(encoding="utf-8"))]
 
 
 @pytest.fixture

@@ -152,8 +152,10 @@ def _own_chinese(checks: list[Any]) -> dict[str, str]:
     from tui.doctor import check  # as tui.cpu_trap.facts does: not needed to run a workload
 
     found = check.find_check(checks, "torch.sees_device")
-    own = check.field_of(found, "zh") if found is not None else None
-    return {k: v for k, v in own.items() if isinstance(v, str) and v.strip()} if isinstance(own, dict) else {}
+    if found is None:
+        return {}
+    own = {key: check.own_words(found, key, "zh") for key in ("evidence", "hint")}
+    return {key: text for key, text in own.items() if text}
 
 
 def _title(workload: str) -> str:

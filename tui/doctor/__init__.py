@@ -8,8 +8,8 @@
   look-ups that find a check by id in objects or in doctor.json dicts.
 - ``run``: run them on this machine (`run_checks`, and `data_checks` for a data directory); `cardbench doctor`
   (tui.cli.doctor) prints them and sets the exit status.
-- the Chinese of the check names and of every hint is the catalogue's (`workloads.catalogue`; `DoctorCheck.zh` carries
-  it, and `hint_id` names a hint of the catalogue).
+- a check's name, evidence and hint are the catalogue's words (`workloads.catalogue`): ``DoctorCheck.words`` holds
+  its messages, said in the reader's language where shown (`own_words`), and `hint_id` names a hint of the catalogue.
 
 torch is never imported in this process. The gathering and the checks are imported when first asked for
 (`__getattr__`): the workbench's doctor pane needs only ``check`` for its first frame.

@@ -6,6 +6,12 @@ autocast dtype works, the report asks for the initialisation time. The look-ups
 take `DoctorCheck` objects or their dicts (``doctor.json`` beside a headless
 run), including dicts written before checks had ids: those are matched by the
 name the check had then, which ``TITLES`` keeps.
+
+A check's own words (its evidence and hint where cardbench wrote them) are catalogue messages, said in the
+reader's language where they are shown (`own_words`): the doctor's terminal in English, the report in either.
+``doctor.json`` keeps each field's English, adds the messages (``said``: id and parameters) and, for readers
+from before them, the Chinese (``zh``); a doctor.json written before messages has only the ``zh`` block, and
+`own_words` reads that too.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.i18n import say
+from tui.i18n import CATALOGUE, say
+from workloads.catalogue import Message
+from workloads.spec import Text
 
 PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
 STATUSES = (PASS, WARN, FAIL, SKIP)
@@ -41,15 +49,110 @@ class DoctorCheck:
     id: str = ""     # stable ("device.init"); what programs match on, the name is for people
     value: float | None = None  # the check's number where it has one (seconds, GiB, a device count)
     unit: str | None = None     # of ``value``: "s", "GiB", "devices"...
-    # the Chinese of cardbench's own words ({"name", "evidence", "hint"}: each optional); quoted tool
-    # output stays as the tool wrote it, and a report in Chinese falls back to the English field
-    zh: dict[str, str] = field(default_factory=dict, compare=False)
     hint_id: str = ""  # the catalogue's id of the hint ("hint.out_of_memory"), when it is one; the report says it by it
+    # cardbench's own words, said when shown: {"evidence", "hint"} -> a catalogue `Message` (or a `Text` put
+    # together from several); a field without one (quoted tool output) reads as its English everywhere
+    words: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def said(self, key: str, lang: str = "en") -> str:
+        """The name, evidence or hint in ``lang``: its own words, else the English field."""
+        return own_words(self, key, lang) or str(getattr(self, key) or "")
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "status": self.status, "evidence": self.evidence,
                 "hint": self.hint, "hint_id": self.hint_id or None, "value": self.value, "unit": self.unit,
-                "zh": dict(self.zh)}
+                "said": said_json(self), "zh": chinese_of(self)}
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> DoctorCheck:
+        """A doctor.json row back as a check: its messages (``said``), or an old row's Chinese (``zh``)."""
+        value = row.get("value")
+        words = {key: found for key in _WORDS if (found := _words_of(row, key, "zh")) is not None}
+        return cls(str(row.get("name") or ""), str(row.get("status") or ""), str(row.get("evidence") or ""),
+                   str(row.get("hint") or ""), id=id_of(row), value=float(value) if value is not None else None,
+                   unit=row.get("unit"), hint_id=str(row.get("hint_id") or ""), words=words)
+
+
+_WORDS = ("evidence", "hint")   # the fields a check says in words of its own (its name is the catalogue's by id)
+
+
+def _plain(value: Any) -> Any:
+    """A message's parameter as JSON: plain data as it is, anything said (a message, a quote) as its two strings."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if callable(value):
+        return {"en": value("en"), "zh": value("zh")}
+    return str(value)
+
+
+def _said_of(words: Any) -> dict[str, Any] | None:
+    """A check's words as JSON: a message's id and parameters, else (a `Text`) its two strings."""
+    if isinstance(words, Message):
+        return {"id": words.id, "params": {k: _plain(v) for k, v in words.params}}
+    if callable(words):
+        return {"en": words("en"), "zh": words("zh")}
+    return None
+
+
+def _param(value: Any) -> Any:
+    if isinstance(value, Mapping) and "en" in value:
+        return Text(str(value.get("en") or ""), str(value.get("zh") or ""))
+    return value
+
+
+def _words_from(said: Any) -> Any:
+    """``_said_of``'s JSON back as words (None for what this version cannot say: an id it does not know)."""
+    if not isinstance(said, Mapping):
+        return None
+    if said.get("id") in CATALOGUE and isinstance(said.get("params", {}), Mapping):
+        found = Message(said["id"], tuple((k, _param(v)) for k, v in (said.get("params") or {}).items()))
+        try:
+            found("en"), found("zh")
+        except (KeyError, IndexError, ValueError):  # the sentence's placeholders changed since it was written
+            return None
+        return found
+    return _param(said) if "en" in said else None
+
+
+def _words_of(check: Any, key: str, lang: str) -> Any:
+    """A check's own words for ``key`` (evidence, hint): its message; in an old doctor.json, its Chinese."""
+    if not isinstance(check, Mapping):
+        return (getattr(check, "words", None) or {}).get(key)
+    said = check.get("said")
+    found = _words_from(said.get(key)) if isinstance(said, Mapping) else None
+    old = check.get("zh")
+    if found is None and lang == "zh" and isinstance(old, Mapping) and isinstance(old.get(key), str) and old[key].strip():
+        return Text(str(check.get(key) or ""), old[key])
+    return found
+
+
+def own_words(check: Any, key: str, lang: str = "en") -> str | None:
+    """The check's own words for its name, evidence or hint in ``lang`` (objects and doctor.json dicts, old ones
+    too); None where it has none (quoted tool output: the caller quotes the English field)."""
+    if key == "name":
+        old = field_of(check, "zh")
+        if lang == "zh" and isinstance(old, Mapping) and isinstance(old.get("name"), str) and old["name"].strip():
+            return old["name"]
+        found = f"check.{id_of(check)}"
+        return say(found, lang) if found in CATALOGUE else None
+    words = _words_of(check, key, lang)
+    text = words(lang) if words is not None else None
+    return text if text and text.strip() else None
+
+
+def said_json(check: Any) -> dict[str, Any]:
+    """The ``said`` block of a check's dict: each own word's message (id and parameters) as JSON."""
+    said = {key: _said_of(_words_of(check, key, "en")) for key in _WORDS}
+    return {key: value for key, value in said.items() if value is not None}
+
+
+def chinese_of(check: Any) -> dict[str, str]:
+    """The ``zh`` block of a check's dict (what readers from before messages say in Chinese): the Chinese of its
+    own words, each present only where it has some."""
+    said = {key: own_words(check, key, "zh") for key in ("name", *_WORDS)}
+    return {key: value for key, value in said.items() if value}
 
 
 def totals(checks: Iterable[Any]) -> str:

@@ -2,7 +2,7 @@
 
 Each check is PASS / WARN / FAIL / SKIP with its evidence, a one-line hint, its
 stable id (``TITLES`` holds the ids and names), its number where it has one, and
-the Chinese of cardbench's own words (``zh``; quoted tool output stays as written).
+cardbench's own words as catalogue messages (``words``, said when shown; quoted tool output stays as written).
 The words are the catalogue's (`workloads.catalogue.doctor`): a check says ``text(id, ...)``, both languages at once.
 """
 
@@ -13,7 +13,7 @@ from typing import Callable
 
 from tui.doctor.check import FAIL, PASS, SKIP, TITLES, WARN, DoctorCheck
 from tui.doctor.facts import VISIBLE_DEVICE_VARS, Facts
-from tui.i18n import hint_in, joined, say
+from tui.i18n import joined, message_id_of, say
 from workloads.facts.formatting import format_bytes, format_duration
 from workloads.facts.missing import NA
 from tui.i18n.voice import listed, quoted
@@ -30,17 +30,23 @@ INIT_WARN_S = 20.0     # a healthy driver creates a context in well under this (
 
 def _check(check_id: str, status: str, evidence: Text | Message | str, hint: Text | Message | str = "",
            value: float | None = None, unit: str | None = None) -> DoctorCheck:
-    """A verdict. ``evidence`` and ``hint``: a catalogue `Message` where the words are cardbench's (both languages;
-    a `Text` where a sentence is put together from two), a plain string
-    where they are quoted tool output (no Chinese: the report quotes it) or a hint of `workloads.hints` (its Chinese
+    """A verdict. ``evidence`` and ``hint``: a catalogue `Message` where the words are cardbench's (said in the
+    reader's language where shown; a `Text` where a sentence is put together from two), a plain string
+    where they are quoted tool output (no Chinese: the report quotes it) or a hint of `workloads.hints` (its message
     found by its English)."""
-    evidence_zh = evidence.zh if isinstance(evidence, (Text, Message)) else None
-    hint_said = hint.zh if isinstance(hint, (Text, Message)) else hint_in("zh", hint) if hint else None
-    words = {"name": say(f"check.{check_id}", "zh"), "evidence": evidence_zh, "hint": hint_said}
+    if isinstance(hint, str) and hint:
+        hint = _hint_message(hint)
+    words = {key: said for key, said in (("evidence", evidence), ("hint", hint)) if isinstance(said, (Text, Message))}
     hint_id = hint.id if isinstance(hint, Message) and hint.id.startswith("hint.") else ""
     return DoctorCheck(TITLES[check_id], status, _en(evidence), _en(hint), id=check_id, hint_id=hint_id,
                        value=float(value) if value is not None else None, unit=unit if value is not None else None,
-                       zh={k: v for k, v in words.items() if v})
+                       words=words)
+
+
+def _hint_message(hint: str) -> Message | str:
+    """A hint of `workloads.hints` given as its English -> its catalogue message (the English as it is if none)."""
+    key = message_id_of(hint, "hint.")
+    return Message(key) if key else hint
 
 
 def _took(seconds: float | None) -> Text:
@@ -52,9 +58,9 @@ def _en(said: Text | Message | str) -> str:
     return said.en if isinstance(said, (Text, Message)) else said
 
 
-def _same(check: DoctorCheck) -> Text:
-    """A check's evidence in both languages, to make it again with a value or another status."""
-    return Text(check.evidence, check.zh.get("evidence", ""))
+def _same(check: DoctorCheck) -> Text | Message | str:
+    """A check's evidence as it was said, to make it again with a value or another status."""
+    return check.words.get("evidence") or check.evidence
 
 
 def _hint(error: str | None, fallback: Text | str = "") -> Text | Message | str:
@@ -279,7 +285,7 @@ def check_kernel(f: Facts) -> DoctorCheck:
     if entry is None or entry.max_abs_err is None:
         return check
     # a difference of plain numbers: no unit
-    return _check(check.id, check.status, _same(check), check.hint, entry.max_abs_err)
+    return _check(check.id, check.status, _same(check), check.words.get("hint") or check.hint, entry.max_abs_err)
 
 
 def check_autocast(f: Facts, label: str) -> DoctorCheck:

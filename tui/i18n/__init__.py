@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from workloads.catalogue import CATALOGUE, LANGS, joined, message_id_of, say, say_or
 
-__all__ = ["CATALOGUE", "LANGS", "say", "say_or", "joined", "doctor_pointer", "hint_in"]
+__all__ = ["CATALOGUE", "LANGS", "say", "say_or", "joined", "message_id_of", "doctor_pointer", "hint_in"]
 
 
 def doctor_pointer(lang: str = "en") -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from tui import __version__
-from tui.doctor.check import check_value, field_of, find_check, id_of, value_of
+from tui.doctor.check import check_value, chinese_of, field_of, find_check, id_of, said_json, value_of
 from workloads.facts.formatting import device_label, format_bytes, format_duration, reading
 from tui.telemetry.cli_tool import run_bounded
 from workloads.rundir.sample_fields import (BUS_ID, CPU_COUNT, DEVICES, DRIVER_VERSION, ERRORS, HOST, HOSTNAME,
@@ -145,11 +145,11 @@ def normalize_checks(checks: Sequence[Any] | None) -> list[dict[str, Any]]:
     out = []
     for c in checks or ():
         text = {key: str(field_of(c, key) or "") for key in ("name", "status", "evidence", "hint")}
-        zh = field_of(c, "zh")  # the check's own Chinese (DoctorCheck.zh): the report in Chinese says it
-        zh = {k: v for k, v in zh.items() if k in ("name", "evidence", "hint") and isinstance(v, str)} \
-            if isinstance(zh, dict) else {}
         hint_id = field_of(c, "hint_id")  # the catalogue's id of its hint (absent before ids)
-        out.append({"id": id_of(c), **text, "value": value_of(c), "unit": field_of(c, "unit"), "zh": zh,
+        # its own words: the messages (``said``), and their Chinese (``zh``, what the report in Chinese says; an
+        # old doctor.json has only that)
+        out.append({"id": id_of(c), **text, "value": value_of(c), "unit": field_of(c, "unit"),
+                    "said": said_json(c), "zh": chinese_of(c),
                     **({"hint_id": hint_id} if isinstance(hint_id, str) and hint_id else {})})
     return out
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from tui.doctor.check import TITLES
+from tui.doctor.check import own_words
 from tui.i18n import CATALOGUE, doctor_pointer, hint_in, say
 from tui.i18n.voice import Voice, quoted  # noqa: F401  (quoted: the notes of the headless export take it from here)
 from workloads import registry
 from workloads.catalogue import Message, message
 
-_TITLE_IDS = {title: check_id for check_id, title in TITLES.items()}  # a doctor.json row from before ids
 _AREA = "report."  # the report's sentences in the catalogue (workloads.catalogue.report); Words and note take their name
 
 
@@ -52,18 +51,15 @@ class Words(Voice):
         return self.say_or(f"verdict.{text}", self.quote(text)) if self.zh else text
 
     def check(self, row: Mapping[str, Any], key: str) -> str:
-        """A doctor check's name, evidence or hint: the check's own Chinese when it has it, else a title or
-        hint this module knows, else the English, quoted."""
+        """A doctor check's name, evidence or hint: the check's own words in Chinese when it has them (its message,
+        or an old doctor.json's Chinese; a name by its id), else a hint this module knows, else the English,
+        quoted."""
         english = str(row.get(key) or "")
         if not self.zh:
             return english
-        own = row.get("zh")
-        if isinstance(own, Mapping) and isinstance(own.get(key), str) and own[key].strip():
-            return own[key]
-        if key == "name":
-            check_id = str(row.get("id") or "") or _TITLE_IDS.get(english, "")
-            if check_id:
-                return self.say_or(f"check.{check_id}", self.quote(english))
+        own = own_words(row, key, "zh")
+        if own:
+            return own
         if key == "hint":
             return self.hint(english, row.get("hint_id"))
         return self.quote(english)

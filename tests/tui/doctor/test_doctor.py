@@ -271,7 +271,7 @@ def test_doctor_on_this_machine_prints_every_check_as_json():
     code = command.main(as_json=True, out=out)
     rows = json.loads(out.getvalue())
     assert [(r["id"], r["name"]) for r in rows] == list(TITLES.items())
-    assert all(set(r) == {"id", "name", "status", "evidence", "hint", "hint_id", "value", "unit", "zh"} for r in rows)
+    assert all(set(r) == {"id", "name", "status", "evidence", "hint", "hint_id", "value", "unit", "said", "zh"} for r in rows)
     assert all(r["status"] in (PASS, WARN, FAIL, SKIP) for r in rows)
     by = {r["id"]: r for r in rows}
     if by["torch.imports"]["status"] == PASS:  # the child's own import time, carried as a number

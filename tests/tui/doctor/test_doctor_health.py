@@ -29,7 +29,7 @@ def test_a_card_its_tool_calls_unwell_is_named_with_the_tools_word(word, status)
     assert c.status == status
     assert f"npu-smi: card 3 (910B3, 0000:03:00.0) {word}" in c.evidence
     assert "1 of 2 card(s)" in c.evidence and c.hint
-    assert c.zh["evidence"].startswith("2 块卡中有 1 块状态异常")
+    assert c.said("evidence", "zh").startswith("2 块卡中有 1 块状态异常")
 
 
 def test_memory_read_over_total_is_a_warning_whatever_the_state():

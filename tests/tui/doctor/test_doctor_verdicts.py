@@ -6,6 +6,8 @@ missing where no NVIDIA card is on the bus; the card `--device auto` picks is al
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from catalogue_words import english_leaks
@@ -14,7 +16,9 @@ from test_doctor import CPU_ONLY_PROBE, by_id, gpu_probe, healthy
 from tui import doctor
 from tui.cli import doctor as command
 from tui.doctor import FAIL, PASS, SKIP, TITLES, WARN, Facts, checks_from
+from tui.doctor.check import DoctorCheck, chinese_of
 from tui.i18n import say
+from tui.report.envinfo import normalize_checks
 from tui.report.i18n import Words
 from tui.telemetry.sample import DeviceProcess, DeviceSample
 from workloads.hints import RULES
@@ -110,21 +114,22 @@ SCENARIOS = {
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_every_check_carries_its_chinese_name_and_hint(name):
     for check in checks_from(SCENARIOS[name]):
-        assert check.zh["name"] == say(f"check.{check.id}", "zh")
+        zh = chinese_of(check)
+        assert check.said("name", "zh") == zh["name"] == say(f"check.{check.id}", "zh")
         if check.hint:
-            assert check.zh.get("hint"), (check.id, check.hint)
-        evidence = check.zh.get("evidence", "")
+            assert zh.get("hint"), (check.id, check.hint)
+        evidence = zh.get("evidence", "")
         assert evidence != check.evidence  # a Chinese field is never the English copied over
         # ... nor a sentence of the catalogue said in English: the Chinese path took the Chinese string
-        assert english_leaks(" | ".join(check.zh.values())) == [], check.id
+        assert english_leaks(" | ".join(zh.values())) == [], check.id
 
 
 def test_the_chinese_evidence_keeps_the_numbers_and_the_quoted_tool_output():
     c = by_id(checks_from(compat_layer(devices=[v100(0, 83, 30), v100(1, 0, 0.1)])))
-    assert c["device.busy"].zh["evidence"].startswith(
+    assert c["device.busy"].said("evidence", "zh").startswith(
         "GPU0 Tesla V100-SXM2-32GB 已被占用：利用率 83 %，已用显存 30.0 GiB / 32.0 GiB")
-    assert NOT_FOUND in c["nvml.loads"].zh["evidence"]  # the library's own words stay as it wrote them
-    assert "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-0)" in c["cli.answers"].zh["evidence"]
+    assert NOT_FOUND in c["nvml.loads"].said("evidence", "zh")  # the library's own words stay as it wrote them
+    assert "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-0)" in c["cli.answers"].said("evidence", "zh")
 
 
 def test_every_name_and_every_known_hint_has_its_chinese():
@@ -147,21 +152,21 @@ def test_the_chinese_evidence_quotes_what_it_did_not_write_and_joins_lists_in_ch
     from tui.telemetry import vendors
 
     c = by_id(checks_from(SCENARIOS["nvidia without nvml"]))
-    assert f"（`{NOT_FOUND}`）" in c["nvml.loads"].zh["evidence"]
+    assert f"（`{NOT_FOUND}`）" in c["nvml.loads"].said("evidence", "zh")
     assert f"not loaded ({NOT_FOUND})" in c["nvml.loads"].evidence
-    assert "`GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-0)`" in c["cli.answers"].zh["evidence"]
+    assert "`GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-0)`" in c["cli.answers"].said("evidence", "zh")
     nothing = by_id(checks_from(SCENARIOS["no cli, nothing"]))
     tools = vendors.names()
     assert len(tools) > 1
-    assert f"（{'，'.join(f'`{t}`' for t in tools)}）" in nothing["cli.answers"].zh["evidence"]
+    assert f"（{'，'.join(f'`{t}`' for t in tools)}）" in nothing["cli.answers"].said("evidence", "zh")
     assert f"({', '.join(tools)})" in nothing["cli.answers"].evidence
     two = by_id(checks_from(healthy(pci_vendors=["NVIDIA", "NVIDIA", "AMD"])))["pci.accelerators"]
-    assert two.zh["evidence"] == "2 块 NVIDIA，1 块 AMD" and two.evidence == "2x NVIDIA, 1x AMD"
+    assert two.said("evidence", "zh") == "2 块 NVIDIA，1 块 AMD" and two.evidence == "2x NVIDIA, 1x AMD"
     disk = by_id(checks_from(healthy(disk_path="/data")))["disk.free"]
-    assert disk.zh["evidence"].startswith("`/data` 可用") and " at /data (" in disk.evidence   # a path: quoted
+    assert disk.said("evidence", "zh").startswith("`/data` 可用") and " at /data (" in disk.evidence   # a path: quoted
     # durations in each language's units
     init = by_id(checks_from(healthy()))["device.init"]
-    assert " s " in init.evidence + " " and "秒" in init.zh["evidence"] and " s " not in init.zh["evidence"] + " "
+    assert " s " in init.evidence + " " and "秒" in init.said("evidence", "zh") and " s " not in init.said("evidence", "zh") + " "
 
 
 def test_a_check_whose_hint_is_the_catalogue_s_carries_its_id_and_the_report_says_it_by_it():
@@ -172,3 +177,33 @@ def test_a_check_whose_hint_is_the_catalogue_s_carries_its_id_and_the_report_say
     row = {**check.to_dict(), "hint": "reworded in a later version", "zh": {}}   # no Chinese of its own
     assert Words("zh").check(row, "hint") == say("hint.device_code_missing", "zh")
     assert by_id(checks_from(healthy()))["disk.free"].to_dict()["hint_id"] is None
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_a_check_s_words_travel_as_messages_in_doctor_json_and_read_back_in_either_language(name):
+    """doctor.json carries each check's own words as catalogue ids and parameters (``said``, plain JSON) beside
+    the English and the Chinese of readers from before them (``zh``); the messages alone say it again."""
+    for check in checks_from(SCENARIOS[name]):
+        row = json.loads(json.dumps(check.to_dict()))
+        assert row["evidence"] == check.evidence and row["hint"] == check.hint and row["zh"] == chinese_of(check)
+        bare = {k: v for k, v in row.items() if k != "zh"}   # what a reader of messages has
+        back = DoctorCheck.from_dict(bare)
+        for key in ("name", "evidence", "hint"):
+            assert back.said(key, "zh") == check.said(key, "zh") and back.said(key) == check.said(key), (check.id, key)
+            assert Words("zh").check(bare, key) == Words("zh").check(row, key), (check.id, key)
+        assert [r["said"] for r in normalize_checks([check, row])] == [row["said"], row["said"]]
+
+
+def test_a_doctor_json_written_before_messages_still_reads_in_chinese():
+    old = {"id": "device.init", "name": "CUDA initialisation time", "status": "WARN", "evidence": "24.1 s",
+           "hint": "enable persistence mode", "hint_id": None, "value": 24.1, "unit": "s",
+           "zh": {"name": "旧名", "evidence": "24.1 秒", "hint": "开启持久模式"}}
+    row = normalize_checks([old])[0]
+    assert [Words("zh").check(row, k) for k in ("name", "evidence", "hint")] == ["旧名", "24.1 秒", "开启持久模式"]
+    assert row["said"] == {} and row["zh"] == old["zh"]   # no messages: its Chinese goes on as it came
+    check = DoctorCheck.from_dict(old)
+    assert check.said("evidence", "zh") == "24.1 秒" and check.said("evidence") == "24.1 s"
+    assert Words("en").check(row, "evidence") == "24.1 s"
+    # a said block naming an id this version does not know reads as the old Chinese, then the English quoted
+    odd = {**old, "said": {"evidence": {"id": "doctor.gone", "params": {}}}, "zh": {}}
+    assert Words("zh").check(odd, "evidence") == "`24.1 s`"

@@ -85,7 +85,7 @@ def test_the_standard_suite_runs_it_on_made_data_and_the_quick_one_does_not():
 def test_doctor_data_is_one_check_with_its_words_in_both_languages(tmp_path):
     (tmp_path / "a.jpg").write_bytes(b"\xff\xd8\xff" + bytes(500))
     (check,) = data_checks(str(tmp_path))
-    assert check.id == "data.dir" and check.status == "PASS" and check.unit == "files/s" and check.zh["name"] == "数据目录"
+    assert check.id == "data.dir" and check.status == "PASS" and check.unit == "files/s" and check.said("name", "zh") == "数据目录"
     (missing,) = data_checks(str(tmp_path / "gone"))
     assert missing.status == "FAIL" and "data directory" in render([missing]) and "does not exist" in missing.evidence
     args = cli.build_parser().parse_args(["doctor", "--data", str(tmp_path)])
