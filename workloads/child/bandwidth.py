@@ -62,26 +62,12 @@ def _parse_size(text: str) -> int:
     return int(text)
 
 
-def _available_bytes(device: torch.device) -> int | None:
-    try:
-        if device.type == "cuda":
-            return int(torch.cuda.mem_get_info(device)[0])
-        if device.type == "cpu":
-            # MemAvailable: free memory plus the page cache the kernel gives back (SC_AVPHYS_PAGES is MemFree alone,
-            # which a machine that has read its disk for a while keeps near zero)
-            import psutil
-            return int(psutil.virtual_memory().available)
-    except Exception:  # noqa: BLE001
-        return None
-    return None
-
-
 def probe_bytes(device: torch.device) -> int:
     """How large the reduction's tensor should be on this device."""
     llc = last_level_cache_bytes(device) or 0
     floor = MIN_CPU_BYTES if device.type == "cpu" else MIN_DEVICE_BYTES
     size = max(floor, CACHE_MULTIPLE * llc)
-    available = _available_bytes(device)
+    available = dev.free_bytes(device)
     if available:
         size = min(size, available // 4)
     return max(size, 16 * 2**20)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 
 import torch
 
-from workloads.child import bandwidth
+from workloads.child.device import free_bytes as device_free_bytes
 from workloads.errors import first_line
 from workloads.microbench.timing import Timed, time_calls
 
@@ -114,7 +114,7 @@ def trial(dtype: str, device: torch.device) -> str | None:
 
 def fits(dtype: str, n: int, device: torch.device) -> bool:
     """Whether three n x n matrices (and fp8's float32 staging) fit in a quarter of the free memory."""
-    free = bandwidth._available_bytes(device)
+    free = device_free_bytes(device)
     need = 3 * n * n * max(_ITEMSIZE[dtype], 4 if dtype == "fp8" else 0)
     return free is None or need <= free // 4
 

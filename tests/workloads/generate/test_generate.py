@@ -36,14 +36,14 @@ def test_the_probe_is_sized_past_the_cache_within_a_quarter_of_the_memory_the_ke
     MemFree alone sits near zero on a machine that has read its disk, and shrank the probe into the cache)."""
     import psutil
 
-    from workloads.child import bandwidth
+    from workloads.child import bandwidth, device
 
     class Memory:
         available = 64 * 2**30
         free = 2**20     # MemFree: what SC_AVPHYS_PAGES read (the probe then came out at its 16 MiB least)
     monkeypatch.setattr(psutil, "virtual_memory", lambda: Memory)
     monkeypatch.setattr(bandwidth, "last_level_cache_bytes", lambda device: 64 * 2**20)
-    assert bandwidth._available_bytes(CPU) == 64 * 2**30
+    assert device.free_bytes(CPU) == 64 * 2**30   # MemAvailable, the one reading of free memory
     assert probe_bytes(CPU) == 8 * 64 * 2**20
     monkeypatch.setattr(bandwidth, "last_level_cache_bytes", lambda device: 2**20)
     assert probe_bytes(CPU) == 256 * 2**20
