@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from workloads.catalogue import Message
+from workloads.result_record import Figure, Record
 
 
 @dataclass(frozen=True)
@@ -43,21 +44,6 @@ class Param:
 
 
 SWITCH = ("off", "on")
-# how a metric's value reads: the report formats it by its kind, never by its name
-METRIC_KINDS = ("number", "rate", "seconds", "fraction", "bytes", "text")
-
-
-@dataclass(frozen=True)
-class Metric:
-    """A result metric the report shows in the workload's table, with its label."""
-
-    key: str
-    label: Text | Message   # a catalogue message (workload.<name>.metric.<key>), said in the reader's language
-    kind: str = "number"
-
-    def __post_init__(self) -> None:
-        if self.kind not in METRIC_KINDS:
-            raise ValueError(f"metric {self.key}: kind {self.kind!r} is not one of {', '.join(METRIC_KINDS)}")
 
 
 SUITES = ("quick", "standard")   # the headless suites; the first is the default one
@@ -152,31 +138,18 @@ class WorkloadSpec:
 
     name: str
     title: Text | Message
-    unit: str                            # of the headline figure and of each step's throughput
-    headline: str                        # the result metric the campaigns quote (images_per_s...)
+    result: type[Record] = Record        # the typed result: its figures, their labels and units, the headline
     params: tuple[Param, ...] = ()       # the launcher's fields
     suite: SuiteArgs | None = None       # None: not part of the headless suite
-    metrics: tuple[Metric, ...] = ()     # the report's table for a run of this workload, in order (precision and
-                                         # batch size follow on every table: not listed here)
-    line_metrics: tuple[Metric, ...] = ()  # besides the headline: the terminal's result line, the launcher's glance
     counts: str = "steps"                # what a step event counts: "steps" or "tokens"
     # the progress line's name for one count, beside "N/M": "timed token"
     progress: Text | Message = Message("workload.shared.step")
     has_loss: bool = True                # False: no step carries a loss, so none is shown (not even as N/A)
     warmup_emits_steps: bool = True      # False: warm-up emits no step, so none is dropped from the step statistics
-    cost_basis: str | None = None        # "images" (cost per epoch) or "tokens" (per million tokens)
     planned_steps: PlannedSteps = _cap_only  # how many steps a configuration will count (progress and ETA); the
                                          # words in ``progress`` say what that count covers
     module: str = ""                     # what the runner starts: `python -m <module>` (default workloads.<name>)
-    # an extra table the report shows under the run's metrics, from the result's metrics: (heading, columns, rows);
-    # any of its words may be a catalogue Message (or a Text), which the report says in its language
-    report_table: Callable[[Mapping[str, Any]], "tuple[Any, list[Any], list[list[Any]]]"] | None = None
-    # the report summary's "read against" cell from the result's metrics, for a workload whose steps are not alike
-    # (serve's are its concurrency levels: their median is no figure); None: the step median and the bounds it has.
-    # The cell is said in the report's language: a Message, a Joined list of them, or a Text
-    read_against: Callable[[Mapping[str, Any]], "Callable[[str], str] | None"] | None = None
     run_files: tuple[str, ...] = ()      # files of the run directory the bundle carries besides the events and log
-    verdict: str = ""                    # a text result metric the summary puts before the headline (a soak's FAIL)
     detached: bool = False               # hours long: the workbench starts it detached (quitting leaves it running)
     short: str = ""                      # the launcher's and the footer's name, when the title's first word is not one
     hand_over: HandOver | None = None    # what its run gives the suite's later jobs: with one it runs first
@@ -201,8 +174,51 @@ class WorkloadSpec:
         """The footer's key label: ``short``, else the title's first word."""
         return self.short or self.title.en.split(" ")[0]
 
-    def metric(self, key: str) -> Metric | None:
-        return next((m for m in self.metrics if m.key == key), None)
+    def __post_init__(self) -> None:
+        self.result.checked()
+
+    # what the report, the terminal and compare read of the result: the record's, said here for the many readers
+    @property
+    def headline(self) -> str:
+        return self.result.HEADLINE
+
+    @property
+    def unit(self) -> str:
+        """The headline's unit, of each step's throughput too ("" where it is the run's own: your job's it/s)."""
+        if self.result.UNIT is not None:
+            return self.result.UNIT
+        head = self.result.figure(self.headline) if self.headline else None
+        return head.unit if head is not None else ""
+
+    @property
+    def metrics(self) -> tuple[Figure, ...]:
+        """The report's table for a run of this workload, in order (precision and batch size follow on every one)."""
+        return tuple(f for f in (self.result.figure(k) for k in self.result.TABLE) if f is not None)
+
+    @property
+    def line_metrics(self) -> tuple[Figure, ...]:
+        """Besides the headline: the terminal's result line and the launcher's glance."""
+        return tuple(f for f in (self.result.figure(k) for k in self.result.LINE) if f is not None)
+
+    @property
+    def verdict(self) -> str:
+        return self.result.VERDICT
+
+    @property
+    def cost_basis(self) -> str | None:
+        return self.result.COST_BASIS
+
+    @property
+    def report_table(self) -> Any:
+        return self.result.REPORT_TABLE
+
+    @property
+    def read_against(self) -> Any:
+        return self.result.READ_AGAINST
+
+    def metric(self, key: str) -> Figure | None:
+        """The figure ``key`` names in this workload's result, or None when its record does not declare it."""
+        return self.result.figure(key)
 
     def headline_label(self, lang: str = "en", unit: str | None = None) -> str:
         """The headline's label, which says which figure it is: 'images/s (median after warm-up)'. A workload
@@ -219,4 +235,4 @@ class WorkloadSpec:
 
 def unknown(name: str) -> WorkloadSpec:
     """The spec of a run whose workload is not registered here (a run from another version)."""
-    return WorkloadSpec(name=name, title=Text(name or "unknown workload"), unit="", headline="")
+    return WorkloadSpec(name=name, title=Text(name or "unknown workload"))

@@ -20,13 +20,14 @@ from tui.i18n import say
 from workloads.catalogue import message
 from workloads.facts.missing import finite_or_none
 from workloads import registry
-from workloads.spec import Metric, Text
+from workloads.result_record import FRACTION, Figure
+from workloads.spec import Text
 
 @dataclass
 class MetricRow:
     """One metric across the sides: a rate read as a ratio to the baseline, a fraction as a difference."""
 
-    metric: Metric
+    metric: Figure
     values: list[float | None]
     ratios: list[Ratio | None]             # rates: per side, None for the baseline and where a figure is missing
     differences: list[float | None]        # fractions: side minus baseline, None for the baseline
@@ -110,7 +111,7 @@ def _spread(run: RunFigures | None, side: Side) -> float | None:
     return relative_spread(run.mean, run.stdev)
 
 
-def _row(metric: Metric, runs: Sequence[RunFigures | None], sides: Sequence[Side], baseline: int,
+def _row(metric: Figure, runs: Sequence[RunFigures | None], sides: Sequence[Side], baseline: int,
          headline: bool = False) -> MetricRow:
     values = [finite_or_none(r.headline if headline else r.metric(metric.key)) if r else None for r in runs]
     base = values[baseline]
@@ -129,7 +130,7 @@ def _row(metric: Metric, runs: Sequence[RunFigures | None], sides: Sequence[Side
     return MetricRow(metric, values, ratios, diffs)
 
 
-def _compared_metrics(workload: str, runs: Sequence[RunFigures | None]) -> list[Metric]:
+def _compared_metrics(workload: str, runs: Sequence[RunFigures | None]) -> list[Figure]:
     """The spec's rates and fractions besides the headline that at least two sides report."""
     spec = registry.spec_for(workload)
     out = []
@@ -194,12 +195,12 @@ def _compare_workload(workload: str, sides: list[Side], runs: list[RunFigures | 
     free = alike.differences([r for r in runs if r is not None], alike.SHOWN)
     spec = registry.spec_for(workload)
     title = spec.short_title or workload
-    head_metric = spec.metric(spec.headline) or Metric(spec.headline or "headline", spec.title, "rate")
+    head_metric = spec.metric(spec.headline) or Figure(spec.headline or "headline", spec.title, "/s")
     headline = _row(head_metric, runs, sides, baseline, headline=True)
     metrics = [_row(m, runs, sides, baseline) for m in _compared_metrics(workload, runs)]
     for m in ACCURACY_KEYS:  # accuracy beside the speed even when only one side measured it
         if m not in {x.metric.key for x in metrics} and any(r and finite_or_none(r.metric(m)) is not None for r in runs):
-            metrics.append(_row(spec.metric(m) or Metric(m, spec.title, "fraction"), runs, sides, baseline))
+            metrics.append(_row(spec.metric(m) or Figure(m, spec.title, FRACTION), runs, sides, baseline))
     price_figs = [at_price(r, s.price_per_hour, currency) if r is not None and s.price_per_hour else None
                   for s, r in zip(sides, runs)]
     verdicts = [None if i == baseline else

@@ -7,7 +7,7 @@ from typing import Any
 
 from tui import __version__
 from tui.cpu_trap import headline as cpu_headline
-from tui.figures import key_figure, metric_text
+from tui.figures import metric_text
 from workloads.facts.formatting import format_bytes, format_number, percent, utc
 from workloads.facts.missing import NA, is_finite
 from tui.report.cards_read import cards_read
@@ -20,7 +20,8 @@ from tui.report.report_data import ReportData, device_name, headline
 from tui.report.stability_and_cost import amount, cost_section, stability
 from tui.report.summary import WorkloadSummary
 from workloads import registry
-from workloads.spec import Metric, Text
+from workloads.catalogue import Message
+from workloads.result_record import TEXT, Figure
 from workloads.rundir.sample_fields import (CPU_COUNT, DEVICES, DRIVER_VERSION, HOST, HOSTNAME, INDEX,
                                             MEM_TOTAL_BYTES, NAME, PCI_VENDOR, RUNTIME_VERSION)
 
@@ -189,7 +190,7 @@ def _doctor(data: ReportData, w: Words) -> list[Block]:
     return blocks + [Table([w("status"), w("check"), w("evidence"), w("hint")], rows)]
 
 
-def _metric_value(metric: Metric, s: WorkloadSummary, w: Words) -> str:
+def _metric_value(metric: Figure, s: WorkloadSummary, w: Words) -> str:
     """A metric formatted by its kind; precision and batch size as the run summary settled them."""
     if metric.key == "precision":
         return s.precision or NA
@@ -221,7 +222,8 @@ def _memory_row(s: WorkloadSummary, w: Words) -> list[str]:
 
 
 # every run's table has these after the workload's own metrics (labels: the i18n table's common rows)
-_ALWAYS = (Metric("precision", Text("precision"), "text"), Metric("batch_size", Text("batch size")))
+_ALWAYS = (Figure("precision", Message("metric.precision"), TEXT),
+           Figure("batch_size", Message("metric.batch_size")))
 
 
 def _workloads(data: ReportData, w: Words) -> list[Block]:
@@ -280,20 +282,32 @@ def _other_metrics(s: WorkloadSummary, shown: set[str], w: Words) -> list[list[s
             continue
         metric = spec.metric(key)
         label = metric.label(w.lang) if metric is not None else w.quote(key)
-        rows.append([label, _figure(key, value, w)])
+        rows.append([label, _figure(metric, value, w)])
     return rows
 
 
-def _figure(key: str, value: Any, w: Words) -> str:
+def _figure(metric: Figure | None, value: Any, w: Words) -> str:
+    """A figure in its record's unit, as run.log and the log pane say it; a key no record declares (a run from
+    another version) as a plain number."""
     if value is None:
         return NA
     if isinstance(value, bool):
         return w("yes" if value else "no")
     if isinstance(value, list):
-        return w.join((_figure(key, v, w) for v in value), comma=True) or w("none")
+        return w.join((_figure(metric, v, w) for v in value), comma=True) or w("none")
     if not is_finite(value):
         return w.quote(value)   # the workload's own words (a code span in Chinese)
-    return key_figure(key, value, w.lang)[1]   # in the unit its key names, as run.log and the log pane say it
+    if metric is None:
+        return format_number(value)
+    return _with_unit(metric, metric_text(metric, value, w.lang))
+
+
+def _with_unit(metric: Figure, said: str) -> str:
+    """A number in a unit its kind does not print ('36.99 GB/s'): the unit follows it; in the table it stands
+    beside a label that may not say it."""
+    if metric.kind in ("rate", "number") and metric.unit and said not in (NA, "(out of range)"):
+        return f"{said} {metric.unit}"
+    return said
 
 
 def _said(word: Any, lang: str) -> str:

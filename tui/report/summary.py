@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from tui.store import RunRecord
+from tui.report.result_figures import units
 from workloads import protocol, registry
 from workloads.facts.missing import finite_or_none
 from workloads.facts.percentile import percentile
@@ -143,7 +144,7 @@ class WorkloadSummary:
             "started": self.started, "ended": self.ended,
             "fallbacks": self.fallbacks, "warnings": self.warnings, "errors": self.errors,
             "skipped_event_lines": self.skipped_lines, "skipped_telemetry_lines": self.skipped_telemetry_lines,
-            "problems": self.problems, "result": self.metrics,
+            "problems": self.problems, "result": self.metrics, "units": units(self.workload, self.metrics),
         }
 
 

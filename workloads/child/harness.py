@@ -36,6 +36,7 @@ from typing import Any, Callable, NoReturn, Sequence, TextIO
 from workloads import exit_codes, protocol
 from workloads.child.parent import die_with_runner
 from workloads.catalogue import Message
+from workloads.result_record import Record
 from workloads.errors import WorkloadError, clipped, first_line
 from workloads.exit_codes import HELP_SHOWN
 from workloads.protocol import CHECK_ARGS_ENV
@@ -98,8 +99,13 @@ class Emitter:
     def fallback(self, error: str, action: str, layer: str | None = None, op: str | None = None, **extra: Any) -> None:
         self.emit(protocol.Fallback(error=error, action=action, layer=layer, op=op, extra=extra))
 
-    def result(self, metrics: dict[str, Any]) -> None:
-        self.emit(protocol.Result(metrics=metrics))
+    def result(self, record: Record) -> None:
+        """The run's typed result, sent as its flat metrics; a figure its record does not declare is kept, and said."""
+        undeclared = record.undeclared()
+        if undeclared:
+            self.warning(f"figures no result record declares, kept as written: {', '.join(undeclared)}",
+                         code="undeclared_figures")
+        self.emit(protocol.Result(metrics=record.to_metrics()))
 
     def error(self, message: str, hint: str | Message | None = None) -> None:
         self.emit(protocol.Error(message=message, hint=hint))

@@ -34,6 +34,7 @@ from workloads.jobs.device_env import device_env
 from workloads.jobs.job import Job, pump
 from workloads.jobs.output import PEEK, LogCopy
 from workloads.safe_text import one_line
+from workloads.command.result_record import CommandResult
 
 WORKLOAD = "command"
 _NAMED_LINES = 3   # a failure names this many of the command's last lines
@@ -134,7 +135,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     except (Stopped, KeyboardInterrupt):
         job.stop(output.line, tracker.tick)
         copy.flush()
-        emitter.result(_result(tracker, output.printed, output.understood, None, _stop_leftovers(job), watch))
+        emitter.result(CommandResult.of(
+            _result(tracker, output.printed, output.understood, None, _stop_leftovers(job), watch)))
         raise
     copy.flush()
     printed, understood = output.printed, output.understood
@@ -144,7 +146,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
             "--metric 'loss=loss: ([0-9.]+)' --metric 'tokens/s=([0-9.]+) tok/s'")
     job.release()
     code = job.process.poll() if job.process else None
-    emitter.result(_result(tracker, printed, understood, code, _stop_leftovers(job), watch))
+    emitter.result(CommandResult.of(_result(tracker, printed, understood, code, _stop_leftovers(job), watch)))
     if code == 0:
         return exit_codes.OK
     said, _ = _exit_words(code if code is not None else -signal.SIGKILL)

@@ -33,6 +33,7 @@ from workloads.cpus import usable_cpus
 from workloads.dataio.images import OVERSIZE
 from workloads.dataio.spec import PARTS
 from workloads.safe_text import file_name
+from workloads.dataio.result_record import DataioResult
 
 WORKLOAD = "dataio"
 MAX_MADE = 100_000
@@ -162,5 +163,5 @@ def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
     part(5, "verdict", f"verdict: {judged.line}", loader_images_per_s=judged.images_per_s)
     for line in table.terminal_lines(metrics):
         log(line)
-    em.result(metrics)
+    em.result(DataioResult.of(metrics))
     return exit_codes.OK

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
-from workloads.spec import SWITCH, Metric, Param, SuiteArgs, WorkloadSpec, option, positive
+from workloads.finetune.result_record import FinetuneResult
+from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec, option, positive
 
 STEPS, BATCH_SIZE, SEQ_LEN = 20, 8, 512
 
@@ -17,8 +18,7 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
 SPEC = WorkloadSpec(
     name="finetune",
     title=Message("workload.finetune.title"),
-    unit="tokens/s",
-    headline="tokens_per_s",
+    result=FinetuneResult,
     params=(
         Param("model", "model", "--model", "tiny", placeholder="tiny | Llama-3.1-8B | ..."),
         Param("mode", "mode", "--mode", "lora", "choice", ("full", "lora")),
@@ -40,27 +40,6 @@ SPEC = WorkloadSpec(
         amp_flag="--amp",
         suites=("standard",),
     ),
-    metrics=(
-        Metric("tokens_per_s", Message("workload.finetune.metric.tokens_per_s"),
-               "rate"),
-        Metric("tokens_per_s_per_device", Message("workload.finetune.metric.tokens_per_s_per_device"), "rate"),
-        Metric("mfu", Message("workload.finetune.metric.mfu"), "fraction"),
-        Metric("mfu_formula", Message("workload.finetune.metric.mfu_formula"), "text"),
-        Metric("rated_tflops", Message("workload.finetune.metric.rated_tflops")),
-        # workloads.child.device.peak_memory: on a device torch's max_memory_allocated (the caching allocator's reserve
-        # and the context are not in it), on the CPU the process's peak RSS; run.log's line says this label on both
-        # (the report's row on the CPU says the RSS one: tui.report.contents._memory_row)
-        Metric("peak_memory_bytes", Message("workload.finetune.metric.peak_memory_bytes"), "bytes"),
-        Metric("fit_estimate_bytes", Message("workload.finetune.metric.fit_estimate_bytes"), "bytes"),
-        Metric("data_wait_fraction", Message("workload.finetune.metric.data_wait_fraction"), "fraction"),
-        Metric("trainable_parameters", Message("workload.finetune.metric.trainable_parameters")),
-        Metric("first_loss", Message("workload.finetune.metric.first_loss")),
-        Metric("cpu_check", Message("workload.finetune.metric.cpu_check"), "text"),
-        Metric("steps", Message("workload.shared.metric.steps")),
-        Metric("total_s", Message("workload.shared.metric.total_s"), "seconds"),
-    ),
-    line_metrics=(Metric("final_loss", Message("workload.shared.line.final_loss")), Metric("mfu", Message("workload.finetune.line.mfu"), "fraction")),
-    cost_basis="tokens",
     planned_steps=planned_steps,
     short="Fine-tune",  # the title's first word, "LLM", would read as the inference workload's
 )

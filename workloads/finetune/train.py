@@ -25,6 +25,7 @@ from workloads.finetune import budget, cpu_check, data, flops
 from workloads.finetune.options import UNIT
 from workloads.finetune.step import Setup, Step
 from workloads.models.llama.presets import LlamaConfig
+from workloads.finetune.result_record import FinetuneResult
 
 
 def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
@@ -39,7 +40,7 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
                                              step.requested))
             log(metrics["cpu_check"])
         if s.is_main:
-            emitter.result(metrics)
+            emitter.result(FinetuneResult.of(metrics))
             log(f"result: {metrics['tokens_per_s']:.4g} tokens/s ({metrics['tokens_per_s_per_device']:.4g} per device), "
                 f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak {_memory_word(s)} "
                 f"{format_bytes(metrics['peak_memory_bytes'])} (estimate "

@@ -32,6 +32,7 @@ from workloads.child.harness import (ArgumentParser, Emitter, arguments_checked,
                                      non_negative_int, positive_float, positive_int)
 from workloads.generate.plan import Plan, make_plan
 from workloads.generate.spec import REPEAT, TOKENS
+from workloads.generate.result_record import GenerateResult
 
 WORKLOAD = "generate"
 
@@ -134,7 +135,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         text = plan.tokenizer.decode(runs[-1].tokens[0].tolist())
         metrics["sample_text"] = text[:500]
         log(f"generated (sequence 1): {text!r}")
-    emitter.result(metrics)
+    emitter.result(GenerateResult.of(metrics))
     measure.log_summary(metrics)
     return 0
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
-from workloads.spec import SWITCH, Metric, Param, SuiteArgs, WorkloadSpec, option, positive
+from workloads.generate.result_record import GenerateResult
+from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec, option, positive
 
-# in the table and in the result line, with one label: a figure is named alike wherever it appears
-TTFT = Metric("ttft_s", Message("workload.shared.metric.ttft_s"), "seconds")
-BANDWIDTH_FRACTION = Metric("bandwidth_fraction", Message("workload.shared.metric.decode_bandwidth_fraction"), "fraction")
 # the workload's defaults: its parser (cli.py) takes them from here
 TOKENS, REPEAT = 256, 3
 
@@ -28,8 +26,7 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
 SPEC = WorkloadSpec(
     name="generate",
     title=Message("workload.generate.title"),
-    unit="tokens/s",
-    headline="tokens_per_s",
+    result=GenerateResult,
     params=(
         Param("tokens", "tokens", "--tokens", "256", "int", max=1024),
         Param("batch_size", "batch size", "--batch-size", "1", "int", max=256),
@@ -51,30 +48,9 @@ SPEC = WorkloadSpec(
         cpu_standard_note=Message("workload.generate.cpu_standard_note"),
         budget_flag="--time-budget",
     ),
-    metrics=(
-        # the headline: its label says which figure it is, the median over the timed runs (after the warm-up)
-        Metric("tokens_per_s", Message("workload.generate.metric.tokens_per_s"), "rate"),
-        Metric("aggregate_tokens_per_s", Message("workload.generate.metric.aggregate_tokens_per_s"), "rate"),
-        Metric("bound_tokens_per_s", Message("workload.generate.metric.bound_tokens_per_s"), "rate"),
-        BANDWIDTH_FRACTION,
-        # the two bandwidths the share divides, each saying which it is (the raw keys read "bandwidth gbps" and
-        # "device read gbps" side by side)
-        Metric("bandwidth_gbps", Message("workload.generate.metric.bandwidth_gbps")),
-        Metric("device_read_gbps", Message("workload.shared.metric.device_read_gbps")),
-        TTFT,
-        Metric("latency_p50_s", Message("workload.generate.metric.latency_p50_s"), "seconds"),
-        Metric("latency_p99_s", Message("workload.generate.metric.latency_p99_s"), "seconds"),
-        Metric("tokens", Message("workload.generate.metric.tokens")),
-        Metric("model_size", Message("workload.shared.metric.model_size"), "text"),
-    ),
-    line_metrics=(
-        TTFT,
-        BANDWIDTH_FRACTION,
-    ),
     counts="tokens",
     progress=Message("workload.generate.progress"),  # tokens x timed runs: the warm-up emits no step and is not counted
     has_loss=False,
     warmup_emits_steps=False,
-    cost_basis="tokens",
     planned_steps=planned_steps,
 )

@@ -22,6 +22,7 @@ from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, 
 from workloads.facts.formatting import format_bytes
 from workloads.llm.plan import int_list, make_plan
 from workloads.models.llama.presets import known_models
+from workloads.llm.result_record import LlmResult
 
 WORKLOAD = "llm"
 
@@ -95,8 +96,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     most = run.largest(plan, element_size, free)
     run.log_fit(plan, table, dtype_name, free, most)
     if args.fit_only:
-        emitter.result({"model_size": plan.model, "dtype": dtype_name, "fit": table, "free_bytes": free, **most,
-                        "input_len": first.input_len, "output_len": first.output_len, "batch_size": first.batch})
+        emitter.result(LlmResult.of({"model_size": plan.model, "dtype": dtype_name, "fit": table, "free_bytes": free,
+                                    **most,
+                                    "input_len": first.input_len, "output_len": first.output_len,
+                                    "batch_size": first.batch}))
         return 0
     smallest = min(fit.inference(plan.config, c.batch, c.context, c.input_len, element_size).total for c in plan.cells)
     if free is not None and smallest > free:  # refused before the model takes memory: no cell could run
@@ -109,6 +112,6 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     torch.manual_seed(args.seed)
     metrics = run.measure(args, plan, device, inference_dtype.DTYPES[dtype_name], emitter, free)
     metrics.update(dtype=dtype_name, fit=table, free_bytes=free, **most)
-    emitter.result(metrics)
+    emitter.result(LlmResult.of(metrics))
     run.log_summary(metrics)
     return 0

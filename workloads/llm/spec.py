@@ -5,20 +5,14 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
-from workloads.llm.against import read_against
 from workloads.models.llama.presets import PRESETS
-from workloads.spec import SWITCH, Metric, Param, SuiteArgs, WorkloadSpec
+from workloads.llm.result_record import LlmResult
+from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
     """One step per cell: one without --sweep; a sweep's count comes with its start event (total_steps)."""
     return None if "--sweep" in args else 1
-
-
-def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
-    from workloads.llm.table import report_table as table
-
-    return table(metrics)
 
 
 # the CPU's suite: the tiny preset's small sweep (4 cells of 32/128 in x 16 out x batch 1/4), one timed run each,
@@ -31,8 +25,7 @@ _CPU_NOTE = Message("workload.llm.cpu_note")
 SPEC = WorkloadSpec(
     name="llm",
     title=Message("workload.llm.title"),
-    unit="tokens/s",
-    headline="tg_tokens_per_s",
+    result=LlmResult,
     params=(
         Param("model", "model", "--model", "tiny", "choice", tuple(PRESETS)),
         Param("sweep", "sweep", "--sweep", "off", "switch", SWITCH),
@@ -56,38 +49,9 @@ SPEC = WorkloadSpec(
                   "--batch-size", "1,8", "--cuda-graphs"),
         cpu_standard=_CPU, cpu_standard_note=_CPU_NOTE, suites=("standard",),
     ),
-    metrics=(
-        Metric("tg_tokens_per_s", Message("workload.llm.metric.tg_tokens_per_s"), "rate"),
-        Metric("pp_tokens_per_s", Message("workload.llm.metric.pp_tokens_per_s"), "rate"),
-        Metric("decode_tokens_per_s", Message("workload.llm.metric.decode_tokens_per_s"),
-               "rate"),
-        Metric("decode_tokens_per_s_all", Message("workload.llm.metric.decode_tokens_per_s_all"), "rate"),
-        Metric("decode_bound_tokens_per_s", Message("workload.llm.metric.decode_bound_tokens_per_s"),
-               "rate"),
-        Metric("decode_bandwidth_fraction", Message("workload.shared.metric.decode_bandwidth_fraction"), "fraction"),
-        Metric("ttft_s", Message("workload.shared.metric.ttft_s"), "seconds"),
-        Metric("tpot_p50_s", Message("workload.llm.metric.tpot_p50_s"), "seconds"),
-        Metric("tpot_p99_s", Message("workload.llm.metric.tpot_p99_s"), "seconds"),
-        Metric("prefill_tokens_per_s", Message("workload.llm.metric.prefill_tokens_per_s"), "rate"),
-        Metric("prefill_peak_fraction", Message("workload.llm.metric.prefill_peak_fraction"),
-               "fraction"),
-        Metric("end_to_end_s", Message("workload.llm.metric.end_to_end_s"), "seconds"),
-        Metric("peak_memory_bytes", Message("workload.llm.metric.peak_memory_bytes"), "bytes"),
-        Metric("fit_estimate_error", Message("workload.llm.metric.fit_estimate_error"), "fraction"),
-        Metric("device_read_gbps", Message("workload.shared.metric.device_read_gbps")),   # as generate's says it
-        Metric("model_size", Message("workload.shared.metric.model_size"), "text"),
-        Metric("sweep", Message("workload.llm.metric.sweep"), "text"),
-    ),
-    line_metrics=(
-        Metric("pp_tokens_per_s", Message("workload.llm.line.pp_tokens_per_s"), "rate"),
-        Metric("model_size", Message("workload.shared.metric.model_size"), "text"),
-    ),
     progress=Message("workload.llm.progress"),
     has_loss=False,
     warmup_emits_steps=False,
-    cost_basis="tokens",
     planned_steps=planned_steps,
-    report_table=report_table,
-    read_against=read_against,
     short="Inference",  # its title's first word would be "LLM", like the fine-tuning workload's
 )

@@ -34,6 +34,7 @@ from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arg
 from workloads.facts import rated
 from workloads.facts.formatting import format_bytes
 from workloads.microbench.spec import PARTS
+from workloads.microbench.result_record import MicrobenchResult
 
 WORKLOAD = "microbench"
 COLLECTIVES = "workloads.microbench.collectives"
@@ -160,7 +161,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     for line in lines(rows):
         log(line)
     failed = _verdicts(emitter, raw)
-    emitter.result(metrics)
+    emitter.result(MicrobenchResult.of(metrics))
     return exit_codes.FAILED if failed else exit_codes.OK
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
-from workloads.spec import Metric, Param, SuiteArgs, WorkloadSpec, positive
+from workloads.microbench.result_record import MicrobenchResult
+from workloads.spec import Param, SuiteArgs, WorkloadSpec, positive
 
 PARTS = ("gemm", "memory", "transfer", "launch", "burn", "collectives")
 SINGLE_DEVICE = "gemm,memory,transfer,launch,burn"
@@ -23,12 +24,6 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
     return len(PARTS)
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[str, list[str], list[list[str]]]:
-    from workloads.microbench.table import report_table as table
-
-    return table(metrics)
-
-
 # the CPU's bf16 and fp16 GEMMs are emulated (0.1-1 GFLOP/s here): left out of the suite, which stays short
 CPU_ARGS = ("--only", "gemm,memory,launch,burn", "--dtypes", "fp32,int8", "--max-size", "512", "--buffer-mib", "128",
             "--burn-seconds", "1", "--burn-size", "256")
@@ -37,9 +32,8 @@ CPU_NOTE = Message("workload.microbench.cpu_note")
 SPEC = WorkloadSpec(
     name="microbench",
     title=Message("workload.microbench.title"),
+    result=MicrobenchResult,
     short="Microbench",
-    unit="TFLOP/s",
-    headline="gemm_best_tflops",
     params=(
         Param("only", "parts", "--only", "", placeholder=f"{','.join(PARTS)} (default all)"),
         Param("dtypes", "GEMM dtypes", "--dtypes", "", placeholder="fp32,tf32,fp16,bf16,int8,fp8"),
@@ -57,23 +51,10 @@ SPEC = WorkloadSpec(
         cpu_quick=CPU_ARGS, cpu_standard=CPU_ARGS, cpu_quick_note=CPU_NOTE, cpu_standard_note=CPU_NOTE,
         suites=("standard",),
     ),
-    metrics=(
-        Metric("gemm_best_tflops", Message("workload.microbench.metric.gemm_best_tflops"), "rate"),
-        Metric("gemm_best_dtype", Message("workload.microbench.metric.gemm_best_dtype"), "text"),
-        Metric("memory_copy", Message("workload.microbench.metric.memory_copy"), "rate"),
-        Metric("memory_copy_of_rated", Message("workload.microbench.metric.memory_copy_of_rated"), "fraction"),
-        Metric("h2d_pinned", Message("workload.microbench.metric.h2d_pinned"), "rate"),
-        Metric("pcie_link", Message("workload.microbench.metric.pcie_link"), "text"),
-        Metric("launch_eager_host_us", Message("workload.microbench.metric.launch_eager_host_us")),
-        Metric("burn", Message("workload.microbench.metric.burn"), "text"),
-        Metric("rated_as", Message("workload.microbench.metric.rated_as"), "text"),
-    ),
-    line_metrics=(Metric("burn", Message("workload.microbench.line.burn"), "text"),),
     counts="parts",
     # a step event is a part done: the launcher's "parts done 1/4" while run.log says "part 2/4: memory" (started)
     progress=Message("workload.shared.progress"),
     has_loss=False,
     warmup_emits_steps=False,
     planned_steps=planned_steps,
-    report_table=report_table,
 )

@@ -30,6 +30,7 @@ from workloads.opscan.sources_names import BUILTINS
 from workloads.opscan.state import ScanState
 from workloads.protocol import RUN_DIR_ENV
 from workloads.rundir import ops_csv
+from workloads.opscan.result_record import OpscanResult
 
 WORKLOAD = "opscan"
 
@@ -165,7 +166,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         emitter.warning(f"{failure['op']} in {failure['dtype']}: {st.LABELS[failure['status']]}"
                         f"{': ' + failure['message'] if failure['message'] else ''}", code=f"op_{failure['status']}",
                         op=failure["op"], dtype=failure["dtype"], modules=failure["modules"][:5])
-    emitter.result(result_metrics(rows, recording, progress, scan_s, out / ops_csv.OPS_CSV, seen["done"] - len(earlier)))
+    emitter.result(OpscanResult.of(result_metrics(rows, recording, progress, scan_s, out / ops_csv.OPS_CSV,
+                                                  seen["done"] - len(earlier))))
     summary(rows, recording["dtypes"])
     return 0
 

@@ -6,17 +6,11 @@ from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
 from workloads.opscan.handover import hand_over
-from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, positive
+from workloads.opscan.result_record import OpscanResult
+from workloads.spec import Param, SuiteArgs, WorkloadSpec, positive
 
 
 RUN_FILES = ("ops.csv",)   # what the bundle should carry of a scan's run directory besides the events
-
-
-def report_table(metrics: Mapping[str, Any]) -> tuple[Text, list[str | Text], list[list[str | Text]]]:
-    """The report's compatibility table (heading, columns, rows) from a scan's result metrics (torch-free)."""
-    from workloads.opscan.table import compatibility_of_result
-
-    return compatibility_of_result(dict(metrics))
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
@@ -34,7 +28,7 @@ FIELDS = (
 )
 
 SPEC = WorkloadSpec(
-    name="opscan", title=Message("workload.opscan.title"), unit="cases/s", headline="cases_per_s",
+    name="opscan", title=Message("workload.opscan.title"), result=OpscanResult,
     short="Op-scan",
     params=FIELDS,
     # not in the quick suite, whose time budget has no room for it (`--workloads opscan` adds it); with its hand_over
@@ -46,19 +40,7 @@ SPEC = WorkloadSpec(
     ),
     progress=Message("workload.opscan.progress"),   # a step event counts cases (a recorded call in a dtype)
     has_loss=False,
-    metrics=(
-        # the headline: one figure for the whole scan, not the steps' windowed rates the summary reads it against
-        Metric("cases_per_s", Message("workload.opscan.metric.cases_per_s"), "rate"),
-        Metric("ops", Message("workload.opscan.metric.ops")),
-        Metric("calls", Message("workload.opscan.metric.calls")),
-        Metric("rows_ok", Message("workload.opscan.metric.rows_ok")),
-        Metric("rows_failed", Message("workload.opscan.metric.rows_failed")),
-        Metric("precisions_clean", Message("workload.opscan.metric.precisions_clean"), "text"),
-        Metric("restarts", Message("workload.opscan.metric.restarts")),
-        Metric("scan_s", Message("workload.opscan.metric.scan_s"), "seconds"),
-    ),
-    line_metrics=(Metric("rows_failed", Message("workload.opscan.line.rows_failed")),),
     planned_steps=planned_steps,
-    report_table=report_table, run_files=RUN_FILES,
+    run_files=RUN_FILES,
     hand_over=hand_over,
 )

@@ -25,6 +25,7 @@ from workloads.child.harness import WorkloadError, log
 from workloads.child.train.precision import Precision
 from workloads.resnet50 import imagedata
 from workloads.vision.transforms import validation_transform
+from workloads.resnet50.result_record import ResNet50Result
 
 # a top-5 figure over fewer than five classes is always 100 %: none is reported
 TOP5_MIN_CLASSES = 5
@@ -152,5 +153,5 @@ def evaluate_only(setup: Any) -> dict[str, Any]:
         "steps": 0,
         "device": setup.device_name,
     }
-    setup.emitter.result(metrics)
+    setup.emitter.result(ResNet50Result.of(metrics))
     return metrics

@@ -16,6 +16,7 @@ from workloads.child.train.precision import Precision
 from workloads.errors import first_line
 from workloads.resnet50.options import UNIT
 from workloads.resnet50.setup import Setup
+from workloads.resnet50.result_record import ResNet50Result
 
 
 class BatchTrials:
@@ -82,7 +83,7 @@ def find_batch_size(setup: Setup) -> dict[str, Any]:
                             hint="lower --image-size, or free the device (see `cardbench doctor`)",
                             bad_input=False)
     metrics = _result(setup, precision, found, cap, trials.rates)
-    setup.emitter.result(metrics)
+    setup.emitter.result(ResNet50Result.of(metrics))
     bound = f"reached the cap {cap}" if found.capped else f"{found.smallest_failing} ran out of memory"
     log(f"largest batch that fits: {found.largest} ({bound}); rerun with --batch-size {found.largest}")
     return metrics

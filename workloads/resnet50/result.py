@@ -13,6 +13,7 @@ from workloads.child.train.precision import Precision
 from workloads.facts.missing import NA
 from workloads.resnet50 import baselines
 from workloads.resnet50.setup import Setup
+from workloads.resnet50.result_record import ResNet50Result
 
 
 @dataclass
@@ -128,7 +129,7 @@ def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_v
         **(evaluation or {}),
     }
     if setup.is_main:
-        setup.emitter.result(metrics)
+        setup.emitter.result(ResNet50Result.of(metrics))
         skipped = f", {metrics['skipped_files']} files skipped" if metrics["skipped_files"] else ""
         fell = f", {len(precision.fallbacks)} fallback(s)" if precision.fallbacks else ""
         fell += f", loss NaN/inf in {nonfinite_losses} step(s)" if nonfinite_losses else ""

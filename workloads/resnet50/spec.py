@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
-from workloads.spec import SWITCH, Metric, Param, SuiteArgs, WorkloadSpec, option, positive
+from workloads.resnet50.result_record import ResNet50Result
+from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec, option, positive
 
 # the workload's defaults: its parser (options.py) takes them from here, and a plan made before the start event too
 EPOCHS, BATCH_SIZE, EPOCH_SIZE = 3, 128, 12800
@@ -30,8 +31,7 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
 SPEC = WorkloadSpec(
     name="resnet50",
     title=Message("workload.resnet50.title"),
-    unit="images/s",
-    headline="images_per_s",
+    result=ResNet50Result,
     params=(
         Param("batch_size", "batch size", "--batch-size", "64", "int", max=2048),
         Param("epochs", "epochs", "--epochs", "1", "int", max=100),
@@ -52,18 +52,5 @@ SPEC = WorkloadSpec(
         cpu_standard_note=Message("workload.resnet50.cpu_standard_note"),
         amp_flag="--amp",
     ),
-    metrics=(
-        Metric("images_per_s", Message("workload.resnet50.metric.images_per_s"), "rate"),
-        Metric("images_per_s_compute", Message("workload.resnet50.metric.images_per_s_compute"), "rate"),
-        Metric("data_wait_fraction", Message("workload.resnet50.metric.data_wait_fraction"), "fraction"),
-        # with --val DIR: after the last epoch (or of --weights with --eval-only)
-        Metric("val_top1", Message("workload.resnet50.metric.val_top1"), "fraction"),
-        Metric("val_top5", Message("workload.resnet50.metric.val_top5"), "fraction"),
-        Metric("image_size", Message("workload.resnet50.metric.image_size")),
-        Metric("steps", Message("workload.shared.metric.steps")),
-        Metric("total_s", Message("workload.shared.metric.total_s"), "seconds"),
-    ),
-    line_metrics=(Metric("final_loss", Message("workload.shared.line.final_loss")),),
-    cost_basis="images",
     planned_steps=planned_steps,
 )

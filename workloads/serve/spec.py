@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from workloads.catalogue import Joined, Message, message
-from workloads.spec import Metric, Param, SuiteArgs, WorkloadSpec, flag_value, option
+from workloads.catalogue import Message
+from workloads.serve.result_record import ServeResult
+from workloads.spec import Param, SuiteArgs, WorkloadSpec, flag_value, option
 
 WINDOW_S = 60.0   # --duration's rows: a minute each, or a fifth of a shorter run (a soak: of its interval)
 
@@ -41,19 +42,6 @@ def steady(args: Sequence[str], seconds: float, interval_s: float) -> list[str]:
     return out
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
-    from workloads.serve.table import report_table as table
-
-    return table(metrics)
-
-
-def read_against(metrics: Mapping[str, Any]) -> Joined | None:
-    """The headline beside the sweep's first level and its bound (the step median would be over levels)."""
-    from workloads.serve.bounds import read_against as against
-
-    return against(metrics)
-
-
 # every level a few dozen requests of 32 tokens in and out: what the table needs, in a fraction of a second
 _SUITE = ("--test-server", "--concurrency", "1,4,16", "--requests", "48", "--input-len", "32", "--output-len", "32")
 _LAST = Message("workload.serve.at_last_level")
@@ -61,8 +49,7 @@ _LAST = Message("workload.serve.at_last_level")
 SPEC = WorkloadSpec(
     name="serve",
     title=Message("workload.serve.title"),
-    unit="tokens/s",
-    headline="output_tokens_per_s",
+    result=ServeResult,
     params=(
         Param("url", "server URL", "--url", "", placeholder="http://127.0.0.1:8000/v1"),
         Param("model", "model", "--model", "", placeholder="the first the server lists"),
@@ -79,36 +66,10 @@ SPEC = WorkloadSpec(
     # the standard suite loads cardbench's own test server (a user's server is theirs to name: `cardbench run serve
     # --url`), so the report shows the sweep's table and what the client and the host sustain; well under a second
     suite=SuiteArgs(standard=_SUITE, cpu_standard=_SUITE, suites=("standard",)),
-    metrics=(
-        Metric("output_tokens_per_s", message("workload.serve.metric.output_tokens_per_s", last=_LAST), "rate"),
-        Metric("total_tokens_per_s", message("workload.serve.metric.total_tokens_per_s", last=_LAST), "rate"),
-        Metric("request_throughput", message("workload.serve.metric.request_throughput", last=_LAST), "rate"),
-        Metric("goodput", message("workload.serve.metric.goodput", last=_LAST),
-               "rate"),
-        Metric("ttft_ms_p50", Message("workload.serve.metric.ttft_ms_p50")),
-        Metric("ttft_ms_p99", Message("workload.serve.metric.ttft_ms_p99")),
-        Metric("tpot_ms_p50", Message("workload.serve.metric.tpot_ms_p50")),
-        Metric("tpot_ms_p99", Message("workload.serve.metric.tpot_ms_p99")),
-        Metric("itl_ms_p50", Message("workload.serve.metric.itl_ms_p50")),
-        Metric("e2el_ms_p50", Message("workload.serve.metric.e2el_ms_p50")),
-        Metric("at_level", Message("workload.serve.metric.at_level"), "text"),
-        Metric("served_model", Message("workload.serve.metric.served_model"), "text"),
-        Metric("endpoint", Message("workload.serve.metric.endpoint"), "text"),
-        Metric("input_len", Message("workload.serve.metric.input_len")),
-        Metric("output_len", Message("workload.serve.metric.output_len")),
-        Metric("tokens_from", Message("workload.serve.metric.tokens_from"), "text"),
-        Metric("requests", Message("workload.serve.metric.requests")),
-        Metric("errors", Message("workload.serve.metric.errors")),
-    ),
-    line_metrics=(Metric("ttft_ms_p50", Message("workload.serve.line.ttft_ms_p50")),
-                  Metric("tpot_ms_p50", Message("workload.serve.line.tpot_ms_p50")),
-                  Metric("errors", Message("workload.serve.line.errors"))),
     progress=Message("workload.serve.progress"),
     has_loss=False,
     warmup_emits_steps=False,
     planned_steps=planned_steps,
     steady=steady,
-    report_table=report_table,
-    read_against=read_against,
     short="Serve",
 )

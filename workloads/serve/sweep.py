@@ -20,6 +20,7 @@ from workloads.serve.launch import LaunchedServer
 from workloads.serve.load import Level, Pool, Request, one, payload, run_level, run_steady, synthetic
 from workloads.serve.spec import windows
 from workloads.serve.table import level_line, result_of, step_label
+from workloads.serve.result_record import ServeResult
 
 WORKLOAD = "serve"
 # --duration: the windows the result keeps (the first, the baseline, and the latest): a day of 60 s windows would be
@@ -76,7 +77,7 @@ class Sweep:
 
     def _result(self) -> None:
         if self.checked:
-            self.emitter.result(result_of(self.rows, self._settings(), self.notes))
+            self.emitter.result(ServeResult.of(result_of(self.rows, self._settings(), self.notes)))
             self.checked = False     # once
 
     def _settings(self) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from workloads.soak.intervals import LATENCY, IntervalBook
 from workloads.soak.kernel import KernelLog
 from workloads.soak.plan import WORKLOAD, add_options, plan
 from workloads.soak.verdict import Finding, findings_of, rules, verdict_of
+from workloads.soak.result_record import SoakResult
 
 POLL_S = 2.0                   # how often the telemetry file is read
 KERNEL_POLL_S = 30.0           # how often dmesg is read (and at every interval's close)
@@ -336,7 +337,7 @@ def main(em: Emitter, argv: Sequence[str]) -> int:
         # whatever ended it, what was gathered is closed, written and reported
         stopped = soak.stop.is_set()
         soak._start()
-        em.result(soak.finish(stopped))
+        em.result(SoakResult.of(soak.finish(stopped)))
     if stopped:
         raise Stopped()
     return exit_codes.OK

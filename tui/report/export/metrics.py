@@ -1,4 +1,4 @@
-"""The export's metrics stage: metrics/summary.json, steps.csv and telemetry.csv, and the figures the report's
+"""The export's metrics stage: metrics/summary.json, results.csv, steps.csv and telemetry.csv, and the figures the report's
 tables are written from."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from tui.report.bundle import Bundle
 from tui.report.cost import cost
 from tui.report.device_telemetry import DeviceStability
 from tui.report.export.inputs import ExportInputs
+from tui.report.result_figures import results_csv
 from tui.report.summary import WorkloadSummary
 from tui.store.record import RunRecord
 
@@ -36,6 +37,7 @@ def write_metrics(inputs: ExportInputs, records: Sequence[RunRecord], generated:
         "cost": _cost(inputs, figures.summaries),
     })
     bundle.add_text("metrics/steps.csv", summary.steps_csv(records))
+    bundle.add_text("metrics/results.csv", results_csv(figures.summaries))
     bundle.add_text_chunks("metrics/telemetry.csv", device_telemetry.telemetry_csv_chunks(records))
     return figures
 
