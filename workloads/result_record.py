@@ -64,9 +64,9 @@ class Figure:
     """One figure of a result: its key on the wire, its label in the reader's language and its unit."""
 
     key: str
-    label: Said
+    label: Any                  # said in a language when called: a catalogue Message (or a spec's Text)
     unit: str = COUNT
-    short: Said | None = None   # the glance's shorter name for it ("TTFT p50 ms"), where the label is long
+    short: Any = None   # the glance's shorter name for it ("TTFT p50 ms"), where the label is long
     as_kind: str = ""           # a number in a unit per second that is no measured rate (a rated peak): "number"
 
     @property
@@ -79,8 +79,9 @@ class Figure:
         return "rate" if self.unit.endswith("/s") else "number"
 
 
-def figure(label: str | Said, unit: str = COUNT, *, short: str | None = None, kind: str = "") -> Any:
-    """A record field: the catalogue id of its label (or a Said), its unit, the glance's shorter name (an id) and,
+def figure(label: Any, unit: str = COUNT, *, short: str | None = None, kind: str = "") -> Any:
+    """A record field: the catalogue id of its label (or words said in a language when called: a Said, a
+    `workloads.spec.Text`), its unit, the glance's shorter name (an id) and,
     for a number in a unit per second that is no measured rate, ``kind="number"``; unset until the workload gives
     it."""
     said = Message(label) if isinstance(label, str) else label
@@ -184,3 +185,12 @@ class Record:
         missing = [k for k in named if k and cls.figure(k) is None]
         if missing:
             raise ValueError(f"{cls.__name__}: {', '.join(missing)} named but not declared as figures")
+
+
+def record_of(headline: str, unit: str, label: Any = None) -> type[Record]:
+    """A record that declares its headline alone: a stand-in or a first plugin workload whose other figures are
+    said as written (its label defaults to the unit)."""
+    said = label if label is not None else (lambda lang="en": unit)
+    return dataclasses.make_dataclass(
+        f"{headline.title().replace('_', '')}Result", [(headline, "float | None", figure(said, unit))],
+        bases=(Record,), namespace={"HEADLINE": headline, "TABLE": (headline,)})

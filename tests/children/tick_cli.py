@@ -7,12 +7,12 @@ import sys
 
 from tui import cli, detach
 from workloads import registry
-from workloads.spec import Metric, Param, Text, WorkloadSpec
+from workloads.result_record import record_of
+from workloads.spec import Param, Text, WorkloadSpec
 
 SPEC = WorkloadSpec(
-    name="tick", title=Text("Tick stand-in", "滴答"), unit="ticks/s", headline="ticks_per_s",
+    name="tick", title=Text("Tick stand-in", "滴答"), result=record_of("ticks_per_s", "ticks/s", Text("ticks/s")),
     params=(Param("delay", "delay", "--delay", "0.2", "text"),),
-    metrics=(Metric("ticks_per_s", Text("ticks/s"), "rate"),),
     module="tick_workload",
 )
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from tui.figures import event_line, glance_text, metric_text, result_text
 from tui.workbench.panes.log import event_text
-from workloads import protocol
-from workloads.spec import Metric, Text
+from dataclasses import dataclass
+from typing import ClassVar
+
+from workloads import protocol, registry
+from workloads.result_record import BYTES, FRACTION, SECONDS, TABLE, Figure, Record, figure
+from workloads.spec import Text, WorkloadSpec
 
 GENERATE = {"tokens_per_s": 15.43, "ttft_s": 0.157, "bandwidth_fraction": 0.329, "tokens": 48,
             "model_size": "124M", "peak_memory_bytes": 3 * 2**30, "achieved_tflops": 0.0004, "odd": 10**400}
@@ -16,19 +20,19 @@ def test_a_generate_result_reads_as_the_report_labels_it():
     assert line.startswith("RESULT: 15.43 tokens/s per sequence (decode, median after warm-up); ")
     assert "time to first token 157 ms" in line and "share of read bandwidth achieved 32.9 %" in line
     assert "new tokens per run 48" in line and "model 124M" in line
-    # unlabelled keys: named without their unit suffix, formatted by it; a tiny figure keeps its digits
-    assert "peak memory 3.0 GiB" in line and "achieved 0.0004 TFLOP/s" in line
-    assert "odd (out of range)" in line
     # the two bandwidths the share divides: value first, as a label that starts with its unit reads
     both = result_text("generate", {"bandwidth_gbps": 0.3896, "device_read_gbps": 36.93})
     assert both == ("RESULT: 0.3896 GB/s read by decoding (bytes read a step × steps/s); "
                     "36.93 GB/s device read bandwidth (measured: fastest sum of a tensor)")
-    assert result_text("plugin", {"frames_per_s": 12.5, "wait_s": 2.5}) == "RESULT: 12.5 frames/s; wait 2.5 s"
-    # a list of figures: each in the key's unit (they read '36.93, 36.51' with no unit)
-    assert result_text("plugin", {"device_read_rounds_gbps": [36.93, 36.51]}) == \
-        "RESULT: device read rounds 36.93 GB/s, 36.51 GB/s"
-    assert result_text("plugin", {"restart_s": [1.5] * 100}) == "RESULT: restart <100 items, in events.jsonl>"
     assert "=" not in line and "ttft_s" not in line and "tokens_per_s" not in line
+
+
+def test_a_key_no_record_declares_is_said_as_written_never_given_a_unit_by_its_spelling():
+    """The suffix grammar (`_s` seconds, `_gbps` GB/s...) guessed units from keys; a run from another version now
+    reads as it was written, and only a record's figure has a unit."""
+    assert result_text("plugin", {"frames_per_s": 12.5, "wait_s": 2.5}) == "RESULT: frames_per_s 12.5; wait_s 2.5"
+    assert result_text("plugin", {"rounds_gbps": [36.93, 36.51]}) == "RESULT: rounds_gbps 36.93, 36.51"
+    assert result_text("plugin", {"odd": 10**400}) == "RESULT: odd (out of range)"
 
 
 def test_a_withheld_figure_says_unreliable_with_its_reason():
@@ -38,14 +42,14 @@ def test_a_withheld_figure_says_unreliable_with_its_reason():
     assert "170.0 %" not in line
 
 
-def test_metric_text_by_kind():
-    assert metric_text(Metric("a", Text("a"), "seconds"), 0.0082) == "8.2 ms"
-    assert metric_text(Metric("a", Text("a"), "fraction"), 0.135) == "13.5 %"
-    assert metric_text(Metric("a", Text("a"), "bytes"), 512 * 2**20) == "512 MiB"
-    assert metric_text(Metric("a", Text("a"), "rate"), float("nan")) == "N/A"
-    assert metric_text(Metric("a", Text("a")), 1e300) == "(out of range)"
-    assert metric_text(Metric("a", Text("a")), list(range(100))) == "<100 items, in events.jsonl>"
-    assert metric_text(Metric("a", Text("a")), [11.242002951606171, 33.480143746473324]) == "11.24, 33.48"
+def test_metric_text_by_the_kind_its_unit_gives():
+    assert metric_text(Figure("a", Text("a"), SECONDS), 0.0082) == "8.2 ms"
+    assert metric_text(Figure("a", Text("a"), FRACTION), 0.135) == "13.5 %"
+    assert metric_text(Figure("a", Text("a"), BYTES), 512 * 2**20) == "512 MiB"
+    assert metric_text(Figure("a", Text("a"), "images/s"), float("nan")) == "N/A"
+    assert metric_text(Figure("a", Text("a")), 1e300) == "(out of range)"
+    assert metric_text(Figure("a", Text("a"), TABLE), list(range(100))) == "<100 items, in events.jsonl>"
+    assert metric_text(Figure("a", Text("a")), [11.242002951606171, 33.480143746473324]) == "11.24, 33.48"
 
 
 def test_the_log_pane_shows_a_glance_in_words_once_it_knows_the_workload():
@@ -77,29 +81,39 @@ def test_run_log_holds_the_result_in_the_same_words(tmp_path):
     assert result_text("generate", GENERATE) in log and "ttft_s=" not in log
 
 
-# keys no spec labels, one per ending the workloads use: each names its unit
-UNLABELLED = {"achieved_tflops": 0.0004, "achieved_tflops_per_device": 12.5, "device_read_gbps": 21.3,
-              "decode_bytes_per_step": 62672896, "model_flops_per_token": 2.5e8, "gflop_per_image": 2,
-              "mfu_pct": 41.5, "wait_s": 131.0, "host_fraction": 0.25, "tokens_per_s_median": 91.27,
-              "decode_tokens_per_s": 12.0, "scratch_bytes": 3 * 2**30, "ttft_ms_mean": 4.744,
-              "ttft_ms_p50_drift_pct": -4.5, "per_s": 1200}
+@dataclass
+class _Frames(Record):
+    """A plugin's result: one figure of each kind a unit gives."""
+
+    HEADLINE: ClassVar[str] = "frames_per_s"
+    frames_per_s: float | None = figure(Text("frames/s rendered"), "frames/s")
+    wait_s: float | None = figure(Text("time waiting"), SECONDS)
+    scratch_bytes: float | None = figure(Text("scratch memory"), BYTES)
+    host_fraction: float | None = figure(Text("share on the host"), FRACTION)
+    drift_pct: float | None = figure(Text("% drift against the first interval"), "%")
+    read_gbps: list | None = figure(Text("GB/s read, each round"), "GB/s", kind="number")
 
 
-def test_a_metric_key_gets_the_same_unit_on_screen_in_run_log_and_in_the_report():
-    """The key-ending -> unit rule was written twice (figures and the report's "All result metrics") and they
-    disagreed: the log read 'achieved tflops 0.0004', the report '0.0004 TFLOP/s' (issue 23: one source per fact)."""
+FRAMES = {"frames_per_s": 1200.0, "wait_s": 131.0, "scratch_bytes": 3 * 2**30, "host_fraction": 0.25,
+          "drift_pct": -4.5, "read_gbps": [36.93, 36.51]}
+
+
+def test_a_figure_reads_alike_on_screen_in_run_log_and_in_the_report():
+    """One definition per figure: the record's unit, wherever it is printed (the key-ending rule was written twice
+    and the two disagreed: the log read 'achieved tflops 0.0004', the report '0.0004 TFLOP/s')."""
     from tui.report.contents import _figure
     from tui.report.i18n import Words
 
-    line = result_text("plugin", UNLABELLED)                      # run.log and `cardbench run`
-    screen = str(event_text(protocol.Result(metrics=UNLABELLED), "plugin"))   # the log pane
-    for key, value in UNLABELLED.items():
-        figure = _figure(key, value, Words("en"))                 # the report's "All result metrics" cell
-        assert figure in line and figure in screen, (key, figure, line)
-    assert "achieved 0.0004 TFLOP/s" in line and "device read 21.3 GB/s" in line and "2 GFLOP/image" in line
-    assert "decode per step 60 MiB" in line and "wait 2 min 11 s" in line and "host 25.0 %" in line
-    assert "median 91.27 tokens/s" in line and "mfu 41.5 %" in line and "ttft mean 4.744 ms" in line
-    assert "ttft ms p50 drift -4.5 %" in line and line.endswith("; 1,200 /s")   # a bare per_s: a rate, not 20 min
+    plugin = WorkloadSpec(name="frames", title=Text("Frames"), result=_Frames)
+    with registry.registered(plugin):
+        line = result_text("frames", FRAMES)                                        # run.log, `cardbench run`
+        screen = event_line(protocol.Result(metrics=FRAMES), "frames")             # the terminal's line
+        for key, value in FRAMES.items():
+            said = _figure(plugin.metric(key), value, Words("en"))                 # "All result metrics"
+            assert said in line and said in screen, (key, said, line)
+    assert line == ("RESULT: 1,200 frames/s rendered; time waiting 2 min 11 s; scratch memory 3.0 GiB; "
+                    "share on the host 25.0 %; -4.5 % drift against the first interval; "
+                    "36.93, 36.51 GB/s read, each round")
 
 
 def test_a_label_that_starts_with_its_unit_follows_its_value():

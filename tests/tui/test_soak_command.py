@@ -17,6 +17,7 @@ from tui.store.live import live_runs
 from tui.telemetry.collect import Collector
 from workloads import registry
 from workloads.soak.spec import SPEC as SOAK
+from workloads.result_record import record_of
 from workloads.spec import Text, WorkloadSpec
 
 # every process of these tests (the detached `cardbench run soak`, the soak, its inner runs) knows soak and the
@@ -24,9 +25,10 @@ from workloads.spec import Text, WorkloadSpec
 REGISTER = textwrap.dedent('''
     from workloads import registry
     from workloads.soak.spec import SPEC as SOAK
+    from workloads.result_record import record_of
     from workloads.spec import Text, WorkloadSpec
     registry._specs.setdefault("soak", SOAK)
-    registry._specs["tick"] = WorkloadSpec(name="tick", title=Text("tick"), unit="ticks/s", headline="ticks_per_s",
+    registry._specs["tick"] = WorkloadSpec(name="tick", title=Text("tick"), result=record_of("ticks_per_s", "ticks/s"),
                                            module="tick_workload")
 ''')
 
@@ -40,7 +42,7 @@ def soak_command(tmp_path, monkeypatch):
     monkeypatch.setitem(cli.COMMAND_MODULES, "soak", "tui.cli.soak")
     # no torch probe child: the tick workload is torch-free and the machine has no card
     monkeypatch.setattr(run_command, "Collector", lambda: Collector(torch_probe=False))
-    tick = WorkloadSpec(name="tick", title=Text("tick"), unit="ticks/s", headline="ticks_per_s", module="tick_workload")
+    tick = WorkloadSpec(name="tick", title=Text("tick"), result=record_of("ticks_per_s", "ticks/s"), module="tick_workload")
     with registry.registered(SOAK), registry.registered(tick):
         yield
 

@@ -22,12 +22,31 @@ from tui.workbench.app import build_app
 from tui.cli import build_parser
 from tui.store import load_run
 from workloads import registry
-from workloads.spec import Metric, Param, SuiteArgs, Text, WorkloadSpec, option, positive
+from workloads.spec import Param, SuiteArgs, Text, WorkloadSpec, option, positive
 
+# its typed result (workloads.result_record): each figure with its label and unit, which every printer reads
+RECORD = textwrap.dedent('''
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from workloads.result_record import FRACTION, TEXT, Record, figure
+    from workloads.spec import Text
+
+
+    @dataclass
+    class PolishResult(Record):
+        HEADLINE: ClassVar[str] = "widgets_per_s"
+        TABLE: ClassVar[tuple[str, ...]] = ("widgets_per_s", "shine")
+        LINE: ClassVar[tuple[str, ...]] = ("shine",)
+        widgets_per_s: float | None = figure(Text("widgets/s polished", "每秒抛光部件"), "widgets/s")
+        shine: float | None = figure(Text("shine achieved", "光泽度"), FRACTION)
+        precision: str | None = figure(Text("precision", "精度"), TEXT)
+''')
 MAIN = textwrap.dedent('''
     """A workload no cardbench module names: counts widgets polished per second."""
     import sys
 
+    from polish.result_record import PolishResult
     from workloads.child.harness import ArgumentParser, run_main, positive_int
 
 
@@ -39,24 +58,23 @@ MAIN = textwrap.dedent('''
         emitter.start("polish", {"count": args.count}, "cpu", {"python": sys.version.split()[0]})
         for step in range(1, args.count + 1):
             emitter.step(step, throughput=40.0 + step, unit="widgets/s", loss=1.0 / step)
-        emitter.result({"widgets_per_s": 40.0 + args.count, "shine": 0.875, "precision": "fp32"})
+        emitter.result(PolishResult(widgets_per_s=40.0 + args.count, shine=0.875, precision="fp32"))
         return 0
 
 
     sys.exit(run_main(main))
 ''')
 
+_RECORD: dict = {}
+exec(RECORD, _RECORD)   # the class the child imports from its folder, here for the spec the registry holds
+
 SPEC = WorkloadSpec(
     name="polish",
     title=Text("Widget polishing", "部件抛光"),
-    unit="widgets/s",
-    headline="widgets_per_s",
+    result=_RECORD["PolishResult"],
     params=(Param("count", "count", "--count", "4", "int"),),
     suite=SuiteArgs(quick=("--count", "6"), standard=("--count", "9"), cpu_quick=("--count", "3"),
                     cpu_standard=("--count", "3"), cpu_quick_note="no accelerator: three widgets only"),
-    metrics=(Metric("widgets_per_s", Text("widgets/s polished", "每秒抛光部件"), "rate"),
-             Metric("shine", Text("shine achieved", "光泽度"), "fraction")),
-    line_metrics=(Metric("shine", Text("shine"), "fraction"),),
     planned_steps=lambda args, config: positive(config.get("count")) or positive(option(args, "--count", 5)),
     module="polish",
 )
@@ -68,6 +86,7 @@ def polish(tmp_path, monkeypatch):
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "__main__.py").write_text(MAIN)
+    (package / "result_record.py").write_text(RECORD)
     monkeypatch.setenv("PYTHONPATH", f"{package.parent}:{__import__('os').environ['PYTHONPATH']}")
     with registry.registered(SPEC):
         yield SPEC

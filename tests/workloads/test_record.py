@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+
 from dataclasses import dataclass
 from typing import ClassVar
 
 import pytest
+from paths import REPO
 
 from workloads import registry
 from workloads.catalogue import CATALOGUE, Message, message
@@ -77,3 +80,24 @@ def test_every_workload_declares_its_result_with_labels_the_catalogue_has(spec):
             if isinstance(said, Message):
                 assert said.id in CATALOGUE, f"{spec.name}.{f.key}: label {said.id} is not in the catalogue"
     assert spec.unit == (record.UNIT if record.UNIT is not None else record.figure(record.HEADLINE).unit)
+
+
+def _untyped_results() -> list[str]:
+    """Each `<emitter>.result(arg)` call under workloads/ whose argument is not a record (`<X>Result.of(...)` or
+    `<X>Result(...)`): a plain dict would skip the record's declaration and its check."""
+    found = []
+    for path in sorted((REPO / "workloads").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "result" and len(node.args) == 1):
+                continue
+            arg = node.args[0]
+            maker = arg.func if isinstance(arg, ast.Call) else None
+            named = maker.value if isinstance(maker, ast.Attribute) and maker.attr == "of" else maker
+            if not (isinstance(named, ast.Name) and named.id.endswith("Result")):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    return found
+
+
+def test_every_workload_emits_its_typed_record_never_a_plain_dict():
+    assert _untyped_results() == []

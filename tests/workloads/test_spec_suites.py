@@ -19,7 +19,7 @@ def test_suites_say_which_suites_run_a_workload_and_default_is_the_quick_one():
     # what the spec says is what runs: `--export-report` with no --suite runs quick, and quick runs exactly the
     # default workloads; a workload in the standard suite alone runs there and not in the default one
     assert build_parser().parse_args(["--export-report"]).suite == "quick"
-    standard_only = WorkloadSpec(name="nightly_only", title=Text("Nightly only"), unit="", headline="",
+    standard_only = WorkloadSpec(name="nightly_only", title=Text("Nightly only"),
                                  suite=SuiteArgs(suites=("standard",)))
     with registry.registered(standard_only):
         assert suite_names(None) == suite_names(None, "quick") == ["resnet50", "generate"]
@@ -43,8 +43,8 @@ def test_the_last_value_of_a_repeated_flag_wins_as_in_argparse():
 
 
 def test_a_spec_s_short_name_is_its_own_else_the_title_s_first_word():
-    assert WorkloadSpec(name="x", title=Text("Operator coverage scan"), unit="", headline="").short_title == "Operator"
-    assert WorkloadSpec(name="x", title=Text("Operator coverage scan"), unit="", headline="",
+    assert WorkloadSpec(name="x", title=Text("Operator coverage scan")).short_title == "Operator"
+    assert WorkloadSpec(name="x", title=Text("Operator coverage scan"),
                         short="Op-scan").short_title == "Op-scan"
 
 

@@ -299,15 +299,7 @@ def _figure(metric: Figure | None, value: Any, w: Words) -> str:
         return w.quote(value)   # the workload's own words (a code span in Chinese)
     if metric is None:
         return format_number(value)
-    return _with_unit(metric, metric_text(metric, value, w.lang))
-
-
-def _with_unit(metric: Figure, said: str) -> str:
-    """A number in a unit its kind does not print ('36.99 GB/s'): the unit follows it; in the table it stands
-    beside a label that may not say it."""
-    if metric.kind in ("rate", "number") and metric.unit and said not in (NA, "(out of range)"):
-        return f"{said} {metric.unit}"
-    return said
+    return metric_text(metric, value, w.lang)   # its label says a unit the kind does not print
 
 
 def _said(word: Any, lang: str) -> str:

@@ -31,7 +31,7 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any, Callable, NoReturn, Sequence, TextIO
+from typing import Any, Callable, Mapping, NoReturn, Sequence, TextIO
 
 from workloads import exit_codes, protocol
 from workloads.child.parent import die_with_runner
@@ -99,8 +99,13 @@ class Emitter:
     def fallback(self, error: str, action: str, layer: str | None = None, op: str | None = None, **extra: Any) -> None:
         self.emit(protocol.Fallback(error=error, action=action, layer=layer, op=op, extra=extra))
 
-    def result(self, record: Record) -> None:
-        """The run's typed result, sent as its flat metrics; a figure its record does not declare is kept, and said."""
+    def result(self, record: Record | Mapping[str, Any]) -> None:
+        """The run's typed result, sent as its flat metrics; a figure its record does not declare is kept, and said.
+        A plain mapping is a stand-in's or a plugin's that has no record yet: its figures are said as written
+        (cardbench's own workloads always give a record: tests/workloads/test_record.py checks)."""
+        if not isinstance(record, Record):
+            self.emit(protocol.Result(metrics=dict(record)))
+            return
         undeclared = record.undeclared()
         if undeclared:
             self.warning(f"figures no result record declares, kept as written: {', '.join(undeclared)}",

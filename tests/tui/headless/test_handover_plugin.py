@@ -15,6 +15,7 @@ from workloads.runner import Runner
 from tui.headless.handover import in_sentence
 from tui.headless.plan import suite_names
 from workloads import registry
+from workloads.result_record import record_of
 from workloads.spec import SuiteArgs, Text, WorkloadSpec
 
 CALLS = []
@@ -31,7 +32,7 @@ def _hand_over(run_dir, why_not, workload, args):
     return Text(f"relayed from {run_dir.name}", f"转交自 {run_dir.name}")
 
 
-RELAY = WorkloadSpec(name="relay", title=Text("Baton relay", "接力"), unit="batons/s", headline="batons_per_s",
+RELAY = WorkloadSpec(name="relay", title=Text("Baton relay", "接力"), result=record_of("batons_per_s", "batons/s"),
                      suite=SuiteArgs(suites=("quick",)), hand_over=_hand_over)
 
 

@@ -3,7 +3,7 @@ read against its bound, '1 step' (not '1 steps'), durations in Chinese units, fi
 
 from report_runs import T0
 from test_report import _screenshot, _unzip
-from workloads.facts.formatting import format_duration
+from workloads.facts.formatting import format_duration, format_number
 from tui.i18n.voice import Voice
 from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
@@ -32,17 +32,18 @@ def test_llm_s_headline_is_read_against_the_read_bandwidth_bound_it_shares():
 
 
 def test_llm_s_spread_names_its_unit_in_every_place_and_an_older_run_still_reads(capsys):
-    """`tg128_stddev` read as a bare 9.381 in "All result metrics" where run.log said tokens/s: the keys name their
-    unit now; a run recorded before keeps its sentence."""
-    from tui.figures import key_figure
+    """`tg128_stddev` read as a bare 9.381 in "All result metrics" where run.log said tokens/s: llm's typed result
+    declares the spread's figures in tokens/s; a run recorded before keeps its sentence."""
     from workloads.llm.run import log_summary
 
     runs = LLM["tg128_runs"]
     now = {k: v for k, v in LLM.items() if k not in ("tg128_stddev", "tg128_runs")} | {
         "tg128_stddev_tokens_per_s": 9.3808, "tg128_runs_tokens_per_s": runs}
     assert read_against(now).en == read_against(LLM).en
-    assert key_figure("tg128_stddev_tokens_per_s", 9.3808) == ("tg128 stddev", "9.381 tokens/s")
-    assert key_figure("tg128_runs_tokens_per_s", runs[0]) == ("tg128 runs", "162.9 tokens/s")
+    spec = registry.spec_for("llm")
+    for key in ("tg128_tokens_per_s", "tg128_stddev_tokens_per_s", "tg128_runs_tokens_per_s"):
+        assert spec.metric(key).unit == "tokens/s", key
+        assert "tokens/s" in spec.metric(key).label("en") and "128" in spec.metric(key).label("en"), key
     log_summary(now | {"bandwidth_method": "sum of a 256 MiB fp32 tensor"})   # one line per test, none per spread
     assert capsys.readouterr().err.splitlines()[0] == "tg128: 162.7 +- 9.4 tokens/s (llama-bench's test, mean +- stddev)"
 
@@ -79,7 +80,7 @@ def _bundle(tmp_path, lang):
     run = store.create("resnet50", ["--steps", "1"])
     run.append(protocol.Start(t=T0, workload="resnet50", device="cuda:0 (NVIDIA H100 80GB HBM3)"))
     run.append(protocol.Step(t=T0 + 60, step=1, throughput=950.0, unit="images/s"))
-    run.append(protocol.Result(t=T0 + 130, metrics={"images_per_s": 950.0, "time_to_first_step_s": 61.5}))
+    run.append(protocol.Result(t=T0 + 130, metrics={"images_per_s": 950.0, "total_s": 61.5}))
     run.append(protocol.End(t=T0 + 131, status="ok", exit_code=0))
     run.close()
     ft = store.create("finetune", ["--model", "tiny"])
@@ -94,8 +95,8 @@ def _bundle(tmp_path, lang):
 def test_the_report_says_one_step_and_its_durations_in_each_language(tmp_path):
     en, zh = _bundle(tmp_path, "en"), _bundle(tmp_path, "zh")
     assert "1 step only: 950" in en and "1 steps" not in en and "of 1 step" not in en
-    assert "2 min 11 s" in en and "| time_to_first_step_s | 61.5 s |" in en
-    assert "用时 2 分 11 秒" in zh and "| `time_to_first_step_s` | 61.5 秒 |" in zh
+    assert "2 min 11 s" in en and "| training time | 61.5 s |" in en
+    assert "用时 2 分 11 秒" in zh and "| 训练时间 | 61.5 秒 |" in zh
     assert "2 min" not in zh and "仅 1 步：950" in zh
     assert "images/s (1 step, no warm-up step left out) |" in en and "（1 步，没有剔除预热步） |" in zh   # not '0 warm-up'
     # finetune's label is true on a device and on the CPU (run.log's line uses it on both); a bare 'peak memory' /
@@ -106,11 +107,12 @@ def test_the_report_says_one_step_and_its_durations_in_each_language(tmp_path):
 
 def test_finetune_s_flop_formula_ends_in_the_figure_the_metrics_table_prints():
     """The formula row read '7.737e+07 FLOPs/token' beside 'model_flops_per_token | 77,367,296 FLOP/token'."""
-    from tui.figures import key_figure
     from workloads.finetune import flops
     from workloads.models.llama.presets import PRESETS
 
     said = flops.per_token(PRESETS["tiny"], 512, "lora", 483328)
-    assert said.formula.endswith(f"= {key_figure('model_flops_per_token', said.per_token)[1]} (PaLM appendix B; "
+    figure = registry.spec_for("finetune").metric("model_flops_per_token")
+    assert figure.unit == "FLOP/token"   # the table's figure is in the unit the formula ends in
+    assert said.formula.endswith(f"= {format_number(said.per_token)} FLOP/token (PaLM appendix B; "
                                  "LoRA: weight gradients of the adapters only)")
     assert "e+" not in said.formula and "FLOPs/token" not in flops.per_token(PRESETS["tiny"], 512, "full").formula

@@ -21,6 +21,7 @@ from tui.telemetry.collect import Collector
 from tui.telemetry.nvml import NvmlSource
 from tui.telemetry.sampler import Sampler
 from workloads import protocol, registry
+from workloads.result_record import record_of
 from workloads.spec import Text, WorkloadSpec
 
 TICK = textwrap.dedent('''
@@ -44,14 +45,15 @@ TICK = textwrap.dedent('''
 
     sys.exit(run_main(main))
 ''')
-TICK_SPEC = WorkloadSpec(name="tick", title=Text("tick"), unit="items/s", headline="items_per_s", module="tick")
+TICK_SPEC = WorkloadSpec(name="tick", title=Text("tick"), result=record_of("items_per_s", "items/s"), module="tick")
 
 
 # the soak (a child) checks --workload against its own registry: every child of these tests registers tick too
 REGISTER = textwrap.dedent('''
     from workloads import registry
+    from workloads.result_record import record_of
     from workloads.spec import Text, WorkloadSpec
-    registry._specs["tick"] = WorkloadSpec(name="tick", title=Text("tick"), unit="items/s", headline="items_per_s",
+    registry._specs["tick"] = WorkloadSpec(name="tick", title=Text("tick"), result=record_of("items_per_s", "items/s"),
                                            module="tick")
 ''')
 
