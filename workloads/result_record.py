@@ -127,6 +127,9 @@ class Record:
     COST_BASIS: ClassVar[str | None] = None
     FAMILIES: ClassVar[tuple[Family, ...]] = ()
     UNIT: ClassVar[str | None] = None   # the headline's unit where it is not its figure's ("" for your job's own)
+    # the VERDICT's values that are problems, which the report lists as such (data IO's "compute-bound" is a healthy
+    # pipeline, not a problem; a soak's WARN is one)
+    PROBLEMS: ClassVar[tuple[str, ...]] = ("WARN", "FAIL")
     # metrics -> (heading, columns, rows): an extra table under the run's figures; any word may be a Said
     REPORT_TABLE: ClassVar[Callable[[Mapping[str, Any]], "tuple[Any, list[Any], list[list[Any]]]"] | None] = None
     # metrics -> the summary's "read against" cell (a Said, or None: N/A), for a workload whose steps are not alike

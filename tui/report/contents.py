@@ -330,8 +330,9 @@ def _problems(data: ReportData, w: Words) -> list[Block]:
             items.append(w("error_item", run=run, message=w.quote(err.get("message", "")), hint=hint))
         if s.status != "ok":
             items.append(w("status_item", run=run, status=w.status(s.status)))
-        verdict = s.metrics.get(registry.spec_for(s.workload).verdict or "")
-        if isinstance(verdict, str) and verdict not in ("", "PASS"):   # a soak's WARN: "no problems" would deny it
+        spec = registry.spec_for(s.workload)
+        verdict = s.metrics.get(spec.verdict or "")
+        if isinstance(verdict, str) and verdict in spec.result.PROBLEMS:   # a soak's WARN: "no problems" would deny it
             items.append(w("verdict_item", run=run, verdict=w.check_status(verdict)))
         if s.skipped_lines:
             items.append(w("skipped_item", run=run, n=s.skipped_lines))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.cpu_trap import doctor_count, is_cpu, listed_in
-from workloads.facts.formatting import format_bytes, format_duration, format_number, percent, rate
+from workloads.facts.formatting import format_bytes, format_duration, format_number, percent
 from workloads.facts.missing import NA, is_finite
 from tui.report.document import Block, Code, Heading, Para, Table
 from tui.report.i18n import Words
@@ -114,8 +114,7 @@ def cost_section(data: ReportData, w: Words) -> list[Block]:
                              money(c.get("cost_per_run_epoch"))])
             rows.append([title, measured, w("cost_imagenet"), money(c.get("cost_per_imagenet_epoch"))])
         if "cost_per_million_tokens" in c:
-            rows.append([title, rate(c.get("tokens_per_s_priced"), "tokens/s"), w("cost_mtok"),
-                         money(c.get("cost_per_million_tokens"))])
+            rows.append([title, measured, w("cost_mtok"), money(c.get("cost_per_million_tokens"))])
         if c.get("cost_of_run") is not None:
             rows.append([title, format_duration(s.duration_s, w.lang), w("cost_run"), money(c.get("cost_of_run"))])
     blocks.append(Table([w("workload"), w("rate"), "", w("cost")], rows))
