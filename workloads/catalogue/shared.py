@@ -29,7 +29,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.shared.metric.parameters": ("parameters", "参数量"),
     "workload.shared.metric.device": ("device", "设备"),
     "workload.shared.metric.world_size": ("devices (processes)", "设备数（进程数）"),
-    "workload.shared.metric.peak_memory_bytes": ("peak memory", "内存峰值"),
+    # true of every workload's figure: torch's allocator on a card, the process's peak RSS on the CPU
+    "workload.shared.metric.peak_memory_bytes": ("peak memory (allocated by torch on a device, the process's RSS on "
+                                                 "the CPU)", "内存峰值（设备上为 torch 已分配，CPU 上为进程 RSS）"),
     "workload.shared.metric.peak_memory_reserved_bytes": ("peak memory reserved by the allocator",
                                                           "分配器预留内存峰值"),
     "workload.shared.metric.peak_memory_kind": ("peak memory measured as", "内存峰值的测量方式"),
