@@ -17,7 +17,9 @@ and the rule that holds it count the same thing. Nothing in ROOT is imported or 
   lines are those holding code, blank lines, comments and docstrings aside;
 - the share of imports inside functions, and how many of those are not of torch, Textual or plotext;
 - byte formatters: functions named for bytes or sizes that return text built with a byte unit;
-- the spellings of a missing value (`N/A`, `n/a`, `-`) where code returns or substitutes one.
+- the spellings of a missing value (`N/A`, `n/a`, `-`) where code returns or substitutes one;
+- the result figures a workload declares with a label (a `Metric(...)` in a spec before the typed results, a
+  `figure(...)` field or a `Family(...)` in a result record after): every other key was named by its spelling.
 """
 from __future__ import annotations
 
@@ -72,7 +74,22 @@ def counts(root: Path) -> dict[str, Any]:
         "inside_functions_not_torch_textual_plotext": sum(1 for i in lazy if not i.library()),
         "byte_formatters": byte_formatters(modules),
         "missing_spellings": missing_spellings(modules),
+        "labelled_figures": labelled_figures(modules, workloads),
     }
+
+
+def labelled_figures(modules: dict[str, tree.Module], workloads: set[str]) -> int:
+    """The figures the workloads declare with a label: `Metric(...)` in a spec, `figure(...)` or `Family(...)` in a
+    result record (a Metric listed twice, in the table and the glance, counts twice: it was written twice)."""
+    found = 0
+    for m in modules.values():
+        if tree.workload_of(m.name, workloads) is None:
+            continue
+        for node in ast.walk(m.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("Metric", "figure", "Family"):
+                found += 1
+    return found
 
 
 def between_workloads(modules: dict[str, tree.Module], workloads: set[str]) -> list[tuple[str, str, str]]:
@@ -165,6 +182,7 @@ def render(figures: dict[str, Any]) -> str:
         f"byte formatters: {len(figures['byte_formatters'])}" + listed(figures["byte_formatters"]),
         f"spellings of missing: {len(figures['missing_spellings'])}"
         + listed(f"{s!r}: {n}" for s, n in figures["missing_spellings"].items()),
+        f"result figures declared with a label: {figures.get('labelled_figures', 0)}",
     ]
     return "\n".join(lines)
 
@@ -184,6 +202,7 @@ def scalars(figures: dict[str, Any]) -> dict[str, Any]:
         "of them not torch, Textual or plotext": figures["inside_functions_not_torch_textual_plotext"],
         "byte formatters": len(figures["byte_formatters"]),
         "spellings of missing": len(figures["missing_spellings"]),
+        "result figures declared with a label": figures.get("labelled_figures", 0),
     }
 
 
