@@ -24,12 +24,13 @@ any other unit (``images/s``, ``ms``, ``GB/s``, ``TFLOP/s``, ``%``) is a number 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
 
-from workloads.catalogue import Message, Said, message
+from workloads.catalogue import Message, message
 
 # units that are formatted by kind (and so never written in the label); every other unit is the label's
 SECONDS, BYTES, FRACTION, TEXT, TABLE, COUNT = "s", "B", "fraction", "text", "table", ""
@@ -118,7 +119,7 @@ class Record:
     HEADLINE the figure the campaigns quote, TABLE the report's table in order, LINE the glance beside the headline,
     VERDICT a text figure said before the headline (a soak's PASS/WARN/FAIL), COST_BASIS "images" or "tokens" when
     the headline prices a run, FAMILIES the figures named at run time; REPORT_TABLE and READ_AGAINST the printers of
-    a workload whose figures need a table of their own (each wrapped in staticmethod)."""
+    a workload whose figures need a table of their own ("module:function", see `printer`)."""
 
     HEADLINE: ClassVar[str] = ""
     TABLE: ClassVar[tuple[str, ...]] = ()
@@ -130,11 +131,13 @@ class Record:
     # the VERDICT's values that are problems, which the report lists as such (data IO's "compute-bound" is a healthy
     # pipeline, not a problem; a soak's WARN is one)
     PROBLEMS: ClassVar[tuple[str, ...]] = ("WARN", "FAIL")
-    # metrics -> (heading, columns, rows): an extra table under the run's figures; any word may be a Said
-    REPORT_TABLE: ClassVar[Callable[[Mapping[str, Any]], "tuple[Any, list[Any], list[list[Any]]]"] | None] = None
+    # metrics -> (heading, columns, rows): an extra table under the run's figures; any word may be a Said. Named as
+    # "module:function" and imported when a report first needs it: a table module may read run files (opscan's
+    # ops.csv), which the workbench's first frame, importing every record through the registry, leaves for later
+    REPORT_TABLE: ClassVar[str | None] = None
     # metrics -> the summary's "read against" cell (a Said, or None: N/A), for a workload whose steps are not alike
-    # (serve's are its levels); None here: the step median and the bounds the result has
-    READ_AGAINST: ClassVar[Callable[[Mapping[str, Any]], "Said | None"] | None] = None
+    # (serve's are its levels); "module:function" as above; None here: the step median and the bounds it has
+    READ_AGAINST: ClassVar[str | None] = None
 
     def __post_init__(self) -> None:
         # figures a family declares, or (outside the tests) kept from a workload newer than its record
@@ -180,6 +183,15 @@ class Record:
         given.update(self._more)
         ordered = {k: given[k] for k in self._order if k in given}
         return {**ordered, **given}
+
+    @classmethod
+    def printer(cls, name: str) -> Callable[[Mapping[str, Any]], Any] | None:
+        """The REPORT_TABLE or READ_AGAINST printer, imported now: None when the record has none."""
+        where = getattr(cls, name)
+        if where is None:
+            return None
+        module, _, function = where.partition(":")
+        return getattr(importlib.import_module(module), function)
 
     @classmethod
     def checked(cls) -> None:

@@ -210,11 +210,11 @@ class WorkloadSpec:
 
     @property
     def report_table(self) -> Any:
-        return self.result.REPORT_TABLE
+        return self.result.printer("REPORT_TABLE")
 
     @property
     def read_against(self) -> Any:
-        return self.result.READ_AGAINST
+        return self.result.printer("READ_AGAINST")
 
     def metric(self, key: str) -> Figure | None:
         """The figure ``key`` names in this workload's result, or None when its record does not declare it."""

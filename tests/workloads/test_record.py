@@ -80,6 +80,8 @@ def test_every_workload_declares_its_result_with_labels_the_catalogue_has(spec):
             if isinstance(said, Message):
                 assert said.id in CATALOGUE, f"{spec.name}.{f.key}: label {said.id} is not in the catalogue"
     assert spec.unit == (record.UNIT if record.UNIT is not None else record.figure(record.HEADLINE).unit)
+    for printer in ("REPORT_TABLE", "READ_AGAINST"):   # named "module:function", imported when a report needs it
+        assert getattr(record, printer) is None or callable(record.printer(printer)), (spec.name, printer)
 
 
 def _untyped_results() -> list[str]:

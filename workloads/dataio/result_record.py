@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from workloads.dataio.table import report_table
 from workloads.result_record import BYTES, TEXT, COUNT, Record, figure
 
 
@@ -18,7 +17,7 @@ class DataioResult(Record):
         "device_decode", "transforms_per_core", "h2d_gb_s", "verdict_line")
     LINE: ClassVar[tuple[str, ...]] = ("verdict",)
     VERDICT: ClassVar[str] = "verdict"
-    REPORT_TABLE = staticmethod(report_table)
+    REPORT_TABLE: ClassVar[str | None] = "workloads.dataio.table:report_table"
 
     verdict: str | None = figure("workload.shared.metric.verdict", TEXT)
     loader_images_per_s: float | None = figure("workload.dataio.metric.loader_images_per_s", "images/s")

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from workloads.llm.table import report_table
-from workloads.llm.against import read_against
 from workloads.result_record import SECONDS, FRACTION, BYTES, TEXT, Record, figure
 
 
@@ -19,8 +17,8 @@ class LlmResult(Record):
         "fit_estimate_error", "device_read_gbps", "model_size", "sweep")
     LINE: ClassVar[tuple[str, ...]] = ("pp_tokens_per_s", "model_size")
     COST_BASIS: ClassVar[str | None] = "tokens"
-    REPORT_TABLE = staticmethod(report_table)
-    READ_AGAINST = staticmethod(read_against)
+    REPORT_TABLE: ClassVar[str | None] = "workloads.llm.table:report_table"
+    READ_AGAINST: ClassVar[str | None] = "workloads.llm.against:read_against"
 
     tg_tokens_per_s: float | None = figure("workload.llm.metric.tg_tokens_per_s", "tokens/s")
     pp_tokens_per_s: float | None = figure(

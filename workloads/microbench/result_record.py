@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from workloads.microbench.table import report_table
 from workloads.result_record import FRACTION, TEXT, Record, figure
 
 
@@ -15,7 +14,7 @@ class MicrobenchResult(Record):
     TABLE: ClassVar[tuple[str, ...]] = ("gemm_best_tflops", "gemm_best_dtype", "memory_copy", "memory_copy_of_rated",
         "h2d_pinned", "pcie_link", "launch_eager_host_us", "burn", "rated_as")
     LINE: ClassVar[tuple[str, ...]] = ("burn",)
-    REPORT_TABLE = staticmethod(report_table)
+    REPORT_TABLE: ClassVar[str | None] = "workloads.microbench.table:report_table"
 
     gemm_best_tflops: float | None = figure("workload.microbench.metric.gemm_best_tflops", "TFLOP/s")
     gemm_best_dtype: str | None = figure("workload.microbench.metric.gemm_best_dtype", TEXT)

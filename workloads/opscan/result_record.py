@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from workloads.opscan.table import compatibility_of_result
 from workloads.result_record import SECONDS, TEXT, COUNT, Record, figure
 
 
@@ -15,7 +14,7 @@ class OpscanResult(Record):
     TABLE: ClassVar[tuple[str, ...]] = ("cases_per_s", "ops", "calls", "rows_ok", "rows_failed", "precisions_clean",
         "restarts", "scan_s")
     LINE: ClassVar[tuple[str, ...]] = ("rows_failed",)
-    REPORT_TABLE = staticmethod(compatibility_of_result)
+    REPORT_TABLE: ClassVar[str | None] = "workloads.opscan.table:compatibility_of_result"
 
     cases_per_s: float | None = figure("workload.opscan.metric.cases_per_s", "cases/s")
     ops: float | None = figure("workload.opscan.metric.ops", COUNT)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from workloads.serve.table import report_table
-from workloads.serve.bounds import read_against
 from workloads.catalogue import Message, message
 from workloads.result_record import TEXT, COUNT, Record, figure
 
@@ -21,8 +19,8 @@ class ServeResult(Record):
         "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99", "itl_ms_p50", "e2el_ms_p50", "at_level",
         "served_model", "endpoint", "input_len", "output_len", "tokens_from", "requests", "errors")
     LINE: ClassVar[tuple[str, ...]] = ("ttft_ms_p50", "tpot_ms_p50", "errors")
-    REPORT_TABLE = staticmethod(report_table)
-    READ_AGAINST = staticmethod(read_against)
+    REPORT_TABLE: ClassVar[str | None] = "workloads.serve.table:report_table"
+    READ_AGAINST: ClassVar[str | None] = "workloads.serve.bounds:read_against"
 
     output_tokens_per_s: float | None = figure(message("workload.serve.metric.output_tokens_per_s", last=_LAST), "tokens/s")
     total_tokens_per_s: float | None = figure(message("workload.serve.metric.total_tokens_per_s", last=_LAST), "tokens/s")

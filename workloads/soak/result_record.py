@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from workloads.soak.table import report_table
 from workloads.result_record import TEXT, COUNT, Record, figure
 
 
@@ -17,7 +16,7 @@ class SoakResult(Record):
     LINE: ClassVar[tuple[str, ...]] = ("verdict",)
     VERDICT: ClassVar[str] = "verdict"
     UNIT: ClassVar[str | None] = "% drift"
-    REPORT_TABLE = staticmethod(report_table)
+    REPORT_TABLE: ClassVar[str | None] = "workloads.soak.table:report_table"
 
     verdict: str | None = figure("workload.soak.metric.verdict", TEXT, short="workload.shared.metric.verdict")
     drift_worst_pct: float | None = figure("workload.soak.metric.drift_worst_pct", "%")
