@@ -383,6 +383,19 @@ class Workbench(App):
         for line, style in doctor_log_lines(message.checks):
             self.log_pane.say(line, style)
 
+    def action_show_keys(self) -> None:
+        """Every key of the screen (`?`): the list is made of the bindings active on it now."""
+        from tui.workbench.panes.key_list import KeyList
+
+        if isinstance(self.screen, KeyList):
+            return
+        self.push_screen(KeyList(keys.workload_rows(self.workload_names),
+                                 keys.action_rows(self, self.screen.active_bindings)))
+
+    def action_show_help_panel(self) -> None:
+        # the palette's "Keys" entry: Textual's panel narrows the screen beside it; the list of keys does not
+        self.action_show_keys()
+
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
         yield from keys.system_commands(self)
