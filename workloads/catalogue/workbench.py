@@ -29,4 +29,14 @@ WORDS: dict[str, tuple[str, str]] = {
     "workbench.key.focus_next": ("next field", "下一个输入框"),
     "workbench.key.focus_previous": ("previous field", "上一个输入框"),
     "workbench.key.copy_text": ("copy the selected text", "复制选中的文字"),
+    # the launcher's defaults once torch is known to see no accelerator (tui/workbench/sizing.py)
+    "workbench.launch.cpu_sized": ("torch sees no accelerator: the launcher's values are sized for the CPU, as the "
+                                   "headless suite's (a field you edited keeps its value)",
+                                   "torch 看不到加速卡：启动器的参数按 CPU 设定，与无界面测试套件相同（已编辑的输入框保留其值）"),
+    # before a start (tui/workbench/sizing.py): the workload's rough estimate of the run, above ten minutes
+    "workbench.launch.long_run_cpu": ("this run would take about {duration} on the CPU ({cores} cores) by a rough "
+                                      "estimate, more than {minutes} min",
+                                      "粗略估计此运行在 CPU（{cores} 核）上约需 {duration}，超过 {minutes} 分钟"),
+    "workbench.launch.long_run": ("this run would take about {duration} by a rough estimate, more than {minutes} min",
+                                  "粗略估计此运行约需 {duration}，超过 {minutes} 分钟"),
 }

@@ -30,7 +30,7 @@ BINDINGS = [
     # a burst (a paste, a laggy SSH link) the following keys went to the field being left
     Binding("tab", "app.focus_next", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", show=False, priority=True),
-    # the footer's compact layout at 80 columns holds every key above; ^p is the same palette as ?
+    # the footer's compact layout at 80 columns holds every key above; ^p searches every action by name
     Binding("ctrl+p", "command_palette", "menu", show=False, priority=True, tooltip="every action, with its key"),
 ]
 
