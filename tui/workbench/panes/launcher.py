@@ -15,9 +15,9 @@ from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Static
 
 from tui.workbench.launch import BadValue, Param, blank_shows, defaults, params_for, start_question, values_from_args
-from tui.workbench.sizing import device_is_cpu
 from tui.workbench.panes.keys import workload_key
 from tui.workbench.panes.run_view import render_state
+from tui.workbench.sizing import device_is_cpu
 from tui.workbench.view.run_state import RunState
 from workloads import registry
 from workloads.safe_text import printable
@@ -83,7 +83,7 @@ class WorkloadForm(Container):
                 widget.value = value
                 # a run that left it out had the workload's own default, whatever this field's is
                 widget.show_placeholder("(workload default)" if not value and not param.placeholder
-                                        else blank_shows(param))
+                                        else blank_shows(param, self.shown[param.key]))
 
     def follow(self, on_cpu: bool) -> None:
         """Size the fields for the device: one still holding the last defaults takes the new ones, an edited one
@@ -249,9 +249,10 @@ class LauncherPane(VerticalScroll, can_focus=False):
 
     def on_input_changed(self, event) -> None:
         # a device field changed: its form's defaults follow it ('cpu', or back to auto)
-        wid = event.input.id or ""
+        from tui.workbench.panes.fields import field_id   # loaded with the fields: one of them changed
+
         for name in self.workloads:
-            if wid == f"param-{name}-device":
+            if event.input.id == field_id(name, "device"):
                 self.form(name).follow(bool(self.on_cpu(name)))
 
     def start_when_sure(self, start: Callable[[], object]) -> None:
