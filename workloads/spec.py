@@ -164,6 +164,9 @@ class WorkloadSpec:
     # workload names given (the registry's); raises WorkloadError on a plan that cannot run. `cardbench soak` checks
     # the plan and each inner run's arguments this way before anything starts
     inner_runs: Callable[[Sequence[str], Sequence[str]], list[tuple[str, list[str]]]] | None = None
+    # a rough guess of a run's seconds, before it starts: (its arguments, on the CPU) -> seconds, or None where the
+    # workload cannot tell (a data folder's size, an accelerator's speed); the launcher asks before a long run
+    estimate_s: Callable[[Sequence[str], bool], "float | None"] | None = None
 
     @property
     def run_module(self) -> str:

@@ -406,23 +406,6 @@ async def test_command_palette_lists_the_actions(runs_dir):
         assert title in titles
 
 
-async def test_question_mark_opens_the_list_of_every_key(runs_dir):
-    """`?` did nothing, and the footer has no room for b and D (issue 22.12b): `?` opens the palette, which names
-    every action with its key."""
-    from textual.command import CommandPalette
-
-    app = make_app(runs_dir)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.panes_built.wait()
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, CommandPalette)
-        helps = [c.help for c in app.get_system_commands(app.screen)]
-        assert "key b: runs, checkpoints and report bundles to the destination kept by `cardbench trial " \
-               "--backup-dest`" in helps
-        assert any(h.startswith("key D:") for h in helps)
-
-
 async def test_small_terminal_shows_one_plot_and_does_not_draw_the_hidden_ones(runs_dir):
     app = make_app(runs_dir)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -11,12 +11,16 @@ typed in one burst (a paste, a laggy SSH link) can land in the next field, since
 Textual handles a printable key and a binding such as Tab on separate paths
 (Textualize/textual#6605), and `epochs 13064` is then one keystroke from a week
 of training.
+
+The defaults follow the device (`defaults` with ``on_cpu``: the headless suite's CPU arguments, from
+`tui.workbench.sizing`), and a run its workload estimates above ten minutes is asked about the same way.
 """
 
 from __future__ import annotations
 
 import shlex
 
+from tui.workbench.sizing import cpu_values, long_run
 from workloads import registry
 from workloads.spec import Param
 
@@ -33,15 +37,17 @@ def params_for(workload: str) -> tuple[Param, ...]:
     return registry.spec_for(workload).params
 
 
-def defaults(workload: str) -> dict[str, str]:
-    return {p.key: p.default for p in params_for(workload)}
+def defaults(workload: str, on_cpu: bool = False) -> dict[str, str]:
+    """The fields' values before anyone edits them; ``on_cpu``: sized for the CPU, as the headless suite runs there."""
+    return {p.key: p.default for p in params_for(workload)} | (cpu_values(workload) if on_cpu else {})
 
 
-def blank_shows(param: Param) -> str:
-    """The placeholder of an empty field: what an empty field runs."""
+def blank_shows(param: Param, default: str | None = None) -> str:
+    """The placeholder of an empty field: what an empty field runs (``default``: the field's, when not the spec's)."""
     if param.placeholder:
         return param.placeholder
-    return f"{param.default} (default)" if param.default else "(workload default)"
+    default = param.default if default is None else default
+    return f"{default} (default)" if default else "(workload default)"
 
 
 def _value(param: Param, values: dict[str, str]) -> str:
@@ -98,18 +104,21 @@ def unusual(workload: str, values: dict[str, str]) -> list[str]:
     return lines
 
 
-def start_question(workload: str, values: dict[str, str]) -> str | None:
-    """What to ask before starting with unusual values (they and the whole command line); None: start at once.
+def start_question(workload: str, values: dict[str, str], on_cpu: bool | None = None) -> str | None:
+    """What to ask before starting with unusual values or a run estimated long on ``on_cpu`` (None: the device is
+    not known), with the whole command line; None: start at once.
 
     Valid values only: a value `build_args` refuses is its one-line error, not a question.
     """
     lines = unusual(workload, values)
-    if not lines:
+    args = build_args(workload, values)
+    long = long_run(workload, args, on_cpu)
+    if not lines and long is None:
         return None
     # as a shell would read it back: a value with a space or a quote is one argument, and is shown as one
-    command = shlex.join(["cardbench", "run", workload, *build_args(workload, values)])
-    return "\n".join([*lines, "", f"this would run: {command}",
-                      "(keys typed in one burst can land in the next field: check each value)"])
+    command = shlex.join(["cardbench", "run", workload, *args])
+    stray = ["(keys typed in one burst can land in the next field: check each value)"] if lines else []
+    return "\n".join([*lines, *([long] if long else []), "", f"this would run: {command}", *stray])
 
 
 def values_from_args(workload: str, args: list[str]) -> dict[str, str]:

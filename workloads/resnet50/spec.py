@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
+from workloads.cpus import usable_cpus
 from workloads.resnet50.result_record import ResNet50Result
 from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec, option, positive
+from workloads.vision.resnet50_flops import train_gflop_per_image
 
 # the workload's defaults: its parser (options.py) takes them from here, and a plan made before the start event too
 EPOCHS, BATCH_SIZE, EPOCH_SIZE = 3, 128, 12800
@@ -26,6 +28,22 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
     per_step = batch * (positive(config.get("world_size")) or 1)
     planned = epochs * -(-epoch_size // per_step)
     return min(cap, planned) if cap else planned
+
+
+# what one core gives a ResNet-50 training in float32, GFLOP/s: a 2-core VM ran batch 64 at 224 px at 61 GFLOP/s
+# (200 steps, 1 h 25 min); a guess of the order of the wait, not a measurement of this host
+CPU_GFLOPS_PER_CORE = 30.0
+
+
+def estimate_s(args: Sequence[str], on_cpu: bool) -> float | None:
+    """Seconds the run's images take at the CPU's rate; None on an accelerator (its speed is not known before) or
+    where the steps are not (a folder's epoch, uncapped)."""
+    steps = planned_steps(args, {})
+    if not on_cpu or steps is None:
+        return None
+    batch = positive(option(args, "--batch-size")) or BATCH_SIZE
+    size = positive(option(args, "--image-size")) or 224
+    return steps * batch * train_gflop_per_image(size) / (CPU_GFLOPS_PER_CORE * usable_cpus())
 
 
 SPEC = WorkloadSpec(
@@ -53,4 +71,5 @@ SPEC = WorkloadSpec(
         amp_flag="--amp",
     ),
     planned_steps=planned_steps,
+    estimate_s=estimate_s,
 )

@@ -37,6 +37,7 @@ from textual.app import App
 from textual.containers import Horizontal
 from textual.widgets import Button, Footer, Input
 
+from tui import i18n
 from tui.workbench.app.attach import RunsInProgress
 from tui.workbench.app.lifecycle import Lifecycle
 from tui.workbench.app.poller import LivePoller
@@ -246,6 +247,11 @@ class Workbench(App):
         return ["--device", device] if device else []
 
     def _show_cpu_banner(self, state: RunState | None = None) -> None:
+        # torch's newest word on the accelerator: the launcher's defaults follow it (sized for the CPU without one)
+        sees = self.session.cpu_trap.view.sees
+        if sees is False and self.launcher.torch_sees is not False:
+            self.log_pane.say(i18n.say("workbench.launch.cpu_sized"), "yellow")
+        self.launcher.follow_device(sees)
         name = self.selected_workload
         alarm = (state or self.state).cpu_alarm
         self.cpu_banner.show_trap(alarm, self.session.cpu_trap, name, self._requested_args(name))
@@ -382,6 +388,19 @@ class Workbench(App):
 
         for line, style in doctor_log_lines(message.checks):
             self.log_pane.say(line, style)
+
+    def action_show_keys(self) -> None:
+        """Every key of the screen (`?`): the list is made of the bindings active on it now."""
+        from tui.workbench.panes.key_list import KeyList
+
+        if isinstance(self.screen, KeyList):
+            return
+        self.push_screen(KeyList(keys.workload_rows(self.workload_names),
+                                 keys.action_rows(self, self.screen.active_bindings)))
+
+    def action_show_help_panel(self) -> None:
+        # the palette's "Keys" entry: Textual's panel narrows the screen beside it; the list of keys does not
+        self.action_show_keys()
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)

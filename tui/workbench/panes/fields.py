@@ -49,11 +49,12 @@ class Field(Input):
         await self.run_action(binding.action)
 
 
-def widget_for(workload: str, param: Param) -> Input | Select:
-    """The field of one parameter: a choice or a switch is a Select, any other an `Input` (digits only for an int)."""
+def widget_for(workload: str, param: Param, default: str | None = None) -> Input | Select:
+    """The field of one parameter: a choice or a switch is a Select, any other an `Input` (digits only for an int).
+    ``default``: its value, when not the spec's (sized for the CPU)."""
     wid = field_id(workload, param.key)
+    default = param.default if default is None else default
     if param.kind in ("choice", "switch"):
-        return Select([(c, c) for c in param.choices], value=param.default, allow_blank=False, compact=True,
-                      id=wid)
+        return Select([(c, c) for c in param.choices], value=default, allow_blank=False, compact=True, id=wid)
     restrict = r"[0-9]*" if param.kind == "int" else None
-    return Field(param.default, placeholder=blank_shows(param), restrict=restrict, compact=True, id=wid)
+    return Field(default, placeholder=blank_shows(param, default), restrict=restrict, compact=True, id=wid)

@@ -1,12 +1,14 @@
-"""The workbench's keys: its bindings, a number key per workload, and the command palette's entries."""
+"""The workbench's keys: its bindings, a number key per workload, the rows of the list of keys (`?`), and the command
+palette's entries."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from textual.app import SystemCommand
-from textual.binding import Binding, BindingsMap
+from textual.binding import ActiveBinding, Binding, BindingsMap
 
+from tui.i18n import say_or
 from workloads import registry
 
 # Short labels in a compact footer: at 80 columns it holds every key with its label (issue 22.12: b and D
@@ -19,8 +21,8 @@ BINDINGS = [
     Binding("d", "doctor", "doctor"),
     Binding("e", "export", "export"),
     Binding("b", "backup", "backup"),
-    # ? is where people look for help: the palette lists every action with its key
-    Binding("question_mark", "command_palette", "keys", key_display="?"),
+    # ? is where people look for help: the list of every key of the screen (the palette is a search, ^p)
+    Binding("question_mark", "show_keys", "keys", key_display="?"),
     Binding("q", "quit", "quit"),
     Binding("escape", "leave_field", "leave field", show=False),
     # Tab moves focus as the key arrives, before the keys after it are handed to a field: as Textual's
@@ -28,7 +30,7 @@ BINDINGS = [
     # a burst (a paste, a laggy SSH link) the following keys went to the field being left
     Binding("tab", "app.focus_next", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", show=False, priority=True),
-    # the footer's compact layout at 80 columns holds every key above; ^p is the same palette as ?
+    # the footer's compact layout at 80 columns holds every key above; ^p searches every action by name
     Binding("ctrl+p", "command_palette", "menu", show=False, priority=True, tooltip="every action, with its key"),
 ]
 
@@ -59,6 +61,32 @@ def with_workload_keys(names: Sequence[str], bindings: BindingsMap) -> BindingsM
     for key, keyed in bindings.key_to_bindings.items():
         out.key_to_bindings.setdefault(key, []).extend(keyed)
     return out
+
+
+def workload_rows(names: Sequence[str]) -> list[tuple[str, str]]:
+    """(key, workload) for each workload that has a number key, as the launcher's bar names it: ('1', 'ResNet-50')."""
+    return [(WORKLOAD_KEYS[i], registry.spec_for(name).short_title) for i, name in enumerate(names[:len(WORKLOAD_KEYS)])]
+
+
+def action_rows(app: Any, active: Mapping[str, ActiveBinding]) -> list[tuple[str, str]]:
+    """(keys, what they do) for each action bound on a screen (its ``active_bindings``), in the order bound; the
+    workload keys are `workload_rows`'. An action is said from the catalogue (``workbench.key.<action>``), else by
+    its binding's own description (Textual's, or a widget's), so a key bound later is listed too."""
+    keys: dict[str, list[str]] = {}
+    words: dict[str, str] = {}
+    for active_binding in active.values():
+        binding = active_binding.binding
+        action = binding.action.rpartition(".")[2]   # 'app.focus_next' and 'focus_next' are one action
+        if action.startswith("select_workload("):
+            continue
+        shown = app.get_key_display(binding)
+        if shown not in keys.setdefault(action, []):
+            keys[action].append(shown)
+        words.setdefault(action, say_or(f"workbench.key.{action}", "en", binding.description or action))
+    # the workbench's own keys first, in the order the footer shows them; then Textual's and the focused widget's
+    order = {binding.action.rpartition(".")[2]: i for i, binding in enumerate(BINDINGS)}
+    ordered = sorted(keys, key=lambda action: order.get(action, len(order)))
+    return [(" ".join(sorted(keys[action], key=len)), words[action]) for action in ordered]
 
 
 def system_commands(app: Any) -> Iterator[SystemCommand]:

@@ -17,6 +17,7 @@ from textual.widgets import Button, ContentSwitcher, Static
 from tui.workbench.launch import BadValue, Param, blank_shows, defaults, params_for, start_question, values_from_args
 from tui.workbench.panes.keys import workload_key
 from tui.workbench.panes.run_view import render_state
+from tui.workbench.sizing import device_is_cpu
 from tui.workbench.view.run_state import RunState
 from workloads import registry
 from workloads.safe_text import printable
@@ -37,6 +38,8 @@ class WorkloadForm(Container):
         self.workload = workload
         self.built = False
         self.pending: dict[str, str] | None = None  # values set before the fields were mounted
+        self.on_cpu = False
+        self.shown = defaults(workload)   # what an untouched field holds: the defaults for the device (`follow`)
 
     async def build(self) -> None:
         """Mount the fields: called once the first frame is out (they are most of the screen's widgets)."""
@@ -53,7 +56,7 @@ class WorkloadForm(Container):
             self.styles.grid_columns = f"{label_width(params)} 1fr"
         widgets = []
         for param in params:
-            widgets += [Label(param.label), widget_for(self.workload, param)]
+            widgets += [Label(param.label), widget_for(self.workload, param, self.shown[param.key])]
         await self.mount_all(widgets)
         self.built = True
         if self.pending is not None:
@@ -80,20 +83,50 @@ class WorkloadForm(Container):
                 widget.value = value
                 # a run that left it out had the workload's own default, whatever this field's is
                 widget.show_placeholder("(workload default)" if not value and not param.placeholder
-                                        else blank_shows(param))
+                                        else blank_shows(param, self.shown[param.key]))
 
-    def values(self) -> dict[str, str]:
-        out = defaults(self.workload)
+    def follow(self, on_cpu: bool) -> None:
+        """Size the fields for the device: one still holding the last defaults takes the new ones, an edited one
+        keeps its value (and an empty one shows, and runs, the new default)."""
+        if on_cpu == self.on_cpu:
+            return
+        old, new = self.shown, defaults(self.workload, on_cpu)
+        self.on_cpu, self.shown = on_cpu, new
         if not self.built:
-            return out
-        from textual.widgets import Select
-
-        from tui.workbench.panes.fields import field_id
+            return   # build() makes them with these
+        from tui.workbench.panes.fields import Field, field_id
 
         for param in params_for(self.workload):
             widget = self.query_one(f"#{field_id(self.workload, param.key)}")
-            value = widget.value
-            out[param.key] = "" if value is None or value is Select.BLANK else str(value)
+            if new[param.key] != old[param.key] and self._text(widget) == old[param.key]:
+                widget.value = new[param.key]
+            if isinstance(widget, Field) and widget.full_placeholder == blank_shows(param, old[param.key]):
+                widget.show_placeholder(blank_shows(param, new[param.key]))
+
+    @staticmethod
+    def _text(widget) -> str:
+        from textual.widgets import Select
+
+        value = widget.value
+        return "" if value is None or value is Select.BLANK else str(value)
+
+    def value(self, key: str) -> str:
+        """One field's value as typed ("" when empty, or when the workload has no such field)."""
+        if key not in self.shown:
+            return ""
+        if not self.built:
+            return (self.pending or self.shown).get(key, "")
+        from tui.workbench.panes.fields import field_id
+
+        return self._text(self.query_one(f"#{field_id(self.workload, key)}"))
+
+    def values(self) -> dict[str, str]:
+        """Every field's value; an empty one without a placeholder runs the default it shows, the device's."""
+        out = dict(self.shown)
+        if not self.built:
+            return out
+        for param in params_for(self.workload):
+            out[param.key] = self.value(param.key) or ("" if param.placeholder else self.shown[param.key])
         return out
 
 
@@ -167,6 +200,7 @@ class LauncherPane(VerticalScroll, can_focus=False):
         # costs the first frame its making and styling
         self._forms: dict[str, WorkloadForm] = {}
         self._switcher: ContentSwitcher | None = None
+        self.torch_sees: bool | None = None   # does torch see an accelerator (None: not known yet)
 
     def compose(self):
         yield WorkloadBar(self.workloads, self._selected, id="workload-bar")
@@ -201,11 +235,32 @@ class LauncherPane(VerticalScroll, can_focus=False):
     def values(self, name: str | None = None) -> dict[str, str]:
         return self.form(name or self.selected).values()
 
+    def on_cpu(self, name: str) -> bool | None:
+        """Would the workload's run land on the CPU: its device field, else torch's word (None: not known)."""
+        return device_is_cpu(self.form(name).value("device"), self.torch_sees)
+
+    def follow_device(self, torch_sees: bool | None) -> None:
+        """torch's word on the accelerator: each form's defaults follow where its run would land."""
+        if torch_sees == self.torch_sees:
+            return
+        self.torch_sees = torch_sees
+        for name in self.workloads:
+            self.form(name).follow(bool(self.on_cpu(name)))
+
+    def on_input_changed(self, event) -> None:
+        # a device field changed: its form's defaults follow it ('cpu', or back to auto)
+        from tui.workbench.panes.fields import field_id   # loaded with the fields: one of them changed
+
+        for name in self.workloads:
+            if event.input.id == field_id(name, "device"):
+                self.form(name).follow(bool(self.on_cpu(name)))
+
     def start_when_sure(self, start: Callable[[], object]) -> None:
-        """Call ``start`` now, or once the user confirms values far above the usual (a burst of keys gone astray)."""
+        """Call ``start`` now, or once the user confirms values far above the usual (a burst of keys gone astray) or
+        a run estimated to take more than ten minutes."""
         name = self.selected
         try:
-            question = start_question(name, self.values(name))
+            question = start_question(name, self.values(name), self.on_cpu(name))
         except BadValue:
             question = None  # start() reports the bad value in its one line
         if question is None:
