@@ -8,7 +8,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.serve.metric.output_tokens_per_s": ("output tokens/s {last}", "{last}的输出 token/秒"),
     "workload.serve.metric.total_tokens_per_s": ("input + output tokens/s {last}", "{last}的输入+输出 token/秒"),
     "workload.serve.metric.request_throughput": ("requests/s {last}", "{last}的请求/秒"),
-    "workload.serve.metric.goodput": ("goodput {last}: requests/s meeting --slo", "{last}的有效吞吐：满足 --slo 的请求/秒"),
+    "workload.serve.metric.goodput": ("requests/s meeting --slo (goodput) {last}", "{last}满足 --slo 的请求/秒（有效吞吐）"),
     "workload.serve.title": ("Serve (load on your inference server)",
                              "推理服务压测（您的推理服务）"),
     "workload.serve.progress": ("level",
