@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from workloads.facts.formatting import format_bytes, format_duration, format_number, percent, rate
 from workloads.facts.missing import NA, is_finite
 from workloads import registry
-from workloads.catalogue import Said
+from workloads.catalogue import Said, say
 from workloads.result_record import Figure
 
 # past this a figure is no measurement (a child that printed 10**400, or 1e308): said as such, not printed whole
@@ -35,8 +35,13 @@ def metric_text(metric: Figure, value: Any, lang: str = "en") -> str:
         return percent(value)
     if metric.kind == "bytes":
         return format_bytes(value)
+    if isinstance(value, bool):
+        return say("report.yes" if value else "report.no", lang)   # never Python's True/False
     if metric.kind == "text":
         return NA if value is None else str(value)
+    if metric.kind == "table" and isinstance(value, list) and all(isinstance(v, str) for v in value) \
+            and len(str(value)) <= _NESTED_CHARS:
+        return "; ".join(value) or say("report.none", lang)   # a few notes, as words
     if _few_figures(value):
         return ", ".join(format_number(v) for v in value)   # a few figures (each round's): as figures, not 15 digits
     if isinstance(value, (list, dict)) and len(str(value)) > _NESTED_CHARS:

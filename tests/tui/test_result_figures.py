@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from workloads import protocol, registry
-from workloads.result_record import BYTES, FRACTION, SECONDS, TABLE, Figure, Record, figure
+from workloads.result_record import BYTES, FRACTION, NESTED, SECONDS, Figure, Record, figure
 from workloads.spec import Text, WorkloadSpec
 
 GENERATE = {"tokens_per_s": 15.43, "ttft_s": 0.157, "bandwidth_fraction": 0.329, "tokens": 48,
@@ -48,7 +48,7 @@ def test_metric_text_by_the_kind_its_unit_gives():
     assert metric_text(Figure("a", Text("a"), BYTES), 512 * 2**20) == "512 MiB"
     assert metric_text(Figure("a", Text("a"), "images/s"), float("nan")) == "N/A"
     assert metric_text(Figure("a", Text("a")), 1e300) == "(out of range)"
-    assert metric_text(Figure("a", Text("a"), TABLE), list(range(100))) == "<100 items, in events.jsonl>"
+    assert metric_text(Figure("a", Text("a"), NESTED), list(range(100))) == "<100 items, in events.jsonl>"
     assert metric_text(Figure("a", Text("a")), [11.242002951606171, 33.480143746473324]) == "11.24, 33.48"
 
 
@@ -122,3 +122,12 @@ def test_a_label_that_starts_with_its_unit_follows_its_value():
     assert "20.96 ms time to first token (TTFT), p50" in line
     assert "0.3044 ms per output token after the first (TPOT), p99" in line
     assert "p50 20.96" not in line
+
+
+def test_a_yes_or_no_and_a_few_notes_read_as_words():
+    """serve's `ignore_eos` read 'True' and its notes a raw Python list in the RESULT line."""
+    assert metric_text(Figure("a", Text("a"), "text"), True) == "yes"
+    assert metric_text(Figure("a", Text("a")), False, "zh") == "否"
+    notes = ["the server refused ignore_eos", "tokens counted from the usage field"]
+    assert metric_text(Figure("a", Text("a"), NESTED), notes) == "the server refused ignore_eos; tokens counted " \
+                                                                 "from the usage field"

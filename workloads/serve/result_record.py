@@ -1,12 +1,17 @@
-"""The result of a serve run as a typed record (`workloads.result_record`): each figure with its label and unit, torch-free."""
+"""The result of a serve run as a typed record (`workloads.result_record`): each figure with its label and unit, torch-free.
+
+The rates and latencies are the sweep's last measured level's (`workloads.serve.table.HEADLINE`, vLLM's definitions
+in `workloads.serve.figures`); the settings are the run's (`workloads.serve.sweep.Sweep._settings`); ``levels`` holds
+every level's (or --duration window's) figures whole, for the report's sweep table and its 'read against' cell.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from workloads.catalogue import Message, message
-from workloads.result_record import TEXT, COUNT, Record, figure
+from workloads.result_record import NESTED, SECONDS, TEXT, COUNT, Record, figure
 
 # the headline and its rates are the sweep's last level's (the load the card held last)
 _LAST = Message("workload.serve.at_last_level")
@@ -21,24 +26,43 @@ class ServeResult(Record):
     LINE: ClassVar[tuple[str, ...]] = ("ttft_ms_p50", "tpot_ms_p50", "errors")
     REPORT_TABLE: ClassVar[str | None] = "workloads.serve.table:report_table"
     READ_AGAINST: ClassVar[str | None] = "workloads.serve.bounds:read_against"
+    # the cost table prices the headline it stands beside: output tokens at the last level's load
+    COST_BASIS: ClassVar[str | None] = "tokens"
 
+    # the last measured level's rates and latencies (ms: vLLM's unit for them, and the keys say it)
     output_tokens_per_s: float | None = figure(message("workload.serve.metric.output_tokens_per_s", last=_LAST), "tokens/s")
     total_tokens_per_s: float | None = figure(message("workload.serve.metric.total_tokens_per_s", last=_LAST), "tokens/s")
     request_throughput: float | None = figure(message("workload.serve.metric.request_throughput", last=_LAST), "requests/s")
     goodput: float | None = figure(message("workload.serve.metric.goodput", last=_LAST), "requests/s")
+    ttft_ms_mean: float | None = figure("workload.serve.metric.ttft_ms_mean", "ms")
     ttft_ms_p50: float | None = figure(
         "workload.serve.metric.ttft_ms_p50", "ms", short="workload.serve.line.ttft_ms_p50")
     ttft_ms_p99: float | None = figure("workload.serve.metric.ttft_ms_p99", "ms")
+    tpot_ms_mean: float | None = figure("workload.serve.metric.tpot_ms_mean", "ms")
     tpot_ms_p50: float | None = figure(
         "workload.serve.metric.tpot_ms_p50", "ms", short="workload.serve.line.tpot_ms_p50")
     tpot_ms_p99: float | None = figure("workload.serve.metric.tpot_ms_p99", "ms")
     itl_ms_p50: float | None = figure("workload.serve.metric.itl_ms_p50", "ms")
+    itl_ms_p99: float | None = figure("workload.serve.metric.itl_ms_p99", "ms")
     e2el_ms_p50: float | None = figure("workload.serve.metric.e2el_ms_p50", "ms")
-    at_level: str | None = figure("workload.serve.metric.at_level", TEXT)
+    e2el_ms_p99: float | None = figure("workload.serve.metric.e2el_ms_p99", "ms")
+    tokens_from: str | None = figure("workload.serve.metric.tokens_from", TEXT)
+    # the run's settings
     served_model: str | None = figure("workload.serve.metric.served_model", TEXT)
     endpoint: str | None = figure("workload.serve.metric.endpoint", TEXT)
-    input_len: float | None = figure("workload.serve.metric.input_len", COUNT)
-    output_len: float | None = figure("workload.serve.metric.output_len", COUNT)
-    tokens_from: str | None = figure("workload.serve.metric.tokens_from", TEXT)
-    requests: float | None = figure("workload.serve.metric.requests", COUNT)
-    errors: float | None = figure("workload.serve.metric.errors", COUNT, short="workload.serve.line.errors")
+    input_len: int | None = figure("workload.serve.metric.input_len", COUNT)
+    output_len: int | None = figure("workload.serve.metric.output_len", COUNT)
+    concurrency: str | None = figure("workload.serve.metric.concurrency", TEXT)       # "1,4,16": the levels asked
+    request_rate: str | None = figure("workload.serve.metric.request_rate", TEXT)     # or the Poisson rates asked
+    prompts: str | None = figure("workload.serve.metric.prompts", TEXT)
+    ignore_eos: bool | None = figure("workload.serve.metric.ignore_eos", TEXT)
+    test_server: bool | None = figure("workload.serve.metric.test_server", TEXT)
+    duration_s: float | None = figure("workload.serve.metric.duration_s", SECONDS)   # --duration runs only
+    window_s: float | None = figure("workload.serve.metric.window_s", SECONDS)
+    # the sweep as a whole
+    at_level: str | None = figure("workload.serve.metric.at_level", TEXT)
+    levels_measured: int | None = figure("workload.serve.metric.levels_measured", COUNT)
+    requests: int | None = figure("workload.serve.metric.requests", COUNT)
+    errors: int | None = figure("workload.serve.metric.errors", COUNT, short="workload.serve.line.errors")
+    levels: list[dict[str, Any]] | None = figure("workload.serve.metric.levels", NESTED)
+    notes: list[str] | None = figure("workload.serve.metric.notes", NESTED)

@@ -113,3 +113,44 @@ def test_the_start_is_dated_when_the_soak_began_and_no_throughput_is_said_once(t
     said = [f["text"] for f in result["findings"]]
     assert "no throughput reported: drift was not measured" in said
     assert not any("interval(s) with throughput" in t for t in said), said
+
+
+def test_every_figure_of_a_soak_result_is_declared_and_every_declared_one_given(tmp_path, monkeypatch):
+    """The soak's result with inner runs (a serving workload whose TTFT rises: latency drift, findings) and without
+    one (stopped before it began): every key is a figure of its record, and each figure it declares is given."""
+    from workloads.result_record import STRICT_ENV
+    from workloads.soak.result_record import SoakResult
+
+    clock = FakeClock(step=0.25)   # each step in the interval it was made in: the soak reads the clock a few times each
+
+    class Serving:
+        async def events(self):
+            yield protocol.Start(t=clock.t, workload="serve", device="cpu")
+            for i in range(50):
+                yield protocol.Step(t=clock(), step=i + 1, throughput=100.0, unit="tokens/s",
+                                    extra={"ttft_ms_p50": 10.0 + i, "tpot_ms_p50": 5.0, "level": "concurrency 2"})
+            yield protocol.End(t=clock.t, status="ok", exit_code=0)
+
+        async def stop(self, grace_s=None):
+            pass
+
+    monkeypatch.setattr(soak_cli, "Runner", _runner_of(Serving, []))
+    monkeypatch.setattr(soak_cli, "KernelLog", QuietKernelLog)
+    monkeypatch.delenv(protocol.RUN_DIR_ENV, raising=False)
+    monkeypatch.delenv(STRICT_ENV)   # the undeclared keys listed, rather than the first one raised
+    results = []
+    for stopped in (False, True):
+        args = soak_cli.build_parser().parse_args(["--hours", str(60 / 3600), "--interval", "20", "--workload",
+                                                   "serve", "--out", str(tmp_path)])
+        soak = soak_cli.Soak(Emitter(stream=io.StringIO()), [("serve", [])], args, clock=clock)
+        if stopped:
+            soak.stop.set()
+        asyncio.run(soak.run())
+        results.append(soak.finish(stopped=stopped))
+    for result in results:
+        assert SoakResult.of(result).undeclared() == []
+    assert {key for result in results for key in result} == {f.key for f in SoakResult.figures()} | {
+        key for key in results[0] if key.startswith(("finding_", "rule_"))}
+    ran, stopped = results
+    assert ran["latency_drift_worst_pct"] > 20 and ran["first_workload"] == "serve concurrency 2"
+    assert stopped["runs"] == 0 and stopped["stopped_early"] is True and "first_interval_median" not in stopped

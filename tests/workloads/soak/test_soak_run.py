@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+import types
 from datetime import datetime, timezone
 
 import pytest
@@ -21,13 +22,13 @@ from tui.telemetry.collect import Collector
 from tui.telemetry.nvml import NvmlSource
 from tui.telemetry.sampler import Sampler
 from workloads import protocol, registry
-from workloads.result_record import record_of
 from workloads.spec import Text, WorkloadSpec
 
 TICK = textwrap.dedent('''
     """A stand-in workload: --steps steps at 100 items/s, one every 20 ms."""
     import sys, time
     from workloads.child.harness import ArgumentParser, positive_int, run_main
+    from tick_record import TickResult
 
     def main(em, argv):
         p = ArgumentParser(prog="tick")
@@ -40,21 +41,34 @@ TICK = textwrap.dedent('''
             em.step(step, throughput=100.0, unit="items/s", loss=1.0 / step)
         if args.fail:
             raise RuntimeError("CUDA error: an illegal memory access was encountered")
-        em.result({"items_per_s": 100.0})
+        em.result(TickResult(items_per_s=100.0))
         return 0
 
     sys.exit(run_main(main))
 ''')
-TICK_SPEC = WorkloadSpec(name="tick", title=Text("tick"), result=record_of("items_per_s", "items/s"), module="tick")
+# its typed result, a module the child, the soak's registry and this test all read
+TICK_RECORD = textwrap.dedent('''
+    from dataclasses import dataclass
+    from typing import ClassVar
+    from workloads.result_record import Record, figure
+    from workloads.spec import Text
+
+    @dataclass
+    class TickResult(Record):
+        HEADLINE: ClassVar[str] = "items_per_s"
+        items_per_s: float | None = figure(Text("items/s"), "items/s")
+''')
+_record = sys.modules.setdefault("tick_record", types.ModuleType("tick_record"))   # a dataclass reads its module
+exec(TICK_RECORD, _record.__dict__)
+TICK_SPEC = WorkloadSpec(name="tick", title=Text("tick"), result=_record.TickResult, module="tick")
 
 
 # the soak (a child) checks --workload against its own registry: every child of these tests registers tick too
 REGISTER = textwrap.dedent('''
     from workloads import registry
-    from workloads.result_record import record_of
     from workloads.spec import Text, WorkloadSpec
-    registry._specs["tick"] = WorkloadSpec(name="tick", title=Text("tick"), result=record_of("items_per_s", "items/s"),
-                                           module="tick")
+    from tick_record import TickResult
+    registry._specs["tick"] = WorkloadSpec(name="tick", title=Text("tick"), result=TickResult, module="tick")
 ''')
 
 
@@ -65,6 +79,7 @@ def tick(tmp_path, monkeypatch):
     (package / "__init__.py").write_text("")
     (package / "__main__.py").write_text(TICK)
     (package.parent / "sitecustomize.py").write_text(REGISTER)
+    (package.parent / "tick_record.py").write_text(TICK_RECORD)
     monkeypatch.setenv("PYTHONPATH", f"{package.parent}{os.pathsep}{os.environ['PYTHONPATH']}")
     with registry.registered(TICK_SPEC):
         yield
