@@ -66,9 +66,11 @@ def _cell(c: str) -> str:
 
 def _header(h: str, wide: bool) -> str:
     """A column's header; in a wide table its long English words may break in the middle, hyphenated (a soft
-    hyphen, drawn only where the line breaks there)."""
-    if wide:
-        h = _HYPHENATED.sub(lambda m: m[0][:len(m[0]) // 2] + "\u00ad" + m[0][len(m[0]) // 2:], str(h))
+    hyphen, drawn only where the line breaks there). Markup (a code span, a link) is left as it is: a hyphen
+    inside a link's address would change it."""
+    h = str(h)
+    if wide and not any(mark in h for mark in "`[]<>*_\\"):
+        h = _HYPHENATED.sub(lambda m: m[0][:len(m[0]) // 2] + "\u00ad" + m[0][len(m[0]) // 2:], h)
     return f"<th>{_inline(h)}</th>"
 
 

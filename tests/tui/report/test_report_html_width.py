@@ -54,6 +54,8 @@ def test_a_wide_table_s_long_header_words_may_break_hyphenated_and_short_ones_ne
     assert "decode bound tok/s (read band\u00adwidth)" in heads   # a soft hyphen: drawn only where it breaks
     assert "input" in heads and "status" in heads and "TTFT ms" in heads
     assert "band\u00adwidth" not in _page(Table(["bandwidth", "v"], [["1", "2"]]))   # only in a wide table
+    linked = _page(Table(["[see](https://example.org/bandwidth)"] + ["c"] * 9, [["1"] * 10]))
+    assert 'href="https://example.org/bandwidth"' in linked and "\u00ad" not in linked   # markup left whole
 
 
 def test_numbers_stay_whole_and_only_long_words_break_anywhere():
