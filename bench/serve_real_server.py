@@ -2,13 +2,16 @@
 serving a tiny Qwen2 checkpoint built on the spot (random weights; a byte-level BPE tokenizer trained here on the
 workload's own prompt words, so a synthetic prompt of N words is N tokens; ChatML chat template, as Qwen2's).
 
-    python bench/serve_real_server.py [--concurrency 1,4] [--requests 8] [--input-len 32] [--output-len 16]
+Requires: fastapi uvicorn openai transformers accelerate (`pip install -e '.[serve]'`: transformers' `serving`
+extra less torch), and torch (the torch extra, or the image's own). The script names what is missing in one line.
 
-The server needs FastAPI and Uvicorn (`pip install fastapi uvicorn openai`: transformers' `serving` extra without
-its GPU parts); the script says so in one line when they are missing. It runs the workload as a user does, through
-`cardbench run serve --launch 'transformers serve DIR ...'`, once per endpoint (/v1/completions, then
-/v1/chat/completions), and prints each sweep's table and how long the server took to answer. Nothing is
-downloaded; the checkpoint and the runs go to a temporary directory.
+    python bench/serve_real_server.py [--concurrency 1,4] [--requests 8] [--input-len 32] [--output-len 16]
+                                      [--launch-timeout 300]
+
+It runs the workload as a user does, through `cardbench run serve --launch 'transformers serve DIR ...'`, once per
+endpoint (/v1/completions, then /v1/chat/completions), and prints each sweep's table and how long the server took
+to answer; when the server does not come up, cardbench's error and the server's last lines (its output in the
+run's run.log). Nothing is downloaded; the checkpoint and the runs go to a temporary directory.
 
 What this server does that the test server does not (each met by the client): it refuses ``ignore_eos`` with HTTP
 422 (FastAPI's validation), so the sweep asks again without it and says so; its streams end without ``data:
@@ -35,6 +38,9 @@ sys.path.insert(0, str(ROOT))
 from workloads.serve.load import WORDS  # noqa: E402
 from workloads.serve.table import COLUMNS, cell  # noqa: E402
 
+# what `transformers serve` imports (transformers' `serving` extra, torch apart); pyproject's `serve` extra
+SERVER_MODULES = ("fastapi", "uvicorn", "openai", "transformers", "accelerate")
+SERVER_LINES = 20   # the server's last lines shown when it did not come up (a traceback's end)
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
           "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
@@ -70,20 +76,47 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def sweep(model: Path, runs: Path, endpoint: str, args: argparse.Namespace) -> tuple[dict, float]:
-    port = free_port()
-    launch = f"transformers serve {model} --host 127.0.0.1 --port {port} --device cpu"
-    argv = [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", "run", "--runs-dir", str(runs), "--json", "serve", "--launch", launch,
+def transformers_serve(model: Path, port: int) -> str:
+    return f"transformers serve {model} --host 127.0.0.1 --port {port} --device cpu"
+
+
+def sweep(launch: str, port: int, runs: Path, endpoint: str, args: argparse.Namespace) -> tuple[dict, float]:
+    """`cardbench run serve --launch LAUNCH` on one endpoint: its result and seconds; exits saying why it failed."""
+    argv = [sys.executable, "-c", "import sys; from tui.cli import main; sys.exit(main(sys.argv[1:]))", "run",
+            "--runs-dir", str(runs), "--json", "serve", "--launch", launch,
             "--url", f"http://127.0.0.1:{port}/v1", "--endpoint", endpoint, "--concurrency", args.concurrency,
             "--requests", str(args.requests), "--input-len", str(args.input_len), "--output-len",
-            str(args.output_len), "--launch-timeout", "300"]
+            str(args.output_len), "--launch-timeout", str(args.launch_timeout)]
     started = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=args.launch_timeout + 600, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        sys.exit(failure(endpoint, f"did not end within {args.launch_timeout + 600} s", "", runs))
     took = time.perf_counter() - started
     if done.returncode != 0:
-        sys.exit(f"serve_real_server: cardbench run serve --endpoint {endpoint} exited {done.returncode}: "
-                 f"{(done.stderr.strip().splitlines() or ['(no output)'])[-1]}")
+        sys.exit(failure(endpoint, f"exited {done.returncode}", done.stderr, runs))
     return json.loads(done.stdout), took
+
+
+def failure(endpoint: str, how: str, stderr: str, runs: Path) -> str:
+    """cardbench's error line, then the server's last lines: why it did not come up is in them (an ImportError, a
+    model that failed to load), not in cardbench's last line ("end: failed")."""
+    lines = stderr.strip().splitlines()
+    said = [line for line in lines if line.startswith("cardbench: error:")] or lines[-1:] or ["(no output)"]
+    text = f"serve_real_server: cardbench run serve --endpoint {endpoint} {how}: {said[-1]}"
+    tail = server_tail(runs)
+    if tail:
+        text += f"\nthe server's last {len(tail)} lines (run.log):\n" + "\n".join(f"  {line}" for line in tail)
+    return text
+
+
+def server_tail(runs: Path, count: int = SERVER_LINES) -> list[str]:
+    """The last ``count`` lines the launched server printed, from the newest run's run.log (its ``[server]`` lines)."""
+    logs = sorted(runs.glob("*/run.log"), key=lambda p: p.stat().st_mtime)
+    if not logs:
+        return []
+    text = logs[-1].read_text(encoding="utf-8", errors="replace")
+    return [line.split("] [server] ", 1)[1] for line in text.splitlines() if "] [server] " in line][-count:]
 
 
 def main() -> None:
@@ -92,15 +125,19 @@ def main() -> None:
     p.add_argument("--requests", type=int, default=8)
     p.add_argument("--input-len", type=int, default=32)
     p.add_argument("--output-len", type=int, default=16)
+    p.add_argument("--launch-timeout", type=int, default=300, help="seconds the server has to answer")
     args = p.parse_args()
-    missing = [m for m in ("fastapi", "uvicorn", "openai") if importlib.util.find_spec(m) is None]
+    missing = [m for m in (*SERVER_MODULES, "torch") if importlib.util.find_spec(m) is None]
     if missing:
-        sys.exit(f"serve_real_server: transformers serve needs {', '.join(missing)}: pip install fastapi uvicorn openai")
+        sys.exit(f"serve_real_server: missing {', '.join(missing)}: transformers serve needs "
+                 f"{', '.join(SERVER_MODULES)} (pip install -e '.[serve]') and torch (the torch extra, or the "
+                 "image's own)")
     with tempfile.TemporaryDirectory(prefix="serve-real-") as tmp:
         model = Path(tmp) / "tiny-qwen2"
         build_checkpoint(model)
         for endpoint in ("completions", "chat"):
-            result, took = sweep(model, Path(tmp) / "runs", endpoint, args)
+            port = free_port()
+            result, took = sweep(transformers_serve(model, port), port, Path(tmp) / "runs", endpoint, args)
             m = result.get("metrics", result)
             print(f"\n{m.get('endpoint')} against transformers serve ({m.get('served_model')}), {took:.0f} s in all "
                   f"(server start included); output tokens from {m.get('tokens_from')}; notes: "

@@ -68,6 +68,37 @@ def test_x_ticks_name_round_steps():
     assert x_ticks(3.0, 3.0, 60) == ([3.0], ["3"])
 
 
+@pytest.mark.parametrize("columns", range(10, 120, 9))
+@pytest.mark.parametrize("lo,hi", [(1.0, 1.9), (1.0, 2.0), (1.0, 2.7), (1.0, 4.5), (1.0, 11.0), (0.0, 256.0)])
+def test_a_step_axis_ticks_whole_steps_only(columns, lo, hi):
+    """Two steps were ticked ``1.00 1.25 1.50`` and twelve ``2.5 5.0 7.5`` (issue 36 item 11): steps are counted."""
+    ticks, labels = x_ticks(lo, hi, columns, whole=True)
+    assert ticks and all(re.fullmatch(r"\d+", label) for label in labels), labels
+    assert all(lo <= t <= hi and float(label) == t for t, label in zip(ticks, labels))
+
+
+def test_a_step_axis_with_no_whole_step_in_range_has_no_tick():
+    assert x_ticks(0.5, 0.9, 60, whole=True) == ([], [])
+    assert x_ticks(0.5, 0.9, 60)[1] != []   # a time axis still says where it is
+
+
+def _step_series(count: int) -> Series:
+    series = Series(1000)
+    for i in range(1, count + 1):
+        series.append(i, 10.0 * i)
+    return series
+
+
+@pytest.mark.parametrize("count", [2, 3, 5, 12])
+@pytest.mark.parametrize("width", [40, 60, 90])
+async def test_a_drawn_step_plot_labels_whole_steps(count, width):
+    """The workbench's loss and throughput plots, drawn: the x labels' row names whole steps and the unit."""
+    rows = await draw([Line("resnet50 images/s", _step_series(count), x_unit="steps")], 12, width=width)
+    words = rows[-1].split()
+    assert words[-1] == "steps" and words[:-1], rows[-3:]
+    assert all(re.fullmatch(r"\d+", word) for word in words[:-1]), rows[-3:]
+
+
 def test_no_two_lines_share_a_colour():
     for count in range(1, 21):
         colours = [colour for colour, _ in line_styles(count)]

@@ -211,20 +211,25 @@ def _label(value: float, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def x_ticks(lo: float, hi: float, columns: int) -> tuple[list[float], list[str]]:
+def x_ticks(lo: float, hi: float, columns: int, whole: bool = False) -> tuple[list[float], list[str]]:
     """Round-number x ticks between ``lo`` and ``hi`` over ``columns`` cells, each label clear of the next.
 
     A column is a fine step, so these need no alignment; they are round so that a step reads as a step
     (``0 20 40 60``, not ``2.5 31.5 60.5``). Labels at least their width plus two cells apart: plotext
     (5.3.2) shifts a label that crowds a neighbour, in an order that changes with the hash seed, and the
-    screen would then differ from run to run.
+    screen would then differ from run to run. ``whole``: the axis counts (steps), so only whole numbers
+    are ticked: two steps read ``1 2``, not ``1.00 1.25 1.50``, and twelve ``5 10``, not ``2.5 5.0 7.5``.
     """
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
         return [lo], [_label(lo, _decimals([lo]))]
     span = hi - lo
     steps = (nice * 10.0 ** e for e in range(math.floor(math.log10(span / max(2, columns))) - 1, 99) for nice in _NICE)
     for step in steps:
+        if whole and (step < 1 or step != int(step)):
+            continue
         first = _tidy(math.ceil(lo / step - 1e-9) * step)
+        if first > hi + 1e-9 * span:
+            return [], []   # no whole number in the range (and none at a larger step either)
         ticks = [_tidy(first + k * step) for k in range(int((hi - first) / step + 1e-9) + 1)]
         digits = _decimals(ticks)
         labels = [_label(t, digits) for t in ticks]

@@ -160,7 +160,9 @@ class SeriesPlot(PlotextPlot):
         # the x unit ends the labels' row: the ticks keep clear of its cells (plotext would draw a label there)
         columns = max(1, width - Y_LABEL_COLUMNS)
         room = max(0, columns - len(xunit) - 3) / columns
-        ticks, labels = x_ticks(xlo, xlo + (xhi - xlo) * room, int(columns * room)) if room else ([], [])
+        # a step axis counts: whole steps only (a time axis in minutes may read 1.5)
+        ticks, labels = (x_ticks(xlo, xlo + (xhi - xlo) * room, int(columns * room), whole=not self.time_axis)
+                         if room else ([], []))
         plt.xticks(ticks, labels)
         for line, d, (colour, marker) in zip(lines, drawn, styles):
             xs = [x / scale for x in d.xs] if scale != 1.0 else d.xs
