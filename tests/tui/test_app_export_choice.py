@@ -77,6 +77,7 @@ async def test_e_checks_the_finished_runs_and_leaves_the_aborted_one_out(runs_di
             ["resnet50", "ok"], ["resnet50", "stopped"], ["generate", "ok"]]
         assert "950 images/s" in str(listing.get_option_at_index(0).prompt)
         assert sorted(listing.selected) == [0, 2]
+        assert "2 of 3 runs checked" in str(choice.query_one("#export-count").render())
         await export_chosen(app, pilot)
         assert not isinstance(app.screen, ExportChoice)
     assert len(bundles) == 1 and bundles[0].run_dirs == (session[0], session[2])
@@ -110,7 +111,7 @@ async def test_none_checked_says_so_and_exports_nothing(runs_dir, session, bundl
         choice.query_one(SelectionList).deselect_all()
         await export_chosen(app, pilot)
         assert app.screen is choice   # still choosing
-        assert NONE_CHECKED in str(choice.query_one("#export-none").render())
+        assert NONE_CHECKED in str(choice.query_one("#export-count").render())
     assert bundles == []
 
 
@@ -149,8 +150,8 @@ async def test_a_screen_with_plots_is_drawn_as_it_is(runs_dir, session, bundles,
 def test_the_plots_source_is_the_newest_run_that_fills_more_plots(runs_dir, session):
     rows = [export_row(path) for path in session]
     assert [row.plots for row in rows] == [2, 2, 1]   # loss and throughput; the stopped one too; GPT-2 no loss
-    assert plots_source(rows, on_screen=1) == session[1]
-    assert plots_source([rows[0], rows[2]], on_screen=1) == session[0]
+    assert plots_source(rows, on_screen=1) == session[0]   # the finished one before the newer aborted one
+    assert plots_source(rows[1:], on_screen=0) == session[1]
     assert plots_source(rows, on_screen=2) is None
     assert plots_source([rows[2]], on_screen=1) is None   # nothing fills more than the GPT-2 on screen
 

@@ -39,7 +39,7 @@ class ExportChoice(ModalScreen["list[Path] | None"]):
                                   border: round $primary; background: $surface; padding: 0 1; }
     ExportChoice Label { width: 1fr; }
     ExportChoice SelectionList { height: auto; max-height: 16; }
-    ExportChoice #export-none { color: $warning; }
+    ExportChoice #export-count.-none { color: $warning; }
     ExportChoice #export-buttons { height: auto; }
     """
     # priority: Enter inside the list would toggle the highlighted run (SelectionList's select); space does that
@@ -58,7 +58,7 @@ class ExportChoice(ModalScreen["list[Path] | None"]):
                         "Escape cancels")
             yield SelectionList[int](*(Selection(describe(row), i, row.finished) for i, row in enumerate(self.rows)),
                                      id="export-list")
-            yield Label("", id="export-none")
+            yield Label(self._count(), id="export-count")
             with Horizontal(id="export-buttons"):
                 yield Button("export (Enter)", variant="success", id="export-go", compact=True)
                 yield Button("cancel (Esc)", id="export-cancel", compact=True)
@@ -66,6 +66,17 @@ class ExportChoice(ModalScreen["list[Path] | None"]):
 
     def on_mount(self) -> None:
         self.query_one(SelectionList).focus()
+
+    def _count(self, checked: int | None = None) -> str:
+        """'2 of 3 runs checked': a check mark's state is a colour alone, and a terminal may show none."""
+        checked = sum(row.finished for row in self.rows) if checked is None else checked
+        return NONE_CHECKED if not checked else f"{checked} of {len(self.rows)} runs checked"
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
+        checked = len(event.selection_list.selected)
+        count = self.query_one("#export-count", Label)
+        count.update(self._count(checked))
+        count.set_class(not checked, "-none")
 
     @property
     def chosen(self) -> list[Path]:
@@ -83,7 +94,10 @@ class ExportChoice(ModalScreen["list[Path] | None"]):
     def action_export(self) -> None:
         chosen = self.chosen
         if not chosen:
-            self.query_one("#export-none", Label).update(NONE_CHECKED)
+            count = self.query_one("#export-count", Label)
+            count.update(NONE_CHECKED)
+            count.add_class("-none")
+            self.app.bell()
             return
         self.dismiss(chosen)
 

@@ -50,7 +50,7 @@ async def _drawn_with(app: Any, redactor: Redactor, runs: dict[str, Any], source
             plot.title = f"{title}, {FROM_DISK}"
             plot.refresh()
         app.log_pane.say(f"export: the screenshot's loss and throughput are run {source.name}'s, read from disk "
-                         f"(the screen's run has fewer)", "dim")
+                         f"(the screen's own had less to show)", "dim")
         wanted, first_with_data = pane.wanted()
         pane.show(build_snapshot(history, app.state, app.latest_sample, wanted=wanted,
                                  first_with_data=first_with_data))

@@ -87,10 +87,11 @@ def export_rows(paths: Sequence[Path]) -> list[ExportRow]:
 
 
 def plots_source(rows: Sequence[ExportRow], on_screen: int) -> Path | None:
-    """The run whose step plots the screenshot should show: of ``rows`` (the runs exported), the newest that fills
-    more of them than the screen does now (``on_screen``: `step_plots` of the app's history); None when the
-    screen already shows as much as any of them (a GPT-2 run on screen and no training run exported: its own)."""
-    best = max((row.plots for row in rows), default=0)
-    if best <= on_screen:
+    """The run whose step plots the screenshot should show: of ``rows`` (the runs exported), the newest of those
+    that fill the most of them, a finished one before one the user stopped, when that is more than the screen
+    fills now (``on_screen``: `step_plots` of the app's history); else None (a GPT-2 run on screen and no
+    training run exported: the screen's own)."""
+    best = max(((row.plots, row.finished) for row in rows), default=(0, False))
+    if best[0] <= on_screen:
         return None
-    return next(row.path for row in reversed(rows) if row.plots == best)
+    return next(row.path for row in reversed(rows) if (row.plots, row.finished) == best)
