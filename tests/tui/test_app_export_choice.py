@@ -135,6 +135,26 @@ async def test_the_screenshot_shows_a_run_with_loss_when_the_screen_shows_gpt2(r
         assert app.plots.plots[1].has_data() and app.plots.plots[1].title == "throughput"
 
 
+async def test_a_run_started_while_the_screenshot_is_drawn_keeps_its_plots(runs_dir, session, bundles, tmp_path,
+                                                                           monkeypatch):
+    import tui.report.screen
+
+    def drawn_while_a_run_starts(app, redactor=None):
+        app.history.drop_runs()   # what WorkloadRun.start does, should s come between two repaints
+        app.history.run("20261206-220000-resnet50-new", label="resnet50")
+        return "<svg></svg>"
+
+    monkeypatch.setattr(tui.report.screen, "live_screenshot", drawn_while_a_run_starts)
+    app = make_app(runs_dir, export_dir=tmp_path / "out")
+    async with app.run_test(size=SIZE) as pilot:
+        await app.panes_built.wait()
+        app.load_records([load_run(session[2])])
+        await open_choice(app, pilot, session)
+        await export_chosen(app, pilot)
+        assert list(app.history.runs) == ["20261206-220000-resnet50-new"]
+    assert bundles[0].screenshot_svg == "<svg></svg>"
+
+
 async def test_a_screen_with_plots_is_drawn_as_it_is(runs_dir, session, bundles, tmp_path):
     app = make_app(runs_dir, export_dir=tmp_path / "out")
     async with app.run_test(size=SIZE) as pilot:

@@ -28,7 +28,7 @@ def screenshot_with_plots(app: Any, redactor: Redactor, rows: Sequence[ExportRow
     from tui.report.screen import live_screenshot
     from tui.store import load_run
 
-    source = plots_source(rows, app.call_from_thread(step_plots, app.history))
+    source = plots_source(rows, app.call_from_thread(lambda: step_plots(app.history)))
     if source is None:
         return app.call_from_thread(live_screenshot, app, redactor)
     runs = record_history(load_run(source)).runs
@@ -42,7 +42,7 @@ async def _drawn_with(app: Any, redactor: Redactor, runs: dict[str, Any], source
 
     history, pane = app.history, app.plots
     kept, step_plots_shown = history.runs, pane.plots[:2]
-    titles = [plot.title for plot in step_plots_shown]
+    titles, swapped = [plot.title for plot in step_plots_shown], set(runs)
     # a poll meanwhile builds its snapshot from the same history: it shows the same plots, never half of each
     history.runs = runs
     try:
@@ -57,7 +57,9 @@ async def _drawn_with(app: Any, redactor: Redactor, runs: dict[str, Any], source
         await _repainted(app)
         return live_screenshot(app, redactor)
     finally:
-        history.runs = kept
+        # a run started meanwhile (s, between two repaints) dropped the screen's runs for its own: those stay
+        started = {key: series for key, series in history.runs.items() if key not in swapped}
+        history.runs = started or kept
         for plot, title in zip(step_plots_shown, titles):
             plot.title = title
             plot.refresh()
