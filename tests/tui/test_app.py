@@ -291,6 +291,14 @@ async def test_typing_in_a_field_does_not_trigger_keys(runs_dir):
         assert app.selected_workload == "generate"
 
 
+async def choose_the_checked_runs(app, pilot) -> None:
+    """e offers the runs first (`ExportChoice`, the finished ones checked): Enter takes them."""
+    from tui.workbench.panes.export_choice import ExportChoice
+
+    await wait_for(pilot, lambda: isinstance(app.screen, ExportChoice), what="the choice of runs")
+    await pilot.press("enter")
+
+
 async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir, tmp_path, monkeypatch):
     calls = []
 
@@ -309,6 +317,7 @@ async def test_export_calls_the_report_bundle_with_the_screen_and_runs(runs_dir,
         await pilot.press("s")
         await wait_for(pilot, lambda: app.state.status == "ok", what="the run")
         await pilot.press("e")
+        await choose_the_checked_runs(app, pilot)
         await wait_for(pilot, lambda: bool(calls) and "report bundle written" in app.log_pane.lines_text[-1],
                        what="the export")
     run_dirs, output_dir, svg = calls[0]
@@ -334,6 +343,7 @@ async def test_the_e_key_s_bundle_uses_the_trial_s_kept_price(runs_dir, tmp_path
         await pilot.press("s")
         await wait_for(pilot, lambda: app.state.status == "ok", what="the run")
         await pilot.press("e")
+        await choose_the_checked_runs(app, pilot)
         await wait_for(pilot, lambda: bool(calls), what="the export")
     assert (calls[0].price_per_hour, calls[0].currency, calls[0].price_from) == (6.5, "CNY", "trial")
 

@@ -17,7 +17,7 @@ def test_a_trial_near_its_end_shows_the_banner_and_its_keys_work(tmp_path, monke
                      "--backup-dest", str(tmp_path / "bk")]) == 0
     exports: list[list] = []
     # the app imports the export at the first e (not at start-up): patched where it lives
-    monkeypatch.setattr("tui.workbench.panes.export.export_in_background", lambda app, gather, out: exports.append(gather()))
+    monkeypatch.setattr("tui.workbench.panes.export.choose_and_export", lambda app, gather, out: exports.append(gather()))
     app = build_app(str(runs), start_sampler=False, telemetry_source=FakeTelemetry, export_dir=tmp_path / "out")
 
     async def go():

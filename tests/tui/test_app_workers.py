@@ -114,5 +114,8 @@ async def test_e_lists_the_runs_and_learns_their_secrets_off_the_ui_thread(runs_
         await pilot.press("e")
         await app.workers.wait_for_complete()
         await pilot.pause()
+        await pilot.press("space", "enter")   # the run never ended: unchecked unless picked (ExportChoice)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
     assert len(readers) == 2 and threading.main_thread().name not in readers
     assert bundles and bundles[0].startswith("<svg")

@@ -356,14 +356,14 @@ class Workbench(App):
             self.log_pane.say("a run is active: stop it (s) or let it finish, then export (e)", "yellow")
             self.notify("stop the run or let it finish first", title="export")
             return
-        from tui.workbench.panes.export import export_in_background
+        from tui.workbench.panes.export import choose_and_export
         from tui.workbench.view.export_runs import report_run_dirs
 
-        self.log_pane.say("exporting the report bundle...", "bold")
-        # the runs dir is listed and the runs' secrets learnt off the UI thread; the screen is drawn on it
+        # the runs dir is listed, each run read and its secrets learnt off the UI thread; the user picks the runs
+        # (the finished ones checked), and the screen is drawn on the UI thread
         session_runs, loaded = list(self.session.runs), list(self.loaded_runs)
-        export_in_background(self, lambda: report_run_dirs(self.store, session_runs, loaded),
-                             self.export_dir or Path.cwd())
+        choose_and_export(self, lambda: report_run_dirs(self.store, session_runs, loaded),
+                          self.export_dir or Path.cwd())
 
     def action_backup(self) -> None:
         from tui.workbench.panes.backup_worker import start_backup  # loaded at the first backup, not at start-up
