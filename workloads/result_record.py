@@ -104,10 +104,13 @@ class Family:
     pattern: str
     label: str
     unit: str = COUNT
+    kind: str = ""   # as figure()'s: "number" for a unit per second that is no measured rate (a rated peak)
 
     def figure(self, key: str) -> Figure | None:
         match = re.fullmatch(self.pattern, key)
-        return Figure(key, message(self.label, **match.groupdict()), self.unit) if match else None
+        if not match:
+            return None
+        return Figure(key, message(self.label, **match.groupdict()), self.unit, as_kind=self.kind)
 
 
 class UndeclaredFigure(ValueError):
@@ -201,6 +204,10 @@ class Record:
         missing = [k for k in named if k and cls.figure(k) is None]
         if missing:
             raise ValueError(f"{cls.__name__}: {', '.join(missing)} named but not declared as figures")
+        # a field named as the base's own attribute ("figures", "of") would hide it: declare such a key by a Family
+        hiding = [f.name for f in dataclasses.fields(cls) if "label" in f.metadata and hasattr(Record, f.name)]
+        if hiding:
+            raise ValueError(f"{cls.__name__}: field {', '.join(hiding)} hides Record's own: declare it by a Family")
 
 
 def record_of(headline: str, unit: str, label: Any = None) -> type[Record]:

@@ -70,6 +70,19 @@ def test_a_class_variable_naming_no_figure_is_refused():
     with pytest.raises(ValueError, match="images_per_s"):
         _Bad.checked()
 
+    @dataclass
+    class _Hiding(Record):
+        figures: list | None = figure("workload.shared.metric.total_s", SECONDS)   # would hide Record.figures()
+
+    with pytest.raises(ValueError, match="figures hides"):
+        _Hiding.checked()
+
+
+def test_a_family_may_say_its_rated_figures_are_no_measured_rate():
+    rated = Family(r"gemm_(?P<dtype>fp16)_rated", "workload.microbench.metric.gemm_rated_tflops", "TFLOP/s", "number")
+    assert rated.figure("gemm_fp16_rated").kind == "number"
+    assert Family(r"x", "workload.shared.metric.total_s", "GB/s").figure("x").kind == "rate"
+
 
 @pytest.mark.parametrize("spec", registry.specs(), ids=lambda s: s.name)
 def test_every_workload_declares_its_result_with_labels_the_catalogue_has(spec):

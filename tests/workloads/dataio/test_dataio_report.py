@@ -57,7 +57,7 @@ def test_the_report_in_chinese_shows_the_sweep_and_the_figures_in_its_words(tmp_
     with zipfile.ZipFile(out) as zf:
         md = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
     for line in ("DataLoader 按 num_workers 扫描（ResNet-50 训练变换）", "| 工作进程数 | 图像/秒 | 占用 CPU 核数 |",
-                 "| 2 (pinned) | 402 | 2.1 | 12.10 |", "小文件读取 个/秒（冷缓存）", "compute-bound"):
+                 "| 2 (pinned) | 402 | 2.1 | 12.10 |", "files/s 小文件读取（冷缓存）", "compute-bound"):
         assert line in md, line
 
 

@@ -15,6 +15,9 @@ from paths import REPO
 pytest.importorskip("torchvision")
 from PIL import Image
 
+from workloads.dataio.images import PROBLEMS
+from workloads.dataio.result_record import DataioResult
+
 SMALL = ["--seconds", "0.2", "--max-workers", "1", "--batch-size", "4", "--device", "cpu"]
 
 
@@ -64,6 +67,13 @@ def test_a_data_dir_with_bad_files_gives_a_verdict_counts_them_and_is_left_as_it
     warned = {e.get("code") for e in events if e["event"] == "warning"}
     assert {"data_skipped", "images_skipped"} <= warned
     assert _tree(data) == before   # nothing written, nothing touched
+    # every figure of the run (bad files, a link loop, a cold and a warm read) is one its record declares
+    assert DataioResult.of(m).undeclared() == []
+
+
+def test_every_kind_of_image_the_decode_part_skips_is_a_declared_count():
+    """The kinds a run with bad files does not make (an image over PIL's bomb limit, a file too large to be one)."""
+    assert [k for k in PROBLEMS if getattr(DataioResult.figure(f"bad_{k}"), "unit", None) != ""] == []
 
 
 def test_made_data_is_removed_and_a_cpu_resnet50_run_is_the_card_rate(tmp_path):

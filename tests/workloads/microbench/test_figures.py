@@ -92,3 +92,35 @@ def test_launch_rows_name_each_time_and_how_it_was_taken():
         ("launch + synchronise, round trip (median of 50)", 9.5), ("graph replay, host per kernel (mean)", 0.05),
         ("graph replay, device per kernel (mean)", 1.1)]
     assert rows[1]["note"] == "CUDA events" and all(r["rated"] is None for r in rows)
+
+
+def test_every_figure_a_part_can_give_is_declared_with_its_unit():
+    """Every dtype and collective op, every memory kind and transfer, rated on an H100: the record declares each
+    flat key (the strict suite raises on one it does not), so no figure reaches a reader without its unit."""
+    from workloads.microbench.collectives import OPS
+    from workloads.microbench.gemm import DTYPES
+    from workloads.microbench.result_record import MicrobenchResult
+
+    points = [{"bytes": 2**28, "mode": m, "direction": d, "best_gbps": 20.0, "median_gbps": 19.0}
+              for m in ("pinned", "pageable") for d in ("h2d", "d2h")]
+    link = {"source": "NVML", "generation": 5, "width": 16, "gbps_per_direction": 63.0}
+    rows = (figures.gemm_rows([gemm_result(d, 100.0) for d in DTYPES], H100)
+            + figures.memory_rows({"buffer_bytes": 2**30, "kinds": {k: {"best_gbps": 3000.0, "median_gbps": 2900.0}
+                                                                      for k in figures.MEMORY_WORDS}}, H100)
+            + figures.transfer_rows(points, link, None)
+            + figures.launch_rows({"calls": 10, "roundtrips": 5, "eager_host_us": 4.0, "eager_device_us": 2.0,
+                                   "roundtrip_us": 9.0, "graph_host_us": 0.1, "graph_device_us": 1.0})
+            + figures.burn_rows({"status": "PASS", "iterations": 4, "dtype": "fp32", "n": 64, "seconds": 1.0})
+            + figures.collective_rows([{"op": op, "bytes": 2**20, "ranks": 2, "time_us": 9.0, "algbw_gbps": 1.0,
+                                        "busbw_gbps": 1.5, "correct": True} for op in OPS]))
+    flat = figures.flat(rows)
+    record = MicrobenchResult.of(flat)
+    assert record.undeclared() == [] and len(flat) == 6 * 3 + 3 * 3 + 4 * 3 + 1 + 5 + 1 + len(OPS)
+    units = {k: MicrobenchResult.figure(k).unit for k in flat}
+    assert units["gemm_bf16"] == units["gemm_bf16_rated"] == "TFLOP/s" and units["gemm_int8"] == "TOPS"
+    assert units["gemm_fp8_of_rated"] == units["memory_read_of_rated"] == units["d2h_pageable_of_rated"] == "fraction"
+    assert units["memory_fill"] == units["h2d_pageable_rated"] == units["collective_broadcast"] == "GB/s"
+    assert units["launch_graph_device_us"] == "us" and units["pcie_link"] == units["burn"] == "text"
+    # a family's label names its dtype, op or direction in either language
+    assert MicrobenchResult.figure("gemm_fp16_of_rated").label("zh") == "fp16 GEMM / 其标称峰值"
+    assert MicrobenchResult.figure("collective_all_gather").label("en").startswith("GB/s all_gather ")

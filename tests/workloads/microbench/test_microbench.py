@@ -57,6 +57,8 @@ def test_every_single_device_part_runs_on_the_cpu_and_reports_what_it_measured()
     assert metrics["gemm_best_dtype"] == "fp32" and metrics["gemm_best_tflops"] == rows["gemm_fp32"]["measured"]
     heading, columns, table = SPEC.report_table(metrics)
     assert len(table) == len(metrics["figures"]) and table[0][0]("en") == "gemm"
+    # every figure these parts gave is one the record declares, with its unit (the GPU's: test_figures.py)
+    assert SPEC.result.of(metrics).undeclared() == []
 
 
 def test_a_result_that_differs_from_the_first_fails_the_burn_check_with_its_count(monkeypatch):

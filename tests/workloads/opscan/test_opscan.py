@@ -17,6 +17,7 @@ import pytest
 
 from workloads import protocol
 from workloads.opscan.inject import ENV as INJECT_ENV
+from workloads.opscan.result_record import OpscanResult
 from workloads.opscan.state import STATE_ENV
 
 HERE = Path(__file__).resolve().parent
@@ -58,6 +59,8 @@ def test_every_injected_failure_shows_as_its_status_and_the_scan_covers_the_rest
     assert all(r["status"] == "ok" for (op, dtype), r in matrix.items() if dtype == "fp32")
     assert result["crashes"] == 1 and result["hangs"] == 1 and len(result["restart_s"]) == 2
     assert result["by_dtype"]["bf16"]["crash"] == 1 and result["by_dtype"]["fp16"]["hang"] == 1
+    # every figure of a scan with failures, crashes and hangs is one its record declares, with its unit
+    assert OpscanResult.of(result).undeclared() == []
     # the modules that call each failing op, which is what a user keeps in fp32
     assert matrix[("aten.native_layer_norm.default", "bf16")]["modules"] == "build:1 (LayerNorm)"
     assert matrix[("aten.gelu.default", "fp16")]["modules"] == "build:2 (GELU)"

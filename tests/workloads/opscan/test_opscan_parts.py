@@ -14,7 +14,7 @@ from workloads.child.harness import WorkloadError
 from workloads.opscan import cli, sources, statuses, table
 from workloads.opscan.record import Recorder
 from workloads.opscan.replay import compare
-from workloads.opscan.spec import report_table as SPEC_TABLE
+from workloads.opscan.spec import SPEC
 
 
 def test_a_value_beyond_the_dtype_range_is_inf_there_and_no_mismatch():
@@ -92,7 +92,7 @@ def test_the_report_table_lists_failures_worst_first_then_ok_counts():
                              "threshold": 5e-4, "modules": ["gpt2-train:h.0.mlp.c_fc (Dense)"], "message": ""},
                             {"op": "aten.native_layer_norm.default", "dtype": "bf16", "status": "crash",
                              "modules": ["gpt2-train:h.0.ln_1 (LayerNorm)"], "message": "the worker died"}]}
-    heading, columns, rows = SPEC_TABLE(metrics)  # what the report calls, through the spec
+    heading, columns, rows = SPEC.report_table(metrics)  # what the report calls, through the spec
     rows = [[str(c) if isinstance(c, str) else c("en") for c in r] for r in rows]
     assert heading("zh") == "算子覆盖（失败在前）" and columns[2]("zh") == "状态"
     assert [r[:3] for r in rows] == [["aten.native_layer_norm.default", "bf16", "crash"],
