@@ -47,9 +47,8 @@ WORDS: dict[str, tuple[str, str]] = {
                                                        "每解码步读取的权重"),
     "workload.generate.metric.kv_bytes_per_step": ("KV cache read a decode step (at the mean context)",
                                                    "每解码步读取的 KV 缓存（平均上下文处）"),
-    "workload.generate.metric.tokens_asked": ("new tokens per run asked for (--tokens; more than tokens when "
-                                              "--time-budget lowered it)",
-                                              "请求的每次生成 token 数（--tokens；--time-budget 调低时多于实际数量）"),
+    "workload.generate.metric.tokens_asked": ("new tokens per run asked for (--tokens, before --time-budget lowers it)",
+                                              "请求的每次生成 token 数（--tokens，在 --time-budget 调低之前）"),
     "workload.generate.metric.prompt_len": ("prompt tokens",
                                             "提示 token 数"),
     "workload.generate.metric.product_split": ("cores each matrix product is split over (CPU)",
