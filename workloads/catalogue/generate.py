@@ -53,8 +53,6 @@ WORDS: dict[str, tuple[str, str]] = {
                                             "提示 token 数"),
     "workload.generate.metric.product_split": ("cores each matrix product is split over (CPU)",
                                                "每个矩阵乘拆分到的核数（CPU）"),
-    "workload.generate.metric.repeat": ("timed runs",
-                                        "计时运行次数"),
     "workload.generate.metric.sample_text": ("generated text (sequence 1, first 500 characters)",
                                              "生成文本（序列 1，前 500 个字符）"),
 }

@@ -55,7 +55,7 @@ class GenerateResult(Record):
     prompt_len: int | None = figure("workload.generate.metric.prompt_len", COUNT)
     parameters: int | None = figure("workload.shared.metric.parameters", COUNT)
     product_split: int | None = figure("workload.generate.metric.product_split", COUNT)
-    repeat: int | None = figure("workload.generate.metric.repeat", COUNT)
+    repeat: int | None = figure("workload.shared.metric.repeat", COUNT)
     dtype: str | None = figure("workload.shared.metric.dtype", TEXT)
     decode: str | None = figure("workload.shared.metric.decode", TEXT)
     # memory
