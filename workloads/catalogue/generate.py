@@ -36,8 +36,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.generate.metric.tokens_per_s_runs": ("tokens/s per sequence, each timed run",
                                                    "tokens/s 每序列，每次计时运行"),
     "workload.generate.metric.bandwidth_fraction_unreliable": (
-        "share of read bandwidth achieved, above the measured bound (unreliable)",
-        "达到读带宽比例，高于实测上限（不可靠）"),
+        "decoding's read rate over the measured read bandwidth (above 1: the bound was measured low, unreliable)",
+        "解码读取速率与实测读带宽之比（大于 1：上限测低了，不可靠）"),
     "workload.generate.metric.device_read_median_gbps": ("GB/s device read bandwidth, median of the rounds",
                                                          "GB/s 设备读带宽，各轮中位数"),
     "workload.generate.metric.device_read_rounds_gbps": ("GB/s device read bandwidth, best of each round (before and "

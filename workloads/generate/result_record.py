@@ -40,9 +40,10 @@ class GenerateResult(Record):
     latency_p90_s: float | None = figure("workload.generate.metric.latency_p90_s", SECONDS)
     end_to_end_tokens_per_s: float | None = figure("workload.generate.metric.end_to_end_tokens_per_s", _RATE)
     tokens_per_s_runs: list[float] | None = figure("workload.generate.metric.tokens_per_s_runs", _RATE)
-    # decoding beat its bound (the bound read low): the share is said here only, beside bandwidth_fraction's None
+    # decoding beat its bound (the bound read low): bandwidth_fraction is None and the ratio is kept here, a plain
+    # number, since a share above 100 % is never printed as one (the report says "unreliable" in its place)
     bandwidth_fraction_unreliable: float | None = figure(
-        "workload.generate.metric.bandwidth_fraction_unreliable", FRACTION)
+        "workload.generate.metric.bandwidth_fraction_unreliable", COUNT)
     # the bound: the read bandwidth's rounds and what a decode step reads
     device_read_median_gbps: float | None = figure("workload.generate.metric.device_read_median_gbps", "GB/s")
     device_read_rounds_gbps: list[float] | None = figure("workload.generate.metric.device_read_rounds_gbps", "GB/s")
