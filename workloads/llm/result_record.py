@@ -25,6 +25,11 @@ _BENCH = (
     Family(r"tg(?P<n>\d+)_tokens_per_s", "workload.llm.metric.tg_n_tokens_per_s", _RATE),
     Family(r"tg(?P<n>\d+)_stddev_tokens_per_s", "workload.llm.metric.tg_n_stddev_tokens_per_s", _RATE),
     Family(r"tg(?P<n>\d+)_runs_tokens_per_s", "workload.llm.metric.tg_n_runs_tokens_per_s", _RATE),
+    # a run recorded before these keys named their unit (`workloads.llm.against.spread_of` reads them too)
+    Family(r"pp(?P<n>\d+)_stddev", "workload.llm.metric.pp_n_stddev_tokens_per_s", _RATE),
+    Family(r"pp(?P<n>\d+)_runs", "workload.llm.metric.pp_n_runs_tokens_per_s", _RATE),
+    Family(r"tg(?P<n>\d+)_stddev", "workload.llm.metric.tg_n_stddev_tokens_per_s", _RATE),
+    Family(r"tg(?P<n>\d+)_runs", "workload.llm.metric.tg_n_runs_tokens_per_s", _RATE),
 )
 
 

@@ -63,7 +63,8 @@ def test_one_cell_with_pp_and_tg_declares_every_figure_and_its_families(monkeypa
     assert LlmResult.figure("pp8_runs_tokens_per_s").label("zh") == "token/秒 pp8：每次重复"
 
 
-@pytest.mark.parametrize("key", ["tg128_tokens_per_s", "pp512_stddev_tokens_per_s", "tg32_runs_tokens_per_s"])
+@pytest.mark.parametrize("key", ["tg128_tokens_per_s", "pp512_stddev_tokens_per_s", "tg32_runs_tokens_per_s",
+                                 "tg128_stddev", "pp512_runs"])   # the last two: a run recorded before the units
 def test_llama_bench_s_figures_are_rates_in_tokens_a_second(key):
     assert LlmResult.figure(key).unit == "tokens/s" and LlmResult.figure(key).kind == "rate"
     assert LlmResult.figure("tg_stddev_tokens_per_s") is None   # a test without its length names no figure
