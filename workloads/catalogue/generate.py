@@ -27,4 +27,32 @@ WORDS: dict[str, tuple[str, str]] = {
                                                "单 token 延迟 p99"),
     "workload.generate.metric.tokens": ("new tokens per run",
                                         "每次生成 token 数"),
+    "workload.generate.metric.latency_p90_s": ("per-token latency p90",
+                                               "单 token 延迟 p90"),
+    "workload.generate.metric.end_to_end_tokens_per_s": ("tokens/s end to end, all sequences (new tokens x batch / "
+                                                         "(TTFT + decode), median of the timed runs)",
+                                                         "tokens/s 端到端，全部序列（新 token x 批 / (首 token 时间 + "
+                                                         "解码)，计时运行中位数）"),
+    "workload.generate.metric.tokens_per_s_runs": ("tokens/s per sequence, each timed run",
+                                                   "tokens/s 每序列，每次计时运行"),
+    "workload.generate.metric.bandwidth_fraction_unreliable": (
+        "decoding's read rate over the measured read bandwidth (above 1: the bound was measured low, unreliable)",
+        "解码读取速率与实测读带宽之比（大于 1：上限测低了，不可靠）"),
+    "workload.generate.metric.device_read_median_gbps": ("GB/s device read bandwidth, median of the rounds",
+                                                         "GB/s 设备读带宽，各轮中位数"),
+    "workload.generate.metric.device_read_rounds_gbps": ("GB/s device read bandwidth, best of each round (before and "
+                                                         "after the timed runs)",
+                                                         "GB/s 设备读带宽，每轮最佳（计时运行前与后）"),
+    "workload.generate.metric.weight_bytes_per_step": ("weights read a decode step",
+                                                       "每解码步读取的权重"),
+    "workload.generate.metric.kv_bytes_per_step": ("KV cache read a decode step (at the mean context)",
+                                                   "每解码步读取的 KV 缓存（平均上下文处）"),
+    "workload.generate.metric.tokens_asked": ("new tokens per run asked for (--tokens, before --time-budget lowers it)",
+                                              "请求的每次生成 token 数（--tokens，在 --time-budget 调低之前）"),
+    "workload.generate.metric.prompt_len": ("prompt tokens",
+                                            "提示 token 数"),
+    "workload.generate.metric.product_split": ("cores each matrix product is split over (CPU)",
+                                               "每个矩阵乘拆分到的核数（CPU）"),
+    "workload.generate.metric.sample_text": ("generated text (sequence 1, first 500 characters)",
+                                             "生成文本（序列 1，前 500 个字符）"),
 }

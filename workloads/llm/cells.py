@@ -171,8 +171,8 @@ def llama_bench(model: Any, pp: int, tg: int, repetitions: int, device: torch.de
 
 
 def _spread(name: str, rates: list[float]) -> dict[str, Any]:
-    # each key names its unit (`tui.figures.key_figure`): the report's "All result metrics" said a bare
-    # `tg128 stddev 9.381` where run.log said tokens/s
+    # llm's record declares these keys as families (`workloads.llm.result_record`), labelled in tokens/s: the
+    # report's "All result metrics" once said a bare `tg128 stddev 9.381` where run.log said tokens/s
     return {f"{name}_tokens_per_s": statistics.fmean(rates),
             f"{name}_stddev_tokens_per_s": statistics.stdev(rates) if len(rates) > 1 else None,
             f"{name}_runs_tokens_per_s": rates}
