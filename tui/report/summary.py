@@ -21,6 +21,7 @@ from typing import Any, Iterable, Sequence
 
 from tui.store import RunRecord
 from tui.report.result_figures import units
+from tui.telemetry.sharing import Sharing
 from workloads import protocol, registry
 from workloads.facts.missing import finite_or_none
 from workloads.facts.percentile import percentile
@@ -125,8 +126,12 @@ class WorkloadSummary:
         stats = self.throughput
         if stats.n + stats.skipped == 0:   # no step with a rate: the workload measured its headline its own way
             return False
-        unit = registry.spec_for(self.workload).unit
-        return (not unit or unit == stats.unit) and not measured_enough(stats.n)
+        spec = registry.spec_for(self.workload)
+        # the headline is the steps' median: the report's own (the result has none), or the workload's, which says
+        # so by counting the warm-up steps it left out (a decoding benchmark's steps are only its progress)
+        from_steps = finite_or_none(self.metrics.get(spec.headline)) is None or "warmup_steps" in self.metrics
+        return (from_steps and (not spec.unit or spec.unit == stats.unit)
+                and not measured_enough(stats.n))
 
     @property
     def headline(self) -> float | None:
@@ -142,6 +147,12 @@ class WorkloadSummary:
         return self.throughput.median if not spec.unit or spec.unit == self.throughput.unit else None
 
     @property
+    def sharing(self) -> Sharing | None:
+        """What the run shared its host or card with, as the run recorded it (`tui.telemetry.sharing`): its figures
+        are noise then, not the machine's speed."""
+        return next((found for w in self.warnings if (found := Sharing.of_event(w)) is not None), None)
+
+    @property
     def headline_unit(self) -> str:
         """The headline's unit: the workload's own (a soak's '% drift'), else its steps' (your own job's it/s)."""
         return registry.spec_for(self.workload).unit or self.throughput.unit or ""
@@ -154,6 +165,7 @@ class WorkloadSummary:
             "throughput": self.throughput.to_dict(), "headline": self.headline,
             # why a headline is null where the steps had a rate: fewer after warm-up than a figure needs
             "headline_needs_steps": MIN_MEASURED_STEPS if self.too_few_steps else None,
+            "shared": self.sharing.words() if self.sharing else None,   # said in full among the warnings
             "ttft_s": self.ttft_s, "peak_memory_bytes": self.peak_memory_bytes,
             "first_loss": self.first_loss, "last_loss": self.last_loss,
             "steps": self.steps, "epochs": self.epochs, "duration_s": self.duration_s,

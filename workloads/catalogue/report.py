@@ -209,6 +209,16 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.none": ("none", "无"),
     "report.said_as": (" ({what})", "（{what}）"),
     "report.verdict_figure": ("{verdict} ({figure})", "{verdict}（{figure}）"),
+    # a run that shared its host or card (tui.telemetry.sharing)
+    "report.shared_run": ("shared: {what}; its figures read as noise, not this machine's speed",
+                          "共享：{what}；其数据只能视为噪声，不代表本机速度"),
+    "report.figure_shared": ("{figure} ({shared})", "{figure}（{shared}）"),
+    "report.shared_host": ("other processes used {cores} CPU cores on average while it ran (above {limit} counts as "
+                           "a shared host; load average {load} on {count} cores)",
+                           "运行期间其他进程平均占用 {cores} 个 CPU 核（超过 {limit} 即视为主机被共享；负载均值 {load}，"
+                           "共 {count} 核）"),
+    "report.shared_card": ("its card also ran {processes}", "其加速卡上还运行着 {processes}"),
+    "report.shared_more": ("{n} more", "另有 {n} 个"),
     "report.too_few_steps": ("not measured: {n} step(s) after warm-up, fewer than the {needed} a figure needs",
                              "未测出：预热后只有 {n} 步，少于得出数值所需的 {needed} 步"),
     "report.comma": (", ", "，"),

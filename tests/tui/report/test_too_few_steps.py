@@ -47,3 +47,12 @@ def test_a_headline_measured_without_rate_steps_is_kept():
               protocol.Result(t=1.0, metrics={"images_per_s": 40.0}), protocol.End(t=2.0, status="ok")]
     s = summarize(RunRecord(path=Path("runs/n"), config={"workload": "resnet50"}, events=events))
     assert not s.too_few_steps and s.headline == 40.0
+
+
+def test_a_headline_the_workload_measured_its_own_way_is_kept_beside_one_progress_step():
+    """A decoding benchmark's step is its progress; its headline is its own repetitions' (no warm-up steps told)."""
+    events = [protocol.Start(t=0.0, workload="llm", device="cpu"),
+              protocol.Step(t=1.0, step=1, throughput=50.0, unit="tokens/s"),
+              protocol.Result(t=2.0, metrics={"tg_tokens_per_s": 50.0}), protocol.End(t=3.0, status="ok")]
+    s = summarize(RunRecord(path=Path("runs/l"), config={"workload": "llm"}, events=events))
+    assert not s.too_few_steps and s.headline == 50.0
