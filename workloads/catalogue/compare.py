@@ -80,9 +80,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "compare.vs": (" vs ", " 对 "),
     # the notes under the tables
     "compare.note.png_missing": ("compare.png was not drawn: {why}", "未能生成 `compare.png`：{why}"),
-    "compare.note.shared": ("{workload}: {side}'s run shared its host or card ({what}); its ratio to the baseline is "
-                            "noise, not a verdict: run it again on a quiet machine",
-                            "{workload}：{side} 的运行与其他任务共享了主机或加速卡（{what}）；其相对基准的比值只是噪声，"
+    "compare.note.shared": ("{workload}: {side}'s run shared its host or card: {what}; so its ratios are noise, not "
+                            "verdicts: run it again on a quiet machine",
+                            "{workload}：{side} 的运行与其他任务共享了主机或加速卡：{what}；因此相关比值只是噪声，"
                             "不能作为结论：请在空闲的机器上重跑"),
     "compare.note.only_baseline": ("{workload}: only {base} ran it; not compared",
                                    "`{workload}`：只有 {base} 运行了它，未比较"),

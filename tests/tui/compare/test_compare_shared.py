@@ -23,7 +23,7 @@ def test_a_ratio_beside_another_job_is_noise_and_the_note_says_why(compare, tmp_
     assert ratio["verdict"] == "noise"
     assert data["workloads"][0]["verdicts"]["B"] is None
     (note,) = [n for n in data["notes"] if "shared its host or card" in n]
-    assert "B's run" in note and "1.8 CPU cores on average" in note and "noise, not a verdict" in note
+    assert "B's run" in note and "1.8 CPU cores on average" in note and "noise, not verdicts" in note
 
 
 def test_runs_that_had_the_host_to_themselves_keep_their_verdict(compare, tmp_path):
