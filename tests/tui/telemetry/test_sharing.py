@@ -93,3 +93,28 @@ def test_a_damaged_event_is_read_without_trusting_it():
     assert Sharing.of_event({"code": "other"}) is None
     odd = Sharing.of_event({"code": SHARED, "other_cpu_cores": "lots", "cpu_count": True, "processes": "x"})
     assert odd == Sharing()
+
+
+def test_the_sampler_puts_other_processes_cpu_beside_the_host_s_reading(monkeypatch):
+    from tui.telemetry import sampler as sampler_module
+    from tui.telemetry.sample import HostSample, Sample
+
+    class Collector:
+        host = HostSample(cpu_count=2, load1=3.0)
+
+        def collect(self):
+            return Sample(t=1.0, host=self.host)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(sampler_module.OtherCpu, "read", lambda self: 1.25)
+    collector = Collector()
+    seen = []
+    s = sampler_module.Sampler(collector=collector)
+    s.set_sink(seen.append)
+    s.poll()
+    assert seen[-1]["host"]["other_cpu_cores"] == 1.25 and seen[-1]["host"]["load1"] == 3.0
+    collector.host = HostSample()              # the host was not read: nothing is made up beside it
+    s.poll()
+    assert "other_cpu_cores" not in seen[-1]["host"]
