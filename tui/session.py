@@ -18,6 +18,10 @@ run that was not asked to use the CPU starts on it while telemetry (or the docto
 ``warning`` event (code ``cpu_while_accelerators_listed``) in the run and yields it
 with the others, right after the start (or as soon as a sample lists the cards).
 
+It also watches whether the run had its host and card to itself (`tui.telemetry.sharing`): a run whose samples
+show other processes' CPU above the threshold, or another process on its card, gets a ``warning`` event (code
+``shared_host_or_card``, its figures in the event) right before its ``end``: the log, the report and compare say it.
+
 When the run directory stops taking writes mid-run (`tui.store.StoreFault`: disk
 full, read-only, unwritable), the run goes on and its events keep coming; the
 session yields one ``warning`` (code :data:`STORE_FAULT`) naming the directory and
@@ -37,6 +41,7 @@ from typing import Any, AsyncIterator, Callable, Iterable
 
 from tui.cpu_trap import CpuTrap
 from tui.store import Run, RunStore
+from tui.telemetry.sharing import SharingWatch
 from workloads import protocol
 from workloads.rundir import TELEMETRY
 from workloads.runner import DEFAULT_GRACE_S, Runner, write_event
@@ -97,6 +102,7 @@ class RunSession:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cardbench-run-writer")
         self._stream_done: asyncio.Event | None = None   # set once the open run's stream has ended and it is closed
         self._own: tuple[str, int | None, int | None] | None = None   # the open run's (workload, card, bytes held)
+        self.sharing = SharingWatch()        # whether the open run has its host and card to itself
 
     @property
     def running(self) -> bool:
@@ -148,6 +154,8 @@ class RunSession:
         with self._lock:
             if self.run is not None:
                 self.run.append_telemetry(sample)
+                own = self._own
+                self.sharing.see(sample, own[1] if own is not None else None)
 
     # a run's life -----------------------------------------------------------------------------
     def start(self, workload: str, args: Iterable[str], **config: Any) -> Run:
@@ -173,6 +181,7 @@ class RunSession:
         self.cpu_trap.start_run(workload, args)
         with self._lock:
             self.run = run
+            self.sharing.start()
         self.runner = runner
         self._stop = None
         self.runs.append(run.path)
@@ -195,6 +204,11 @@ class RunSession:
                 warning = self.cpu_trap.see_event(event)
                 if warning is not None and not isinstance(event, protocol.Start):
                     yield await self._record(run, warning)   # a late one still comes before the end
+                if isinstance(event, protocol.End):
+                    with self._lock:
+                        shared = self.sharing.verdict()
+                    if shared is not None:
+                        yield await self._record(run, shared.warning())
                 yield event
                 if warning is not None and isinstance(event, protocol.Start):
                     yield await self._record(run, warning)

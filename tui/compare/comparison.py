@@ -8,6 +8,7 @@ naming the settings unless ``allow_different``.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -17,7 +18,7 @@ from tui.compare.prices import PriceFigures, Verdict, at_price, verdict
 from tui.compare.ratio import Ratio, ratio, relative_spread
 from tui.compare.shape import ACCURACY_KEYS
 from tui.i18n import say
-from workloads.catalogue import message
+from workloads.catalogue import Message, message
 from workloads.facts.missing import finite_or_none
 from workloads import registry
 from workloads.result_record import FRACTION, Figure
@@ -72,8 +73,9 @@ class Comparison:
         base = self.sides[self.baseline].label
         for w in self.workloads:
             for side, r in zip(self.sides, w.headline.ratios):
-                if r is not None and r.value < threshold:
-                    out.append(f"{w.workload}: {side.label} at {r.value:.2f} of {base}")
+                if r is not None and r.value < threshold:   # a gate stays strict on noise, and says it is noise
+                    out.append(f"{w.workload}: {side.label} at {r.value:.2f} of {base}"
+                               + (f" ({say('compare.noise')})" if r.noise else ""))
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -111,6 +113,17 @@ def _spread(run: RunFigures | None, side: Side) -> float | None:
     return relative_spread(run.mean, run.stdev)
 
 
+def _shared(run: RunFigures | None) -> bool:
+    return run is not None and run.summary.sharing is not None
+
+
+def _shared_notes(workload: str, sides: Sequence[Side], runs: Sequence[RunFigures | None]) -> list[Message]:
+    """One note per side whose run of ``workload`` shared its host or card, saying with what."""
+    return [message("compare.note.shared", workload=workload, side=side.label,
+                    what=lambda lang, found=run.summary.sharing: found.words(lang))
+            for side, run in zip(sides, runs) if run is not None and run.summary.sharing is not None]
+
+
 def _row(metric: Figure, runs: Sequence[RunFigures | None], sides: Sequence[Side], baseline: int,
          headline: bool = False) -> MetricRow:
     values = [finite_or_none(r.headline if headline else r.metric(metric.key)) if r else None for r in runs]
@@ -125,6 +138,8 @@ def _row(metric: Figure, runs: Sequence[RunFigures | None], sides: Sequence[Side
         elif headline:
             ratios[i] = ratio(value, base, spread_compared=_spread(run, sides[i]),
                               spread_baseline=_spread(runs[baseline], sides[baseline]))
+            if ratios[i] is not None and (_shared(run) or _shared(runs[baseline])):
+                ratios[i] = dataclasses.replace(ratios[i], noise=True)
         else:
             ratios[i] = ratio(value, base)
     return MetricRow(metric, values, ratios, diffs)
@@ -163,6 +178,7 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
             refusals.append(f"{workload}: " + "; ".join(d.words(labels) for d in unlike))
             continue
         compared.append(_compare_workload(workload, sides, runs, baseline, unlike, currency))
+        notes += _shared_notes(workload, sides, runs)
         if unlike:
             def differences(lang: str, unlike: list[alike.Difference] = unlike, labels: list[str] = labels) -> str:
                 return say("report.list_sep", lang).join(d.words(labels, lang) for d in unlike)
@@ -203,7 +219,7 @@ def _compare_workload(workload: str, sides: list[Side], runs: list[RunFigures | 
             metrics.append(_row(spec.metric(m) or Figure(m, spec.title, FRACTION), runs, sides, baseline))
     price_figs = [at_price(r, s.price_per_hour, currency) if r is not None and s.price_per_hour else None
                   for s, r in zip(sides, runs)]
-    verdicts = [None if i == baseline else
+    verdicts = [None if i == baseline or (r is not None and r.noise) else   # noise is no price verdict
                 verdict(sides[i].label, base.label, title, r.value if r else None, sides[i].price_per_hour,
                         base.price_per_hour, currency, uncertainty=r.uncertainty if r else None)
                 for i, r in enumerate(headline.ratios)]

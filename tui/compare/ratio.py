@@ -5,7 +5,8 @@ uncertainty is hyperfine's propagation of each side's relative spread,
 ``ratio x sqrt((s1/m1)^2 + (s2/m2)^2)``, with m and s the mean and standard deviation of the
 per-step rates after the warm-up: how much one step's rate wanders, not a confidence interval.
 A side with fewer than two steps (or published figures, which come without steps) has no spread,
-and the ratio then has no uncertainty rather than a made-up one.
+and the ratio then has no uncertainty rather than a made-up one. A ratio where either run shared its host or card
+with another job (`tui.telemetry.sharing`) is ``noise``: it says what another job took, not which side is faster.
 """
 
 from __future__ import annotations
@@ -18,10 +19,14 @@ from dataclasses import dataclass
 class Ratio:
     value: float
     uncertainty: float | None
+    noise: bool = False   # either run shared its host or card: no verdict
 
     @property
     def verdict(self) -> str:
-        """'faster', 'slower' or 'same' (within the uncertainty) for the compared side against the baseline."""
+        """'faster', 'slower' or 'same' (within the uncertainty) for the compared side against the baseline;
+        'noise' where either run shared its host or card."""
+        if self.noise:
+            return "noise"
         margin = self.uncertainty or 0.0
         if self.value - margin > 1.0:
             return "faster"

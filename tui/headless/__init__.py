@@ -52,6 +52,7 @@ from typing import Any
 
 from tui import doctor
 from workloads.facts.formatting import format_duration, utc
+from workloads.facts.warmup import MIN_MEASURED_STEPS
 from tui.headless.from_disk import export_runs
 from tui.headless.output import (DOCTOR_FILE, build_bundle, bundle_signals, print_path, report_options,
                                  retry_hint, say_error)
@@ -229,7 +230,8 @@ def _run_the_suite(args: argparse.Namespace, session: RunSession, state: SuiteSt
 def _outcome_notes(state: SuiteState, jobs: list[Job]) -> list[Any]:
     """The report's words on how the suite went: hand-overs, budgets, an interruption, the runs dir, skipped jobs."""
     notes: list[Any] = list(state.notes)  # what a hand-over gave a later job (tui/headless/handover.py)
-    notes += [note("note_budget", name=_title(name), budget=f"{cpu_budget():.0f}") for name in state.out_of_time]
+    notes += [note("note_budget", name=_title(name), budget=f"{cpu_budget():.0f}",
+                  needed=MIN_MEASURED_STEPS) for name in state.out_of_time]
     if state.interrupted:
         notes.append(note("note_interrupted"))
     notes.extend(store_notes(state))

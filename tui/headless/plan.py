@@ -15,7 +15,9 @@ from workloads.spec import Text
 
 ARGS_ENV = "CARDBENCH_HEADLESS_ARGS"
 # on a CPU-only machine the workloads together get this long, so the whole export ends within five minutes
-# even on a loaded host; a run still going at its share of it is stopped and reported with what it measured
+# even on a loaded host; a run still going at its share of it is stopped and reported with what it measured, unless
+# it has not yet measured the steps a figure needs (tui.headless.deadline): then it may take one more share, so on
+# a host too slow for the suite the export takes up to twice this
 CPU_BUDGET_ENV = "CARDBENCH_CPU_BUDGET_S"
 CPU_BUDGET_S = 210.0
 
@@ -26,6 +28,7 @@ class Job:
     args: list[str]
     total: float | None   # step numbers the run will count to (steps, or tokens: the spec says), for the bar
     deadline: float | None = None  # monotonic time by which a CPU-only run is stopped (the five-minute promise)
+    last_call: float | None = None  # the latest it is stopped when it has not measured its minimum by its deadline
 
 
 def suite_names(workloads: Sequence[str] | None, suite: str = "quick") -> list[str]:
@@ -87,9 +90,23 @@ def cpu_budget() -> float | None:
     return value if value > 0 else None  # 0 turns the budget off
 
 
-def set_deadlines(jobs: list[Job], started: float, budget: float | None) -> None:
-    """Give each job its share of the budget, counted from ``started`` (monotonic)."""
-    if budget is None or not jobs:
-        return
-    for i, job in enumerate(jobs):
-        job.deadline = started + budget * (i + 1) / len(jobs)
+@dataclass(frozen=True)
+class Budget:
+    """The CPU-only time budget the suite's runs share (monotonic seconds)."""
+
+    end: float
+    share: float   # the budget over the runs: what each gets at least
+
+    def give(self, job: Job, now: float, jobs_left: int) -> None:
+        """The job's deadline as it starts: its part of what is left, and at least its share (a run before it that
+        ended early leaves it more; one that went on to measure its minimum never leaves it less); its last call
+        one share later, for a run short of its minimum at its deadline."""
+        job.deadline = now + max(self.share, (self.end - now) / max(1, jobs_left))
+        job.last_call = job.deadline + self.share
+
+
+def budget_for(jobs: Sequence[Job], started: float, seconds: float | None) -> Budget | None:
+    """The budget of ``seconds`` from ``started`` (monotonic) over ``jobs``; None: no budget (an accelerator)."""
+    if seconds is None or not jobs:
+        return None
+    return Budget(started + seconds, seconds / len(jobs))

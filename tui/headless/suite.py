@@ -2,7 +2,8 @@
 
 Ctrl+C, SIGTERM or SIGHUP stop the running workload and skip the rest. On a
 CPU-only machine a run still going at its share of the time budget is stopped
-and counted as measured, not failed.
+and counted as measured, not failed; one that has not yet measured the steps a
+figure needs goes on until it has, up to one more share (`tui.headless.deadline`).
 
 A runs dir that stops taking writes never stops the suite: a run whose directory
 fails mid-run goes on (its progress still shown) and is listed in
@@ -25,7 +26,8 @@ from pathlib import Path
 from tui.figures import event_line, glance
 from workloads.facts.formatting import fixed, live_rate
 from tui.headless.output import DOCTOR_FILE
-from tui.headless.plan import Job, cpu_budget, set_deadlines
+from tui.headless.deadline import Deadline
+from tui.headless.plan import Job, budget_for, cpu_budget
 from tui.headless.progress import Progress
 from tui.headless.handover import Handovers
 from tui.store import RunStoreError, StoreFault
@@ -101,24 +103,16 @@ async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: P
     except OSError:
         pass  # the report runs the doctor again when this is missing
     progress.say(f"  run {run.id}: cardbench run {job.workload} {' '.join(shlex.quote(a) for a in args)}")
-    runner = session.runner
     outcome = Outcome()
-    timer = None
-    if job.deadline is not None:
-        def out_of_time() -> None:
-            if runner is not None and runner.running and not state.interrupted:
-                state.out_of_time.append(job.workload)
-                progress.say(f"  {job.workload}: stopped at its share of the CPU time budget; "
-                             "the report keeps the steps it measured")
-                session.request_stop()
-
-        timer = asyncio.get_running_loop().call_later(max(0.0, job.deadline - time.monotonic()), out_of_time)
+    timer = _deadline(job, session, state, progress)
     try:
         async with aclosing(session.events()) as events:
             async for event in events:
                 outcome.see(event)
                 if isinstance(event, protocol.Step):
                     progress.update(*step_detail(event, job))
+                    if timer is not None:
+                        timer.see(event)
                 elif isinstance(event, protocol.WorkloadWarning) and event.code == STORE_FAULT:
                     progress.say(f"  {job.workload}: {event.message}; the run goes on")
                 elif isinstance(event, (protocol.Fallback, protocol.WorkloadWarning)):
@@ -136,6 +130,29 @@ async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: P
     return run.path, outcome
 
 
+def _deadline(job: Job, session: RunSession, state: SuiteState, progress: Progress) -> Deadline | None:
+    """The CPU-only run's stop at its share of the budget (None: no budget), armed."""
+    if job.deadline is None:
+        return None
+    runner = session.runner
+
+    def out_of_time(short: bool) -> None:
+        if runner is None or not runner.running or state.interrupted:
+            return
+        state.out_of_time.append(job.workload)
+        if timer.waited:
+            progress.say(f"  {job.workload}: went past its share of the CPU time budget to measure the steps a "
+                         "figure needs" + ("; stopped still short of them" if short else "; stopped"))
+        else:
+            progress.say(f"  {job.workload}: stopped at its share of the CPU time budget; "
+                         "the report keeps the steps it measured")
+        session.request_stop()
+
+    timer = Deadline(registry.spec_for(job.workload), job.deadline, job.last_call, out_of_time)
+    timer.arm(asyncio.get_running_loop())
+    return timer
+
+
 async def run_suite(jobs: list[Job], session: RunSession, state: SuiteState, progress: Progress,
                     doctor: list[dict[str, str]], suite: str) -> None:
     """Each job in turn until one is interrupted; a signal stops the running one and skips the rest."""
@@ -146,11 +163,13 @@ async def run_suite(jobs: list[Job], session: RunSession, state: SuiteState, pro
 
     unwatch_signals = session.stop_on_signals(SIGNALS, then=interrupted)
     try:
-        set_deadlines(jobs, time.monotonic(), None if state.accelerator else cpu_budget())
+        budget = budget_for(jobs, time.monotonic(), None if state.accelerator else cpu_budget())
         handovers = Handovers()
-        for job in jobs:
+        for at, job in enumerate(jobs):
             if state.interrupted:
                 break
+            if budget is not None:
+                budget.give(job, time.monotonic(), len(jobs) - at)
             progress.begin(f"{registry.spec_for(job.workload).title.en} ({job.workload})")
             for said in handovers.prepare(job.workload, job.args):
                 state.notes.append(said)

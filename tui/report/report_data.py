@@ -7,6 +7,7 @@ from typing import Any
 
 from workloads.facts.formatting import device_label, rate
 from workloads.facts.missing import NA
+from workloads.facts.warmup import MIN_MEASURED_STEPS
 from tui.report.envinfo import EnvInfo
 from tui.report.i18n import Words
 from tui.report.smi import SmiOutput
@@ -42,9 +43,15 @@ class ReportData:
 def headline(s: WorkloadSummary, w: Words | None = None) -> str:
     """The headline in the workload's own unit (a soak's '% drift', not its inner steps' images/s); the step
     unit where the spec leaves it to each run (your own job's it/s); a verdict first where the spec has one (in
-    ``w``'s language: the doctor's verdict words)."""
+    ``w``'s language: the doctor's verdict words). A headline withheld for too few steps after warm-up says so; one
+    measured beside another job on the host or card says that."""
     spec = registry.spec_for(s.workload)
     figure = rate(s.headline, s.headline_unit)
+    if s.too_few_steps and w is not None:
+        figure = w("too_few_steps", n=s.throughput.n, needed=MIN_MEASURED_STEPS)
+    sharing = s.sharing
+    if sharing is not None and w is not None:   # another job on the host or card: the figure is noise
+        figure = w("figure_shared", figure=figure, shared=w("shared_run", what=sharing.words(w.lang)))
     verdict = s.metrics.get(spec.verdict) if spec.verdict else None
     if not (isinstance(verdict, str) and verdict):
         return figure

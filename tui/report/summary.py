@@ -21,10 +21,11 @@ from typing import Any, Iterable, Sequence
 
 from tui.store import RunRecord
 from tui.report.result_figures import units
+from tui.telemetry.sharing import Sharing
 from workloads import protocol, registry
 from workloads.facts.missing import finite_or_none
 from workloads.facts.percentile import percentile
-from workloads.facts.warmup import split_warmup
+from workloads.facts.warmup import MIN_MEASURED_STEPS, measured_enough, split_warmup
 
 
 @dataclass
@@ -118,14 +119,38 @@ class WorkloadSummary:
         return max(0.0, self.ended - self.started)
 
     @property
+    def too_few_steps(self) -> bool:
+        """The headline is read from the run's steps (their rate is in its unit) and too few of them came after the
+        warm-up for it to be a figure (`workloads.facts.warmup.MIN_MEASURED_STEPS`): a run cut at a CPU suite's
+        deadline after one measured step said 1.771 images/s where the same settings give 56."""
+        stats = self.throughput
+        if stats.n + stats.skipped == 0:   # no step with a rate: the workload measured its headline its own way
+            return False
+        spec = registry.spec_for(self.workload)
+        # the headline is the steps' median: the report's own (the result has none), or the workload's, which says
+        # so by counting the warm-up steps it left out (a decoding benchmark's steps are only its progress)
+        from_steps = finite_or_none(self.metrics.get(spec.headline)) is None or "warmup_steps" in self.metrics
+        return (from_steps and (not spec.unit or spec.unit == stats.unit)
+                and not measured_enough(stats.n))
+
+    @property
     def headline(self) -> float | None:
         """The number the campaigns quote: the spec's headline metric from the result, else the step median where
-        that is in the headline's unit (a cut soak's headline is a drift in %: its steps' images/s never stand in)."""
+        that is in the headline's unit (a cut soak's headline is a drift in %: its steps' images/s never stand in);
+        None where it would rest on fewer steps after warm-up than a figure needs (`too_few_steps`)."""
         spec = registry.spec_for(self.workload)
+        if self.too_few_steps:
+            return None
         own = finite_or_none(self.metrics.get(spec.headline))
         if own is not None:
             return own
         return self.throughput.median if not spec.unit or spec.unit == self.throughput.unit else None
+
+    @property
+    def sharing(self) -> Sharing | None:
+        """What the run shared its host or card with, as the run recorded it (`tui.telemetry.sharing`): its figures
+        are noise then, not the machine's speed."""
+        return next((found for w in self.warnings if (found := Sharing.of_event(w)) is not None), None)
 
     @property
     def headline_unit(self) -> str:
@@ -138,6 +163,9 @@ class WorkloadSummary:
             "device": self.device, "args": self.args, "config": self.config, "versions": self.versions,
             "precision": self.precision, "batch_size": self.batch_size,
             "throughput": self.throughput.to_dict(), "headline": self.headline,
+            # why a headline is null where the steps had a rate: fewer after warm-up than a figure needs
+            "headline_needs_steps": MIN_MEASURED_STEPS if self.too_few_steps else None,
+            "shared": self.sharing.words() if self.sharing else None,   # said in full among the warnings
             "ttft_s": self.ttft_s, "peak_memory_bytes": self.peak_memory_bytes,
             "first_loss": self.first_loss, "last_loss": self.last_loss,
             "steps": self.steps, "epochs": self.epochs, "duration_s": self.duration_s,

@@ -152,6 +152,8 @@ class HostSample:
     load5: float | None = None
     load15: float | None = None
     uptime_s: float | None = None
+    # cores other processes than cardbench's used over the tick (tui.telemetry.other_cpu): the host was shared
+    other_cpu_cores: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

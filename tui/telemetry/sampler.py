@@ -8,12 +8,14 @@ the sampler thread; a UI hands the sample to its own thread (Textual's
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
 import time
 from typing import Any, Callable, Sequence
 
+from tui.telemetry.other_cpu import OtherCpu
 from tui.telemetry.processes import OwnWorkload, attribute
 from tui.telemetry.sample import Sample
 from workloads.errors import first_line
@@ -44,6 +46,7 @@ class Sampler:
         # cardbench's own workload children now (the session sets it): each card's processes are named by whose
         # they are, this container's or another's (tui.telemetry.processes)
         self.own_workloads: Callable[[], Sequence[OwnWorkload]] = tuple
+        self._other_cpu: OtherCpu | None = None   # made on the first host reading (psutil)
 
     @property
     def running(self) -> bool:
@@ -78,7 +81,7 @@ class Sampler:
             from tui.telemetry.collect import Collector
 
             self._collector = Collector()
-        sample = attribute(self._collector.collect(), self.own_workloads())
+        sample = self._with_other_cpu(attribute(self._collector.collect(), self.own_workloads()))
         self.latest = sample
         self.ticks += 1
         with self._lock:
@@ -93,6 +96,18 @@ class Sampler:
             except Exception as exc:  # noqa: BLE001 - a UI bug must not stop the sampling
                 self._note(f"callback: {first_line(exc, typed=True)}")
         return sample
+
+    def _with_other_cpu(self, sample: Sample) -> Sample:
+        """The host reading with the cores other processes than cardbench's used since the last tick (a run that
+        shared its host says so: tui.telemetry.sharing); as it was where the host was not read."""
+        if sample.host.cpu_count is None:
+            return sample
+        if self._other_cpu is None:
+            self._other_cpu = OtherCpu()
+        other = self._other_cpu.read()
+        if other is None:
+            return sample
+        return dataclasses.replace(sample, host=dataclasses.replace(sample.host, other_cpu_cores=other))
 
     def _note(self, text: str) -> None:
         self.errors = (self.errors + [text])[-20:]

@@ -29,6 +29,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "compare.slower": ("slower", "更慢"),
     "compare.same": ("same within ±", "在误差内相当"),
     "compare.baseline": ("baseline", "基准"),
+    "compare.noise": ("noise: a run shared its host or card", "噪声：有运行与其他任务共享主机或加速卡"),
     "compare.not_run": ("not run", "未运行"),
     "compare.diff_to": ("Δ {base}", "与 {base} 之差"),
     "compare.per_unit": ("{unit} per {currency}", "每{currency}{unit}数"),
@@ -79,6 +80,10 @@ WORDS: dict[str, tuple[str, str]] = {
     "compare.vs": (" vs ", " 对 "),
     # the notes under the tables
     "compare.note.png_missing": ("compare.png was not drawn: {why}", "未能生成 `compare.png`：{why}"),
+    "compare.note.shared": ("{workload}: {side}'s run shared its host or card: {what}; so its ratios are noise, not "
+                            "verdicts: run it again on a quiet machine",
+                            "{workload}：{side} 的运行与其他任务共享了主机或加速卡：{what}；因此相关比值只是噪声，"
+                            "不能作为结论：请在空闲的机器上重跑"),
     "compare.note.only_baseline": ("{workload}: only {base} ran it; not compared",
                                    "`{workload}`：只有 {base} 运行了它，未比较"),
     "compare.note.unlike": ("{workload}: compared with unlike settings (--allow-different): {differences}",

@@ -142,9 +142,10 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.note_workload": ("{name}: {note}", "{name}：{note}。"),
     "report.note_suite_stopped": ("the suite stopped early: {error}", "测试套件提前停止：{error}"),
     "report.note_budget": ("{name} was stopped at its share of the {budget} s CPU time budget (so the export ends within "
-                    "five minutes on a CPU-only machine); its figures come from the steps it completed.",
+                    "five minutes on a CPU-only machine), or up to one share later where it had not yet measured the "
+                    "{needed} steps after warm-up a figure needs; its figures come from the steps it completed.",
                     "{name} 用完其在 {budget} s CPU 时间预算中的份额后被停止（使仅有 CPU 的机器上导出在五分钟内完成）；"
-                    "其数据来自已完成的步骤。"),
+                    "若届时预热后尚不足得出数值所需的 {needed} 步，最多再给一个份额；其数据来自已完成的步骤。"),
     "report.note_interrupted": ("The suite was interrupted (signal): the running workload was stopped and the rest skipped.",
                          "测试套件被信号中断：正在运行的负载已停止，其余负载被跳过。"),
     "report.note_not_run": ("{name} did not run (the suite was stopped before it).", "{name}未运行（测试套件在它之前已停止）。"),
@@ -208,6 +209,18 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.none": ("none", "无"),
     "report.said_as": (" ({what})", "（{what}）"),
     "report.verdict_figure": ("{verdict} ({figure})", "{verdict}（{figure}）"),
+    # a run that shared its host or card (tui.telemetry.sharing)
+    "report.shared_run": ("shared: {what}; its figures read as noise, not this machine's speed",
+                          "共享：{what}；其数据只能视为噪声，不代表本机速度"),
+    "report.figure_shared": ("{figure} ({shared})", "{figure}（{shared}）"),
+    "report.shared_host": ("other processes used {cores} CPU cores on average while it ran (above {limit} counts as "
+                           "a shared host; load average {load} on {count} cores)",
+                           "运行期间其他进程平均占用 {cores} 个 CPU 核（超过 {limit} 即视为主机被共享；负载均值 {load}，"
+                           "共 {count} 核）"),
+    "report.shared_card": ("its card also ran {processes}", "其加速卡上还运行着 {processes}"),
+    "report.shared_more": ("{n} more", "另有 {n} 个"),
+    "report.too_few_steps": ("not measured: {n} step(s) after warm-up, fewer than the {needed} a figure needs",
+                             "未测出：预热后只有 {n} 步，少于得出数值所需的 {needed} 步"),
     "report.comma": (", ", "，"),
     "report.os": ("OS", "操作系统"),
     "report.device_row": ("{label} ({vendor}, {memory}, driver {driver}, runtime {runtime})",

@@ -34,6 +34,9 @@ UTIL_KIND, PROCESSES, SOURCE = "util_kind", "processes", "source"
 CPU_PCT = "cpu_pct"
 # the host: what the report's tables and the workbench read besides (issue 35 item 1d)
 HOSTNAME, CPU_COUNT, PER_CORE_PCT = "hostname", "cpu_count", "per_core_pct"
+# the host: whether the run had it to itself (issue 36 item 2): the 1-minute load average, and the cores other
+# processes than cardbench's used over the tick
+LOAD1, OTHER_CPU_CORES = "load1", "other_cpu_cores"
 
 # the readings a run's samples are read back for (the report, the charts, the plots): floats, and the byte and
 # count fields as ints; the other fields are never read from disk
