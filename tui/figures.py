@@ -39,14 +39,30 @@ def metric_text(metric: Figure, value: Any, lang: str = "en") -> str:
         return say("report.yes" if value else "report.no", lang)   # never Python's True/False
     if metric.kind == "text":
         return NA if value is None else str(value)
-    if metric.kind == "table" and isinstance(value, list) and all(isinstance(v, str) for v in value) \
-            and len(str(value)) <= _NESTED_CHARS:
-        return "; ".join(value) or say("report.none", lang)   # a few notes, as words
+    if metric.kind == "table" and isinstance(value, (list, dict)) and len(str(value)) <= _NESTED_CHARS:
+        return _few_words(value, lang)
     if _few_figures(value):
         return ", ".join(format_number(v) for v in value)   # a few figures (each round's): as figures, not 15 digits
     if isinstance(value, (list, dict)) and len(str(value)) > _NESTED_CHARS:
         return f"<{len(value)} {'items' if isinstance(value, list) else 'entries'}, in events.jsonl>"
     return format_number(value)
+
+
+def _few_words(value: list | dict, lang: str) -> str:
+    """A short nested figure as words: notes joined ('a; b'), a mapping as 'key: value' pairs, nothing as 'none'
+    (opscan's `{'fp32': 'usable: every recorded op ok'}` and `[]` were printed as Python wrote them)."""
+    if not value:
+        return say("report.none", lang)
+    items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+    return "; ".join(_word(v, lang) if k is None else f"{k}: {_word(v, lang)}" for k, v in items)
+
+
+def _word(value: Any, lang: str) -> str:
+    if isinstance(value, bool):
+        return say("report.yes" if value else "report.no", lang)
+    if isinstance(value, (list, dict)):
+        return str(len(value))   # deeper still: counted, events.jsonl has it whole
+    return str(value) if isinstance(value, str) else format_number(value)
 
 
 def _few_figures(value: Any) -> bool:
@@ -97,7 +113,10 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
             # a job's headline is in the unit its log wrote: 'it/s, throughput the log printed (...)'
             metric = Figure(key, _Words(spec.headline_label(unit=metrics["throughput_unit"])), metric.unit)
         if metrics.get(f"{key}_unreliable") is not None:
-            bits.append(f"{metric.label.en} unreliable ({metrics[f'{key}_unreliable']})")
+            # the withheld value, plain (generate's is a ratio over 1, not a share): its warning says why
+            withheld = metrics[f"{key}_unreliable"]
+            said = format_number(withheld) if is_finite(withheld) else str(withheld)
+            bits.append(f"{metric.label.en} unreliable ({said})")
         else:
             bits.append(labelled(metric, metrics[key]))
     return "RESULT: " + "; ".join(bits)

@@ -131,3 +131,14 @@ def test_a_yes_or_no_and_a_few_notes_read_as_words():
     notes = ["the server refused ignore_eos", "tokens counted from the usage field"]
     assert metric_text(Figure("a", Text("a"), NESTED), notes) == "the server refused ignore_eos; tokens counted " \
                                                                  "from the usage field"
+
+
+def test_a_short_table_reads_as_words_and_a_withheld_figure_as_a_number():
+    """opscan's precision verdict read `{'fp32': 'usable: every recorded op ok'}` and its failures `[]`; generate's
+    withheld share read 'unreliable (1.3580246913580247)'."""
+    verdicts = Figure("a", Text("a"), NESTED)
+    assert metric_text(verdicts, {"fp32": "usable: every recorded op ok"}) == "fp32: usable: every recorded op ok"
+    assert metric_text(verdicts, []) == "none" and metric_text(verdicts, {}, "zh") == "无"
+    line = result_text("generate", {"tokens_per_s": 3.0, "bandwidth_fraction": None,
+                                    "bandwidth_fraction_unreliable": 1.3580246913580247})
+    assert "share of read bandwidth achieved unreliable (1.358)" in line
