@@ -46,11 +46,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.shared.metric.fallbacks": ("fallbacks taken", "已采取的回退"),
     "workload.shared.metric.achieved_tflops": ("TFLOP/s achieved", "TFLOP/s 实际达到"),
     "workload.shared.metric.peak_tflops": ("TFLOP/s rated peak", "TFLOP/s 额定峰值"),
-    "workload.shared.metric.flop_utilisation": ("share of rated peak FLOP/s", "额定峰值 FLOP/s 的占比"),
+    "workload.shared.metric.flop_utilisation": ("share of rated peak FLOP/s", "达到额定峰值算力的比例"),
     "workload.shared.metric.rated_source": ("rated figure's source", "额定值来源"),
     "workload.shared.metric.compiled": ("compiled (torch.compile)", "已编译（torch.compile）"),
     "workload.shared.line.final_loss": ("final loss",
-                                        "最终 loss"),
+                                        "最终损失"),
     # the full stop a sentence ends with (a hint's, dropped before "; `cardbench doctor` ..." is joined on)
     "workload.shared.full_stop": (".", "。"),
     # a spec's progress word when it names none (workloads.spec.WorkloadSpec.progress)
