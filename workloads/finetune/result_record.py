@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from workloads.result_record import BYTES, COUNT, FRACTION, SECONDS, TABLE, TEXT, Record, figure
+# the unit "table" by another name: in the class body TABLE is the report's table (a ClassVar), not the unit
+from workloads.result_record import BYTES, COUNT, FRACTION, SECONDS, TEXT, Record, figure
+from workloads.result_record import TABLE as NESTED
 
 _OWN = "workload.finetune.metric."
 _SHARED = "workload.shared.metric."
@@ -36,9 +38,9 @@ class FinetuneResult(Record):
     peak_memory_bytes: int | None = figure(_OWN + "peak_memory_bytes", BYTES)
     peak_memory_reserved_bytes: int | None = figure(_SHARED + "peak_memory_reserved_bytes", BYTES)
     fit_estimate_bytes: int | None = figure(_OWN + "fit_estimate_bytes", BYTES)
-    fit_estimate: dict[str, int] | None = figure(_OWN + "fit_estimate", TABLE)
+    fit_estimate: dict[str, int] | None = figure(_OWN + "fit_estimate", NESTED)
     data_wait_fraction: float | None = figure(_OWN + "data_wait_fraction", FRACTION)
-    losses: list[float] | None = figure(_OWN + "losses", TABLE)
+    losses: list[float] | None = figure(_OWN + "losses", NESTED)
     first_loss: float | None = figure(_OWN + "first_loss", COUNT)
     final_loss: float | None = figure("workload.shared.line.final_loss", COUNT)
     steps: int | None = figure(_SHARED + "steps", COUNT)
@@ -57,10 +59,10 @@ class FinetuneResult(Record):
     parameters: int | None = figure(_SHARED + "parameters", COUNT)
     trainable_parameters: int | None = figure(_OWN + "trainable_parameters", COUNT)
     lora_rank: int | None = figure(_OWN + "lora_rank", COUNT)
-    lora_targets: list[str] | None = figure(_OWN + "lora_targets", TABLE)
+    lora_targets: list[str] | None = figure(_OWN + "lora_targets", NESTED)
     precision: str | None = figure(_SHARED + "precision", TEXT)
     precision_requested: str | None = figure(_SHARED + "precision_requested", TEXT)
-    fallbacks: list[str] | None = figure(_SHARED + "fallbacks", TABLE)
+    fallbacks: list[str] | None = figure(_SHARED + "fallbacks", NESTED)
     compiled: bool | None = figure(_SHARED + "compiled", TEXT)
     world_size: int | None = figure(_SHARED + "world_size", COUNT)
     device: str | None = figure(_SHARED + "device", TEXT)
@@ -69,4 +71,4 @@ class FinetuneResult(Record):
     cpu_check_ok: bool | None = figure(_OWN + "cpu_check_ok", TEXT)
     cpu_check_max_relative_difference: float | None = figure(_OWN + "cpu_check_max_relative_difference", COUNT)
     cpu_check_bound: float | None = figure(_OWN + "cpu_check_bound", COUNT)
-    cpu_check_losses: list[float] | None = figure(_OWN + "cpu_check_losses", TABLE)
+    cpu_check_losses: list[float] | None = figure(_OWN + "cpu_check_losses", NESTED)
