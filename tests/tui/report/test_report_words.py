@@ -79,7 +79,7 @@ def _bundle(tmp_path, lang):
     run = store.create("resnet50", ["--steps", "1"])
     run.append(protocol.Start(t=T0, workload="resnet50", device="cuda:0 (NVIDIA H100 80GB HBM3)"))
     run.append(protocol.Step(t=T0 + 60, step=1, throughput=950.0, unit="images/s"))
-    run.append(protocol.Result(t=T0 + 130, metrics={"images_per_s": 950.0, "time_to_first_step_s": 61.5}))
+    run.append(protocol.Result(t=T0 + 130, metrics={"images_per_s": 950.0, "setup_s": 61.5}))
     run.append(protocol.End(t=T0 + 131, status="ok", exit_code=0))
     run.close()
     ft = store.create("finetune", ["--model", "tiny"])
@@ -94,8 +94,8 @@ def _bundle(tmp_path, lang):
 def test_the_report_says_one_step_and_its_durations_in_each_language(tmp_path):
     en, zh = _bundle(tmp_path, "en"), _bundle(tmp_path, "zh")
     assert "1 step only: 950" in en and "1 steps" not in en and "of 1 step" not in en
-    assert "2 min 11 s" in en and "| time_to_first_step_s | 61.5 s |" in en
-    assert "用时 2 分 11 秒" in zh and "| `time_to_first_step_s` | 61.5 秒 |" in zh
+    assert "2 min 11 s" in en and "| setup time | 61.5 s |" in en
+    assert "用时 2 分 11 秒" in zh and "| 准备时间 | 61.5 秒 |" in zh
     assert "2 min" not in zh and "仅 1 步：950" in zh
     assert "images/s (1 step, no warm-up step left out) |" in en and "（1 步，没有剔除预热步） |" in zh   # not '0 warm-up'
     # finetune's label is true on a device and on the CPU (run.log's line uses it on both); a bare 'peak memory' /
@@ -106,11 +106,14 @@ def test_the_report_says_one_step_and_its_durations_in_each_language(tmp_path):
 
 def test_finetune_s_flop_formula_ends_in_the_figure_the_metrics_table_prints():
     """The formula row read '7.737e+07 FLOPs/token' beside 'model_flops_per_token | 77,367,296 FLOP/token'."""
-    from tui.figures import key_figure
+    from tui.report.contents import _figure
+    from tui.report.i18n import Words
     from workloads.finetune import flops
+    from workloads.finetune.result_record import FinetuneResult
     from workloads.models.llama.presets import PRESETS
 
     said = flops.per_token(PRESETS["tiny"], 512, "lora", 483328)
-    assert said.formula.endswith(f"= {key_figure('model_flops_per_token', said.per_token)[1]} (PaLM appendix B; "
-                                 "LoRA: weight gradients of the adapters only)")
+    cell = _figure(FinetuneResult.figure("model_flops_per_token"), said.per_token, Words("en"))
+    assert cell == "77,367,296 FLOP/token"
+    assert said.formula.endswith(f"= {cell} (PaLM appendix B; LoRA: weight gradients of the adapters only)")
     assert "e+" not in said.formula and "FLOPs/token" not in flops.per_token(PRESETS["tiny"], 512, "full").formula
