@@ -1,11 +1,18 @@
-"""The result of a finetune run as a typed record (`workloads.result_record`): each figure with its label and unit, torch-free."""
+"""The result of a finetune run as a typed record (`workloads.result_record`): each figure with its label and unit,
+torch-free. It declares every figure the run gives (`train._figures`) and ``--check-against-cpu``'s
+(`cpu_check.compare`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
-from workloads.result_record import SECONDS, FRACTION, BYTES, TEXT, COUNT, Record, figure
+# the unit "table" by another name: in the class body TABLE is the report's table (a ClassVar), not the unit
+from workloads.result_record import BYTES, COUNT, FRACTION, SECONDS, TEXT, Record, figure
+from workloads.result_record import TABLE as NESTED
+
+_OWN = "workload.finetune.metric."
+_SHARED = "workload.shared.metric."
 
 
 @dataclass
@@ -17,17 +24,51 @@ class FinetuneResult(Record):
     LINE: ClassVar[tuple[str, ...]] = ("final_loss", "mfu")
     COST_BASIS: ClassVar[str | None] = "tokens"
 
-    tokens_per_s: float | None = figure("workload.finetune.metric.tokens_per_s", "tokens/s")
-    tokens_per_s_per_device: float | None = figure("workload.finetune.metric.tokens_per_s_per_device", "tokens/s")
-    mfu: float | None = figure("workload.finetune.metric.mfu", FRACTION, short="workload.finetune.line.mfu")
-    mfu_formula: str | None = figure("workload.finetune.metric.mfu_formula", TEXT)
-    rated_tflops: float | None = figure("workload.finetune.metric.rated_tflops", "TFLOP/s", kind="number")
-    peak_memory_bytes: float | None = figure("workload.finetune.metric.peak_memory_bytes", BYTES)
-    fit_estimate_bytes: float | None = figure("workload.finetune.metric.fit_estimate_bytes", BYTES)
-    data_wait_fraction: float | None = figure("workload.finetune.metric.data_wait_fraction", FRACTION)
-    trainable_parameters: float | None = figure("workload.finetune.metric.trainable_parameters", COUNT)
-    first_loss: float | None = figure("workload.finetune.metric.first_loss", COUNT)
-    cpu_check: str | None = figure("workload.finetune.metric.cpu_check", TEXT)
-    steps: float | None = figure("workload.shared.metric.steps", COUNT)
-    total_s: float | None = figure("workload.shared.metric.total_s", SECONDS)
+    tokens_per_s: float | None = figure(_OWN + "tokens_per_s", "tokens/s")
+    tokens_per_s_per_device: float | None = figure(_OWN + "tokens_per_s_per_device", "tokens/s")
+    achieved_tflops_per_device: float | None = figure(_OWN + "achieved_tflops_per_device", "TFLOP/s")
+    mfu: float | None = figure(_OWN + "mfu", FRACTION, short="workload.finetune.line.mfu")
+    mfu_formula: str | None = figure(_OWN + "mfu_formula", TEXT)
+    model_flops_per_token: float | None = figure(_OWN + "model_flops_per_token", "FLOP/token")
+    # the peak MFU is read against (workloads/facts/rated.csv): None on the CPU, which has no rated figure
+    rated_tflops: float | None = figure(_OWN + "rated_tflops", "TFLOP/s", kind="number")
+    rated_figure: str | None = figure(_OWN + "rated_figure", TEXT)
+    rated_source: str | None = figure(_SHARED + "rated_source", TEXT)
+    rated_words: str | None = figure(_OWN + "rated_words", TEXT)
+    peak_memory_bytes: int | None = figure(_OWN + "peak_memory_bytes", BYTES)
+    peak_memory_reserved_bytes: int | None = figure(_SHARED + "peak_memory_reserved_bytes", BYTES)
+    fit_estimate_bytes: int | None = figure(_OWN + "fit_estimate_bytes", BYTES)
+    fit_estimate: dict[str, int] | None = figure(_OWN + "fit_estimate", NESTED)
+    data_wait_fraction: float | None = figure(_OWN + "data_wait_fraction", FRACTION)
+    losses: list[float] | None = figure(_OWN + "losses", NESTED)
+    first_loss: float | None = figure(_OWN + "first_loss", COUNT)
     final_loss: float | None = figure("workload.shared.line.final_loss", COUNT)
+    steps: int | None = figure(_SHARED + "steps", COUNT)
+    steps_counted: int | None = figure(_SHARED + "steps_counted", COUNT)
+    warmup_steps: int | None = figure(_SHARED + "warmup_steps", COUNT)
+    total_s: float | None = figure(_SHARED + "total_s", SECONDS)
+    setup_s: float | None = figure(_SHARED + "setup_s", SECONDS)
+    # the run's shape
+    mode: str | None = figure(_OWN + "mode", TEXT)
+    model_size: str | None = figure(_SHARED + "model_size", TEXT)
+    seq_len: int | None = figure(_OWN + "seq_len", COUNT)
+    batch_size: int | None = figure(_OWN + "batch_size", COUNT)   # the global batch: not the shared per-device one
+    micro_batch_size: int | None = figure(_OWN + "micro_batch_size", COUNT)
+    grad_accum: int | None = figure(_OWN + "grad_accum", COUNT)
+    activation_checkpointing: bool | None = figure(_OWN + "activation_checkpointing", TEXT)
+    parameters: int | None = figure(_SHARED + "parameters", COUNT)
+    trainable_parameters: int | None = figure(_OWN + "trainable_parameters", COUNT)
+    lora_rank: int | None = figure(_OWN + "lora_rank", COUNT)
+    lora_targets: list[str] | None = figure(_OWN + "lora_targets", NESTED)
+    precision: str | None = figure(_SHARED + "precision", TEXT)
+    precision_requested: str | None = figure(_SHARED + "precision_requested", TEXT)
+    fallbacks: list[str] | None = figure(_SHARED + "fallbacks", NESTED)
+    compiled: bool | None = figure(_SHARED + "compiled", TEXT)
+    world_size: int | None = figure(_SHARED + "world_size", COUNT)
+    device: str | None = figure(_SHARED + "device", TEXT)
+    # --check-against-cpu K (cpu_check.compare): the first K losses against float64 on the CPU
+    cpu_check: str | None = figure(_OWN + "cpu_check", TEXT)
+    cpu_check_ok: bool | None = figure(_OWN + "cpu_check_ok", TEXT)
+    cpu_check_max_relative_difference: float | None = figure(_OWN + "cpu_check_max_relative_difference", COUNT)
+    cpu_check_bound: float | None = figure(_OWN + "cpu_check_bound", COUNT)
+    cpu_check_losses: list[float] | None = figure(_OWN + "cpu_check_losses", NESTED)

@@ -9,6 +9,8 @@ import pytest
 from paths import REPO
 from two_nodes import kill_tagged, left_behind, start_nodes
 
+from tui.figures import result_text
+from workloads.finetune.result_record import FinetuneResult
 from workloads.protocol import CHECK_ARGS_ENV
 
 SMALL = ["--device", "cpu", "--seq-len", "16", "--amp", "off", "--threads", "1"]
@@ -30,6 +32,14 @@ def _finish(proc):
 
 def _events(events, kind):
     return [e for e in events if e["event"] == kind]
+
+
+def _assert_every_figure_declared(result):
+    """Each key of a result is a figure of FinetuneResult, and the RESULT line says it by its label (a key the
+    record left out would be said raw, as written)."""
+    assert [key for key in result if FinetuneResult.figure(key) is None] == []
+    line = result_text("finetune", result)
+    assert [key for key in result if FinetuneResult.figure(key).label("en") not in line] == [], line
 
 
 CHECKPOINT = {"model_type": "llama", "vocab_size": 300, "hidden_size": 64, "intermediate_size": 96,
@@ -101,6 +111,7 @@ def test_lora_run_on_a_text_file_reports_its_figures(runs):
     assert 0 <= result["data_wait_fraction"] < 1 and result["fit_estimate_bytes"] > 0
     assert "byte-level tokens: no tokenizer given" in log and "trainable parameters: " in log
     assert result["cpu_check_ok"] and result["cpu_check"].startswith("PASS: the first 2 losses")
+    _assert_every_figure_declared(result)   # the CPU check's figures too
 
 
 def test_full_bf16_run_falls_back_for_the_failing_module_and_matches_float64(runs):
@@ -115,6 +126,7 @@ def test_full_bf16_run_falls_back_for_the_failing_module_and_matches_float64(run
     assert result["trainable_parameters"] == result["parameters"] and result["micro_batch_size"] == 2
     assert result["mfu_formula"].startswith("6N + 12·L·H·Q·T")
     assert result["cpu_check_ok"] and result["cpu_check_bound"] == 3e-2, result["cpu_check"]
+    _assert_every_figure_declared(result)   # a full run's, with a fallback
 
 
 def test_two_fsdp_ranks_and_one_process_agree_on_the_loss(runs):

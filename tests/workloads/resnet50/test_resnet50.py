@@ -18,7 +18,9 @@ import torch
 from test_resnet50_parts import hold_checkpoint_lock, make_image_folder
 from workloads import protocol
 from workloads.resnet50 import cli as resnet50
+from tui.figures import result_text
 from workloads.child.harness import Emitter, run_main
+from workloads.resnet50.result_record import ResNet50Result
 
 # one thread: on a busy 2-core machine two threads wait on each other far more than they gain
 TINY = ["--device", "cpu", "--image-size", "32", "--batch-size", "2", "--num-classes", "10", "--warmup", "1",
@@ -47,6 +49,14 @@ def result(events):
     return found.metrics
 
 
+def assert_every_figure_declared(metrics):
+    """Each key of a result is a figure of ResNet50Result, and the RESULT line says it by its label (a key the
+    record left out would be said raw, as written)."""
+    assert [key for key in metrics if ResNet50Result.figure(key) is None] == []
+    line = result_text("resnet50", metrics)
+    assert [key for key in metrics if ResNet50Result.figure(key).label("en") not in line] == [], line
+
+
 def test_synthetic_fp32_run_with_checkpoint_then_resume(tmp_path, capfd):
     ckpt = tmp_path / "ckpt"
     code, events = run_inprocess("--epochs", "2", "--epoch-size", "4", "--checkpoint", str(ckpt))
@@ -71,6 +81,7 @@ def test_synthetic_fp32_run_with_checkpoint_then_resume(tmp_path, capfd):
     assert metrics["precision"] == "fp32" and metrics["final_loss"] == steps[-1].loss
     assert metrics["peak_memory_bytes"] > 0 and metrics["total_s"] > 0 and metrics["fallbacks"] == []
     assert metrics["gflop_per_image"] == pytest.approx(24.5 * (32 / 224) ** 2, rel=1e-3)
+    assert_every_figure_declared(metrics)
     assert "epoch 2/2 done, 2 steps: mean loss" in log and "checkpoint saved" in log and "Traceback" not in log
     assert (ckpt / "resnet50-last.pt").is_file()
 
@@ -236,6 +247,7 @@ def test_find_batch_size_with_injected_out_of_memory(monkeypatch):
     assert [(t["batch_size"], t["fits"]) for t in metrics["tried"]] == [
         (2, True), (4, True), (8, False), (6, False), (5, True)]
     assert [s.extra["batch_size"] for s in of(events, "step")] == [2, 4, 8, 6, 5]
+    assert_every_figure_declared(metrics)
 
 
 def test_a_step_larger_than_the_memory_is_refused_before_allocating_with_the_figures(monkeypatch):

@@ -3,7 +3,7 @@ import pytest
 import torch
 import torchvision
 
-from test_resnet50 import of, result, run_inprocess
+from test_resnet50 import assert_every_figure_declared, of, result, run_inprocess
 from test_resnet50_parts import make_image_folder
 from workloads.resnet50.evaluate import count_topk
 
@@ -38,6 +38,7 @@ def test_eval_only_scores_the_weights_as_a_hand_count(tmp_path, capfd):
     # every image is guessed 'a' first and 'a'..'e' as its first five: 2 of 12 and 10 of 12 by hand
     assert metrics["val_top1"] == pytest.approx(2 / 12) and metrics["val_top5"] == pytest.approx(10 / 12)
     assert metrics["val_images"] == 12 and metrics["eval_only"] is True and not of(events, "step")
+    assert_every_figure_declared(metrics)
     assert "validation of the --weights: top-1 16.67%, top-5 83.33% on 12 images" in log
 
 
@@ -52,6 +53,7 @@ def test_training_with_val_scores_each_epoch_and_the_result_carries_the_last(tmp
     assert metrics["val_top1"] == history[-1]["top1"] and 0 <= metrics["val_top1"] <= 1
     assert metrics["val_top5"] is None  # two classes: a top-5 figure would always read 100 %
     assert metrics["val_skipped_files"] == 1  # the broken file is counted, and stood in for
+    assert_every_figure_declared(metrics)
     assert "validation after epoch 1: top-1" in log and "validation after epoch 2: top-1" in log
     assert len(of(events, "step")) == 4  # evaluating adds no step
 
