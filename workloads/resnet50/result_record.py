@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 # the unit "table" by another name: in the class body TABLE is the report's table (a ClassVar), not the unit
-from workloads.result_record import BYTES, COUNT, FRACTION, SECONDS, TEXT, Record, figure
-from workloads.result_record import TABLE as NESTED
+from workloads.result_record import NESTED, BYTES, COUNT, FRACTION, SECONDS, TEXT, Record, figure
 
 _OWN = "workload.resnet50.metric."
 _SHARED = "workload.shared.metric."
