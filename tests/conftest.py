@@ -11,6 +11,9 @@ from tui.telemetry import torch_probe
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
 # a result figure no record declares fails its test (a real run keeps it and warns): `workloads.result_record`
 os.environ["CARDBENCH_STRICT_RESULTS"] = "1"
+# the suite's own parallel workers are "other processes" to every run it starts: a run is judged shared
+# (tui.telemetry.sharing) only where a test asks for it (tests/tui/telemetry/test_sharing.py sets its own)
+os.environ["CARDBENCH_SHARED_CORES"] = "1000"
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-# the unit "table" by another name: in the class body TABLE is the report's table (a ClassVar), not the unit
+# NESTED is the unit "table": in the class body TABLE is the report's table (a ClassVar)
 from workloads.result_record import NESTED, BYTES, COUNT, FRACTION, SECONDS, TEXT, Record, figure
 
 _OWN = "workload.resnet50.metric."
