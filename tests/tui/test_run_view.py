@@ -49,7 +49,8 @@ def test_generate_counts_timed_tokens_shows_no_loss_and_has_an_eta_from_its_firs
     text = render_state(state).plain
     assert "loss" not in text
     assert lines(state)[-2:] == ["2.76 tokens/s per sequence (decode, median after warm-up)",
-                                 "time to first token 1.72 s  share of read bandwidth achieved 10.0 %  dtype fp32"]
+                                 "time to first token 1.72 s  share of read bandwidth achieved 10.0 %  "
+                                 "weights' dtype fp32"]
 
 
 def test_a_run_read_back_from_disk_keeps_its_plan_and_what_its_rate_is(tmp_path):
