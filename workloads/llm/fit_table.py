@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.catalogue import Message, message
+from workloads.catalogue import Message, message, message_id_of
 from workloads.facts.formatting import format_bytes
 from workloads.facts.missing import NA
 
@@ -36,7 +36,9 @@ def cell(row: Mapping[str, Any], key: str) -> Any:
     if key == "fits":
         return verdict(row)
     if key == "use":
-        return str(row.get("use") or NA)
+        use = str(row.get("use") or NA)
+        said = message_id_of(use, "workload.llm.fit.use.")   # the result carries the English fit.py wrote
+        return Message(said) if said else use
     return format_bytes(row.get(key))   # the one byte formatter: the estimate as the device's memory is said
 
 

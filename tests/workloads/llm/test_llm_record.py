@@ -55,7 +55,8 @@ def test_a_fit_only_run_declares_every_figure(monkeypatch):
 def test_a_fit_only_run_has_its_fit_as_the_report_s_table_and_in_its_log(monkeypatch, capsys):
     m = _result(monkeypatch, "--fit-only", "--input-len", "100", "--output-len", "28", "--batch-size", "2")
     heading, columns, rows = LlmResult.printer("REPORT_TABLE")(m)
-    assert [r[0] for r in rows] == [r["use"] for r in m["fit"]] == [
+    assert rows[3][0]("zh") == "训练：LoRA r16"
+    assert [str(r[0]) for r in rows] == [r["use"] for r in m["fit"]] == [
         "inference", "train AdamW full", "train AdamW full, activation checkpointing", "train LoRA r16",
         "train LoRA r16, activation checkpointing"]
     inference = m["fit"][0]
