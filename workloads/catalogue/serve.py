@@ -121,4 +121,6 @@ WORDS: dict[str, tuple[str, str]] = {
         "and the card's telemetry while it ran (utilisation mean, memory peak, power mean; n/a: no sample in the level)",
         "{first}服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
         "（利用率均值、显存峰值、功耗均值；n/a：该档位内无采样）"),
+    "workload.serve.table.more": ("... and {rows} more row(s): every one is in the report's table and in events.jsonl",
+                                  "……另有 {rows} 行：全部见报告的表格和 events.jsonl"),
 }

@@ -96,10 +96,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     most = run.largest(plan, element_size, free)
     run.log_fit(plan, table, dtype_name, free, most)
     if args.fit_only:
-        emitter.result(LlmResult.of({"model_size": plan.model, "dtype": dtype_name, "fit": table, "free_bytes": free,
-                                    **most,
-                                    "input_len": first.input_len, "output_len": first.output_len,
-                                    "batch_size": first.batch}))
+        emitter.result(LlmResult.of({**run.fit_metrics(plan, table, dtype_name, free), **most}))
         return 0
     smallest = min(fit.inference(plan.config, c.batch, c.context, c.input_len, element_size).total for c in plan.cells)
     if free is not None and smallest > free:  # refused before the model takes memory: no cell could run

@@ -19,10 +19,10 @@ from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
 from workloads.facts.formatting import format_bytes
-from workloads.facts.missing import NA
 from workloads.facts.rated import rated_peak
+from workloads.facts.text_table import text_lines
 from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
-from workloads.llm import against, cells
+from workloads.llm import against, cells, fit_table, table as cells_table
 from workloads.models.llama import fit
 from workloads.models.llama.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
@@ -51,18 +51,20 @@ def largest(plan: Plan, element_size: int, free: int | None) -> dict[str, Any]:
 
 
 def log_fit(plan: Plan, table: list[dict], dtype_name: str, free: int | None, most: dict[str, Any]) -> None:
+    """The fit as the table a --fit-only run's report shows (`workloads.llm.fit_table`), and what fits at most."""
     first = plan.cells[0]
-    log(f"fit of {plan.model} in {dtype_name} at batch {first.batch} x {first.context} positions against "
-        f"{format_bytes(free)} free:")
-    for row in table:
-        verdict = NA if row["fits"] is None else "fits" if row["fits"] else f"does not fit ({row['cards']} cards)"
-        log(f"  {row['use']}: {format_bytes(row['total_bytes'])} (weights {format_bytes(row['weights_bytes'])}, KV "
-            f"{format_bytes(row['kv_cache_bytes'])}, activations {format_bytes(row['activations_bytes'])}, gradients "
-            f"{format_bytes(row['gradients_bytes'])}, optimizer {format_bytes(row['optimizer_bytes'])}, modules "
-            f"{format_bytes(row['modules_bytes'])}): {verdict}")
+    for line in text_lines(*fit_table.report_table(fit_metrics(plan, table, dtype_name, free))):
+        log(line)
     if most["largest_batch"] is not None:
         log(f"  inference at most: batch {most['largest_batch']} at {first.context} positions; "
             f"{most['largest_context']:,} positions at batch {first.batch}")
+
+
+def fit_metrics(plan: Plan, table: list[dict], dtype_name: str, free: int | None) -> dict[str, Any]:
+    """The result's figures of the fit: the estimate's table at the first cell, against the free memory."""
+    first = plan.cells[0]
+    return {"model_size": plan.model, "dtype": dtype_name, "fit": table, "free_bytes": free,
+            "input_len": first.input_len, "output_len": first.output_len, "batch_size": first.batch}
 
 
 def _rss() -> int | None:
@@ -158,7 +160,7 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
         rows.append(row)
         emitter.step(i + 1, throughput=row.get("decode_tokens_per_s_all"), unit="tokens/s",
                      step_s=row.get("tpot_p50_s"), memory_allocated_bytes=row.get("peak_memory_bytes"),
-                     total_steps=len(plan.cells), cell=cell.label(), status=row["status"])
+                     total_steps=len(plan.cells), cell=cell.label(), label=cell.label(), status=row["status"])
         log(f"cell {i + 1}/{len(plan.cells)} {cell.label()}: " + _row_line(row))
         if output_ids is not None:
             sample_text = plan.tokenizer.decode(output_ids)
@@ -210,3 +212,5 @@ def log_summary(m: dict[str, Any]) -> None:
         log(f"{name}: {m[name + '_tokens_per_s']:.1f}" + (f" +- {spread:.1f}" if spread is not None else "")
             + " tokens/s (llama-bench's test, mean +- stddev)")
     log(f"read bandwidth {m['device_read_gbps']:.1f} GB/s ({m['bandwidth_method']})")
+    for line in cells_table.lines(m):   # the cells as the report's table says them, on the run's last lines
+        log(line)

@@ -1,4 +1,5 @@
-"""The readiness cells as the report's table, in English and Chinese (torch-free)."""
+"""The readiness cells as the report's table, in English and Chinese, and as run.log's lines (torch-free); a
+--fit-only run, which has no cells, has its memory fit as its table (`workloads.llm.fit_table`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import Any, Mapping
 from workloads.catalogue import Message, message, message_id_of
 from workloads.facts.formatting import percent
 from workloads.facts.missing import NA
+from workloads.facts.text_table import text_lines
+from workloads.llm import fit_table
 
 COLUMNS: tuple[tuple[str, Message], ...] = (
     ("input_len", Message("workload.llm.column.input_len")),
@@ -56,9 +59,16 @@ def _memory_kind(kind: str) -> Message | str:
     return Message(key) if key else kind
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
+def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[Any]]]:
     rows = metrics.get("cells")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    if not rows and "cells" not in metrics:   # --fit-only: the fit is all it measured
+        return fit_table.report_table(metrics)
     kind = str(metrics.get("peak_memory_kind") or NA)
     heading = message("workload.llm.table.heading", kind=_memory_kind(kind))
     return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]
+
+
+def lines(metrics: Mapping[str, Any]) -> list[str]:
+    """The report's table (the cells', or a --fit-only run's fit) as aligned lines for run.log: the same cells."""
+    return text_lines(*report_table(metrics), more=lambda rows: message("workload.llm.table.more", rows=rows))

@@ -19,7 +19,7 @@ from workloads.serve.figures import level_figures
 from workloads.serve.launch import LaunchedServer
 from workloads.serve.load import Level, Pool, Request, one, payload, run_level, run_steady, synthetic
 from workloads.serve.spec import windows
-from workloads.serve.table import level_line, result_of, step_label
+from workloads.serve.table import level_line, lines, result_of, step_label
 from workloads.serve.result_record import ServeResult
 
 WORKLOAD = "serve"
@@ -77,8 +77,11 @@ class Sweep:
 
     def _result(self) -> None:
         if self.checked:
-            self.emitter.result(ServeResult.of(result_of(self.rows, self._settings(), self.notes)))
+            metrics = result_of(self.rows, self._settings(), self.notes)
+            self.emitter.result(ServeResult.of(metrics))
             self.checked = False     # once
+            for line in lines(metrics):   # the levels as the report's table says them, on the run's last lines
+                log(f"[cardbench] {line}")
 
     def _settings(self) -> dict[str, Any]:
         kind = self.levels[0].kind

@@ -1,5 +1,5 @@
-"""A sweep's levels as the run.log line, the result's figures and the report's table (torch-free): one set of
-cells, so the three never disagree."""
+"""A sweep's levels as the run.log line, the result's figures, the report's table and the run's closing lines
+(torch-free): one set of cells, so they never disagree."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from workloads.catalogue import Message, message
 from workloads.facts.missing import NA
+from workloads.facts.text_table import text_lines
 
 # the result's flat figures: those of the sweep's last measured level (the highest concurrency or rate)
 HEADLINE = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
@@ -89,3 +90,8 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     first = _TEST_SERVER if metrics.get("test_server") is True else ""   # `--test-server`, in the result
     heading = message("workload.serve.table.heading", first=first)
     return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]
+
+
+def lines(metrics: Mapping[str, Any]) -> list[str]:
+    """The report's table as aligned lines for run.log: the same cells; a long --duration run's first rows."""
+    return text_lines(*report_table(metrics), more=lambda rows: message("workload.serve.table.more", rows=rows))

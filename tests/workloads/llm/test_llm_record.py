@@ -5,10 +5,13 @@ both run under the suite's strict results)."""
 
 import io
 import json
+import re
 
 import pytest
 
 from tui.figures import result_text
+from workloads.facts.formatting import format_bytes
+from workloads.llm import fit_table
 from workloads.llm.cli import main
 from workloads.llm.result_record import LlmResult
 from workloads.child import bandwidth
@@ -47,6 +50,32 @@ def test_a_fit_only_run_declares_every_figure(monkeypatch):
     assert {"fit", "free_bytes", "largest_batch", "largest_context", "input_len"} <= m.keys()
     _says_every_figure_by_its_label(m)
     assert "longest context that fits at the first cell's batch (positions) 512" in result_text("llm", m)
+
+
+def test_a_fit_only_run_has_its_fit_as_the_report_s_table_and_in_its_log(monkeypatch, capsys):
+    m = _result(monkeypatch, "--fit-only", "--input-len", "100", "--output-len", "28", "--batch-size", "2")
+    heading, columns, rows = LlmResult.printer("REPORT_TABLE")(m)
+    assert rows[3][0]("zh") == "训练：LoRA r16"
+    assert [str(r[0]) for r in rows] == [r["use"] for r in m["fit"]] == [
+        "inference", "train AdamW full", "train AdamW full, activation checkpointing", "train LoRA r16",
+        "train LoRA r16, activation checkpointing"]
+    inference = m["fit"][0]
+    assert [str(c) for c in rows[0][1:3]] == [format_bytes(inference["total_bytes"]),
+                                              format_bytes(inference["weights_bytes"])]
+    assert str(rows[0][-1]) == "fits" and rows[0][-1]("zh") == "容纳"   # a small model against the host's memory
+    assert heading("en").startswith("Memory fit of small in fp32 at batch 2 x 128 positions against ")
+    assert columns[3]("en") == "KV cache" and columns[3]("zh") == "KV 缓存"
+    log = capsys.readouterr().err.splitlines()
+    for row in [columns, *rows]:   # the same cells in the log, as aligned columns
+        cells = [str(c) for c in row]
+        assert any(re.search(r"\s+".join(map(re.escape, cells)) + r"$", line) for line in log), (cells, log)
+
+
+def test_a_use_that_does_not_fit_says_the_cards_it_needs():
+    row = {"use": "train AdamW full", "total_bytes": 3 * 2**30, "fits": False, "cards": 3}
+    assert str(fit_table.cell(row, "fits")) == "does not fit (3 cards)"
+    assert fit_table.cell(row, "total_bytes") == "3.0 GiB" and fit_table.cell(row, "weights_bytes") == "N/A"
+    assert str(fit_table.cell({"use": "inference", "fits": None}, "fits")) == "N/A"   # no free memory figure
 
 
 def test_one_cell_with_pp_and_tg_declares_every_figure_and_its_families(monkeypatch):

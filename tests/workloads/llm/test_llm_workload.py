@@ -43,11 +43,11 @@ def sweep_result(tmp_path_factory):
                                         doctor_checks=[]))
     with zipfile.ZipFile(bundle) as zf:
         report = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
-    return events, (run_dir / "run.log").read_text(), report
+    return events, (run_dir / "run.log").read_text(), report, out.stdout
 
 
 def test_sweep_gives_every_cell_its_figures_and_bounds(sweep_result):
-    events, log, _ = sweep_result
+    events, log, _, _ = sweep_result
     steps = [e for e in events if e["event"] == "step"]
     result = next(e for e in events if e["event"] == "result")["metrics"]
     assert [s["cell"] for s in steps] == ["32 in x 16 out x batch 1", "128 in x 16 out x batch 1",
@@ -75,15 +75,38 @@ def test_sweep_gives_every_cell_its_figures_and_bounds(sweep_result):
 
 
 def test_the_suite_sweep_reaches_the_report_bundle(sweep_result):
-    _, _, report = sweep_result
+    _, _, report, _ = sweep_result
     cells = [line.split("|")[1:4] for line in report.splitlines() if re.match(r"\| (32|128) \| 16 \| [14] \|", line)]
     assert [[c.strip() for c in row] for row in cells] == [["32", "16", "1"], ["128", "16", "1"], ["32", "16", "4"],
                                                           ["128", "16", "4"]]
     assert "Readiness cells (input x output tokens x batch)" in report
 
 
+def _row_in(row, lines):
+    """The line that holds the row's cells in order, each set apart by spaces (an aligned table's row)."""
+    pattern = re.compile(r"(^|\s)" + r"\s+".join(re.escape(str(c)) for c in row) + r"(\s|$)")
+    return next((line for line in lines if pattern.search(line)), None)
+
+
+def test_the_terminal_names_each_step_s_cell_and_run_log_ends_with_the_report_s_table(sweep_result):
+    events, log, _, terminal = sweep_result
+    result = next(e for e in events if e["event"] == "result")["metrics"]
+    steps = [line for line in terminal.splitlines() if line.startswith("step ")]
+    assert [s.split(" | ")[:2] for s in steps] == [["step 1/4", "32 in x 16 out x batch 1"],
+                                                  ["step 2/4", "128 in x 16 out x batch 1"],
+                                                  ["step 3/4", "32 in x 16 out x batch 4"],
+                                                  ["step 4/4", "128 in x 16 out x batch 4"]]
+    heading, columns, rows = SPEC.report_table(result)
+    lines = log.splitlines()
+    tail = lines[next(i for i, line in enumerate(lines) if "read bandwidth " in line):]   # the run's closing lines
+    assert any(heading("en") in line for line in tail)
+    assert _row_in([c("en") for c in columns], tail), tail   # each column's label, its unit in it: "TTFT ms"
+    for row in rows:
+        assert _row_in(row, tail), (row, tail)
+
+
 def test_fit_estimate_is_within_ten_percent_of_the_measured_peak(sweep_result):
-    events, _, _ = sweep_result
+    events, _, _, _ = sweep_result
     result = next(e for e in events if e["event"] == "result")["metrics"]
     assert result["peak_memory_kind"] == ("process peak RSS (VmHWM, reset before each cell) less the RSS before the "
                                           "model was built")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 
 from workloads.child.harness import Emitter, run_main
 from workloads.serve.cli import main
 from workloads.serve.sweep import stopped_answering
+from workloads.serve.table import report_table
 
 
 def run(argv, capsys=None):
@@ -53,6 +55,25 @@ def test_each_figure_matches_the_delays_the_server_was_given(serving):
     assert [s["ttft_ms_p50"] for s in steps] == [r["ttft_ms_p50"] for r in m["levels"]]   # a soak can read them
     one, three = m["levels"]
     assert three["request_throughput"] > 1.5 * one["request_throughput"]   # 3 in flight, not one after another
+
+
+def _row_in(row, lines):
+    """The line that holds the row's cells in order, each set apart by spaces (an aligned table's row)."""
+    pattern = re.compile(r"(^|\s)" + r"\s+".join(re.escape(str(c)) for c in row) + r"(\s|$)")
+    return next((line for line in lines if pattern.search(line)), None)
+
+
+def test_the_sweep_ends_its_log_with_the_report_s_table(serving, capsys):
+    with serving() as server:
+        code, events = run(["--url", server.url, "--concurrency", "1,2", "--requests", "4", "--output-len", "3"])
+    assert code == 0
+    heading, columns, rows = report_table(result(events))
+    log = capsys.readouterr().err.splitlines()
+    tail = log[next(i for i, line in enumerate(log) if "concurrency 2: 4 requests" in line) + 1:]   # after the levels
+    assert tail[0] == f"[cardbench] {heading.en}"
+    assert _row_in([c.en for c in columns], tail), tail   # its units in the labels: "TTFT p50 ms"
+    assert [_row_in(r, tail) is not None for r in rows] == [True, True], tail
+    assert len(tail) == 4   # the heading, the labels, a line a level
 
 
 def test_chat_without_usage_counts_chunks_and_says_so(serving):
@@ -110,7 +131,7 @@ def test_poisson_arrivals_at_a_set_rate(serving):
     assert all(r["completed"] == 20 for r in m["levels"])
 
 
-def test_the_server_dying_mid_sweep_ends_it_with_the_levels_so_far(serving):
+def test_the_server_dying_mid_sweep_ends_it_with_the_levels_so_far(serving, capsys):
     # the probe and the first level's 4 requests, then the server is gone. --timeout: a request left unanswered by
     # the dying server (asyncio's Server left one so: test_serve_testserver_death.py) fails here in seconds, not
     # after the default 600 s, which a wrapping `timeout` cut short with SIGTERM (the run then said "stopped", 143)
@@ -124,6 +145,8 @@ def test_the_server_dying_mid_sweep_ends_it_with_the_levels_so_far(serving):
     error = next(e for e in events if e["event"] == "error")
     assert "stopped answering at concurrency 2" in error["message"] and "2 level(s)" in error["message"]
     assert events[-1]["status"] == "failed"
+    log = capsys.readouterr().err.splitlines()   # the levels so far, as the report's table, ended the log too
+    assert [_row_in(r, log) is not None for r in report_table(m)[2]] == [True, True], log
 
 
 @pytest.mark.parametrize("kinds, gone", [
