@@ -42,9 +42,11 @@ from tui.store import Run, RunStore, RunStoreError
 from tui.session import SIGNALS, STORE_FAULT, RunSession
 from tui.telemetry.collect import Collector
 from tui.telemetry.sampler import Sampler
-from workloads import exit_codes, protocol
+from workloads import exit_codes, protocol, registry
+from workloads.facts.text_table import text_lines
 from workloads.rundir import EVENTS, LOG
 from workloads.runner import Outcome
+from workloads.safe_text import one_line, printable
 
 
 def _say(line: str, stream) -> None:
@@ -140,11 +142,26 @@ async def _follow_run(name: str, session: RunSession, sampler: Sampler, run: Run
                     _say(f"cardbench run: {event.message}; the run goes on", sys.stderr)
                 elif not detached:  # a detached run's log is run.log: its own log would grow as long
                     _say(event_line(event, name), progress)
+                    if isinstance(event, protocol.Result):   # the table the report will show, cell for cell
+                        for line in table_lines(name, event.metrics):
+                            _say(line, progress)
     finally:
         sampler.stop()
         unwatch_signals()
         marker.remove()
     return followed
+
+
+def table_lines(name: str, metrics: Mapping[str, Any]) -> list[str]:
+    """The workload's report table (its record's REPORT_TABLE) as aligned lines, printable; none when it has none
+    (the RESULT line counted it: `cells <8 items, in events.jsonl>`, issue 36 item 10)."""
+    printer = registry.spec_for(name).report_table
+    if printer is None:
+        return []
+    heading, columns, rows = printer(metrics)
+    # each cell made printable before the columns are measured (a cell may be a file name from outside, with ESC ]0;)
+    rows = [[one_line(c) if isinstance(c, str) else c for c in row] for row in rows]
+    return [printable(line) for line in text_lines(heading, columns, rows)]
 
 
 def _finish_run(name: str, session: RunSession, run: Run, followed: _Followed, as_json: bool) -> int:
