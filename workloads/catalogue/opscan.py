@@ -8,6 +8,9 @@ WORDS: dict[str, tuple[str, str]] = {
                               "算子覆盖扫描"),
     "workload.opscan.progress": ("case",
                                  "用例"),
+    "workload.opscan.cpu_note": ("no accelerator, so the scan ran on the CPU and timed each case once (not the median "
+                                 "of 3)",
+                                 "没有加速卡，因此扫描在 CPU 上运行，每个用例只计时一次（而非取 3 次的中位数）"),
     "workload.opscan.metric.cases_per_s": ("cases/s over the whole scan (cases run / scan time)",
                                            "整个扫描的用例/秒（运行的用例数 / 扫描时间）"),
     "workload.opscan.metric.ops": ("aten ops scanned",
