@@ -174,18 +174,20 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
 
 def result_metrics(rows: list[dict[str, Any]], recording: dict[str, Any], progress: Any, scan_s: float,
                    csv_path: Path, cases_run: int) -> dict[str, Any]:
+    from workloads.opscan import table
+
     dtypes = recording["dtypes"]
     by_dtype = {d: {s: 0 for s in st.STATUSES} for d in dtypes}
     for row in rows:
         by_dtype.setdefault(row["dtype"], {s: 0 for s in st.STATUSES})[row["status"]] += 1
-    failures = [{k: row[k] for k in ("op", "dtype", "status", "nmse", "threshold", "message", "modules", "slow")}
-                for row in rows if row["status"] != st.OK]
+    failures = [{k: row[k] for k in table.FAILURE_KEYS if k in row} for row in rows if row["status"] != st.OK]
     failed_dtypes = {f["dtype"] for f in failures}
     return {
         "ops": len({r["op"] for r in rows}), "calls": len(recording["calls"]), "rows": len(rows),
         "rows_ok": sum(1 for r in rows if r["status"] == st.OK), "rows_failed": len(failures),
         "by_dtype": by_dtype, "failures": failures,
-        "precisions_clean": ", ".join(d for d in dtypes if d not in failed_dtypes) or "none",
+        # a list: "none" is said in the reader's language where none is clean (tui/figures.metric_text)
+        "precisions_clean": [d for d in dtypes if d not in failed_dtypes],
         "precision_verdict": {d: ("usable: every recorded op ok" if d not in failed_dtypes else
                                   "failing ops: " + ", ".join(sorted({f["op"] for f in failures if f["dtype"] == d})))
                               for d in dtypes},

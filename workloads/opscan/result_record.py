@@ -22,7 +22,8 @@ class OpscanResult(Record):
     rows_ok: int | None = figure("workload.opscan.metric.rows_ok", COUNT)
     rows_failed: int | None = figure(
         "workload.opscan.metric.rows_failed", COUNT, short="workload.opscan.line.rows_failed")
-    precisions_clean: str | None = figure("workload.opscan.metric.precisions_clean", TEXT)
+    # the dtypes, a list (a run before said them as one string, read as written)
+    precisions_clean: list[str] | None = figure("workload.opscan.metric.precisions_clean", NESTED)
     restarts: int | None = figure("workload.opscan.metric.restarts", COUNT)
     scan_s: float | None = figure("workload.opscan.metric.scan_s", SECONDS)
     # the rest of the scan's result (cli.result_metrics): a new scan's and a resumed one's alike

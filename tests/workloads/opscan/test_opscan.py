@@ -17,6 +17,7 @@ import pytest
 
 from workloads import protocol
 from workloads.opscan.inject import ENV as INJECT_ENV
+from workloads.opscan import notes
 from workloads.opscan.result_record import OpscanResult
 from workloads.opscan.state import STATE_ENV
 
@@ -67,6 +68,14 @@ def test_every_injected_failure_shows_as_its_status_and_the_scan_covers_the_rest
     wrong = matrix[("aten.addmm.default", "fp16")]
     assert float(wrong["nmse"]) > float(wrong["threshold"])
     assert "not implemented for 'BFloat16'" in matrix[("aten.mm.default", "bf16")]["message"]
+    # each failure's note: ops.csv's English, and the report's in Chinese said from the same figures (the worker's
+    # own last line and torch's error stay as they were written)
+    said = {(f["op"], f["dtype"]): notes.note(f) for f in result["failures"]}
+    crash, hang = ("aten.native_layer_norm.default", "bf16"), ("aten.gelu.default", "fp16")
+    assert matrix[crash]["message"].startswith("the worker died (SIGABRT)") and str(said[crash]) == matrix[crash]["message"]
+    assert "工作进程退出（SIGABRT）" in said[crash]("zh") and "the worker" not in said[crash]("zh")
+    assert "工作进程挂起（3 秒内无响应）" in said[hang]("zh") and "hung" in matrix[hang]["message"]
+    assert "超过阈值" in said[("aten.addmm.default", "fp16")]("zh")
     # progress: one step per case, op k of N with the counts so far
     steps = [e for e in events if isinstance(e, protocol.Step)]
     start = next(e for e in events if isinstance(e, protocol.Start))
