@@ -166,9 +166,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         emitter.warning(f"{failure['op']} in {failure['dtype']}: {st.LABELS[failure['status']]}"
                         f"{': ' + failure['message'] if failure['message'] else ''}", code=f"op_{failure['status']}",
                         op=failure["op"], dtype=failure["dtype"], modules=failure["modules"][:5])
-    emitter.result(OpscanResult.of(result_metrics(rows, recording, progress, scan_s, out / ops_csv.OPS_CSV,
-                                                  seen["done"] - len(earlier))))
-    summary(rows, recording["dtypes"])
+    metrics = result_metrics(rows, recording, progress, scan_s, out / ops_csv.OPS_CSV, seen["done"] - len(earlier))
+    for line in table.terminal_lines(metrics):   # the report's table, in run.log before the result
+        log(line)
+    emitter.result(OpscanResult.of(metrics))
     return 0
 
 
@@ -198,10 +199,3 @@ def result_metrics(rows: list[dict[str, Any]], recording: dict[str, Any], progre
         "ops_csv": str(csv_path),
     }
 
-
-def summary(rows: list[dict[str, Any]], dtypes: list[str]) -> None:
-    for dtype in dtypes:
-        mine = [r for r in rows if r["dtype"] == dtype]
-        bad = [r for r in mine if r["status"] != st.OK]
-        log(f"opscan {dtype}: {len(mine) - len(bad)} of {len(mine)} ops ok"
-            + (": " + ", ".join(f"{r['op']} {st.LABELS[r['status']]}" for r in bad[:8]) if bad else ""))

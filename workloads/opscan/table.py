@@ -24,6 +24,8 @@ LOST = ("worker_how", "worker_said", "timeout_s")
 # a failure's figures the result keeps (cli.result_metrics), its note's among them
 FAILURE_KEYS = ("op", "dtype", "status", "nmse", "threshold", "nonfinite", "message", "modules", "slow", "case_message",
                 "failing_calls", "ran_calls", "skipped_calls", *LOST)
+TERMINAL_ROWS = 20       # failures the terminal lists before saying where the rest are
+TERMINAL_CELL = 100      # a cell's characters there (a note can be a long error)
 SLOWER_THAN_FP32 = 1.5   # an fp16/bf16 op this many times slower than its fp32 run on the same device is flagged
 
 
@@ -126,6 +128,22 @@ def _table(failures: list[dict[str, Any]], ok: dict[str, int]) -> Table:
     for dtype, count in ok.items():
         table.append([message("workload.opscan.table.ops", count=count), dtype, _status(st.OK), "", "", ""])
     return Message("workload.opscan.table.heading"), columns, table
+
+
+def terminal_lines(metrics: dict[str, Any], most: int = TERMINAL_ROWS) -> list[str]:
+    """The report's table as aligned English text for run.log and the terminal: the first ``most`` failures, where
+    the rest are, then the ok ops per dtype."""
+    _, columns, table = compatibility_of_result(metrics)
+    failing = len([f for f in metrics.get("failures") or [] if isinstance(f, dict)])
+    shown = table[:min(failing, most)] + table[failing:]
+    cells = [[str(c) for c in columns]] + [[str(c)[:TERMINAL_CELL] for c in row] for row in shown]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
+    lines = ["opscan: " + str(Message("workload.opscan.table.heading"))]
+    lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    if failing > most:
+        where = metrics.get("ops_csv") or "ops.csv"
+        lines.insert(2 + most, f"  ... {failing - most} more failing row(s) in {where}")
+    return lines
 
 
 def _status(status: str) -> Message | str:

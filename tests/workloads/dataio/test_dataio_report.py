@@ -66,6 +66,19 @@ def test_the_sweep_table_and_its_heading_in_both_languages():
         .endswith("；" + OLD_LINE)
 
 
+def test_the_terminal_and_run_log_lines_are_the_sweep_the_card_s_rate_and_the_verdict_in_words():
+    from workloads.dataio.result_record import DataioResult
+
+    lines = DataioResult.printer("TERMINAL_TABLE")({"loader": SWEEP, **VERDICT})
+    assert lines[0] == "dataio: loader sweep"
+    assert lines[1].split() == ["workers", "images/s", "CPU", "cores", "busy", "host", "->", "device", "GB/s"]
+    assert lines[4].split() == ["2", "(pinned)", "402", "2.1", "12.10"]
+    assert lines[5] == ("dataio: the card's rate: the card trains at 180 images/s (ResNet-50 run 20261206-resnet50-ab "
+                        "at 224 px: its compute-only images/s)")
+    assert lines[6] == "dataio: verdict: " + LINE
+    assert not any("items" in line or "events.jsonl" in line for line in lines)
+
+
 def test_the_report_in_chinese_shows_the_sweep_and_the_figures_in_its_words(tmp_path, recorded_doctor_and_env):
     """One export (a bundle takes seconds): the spec's metrics and table reach report.md in the report's language.
     The doctor and collect_env are recorded ones (tests/recorded_env.py): their torch children are not what it checks."""

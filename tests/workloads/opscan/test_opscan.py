@@ -76,6 +76,9 @@ def test_every_injected_failure_shows_as_its_status_and_the_scan_covers_the_rest
     assert "工作进程退出（SIGABRT）" in said[crash]("zh") and "the worker" not in said[crash]("zh")
     assert "工作进程挂起（3 秒内无响应）" in said[hang]("zh") and "hung" in matrix[hang]["message"]
     assert "超过阈值" in said[("aten.addmm.default", "fp16")]("zh")
+    # run.log has the table the scan made, in words: its failures by name, the ok ops per dtype
+    logged = stderr[stderr.index("opscan: Operator coverage (failures first)"):]
+    assert "aten.gelu.default" in logged and "hang" in logged and " ops  fp32  ok" in logged
     # progress: one step per case, op k of N with the counts so far
     steps = [e for e in events if isinstance(e, protocol.Step)]
     start = next(e for e in events if isinstance(e, protocol.Start))

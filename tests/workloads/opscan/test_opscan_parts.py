@@ -15,6 +15,7 @@ from workloads.child.harness import WorkloadError
 from workloads.opscan import cli, notes, sources, statuses, table
 from workloads.opscan.record import Recorder
 from workloads.opscan.replay import compare
+from workloads.opscan.result_record import OpscanResult
 from workloads.opscan.spec import SPEC
 
 
@@ -106,6 +107,21 @@ def test_a_note_is_said_in_the_report_s_language_and_ops_csv_keeps_its_english()
     error = {"op": op, "dtype": "fp16", "call": 0, "status": "error", "message": "RuntimeError: CUDA error: boom"}
     [failed] = table.fold([error], calls, device_is_cpu=False)
     assert notes.note(failed) == failed["message"] == "RuntimeError: CUDA error: boom"
+
+
+def test_the_terminal_lists_the_first_failures_says_where_the_rest_are_then_the_ok_counts():
+    failures = [{"op": f"aten.op{i:02d}.default", "dtype": "bf16", "status": "mismatch", "nmse": 0.2,
+                 "threshold": 5e-4, "modules": ["m:a (Linear)"], "message": "NMSE 0.2 > 0.0005"} for i in range(25)]
+    metrics = {"failures": failures, "by_dtype": {"fp32": {"ok": 50}, "bf16": {"ok": 25}},
+               "ops_csv": "/runs/x/ops.csv"}
+    lines = OpscanResult.printer("TERMINAL_TABLE")(metrics)
+    assert lines[0] == "opscan: Operator coverage (failures first)"
+    assert lines[1].split() == ["op", "dtype", "status", "NMSE", "(threshold)", "called", "from", "message"]
+    assert lines[2].split()[:4] == ["aten.op00.default", "bf16", "mismatch", "0.2"]
+    assert lines[21].split()[0] == "aten.op19.default" and "aten.op20.default" not in "\n".join(lines)
+    assert lines[22] == "  ... 5 more failing row(s) in /runs/x/ops.csv"
+    assert [line.split()[:3] for line in lines[23:]] == [["50", "ops", "fp32"], ["25", "ops", "bf16"]]
+    assert not any("items" in line or "events.jsonl" in line for line in lines)
 
 
 def test_the_cpu_note_and_none_clean_are_said_in_the_report_s_language():
