@@ -131,18 +131,13 @@ def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
         raise WorkloadError(str(exc), hint="--data takes a folder of images (any layout)") from None
     metrics.update(table.survey_metrics(s))
     part(1, "survey", survey.describe(s), images=s.images)
-    for what, n in (("unreadable file(s) or folder(s)", s.unreadable), ("symbolic link loop(s)", s.loops),
-                    (f"file(s) {OVERSIZE}", s.oversize)):
-        if n:
-            em.warning(f"{n} {what} skipped in {file_name(root)} (e.g. {', '.join(s.examples[:3])})",
-                       code="data_skipped")
+    _warn_skipped(em, s, root)
 
     paths = [p for p, _ in s.sample]
     kind = s.mount.kind if s.mount else None
     # the card's rate first: its run's image size is the loader's, so both sides count images of one size
     card = consumer.find(device_name, args.consumer_rate, consumer.runs_dir(args.runs_dir))
-    size = args.image_size or (card.image_size if card and card.image_size else decode.IMAGE_SIZE)
-    metrics["image_size"] = size
+    size = metrics["image_size"] = args.image_size or (card and card.image_size) or decode.IMAGE_SIZE
     read = storage.measure(s.sample, kind, args.seconds)
     metrics.update(read)
     part(2, "storage", storage.describe(read), **{k: v for k, v in read.items() if k.endswith(("_mb_s", "_files_s"))})
@@ -170,6 +165,15 @@ def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
         log(line)
     em.result(DataioResult.of(metrics))
     return exit_codes.OK
+
+
+def _warn_skipped(em: Emitter, s: Any, root: str) -> None:
+    """A warning for each kind of file the survey skipped (a ``survey.Survey``)."""
+    for what, n in (("unreadable file(s) or folder(s)", s.unreadable), ("symbolic link loop(s)", s.loops),
+                    (f"file(s) {OVERSIZE}", s.oversize)):
+        if n:
+            em.warning(f"{n} {what} skipped in {file_name(root)} (e.g. {', '.join(s.examples[:3])})",
+                       code="data_skipped")
 
 
 def _verdict(rows: list[dict[str, Any]], card: consumer.Consumer | None, size: int, cold_files_s: float | None,

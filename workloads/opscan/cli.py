@@ -167,8 +167,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
                         f"{': ' + failure['message'] if failure['message'] else ''}", code=f"op_{failure['status']}",
                         op=failure["op"], dtype=failure["dtype"], modules=failure["modules"][:5])
     metrics = result_metrics(rows, recording, progress, scan_s, out / ops_csv.OPS_CSV, seen["done"] - len(earlier))
-    for line in table.terminal_lines(metrics):   # the report's table, in run.log before the result
-        log(line)
+    log("\n".join(table.terminal_lines(metrics)))   # the report's table, in run.log before the result
     emitter.result(OpscanResult.of(metrics))
     return 0
 
