@@ -130,7 +130,13 @@ WORDS: dict[str, tuple[str, str]] = {
                                       "；跳过不可读 {unreadable} 个、链接环 {loops} 个"),
     "workload.dataio.quick.oversize": ("; skipped {n} files larger than any image could be",
                                        "；跳过大于任何图像可能大小的文件 {n} 个"),
-    # the verdict (workloads/dataio/words.py, from the result's figures): said in run.log and in the report
+    # the verdict's kind, as the report's verdict cell says a workload's verdict (`verdict.<value>`, as PASS/WARN/FAIL;
+    # tui/report/i18n.check_status), and its sentence (workloads/dataio/words.py, from the result's figures): said in run.log and in the report
+    "verdict.compute-bound": ("compute-bound", "计算受限"),
+    "verdict.data-bound": ("data-bound", "数据受限"),
+    "verdict.storage-bound": ("storage-bound", "存储受限"),
+    "verdict.no card rate": ("no card rate", "无加速卡速率"),
+    "verdict.no figure": ("no figure", "无数值"),
     "workload.dataio.verdict.no_figure": ("no loader setting gave a figure: see the log for why",
                                           "没有任何 DataLoader 设置得出数值：原因见日志"),
     "workload.dataio.verdict.no_card": ("at {size} px the loader gives {rate} images/s with {workers} worker(s); no card "

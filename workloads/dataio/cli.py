@@ -195,6 +195,8 @@ def _card_metrics(card: consumer.Consumer | None, size: int) -> dict[str, Any]:
     if card is None:
         return {"consumer_images_per_s": None}
     scaled = bool(card.image_size) and card.image_size != size
-    return {"consumer_images_per_s": round(card.at(size), 2), "consumer_basis": card.basis, "consumer_run": card.run,
-            "consumer_image_size": card.image_size, "consumer_steps": card.steps,
-            "consumer_measured_images_per_s": card.rate if scaled else None}
+    given = {"consumer_run": card.run, "consumer_image_size": card.image_size, "consumer_steps": card.steps,
+             "consumer_measured_images_per_s": card.rate if scaled else None}
+    # what a source does not have is left out, not said as N/A (not measured)
+    return {"consumer_images_per_s": round(card.at(size), 2), "consumer_basis": card.basis,
+            **{k: v for k, v in given.items() if v is not None}}

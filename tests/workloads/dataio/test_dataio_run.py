@@ -99,6 +99,21 @@ def test_made_data_is_removed_and_a_cpu_resnet50_run_is_the_card_rate(tmp_path):
     assert list(made_in.iterdir()) == []
 
 
+def test_an_image_size_other_than_the_card_run_s_scales_its_rate_by_pixels(tmp_path):
+    runs = tmp_path / "runs"
+    (runs / "20261204-090000-resnet50-abcd").mkdir(parents=True)
+    (runs / "20261204-090000-resnet50-abcd" / "config.json").write_text('{"workload": "resnet50"}')
+    (runs / "20261204-090000-resnet50-abcd" / "events.jsonl").write_text(json.dumps(
+        {"event": "result", "metrics": {"images_per_s": 1000.0, "device": "cpu (x86_64, 2 threads)", "image_size": 64}})
+        + "\n")
+    code, events, stderr = _run("--make-data", "4", "--image-size", "128", *SMALL, runs_dir=runs)
+    assert code == 0, stderr
+    m = events[-2]["metrics"]
+    assert m["image_size"] == 128 and m["consumer_image_size"] == 64 and m["consumer_measured_images_per_s"] == 1000.0
+    assert m["consumer_images_per_s"] == 250.0   # 1,000 x (64 / 128)^2: a 128 px image has 4x the pixels
+    assert "1,000 images/s at 64 px, scaled by pixels to 128 px" in stderr   # run.log's verdict says so
+
+
 @pytest.mark.parametrize("args, said", [
     (["--data", "/nonexistent/images"], "data directory /nonexistent/images does not exist"),
     (["--data", "/tmp", "--make-data", "3"], "give --data DIR or --make-data N, not both"),
