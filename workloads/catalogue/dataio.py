@@ -14,12 +14,12 @@ WORDS: dict[str, tuple[str, str]] = {
                                               "建议的 DataLoader 工作进程数"),
     "workload.dataio.metric.consumer_images_per_s": ("images/s the card trains at, at the loader's image size",
                                                      "images/s，加速卡的训练速率（按 DataLoader 的图像尺寸）"),
-    "workload.dataio.metric.image_size": ("px the loader crops to; the card's rate is read at the same size",
-                                          "px，DataLoader 裁剪到的尺寸；加速卡速率按同一尺寸计"),
-    "workload.dataio.metric.consumer_basis": ("the card's rate is (compute-only, median, last steps: a ResNet-50 run's; "
-                                              "given; rated: the card's bound)",
-                                              "加速卡速率类型（compute-only、median、last steps：ResNet-50 运行的；"
-                                              "given：给定；rated：额定上限）"),
+    "workload.dataio.metric.image_size": ("px the loader crops to (the card's rate is read at the same size)",
+                                          "px，DataLoader 裁剪到的尺寸（加速卡速率按同一尺寸计）"),
+    "workload.dataio.metric.consumer_basis": ("the card's rate is (compute-only, median or last steps of a ResNet-50 "
+                                              "run, given, or rated: the card's bound)",
+                                              "加速卡速率类型（ResNet-50 运行的 compute-only、median 或 last steps，"
+                                              "given 给定，或 rated 额定上限）"),
     "workload.dataio.metric.consumer_run": ("the ResNet-50 run (or the rated card) the card's rate is from",
                                             "加速卡速率来自的 ResNet-50 运行（或额定的卡）"),
     "workload.dataio.metric.consumer_image_size": ("px the card's rate was measured at",
