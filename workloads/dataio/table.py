@@ -1,4 +1,5 @@
-"""The data-IO run's figures as the result holds them, the report's sweep table and the log's lines. Torch-free."""
+"""The data-IO run's figures as the result holds them, the report's sweep table (its heading the verdict, said in the
+report's language by words.py) and the same as English lines for run.log. Torch-free."""
 
 from __future__ import annotations
 

@@ -6,7 +6,10 @@
   calls when it fails). The rows are written to ``ops.csv`` (:mod:`workloads.rundir.ops_csv`,
   which other workloads read: ``resnet50 --ops-from RUN_DIR``).
 - :func:`compatibility`: the report's table for a run directory (heading, columns, rows):
-  failures first, then the count of ok ops per dtype.
+  failures first, then the count of ok ops per dtype; each failure's note said in the report's language
+  (:mod:`~workloads.opscan.notes`, whose English is ops.csv's message).
+- :func:`terminal_lines`: the same table as English lines for run.log (and a host's terminal): its first
+  failures, where the rest are, the ok counts.
 """
 
 from __future__ import annotations
