@@ -31,6 +31,7 @@ from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
 from workloads.child import device as dev  # noqa: E402
 from workloads.dataio import loader, makedata, survey  # noqa: E402
+from workloads.dataio.words import verdict_words  # noqa: E402
 from workloads.vision.transforms import training_transform  # noqa: E402
 
 GOAL = 0.10
@@ -103,11 +104,11 @@ def main() -> int:
         print(f"device: {dev.name(device)}; data: {m['data_where']}, {m['images']} images")
         print("workload sweep: " + ", ".join(f"{r['workers']} worker(s) {r['images_per_s'] or 0:,.0f}"
                                              for r in m["loader"]) + " images/s")
-        print(f"verdict: {m['verdict_line']}")
+        print(f"verdict: {verdict_words(m)}")
         paths = [p for p, _ in survey.survey(root).sample]
         ours, bare = [], []
         for _ in range(args.rounds):
-            dataset = loader.ImageFiles(paths, training_transform(224))
+            dataset = loader.ImageFiles(paths, training_transform(int(m.get("image_size") or 224)))
             ours.append(loader.run_one(dataset, workers, args.batch_size, device, args.seconds)["images_per_s"])
             bare.append(bare_loop(paths, workers, args.batch_size, device, args.seconds))
         a, b = statistics.median(ours), statistics.median(bare)

@@ -266,6 +266,11 @@ def transformers_rate(run: Acceptance) -> tuple[float | None, str]:
     return statistics.median(rates), ""
 
 
+def _listed(value: object) -> str:
+    """opscan's clean dtypes: a list (a scan before said them as one string)."""
+    return (", ".join(map(str, value)) or "none") if isinstance(value, list) else str(value)
+
+
 def opscan(run: Acceptance) -> None:
     argv = (["--device", "cpu", "--sources", "gpt2-decode", "--dtypes", "fp32,bf16", "--repeats", "1"]
             if run.cpu else ["--device", run.device])
@@ -273,7 +278,7 @@ def opscan(run: Acceptance) -> None:
     m = m or {}
     failed = m.get("rows_failed")
     run.figure("opscan_rows_failed", failed, "op x dtype",
-               note=f"{m.get('rows_ok')} of {m.get('rows')} ok; clean: {m.get('precisions_clean')}" if m else
+               note=f"{m.get('rows_ok')} of {m.get('rows')} ok; clean: {_listed(m.get('precisions_clean'))}" if m else
                "no result")
     stuck = None if not m else (m.get("crashes") or 0) + (m.get("hangs") or 0)
     run.figure("opscan_crashes_and_hangs", stuck, "cases", "0", lambda v: v == 0)

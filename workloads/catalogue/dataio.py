@@ -12,10 +12,30 @@ WORDS: dict[str, tuple[str, str]] = {
                                                    "images/s，结论所给工作进程数下的 DataLoader"),
     "workload.dataio.metric.loader_workers": ("loader workers to use",
                                               "建议的 DataLoader 工作进程数"),
-    "workload.dataio.metric.consumer_images_per_s": ("images/s the card trains at",
-                                                     "images/s，加速卡的训练速率"),
-    "workload.dataio.metric.consumer_source": ("the card's rate from",
-                                               "加速卡速率来源"),
+    "workload.dataio.metric.consumer_images_per_s": ("images/s the card trains at, at the loader's image size",
+                                                     "images/s，加速卡的训练速率（按 DataLoader 的图像尺寸）"),
+    "workload.dataio.metric.image_size": ("px the loader crops to (the card's rate is read at the same size)",
+                                          "px，DataLoader 裁剪到的尺寸（加速卡速率按同一尺寸计）"),
+    "workload.dataio.metric.consumer_basis": ("the card's rate is (compute-only, median or last steps of a ResNet-50 "
+                                              "run, given, or rated: the card's bound)",
+                                              "加速卡速率类型（ResNet-50 运行的 compute-only、median 或 last steps，"
+                                              "given 给定，或 rated 额定上限）"),
+    "workload.dataio.metric.consumer_run": ("the ResNet-50 run (or the rated card) the card's rate is from",
+                                            "加速卡速率来自的 ResNet-50 运行（或额定的卡）"),
+    "workload.dataio.metric.consumer_image_size": ("px the card's rate was measured at",
+                                                   "px，加速卡速率测得时的图像尺寸"),
+    "workload.dataio.metric.consumer_measured_images_per_s": ("images/s the card's rate as measured, before scaling by "
+                                                              "pixels to the loader's image size",
+                                                              "images/s，加速卡速率的测得值（按像素数换算到 DataLoader "
+                                                              "图像尺寸之前）"),
+    "workload.dataio.metric.consumer_steps": ("steps the card's rate is the median of (a run without a result)",
+                                              "加速卡速率取中位数的步数（未给出结果的运行）"),
+    "workload.dataio.metric.room_where": ("a local folder with room for the data",
+                                          "有足够空间放数据的本地文件夹"),
+    "workload.dataio.metric.room_free_bytes": ("free space in that local folder",
+                                               "该本地文件夹的可用空间"),
+    "workload.dataio.metric.consumer_source": ("the card's rate from (a run before its source's figures)",
+                                               "加速卡速率来源（旧版运行）"),
     "workload.dataio.metric.data_where": ("where the data lives",
                                           "数据所在位置"),
     "workload.dataio.metric.free_bytes": ("free space there",
@@ -44,8 +64,8 @@ WORDS: dict[str, tuple[str, str]] = {
                                                    "images/s 每核，ResNet-50 训练变换"),
     "workload.dataio.metric.h2d_gb_s": ("GB/s host -> device of the batches (pinned), best of the sweep",
                                         "GB/s 批次主机到设备（锁页），扫描中最佳"),
-    "workload.dataio.metric.verdict_line": ("in words",
-                                            "说明"),
+    "workload.dataio.metric.verdict_line": ("in words (a run before the verdict was said from its figures)",
+                                            "说明（旧版运行）"),
     # the figures only run.log, events.jsonl and the report's "all result metrics" list (workloads/dataio/cli.py)
     "workload.dataio.metric.data_made": ("JPEGs made for the run (removed after it)",
                                          "为本次运行生成的 JPEG 数（运行后删除）"),
@@ -110,11 +130,68 @@ WORDS: dict[str, tuple[str, str]] = {
                                       "；跳过不可读 {unreadable} 个、链接环 {loops} 个"),
     "workload.dataio.quick.oversize": ("; skipped {n} files larger than any image could be",
                                        "；跳过大于任何图像可能大小的文件 {n} 个"),
+    # the verdict's kind, as the report's verdict cell says a workload's verdict (`verdict.<value>`, as PASS/WARN/FAIL;
+    # tui/report/i18n.check_status), and its sentence (workloads/dataio/words.py, from the result's figures): said in run.log and in the report
+    "verdict.compute-bound": ("compute-bound", "计算受限"),
+    "verdict.data-bound": ("data-bound", "数据受限"),
+    "verdict.storage-bound": ("storage-bound", "存储受限"),
+    "verdict.no card rate": ("no card rate", "无加速卡速率"),
+    "verdict.no figure": ("no figure", "无数值"),
+    "workload.dataio.verdict.no_figure": ("no loader setting gave a figure: see the log for why",
+                                          "没有任何 DataLoader 设置得出数值：原因见日志"),
+    "workload.dataio.verdict.no_card": ("at {size} px the loader gives {rate} images/s with {workers} worker(s); no card "
+                                        "rate to compare with: run `cardbench run resnet50` on this machine first, or "
+                                        "pass --consumer-rate IMAGES_PER_S",
+                                        "{size} px 下 DataLoader 用 {workers} 个工作进程给出 {rate} images/s；没有加速卡速率"
+                                        "可对照：请先在本机运行 `cardbench run resnet50`，或传入 --consumer-rate IMAGES_PER_S"),
+    "workload.dataio.verdict.compute": ("at {size} px the loader gives {rate} images/s with {workers} worker(s); {card}: "
+                                        "compute-bound, the loader keeps up; use {workers} or more worker(s)",
+                                        "{size} px 下 DataLoader 用 {workers} 个工作进程给出 {rate} images/s；{card}："
+                                        "计算受限，数据加载跟得上；请用 {workers} 个或更多工作进程"),
+    "workload.dataio.verdict.data": ("at {size} px the loader gives {rate} images/s with {workers} worker(s) (its best); "
+                                     "{card}: data-bound: the card waits for data; more CPU cores, decoding on the device "
+                                     "(DALI, nvJPEG) or smaller stored images would feed it",
+                                     "{size} px 下 DataLoader 最多给出 {rate} images/s（{workers} 个工作进程）；{card}："
+                                     "数据受限：加速卡在等数据；更多 CPU 核、在设备上解码（DALI、nvJPEG）或更小的存储图像"
+                                     "才能喂饱它"),
+    "workload.dataio.verdict.storage": ("the storage gives {files} files/s cold; at {size} px the loader gives {rate} "
+                                        "images/s warm with {workers} worker(s); {card}: storage-bound: {where}",
+                                        "存储冷读 {files} files/s；{size} px 下 DataLoader 热缓存时用 {workers} 个工作进程"
+                                        "给出 {rate} images/s；{card}：存储受限：{where}"),
+    "workload.dataio.where.local": ("the local disk is the limit: a faster one (NVMe), or the data in memory (/dev/shm) "
+                                    "where it fits",
+                                    "本地磁盘是瓶颈：换更快的磁盘（NVMe），或在放得下时把数据放进内存（/dev/shm）"),
+    "workload.dataio.where.room": ("copy the data to local disk ({path} has {free} GB free)",
+                                   "把数据复制到本地磁盘（{path} 有 {free} GB 可用）"),
+    "workload.dataio.where.no_room": ("copy the data to a local disk with {size} GB free (none found among the usual "
+                                      "places)",
+                                      "把数据复制到有 {size} GB 可用空间的本地磁盘（常见位置中没有找到）"),
+    "workload.dataio.card.measured": ("the card trains at {rate} images/s ({source})",
+                                      "加速卡训练速率 {rate} images/s（{source}）"),
+    "workload.dataio.card.bound": ("the card trains at up to {rate} images/s ({source})",
+                                   "加速卡训练速率至多 {rate} images/s（{source}）"),
+    "workload.dataio.at_px": (" at {size} px", "，{size} px"),
+    "workload.dataio.source.compute": ("ResNet-50 run {run}{at}: its compute-only images/s",
+                                       "ResNet-50 运行 {run}{at}：其纯计算 images/s"),
+    "workload.dataio.source.median": ("ResNet-50 run {run}{at}: its images/s",
+                                      "ResNet-50 运行 {run}{at}：其 images/s"),
+    "workload.dataio.source.steps": ("ResNet-50 run {run}{at}, ended without a result: the median compute-only images/s "
+                                     "of its last {steps} step(s)",
+                                     "ResNet-50 运行 {run}{at}，未给出结果就结束：其最后 {steps} 步纯计算 images/s 的中位数"),
+    "workload.dataio.source.given": ("--consumer-rate, taken as at {size} px",
+                                     "--consumer-rate，按 {size} px 计"),
+    "workload.dataio.source.rated": ("the rated bound of {run}{at}: its bf16 peak over the FLOPs of one training image; "
+                                     "no training reaches it",
+                                     "{run} 的额定上限{at}：其 bf16 峰值除以一张训练图像的 FLOPs；任何训练都达不到"),
+    "workload.dataio.source.scaled": ("{source}; {measured} images/s at {measured_at} px, scaled by pixels to {size} px",
+                                      "{source}；{measured_at} px 下 {measured} images/s，按像素数换算到 {size} px"),
     # the data-IO run's loader sweep in the report (workloads/dataio/table.py)
     "workload.dataio.column.workers": ("workers", "工作进程数"),
     "workload.dataio.column.images_per_s": ("images/s", "图像/秒"),
     "workload.dataio.column.cores_busy": ("CPU cores busy", "占用 CPU 核数"),
     "workload.dataio.column.h2d_gb_s": ("host -> device GB/s", "主机到设备 GB/s"),
+    "workload.dataio.cell.pinned": ("{workers} (pinned)", "{workers}（锁页内存）"),
+    "workload.dataio.cell.failed": ("failed: {error}", "失败：{error}"),
     "workload.dataio.table.heading": ("DataLoader sweep over num_workers (ResNet-50's training transforms); {line}",
                                       "DataLoader 按 num_workers 扫描（ResNet-50 训练变换）；{line}"),
 }

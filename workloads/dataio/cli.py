@@ -38,6 +38,7 @@ from workloads.dataio.result_record import DataioResult
 WORKLOAD = "dataio"
 MAX_MADE = 100_000
 DEFAULT_MADE = 256     # no --data and no --make-data: this many made JPEGs
+MIN_SIZE, MAX_SIZE = 32, 1024   # ResNet-50's --image-size bounds (it downsamples 32x; the workbench's max)
 
 
 def build_parser() -> ArgumentParser:
@@ -57,6 +58,9 @@ def build_parser() -> ArgumentParser:
                    help="the sweep's most workers (default: the cores this process may use)")
     p.add_argument("--consumer-rate", type=positive_float, default=None, metavar="IMAGES_PER_S",
                    help="what the card trains at (default: a ResNet-50 run in the runs dir, else the rated bound)")
+    p.add_argument("--image-size", type=positive_int, default=None, metavar="PX",
+                   help="the training crop the loader makes (default: the size of the ResNet-50 run the card's rate "
+                        "is from, else 224); a card's rate measured at another size is scaled by pixels")
     p.add_argument("--runs-dir", default=None, metavar="DIR",
                    help="where to look for a ResNet-50 run (default: the runs dir of this run)")
     p.add_argument("--device", default="auto", metavar="DEVICE", help="cuda, cuda:1, cpu... (default: first accelerator)")
@@ -72,6 +76,8 @@ def parse(argv: Sequence[str]) -> Any:
         args.make_data = DEFAULT_MADE
     if args.make_data is not None and args.make_data > MAX_MADE:
         raise WorkloadError(f"--make-data {args.make_data}: at most {MAX_MADE:,}")
+    if args.image_size is not None and not MIN_SIZE <= args.image_size <= MAX_SIZE:
+        raise WorkloadError(f"--image-size {args.image_size}: from {MIN_SIZE} to {MAX_SIZE} px")
     if args.data is not None:
         try:
             survey.check_root(args.data)
@@ -102,7 +108,8 @@ def main(em: Emitter, argv: Sequence[str]) -> int:
 
 def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
     from workloads.child import device as dev
-    from workloads.dataio import decode, loader, table, verdict
+    from workloads.dataio import decode, loader, table
+    from workloads.dataio.words import verdict_words
 
     device = dev.resolve(args.device)
     device_name = dev.name(device)
@@ -124,19 +131,18 @@ def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
         raise WorkloadError(str(exc), hint="--data takes a folder of images (any layout)") from None
     metrics.update(table.survey_metrics(s))
     part(1, "survey", survey.describe(s), images=s.images)
-    for what, n in (("unreadable file(s) or folder(s)", s.unreadable), ("symbolic link loop(s)", s.loops),
-                    (f"file(s) {OVERSIZE}", s.oversize)):
-        if n:
-            em.warning(f"{n} {what} skipped in {file_name(root)} (e.g. {', '.join(s.examples[:3])})",
-                       code="data_skipped")
+    _warn_skipped(em, s, root)
 
     paths = [p for p, _ in s.sample]
     kind = s.mount.kind if s.mount else None
+    # the card's rate first: its run's image size is the loader's, so both sides count images of one size
+    card = consumer.find(device_name, args.consumer_rate, consumer.runs_dir(args.runs_dir))
+    size = metrics["image_size"] = args.image_size or (card and card.image_size) or decode.IMAGE_SIZE
     read = storage.measure(s.sample, kind, args.seconds)
     metrics.update(read)
     part(2, "storage", storage.describe(read), **{k: v for k, v in read.items() if k.endswith(("_mb_s", "_files_s"))})
 
-    decoded, problems = decode.measure(paths, device, args.seconds)
+    decoded, problems = decode.measure(paths, device, args.seconds, size)
     metrics.update(decoded)
     metrics.update({f"bad_{k}": n for k, n in problems.counts.items()})
     part(3, "decode", decode.describe(decoded), **decoded)
@@ -144,7 +150,7 @@ def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
         em.warning(f"images skipped: {problems.describe()}", code="images_skipped")
         log(f"dataio: images skipped: {problems.describe()}")
 
-    rows = loader.sweep(paths, device, args.seconds, args.batch_size, args.max_workers,
+    rows = loader.sweep(paths, device, args.seconds, args.batch_size, args.max_workers, size,
                         on_setting=lambda r: log(f"dataio: loader {table.sweep_line(r)}"))
     metrics["loader"] = rows
     metrics["cores"] = usable_cpus()
@@ -153,15 +159,44 @@ def _run(em: Emitter, args: Any, root: str, made: bool) -> int:
     best = max((r["images_per_s"] for r in rows if r.get("images_per_s")), default=None)
     part(4, "loader", f"loader: best {best or 0:,.0f} images/s over {len(rows)} setting(s)", best_images_per_s=best)
 
-    card = consumer.find(device_name, args.consumer_rate, consumer.runs_dir(args.runs_dir))
-    room = mounts.local_room(s.bytes_seen) if kind not in ("local", "memory") else None
-    judged = verdict.judge(rows, card, read.get("cold_files_s"), s.bytes_seen, room, kind)
-    metrics.update({"verdict": judged.kind, "verdict_line": judged.line, "loader_workers": judged.workers,
-                    "loader_images_per_s": judged.images_per_s,
-                    "consumer_images_per_s": card.rate if card else None,
-                    "consumer_source": card.source if card else None})
-    part(5, "verdict", f"verdict: {judged.line}", loader_images_per_s=judged.images_per_s)
+    metrics.update(_verdict(rows, card, size, read.get("cold_files_s"), kind, s.bytes_seen))
+    part(5, "verdict", f"verdict: {verdict_words(metrics)}", loader_images_per_s=metrics["loader_images_per_s"])
     for line in table.terminal_lines(metrics):
         log(line)
     em.result(DataioResult.of(metrics))
     return exit_codes.OK
+
+
+def _warn_skipped(em: Emitter, s: Any, root: str) -> None:
+    """A warning for each kind of file the survey skipped (a ``survey.Survey``)."""
+    for what, n in (("unreadable file(s) or folder(s)", s.unreadable), ("symbolic link loop(s)", s.loops),
+                    (f"file(s) {OVERSIZE}", s.oversize)):
+        if n:
+            em.warning(f"{n} {what} skipped in {file_name(root)} (e.g. {', '.join(s.examples[:3])})",
+                       code="data_skipped")
+
+
+def _verdict(rows: list[dict[str, Any]], card: consumer.Consumer | None, size: int, cold_files_s: float | None,
+             kind: str | None, data_bytes: int) -> dict[str, Any]:
+    """The verdict's figures: what it is, the workers to use, the card's rate it read against, a folder with room."""
+    from workloads.dataio import verdict
+
+    judged = verdict.judge(rows, card.at(size) if card else None, cold_files_s, kind)
+    out = {"verdict": judged.kind, "loader_workers": judged.workers, "loader_images_per_s": judged.images_per_s,
+           **_card_metrics(card, size)}
+    if judged.kind == verdict.STORAGE and kind not in ("local", "memory"):
+        room = mounts.local_room(data_bytes)
+        out.update({"room_where": room[0], "room_free_bytes": room[1]} if room else {})
+    return out
+
+
+def _card_metrics(card: consumer.Consumer | None, size: int) -> dict[str, Any]:
+    """The card's rate at the loader's image size, where it is from, and as measured when it was scaled."""
+    if card is None:
+        return {"consumer_images_per_s": None}
+    scaled = bool(card.image_size) and card.image_size != size
+    given = {"consumer_run": card.run, "consumer_image_size": card.image_size, "consumer_steps": card.steps,
+             "consumer_measured_images_per_s": card.rate if scaled else None}
+    # what a source does not have is left out, not said as N/A (not measured)
+    return {"consumer_images_per_s": round(card.at(size), 2), "consumer_basis": card.basis,
+            **{k: v for k, v in given.items() if v is not None}}

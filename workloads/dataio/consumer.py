@@ -2,9 +2,10 @@
 
 ``--consumer-rate`` when given (what the user says outranks what is found). Else a ResNet-50 run on this
 machine (the runs dir) on the same kind of card: its compute-only images/s (``images_per_s_compute``, the
-step's time less its wait for data), else its median images/s. Else the card's rated bound: its dense bf16 peak over the 24.5 GFLOP one training image
-costs at 224 px (workloads/vision/resnet50_flops.py; rated figures from workloads/facts/rated.csv), which
-no training reaches: an upper bound, said as one.
+step's time less its wait for data), else its median images/s, with the image size that run used. Else the
+card's rated bound: its dense bf16 peak over the 24.5 GFLOP one training image costs at 224 px
+(workloads/vision/resnet50_flops.py; rated figures from workloads/facts/rated.csv), which no training reaches: an
+upper bound, said as one. The loader is compared with the card at one image size (``Consumer.at``).
 
 Reading the runs dir is bounded: each run's config.json is read first (at most 64 KiB), and only a ResNet-50
 run's events are opened, from their end (the last 1 MiB holds its result), since a soak's events.jsonl can be
@@ -32,11 +33,30 @@ EVENTS_TAIL = 1 << 20
 MAX_RUNS = 2000            # run folders looked at, newest first (a run id starts with its UTC time)
 
 
+# where a rate comes from (the verdict's words for each: workloads/dataio/words.py)
+COMPUTE, MEDIAN, STEPS, GIVEN, RATED = "compute-only", "median", "last steps", "given", "rated"
+RATED_SIZE = 224       # the rated bound is per 224 px image (TRAIN_GFLOP_PER_IMAGE_224)
+
+
 @dataclass(frozen=True)
 class Consumer:
-    rate: float
-    source: str            # "ResNet-50 run 20261204-...: compute-only images/s", "--consumer-rate", ...
-    bound: bool = False    # an upper bound (the rated one), not a measurement
+    rate: float            # images/s at image_size
+    basis: str             # COMPUTE, MEDIAN, STEPS (a run's), GIVEN (--consumer-rate) or RATED (the card's bound)
+    run: str | None = None          # the ResNet-50 run's id, or the rated card's name
+    image_size: int | None = None   # px the rate was measured at; None: not known (--consumer-rate)
+    steps: int | None = None        # STEPS: the steps the median is over
+
+    @property
+    def bound(self) -> bool:
+        """An upper bound (the rated one), not a measurement."""
+        return self.basis == RATED
+
+    def at(self, size: int) -> float:
+        """The rate at ``size`` px: scaled by pixels from the size it was measured at (ResNet-50's FLOPs per image
+        grow with its pixels); a rate of no known size is taken as at ``size``."""
+        if not self.image_size or self.image_size == size:
+            return self.rate
+        return self.rate * (self.image_size / size) ** 2
 
 
 def card_of(device_name: str) -> str:
@@ -135,17 +155,23 @@ def from_runs(root: Path, device_name: str) -> Consumer | None:
         metrics = _result_of(events) or {}
         if card_of(str(metrics.get("device") or start.get("device") or "")) != card:
             continue
-        size = metrics.get("image_size") or (start.get("config") or {}).get("image_size")
-        at = f" at {size} px" if isinstance(size, int) and not isinstance(size, bool) else ""
-        for key, what in (("images_per_s_compute", "compute-only images/s"), ("images_per_s", "images/s")):
+        size = _size(metrics.get("image_size")) or _size((start.get("config") or {}).get("image_size"))
+        run = file_name(name, 80)
+        for key, basis in (("images_per_s_compute", COMPUTE), ("images_per_s", MEDIAN)):
             rate = _rate(metrics.get(key))
             if rate:
-                return Consumer(rate, f"ResNet-50 run {file_name(name, 80)} on {card}{at}: its {what}")
+                return Consumer(rate, basis, run, size)
         steps = _steps_rate(events) if not metrics else None
         if steps:
-            return Consumer(round(steps[0], 2), f"ResNet-50 run {file_name(name, 80)} on {card}{at}, ended without a "
-                                                f"result: the median compute-only images/s of its last {steps[1]} "
-                                                "step(s)")
+            return Consumer(round(steps[0], 2), STEPS, run, size, steps[1])
+    return None
+
+
+def _size(value: object) -> int | None:
+    """An image size in px from a result or a config (a figure may come back as 64.0)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 100_000 \
+            and float(value).is_integer():
+        return int(value)
     return None
 
 
@@ -155,11 +181,10 @@ def rated_bound(device_name: str) -> Consumer | None:
     if figure is None:
         return None
     rate = figure.value * 1000 / TRAIN_GFLOP_PER_IMAGE_224
-    return Consumer(round(rate, 1), f"the rated bound of {figure.device}: bf16 peak {figure.value:g} TFLOP/s / "
-                                    f"{TRAIN_GFLOP_PER_IMAGE_224} GFLOP per image (no training reaches it)", bound=True)
+    return Consumer(round(rate, 1), RATED, figure.device, RATED_SIZE)
 
 
 def find(device_name: str, given_rate: float | None, root: Path) -> Consumer | None:
     if given_rate:
-        return Consumer(given_rate, "--consumer-rate")
+        return Consumer(given_rate, GIVEN)
     return from_runs(root, device_name) or rated_bound(device_name)

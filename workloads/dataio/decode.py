@@ -25,7 +25,7 @@ MAX_FILES = 256      # decoded in a round; a sample of the data set's sizes
 # pixel limit and images.MAX_FILE_BYTES): 256 ImageNet files are ~50 M pixels and ~30 MB, well under both
 ROUND_PIXELS = 64_000_000   # 192 MB as RGB
 ROUND_BYTES = 128 << 20
-IMAGE_SIZE = 224     # ResNet-50's training crop (workloads/resnet50: --image-size default)
+IMAGE_SIZE = 224     # ResNet-50's training crop by default (workloads/resnet50: --image-size default)
 
 
 def _timed(items: Sequence[Any], work: Callable[[Any], Any], seconds: float) -> float | None:
@@ -45,7 +45,8 @@ def _timed(items: Sequence[Any], work: Callable[[Any], Any], seconds: float) -> 
             return done / elapsed
 
 
-def measure(paths: Sequence[str], device: Any, seconds: float) -> tuple[dict[str, Any], Problems]:
+def measure(paths: Sequence[str], device: Any, seconds: float,
+            image_size: int = IMAGE_SIZE) -> tuple[dict[str, Any], Problems]:
     """{pil_per_core, torchvision_per_core, device_decode, transforms_per_core, ...} in images/s, and what did
     not decode."""
     import torch
@@ -66,7 +67,7 @@ def measure(paths: Sequence[str], device: Any, seconds: float) -> tuple[dict[str
         out["pil_per_core"] = _round(_timed([d for _, d, _ in good], lambda d: open_rgb(d, ""), seconds))
         jpegs = [torch.frombuffer(bytearray(d), dtype=torch.uint8) for _, d, _ in good if kind_of(d) == "jpeg"]
         out["torchvision_per_core"] = _round(_timed(jpegs, decode_jpeg, seconds))
-        transform = training_transform(IMAGE_SIZE)
+        transform = training_transform(image_size)
         out["transforms_per_core"] = _round(_timed([img for _, _, img in good], transform, seconds))
     finally:
         torch.set_num_threads(threads)

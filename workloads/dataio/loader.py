@@ -1,6 +1,7 @@
-"""The DataLoader sweep: ResNet-50's training pipeline (read, PIL decode, its transforms, batches) over the data
-set's files at num_workers 0, 1, 2, 4... up to the cores this process may use, pinned memory on when there is a
-device, each setting for a time cap; images/s, CPU cores busy, and the host-to-device copy of the batches.
+"""The DataLoader sweep: ResNet-50's training pipeline (read, PIL decode, its transforms to the run's image size,
+batches) over the data set's files at num_workers 0, 1, 2, 4... up to the cores this process may use, pinned memory
+on when there is a device, each setting for a time cap; images/s, CPU cores busy, and the host-to-device copy of
+the batches.
 
 The first batch of each setting is its warm-up (workers start, their imports): the clock starts after it.
 Workers persist across passes over a small data set, as `persistent_workers` keeps them in training. CPU use is
@@ -20,8 +21,6 @@ from torch.utils.data import DataLoader, Dataset, default_collate
 from workloads.cpus import usable_cpus
 from workloads.dataio.images import load_rgb
 from workloads.vision.transforms import training_transform
-
-IMAGE_SIZE = 224
 
 
 class ImageFiles(Dataset):
@@ -122,12 +121,12 @@ def run_one(dataset: Dataset, workers: int, batch_size: int, device: Any, second
             "h2d_gb_s": round(copied / copy_s / 1e9, 2) if copy_s > 0 else None}
 
 
-def sweep(paths: Sequence[str], device: Any, seconds: float, batch_size: int, max_workers: int | None = None,
-          on_setting: Any = None) -> list[dict[str, Any]]:
+def sweep(paths: Sequence[str], device: Any, seconds: float, batch_size: int, max_workers: int | None,
+          image_size: int, on_setting: Any = None) -> list[dict[str, Any]]:
     """Every worker count in turn; a setting that fails is a row with its error, the others still run."""
     from workloads.errors import first_line
 
-    dataset = ImageFiles(paths, training_transform(IMAGE_SIZE))
+    dataset = ImageFiles(paths, training_transform(image_size))
     rows = []
     for workers in worker_counts(min(max_workers or usable_cpus(), usable_cpus())):
         try:

@@ -11,21 +11,38 @@ from workloads.result_record import NESTED, BYTES, TEXT, COUNT, Record, figure
 @dataclass
 class DataioResult(Record):
     HEADLINE: ClassVar[str] = "loader_images_per_s"
-    TABLE: ClassVar[tuple[str, ...]] = ("verdict", "loader_images_per_s", "loader_workers", "consumer_images_per_s",
-        "consumer_source", "data_where", "free_bytes", "images", "median_file_bytes", "cold_seq_mb_s",
+    # the verdict's sentence is the sweep table's heading (table.report_table), said from these figures
+    TABLE: ClassVar[tuple[str, ...]] = ("verdict", "image_size", "loader_images_per_s", "loader_workers",
+        "consumer_images_per_s", "consumer_basis", "consumer_run", "consumer_image_size",
+        "consumer_measured_images_per_s", "data_where", "free_bytes", "images", "median_file_bytes", "cold_seq_mb_s",
         "warm_seq_mb_s", "cold_files_s", "warm_files_s", "cold_note", "pil_per_core", "torchvision_per_core",
-        "device_decode", "transforms_per_core", "h2d_gb_s", "verdict_line")
+        "device_decode", "transforms_per_core", "h2d_gb_s")
     LINE: ClassVar[tuple[str, ...]] = ("verdict",)
     VERDICT: ClassVar[str] = "verdict"
     # what went wrong: the loader or the storage cannot feed the card ("compute-bound" is a healthy pipeline, and
     # "no card rate" / "no figure" say what was not measured, which the verdict's own line explains)
     PROBLEMS: ClassVar[tuple[str, ...]] = ("data-bound", "storage-bound")
     REPORT_TABLE: ClassVar[str | None] = "workloads.dataio.table:report_table"
+    # the sweep, the card's rate and the verdict as English lines: the child writes them to run.log; a host that
+    # prints them under the terminal's RESULT line finds them here
+    TERMINAL_TABLE: ClassVar[str | None] = "workloads.dataio.table:terminal_lines"
 
     verdict: str | None = figure("workload.shared.metric.verdict", TEXT)
+    image_size: int | None = figure("workload.dataio.metric.image_size", "px")
     loader_images_per_s: float | None = figure("workload.dataio.metric.loader_images_per_s", "images/s")
     loader_workers: int | None = figure("workload.dataio.metric.loader_workers", COUNT)
     consumer_images_per_s: float | None = figure("workload.dataio.metric.consumer_images_per_s", "images/s")
+    # where the card's rate is from (workloads/dataio/consumer.py), and the size it was measured at
+    consumer_basis: str | None = figure("workload.dataio.metric.consumer_basis", TEXT)
+    consumer_run: str | None = figure("workload.dataio.metric.consumer_run", TEXT)
+    consumer_image_size: int | None = figure("workload.dataio.metric.consumer_image_size", "px")
+    consumer_measured_images_per_s: float | None = figure("workload.dataio.metric.consumer_measured_images_per_s",
+                                                          "images/s")
+    consumer_steps: int | None = figure("workload.dataio.metric.consumer_steps", COUNT)
+    # a storage-bound run's advice: a local folder with room for the data
+    room_where: str | None = figure("workload.dataio.metric.room_where", TEXT)
+    room_free_bytes: int | None = figure("workload.dataio.metric.room_free_bytes", BYTES)
+    # a run from before the figures above said its source and its verdict as English sentences: read as written
     consumer_source: str | None = figure("workload.dataio.metric.consumer_source", TEXT)
     data_where: str | None = figure("workload.dataio.metric.data_where", TEXT)
     free_bytes: int | None = figure("workload.dataio.metric.free_bytes", BYTES)
@@ -41,7 +58,7 @@ class DataioResult(Record):
     device_decode: float | None = figure("workload.dataio.metric.device_decode", "images/s")
     transforms_per_core: float | None = figure("workload.dataio.metric.transforms_per_core", "images/s")
     h2d_gb_s: float | None = figure("workload.dataio.metric.h2d_gb_s", "GB/s")
-    verdict_line: str | None = figure("workload.dataio.metric.verdict_line", TEXT)
+    verdict_line: str | None = figure("workload.dataio.metric.verdict_line", TEXT)   # old runs only, as above
     # the run: made data or the user's, on which device
     data_made: int | None = figure("workload.dataio.metric.data_made", COUNT)
     device: str | None = figure("workload.shared.metric.device", TEXT)

@@ -5,8 +5,12 @@
   folder with room for the data.
 - data-bound: no worker count reaches the card's rate.
 - compute-bound: the fewest workers whose figure is at least the card's rate (with 10 % to spare, as a loader
-  shares the CPU with the training loop) keep up: "use >= K worker(s)".
+  shares the CPU with the training loop) keep up: "use K or more worker(s)".
 With no card rate the loader's best is given, and how to get a rate.
+
+The card's rate is the one at the loader's image size (`Consumer.at`), so both sides are per image of one size.
+Advice never names 0 workers: a loader in the training process (num_workers=0) decodes in the step's own time,
+so the sweep's 0-worker row is a reference, not a setting to train with. The words are `words.verdict_words`.
 """
 
 from __future__ import annotations
@@ -15,56 +19,40 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workloads.dataio.consumer import Consumer
-
 HEADROOM = 1.10      # the loader must beat the card by this much to be said to keep up
 NEAR_BEST = 0.95     # without a card rate: the fewest workers within 5 % of the best figure
+COMPUTE, DATA, STORAGE, NO_CARD, NO_FIGURE = ("compute-bound", "data-bound", "storage-bound", "no card rate",
+                                              "no figure")
 
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str            # "compute-bound", "data-bound", "storage-bound", "no card rate", "no figure"
-    line: str
-    workers: int | None  # what to use
+    kind: str            # COMPUTE, DATA, STORAGE, NO_CARD or NO_FIGURE
+    workers: int | None  # what to use (at least one)
     images_per_s: float | None   # the loader's figure at those workers
 
 
 def _rates(rows: Sequence[dict[str, Any]]) -> list[tuple[int, float]]:
-    return [(int(r["workers"]), float(r["images_per_s"])) for r in rows
-            if isinstance(r.get("images_per_s"), (int, float)) and r["images_per_s"] > 0]
+    """(workers, images/s) of the settings that gave a figure: those with workers, else (every one failed) the
+    in-process one, advised as one worker."""
+    rates = [(int(r["workers"]), float(r["images_per_s"])) for r in rows
+             if isinstance(r.get("images_per_s"), (int, float)) and r["images_per_s"] > 0]
+    return [r for r in rates if r[0] >= 1] or [(1, rate) for _, rate in rates]
 
 
-def _n(value: float) -> str:
-    return f"{value:,.0f}"
-
-
-def judge(rows: Sequence[dict[str, Any]], consumer: Consumer | None, cold_files_s: float | None,
-          data_bytes: int, room: tuple[str, int] | None, data_kind: str | None) -> Verdict:
+def judge(rows: Sequence[dict[str, Any]], card: float | None, cold_files_s: float | None,
+          data_kind: str | None) -> Verdict:
+    """``card``: the images/s the card trains at, at the loader's image size (None: not known)."""
     rates = _rates(rows)
     if not rates:
-        return Verdict("no figure", "no loader setting gave a figure: see the log for why", None, None)
+        return Verdict(NO_FIGURE, None, None)
     best_workers, best = max(rates, key=lambda r: (r[1], -r[0]))
-    if consumer is None:
+    if card is None:
         workers, rate = next(r for r in sorted(rates) if r[1] >= NEAR_BEST * best)
-        return Verdict("no card rate", f"the loader gives {_n(rate)} images/s with {workers} worker(s); no card rate "
-                       "to compare with: run `cardbench run resnet50` on this machine first, or pass "
-                       "--consumer-rate IMAGES_PER_S", workers, rate)
-    card = consumer.rate
-    said = f"the card trains at {'up to ' if consumer.bound else ''}{_n(card)}"
+        return Verdict(NO_CARD, workers, rate)
     if cold_files_s is not None and cold_files_s < card and cold_files_s < best and data_kind != "memory":
-        where = ("the local disk is the limit: a faster one (NVMe), or the data in memory (/dev/shm) where it "
-                 "fits" if data_kind == "local" else
-                 f"copy the data to local disk ({room[0]} has {room[1] / 1e9:,.0f} GB free)" if room else
-                 f"copy the data to a local disk with {data_bytes / 1e9:,.1f} GB free (none found among the usual "
-                 "places)")
-        return Verdict("storage-bound", f"the storage gives {_n(cold_files_s)} files/s cold, the loader "
-                       f"{_n(best)} images/s warm with {best_workers} worker(s); {said}: storage-bound: {where}",
-                       best_workers, best)
+        return Verdict(STORAGE, best_workers, best)
     enough = [r for r in sorted(rates) if r[1] >= card * HEADROOM]
     if enough:
-        workers, rate = enough[0]
-        return Verdict("compute-bound", f"the loader gives {_n(rate)} images/s with {workers} worker(s); {said}: "
-                       f"compute-bound, the loader keeps up; use >= {workers} worker(s)", workers, rate)
-    return Verdict("data-bound", f"the loader gives {_n(best)} images/s with {best_workers} worker(s) (its best); "
-                   f"{said}: data-bound: the card waits for data; more CPU cores, decoding on the device (DALI, "
-                   "nvJPEG) or smaller stored images would feed it", best_workers, best)
+        return Verdict(COMPUTE, *enough[0])
+    return Verdict(DATA, best_workers, best)

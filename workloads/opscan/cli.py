@@ -166,26 +166,28 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         emitter.warning(f"{failure['op']} in {failure['dtype']}: {st.LABELS[failure['status']]}"
                         f"{': ' + failure['message'] if failure['message'] else ''}", code=f"op_{failure['status']}",
                         op=failure["op"], dtype=failure["dtype"], modules=failure["modules"][:5])
-    emitter.result(OpscanResult.of(result_metrics(rows, recording, progress, scan_s, out / ops_csv.OPS_CSV,
-                                                  seen["done"] - len(earlier))))
-    summary(rows, recording["dtypes"])
+    metrics = result_metrics(rows, recording, progress, scan_s, out / ops_csv.OPS_CSV, seen["done"] - len(earlier))
+    log("\n".join(table.terminal_lines(metrics)))   # the report's table, in run.log before the result
+    emitter.result(OpscanResult.of(metrics))
     return 0
 
 
 def result_metrics(rows: list[dict[str, Any]], recording: dict[str, Any], progress: Any, scan_s: float,
                    csv_path: Path, cases_run: int) -> dict[str, Any]:
+    from workloads.opscan import table
+
     dtypes = recording["dtypes"]
     by_dtype = {d: {s: 0 for s in st.STATUSES} for d in dtypes}
     for row in rows:
         by_dtype.setdefault(row["dtype"], {s: 0 for s in st.STATUSES})[row["status"]] += 1
-    failures = [{k: row[k] for k in ("op", "dtype", "status", "nmse", "threshold", "message", "modules", "slow")}
-                for row in rows if row["status"] != st.OK]
+    failures = [{k: row[k] for k in table.FAILURE_KEYS if k in row} for row in rows if row["status"] != st.OK]
     failed_dtypes = {f["dtype"] for f in failures}
     return {
         "ops": len({r["op"] for r in rows}), "calls": len(recording["calls"]), "rows": len(rows),
         "rows_ok": sum(1 for r in rows if r["status"] == st.OK), "rows_failed": len(failures),
         "by_dtype": by_dtype, "failures": failures,
-        "precisions_clean": ", ".join(d for d in dtypes if d not in failed_dtypes) or "none",
+        # a list: "none" is said in the reader's language where none is clean (tui/figures.metric_text)
+        "precisions_clean": [d for d in dtypes if d not in failed_dtypes],
         "precision_verdict": {d: ("usable: every recorded op ok" if d not in failed_dtypes else
                                   "failing ops: " + ", ".join(sorted({f["op"] for f in failures if f["dtype"] == d})))
                               for d in dtypes},
@@ -196,10 +198,3 @@ def result_metrics(rows: list[dict[str, Any]], recording: dict[str, Any], progre
         "ops_csv": str(csv_path),
     }
 
-
-def summary(rows: list[dict[str, Any]], dtypes: list[str]) -> None:
-    for dtype in dtypes:
-        mine = [r for r in rows if r["dtype"] == dtype]
-        bad = [r for r in mine if r["status"] != st.OK]
-        log(f"opscan {dtype}: {len(mine) - len(bad)} of {len(mine)} ops ok"
-            + (": " + ", ".join(f"{r['op']} {st.LABELS[r['status']]}" for r in bad[:8]) if bad else ""))

@@ -15,6 +15,9 @@ class OpscanResult(Record):
         "restarts", "scan_s")
     LINE: ClassVar[tuple[str, ...]] = ("rows_failed",)
     REPORT_TABLE: ClassVar[str | None] = "workloads.opscan.table:compatibility_of_result"
+    # the same table as English lines (its first failures, and where the rest are): the child writes them to
+    # run.log; a host that prints them under the terminal's RESULT line finds them here
+    TERMINAL_TABLE: ClassVar[str | None] = "workloads.opscan.table:terminal_lines"
 
     cases_per_s: float | None = figure("workload.opscan.metric.cases_per_s", "cases/s")
     ops: int | None = figure("workload.opscan.metric.ops", COUNT)
@@ -22,7 +25,8 @@ class OpscanResult(Record):
     rows_ok: int | None = figure("workload.opscan.metric.rows_ok", COUNT)
     rows_failed: int | None = figure(
         "workload.opscan.metric.rows_failed", COUNT, short="workload.opscan.line.rows_failed")
-    precisions_clean: str | None = figure("workload.opscan.metric.precisions_clean", TEXT)
+    # the dtypes, a list (a run before said them as one string, read as written)
+    precisions_clean: list[str] | None = figure("workload.opscan.metric.precisions_clean", NESTED)
     restarts: int | None = figure("workload.opscan.metric.restarts", COUNT)
     scan_s: float | None = figure("workload.opscan.metric.scan_s", SECONDS)
     # the rest of the scan's result (cli.result_metrics): a new scan's and a resumed one's alike

@@ -18,7 +18,7 @@ def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
     return positive(config.get("total_steps"))
 
 
-CPU_NOTE = "no accelerator, so the scan ran on the CPU and timed each case once (not the median of 3)"
+CPU_NOTE = Message("workload.opscan.cpu_note")
 # the launcher's fields: empty ones are not passed, so the scan takes its own defaults
 FIELDS = (
     Param("dtypes", "dtypes", "--dtypes", "", placeholder="fp32,fp16,bf16 (+tf32 where the device has it)"),

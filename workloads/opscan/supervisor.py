@@ -30,6 +30,28 @@ from workloads.opscan.state import ScanState
 RECORD_TIMEOUT_S = 900.0    # building the models and recording them: once, and longest on a slow CPU
 
 
+@dataclass(frozen=True)
+class Lost:
+    """How a worker was lost: hung in a case (no answer in ``timeout_s``) or died (``how``: a signal or an exit code,
+    ``said``: its stderr's telling line). Said as the log and errors say it: 'died (SIGSEGV): Fatal Python error...'."""
+
+    hung: bool
+    how: str = ""
+    said: str = ""
+    timeout_s: float | None = None
+
+    def __str__(self) -> str:
+        if self.hung:
+            return f"hung (no answer in {self.timeout_s:g} s)" if self.timeout_s is not None else "stopped answering"
+        return f"died ({self.how})" + (f": {self.said}" if self.said else "")
+
+    def figures(self) -> dict[str, Any]:
+        """The case row's figures of it (the note's, workloads/opscan/notes.py)."""
+        if self.hung:
+            return {"timeout_s": self.timeout_s}
+        return {"worker_how": self.how, "worker_said": self.said or None}
+
+
 @dataclass
 class Progress:
     """What the supervisor learned: the worker's hello, and the restarts it made."""
@@ -64,7 +86,7 @@ class Supervisor:
             while True:
                 outcome, current, fatal = self._one_worker(first, lost_since, restarted=lost_since is not None)
                 lost_since = None
-                if outcome == "done":
+                if not isinstance(outcome, Lost):   # "done"
                     return self.progress
                 if fatal is not None:
                     raise WorkloadError(fatal["fatal"], hint=fatal.get("hint"), bad_input=bool(fatal.get("bad_input")))
@@ -77,21 +99,20 @@ class Supervisor:
         finally:
             self._kill()
 
-    def _give_up(self, current: dict[str, Any], outcome: str) -> None:
-        hang = outcome.startswith("hung")
-        status = "hang" if hang else "crash"
-        if hang:
+    def _give_up(self, current: dict[str, Any], outcome: Lost) -> None:
+        status = "hang" if outcome.hung else "crash"
+        if outcome.hung:
             self.progress.hangs += 1
         else:
             self.progress.crashes += 1
-        row = {**current, "status": status, "message": f"the worker {outcome}"}
+        row = {**current, "status": status, "message": f"the worker {outcome}", **outcome.figures()}
         log(f"opscan: {current['op']} in {current['dtype']}: {status} (the worker {outcome}); "
             "continuing in a new worker")
         self.state.append(row)
         self.on_row(row)
 
     def _one_worker(self, first: int, lost_since: float | None,
-                    restarted: bool) -> tuple[str, dict[str, Any] | None, dict | None]:
+                    restarted: bool) -> tuple[Lost | str, dict[str, Any] | None, dict | None]:
         """Run one worker from case ``first``; (how it ended, the case it was in, its fatal message)."""
         self.worker = subprocess.Popen(
             [sys.executable, "-m", "workloads.opscan.worker", str(self.state.path), str(first)]
@@ -110,8 +131,7 @@ class Supervisor:
             wait = deadline - time.monotonic()
             if wait <= 0 or not selector.select(timeout=wait):
                 self._kill()
-                what = f"hung (no answer in {self.op_timeout:g} s)" if current else "stopped answering"
-                return what, current, None
+                return Lost(True, timeout_s=self.op_timeout if current else None), current, None
             chunk = os.read(self.worker.stdout.fileno(), 65536)
             if not chunk:
                 break
@@ -140,8 +160,7 @@ class Supervisor:
                 deadline = time.monotonic() + self.op_timeout
         code = self.worker.wait()
         last = _telling_line(tail)
-        why = f"died ({_signal_name(code)})" + (f": {last[:200]}" if last and code != 0 else "")
-        return why, current, fatal
+        return Lost(False, _signal_name(code), last[:200] if code != 0 else ""), current, fatal
 
     def _kill(self) -> None:
         worker = self.worker

@@ -6,7 +6,10 @@
   calls when it fails). The rows are written to ``ops.csv`` (:mod:`workloads.rundir.ops_csv`,
   which other workloads read: ``resnet50 --ops-from RUN_DIR``).
 - :func:`compatibility`: the report's table for a run directory (heading, columns, rows):
-  failures first, then the count of ok ops per dtype.
+  failures first, then the count of ok ops per dtype; each failure's note said in the report's language
+  (:mod:`~workloads.opscan.notes`, whose English is ops.csv's message).
+- :func:`terminal_lines`: the same table as English lines for run.log (and a host's terminal): its first
+  failures, where the rest are, the ok counts.
 """
 
 from __future__ import annotations
@@ -16,8 +19,16 @@ from typing import Any, Iterable
 
 from workloads.catalogue import Message, message
 from workloads.opscan import statuses as st
+from workloads.opscan.notes import note
 from workloads.rundir.ops_csv import run_rows
 
+# how a case's worker was lost (supervisor.py): the figures of its note
+LOST = ("worker_how", "worker_said", "timeout_s")
+# a failure's figures the result keeps (cli.result_metrics), its note's among them
+FAILURE_KEYS = ("op", "dtype", "status", "nmse", "threshold", "nonfinite", "message", "modules", "slow", "case_message",
+                "failing_calls", "ran_calls", "skipped_calls", *LOST)
+TERMINAL_ROWS = 20       # failures the terminal lists before saying where the rest are
+TERMINAL_CELL = 100      # a cell's characters there (a note can be a long error)
 SLOWER_THAN_FP32 = 1.5   # an fp16/bf16 op this many times slower than its fp32 run on the same device is flagged
 
 
@@ -39,20 +50,20 @@ def fold(cases: Iterable[dict[str, Any]], calls: list[dict[str, Any]], device_is
         phases = sorted({p for c in group if c.get("call") is not None and c["call"] < len(calls)
                          for p in calls[c["call"]].get("phases", [])})
         nmses = [c["nmse"] for c in ran if isinstance(c.get("nmse"), (int, float))]
-        skipped = len(group) - len(ran)
-        message = worst.get("message") or ""
-        if skipped:
-            message += f" ({skipped} more call(s) of it not run after that)"
-        if failing and len(ran) > 1:
-            message = f"{len(failing)} of {len(ran)} calls: {message}"
-        rows.append({
+        row = {
             "op": op, "dtype": dtype, "status": status, "calls": len(group),
             "nmse": max(nmses) if nmses else None, "threshold": worst.get("threshold"),
             "nonfinite": sum(c.get("nonfinite") or 0 for c in ran),
             "device_ms": _sum(c.get("device_ms") for c in ran), "cpu_ms": _sum(c.get("cpu_ms") for c in ran),
             "vs_fp32": None, "slow": "", "reference": worst.get("reference") or "",
-            "family": st.family(op), "phases": " ".join(phases), "modules": callers, "message": message.strip(),
-        })
+            "family": st.family(op), "phases": " ".join(phases), "modules": callers,
+            # the note's figures (notes.py): the worst call's own message, its calls, how its worker was lost
+            "case_message": (worst.get("message") or "").strip(), "failing_calls": len(failing),
+            "ran_calls": len(ran), "skipped_calls": len(group) - len(ran),
+            **{k: worst[k] for k in LOST if worst.get(k) is not None},
+        }
+        row["message"] = str(note(row))   # ops.csv's English
+        rows.append(row)
     _read_against(rows, device_is_cpu)
     rows.sort(key=lambda r: (st.SEVERITY.index(r["status"]), r["op"], r["dtype"]))
     return rows
@@ -114,11 +125,28 @@ def _table(failures: list[dict[str, Any]], ok: dict[str, int]) -> Table:
         metric = f"{float(nmse):.3g} ({float(limit):g})" if nmse not in (None, "") and limit not in (None, "") else ""
         modules = row.get("modules") or []
         callers = ", ".join(m.split(":", 1)[-1] for m in modules[:3]) + (" ..." if len(modules) > 3 else "")
+        said = note(row)
         table.append([row["op"], row["dtype"], _status(row["status"]), metric, callers,
-                      (row.get("message") or "")[:160]])
+                      said if callable(said) else said[:160]])
     for dtype, count in ok.items():
         table.append([message("workload.opscan.table.ops", count=count), dtype, _status(st.OK), "", "", ""])
     return Message("workload.opscan.table.heading"), columns, table
+
+
+def terminal_lines(metrics: dict[str, Any], most: int = TERMINAL_ROWS) -> list[str]:
+    """The report's table as aligned English text for run.log and the terminal: the first ``most`` failures, where
+    the rest are, then the ok ops per dtype."""
+    _, columns, table = compatibility_of_result(metrics)
+    failing = len([f for f in metrics.get("failures") or [] if isinstance(f, dict)])
+    shown = table[:min(failing, most)] + table[failing:]
+    cells = [[str(c) for c in columns]] + [[str(c)[:TERMINAL_CELL] for c in row] for row in shown]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
+    lines = ["opscan: " + str(Message("workload.opscan.table.heading"))]
+    lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    if failing > most:
+        where = metrics.get("ops_csv") or "ops.csv"
+        lines.insert(2 + most, f"  ... {failing - most} more failing row(s) in {where}")
+    return lines
 
 
 def _status(status: str) -> Message | str:

@@ -38,7 +38,8 @@ def test_a_healthy_verdict_is_not_a_problem_and_a_failing_one_is(tmp_path):
     problems = _section(_report(tmp_path, [fine]), "Problems met and how they were handled")
     assert "verdict" not in problems and "None: no fallback" in problems
     problems = _section(_report(tmp_path, [fine, bound], lang="zh"), "遇到的问题及处理")
-    assert problems.count("data-bound") == 1 and "compute-bound" not in problems
+    # the verdict said in the report's language (data IO's catalogue: verdict.data-bound)
+    assert problems.count("数据受限") == 1 and "计算受限" not in problems and "data-bound" not in problems
 
 
 def test_the_cost_prices_the_headline_beside_it_and_nothing_unmeasured(tmp_path):

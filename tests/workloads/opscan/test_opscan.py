@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 
 from workloads import protocol
 from workloads.opscan.inject import ENV as INJECT_ENV
+from workloads.opscan import notes
 from workloads.opscan.result_record import OpscanResult
 from workloads.opscan.state import STATE_ENV
 
@@ -67,6 +69,18 @@ def test_every_injected_failure_shows_as_its_status_and_the_scan_covers_the_rest
     wrong = matrix[("aten.addmm.default", "fp16")]
     assert float(wrong["nmse"]) > float(wrong["threshold"])
     assert "not implemented for 'BFloat16'" in matrix[("aten.mm.default", "bf16")]["message"]
+    # each failure's note: ops.csv's English, and the report's in Chinese said from the same figures (the worker's
+    # own last line and torch's error stay as they were written)
+    said = {(f["op"], f["dtype"]): notes.note(f) for f in result["failures"]}
+    crash, hang = ("aten.native_layer_norm.default", "bf16"), ("aten.gelu.default", "fp16")
+    assert matrix[crash]["message"].startswith("the worker died (SIGABRT)") and str(said[crash]) == matrix[crash]["message"]
+    assert "工作进程退出（SIGABRT）" in said[crash]("zh") and "the worker" not in said[crash]("zh")
+    assert "工作进程挂起（3 秒内无响应）" in said[hang]("zh") and "hung" in matrix[hang]["message"]
+    assert "超过阈值" in said[("aten.addmm.default", "fp16")]("zh")
+    # run.log has the table the scan made, in words: its failures by name, the ok ops per dtype
+    logged = stderr[stderr.index("opscan: Operator coverage (failures first)"):]
+    gelu = next(line.split() for line in logged.splitlines() if "aten.gelu.default" in line)
+    assert gelu[1:3] == ["fp16", "hang"] and re.search(r"\d+ ops +fp32 +ok", logged)
     # progress: one step per case, op k of N with the counts so far
     steps = [e for e in events if isinstance(e, protocol.Step)]
     start = next(e for e in events if isinstance(e, protocol.Start))

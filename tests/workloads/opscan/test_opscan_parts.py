@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 import types
+from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
 
 from workloads.child.harness import WorkloadError
-from workloads.opscan import cli, sources, statuses, table
+from workloads.opscan import cli, notes, sources, statuses, table
 from workloads.opscan.record import Recorder
 from workloads.opscan.replay import compare
+from workloads.opscan.result_record import OpscanResult
 from workloads.opscan.spec import SPEC
 
 
@@ -84,6 +86,50 @@ def test_an_op_folds_to_its_worst_status_with_the_callers_of_its_failing_calls()
     [row] = table.fold(cases, calls, device_is_cpu=True)
     assert row["status"] == "mismatch" and row["nmse"] == 0.3 and row["modules"] == ["m:b (LayerNorm)"]
     assert row["message"] == "1 of 2 calls: NMSE 0.3 > 0.0005"
+
+
+def test_a_note_is_said_in_the_report_s_language_and_ops_csv_keeps_its_english():
+    calls = [{"modules": ["m:a (LayerNorm)"], "phases": ["forward"]}] * 3
+    op = "aten.native_layer_norm.default"
+    cases = [{"op": op, "dtype": "bf16", "call": 0, "status": "ok", "nmse": 1e-6},
+             {"op": op, "dtype": "bf16", "call": 1, "status": "mismatch", "nmse": 0.3, "threshold": 5e-4,
+              "nonfinite": 2, "message": "NMSE 0.3 > 0.0005; 2 NaN/inf where the reference differs"},
+             {"op": op, "dtype": "bf16", "call": 2, "status": None, "message": "not run"}]
+    [row] = table.fold(cases, calls, device_is_cpu=True)
+    assert row["message"] == ("1 of 2 calls: NMSE 0.3 > 0.0005; 2 NaN/inf where the reference differs (1 more "
+                              "call(s) of it not run after that)")
+    failures = cli.result_metrics([row], {"dtypes": ["bf16"], "calls": calls}, types.SimpleNamespace(
+        crashes=0, hangs=0, restarts_s=[]), 1.0, Path("ops.csv"), 3)["failures"]
+    _, _, rows = SPEC.report_table({"failures": failures, "by_dtype": {}})
+    assert rows[0][5]("zh") == "2 次调用中 1 次：NMSE 0.3 超过阈值 0.0005；2 个 NaN/inf 与参考结果不同（此后该算子另有 1 次调用未运行）"
+    assert str(rows[0][5]) == row["message"]
+    # torch's own words stay as they were written, in either language
+    error = {"op": op, "dtype": "fp16", "call": 0, "status": "error", "message": "RuntimeError: CUDA error: boom"}
+    [failed] = table.fold([error], calls, device_is_cpu=False)
+    assert notes.note(failed) == failed["message"] == "RuntimeError: CUDA error: boom"
+
+
+def test_the_terminal_lists_the_first_failures_says_where_the_rest_are_then_the_ok_counts():
+    failures = [{"op": f"aten.op{i:02d}.default", "dtype": "bf16", "status": "mismatch", "nmse": 0.2,
+                 "threshold": 5e-4, "modules": ["m:a (Linear)"], "message": "NMSE 0.2 > 0.0005"} for i in range(25)]
+    metrics = {"failures": failures, "by_dtype": {"fp32": {"ok": 50}, "bf16": {"ok": 25}},
+               "ops_csv": "/runs/x/ops.csv"}
+    lines = OpscanResult.printer("TERMINAL_TABLE")(metrics)
+    assert lines[0] == "opscan: Operator coverage (failures first)"
+    assert lines[1].split() == ["op", "dtype", "status", "NMSE", "(threshold)", "called", "from", "message"]
+    assert lines[2].split()[:4] == ["aten.op00.default", "bf16", "mismatch", "0.2"]
+    assert lines[21].split()[0] == "aten.op19.default" and "aten.op20.default" not in "\n".join(lines)
+    assert lines[22] == "  ... 5 more failing row(s) in /runs/x/ops.csv"
+    assert [line.split()[:3] for line in lines[23:]] == [["50", "ops", "fp32"], ["25", "ops", "bf16"]]
+    assert not any("items" in line or "events.jsonl" in line for line in lines)
+
+
+def test_the_cpu_note_and_none_clean_are_said_in_the_report_s_language():
+    assert SPEC.suite.cpu_standard_note("zh") == "没有加速卡，因此扫描在 CPU 上运行，每个用例只计时一次（而非取 3 次的中位数）"
+    from tui.figures import metric_text
+
+    clean = SPEC.metric("precisions_clean")
+    assert metric_text(clean, [], "zh") == "无" and metric_text(clean, ["fp32", "fp16"], "en") == "fp32; fp16"
 
 
 def test_the_report_table_lists_failures_worst_first_then_ok_counts():
