@@ -23,9 +23,6 @@ class DataioResult(Record):
     # "no card rate" / "no figure" say what was not measured, which the verdict's own line explains)
     PROBLEMS: ClassVar[tuple[str, ...]] = ("data-bound", "storage-bound")
     REPORT_TABLE: ClassVar[str | None] = "workloads.dataio.table:report_table"
-    # the sweep, the card's rate and the verdict as English lines: the child writes them to run.log; a host that
-    # prints them under the terminal's RESULT line finds them here
-    TERMINAL_TABLE: ClassVar[str | None] = "workloads.dataio.table:terminal_lines"
 
     verdict: str | None = figure("workload.shared.metric.verdict", TEXT)
     image_size: int | None = figure("workload.dataio.metric.image_size", "px")

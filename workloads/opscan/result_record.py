@@ -15,9 +15,6 @@ class OpscanResult(Record):
         "restarts", "scan_s")
     LINE: ClassVar[tuple[str, ...]] = ("rows_failed",)
     REPORT_TABLE: ClassVar[str | None] = "workloads.opscan.table:compatibility_of_result"
-    # the same table as English lines (its first failures, and where the rest are): the child writes them to
-    # run.log; a host that prints them under the terminal's RESULT line finds them here
-    TERMINAL_TABLE: ClassVar[str | None] = "workloads.opscan.table:terminal_lines"
 
     cases_per_s: float | None = figure("workload.opscan.metric.cases_per_s", "cases/s")
     ops: int | None = figure("workload.opscan.metric.ops", COUNT)
