@@ -135,6 +135,19 @@ def peak_memory(device: torch.device) -> tuple[int | None, int | None]:
         return None, None
 
 
+def memory_in_use(device: torch.device) -> int | None:
+    """Bytes in use now, as :func:`peak_memory` counts them: allocated by torch on a device, the process's RSS on the
+    CPU (torch's libraries included). Read before a model is built, it is the base a peak's growth is taken from."""
+    try:
+        if device.type == "cpu":
+            return int(psutil.Process().memory_info().rss)
+        module = _backend(device.type)
+        allocated = getattr(module, "memory_allocated", None)
+        return int(allocated(device)) if allocated is not None else None
+    except Exception:  # noqa: BLE001 - no figure: the growth is N/A, the peak is still said
+        return None
+
+
 def free_bytes(device: torch.device) -> int | None:
     """Memory free on ``device`` now (the host's available RAM for the CPU); None where it cannot be told."""
     try:

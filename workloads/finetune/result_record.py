@@ -18,7 +18,7 @@ _SHARED = "workload.shared.metric."
 class FinetuneResult(Record):
     HEADLINE: ClassVar[str] = "tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tokens_per_s", "tokens_per_s_per_device", "mfu", "mfu_formula",
-        "rated_tflops", "peak_memory_bytes", "fit_estimate_bytes", "data_wait_fraction", "trainable_parameters",
+        "rated_tflops", "peak_memory_bytes", "peak_memory_growth_bytes", "fit_estimate_bytes", "data_wait_fraction", "trainable_parameters",
         "first_loss", "cpu_check", "steps", "total_s")
     LINE: ClassVar[tuple[str, ...]] = ("final_loss", "mfu")
     COST_BASIS: ClassVar[str | None] = "tokens"
@@ -36,6 +36,8 @@ class FinetuneResult(Record):
     rated_words: str | None = figure(_OWN + "rated_words", TEXT)
     peak_memory_bytes: int | None = figure(_OWN + "peak_memory_bytes", BYTES)
     peak_memory_reserved_bytes: int | None = figure(_SHARED + "peak_memory_reserved_bytes", BYTES)
+    # the peak less what the process held before the model: like for like beside the estimate (issue 36 item 9)
+    peak_memory_growth_bytes: int | None = figure(_OWN + "peak_memory_growth_bytes", BYTES)
     fit_estimate_bytes: int | None = figure(_OWN + "fit_estimate_bytes", BYTES)
     fit_estimate: dict[str, int] | None = figure(_OWN + "fit_estimate", NESTED)
     data_wait_fraction: float | None = figure(_OWN + "data_wait_fraction", FRACTION)

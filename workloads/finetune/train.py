@@ -43,8 +43,9 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
             emitter.result(FinetuneResult.of(metrics))
             log(f"result: {metrics['tokens_per_s']:.4g} tokens/s ({metrics['tokens_per_s_per_device']:.4g} per device), "
                 f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak {_memory_word(s)} "
-                f"{format_bytes(metrics['peak_memory_bytes'])} (estimate "
-                f"{format_bytes(metrics['fit_estimate_bytes'])}), loss {metrics['first_loss']:.4g} -> "
+                f"{format_bytes(metrics['peak_memory_bytes'])}, grown {format_bytes(metrics['peak_memory_growth_bytes'])}"
+                f" since the start (estimate {format_bytes(metrics['fit_estimate_bytes'])}), loss "
+                f"{metrics['first_loss']:.4g} -> "
                 f"{metrics['final_loss']:.4g}")
             log(f"model FLOPs: {metrics['mfu_formula']}")
         return 0
@@ -189,7 +190,7 @@ def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: li
         "rated_tflops": rated_tflops, "rated_figure": figure, "rated_source": peak.source if peak else None,
         "rated_words": words,
         "peak_memory_bytes": allocated, "peak_memory_reserved_bytes": reserved,
-        "fit_estimate_bytes": estimate.total,
+        "peak_memory_growth_bytes": _growth(allocated, s.memory_base), "fit_estimate_bytes": estimate.total,
         "fit_estimate": {"weights_bytes": estimate.weights, "activations_bytes": estimate.activations,
                          "gradients_bytes": estimate.gradients, "optimizer_bytes": estimate.optimizer},
         "data_wait_fraction": waited / spent if spent > 0 else None,
@@ -204,6 +205,11 @@ def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: li
         "lora_targets": list(args.lora_target_names), "precision": step.label, "precision_requested": step.requested,
         "fallbacks": step.fallbacks, "compiled": step.compiled, "world_size": s.world, "device": s.device_name,
     }
+
+
+def _growth(peak: int | None, base: int | None) -> int | None:
+    """The peak's growth over what the process held before the model: the share the fit estimate counts."""
+    return max(peak - base, 0) if peak is not None and base is not None else None
 
 
 def _memory_word(s: Setup) -> str:

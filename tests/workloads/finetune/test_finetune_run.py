@@ -6,6 +6,8 @@ import subprocess
 import sys
 
 import pytest
+
+from workloads.facts.formatting import format_bytes
 from paths import REPO
 from two_nodes import kill_tagged, left_behind, start_nodes
 
@@ -109,6 +111,11 @@ def test_lora_run_on_a_text_file_reports_its_figures(runs):
     assert result["mfu_formula"].startswith("4N + 2N_trainable + 12·L·H·Q·T")
     assert 0 < result["trainable_parameters"] < result["parameters"] / 10
     assert 0 <= result["data_wait_fraction"] < 1 and result["fit_estimate_bytes"] > 0
+    # beside the estimate, the peak's growth over the process before the model, not the whole RSS with torch's
+    # libraries in it (issue 36 item 9: "peak 942 MiB" beside "estimate 141 MiB")
+    growth, peak = result["peak_memory_growth_bytes"], result["peak_memory_bytes"]
+    assert 0 < growth < peak and growth < peak / 2, (growth, peak, result["fit_estimate_bytes"])
+    assert f"grown {format_bytes(growth)} since the start (estimate " in log
     assert "byte-level tokens: no tokenizer given" in log and "trainable parameters: " in log
     assert result["cpu_check_ok"] and result["cpu_check"].startswith("PASS: the first 2 losses")
     _assert_every_figure_declared(result)   # the CPU check's figures too
