@@ -18,6 +18,7 @@ from tui.report.i18n import Words, note, quoted
 from tui.report.smi import SmiOutput
 from tui.store import RunStore
 from workloads import protocol, registry
+from workloads.dataio import verdict as dataio_verdict
 from workloads.hints import RULES, hint_for
 from workloads.spec import Text
 from catalogue_words import english_leaks
@@ -147,7 +148,10 @@ def test_every_word_another_module_writes_has_its_chinese():
     assert {f"check.{cid}" for cid in TITLES} <= set(CATALOGUE), "a doctor check without a Chinese title"
     assert {f"hint.{advice}" for _pattern, advice in RULES} <= set(CATALOGUE), "a hint without its Chinese"
     assert {f"status.{s}" for s in protocol.END_STATUSES} <= set(CATALOGUE)
-    assert {k for k in CATALOGUE if k.startswith("verdict.")} == {f"verdict.{s}" for s in STATUSES}
+    # the verdict words: the doctor's statuses, and data IO's verdict kinds, said as the doctor's are
+    kinds = (dataio_verdict.COMPUTE, dataio_verdict.DATA, dataio_verdict.STORAGE, dataio_verdict.NO_CARD,
+             dataio_verdict.NO_FIGURE)
+    assert {k for k in CATALOGUE if k.startswith("verdict.")} == {f"verdict.{s}" for s in (*STATUSES, *kinds)}
 
 
 def test_a_note_is_said_in_the_language_of_the_report():

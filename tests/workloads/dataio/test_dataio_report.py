@@ -67,9 +67,9 @@ def test_the_sweep_table_and_its_heading_in_both_languages():
 
 
 def test_the_terminal_and_run_log_lines_are_the_sweep_the_card_s_rate_and_the_verdict_in_words():
-    from workloads.dataio.result_record import DataioResult
+    from workloads.dataio.table import terminal_lines
 
-    lines = DataioResult.printer("TERMINAL_TABLE")({"loader": SWEEP, **VERDICT})
+    lines = terminal_lines({"loader": SWEEP, **VERDICT})
     assert lines[0] == "dataio: loader sweep"
     assert lines[1].split() == ["workers", "images/s", "CPU", "cores", "busy", "host", "->", "device", "GB/s"]
     assert lines[4].split() == ["2", "(pinned)", "402", "2.1", "12.10"]

@@ -15,7 +15,6 @@ from workloads.child.harness import WorkloadError
 from workloads.opscan import cli, notes, sources, statuses, table
 from workloads.opscan.record import Recorder
 from workloads.opscan.replay import compare
-from workloads.opscan.result_record import OpscanResult
 from workloads.opscan.spec import SPEC
 
 
@@ -114,7 +113,7 @@ def test_the_terminal_lists_the_first_failures_says_where_the_rest_are_then_the_
                  "threshold": 5e-4, "modules": ["m:a (Linear)"], "message": "NMSE 0.2 > 0.0005"} for i in range(25)]
     metrics = {"failures": failures, "by_dtype": {"fp32": {"ok": 50}, "bf16": {"ok": 25}},
                "ops_csv": "/runs/x/ops.csv"}
-    lines = OpscanResult.printer("TERMINAL_TABLE")(metrics)
+    lines = table.terminal_lines(metrics)
     assert lines[0] == "opscan: Operator coverage (failures first)"
     assert lines[1].split() == ["op", "dtype", "status", "NMSE", "(threshold)", "called", "from", "message"]
     assert lines[2].split()[:4] == ["aten.op00.default", "bf16", "mismatch", "0.2"]
