@@ -18,8 +18,8 @@ WORDS: dict[str, tuple[str, str]] = {
                                           "px，DataLoader 裁剪到的尺寸（加速卡速率按同一尺寸计）"),
     "workload.dataio.metric.consumer_basis": ("the card's rate is (compute-only, median or last steps of a ResNet-50 "
                                               "run, given, or rated: the card's bound)",
-                                              "加速卡速率类型（ResNet-50 运行的 compute-only、median 或 last steps，"
-                                              "given 给定，或 rated 额定上限）"),
+                                              "加速卡速率类型（`compute-only`、`median` 或 `last steps`：取自 ResNet-50 运行的纯计算、"
+                                              "中位数或最后几步；`given`：给定；`rated`：额定上限）"),
     "workload.dataio.metric.consumer_run": ("the ResNet-50 run (or the rated card) the card's rate is from",
                                             "加速卡速率来自的 ResNet-50 运行（或额定的卡）"),
     "workload.dataio.metric.consumer_image_size": ("px the card's rate was measured at",
@@ -72,13 +72,13 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.dataio.metric.fs_type": ("file system",
                                        "文件系统"),
     "workload.dataio.metric.data_kind": ("kind of storage (local, network, fuse, overlay, memory, other)",
-                                         "存储类型（local、network、fuse、overlay、memory、other）"),
+                                         "存储类型（`local`、`network`、`fuse`、`overlay`、`memory`、`other`：本地、网络、FUSE、叠加、内存、其他）"),
     "workload.dataio.metric.files": ("regular files seen",
                                      "看到的普通文件数"),
     "workload.dataio.metric.data_bytes": ("size of the files seen",
                                           "看到的文件总大小"),
     "workload.dataio.metric.survey_complete": ("every folder walked (False: the counts are at least these)",
-                                               "遍历了全部文件夹（False：计数为下限）"),
+                                               "遍历了全部文件夹（否：计数为下限）"),
     "workload.dataio.metric.p90_file_bytes": ("image file size p90",
                                               "图像文件大小 p90"),
     "workload.dataio.metric.largest_file_bytes": ("largest image file",
@@ -182,7 +182,7 @@ WORDS: dict[str, tuple[str, str]] = {
                                      "--consumer-rate，按 {size} px 计"),
     "workload.dataio.source.rated": ("the rated bound of {run}{at}: its bf16 peak over the FLOPs of one training image; "
                                      "no training reaches it",
-                                     "{run} 的额定上限{at}：其 bf16 峰值除以一张训练图像的 FLOPs；任何训练都达不到"),
+                                     "{run} 的额定上限{at}：其 bf16 峰值除以一张训练图像的浮点运算量；任何训练都达不到"),
     "workload.dataio.source.scaled": ("{source}; {measured} images/s at {measured_at} px, scaled by pixels to {size} px",
                                       "{source}；{measured_at} px 下 {measured} images/s，按像素数换算到 {size} px"),
     # the data-IO run's loader sweep in the report (workloads/dataio/table.py)
