@@ -57,9 +57,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.dataio.metric.pil_per_core": ("images/s per core, PIL JPEG decode",
                                             "images/s 每核，PIL JPEG 解码"),
     "workload.dataio.metric.torchvision_per_core": ("images/s per core, torchvision decode_jpeg",
-                                                    "images/s 每核，torchvision decode_jpeg"),
+                                                    "images/s 每核，torchvision `decode_jpeg`"),
     "workload.dataio.metric.device_decode": ("images/s decode_jpeg on the device",
-                                             "images/s，设备上的 decode_jpeg"),
+                                             "images/s，设备上的 `decode_jpeg`"),
     "workload.dataio.metric.transforms_per_core": ("images/s per core, ResNet-50 train transforms",
                                                    "images/s 每核，ResNet-50 训练变换"),
     "workload.dataio.metric.h2d_gb_s": ("GB/s host -> device of the batches (pinned), best of the sweep",
@@ -193,5 +193,5 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.dataio.cell.pinned": ("{workers} (pinned)", "{workers}（锁页内存）"),
     "workload.dataio.cell.failed": ("failed: {error}", "失败：{error}"),
     "workload.dataio.table.heading": ("DataLoader sweep over num_workers (ResNet-50's training transforms); {line}",
-                                      "DataLoader 按 num_workers 扫描（ResNet-50 训练变换）；{line}"),
+                                      "DataLoader 按 `num_workers` 扫描（ResNet-50 训练变换）；{line}"),
 }
