@@ -172,12 +172,12 @@ WORDS: dict[str, tuple[str, str]] = {
                                    "加速卡训练速率至多 {rate} images/s（{source}）"),
     "workload.dataio.at_px": (" at {size} px", "，{size} px"),
     "workload.dataio.source.compute": ("ResNet-50 run {run}{at}: its compute-only images/s",
-                                       "ResNet-50 运行 {run}{at}：其纯计算 images/s"),
+                                       "ResNet-50 运行 `{run}`{at}：其纯计算 images/s"),
     "workload.dataio.source.median": ("ResNet-50 run {run}{at}: its images/s",
-                                      "ResNet-50 运行 {run}{at}：其 images/s"),
+                                      "ResNet-50 运行 `{run}`{at}：其 images/s"),
     "workload.dataio.source.steps": ("ResNet-50 run {run}{at}, ended without a result: the median compute-only images/s "
                                      "of its last {steps} step(s)",
-                                     "ResNet-50 运行 {run}{at}，未给出结果就结束：其最后 {steps} 步纯计算 images/s 的中位数"),
+                                     "ResNet-50 运行 `{run}`{at}，未给出结果就结束：其最后 {steps} 步纯计算 images/s 的中位数"),
     "workload.dataio.source.given": ("--consumer-rate, taken as at {size} px",
                                      "--consumer-rate，按 {size} px 计"),
     "workload.dataio.source.rated": ("the rated bound of {run}{at}: its bf16 peak over the FLOPs of one training image; "

@@ -178,8 +178,8 @@ WORDS: dict[str, tuple[str, str]] = {
         "进程峰值 RSS 减去构建模型前的 RSS"),
     # llm's headline read against the read-bandwidth bound (workloads/llm/against.py): the summary's cell
     "workload.llm.against.stddev": (", stddev {stddev} tokens/s", "，标准差 {stddev} token/秒"),
-    "workload.llm.against.mean_of": ("mean of {n} {tg} runs at batch 1{sd}", "批 1 下 {n} 次 {tg} 的均值{sd}"),
-    "workload.llm.against.mean_of_one": ("mean of {n} {tg} run at batch 1{sd}", "批 1 下 {n} 次 {tg} 的均值{sd}"),
+    "workload.llm.against.mean_of": ("mean of {n} {tg} runs at batch 1{sd}", "批 1 下 {n} 次 `{tg}` 的均值{sd}"),
+    "workload.llm.against.mean_of_one": ("mean of {n} {tg} run at batch 1{sd}", "批 1 下 {n} 次 `{tg}` 的均值{sd}"),
     "workload.llm.against.single": ("{tg} at batch 1{sd}", "批 1 下的 {tg}{sd}"),
     "workload.llm.against.bound": ("{share} of the read-bandwidth bound {bound} tokens/s ({step} read a decode step at "
                                    "the measured {read}); {how}{first_cell}",
