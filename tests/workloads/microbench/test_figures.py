@@ -125,4 +125,5 @@ def test_every_figure_a_part_can_give_is_declared_with_its_unit():
     assert MicrobenchResult.figure("gemm_fp16_of_rated").label("zh") == "fp16 矩阵乘 / 其标称峰值"
     assert MicrobenchResult.figure("memory_read_of_rated").label("zh") == "设备内存只读 / 标称显存带宽"
     assert MicrobenchResult.figure("memory_copy_rated").label("en") == "GB/s rated memory bandwidth (beside memory copy)"
+    assert MicrobenchResult.figure("d2h_pageable_of_rated").label("zh") == "设备到主机（可分页）/ PCIe 链路单向带宽"
     assert MicrobenchResult.figure("collective_all_gather").label("en").startswith("GB/s all_gather ")
