@@ -63,7 +63,18 @@ def said(f: Mapping[str, Any], parts: Mapping[str, Any]) -> tuple[Any, Any, Any]
                  "collectives": words.collective}.get(part, lambda *_: None)(f, raw)
     if found is None:
         return written
-    return found if len(found) == 3 else (found[0], written[1], found[1])
+    if len(found) == 2:
+        return found[0], written[1], found[1]
+    return found[0], written[1] if found[1] is None else found[1], found[2]
+
+
+def source(f: Mapping[str, Any], parts: Mapping[str, Any]) -> Any:
+    """Where the rated figure was read: a transfer's is the link, said in the reader's language; a data sheet's
+    name and date as written."""
+    link = (parts.get("transfer") or {}).get("link") if isinstance(parts.get("transfer"), Mapping) else None
+    if f.get("part") == "transfer" and f.get("source") and isinstance(link, Mapping):
+        return words.pcie(link)
+    return str(f.get("source") or "")
 
 
 def rows(figures: list[Mapping[str, Any]], parts: Mapping[str, Any] | None = None,
@@ -76,7 +87,7 @@ def rows(figures: list[Mapping[str, Any]], parts: Mapping[str, Any] | None = Non
         figure, measured_, note = said(f, parts or {})
         name = PARTS.get(part, part) if not (host and part == "memory") else HOST_MEMORY
         out.append([name, figure, measured_, value(f.get("rated"), f.get("unit", "")), percent,
-                    str(f.get("source") or ""), note])
+                    source(f, parts or {}), note])
     return out
 
 

@@ -110,13 +110,14 @@ def burn(raw: Mapping[str, Any]) -> tuple[Any, Any, Any] | None:
 
 
 def transfer(row: Mapping[str, Any], raw: Mapping[str, Any]) -> tuple[Any, Any, Any] | None:
+    """(figure, measured, note): measured None where the row's own number stands."""
     key = row["key"]
     if key == "transfer":
-        return (message("workload.microbench.row.host_device"), row.get("measured"),
+        return (message("workload.microbench.row.host_device"), None,
                 message("workload.microbench.row.skipped", reason=resaid(raw.get("skipped", ""))))
     if key == "pcie_link":
         link = raw.get("link")
-        return (message("workload.microbench.metric.pcie_link"), pcie(link) if link else row.get("measured"),
+        return (message("workload.microbench.metric.pcie_link"), pcie(link) if link else None,
                 message("workload.microbench.row.pcie_read" if link else "workload.microbench.row.pcie_unknown"))
     direction, _, mode = key.partition("_")
     points = [p for p in raw.get("points") or [] if p.get("direction") == direction and p.get("mode") == mode]
@@ -124,7 +125,7 @@ def transfer(row: Mapping[str, Any], raw: Mapping[str, Any]) -> tuple[Any, Any, 
         return None
     top = max(points, key=lambda p: p.get("best_gbps") or 0)
     return (message("workload.microbench.row.transfer", direction=message(f"workload.microbench.row.{direction}"),
-                    mode=message(f"workload.microbench.row.{mode}")), row.get("measured"),
+                    mode=message(f"workload.microbench.row.{mode}")), None,
             message("workload.microbench.row.transfer_note", size=format_bytes(top.get("bytes")),
                     median=_n(top.get("median_gbps"), ".2f")))
 

@@ -100,8 +100,8 @@ def zh_md(tmp_path):
 def test_the_microbench_table_says_what_it_measured_in_chinese(zh_md):
     cpu, gpu = _tables(zh_md)
     for row in cpu + gpu:
-        part, figure, measured, _rated, _share, _source, note = row
-        assert english_words(" ".join((part, figure, measured, note))) <= NAMES, row
+        part, figure, measured, _rated, _share, source, note = row
+        assert english_words(" ".join((part, figure, measured, source, note))) <= NAMES, row
     # the tool's own sentences are said, not kept: a sweep's end, a skip's reason, the CPU's launch note
     assert cpu[0][1:3] == ["fp32 矩阵乘，各尺寸中最佳（边长 512）", "0.0169 TFLOP/s"]
     assert cpu[0][6] == "边长 512 时中位数 0.0152；已达到要求的最大尺寸（512）"
@@ -113,6 +113,7 @@ def test_the_microbench_table_says_what_it_measured_in_chinese(zh_md):
                                                      "算法带宽 2 GB/s，99 微秒；结果错误"]
     assert "PCIe 第 4 代 16 通道（NVML），单向 31.5 GB/s；设备最高支持第 5 代 16 通道" in [r[2] for r in gpu]
     assert any(r[2].startswith("失败（40 次迭代中 1 次不一致") for r in gpu)
+    assert [r[1:3] for r in gpu][:2] == [["主机到设备，锁页，最佳", "25 GB/s"], ["设备到主机，锁页，最佳", "25 GB/s"]]
 
 
 def test_the_cpu_s_memory_is_the_host_s_not_device_memory(zh_md):
