@@ -31,7 +31,7 @@ WORDS: dict[str, tuple[str, str]] = {
                                                "单 token 延迟 p90"),
     "workload.generate.metric.end_to_end_tokens_per_s": ("tokens/s end to end, all sequences (new tokens x batch / "
                                                          "(TTFT + decode), median of the timed runs)",
-                                                         "tokens/s 端到端，全部序列（新 token x 批 / (首 token 时间 + "
+                                                         "tokens/s 端到端，全部序列（新 token × 批 / (首 token 时间 + "
                                                          "解码)，计时运行中位数）"),
     "workload.generate.metric.tokens_per_s_runs": ("tokens/s per sequence, each timed run",
                                                    "tokens/s 每序列，每次计时运行"),
@@ -48,7 +48,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.generate.metric.kv_bytes_per_step": ("KV cache read a decode step (at the mean context)",
                                                    "每解码步读取的 KV 缓存（平均上下文处）"),
     "workload.generate.metric.tokens_asked": ("new tokens per run asked for (--tokens, before --time-budget lowers it)",
-                                              "请求的每次生成 token 数（--tokens，在 --time-budget 调低之前）"),
+                                              "请求的每次生成 token 数（`--tokens`，在 `--time-budget` 调低之前）"),
     "workload.generate.metric.prompt_len": ("prompt tokens",
                                             "提示 token 数"),
     "workload.generate.metric.product_split": ("cores each matrix product is split over (CPU)",

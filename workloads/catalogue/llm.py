@@ -5,16 +5,16 @@ from __future__ import annotations
 WORDS: dict[str, tuple[str, str]] = {
     # the spec (workloads/llm/spec.py): its title, progress word, notes and the labels of its figures (metric.*, line.*)
     "workload.llm.cpu_note": ("no accelerator, so the tiny preset (19.7M parameters) over a small sweep (32/128 input tokens x 16 output x batch 1/4), one timed run a cell, and pp64/tg16 twice instead of pp512/tg128 five times",
-                              "没有加速卡，因此用 tiny 预设（1970 万参数）跑小规模扫描（输入 32/128 token x 输出 16 x 批 1/4），每单元计时一次，并以 pp64/tg16 各两次代替 pp512/tg128 各五次"),
+                              "没有加速卡，因此用 tiny 预设（1970 万参数）跑小规模扫描（输入 32/128 token × 输出 16 × 批 1/4），每单元计时一次，并以 `pp64`/`tg16` 各两次代替 `pp512`/`tg128` 各五次"),
     "workload.llm.title": ("LLM readiness (Llama-family prefill and decode)",
                            "大模型就绪度（Llama 系列预填充与解码）"),
     "workload.llm.progress": ("cell",
                               "单元"),
     # a rate's label leads with its unit (the value is said before it: "45.2 tokens/s tg: ...")
     "workload.llm.metric.tg_tokens_per_s": ("tokens/s tg: decode at batch 1 (llama-bench, mean of repetitions)",
-                                            "token/秒 tg：批 1 解码（llama-bench，重复均值）"),
+                                            "token/秒 `tg`：批 1 解码（`llama-bench`，重复均值）"),
     "workload.llm.metric.pp_tokens_per_s": ("tokens/s pp: prefill at batch 1 (llama-bench, mean of repetitions)",
-                                            "token/秒 pp：批 1 预填充（llama-bench，重复均值）"),
+                                            "token/秒 `pp`：批 1 预填充（`llama-bench`，重复均值）"),
     "workload.llm.metric.decode_tokens_per_s": ("tokens/s decode per sequence (1 / TPOT p50)",
                                                 "token/秒 每序列解码（1 / TPOT p50）"),
     "workload.llm.metric.decode_tokens_per_s_all": ("tokens/s decode, all sequences (batch / TPOT p50)",
@@ -28,11 +28,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.llm.metric.tpot_p99_s": ("time per output token p99",
                                        "每输出 token 时间 p99"),
     "workload.llm.metric.prefill_tokens_per_s": ("tokens/s prefill (batch x input tokens / TTFT)",
-                                                 "token/秒 预填充（批 x 输入 token / 首 token 时间）"),
+                                                 "token/秒 预填充（批 × 输入 token / 首 token 时间）"),
     "workload.llm.metric.prefill_tflops": ("TFLOP/s prefill achieved (matrix products and causal attention / TTFT)",
                                            "TFLOP/s 预填充实际达到（矩阵乘与因果注意力 / 首 token 时间）"),
     "workload.llm.metric.prefill_peak_fraction": ("prefill share of rated peak FLOP/s",
-                                                  "预填充占额定峰值 FLOP/s 比例"),
+                                                  "预填充占额定峰值算力的比例"),
     "workload.llm.metric.end_to_end_s": ("end-to-end time",
                                          "端到端时间"),
     "workload.llm.metric.peak_memory_bytes": ("peak memory",
@@ -40,27 +40,27 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.llm.metric.fit_estimate_error": ("fit estimate against measured peak (first cell)",
                                                "内存估算相对实测峰值（首个单元）"),
     "workload.llm.metric.sweep": ("sweep (input x output x batch)",
-                                  "扫描（输入 x 输出 x 批）"),
+                                  "扫描（输入 × 输出 × 批）"),
     # llama-bench's tests by their lengths (pp512, tg128): workloads/llm/result_record.py's families
     "workload.llm.metric.pp_n_tokens_per_s": ("tokens/s pp{n}: prefill of {n} tokens at batch 1 (llama-bench, mean of "
                                               "repetitions)",
-                                              "token/秒 pp{n}：批 1 预填充 {n} 个 token（llama-bench，重复均值）"),
+                                              "token/秒 `pp{n}`：批 1 预填充 {n} 个 token（`llama-bench`，重复均值）"),
     "workload.llm.metric.pp_n_stddev_tokens_per_s": ("tokens/s pp{n}: sample standard deviation of the repetitions",
-                                                     "token/秒 pp{n}：各次重复的样本标准差"),
+                                                     "token/秒 `pp{n}`：各次重复的样本标准差"),
     "workload.llm.metric.pp_n_runs_tokens_per_s": ("tokens/s pp{n}: each repetition",
-                                                   "token/秒 pp{n}：每次重复"),
+                                                   "token/秒 `pp{n}`：每次重复"),
     "workload.llm.metric.tg_n_tokens_per_s": ("tokens/s tg{n}: decode of {n} tokens at batch 1 (llama-bench, mean of "
                                               "repetitions)",
-                                              "token/秒 tg{n}：批 1 解码 {n} 个 token（llama-bench，重复均值）"),
+                                              "token/秒 `tg{n}`：批 1 解码 {n} 个 token（`llama-bench`，重复均值）"),
     "workload.llm.metric.tg_n_stddev_tokens_per_s": ("tokens/s tg{n}: sample standard deviation of the repetitions",
-                                                     "token/秒 tg{n}：各次重复的样本标准差"),
+                                                     "token/秒 `tg{n}`：各次重复的样本标准差"),
     "workload.llm.metric.tg_n_runs_tokens_per_s": ("tokens/s tg{n}: each repetition",
-                                                   "token/秒 tg{n}：每次重复"),
+                                                   "token/秒 `tg{n}`：每次重复"),
     # what the run was, its one cell, its bounds' sources and its fit
     "workload.llm.metric.pp": ("pp length (llama-bench's prompt tokens; 0: not run)",
-                               "pp 长度（llama-bench 提示 token 数；0：未运行）"),
+                               "`pp` 长度（`llama-bench` 提示 token 数；0：未运行）"),
     "workload.llm.metric.tg": ("tg length (llama-bench's generated tokens; 0: not run)",
-                               "tg 长度（llama-bench 生成 token 数；0：未运行）"),
+                               "`tg` 长度（`llama-bench` 生成 token 数；0：未运行）"),
     "workload.llm.metric.input_len": ("input tokens (prompt)",
                                       "输入 token 数（提示）"),
     "workload.llm.metric.output_len": ("output tokens",
@@ -86,7 +86,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.llm.metric.sample_text": ("generated text (greedy, sequence 1, first 500 characters)",
                                         "生成文本（贪心，序列 1，前 500 个字符）"),
     "workload.llm.line.pp_tokens_per_s": ("pp tokens/s",
-                                          "pp token/秒"),
+                                          "`pp` token/秒"),
     # the report's table (workloads/llm/table.py): its heading and columns
     "workload.llm.column.input_len": ("input",
                                       "输入"),
@@ -111,7 +111,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.llm.column.prefill_tokens_per_s": ("prefill tok/s",
                                                  "预填充 token/秒"),
     "workload.llm.column.prefill_peak_fraction": ("of rated peak FLOP/s",
-                                                  "占额定峰值 FLOP/s"),
+                                                  "占额定峰值算力"),
     "workload.llm.column.end_to_end_s": ("end-to-end s",
                                          "端到端 秒"),
     "workload.llm.column.peak_memory_gib": ("peak memory GiB",
@@ -124,14 +124,14 @@ WORDS: dict[str, tuple[str, str]] = {
                                    "Readiness cells (input x output tokens x batch): TTFT median of the timed runs, TPOT percentiles over every "
         "decode step, decode against the read-bandwidth bound (weights + KV cache read a step), prefill against the "
         "dtype's rated peak (n/a: none rated, as on the CPU); peak memory: {kind}",
-        "就绪度单元（输入 x 输出 token x 批）：首 token 时间取计时运行中位数，TPOT 百分位取全部解码步，解码对照读带宽上限"
-        "（每步读取的权重 + KV 缓存），预填充对照该精度的额定峰值（n/a：无额定值，如 CPU）；峰值内存：{kind}"),
+        "就绪度单元（输入 × 输出 token × 批）：首 token 时间取计时运行中位数，TPOT 百分位取全部解码步，解码对照读带宽上限"
+        "（每步读取的权重 + KV 缓存），预填充对照该精度的额定峰值（N/A：无额定值，如 CPU）；峰值内存：{kind}"),
     "workload.llm.table.more": ("... and {rows} more cell(s): every one is in the report's table and in events.jsonl",
                                 "……另有 {rows} 个单元：全部见报告的表格和 events.jsonl"),
     # the memory fit as a table (workloads/llm/fit_table.py): a --fit-only run's report table, and every run's log
     "workload.llm.fit.heading": ("Memory fit of {model} in {dtype} at batch {batch} x {context} positions against "
                                  "{free} free (estimates)",
-                                 "{model}（{dtype}）在批 {batch} x {context} 个位置下的内存估算，对照 {free} 可用内存"),
+                                 "{model}（{dtype}）在批 {batch} × {context} 个位置下的内存估算，对照 {free} 可用内存"),
     "workload.llm.fit.column.use": ("use",
                                     "用途"),
     "workload.llm.fit.column.total": ("total",
@@ -178,8 +178,8 @@ WORDS: dict[str, tuple[str, str]] = {
         "进程峰值 RSS 减去构建模型前的 RSS"),
     # llm's headline read against the read-bandwidth bound (workloads/llm/against.py): the summary's cell
     "workload.llm.against.stddev": (", stddev {stddev} tokens/s", "，标准差 {stddev} token/秒"),
-    "workload.llm.against.mean_of": ("mean of {n} {tg} runs at batch 1{sd}", "批 1 下 {n} 次 {tg} 的均值{sd}"),
-    "workload.llm.against.mean_of_one": ("mean of {n} {tg} run at batch 1{sd}", "批 1 下 {n} 次 {tg} 的均值{sd}"),
+    "workload.llm.against.mean_of": ("mean of {n} {tg} runs at batch 1{sd}", "批 1 下 {n} 次 `{tg}` 的均值{sd}"),
+    "workload.llm.against.mean_of_one": ("mean of {n} {tg} run at batch 1{sd}", "批 1 下 {n} 次 `{tg}` 的均值{sd}"),
     "workload.llm.against.single": ("{tg} at batch 1{sd}", "批 1 下的 {tg}{sd}"),
     "workload.llm.against.bound": ("{share} of the read-bandwidth bound {bound} tokens/s ({step} read a decode step at "
                                    "the measured {read}); {how}{first_cell}",

@@ -34,7 +34,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.serve.metric.input_len": ("input tokens asked per request",
                                         "每请求输入 token 数"),
     "workload.serve.metric.output_len": ("output tokens asked per request (max_tokens)",
-                                         "每请求输出 token 数（max_tokens）"),
+                                         "每请求输出 token 数（`max_tokens`）"),
     "workload.serve.metric.tokens_from": ("output tokens counted from",
                                           "输出 token 的计数来源"),
     "workload.serve.metric.requests": ("requests sent, all levels",
@@ -56,7 +56,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.serve.metric.prompts": ("prompts",
                                       "提示词来源"),
     "workload.serve.metric.ignore_eos": ("ignore_eos sent (each request runs to its output tokens)",
-                                         "已发送 ignore_eos（每个请求生成到其输出 token 数）"),
+                                         "已发送 `ignore_eos`（每个请求生成到其输出 token 数）"),
     "workload.serve.metric.test_server": ("against cardbench's own test server",
                                           "针对 cardbench 自带的测试服务器"),
     "workload.serve.metric.duration_s": ("load held for (--duration)",
@@ -120,7 +120,7 @@ WORDS: dict[str, tuple[str, str]] = {
                                      "{first}Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles over its requests) "
         "and the card's telemetry while it ran (utilisation mean, memory peak, power mean; n/a: no sample in the level)",
         "{first}服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
-        "（利用率均值、显存峰值、功耗均值；n/a：该档位内无采样）"),
+        "（利用率均值、显存峰值、功耗均值；N/A：该档位内无采样）"),
     "workload.serve.table.more": ("... and {rows} more row(s): every one is in the report's table and in events.jsonl",
                                   "……另有 {rows} 行：全部见报告的表格和 events.jsonl"),
 }

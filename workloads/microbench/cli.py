@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import Any, Sequence
 
 from workloads import exit_codes
+from workloads.catalogue import say
 from workloads.errors import first_line
 from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arguments_checked, log,
                                      positive_float, positive_int)
@@ -156,7 +157,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
                                "precision": _precisions(raw.get("gemm"))}
     metrics.update(_headline(raw.get("gemm")))
     if ratings is None:
-        metrics["rated_note"] = ("the CPU has no rated figures: N/A" if device.type == "cpu" else
+        metrics["rated_note"] = (say("workload.microbench.rated_note.cpu") if device.type == "cpu" else
                                  f"no rated figures in the table for {device_name!r}: N/A")
     for line in lines(rows):
         log(line)
@@ -174,8 +175,9 @@ def _failed_part(part: str, exc: Exception) -> tuple[list[dict[str, Any]], dict[
         traceback.print_exc()  # to run.log: the part's own line says what failed
         said, hint = first_line(exc, typed=True, limit=300), None
     log(f"microbench: {part} failed: {said}" + (f" ({hint})" if hint else ""))
-    return ([figures.row(part, part, None, "", note=f"failed: {said}" + (f" ({hint})" if hint else ""),
-                         key=f"{part}_failed")], {"error": said, "hint": hint})
+    note = (say("workload.microbench.row.failed_hint", error=said, hint=hint) if hint else
+            say("workload.microbench.row.failed", error=said))
+    return [figures.row(part, part, None, "", note=note, key=f"{part}_failed")], {"error": said, "hint": hint}
 
 
 def _verdicts(emitter: Emitter, raw: dict[str, Any]) -> bool:
@@ -238,7 +240,7 @@ def _transfer(args: Any, device: Any) -> tuple[list[dict[str, Any]], Any]:
     from workloads.microbench import figures
 
     if device.type == "cpu":
-        reason = "the CPU is the host: there is no host <-> device link to measure"
+        reason = say("workload.microbench.skip.cpu_transfer")
         return figures.transfer_rows([], None, reason), {"skipped": reason}
     from workloads.microbench import link, transfer
 
@@ -254,7 +256,7 @@ def _collectives(args: Any, device: Any, collectives: ModuleType | None) -> tupl
     from workloads.microbench import figures
 
     if collectives is None:
-        return _skipped_collectives(f"not available in this build ({COLLECTIVES} is missing)")
+        return _skipped_collectives(say("workload.microbench.skip.no_collectives", module=COLLECTIVES))
     points = collectives.measure_collectives(device.type, **args.collective_kwargs)
     return figures.collective_rows(points), {"points": points}
 
@@ -263,7 +265,7 @@ def _skipped_collectives(reason: str) -> tuple[list[dict[str, Any]], dict[str, A
     from workloads.microbench import figures
 
     return [figures.row("collectives", "all_reduce, all_gather, reduce_scatter, broadcast", None, "GB/s",
-                        note=f"skipped: {reason}", key="collectives")], {"skipped": reason}
+                        note=say("workload.microbench.row.skipped", reason=reason), key="collectives")], {"skipped": reason}
 
 
 def _mib(value: int | None) -> int | None:

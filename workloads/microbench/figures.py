@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from workloads.catalogue import say
 from workloads.facts.formatting import format_bytes
 from workloads.facts.rated import RatedDevice, peak_figures
 from workloads.microbench import link as pcie
 
-# the GEMM dtype -> its rated figure's key
-MEMORY_WORDS = {"copy": "copy (read + write counted)", "read": "read-only reduction (sum)", "fill": "write-only fill"}
+R = "workload.microbench.row."   # the rows' words: English on the wire, said again by the report (words.py)
+MEMORY_WORDS = ("copy", "read", "fill")   # the kinds the memory part measures
 
 
 def row(part: str, figure: str, measured: Any, unit: str, *, rated: float | None = None, source: str = "",
@@ -40,32 +41,33 @@ def gemm_rows(results: list[dict[str, Any]], device: RatedDevice | None) -> list
         # a GEMM's dtype is what its math runs in (fp32 at 'highest': plain FP32; tf32 its own)
         rated, source = _rated(device, peak_figures(r["dtype"])[0])
         if r["skipped"]:
-            rows.append(row("gemm", f"{r['dtype']} GEMM", None, r["unit"], note=f"skipped: {r['skipped']}",
+            rows.append(row("gemm", say(f"{R}gemm_dtype", dtype=r["dtype"]), None, r["unit"],
+                            note=say(f"{R}skipped", reason=r["skipped"]),
                             key=f"gemm_{r['dtype']}"))
             continue
-        rows.append(row("gemm", f"{r['dtype']} GEMM, best of sizes (n={r['best_n']})", r["best"], r["unit"],
+        rows.append(row("gemm", say(f"{R}gemm", dtype=r["dtype"], n=r["best_n"]), r["best"], r["unit"],
                         rated=rated, source=source, key=f"gemm_{r['dtype']}",
-                        note=f"median {r['median']:.3g} at n={r['best_n']}; {r['stop']}"))
+                        note=say(f"{R}gemm_note", median=f"{r['median']:.3g}", n=r["best_n"], stop=r["stop"])))
     return rows
 
 
 def memory_rows(result: dict[str, Any], device: RatedDevice | None) -> list[dict[str, Any]]:
     rated, source = _rated(device, "memory_gbps")
-    size = f"{format_bytes(result['buffer_bytes'])} buffer"
     rows = []
     for kind, figure in result["kinds"].items():
-        note = f"{size}; median {figure['median_gbps']:.1f}"
+        note = say(f"{R}memory_note", size=format_bytes(result["buffer_bytes"]), median=f"{figure['median_gbps']:.1f}")
         if kind == "read" and result.get("read_vs_probe") is not None:
-            note += (f"; the workload's own probe read {result['probe_read_gbps']:.1f} GB/s on the same size "
-                     f"({result['read_vs_probe'] * 100:.0f} % of it)")
-        rows.append(row("memory", f"{MEMORY_WORDS[kind]}, best", figure["best_gbps"], "GB/s", rated=rated, source=source,
+            note = say(f"{R}memory_probe", note=note, probe=f"{result['probe_read_gbps']:.1f}",
+                       percent=f"{result['read_vs_probe'] * 100:.0f}")
+        rows.append(row("memory", say(f"{R}memory_{kind}"), figure["best_gbps"], "GB/s", rated=rated, source=source,
                         note=note, key=f"memory_{kind}"))
     return rows
 
 
 def transfer_rows(points: list[dict[str, Any]], link: dict[str, Any] | None, skipped: str | None) -> list[dict[str, Any]]:
     if skipped:
-        return [row("transfer", "host <-> device", None, "GB/s", note=f"skipped: {skipped}", key="transfer")]
+        return [row("transfer", say(f"{R}host_device"), None, "GB/s", note=say(f"{R}skipped", reason=skipped),
+                    key="transfer")]
     from workloads.microbench.transfer import DIRECTIONS, MODES, best
 
     rated = link["gbps_per_direction"] if link else None
@@ -76,29 +78,25 @@ def transfer_rows(points: list[dict[str, Any]], link: dict[str, Any] | None, ski
             top = best(points, mode, direction)
             if top is None:
                 continue
-            words = "host -> device" if direction == "h2d" else "device -> host"
-            rows.append(row("transfer", f"{words}, {mode}, best", top["best_gbps"], "GB/s", rated=rated, source=source,
-                            note=f"best at {format_bytes(top['bytes'])}; median {top['median_gbps']:.2f}",
+            words = say(f"{R}transfer", direction=say(f"{R}{direction}"), mode=say(f"{R}{mode}"))
+            rows.append(row("transfer", words, top["best_gbps"], "GB/s", rated=rated, source=source,
+                            note=say(f"{R}transfer_note", size=format_bytes(top["bytes"]),
+                                     median=f"{top['median_gbps']:.2f}"),
                             key=f"{direction}_{mode}"))
-    rows.append(row("transfer", "PCIe link", pcie.describe(link), "", key="pcie_link",
-                    note="read right after the transfers (an idle link trains down)" if link else
-                    "neither NVML nor sysfs gave this device's link"))
+    rows.append(row("transfer", say("workload.microbench.metric.pcie_link"), pcie.describe(link), "", key="pcie_link",
+                    note=say(f"{R}pcie_read" if link else f"{R}pcie_unknown")))
     return rows
 
 
 def launch_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     calls = result.get("calls")
-    words = {"eager_host_us": f"eager launch, host dispatch (mean of {calls})",
-             "eager_device_us": f"eager launch, device time (mean of {calls})",
-             "roundtrip_us": f"launch + synchronise, round trip (median of {result.get('roundtrips')})",
-             "graph_host_us": "graph replay, host per kernel (mean)",
-             "graph_device_us": "graph replay, device per kernel (mean)"}
-    rows = [row("launch", text, result[key], "us", key=f"launch_{key}",
-                note=result.get("device_clock", "") if key == "eager_device_us" else "")
-            for key, text in words.items() if key in result]
+    keys = ("eager_host_us", "eager_device_us", "roundtrip_us", "graph_host_us", "graph_device_us")
+    rows = [row("launch", say(f"{R}launch_{key}", calls=calls, roundtrips=result.get("roundtrips")), result[key], "us",
+                key=f"launch_{key}", note=result.get("device_clock", "") if key == "eager_device_us" else "")
+            for key in keys if key in result]
     for key in ("notes", "graph_skipped"):
         if result.get(key):
-            rows.append(row("launch", "CUDA graph replay" if key == "graph_skipped" else "device time", None, "us",
+            rows.append(row("launch", say(f"{R}launch_{key}"), None, "us",
                             note=result[key], key=f"launch_{key}"))
     return rows
 
@@ -106,11 +104,12 @@ def launch_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 def burn_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     verdict = result["status"]
     if verdict == "FAIL":
-        verdict += (f" ({result['mismatched_iterations']} of {result['iterations']} iterations, "
-                    f"{result['mismatched_elements']} elements differ)")
-    return [row("burn", f"{result['dtype']} GEMM n={result['n']} repeated, compared bit for bit", verdict, "",
-                key="burn", note=f"{result['iterations']} iterations in {result['seconds']:.1f} s"
-                + (f", {result['tflops']:.3g} TFLOP/s" if result.get("tflops") else ""))]
+        verdict = say(f"{R}fail", mismatched=result["mismatched_iterations"], iterations=result["iterations"],
+                      elements=result["mismatched_elements"])
+    note = say(f"{R}burn_note", iterations=result["iterations"], seconds=f"{result['seconds']:.1f}")
+    if result.get("tflops"):
+        note = say(f"{R}burn_rate", note=note, tflops=f"{result['tflops']:.3g}")
+    return [row("burn", say(f"{R}burn", dtype=result["dtype"], n=result["n"]), verdict, "", key="burn", note=note)]
 
 
 def collective_rows(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -118,10 +117,10 @@ def collective_rows(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for op in dict.fromkeys(p["op"] for p in points):
         top = max((p for p in points if p["op"] == op), key=lambda p: p["bytes"])
-        rows.append(row("collectives", f"{op} busbw, {format_bytes(top['bytes'])}, {top['ranks']} ranks",
+        rows.append(row("collectives", say(f"{R}collective", op=op, size=format_bytes(top["bytes"]), ranks=top["ranks"]),
                         top["busbw_gbps"], "GB/s", key=f"collective_{op}",
-                        note=f"algbw {top['algbw_gbps']:.3g} GB/s, {top['time_us']:.0f} us; "
-                             + ("correct" if top["correct"] else "WRONG RESULT")))
+                        note=say(f"{R}collective_note", algbw=f"{top['algbw_gbps']:.3g}", time=f"{top['time_us']:.0f}",
+                                 check=say(f"{R}correct" if top["correct"] else f"{R}wrong"))))
     return rows
 
 

@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator
 
 import torch
 
+from workloads.catalogue import say
 from workloads.child.device import free_bytes as device_free_bytes
 from workloads.errors import first_line
 from workloads.microbench.timing import Timed, time_calls
@@ -68,10 +69,10 @@ def unsupported(dtype: str, device: torch.device) -> str | None:
     """Why ``dtype`` cannot run here, before trying it; None when a trial call decides."""
     if dtype == "tf32":
         if device.type != "cuda":
-            return "TF32 is a CUDA tensor-core mode; this device has no such switch in PyTorch"
+            return say("workload.microbench.skip.tf32_not_cuda")
         major, minor = torch.cuda.get_device_capability(device)
         if major < 8:
-            return f"TF32 needs CUDA compute capability 8.0 or later; this device is {major}.{minor}"
+            return say("workload.microbench.skip.tf32_capability", capability=f"{major}.{minor}")
     return None
 
 
@@ -129,14 +130,14 @@ def sweep(dtype: str, device: torch.device, *, start: int, max_size: int, max_ca
     with matmul_precision(dtype):
         while True:
             if not fits(dtype, n, device):
-                result.stop = f"{n} x {n} would not fit in a quarter of the free memory"
+                result.stop = say("workload.microbench.stop.no_fit", n=n)
                 break
             try:
                 call = operands(dtype, n, device)
                 timed = time_calls(call, device)
             except Exception as exc:  # noqa: BLE001 - a size that fails (out of memory...) ends the sweep, not the run
                 said = first_line(exc, typed=True, limit=200)
-                result.stop = f"{n} x {n} failed: {said}"
+                result.stop = say("workload.microbench.stop.failed", n=n, error=said)
                 if not result.sizes:
                     result.skipped = said
                 break
@@ -148,13 +149,13 @@ def sweep(dtype: str, device: torch.device, *, start: int, max_size: int, max_ca
             flat = flat + 1 if point["best"] <= best * RISE else 0
             best = max(best, point["best"])
             if flat == PATIENCE:
-                result.stop = f"stopped rising at {n} ({PATIENCE} sizes below {RISE:.2f}x the best before them)"
+                result.stop = say("workload.microbench.stop.flat", n=n, patience=PATIENCE, rise=f"{RISE:.2f}")
                 break
             if timed.best_s > max_call_s:
-                result.stop = f"one call at {n} took {timed.best_s:.2f} s (cap {max_call_s:g} s)"
+                result.stop = say("workload.microbench.stop.call_cap", n=n, seconds=f"{timed.best_s:.2f}", cap=f"{max_call_s:g}")
                 break
             if n * 2 > max_size:
-                result.stop = f"reached the largest size asked for ({max_size})"
+                result.stop = say("workload.microbench.stop.largest", max_size=max_size)
                 break
             n *= 2
     _release(device)

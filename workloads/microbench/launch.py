@@ -21,6 +21,7 @@ from typing import Any
 
 import torch
 
+from workloads.catalogue import say
 from workloads.child import device as dev
 from workloads.errors import first_line
 from workloads.microbench.timing import host_seconds
@@ -43,7 +44,7 @@ def measure(device: torch.device, calls: int = 1000, replays: int = 20) -> dict[
     out: dict[str, Any] = {"kernel": "in-place add on one fp32 element", "calls": calls}
     out["eager_host_us"] = host_seconds(launch, calls) * 1e6
     if device.type == "cpu":
-        out["notes"] = "on the CPU the op runs in the call: host time only, no device clock and no graph"
+        out["notes"] = say("workload.microbench.launch.cpu_note")
         return out
     dev.synchronize(device)
     out["eager_device_us"], out["device_clock"] = _device_us(launch, device, calls)
@@ -52,7 +53,7 @@ def measure(device: torch.device, calls: int = 1000, replays: int = 20) -> dict[
     if device.type == "cuda":
         out.update(_graph(launch, device, replays))
     else:
-        out["graph_skipped"] = f"CUDA graphs are CUDA's; {device.type} has none in PyTorch"
+        out["graph_skipped"] = say("workload.microbench.launch.graph_not_cuda", device=device.type)
     return out
 
 
@@ -64,11 +65,11 @@ def _device_us(launch: Any, device: torch.device, calls: int) -> tuple[float, st
             launch()
         end.record()
         end.synchronize()
-        return start.elapsed_time(end) * 1e3 / calls, "CUDA events"
+        return start.elapsed_time(end) * 1e3 / calls, say("workload.microbench.launch.clock_events")
     begin = dev.now(device)
     for _ in range(calls):
         launch()
-    return (dev.now(device) - begin) * 1e6 / calls, "host clock, device synchronised"
+    return (dev.now(device) - begin) * 1e6 / calls, say("workload.microbench.launch.clock_host")
 
 
 def _roundtrip(launch: Any, device: torch.device) -> float:

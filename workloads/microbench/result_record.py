@@ -16,8 +16,8 @@ from workloads.result_record import FRACTION, NESTED, TEXT, Family, Record, figu
 
 FLOATS, INTS = "fp32|tf32|fp16|bf16|fp8", "int8"   # GEMM dtypes: an integer one counts TOPS, not TFLOP/s
 FLOAT_DTYPES, INT_DTYPES, ANY_DTYPE = f"(?P<dtype>{FLOATS})", f"(?P<dtype>{INTS})", f"(?P<dtype>{FLOATS}|{INTS})"
-MEMORY_OPS = r"(?P<op>copy|read|fill)"
-TRANSFERS = r"(?P<direction>h2d|d2h)_(?P<mode>pinned|pageable)"
+MEMORY_OPS = ("copy", "read", "fill")   # each its own family: its label says the kind in the reader's language
+TRANSFERS = ("h2d_pinned", "h2d_pageable", "d2h_pinned", "d2h_pageable")   # each its own family, as MEMORY_OPS
 COLLECTIVE_OPS = r"(?P<op>all_reduce|all_gather|reduce_scatter|broadcast)"
 
 
@@ -36,10 +36,12 @@ class MicrobenchResult(Record):
         Family(f"gemm_{INT_DTYPES}_rated", "workload.microbench.metric.gemm_rated_tops", "TOPS", "number"),
         Family(f"gemm_{ANY_DTYPE}_of_rated", "workload.microbench.metric.gemm_of_rated", FRACTION),
         # memory_copy_of_rated is a field (the report's table has it); these are the other kinds beside it
-        Family(f"memory_{MEMORY_OPS}_rated", "workload.microbench.metric.memory_rated", "GB/s", "number"),
-        Family(r"memory_(?P<op>read|fill)_of_rated", "workload.microbench.metric.memory_of_rated", FRACTION),
-        Family(f"{TRANSFERS}_rated", "workload.microbench.metric.transfer_rated", "GB/s", "number"),
-        Family(f"{TRANSFERS}_of_rated", "workload.microbench.metric.transfer_of_rated", FRACTION),
+        *(Family(f"memory_{op}_rated", f"workload.microbench.metric.memory_{op}_rated", "GB/s", "number")
+          for op in MEMORY_OPS),
+        *(Family(f"memory_{op}_of_rated", f"workload.microbench.metric.memory_{op}_of_rated", FRACTION)
+          for op in MEMORY_OPS[1:]),
+        *(Family(f"{t}_rated", f"workload.microbench.metric.{t}_rated", "GB/s", "number") for t in TRANSFERS),
+        *(Family(f"{t}_of_rated", f"workload.microbench.metric.{t}_of_rated", FRACTION) for t in TRANSFERS),
         Family(f"collective_{COLLECTIVE_OPS}", "workload.microbench.metric.collective", "GB/s"),
         # the report table's rows, nested: a family of one, since a field named so would hide Record.figures()
         Family("figures", "workload.microbench.metric.figures", NESTED),

@@ -51,8 +51,8 @@ def _cells(rows, lang):
 def test_the_sweep_table_and_its_heading_in_both_languages():
     heading, columns, rows = table.report_table({"loader": SWEEP, **VERDICT})
     assert heading("en") == "DataLoader sweep over num_workers (ResNet-50's training transforms); " + LINE
-    assert heading("zh") == ("DataLoader 按 num_workers 扫描（ResNet-50 训练变换）；224 px 下 DataLoader 用 2 个工作进程给出 "
-                             "402 images/s；加速卡训练速率 180 images/s（ResNet-50 运行 20261206-resnet50-ab，224 px："
+    assert heading("zh") == ("DataLoader 按 `num_workers` 扫描（ResNet-50 训练变换）；224 px 下 DataLoader 用 2 个工作进程给出 "
+                             "402 images/s；加速卡训练速率 180 images/s（ResNet-50 运行 `20261206-resnet50-ab`，224 px："
                              "其纯计算 images/s）：计算受限，数据加载跟得上；请用 2 个或更多工作进程")
     assert [c("en") for c in columns] == ["workers", "images/s", "CPU cores busy", "host -> device GB/s"]
     assert [c("zh") for c in columns][:3] == ["工作进程数", "图像/秒", "占用 CPU 核数"]
@@ -86,7 +86,7 @@ def test_the_report_in_chinese_shows_the_sweep_and_the_figures_in_its_words(tmp_
                                      screenshot_svg=png.terminal_svg("cardbench", "cardbench"), lang="zh"))
     with zipfile.ZipFile(out) as zf:
         md = next(zf.read(n).decode() for n in zf.namelist() if n.endswith("report.md"))
-    for line in ("DataLoader 按 num_workers 扫描（ResNet-50 训练变换）；224 px 下 DataLoader 用 2 个工作进程",
+    for line in ("DataLoader 按 `num_workers` 扫描（ResNet-50 训练变换）；224 px 下 DataLoader 用 2 个工作进程",
                  "请用 2 个或更多工作进程", "| 工作进程数 | 图像/秒 | 占用 CPU 核数 |",
                  "| 2（锁页内存） | 402 | 2.1 | 12.10 |", "files/s 小文件读取（冷缓存）", "| 结论 | 计算受限 |"):
         assert line in md, line

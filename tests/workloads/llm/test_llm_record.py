@@ -89,7 +89,7 @@ def test_one_cell_with_pp_and_tg_declares_every_figure_and_its_families(monkeypa
     line = result_text("llm", m)
     assert "tokens/s tg: decode at batch 1 (llama-bench, mean of repetitions)" in line   # the headline, by its label
     assert "tokens/s tg4: sample standard deviation of the repetitions" in line
-    assert LlmResult.figure("pp8_runs_tokens_per_s").label("zh") == "token/秒 pp8：每次重复"
+    assert LlmResult.figure("pp8_runs_tokens_per_s").label("zh") == "token/秒 `pp8`：每次重复"
 
 
 @pytest.mark.parametrize("key", ["tg128_tokens_per_s", "pp512_stddev_tokens_per_s", "tg32_runs_tokens_per_s",

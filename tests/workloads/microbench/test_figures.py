@@ -121,6 +121,9 @@ def test_every_figure_a_part_can_give_is_declared_with_its_unit():
     assert units["gemm_fp8_of_rated"] == units["memory_read_of_rated"] == units["d2h_pageable_of_rated"] == "fraction"
     assert units["memory_fill"] == units["h2d_pageable_rated"] == units["collective_broadcast"] == "GB/s"
     assert units["launch_graph_device_us"] == "us" and units["pcie_link"] == units["burn"] == "text"
-    # a family's label names its dtype, op or direction in either language
-    assert MicrobenchResult.figure("gemm_fp16_of_rated").label("zh") == "fp16 GEMM / 其标称峰值"
+    # a family's label names its dtype, op or direction in either language; a memory kind is said, not its key
+    assert MicrobenchResult.figure("gemm_fp16_of_rated").label("zh") == "fp16 矩阵乘 / 其标称峰值"
+    assert MicrobenchResult.figure("memory_read_of_rated").label("zh") == "设备内存只读 / 标称显存带宽"
+    assert MicrobenchResult.figure("memory_copy_rated").label("en") == "GB/s rated memory bandwidth (beside memory copy)"
+    assert MicrobenchResult.figure("d2h_pageable_of_rated").label("zh") == "设备到主机（可分页）/ PCIe 链路单向带宽"
     assert MicrobenchResult.figure("collective_all_gather").label("en").startswith("GB/s all_gather ")
