@@ -48,7 +48,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.shared.metric.peak_tflops": ("TFLOP/s rated peak", "TFLOP/s 额定峰值"),
     "workload.shared.metric.flop_utilisation": ("share of rated peak FLOP/s", "达到额定峰值算力的比例"),
     "workload.shared.metric.rated_source": ("rated figure's source", "额定值来源"),
-    "workload.shared.metric.compiled": ("compiled (torch.compile)", "已编译（torch.compile）"),
+    "workload.shared.metric.compiled": ("compiled (`torch.compile`)", "已编译（`torch.compile`）"),
     "workload.shared.line.final_loss": ("final loss",
                                         "最终损失"),
     # the full stop a sentence ends with (a hint's, dropped before "; `cardbench doctor` ..." is joined on)
