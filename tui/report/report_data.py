@@ -51,7 +51,8 @@ def headline(s: WorkloadSummary, w: Words | None = None) -> str:
         figure = w("too_few_steps", n=s.throughput.n, needed=MIN_MEASURED_STEPS)
     sharing = s.sharing
     if sharing is not None and w is not None:   # another job on the host or card: the figure is noise
-        figure = w("figure_shared", figure=figure, shared=w("shared_run", what=sharing.words(w.lang)))
+        # the short mark: the whole sentence, with the threshold and the load, is the run's warning under Problems
+        figure = w("figure_shared", figure=figure, shared=sharing.mark(w.lang))
     verdict = s.metrics.get(spec.verdict) if spec.verdict else None
     if not (isinstance(verdict, str) and verdict):
         return figure

@@ -84,6 +84,15 @@ class Sharing:
             parts.append(say("report.shared_card", lang, processes=say("report.list_sep", lang).join(listed)))
         return say("report.list_sep", lang).join(parts)
 
+    def mark(self, lang: str = "en") -> str:
+        """The short form a table's cell carries beside the figure; the whole sentence is under Problems."""
+        parts = []
+        if self.host_shared:
+            parts.append(say("report.shared_host_short", lang, cores=format_number(self.other_cpu_cores)))
+        if self.card_processes:
+            parts.append(say("report.shared_card_short", lang, n=len(self.card_processes)))
+        return say("report.shared_mark", lang, what=say("report.list_sep", lang).join(parts))
+
     def warning(self) -> protocol.WorkloadWarning:
         """The event the run records: the sentence in English, the figures in its fields (`of_event` reads them)."""
         return protocol.WorkloadWarning(

@@ -213,6 +213,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.shared_run": ("shared: {what}; its figures read as noise, not this machine's speed",
                           "共享：{what}；其数据只能视为噪声，不代表本机速度"),
     "report.figure_shared": ("{figure} ({shared})", "{figure}（{shared}）"),
+    "report.shared_mark": ("shared: {what}; noise, see Problems", "共享：{what}；只能视为噪声，见“遇到的问题”"),
+    "report.shared_host_short": ("{cores} CPU cores used by other processes", "其他进程占用 {cores} 个 CPU 核"),
+    "report.shared_card_short": ("{n} other process(es) on its card", "其加速卡上另有 {n} 个进程"),
     "report.shared_host": ("other processes used {cores} CPU cores on average while it ran (above {limit} counts as "
                            "a shared host; load average {load} on {count} cores)",
                            "运行期间其他进程平均占用 {cores} 个 CPU 核（超过 {limit} 即视为主机被共享；负载均值 {load}，"

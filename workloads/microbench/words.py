@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from workloads.catalogue import CATALOGUE, Message, Said, message
 from workloads.facts.formatting import format_bytes
+from workloads.facts.missing import NA
 
 # the child's sentences that a row's note or skip reason may be: matched back to be said in the reader's language
 REASONS = ("workload.microbench.stop.no_fit", "workload.microbench.stop.failed", "workload.microbench.stop.flat",
@@ -56,7 +57,7 @@ def resaid(text: Any, keys: tuple[str, ...] = REASONS) -> Any:
 
 
 def _n(number: Any, spec: str) -> str:
-    return format(number, spec) if isinstance(number, (int, float)) and not isinstance(number, bool) else "N/A"
+    return format(number, spec) if isinstance(number, (int, float)) and not isinstance(number, bool) else NA
 
 
 def gemm(row: Mapping[str, Any], raw: list[Mapping[str, Any]]) -> tuple[Any, Any] | None:
