@@ -16,6 +16,7 @@ from typing import Any
 
 from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
+from workloads.facts.formatting import percent
 from workloads.facts.percentile import percentile
 from workloads.models.gpt2 import model as gpt2
 from workloads.generate.plan import Plan
@@ -123,7 +124,8 @@ def _figure(value: float) -> str:
 def log_summary(m: dict[str, Any]) -> None:
     if not m["tokens_per_s"]:
         return
-    share = (f"{m['bandwidth_fraction']:.0%} of it" if m["bandwidth_fraction"] is not None
+    # the share as the RESULT line and the report print it (facts.formatting.percent: '41.4 %', not '41%')
+    share = (f"{percent(m['bandwidth_fraction'])} of it" if m["bandwidth_fraction"] is not None
              else "above it, so the bound is unreliable")
     runs = len(m["tokens_per_s_runs"])
     log(f"decode {m['tokens_per_s']:.1f} tokens/s per sequence, median after warm-up of {runs} timed "

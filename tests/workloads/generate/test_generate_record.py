@@ -51,3 +51,16 @@ def test_a_run_with_a_prompt_and_a_bound_read_low_declares_every_figure(tmp_path
     assert [key for key in m if "_" in key and key in line] == [], line   # none said by its key
     assert "tokens/s end to end, all sequences" in line and "GB/s device read bandwidth, median of the rounds" in line
     assert "share of read bandwidth achieved unreliable" in line   # said beside the share it stands for
+
+
+def test_the_log_says_the_share_of_bandwidth_as_the_result_line_does(capsys):
+    """run.log read '41%' beside the RESULT line's and the pane's '41.4 %': one figure, one spelling."""
+    from tui.figures import result_text
+    from workloads.generate.measure import log_summary
+
+    m = {"tokens_per_s": 51.89, "tokens_per_s_runs": [51.89], "aggregate_tokens_per_s": 51.89,
+         "bound_tokens_per_s": 125.4, "device_read_gbps": 63.5, "bandwidth_gbps": 26.3, "bandwidth_fraction": 0.4142,
+         "latency_p50_s": 0.0175, "latency_p99_s": 0.0536, "ttft_s": 0.0888}
+    log_summary(m)
+    logged = capsys.readouterr().err
+    assert "41.4 % of it" in logged and "share of read bandwidth achieved 41.4 %" in result_text("generate", m)
