@@ -15,8 +15,9 @@ from typing import Any, Mapping
 from workloads.facts.formatting import format_bytes, format_duration, format_number, percent, rate
 from workloads.facts.missing import NA, is_finite
 from workloads import registry
-from workloads.catalogue import Said, say
+from workloads.catalogue import say
 from workloads.result_record import Figure
+from workloads.spec import Text
 
 # past this a figure is no measurement (a child that printed 10**400, or 1e308): said as such, not printed whole
 OUT_OF_RANGE = 1e18
@@ -111,7 +112,7 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
             continue
         if key == spec.headline and isinstance(metrics.get("throughput_unit"), str):
             # a job's headline is in the unit its log wrote: 'it/s, throughput the log printed (...)'
-            metric = Figure(key, _Words(spec.headline_label(unit=metrics["throughput_unit"])), metric.unit)
+            metric = Figure(key, Text(spec.headline_label(unit=metrics["throughput_unit"])), metric.unit)
         if metrics.get(f"{key}_unreliable") is not None:
             # the withheld value, plain (generate's is a ratio over 1, not a share): its warning says why
             withheld = metrics[f"{key}_unreliable"]
@@ -120,16 +121,6 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
         else:
             bits.append(labelled(metric, metrics[key]))
     return "RESULT: " + "; ".join(bits)
-
-
-class _Words(Said):
-    """Words already said (a headline label made from the log's own unit), in any language."""
-
-    def __init__(self, words: str) -> None:
-        self.words = words
-
-    def __call__(self, lang: str = "en") -> str:
-        return self.words
 
 
 def glance(workload: str, metrics: Mapping[str, Any]) -> list[str]:

@@ -22,3 +22,21 @@ def test_the_report_s_table_is_printed_as_aligned_lines_and_safe_to_print():
 def test_a_workload_without_a_table_prints_none():
     assert table_lines("resnet50", {"images_per_s": 35.6}) == []
     assert table_lines("microbench", {"figures": []}) == []
+
+
+def test_cardbench_run_prints_the_table_under_its_result_line(tmp_path):
+    """The stand-in `tally` (tests/children/table_cli.py): tick's child under a record with a report table."""
+    import os
+    import subprocess
+    import sys
+
+    from paths import CHILDREN
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(CHILDREN), os.environ["PYTHONPATH"]])}
+    out = subprocess.run([sys.executable, "-m", "table_cli", "run", "tally", "--runs-dir", str(tmp_path / "runs"),
+                          "--steps", "2", "--delay", "0.01"], capture_output=True, text=True, env=env, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    said = (out.stdout + out.stderr).splitlines()
+    assert out.returncode == 0, out.stderr[-2000:]
+    result = next(i for i, line in enumerate(said) if line.startswith("RESULT:"))
+    assert said[result + 1:result + 4] == ["Tally of the ticks", "  what  ticks/s", "  all   10.0"], said

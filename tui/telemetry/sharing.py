@@ -36,15 +36,11 @@ CORES_ENV = "CARDBENCH_SHARED_CORES"
 
 def other_cores_max() -> float:
     """The threshold in force: $CARDBENCH_SHARED_CORES when it is a number of cores, else OTHER_CPU_CORES_MAX."""
-    value = _number(_float_or_none(os.environ.get(CORES_ENV)))
-    return value if value is not None and value >= 0 else OTHER_CPU_CORES_MAX
-
-
-def _float_or_none(text: str | None) -> float | None:
     try:
-        return float(text) if text else None
+        value = float(os.environ.get(CORES_ENV) or "nan")
     except ValueError:
-        return None
+        value = math.nan
+    return value if math.isfinite(value) and value >= 0 else OTHER_CPU_CORES_MAX
 MAX_LISTED = 5   # the other processes a card's line names; the rest are counted
 
 
