@@ -4,11 +4,10 @@ RESULT line and the report's tables print from)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any, Iterator, Sequence
 
+from tui.report.csv_text import csv_text
 from workloads import registry
 from workloads.facts.missing import finite_or_none
 
@@ -36,8 +35,4 @@ def _rows(summaries: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
 
 def results_csv(summaries: Sequence[Any]) -> str:
     """One row per result figure of every run: its key, English label, value, unit and kind."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(RESULT_COLUMNS)
-    writer.writerows(_rows(summaries))
-    return out.getvalue()
+    return csv_text(RESULT_COLUMNS, _rows(summaries))

@@ -11,8 +11,6 @@ of thousands).
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import operator
 import statistics
@@ -20,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from tui.store import RunRecord
+from tui.report.csv_text import csv_text
 from tui.report.result_figures import units
 from tui.telemetry.sharing import Sharing
 from workloads import protocol, registry
@@ -246,14 +245,6 @@ def _cell(value: Any) -> Any:
 _STEP_FIELDS = operator.attrgetter(*STEP_COLUMNS[2:])
 
 
-def _write_csv(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows(rows)   # the csv module writes None as an empty cell
-    return out.getvalue()
-
-
 def _nonfinite_written(text: str) -> bool:
     """Did a NaN or an infinity reach the CSV (rare: the rows are written again with those cells empty)?"""
     return ",nan" in text or ",inf" in text or ",-inf" in text
@@ -267,10 +258,10 @@ def _steps_rows(records: Sequence[RunRecord], row: Any) -> Iterable[Sequence[Any
 
 def steps_csv(records: Sequence[RunRecord]) -> str:
     """One row per step of every run: its fields straight from the event (a long run has 100,000s)."""
-    text = _write_csv(STEP_COLUMNS, _steps_rows(records, lambda run_id, workload, step: (
+    text = csv_text(STEP_COLUMNS, _steps_rows(records, lambda run_id, workload, step: (
         run_id, workload, *_STEP_FIELDS(step))))
     if not _nonfinite_written(text):
         return text
     # a NaN or infinite value is an empty cell too (v - v is not 0)
-    return _write_csv(STEP_COLUMNS, _steps_rows(records, lambda run_id, workload, step: (run_id, workload, *(
+    return csv_text(STEP_COLUMNS, _steps_rows(records, lambda run_id, workload, step: (run_id, workload, *(
         v if v.__class__ is not float or v - v == 0.0 else "" for v in _STEP_FIELDS(step)))))
