@@ -30,6 +30,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from workloads.models import kv_cache, one_query
+from workloads.models.chunked_loss import linear_cross_entropy
 from workloads.models.matvec import matvec
 from workloads.models.llama.presets import LlamaConfig
 
@@ -215,6 +216,7 @@ class Llama(nn.Module):
 
     split = 1
     checkpointing = False  # training: recompute each block's activations in the backward pass
+    fuses_loss = True  # forward(idx, targets=...) returns the loss, the head fused with it (models/chunked_loss.py)
 
     def __init__(self, config: LlamaConfig):
         super().__init__()
@@ -254,10 +256,12 @@ class Llama(nn.Module):
         return self._rope[1][:t], self._rope[2][:t]
 
     def forward(self, idx: torch.Tensor, cache: KVCache | None = None, pos: int = 0,
-                last_only: bool = False) -> torch.Tensor:
+                last_only: bool = False, targets: torch.Tensor | None = None) -> torch.Tensor:
         """Logits (batch, positions, vocabulary) for ``idx`` placed at ``pos``, filling the cache when given.
 
-        Without a cache: the training forward over ``idx`` alone (positions 0..t-1).
+        Without a cache: the training forward over ``idx`` alone (positions 0..t-1); with ``targets`` (the next
+        token of each position) the mean cross-entropy instead of the logits, which are never held whole. The loss
+        is taken inside forward so that a compiled or FSDP-sharded model runs the head under its own forward.
         """
         t = idx.shape[1]
         x = self._embed(idx)
@@ -268,6 +272,8 @@ class Llama(nn.Module):
                     x = checkpoint(block, x, cos, sin, use_reentrant=False)
                 else:
                     x = block(x, cos, sin)
+            if targets is not None:
+                return linear_cross_entropy(self.norm(x).flatten(0, 1), self.lm_head_t, targets.flatten())
             return self._logits(x, last_only)
         cache.check_fits(pos, t)
         cos, sin = cache.cos[pos:pos + t], cache.sin[pos:pos + t]
