@@ -9,9 +9,10 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from workloads.serve.client import TIMEOUT, Connection, Endpoint, Outcome, stream
+from workloads.serve.schedule import POISSON, arrival_offsets, gap
 from workloads.serve.within import within
 
 # common English words that are one token each, with their leading space, in the GPT-2, Llama and Qwen BPE
@@ -122,28 +123,35 @@ class Pool:
 Send = Callable[[Request], dict[str, Any]]
 
 
-async def one(pool: Pool, path: str, body: dict[str, Any], chat: bool, timeout_s: float) -> Outcome:
+async def one(pool: Pool, path: str, body: dict[str, Any], chat: bool, timeout_s: float,
+              scheduled: float | None = None) -> Outcome:
+    """One request on a kept-alive connection; ``scheduled``: when the load meant to send it (perf_counter)."""
     conn = pool.take()
     sent = time.perf_counter()
     try:
         outcome = await within(stream(conn, path, body, chat), timeout_s)
     except asyncio.TimeoutError:
         conn.close()
-        return Outcome(sent=sent, error=TIMEOUT, detail=f"no end after {timeout_s:g} s")
-    pool.give(conn)
+        outcome = Outcome(sent=sent, error=TIMEOUT, detail=f"no end after {timeout_s:g} s")
+    else:
+        pool.give(conn)
+    outcome.scheduled = sent if scheduled is None else scheduled
     return outcome
 
 
 async def run_level(level: Level, requests: list[Request], make: Send, pool: Pool, path: str, chat: bool,
                     timeout_s: float, seed: int, max_concurrency: int,
-                    done: Callable[[Outcome], None] = lambda o: None) -> tuple[list[Outcome], float]:
+                    done: Callable[[int, Outcome], None] = lambda i, o: None, shape: float = POISSON,
+                    offsets: Sequence[float] | None = None) -> tuple[list[Outcome], float]:
     """Every request of the level sent and answered (or counted as an error); (outcomes in request order, the
-    level's duration in s, from its first request sent to its last answer, as vLLM's benchmark_duration)."""
+    level's duration in s, from its first request sent to its last answer, as vLLM's benchmark_duration).
+    A rate level sends each request at its due time (``offsets`` s from the start, else seeded gamma/Poisson
+    arrivals: workloads.serve.schedule) however many are in flight; a concurrency level when a worker is free."""
     outcomes: list[Outcome | None] = [None] * len(requests)
 
-    async def send(i: int) -> None:
-        outcomes[i] = await one(pool, path, make(requests[i]), chat, timeout_s)
-        done(outcomes[i])
+    async def send(i: int, due: float | None = None) -> None:
+        outcomes[i] = await one(pool, path, make(requests[i]), chat, timeout_s, due)
+        done(i, outcomes[i])
 
     start = time.perf_counter()
     if level.kind == "concurrency":
@@ -155,33 +163,35 @@ async def run_level(level: Level, requests: list[Request], make: Send, pool: Poo
 
         await asyncio.gather(*(worker() for _ in range(min(int(level.value), len(requests)))))
     else:
-        rng = random.Random(seed)   # seeded: the same arrivals on every run and every card
         gate = asyncio.Semaphore(max_concurrency)
 
-        async def gated(i: int) -> None:
-            async with gate:
-                await send(i)
+        async def gated(i: int, due: float) -> None:
+            async with gate:     # a request waiting here is late: its latency counts from ``due``
+                await send(i, due)
 
+        due_at = offsets if offsets is not None else arrival_offsets(len(requests), level.value, seed, shape)
         tasks = []
-        for i in range(len(requests)):
-            tasks.append(asyncio.create_task(gated(i)))
-            if i + 1 < len(requests):
-                await asyncio.sleep(rng.expovariate(level.value))
+        for i, offset in enumerate(due_at[:len(requests)]):
+            due = start + offset    # absolute: a late wake-up does not push every later arrival back
+            wait = due - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            tasks.append(asyncio.create_task(gated(i, due)))
         await asyncio.gather(*tasks)
     return [o for o in outcomes if o is not None], time.perf_counter() - start
 
 
 async def run_steady(level: Level, request: Callable[[int], Request], make: Send, pool: Pool, path: str, chat: bool,
                      timeout_s: float, seed: int, max_concurrency: int, until: float,
-                     done: Callable[[Outcome, Request], None]) -> None:
+                     done: Callable[[Outcome, Request], None], shape: float = POISSON) -> None:
     """``--duration``: the level kept busy until ``until`` (perf_counter): a new request as soon as one ends (or at
     the next Poisson arrival), ``request(i)`` the i-th; each answer handed to ``done`` as it comes, with its
     request. The requests in flight at ``until`` are let finish: a user's request is measured whole."""
     counter = iter(range(2**62))
 
-    async def send(i: int) -> None:
+    async def send(i: int, due: float | None = None) -> None:
         asked = request(i)
-        done(await one(pool, path, make(asked), chat, timeout_s), asked)
+        done(await one(pool, path, make(asked), chat, timeout_s, due), asked)
 
     if level.kind == "concurrency":
         async def worker() -> None:
@@ -194,14 +204,16 @@ async def run_steady(level: Level, request: Callable[[int], Request], make: Send
     gate = asyncio.Semaphore(max_concurrency)
     tasks: set[asyncio.Task[None]] = set()
 
-    async def gated(i: int) -> None:
+    async def gated(i: int, due: float) -> None:
         async with gate:
-            await send(i)
+            await send(i, due)
 
-    while time.perf_counter() < until:
-        task = asyncio.create_task(gated(next(counter)))
+    due = time.perf_counter()
+    while due < until:
+        task = asyncio.create_task(gated(next(counter), due))
         tasks.add(task)
         task.add_done_callback(tasks.discard)   # an hours-long run holds only the requests in flight
-        await asyncio.sleep(min(rng.expovariate(level.value), max(0.0, until - time.perf_counter())))
+        due += gap(rng, level.value, shape)
+        await asyncio.sleep(max(0.0, min(due, until) - time.perf_counter()))
     if tasks:
         await asyncio.gather(*list(tasks))

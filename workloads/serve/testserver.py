@@ -45,6 +45,47 @@ class Behaviour:
     tokens_per_chunk: int = 1    # tokens a streamed chunk holds (a detokenizer that waits for printable text)
     done_marker: bool = True     # ``data: [DONE]`` at the end (transformers serve sends none)
     token_stamps: bool = False   # keep the time each token was written (Stamps.written), for the bench
+    # at most this many completions stream at once (0: no cap), the others wait their turn in arrival order, as a
+    # server's batch of max-num-seqs sequences: a known capacity of slots / (ttft + (tokens - 1) x itl) requests/s
+    slots: int = 0
+    # a prompt (its words) and max_tokens over this answered 400 with vLLM's words (0: no limit)
+    max_model_len: int = 0
+
+    @classmethod
+    def quick(cls) -> Behaviour:
+        """`cardbench run serve --test-server`'s: small set delays, so TPOT and ITL are figures (with no delay every
+        token of a request arrived in one read, and the table said TPOT 0 ms) and a sweep takes a second or two."""
+        return cls(ttft_s=QUICK_TTFT_MS / 1000, itl_s=QUICK_ITL_MS / 1000)
+
+    def said(self) -> str:
+        """Its delays and capacity as the result says them (the bounds a test server's figures sit beside)."""
+        parts = [f"ttft {self.ttft_s * 1000:g} ms", f"itl {self.itl_s * 1000:g} ms"]
+        parts += [f"slots {self.slots}"] if self.slots else []
+        parts += [f"max_len {self.max_model_len}"] if self.max_model_len else []
+        return ", ".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> Behaviour:
+        """``ttft=MS,itl=MS,slots=N,max_len=TOKENS`` (--test-server-set), the rest as :meth:`quick`; ValueError
+        naming what is wrong."""
+        found = cls.quick()
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            key, _, value = (s.strip() for s in part.partition("="))
+            try:
+                number = float(value)
+            except ValueError:
+                number = -1.0
+            if key not in _SETTABLE or not 0 <= number < 1e7 or (key in ("slots", "max_len") and number % 1):
+                raise ValueError(f"--test-server-set {text!r}: each part is ttft=MS, itl=MS, slots=N or max_len=TOKENS "
+                                 "(numbers, 0 or more; slots and max_len whole)")
+            name, scale = _SETTABLE[key]
+            setattr(found, name, number / 1000 if scale else int(number))
+        return found
+
+
+QUICK_TTFT_MS, QUICK_ITL_MS = 2.0, 0.5
+_SETTABLE = {"ttft": ("ttft_s", True), "itl": ("itl_s", True), "slots": ("slots", False),
+             "max_len": ("max_model_len", False)}
 
 
 @dataclass
@@ -79,6 +120,7 @@ class TestServer:
         self._open: set[asyncio.StreamWriter] = set()
         self._handlers: set[asyncio.Task[None]] = set()
         self._dead = False
+        self._slots = asyncio.Semaphore(self.behaviour.slots) if self.behaviour.slots else None
         asyncio.get_running_loop().add_reader(listener.fileno(), self._accept)
         return self
 
@@ -191,6 +233,20 @@ class TestServer:
         if b.fail_every and n % b.fail_every == 0:
             writer.write(_json(500, {"error": {"message": "internal error (on demand)"}}))
             return True
+        asked = _words(ask) + max(1, int(ask.get("max_tokens") or 16))
+        if b.max_model_len and asked > b.max_model_len:   # vLLM's answer (serving_engine's _validate_input)
+            writer.write(_json(400, {"object": "error", "type": "BadRequestError", "code": 400, "message": (
+                f"This model's maximum context length is {b.max_model_len} tokens. However, you requested {asked} "
+                "tokens. Please reduce the length of the messages or completion.")}))
+            return True
+        if self._slots is None:
+            return await self._stream(ask, chat, stamps, writer, n)
+        async with self._slots:     # its turn in the batch: the wait is in its TTFT, as a queued request's
+            return await self._stream(ask, chat, stamps, writer, n)
+
+    async def _stream(self, ask: dict[str, Any], chat: bool, stamps: Stamps, writer: asyncio.StreamWriter,
+                      n: int) -> bool:
+        b = self.behaviour
         rid = f"{'chatcmpl' if chat else 'cmpl'}-{n}"
         self.timestamps[rid] = stamps
         stamps.written = [] if b.token_stamps else None
@@ -221,7 +277,7 @@ class TestServer:
             if b.itl_s or b.ttft_s:
                 await writer.drain()
         if b.usage and (ask.get("stream_options") or {}).get("include_usage"):
-            prompt = len(str(ask.get("prompt") or ask.get("messages") or "").split())
+            prompt = _words(ask)
             writer.write(_event({"id": rid, "choices": [], "usage": {
                 "prompt_tokens": prompt, "completion_tokens": tokens, "total_tokens": prompt + tokens}}))
         writer.write((_chunk(b"data: [DONE]\n\n") if b.done_marker else b"") + b"0\r\n\r\n")
@@ -249,6 +305,14 @@ class InThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=30)
         self.loop.close()
+
+
+def _words(ask: dict[str, Any]) -> int:
+    """A request's prompt in tokens (a word is one here): its text, or its messages' contents."""
+    messages = ask.get("messages")
+    if isinstance(messages, list):
+        return sum(len(str(m.get("content", "")).split()) for m in messages if isinstance(m, dict))
+    return len(str(ask.get("prompt") or "").split())
 
 
 def _token(rid: str, chat: bool) -> bytes:
@@ -295,12 +359,15 @@ async def _main(argv: list[str]) -> None:
     p.add_argument("--api-key-env", default=None, help="want the key this variable holds")
     p.add_argument("--die-after", type=int, default=0)
     p.add_argument("--token-stamps", action="store_true", help="keep each token's write time (GET /debug/timestamps)")
+    p.add_argument("--slots", type=int, default=0, help="at most N completions at once, the others queued")
+    p.add_argument("--max-model-len", type=int, default=0, help="prompt + max_tokens over this: HTTP 400")
     args = p.parse_args(argv)
     import os
 
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     server = await TestServer(Behaviour(args.ttft_ms / 1000, args.itl_ms / 1000, (args.model,), key,
-                                        die_after=args.die_after, token_stamps=args.token_stamps),
+                                        die_after=args.die_after, token_stamps=args.token_stamps,
+                                        slots=args.slots, max_model_len=args.max_model_len),
                                         port=args.port).start()
     print(f"listening on 127.0.0.1:{server.port}", flush=True)
     await asyncio.Event().wait()     # until the process is stopped

@@ -38,7 +38,7 @@ def test_the_standard_suite_sweeps_the_test_server_and_the_report_shows_the_tabl
     assert "x the output tokens/s at concurrency 1 (" in summary_row and "bound 16x" in summary_row
     assert "median of" not in summary_row
     # said where the table is, not only in the metric dump: these are not a card's figures
-    assert ("#### Against cardbench's own test server on this host (no model, no delay): these are the client's and "
+    assert ("#### Against cardbench's own test server on this host (no model; its set delays are in the result): these are the client's and "
             "the host's figures, not a card's. Serving sweep:") in md
 
 
