@@ -171,6 +171,18 @@ WORDS: dict[str, tuple[str, str]] = {
                                          "到达突发度（gamma 形状参数；1 为泊松）"),
     "workload.serve.metric.requests_csv_rows": ("requests, one row each, in requests.csv",
                                                 "requests.csv 中的请求行数（每请求一行）"),
+    "workload.serve.metric.traffic": ("traffic (its shape and seed)", "流量（形态与随机种子）"),
+    "workload.serve.metric.prefix_first_ttft_ms_p50": (
+        "ms TTFT p50 of each shared-prefix group's first request (from the due time)",
+        "每个共享前缀组首个请求的 TTFT p50（毫秒，自预定时刻起）"),
+    "workload.serve.metric.prefix_later_ttft_ms_p50": (
+        "ms TTFT p50 of the groups' later requests (a prefix cache's effect against the first)",
+        "各组后续请求的 TTFT p50（毫秒；与首个相比即前缀缓存的效果）"),
+    "workload.serve.column.prefix_first_ttft_ms_p50": ("group's first TTFT p50 ms", "组内首个 TTFT p50 毫秒"),
+    "workload.serve.column.prefix_later_ttft_ms_p50": ("group's later TTFT p50 ms", "组内后续 TTFT p50 毫秒"),
+    "workload.serve.metric.turn_ttft": ("TTFT p50 by conversation turn, with the turn's prompt tokens (--multi-turn)",
+                                        "按对话轮次的 TTFT p50 及该轮提示 token 数（--multi-turn）"),
+    "workload.serve.column.turn_ttft": ("TTFT p50 by turn (prompt tokens)", "各轮 TTFT p50（提示 token 数）"),
     "workload.serve.line.max_rate": ("max req/s within SLO", "满足 SLO 的最大请求/秒"),
     "workload.serve.column.ttft_sched_ms_p99": ("TTFT p99 from due ms", "自预定时刻 TTFT p99 毫秒"),
     "workload.serve.column.lag_ms_p99": ("send lag p99 ms", "发送滞后 p99 毫秒"),

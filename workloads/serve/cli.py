@@ -25,6 +25,8 @@ from workloads.serve.client import BadUrl, Endpoint
 from workloads.serve.find_max import SATURATION_CONCURRENCY
 from workloads.serve.slo import Slo
 from workloads.serve.testserver import Behaviour
+from workloads.serve.traffic import SharedPrefix, read_trace
+from workloads.serve.conversation import MultiTurn
 from workloads.serve.launch import command_of
 from workloads.serve.load import BadPrompts, Level, read_prompts
 from workloads.serve.spec import WINDOW_S, default_window
@@ -70,6 +72,19 @@ def build_parser() -> ArgumentParser:
                    help="with --find-max: the search's time budget in seconds (default 600)")
     p.add_argument("--max-levels", type=positive_int, default=8, metavar="N",
                    help="with --find-max: at most N levels after the saturation run (default 8)")
+    p.add_argument("--shared-prefix", default=None, metavar="G,P,S,Q",
+                   help="G groups of P prompts, each group sharing a system prompt of S tokens, each prompt its own "
+                        "question of Q tokens (SGLang's generated-shared-prefix): a level's requests; the TTFT of a "
+                        "group's first request against its later ones is the prefix cache's effect")
+    p.add_argument("--multi-turn", default=None, metavar="N[,THINK_S]",
+                   help="conversations of N turns, the whole history sent each turn, THINK_S seconds between an "
+                        "answer and the next turn; --concurrency is the conversations at once; per-turn TTFT")
+    p.add_argument("--trace", type=Path, default=None, metavar="FILE",
+                   help="replay a trace at its own arrival times: Mooncake's JSON lines (timestamp ms, input_length, "
+                        "output_length, hash_ids) or BurstGPT's CSV (Timestamp, Request tokens, Response tokens); "
+                        "the first --requests rows (default 100000)")
+    p.add_argument("--trace-speed", type=positive_float, default=1.0, metavar="X",
+                   help="with --trace: its times divided by X (2: twice as fast; default 1)")
     p.add_argument("--burstiness", type=positive_float, default=1.0, metavar="K",
                    help="rate levels: gamma-distributed gaps of shape K (1, the default, is Poisson; under 1 bursts)")
     p.add_argument("--timeout", type=positive_float, default=600.0, metavar="S", help="per request (default 600)")
@@ -83,7 +98,8 @@ def build_parser() -> ArgumentParser:
                         "serve run, and a way to try the workload")
     p.add_argument("--test-server-set", default=None, metavar="ttft=MS,itl=MS,slots=N",
                    help="with --test-server: its delays (default ttft=2,itl=0.5), at most N requests at once (a known "
-                        "capacity of N / (ttft + (output-len - 1) x itl) requests/s), max_len=TOKENS (longer: HTTP 400)")
+                        "capacity of N / (ttft + (output-len - 1) x itl) requests/s), max_len=TOKENS (longer: HTTP 400), "
+                        "prefill=MS a prompt token not in its prefix cache")
     p.add_argument("--launch-timeout", type=positive_float, default=900.0, metavar="S",
                    help="seconds the launched server has to answer /health (default 900)")
     p.add_argument("--device", default="auto", metavar="DEVICE",
@@ -114,10 +130,35 @@ def search_checked(args: Any) -> None:
         raise WorkloadError(f"--max-levels {args.max_levels}: at most {LEVELS_MAX}")
 
 
+def traffic_checked(args: Any) -> None:
+    """--shared-prefix and --trace against the other ways of choosing the requests and their times."""
+    if args.trace_speed != 1.0 and args.trace is None:
+        raise WorkloadError("--trace-speed scales a trace's times: give --trace FILE too")
+    if args.trace is not None:
+        for flag, clash in (("--concurrency", args.concurrency), ("--request-rate", args.request_rate),
+                            ("--find-max", args.find_max), ("--duration", args.duration), ("--prompts", args.prompts),
+                            ("--shared-prefix", args.shared_prefix), ("--burstiness", args.burstiness != 1.0)):
+            if clash:
+                raise WorkloadError(f"--trace sets the requests and their times: {flag} does not go with it",
+                                    hint="--trace-speed X replays it X times as fast")
+    if args.shared_prefix and (args.prompts or args.duration):
+        raise WorkloadError("--shared-prefix makes the prompts: --prompts and --duration do not go with it")
+    if args.multi_turn:
+        for flag, clash in (("--shared-prefix", args.shared_prefix), ("--prompts", args.prompts),
+                            ("--duration", args.duration), ("--request-rate", args.request_rate),
+                            ("--find-max", args.find_max == "rate"), ("--trace", args.trace)):
+            if clash:
+                raise WorkloadError(f"--multi-turn keeps conversations going at each --concurrency level: {flag} "
+                                    "does not go with it")
+
+
 def levels_of(args: Any) -> list[Level]:
     """The load levels the arguments ask for, checked against each other (a WorkloadError naming the clash);
     ``args`` is left as it is."""
     search_checked(args)
+    traffic_checked(args)
+    if args.trace is not None:
+        return [Level("trace", args.trace_speed)]
     if args.find_max and not args.concurrency:
         return [Level("concurrency", min(args.max_concurrency, SATURATION_CONCURRENCY))]
     if args.concurrency and args.request_rate:
@@ -172,6 +213,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         behaviour = Behaviour.parse(args.test_server_set) if args.test_server_set else Behaviour.quick()
         endpoint = Endpoint.parse(args.url or DEFAULT_URL, api_key(args.api_key_env))
         prompts = read_prompts(args.prompts) if args.prompts else None
+        args.prefix = SharedPrefix.parse(args.shared_prefix) if args.shared_prefix else None
+        args.multi = MultiTurn.parse(args.multi_turn) if args.multi_turn else None
+        if args.trace is not None:   # read before the run: a row out of order is the file's fault (exit 2)
+            args.trace_rows, args.trace_cut = read_trace(args.trace, args.requests)
     except (ValueError, BadUrl, BadPrompts) as exc:   # BadUrl and BadPrompts are ValueErrors: each named
         raise WorkloadError(str(exc)) from None
     if args.test_server_set and not args.test_server:

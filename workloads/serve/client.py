@@ -111,6 +111,7 @@ class Outcome:
     prompt_tokens: int | None = None
     response_id: str | None = None
     request_id: str | None = None       # the server's X-Request-Id header, where it sends one
+    text: list[str] | None = None       # the answer's pieces, kept only when asked (a conversation's next turn)
 
     @property
     def due(self) -> float:
@@ -320,9 +321,9 @@ async def get_json(conn: Connection, path: str, payload: Any = None) -> tuple[in
         return status, None
 
 
-async def stream(conn: Connection, path: str, payload: dict[str, Any], chat: bool) -> Outcome:
+async def stream(conn: Connection, path: str, payload: dict[str, Any], chat: bool, keep_text: bool = False) -> Outcome:
     """One streamed completion on ``conn``; errors are the outcome's kind, never raised."""
-    out = Outcome()
+    out = Outcome(text=[] if keep_text else None)
     body = json.dumps(payload).encode()
     out.sent = time.perf_counter()
     try:
@@ -381,6 +382,8 @@ async def _events(conn: Connection, headers: dict[str, str], out: Outcome, chat:
                         out.itl.append(now - last)
                     last = now
                     out.chunks += 1
+                    if out.text is not None:
+                        out.text.append(text)
             usage = event.get("usage")
             if isinstance(usage, dict):
                 out.output_tokens = _count(usage.get("completion_tokens"))

@@ -39,6 +39,8 @@ class Level:
     value: float
 
     def words(self) -> str:
+        if self.kind == "trace":    # --trace: its own arrival times, sped up by the value
+            return f"trace at {self.value:g}x"
         return f"concurrency {self.value:g}" if self.kind == "concurrency" else f"{self.value:g} requests/s"
 
 
@@ -47,6 +49,7 @@ class Request:
     prompt: str | list[Any]    # a text, or a chat's messages from --prompts
     input_tokens: int          # as asked (the usage field's count replaces it where given)
     max_tokens: int
+    group: int = -1            # --shared-prefix: the group whose system prompt it shares (workloads.serve.traffic)
 
 
 def synthetic(n: int, words: int, seed: int, first: int = 0) -> list[str]:
@@ -89,11 +92,11 @@ def read_prompts(path: Path) -> list[dict[str, Any]]:
 def payload(request: Request, model: str, chat: bool, ignore_eos: bool) -> dict[str, Any]:
     body: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens, "stream": True,
                             "stream_options": {"include_usage": True}, "temperature": 0}
+    prompt = request.prompt
     if chat:
-        prompt = request.prompt
         body["messages"] = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
-    else:
-        body["prompt"] = request.prompt
+    else:   # a chat's messages on /v1/completions (a shared prefix's system prompt and question): their texts in turn
+        body["prompt"] = prompt if isinstance(prompt, str) else "\n".join(str(m.get("content", "")) for m in prompt)
     if ignore_eos:
         body["ignore_eos"] = True    # vLLM, SGLang: the output is max_tokens long, as the sweep asked
     return body
@@ -124,12 +127,12 @@ Send = Callable[[Request], dict[str, Any]]
 
 
 async def one(pool: Pool, path: str, body: dict[str, Any], chat: bool, timeout_s: float,
-              scheduled: float | None = None) -> Outcome:
+              scheduled: float | None = None, keep_text: bool = False) -> Outcome:
     """One request on a kept-alive connection; ``scheduled``: when the load meant to send it (perf_counter)."""
     conn = pool.take()
     sent = time.perf_counter()
     try:
-        outcome = await within(stream(conn, path, body, chat), timeout_s)
+        outcome = await within(stream(conn, path, body, chat, keep_text), timeout_s)
     except asyncio.TimeoutError:
         conn.close()
         outcome = Outcome(sent=sent, error=TIMEOUT, detail=f"no end after {timeout_s:g} s")

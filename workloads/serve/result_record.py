@@ -23,7 +23,8 @@ class ServeResult(Record):
     TABLE: ClassVar[tuple[str, ...]] = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
         "max_rate", "missed_rate", "max_concurrency_held", "missed_concurrency", "search_stop", "slo", "slo_attained",
         "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99", "itl_ms_p50", "e2el_ms_p50",
-        "ttft_sched_ms_p99", "lag_ms_p99", "client_share", "client_ceiling_tokens_per_s", "at_level",
+        "ttft_sched_ms_p99", "lag_ms_p99", "client_share", "client_ceiling_tokens_per_s", "traffic",
+        "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50", "turn_ttft", "at_level",
         "served_model", "endpoint", "input_len", "output_len", "tokens_from", "requests", "errors")
     LINE: ClassVar[tuple[str, ...]] = ("max_rate", "ttft_ms_p50", "tpot_ms_p50", "errors")
     REPORT_TABLE: ClassVar[str | None] = "workloads.serve.answer:report_table"
@@ -88,6 +89,10 @@ class ServeResult(Record):
     test_server_set: str | None = figure("workload.serve.metric.test_server_set", TEXT)
     burstiness: float | None = figure("workload.serve.metric.burstiness", COUNT)
     requests_csv_rows: int | None = figure("workload.serve.metric.requests_csv_rows", COUNT)
+    traffic: str | None = figure("workload.serve.metric.traffic", TEXT)       # its shape and seed (traffic.py)
+    prefix_first_ttft_ms_p50: float | None = figure("workload.serve.metric.prefix_first_ttft_ms_p50", "ms")
+    prefix_later_ttft_ms_p50: float | None = figure("workload.serve.metric.prefix_later_ttft_ms_p50", "ms")
+    turn_ttft: str | None = figure("workload.serve.metric.turn_ttft", TEXT)
     duration_s: float | None = figure("workload.serve.metric.duration_s", SECONDS)   # --duration runs only
     window_s: float | None = figure("workload.serve.metric.window_s", SECONDS)
     # the sweep as a whole

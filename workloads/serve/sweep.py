@@ -10,7 +10,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from workloads.child.harness import Emitter, Stopped, WorkloadError, log
 from workloads.facts.formatting import utc
@@ -29,6 +29,8 @@ from workloads.serve.ceiling import NEAR, Ceiling, measure
 from workloads.serve.find_max import find_max
 from workloads.serve.requests_csv import REQUESTS_CSV, RequestRows
 from workloads.serve.slo import Slo, verdict
+from workloads.serve.traffic import SharedPrefix, TraceRow, prefix_figures, trace_requests
+from workloads.serve.conversation import MultiTurn, conversations_for, run_conversations, turn_figures
 
 WORKLOAD = "serve"
 # --duration: the windows the result keeps (the first, the baseline, and the latest): a day of 60 s windows would be
@@ -47,6 +49,9 @@ class Sweep:
         self.emitter, self.args, self.levels, self.endpoint = emitter, args, levels, endpoint
         self.slo, self.prompts, self.launch = slo, prompts, launch
         self.limits = slo.limits if slo is not None else None    # goodput's, in the table
+        self.prefix: SharedPrefix | None = getattr(args, "prefix", None)       # --shared-prefix, parsed
+        self.multi: MultiTurn | None = getattr(args, "multi", None)            # --multi-turn, parsed
+        self.trace: list[TraceRow] | None = getattr(args, "trace_rows", None)  # --trace's rows, read and checked
         self.shape = getattr(args, "burstiness", 1.0)
         self.ceiling: Ceiling | None = None
         self.near_ceiling: list[str] = []      # levels at half the client's ceiling or more
@@ -115,11 +120,12 @@ class Sweep:
     def _settings(self) -> dict[str, Any]:
         kind = self.levels[0].kind
         return {"served_model": self.endpoint.scrub(self.model or "") or None,   # a name the server gave
-                "endpoint": self.path, "input_len": None if self.prompts else self.args.input_len,
-                "output_len": self.args.output_len,
-                "concurrency" if kind == "concurrency" else "request_rate":
-                    ",".join(f"{lv.value:g}" for lv in self.levels),
+                "endpoint": self.path, "input_len": None if self.prompts or self.trace else self.args.input_len,
+                "output_len": None if self.trace else self.args.output_len,
+                **({"concurrency" if kind == "concurrency" else "request_rate":
+                    ",".join(f"{lv.value:g}" for lv in self.levels)} if kind != "trace" else {}),
                 "prompts": "your file" if self.prompts else "synthetic", "ignore_eos": self.ignore_eos,
+                **({"traffic": self._traffic()} if self._traffic() else {}),
                 "test_server": bool(getattr(self.args, "test_server", False)),
                 "test_server_set": getattr(self.args, "test_server_said", None),
                 **({"slo": self.slo.text} if self.slo else {}),
@@ -128,6 +134,20 @@ class Sweep:
                     "client_ceiling_requests_per_s": self.ceiling.requests_per_s} if self.ceiling else {}),
                 "requests_csv_rows": self.requests_csv.rows if self.requests_csv.path else None,
                 **({"duration_s": self.args.duration, "window_s": self.args.window} if self.args.duration else {})}
+
+    def _traffic(self) -> str | None:
+        """The traffic's shape as the result says it, with its seed."""
+        a = self.args
+        if self.prefix is not None:
+            return f"shared prefix: {self.prefix.said()}, seed {a.seed}"
+        if self.multi is not None:
+            return f"multi-turn: {self.multi.said()}, seed {a.seed}"
+        if self.trace is not None:
+            more = f" (the first {len(self.trace)} rows)" if getattr(a, "trace_cut", False) else ""
+            return f"trace {Path(a.trace).name}{more}, {len(self.trace)} requests at {a.trace_speed:g}x, seed {a.seed}"
+        if self.shape != 1 and self.levels[0].kind == "rate":
+            return f"gamma arrivals of shape {self.shape:g} (burstiness), seed {a.seed}"
+        return None
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -262,32 +282,58 @@ class Sweep:
     async def _level(self, i: int, level: Level, pool: Pool, n: int | None = None, steps: int | None = None,
                      saturation: bool = False) -> dict[str, Any]:
         """The i-th level sent and measured (``n`` requests, else --requests or the default), its row booked."""
-        a = self.args
-        n = n or a.requests or (max(16, 4 * int(level.value)) if level.kind == "concurrency" else 64)
-        requests = self._requests(i * n, n, self.args.seed + i)
         started, clock = time.time(), time.perf_counter()
-        finished: list[Outcome] = []     # answered so far: a stop mid-level keeps their figures, marked as cut short
+        finished: list[tuple[Request, Outcome]] = []   # a stop mid-level keeps their figures, marked as cut short
 
-        def answered(k: int, o: Outcome) -> None:
-            finished.append(o)
-            self.requests_csv.add(level.words(), i * n + k, o, requests[k].input_tokens)
+        def answered(request: Request, o: Outcome, traffic: str = "") -> None:
+            finished.append((request, o))
+            self.requests_csv.add(level.words(), self.requests_csv.rows, o, request.input_tokens, traffic)
 
         try:
-            outcomes, duration = await run_level(level, requests, self._payload, pool, self.path, self.chat,
-                                                 a.timeout, a.seed + i, a.max_concurrency, answered, self.shape)
+            pairs, duration, extra = await self._send(i, level, pool, n, answered)
         except asyncio.CancelledError:
             if finished:
                 self.rows.append({"level": f"{level.words()} (stopped)", level.kind: level.value, "t_start": started,
-                                  "t_end": time.time(), **level_figures(finished, time.perf_counter() - clock,
-                                                                        [r.input_tokens for r in requests], self.limits)})
+                                  "t_end": time.time(), **level_figures([o for _, o in finished],
+                                                                        time.perf_counter() - clock,
+                                                                        [r.input_tokens for r, _ in finished],
+                                                                        self.limits)})
             raise
+        outcomes = [o for _, o in pairs]
         row = {"level": level.words() + (" (saturation)" if saturation else ""), level.kind: level.value,
                "t_start": started, "t_end": time.time(),
-               **level_figures(outcomes, duration, [r.input_tokens for r in requests], self.limits)}
+               **level_figures(outcomes, duration, [r.input_tokens for r, _ in pairs], self.limits), **extra}
         if self.slo is not None:
             row.update(verdict(self.slo, outcomes))
         self._book(i + 1, steps or len(self.levels), level, row, outcomes)
         return row
+
+    async def _send(self, i: int, level: Level, pool: Pool, n: int | None,
+                    answered: Callable[..., None]) -> tuple[list[tuple[Request, Outcome]], float, dict[str, Any]]:
+        """The level's requests sent as its traffic asks; (each request with its outcome, the duration, the traffic's
+        own figures)."""
+        a = self.args
+        if self.multi is not None:
+            turns, duration = await run_conversations(
+                self.multi, level, conversations_for(level, self.multi, n or a.requests), a.input_len, a.output_len,
+                self._payload, pool, self.path, self.chat, a.timeout, a.seed + i,
+                lambda t: answered(t.request, t.outcome, f"conversation {t.conversation} turn {t.turn + 1}"))
+            return [(t.request, t.outcome) for t in turns], duration, turn_figures(turns)
+        offsets = None
+        if self.trace is not None:      # its rows at their own times, sped up by --trace-speed
+            requests = trace_requests(self.trace, a.seed)
+            offsets = [row.at_s / level.value for row in self.trace]
+        elif self.prefix is not None:   # G x P, each level's system prompts its own
+            requests = self.prefix.requests(a.seed + i, a.output_len)
+        else:
+            n = n or a.requests or (max(16, 4 * int(level.value)) if level.kind == "concurrency" else 64)
+            requests = self._requests(i * n, n, a.seed + i)
+        outcomes, duration = await run_level(
+            level, requests, self._payload, pool, self.path, self.chat, a.timeout, a.seed + i, a.max_concurrency,
+            lambda k, o: answered(requests[k], o, f"group {requests[k].group}" if requests[k].group >= 0 else ""),
+            self.shape, offsets)
+        extra = prefix_figures(requests, outcomes) if self.prefix is not None else {}
+        return list(zip(requests, outcomes)), duration, extra
 
     def _request(self, i: int) -> Request:
         """--duration's i-th request."""

@@ -14,7 +14,7 @@ HEADLINE = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "
             "ttft_ms_mean", "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_mean", "tpot_ms_p50", "tpot_ms_p99",
             "itl_ms_p50", "itl_ms_p99", "e2el_ms_p50", "e2el_ms_p99", "tokens_from", "ttft_sched_ms_p50",
             "ttft_sched_ms_p99", "e2el_sched_ms_p50", "e2el_sched_ms_p99", "lag_ms_p50", "lag_ms_p99", "slo_attained",
-            "client_share")
+            "client_share", "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50", "turn_ttft")
 COLUMNS: tuple[tuple[str, Message], ...] = (
     ("level", Message("workload.serve.progress")),
     ("requests", Message("workload.serve.column.requests")),
@@ -32,10 +32,17 @@ COLUMNS: tuple[tuple[str, Message], ...] = (
     ("goodput", Message("workload.serve.column.goodput")),
     ("slo_holds", Message("workload.serve.column.slo_holds")),
     ("client_share", Message("workload.serve.column.client_share")),
+    ("prefix_first_ttft_ms_p50", Message("workload.serve.column.prefix_first_ttft_ms_p50")),
+    ("prefix_later_ttft_ms_p50", Message("workload.serve.column.prefix_later_ttft_ms_p50")),
+    ("turn_ttft", Message("workload.serve.column.turn_ttft")),
     ("card_util_pct", Message("workload.serve.column.card_util_pct")),
     ("card_mem_peak_bytes", Message("workload.serve.column.card_mem_peak_bytes")),
     ("card_power_w", Message("workload.serve.column.card_power_w")),
 )
+
+
+OPTIONAL = frozenset(("goodput", "slo_holds", "client_share", "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50",
+                      "turn_ttft"))
 
 
 def figure(value: float) -> str:
@@ -111,7 +118,9 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
     first = _TEST_SERVER if metrics.get("test_server") is True else ""   # `--test-server`, in the result
     heading = message("workload.serve.table.heading", first=first)
-    return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]
+    # a column only some runs fill (an SLO's, a traffic shape's) is left out where no row has it
+    shown = [(key, label) for key, label in COLUMNS if key not in OPTIONAL or any(r.get(key) is not None for r in rows)]
+    return heading, [label for _, label in shown], [[cell(r, key) for key, _ in shown] for r in rows]
 
 
 def lines(metrics: Mapping[str, Any]) -> list[str]:

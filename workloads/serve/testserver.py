@@ -50,6 +50,9 @@ class Behaviour:
     slots: int = 0
     # a prompt (its words) and max_tokens over this answered 400 with vLLM's words (0: no limit)
     max_model_len: int = 0
+    # each prompt token not in its prefix cache adds this to the TTFT (a prefill); the cache holds every 16-token
+    # block prefix seen before (vLLM's automatic prefix caching hashes blocks so): a shared system prompt is paid once
+    prefill_ms_per_token: float = 0.0
 
     @classmethod
     def quick(cls) -> Behaviour:
@@ -62,6 +65,8 @@ class Behaviour:
         parts = [f"ttft {self.ttft_s * 1000:g} ms", f"itl {self.itl_s * 1000:g} ms"]
         parts += [f"slots {self.slots}"] if self.slots else []
         parts += [f"max_len {self.max_model_len}"] if self.max_model_len else []
+        parts += [f"prefill {self.prefill_ms_per_token:g} ms a token not in its prefix cache"] \
+            if self.prefill_ms_per_token else []
         return ", ".join(parts)
 
     @classmethod
@@ -76,16 +81,17 @@ class Behaviour:
             except ValueError:
                 number = -1.0
             if key not in _SETTABLE or not 0 <= number < 1e7 or (key in ("slots", "max_len") and number % 1):
-                raise ValueError(f"--test-server-set {text!r}: each part is ttft=MS, itl=MS, slots=N or max_len=TOKENS "
-                                 "(numbers, 0 or more; slots and max_len whole)")
+                raise ValueError(f"--test-server-set {text!r}: each part is ttft=MS, itl=MS, slots=N, max_len=TOKENS "
+                                 "or prefill=MS_PER_TOKEN (numbers, 0 or more; slots and max_len whole)")
             name, scale = _SETTABLE[key]
-            setattr(found, name, number / 1000 if scale else int(number))
+            setattr(found, name, number if scale is None else number / 1000 if scale else int(number))
         return found
 
 
 QUICK_TTFT_MS, QUICK_ITL_MS = 2.0, 0.5
 _SETTABLE = {"ttft": ("ttft_s", True), "itl": ("itl_s", True), "slots": ("slots", False),
-             "max_len": ("max_model_len", False)}
+             "max_len": ("max_model_len", False), "prefill": ("prefill_ms_per_token", None)}
+_BLOCK = 16     # tokens (words) a prefix-cache block holds
 
 
 @dataclass
@@ -94,6 +100,7 @@ class Stamps:
 
     received: float               # its thread had read the whole request
     arrived: float                # the request's last bytes reached the socket (the kernel's stamp, else = received)
+    started: float | None = None  # its slot taken (Behaviour.slots; else as it was read): its service began
     first: float | None = None    # the first token written to the socket (on loopback: in the client's socket then)
     last: float | None = None
     tokens: int = 0
@@ -244,11 +251,29 @@ class TestServer:
         async with self._slots:     # its turn in the batch: the wait is in its TTFT, as a queued request's
             return await self._stream(ask, chat, stamps, writer, n)
 
+    def _uncached(self, ask: dict[str, Any]) -> int:
+        """The prompt's tokens (words) after its longest prefix of whole 16-word blocks seen before; the prompt's
+        blocks are remembered."""
+        words = _prompt_words(ask)
+        seen = getattr(self, "_blocks", None)
+        if seen is None:
+            seen = self._blocks = set()
+        key, cached, hit = 0, 0, True
+        for i in range(0, len(words) - len(words) % _BLOCK, _BLOCK):
+            key = hash((key, tuple(words[i:i + _BLOCK])))
+            if hit and key in seen:
+                cached = i + _BLOCK
+            else:
+                hit = False
+                seen.add(key)
+        return len(words) - cached
+
     async def _stream(self, ask: dict[str, Any], chat: bool, stamps: Stamps, writer: asyncio.StreamWriter,
                       n: int) -> bool:
         b = self.behaviour
         rid = f"{'chatcmpl' if chat else 'cmpl'}-{n}"
         self.timestamps[rid] = stamps
+        stamps.started = time.perf_counter()
         stamps.written = [] if b.token_stamps else None
         tokens = max(1, int(ask.get("max_tokens") or 16))
         cut = tokens // 2 if b.break_every and n % b.break_every == 0 else None
@@ -257,8 +282,9 @@ class TestServer:
             writer.write(_event({"id": rid, "object": "chat.completion.chunk",
                                  "choices": [{"index": 0, "delta": {"role": "assistant"}}]}))
         token = _token(rid, chat)
-        if b.ttft_s:
-            await asyncio.sleep(b.ttft_s)
+        prefill = b.prefill_ms_per_token * self._uncached(ask) / 1000 if b.prefill_ms_per_token else 0.0
+        if b.ttft_s or prefill:
+            await asyncio.sleep(b.ttft_s + prefill)
         for i in range(tokens):
             if i == cut:
                 await writer.drain()
@@ -307,12 +333,16 @@ class InThread:
         self.loop.close()
 
 
-def _words(ask: dict[str, Any]) -> int:
-    """A request's prompt in tokens (a word is one here): its text, or its messages' contents."""
+def _prompt_words(ask: dict[str, Any]) -> list[str]:
+    """A request's prompt as words (a word is a token here): its text, or its messages' contents in turn."""
     messages = ask.get("messages")
     if isinstance(messages, list):
-        return sum(len(str(m.get("content", "")).split()) for m in messages if isinstance(m, dict))
-    return len(str(ask.get("prompt") or "").split())
+        return [w for m in messages if isinstance(m, dict) for w in str(m.get("content", "")).split()]
+    return str(ask.get("prompt") or "").split()
+
+
+def _words(ask: dict[str, Any]) -> int:
+    return len(_prompt_words(ask))
 
 
 def _token(rid: str, chat: bool) -> bytes:
