@@ -1,18 +1,20 @@
 """`--find-max` against a server of known capacity: does the search find it within 5 % in at most 8 levels, and do
 three runs agree?
 
-    .venv/bin/python bench/serve_find_max.py [--runs 3] [--budget 180] [--slots 8] [--ttft-ms 20] [--itl-ms 4]
-                                             [--output-len 8] [--slo ttft_p99=500,tpot_p99=50]
+    .venv/bin/python bench/serve_find_max.py [--runs 3] [--budget 240] [--rate 40] [--burst 16] [--ttft-ms 20]
+                                             [--itl-ms 5] [--output-len 8] [--slo ttft_p99=500,tpot_p99=100]
 
 The server: cardbench's test server (workloads/serve/testserver.py) in a process of its own (pinned to the second core,
-the client to the first, where there are two), with ``--slots N``: at most N requests stream at once, each its set TTFT
-and ITL, the others queued in arrival order, as a server's batch of max-num-seqs sequences. Its capacity R is N over a
-request's service time, and R is read from the server's own clock, not the client's: each request's time from its
-slot taken to its last token written (GET /debug/timestamps), averaged, so R = N / mean service time. Below R a request
-waits only for Poisson's bursts; above it the queue grows for as long as the level lasts, and the TTFT with it.
+the client to the first, where there are two) with a known capacity R (``--rate``): at most R requests a second begin,
+after a burst of ``--burst`` at once, the others queued in arrival order (the generic cell rate algorithm, on the
+server's clock); each streams its set TTFT and ITL. Below R a request waits only when Poisson's bunching outruns the
+burst allowance, briefly; above R the queue grows for as long as the level lasts, and the TTFT with it: a server that
+holds the SLO up to exactly R, then queues. (``--slots N`` instead caps the requests streaming at once, a batch of
+max-num-seqs: its capacity, N over the service time, is read from the server's own stamps; under Poisson arrivals
+such a server queues well before it, so the answer sits below it by the queueing a p99 SLO allows.)
 
 Each run is `cardbench run serve --find-max --slo SLO` as a user runs it (the workload's main, in this process):
-a saturation run at concurrency 4 x N, then the search on Poisson rates. Printed per run: the levels tried with their
+a saturation run at concurrency 32, then the search on Poisson rates, each level a twelfth of the budget long. Printed per run: the levels tried with their
 verdicts, the answer (the highest rate that held), its bracket, the levels it took and the time; then the answers'
 spread over the runs and each against R. Goal: every answer within 5 % of R, in at most 8 levels after the
 saturation run.
@@ -48,8 +50,8 @@ def pin(pid: int, core: int) -> None:
 
 def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
     server = subprocess.Popen([sys.executable, "-m", "workloads.serve.testserver", "--slots", str(args.slots),
-                               "--ttft-ms", str(args.ttft_ms), "--itl-ms", str(args.itl_ms)],
-                              stdout=subprocess.PIPE, text=True)
+                               "--rate", str(args.rate), "--burst", str(args.burst), "--ttft-ms", str(args.ttft_ms),
+                               "--itl-ms", str(args.itl_ms)], stdout=subprocess.PIPE, text=True)
     port = int(server.stdout.readline().rsplit(":", 1)[1])
     pin(server.pid, 1)
     return server, f"http://127.0.0.1:{port}/v1"
@@ -72,7 +74,7 @@ def server_capacity(url: str, slots: int) -> tuple[float, int]:
 def one_run(url: str, args: argparse.Namespace) -> tuple[dict, float]:
     out = io.StringIO()
     argv = ["--url", url, "--find-max", "--slo", args.slo, "--budget", str(args.budget), "--concurrency",
-            str(4 * args.slots), "--input-len", "16", "--output-len", str(args.output_len), "--seed", "0"]
+            "32", "--input-len", "16", "--output-len", str(args.output_len), "--seed", "0"]
     started = time.perf_counter()
     code = run_main(serve_main, argv, emitter=Emitter(stream=out))
     took = time.perf_counter() - started
@@ -87,12 +89,14 @@ def one_run(url: str, args: argparse.Namespace) -> tuple[dict, float]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--budget", type=float, default=180.0, help="each search's --budget (its levels last a twelfth)")
-    p.add_argument("--slots", type=int, default=8)
+    p.add_argument("--budget", type=float, default=240.0, help="each search's --budget (its levels last a twelfth)")
+    p.add_argument("--rate", type=float, default=40.0, help="the server's capacity R in requests/s (0: none)")
+    p.add_argument("--burst", type=int, default=16)
+    p.add_argument("--slots", type=int, default=0, help="at most N requests streaming at once (0: no cap)")
     p.add_argument("--ttft-ms", type=float, default=20.0)
-    p.add_argument("--itl-ms", type=float, default=4.0)
+    p.add_argument("--itl-ms", type=float, default=5.0)
     p.add_argument("--output-len", type=int, default=8)
-    p.add_argument("--slo", default="ttft_p99=500,tpot_p99=50")
+    p.add_argument("--slo", default="ttft_p99=500,tpot_p99=100")
     args = p.parse_args()
     pin(0, 0)
     server, url = start_server(args)
@@ -107,14 +111,16 @@ def main() -> int:
                       f"from the due time {row.get('ttft_sched_ms_p99') or float('nan'):.0f} ms, served "
                       f"{row.get('request_throughput') or 0:.1f} req/s")
             answers.append((m.get("max_rate"), m.get("missed_rate"), m["search_levels"], m["saturation_rps"]))
-        capacity, counted = server_capacity(url, args.slots)
+        capacity, counted = (args.rate, 0) if args.rate else server_capacity(url, args.slots)
     finally:
         server.terminate()
         server.wait()
-    print(f"\nthe server's capacity R = {args.slots} slots / its mean service time on its own clock = "
-          f"{capacity:.1f} requests/s ({counted} requests; set: TTFT {args.ttft_ms:g} ms + "
-          f"{args.output_len - 1} x ITL {args.itl_ms:g} ms = {args.slots / ((args.ttft_ms + (args.output_len - 1) * args.itl_ms) / 1000):.1f}"
-          " requests/s before the host's overheads)")
+    if args.rate:
+        print(f"\nthe server's capacity R = {args.rate:g} requests/s (set: at most that many begin a second, after a "
+              f"burst of {args.burst}; TTFT {args.ttft_ms:g} ms, ITL {args.itl_ms:g} ms, {args.output_len} tokens)")
+    else:
+        print(f"\nthe server's capacity R = {args.slots} slots / its mean service time on its own clock = "
+              f"{capacity:.1f} requests/s ({counted} requests)")
     held = [a for a, *_ in answers if a is not None]
     ok = len(held) == len(answers)
     for k, (holds, missed, levels, sat) in enumerate(answers, 1):

@@ -53,6 +53,10 @@ class Behaviour:
     # each prompt token not in its prefix cache adds this to the TTFT (a prefill); the cache holds every 16-token
     # block prefix seen before (vLLM's automatic prefix caching hashes blocks so): a shared system prompt is paid once
     prefill_ms_per_token: float = 0.0
+    # at most this many requests/s begin (0: no limit), after a burst of ``burst`` at once; the others queue in arrival
+    # order: a server that holds its TTFT up to exactly that rate, then queues (the generic cell rate algorithm)
+    rate: float = 0.0
+    burst: int = 1
 
     @classmethod
     def quick(cls) -> Behaviour:
@@ -65,6 +69,7 @@ class Behaviour:
         parts = [f"ttft {self.ttft_s * 1000:g} ms", f"itl {self.itl_s * 1000:g} ms"]
         parts += [f"slots {self.slots}"] if self.slots else []
         parts += [f"max_len {self.max_model_len}"] if self.max_model_len else []
+        parts += [f"rate {self.rate:g} requests/s (burst {self.burst})"] if self.rate else []
         parts += [f"prefill {self.prefill_ms_per_token:g} ms a token not in its prefix cache"] \
             if self.prefill_ms_per_token else []
         return ", ".join(parts)
@@ -90,7 +95,8 @@ class Behaviour:
 
 QUICK_TTFT_MS, QUICK_ITL_MS = 2.0, 0.5
 _SETTABLE = {"ttft": ("ttft_s", True), "itl": ("itl_s", True), "slots": ("slots", False),
-             "max_len": ("max_model_len", False), "prefill": ("prefill_ms_per_token", None)}
+             "max_len": ("max_model_len", False), "prefill": ("prefill_ms_per_token", None), "rate": ("rate", None),
+             "burst": ("burst", False)}
 _BLOCK = 16     # tokens (words) a prefix-cache block holds
 
 
@@ -246,10 +252,23 @@ class TestServer:
                 f"This model's maximum context length is {b.max_model_len} tokens. However, you requested {asked} "
                 "tokens. Please reduce the length of the messages or completion.")}))
             return True
+        if b.rate:
+            await self._admitted()
         if self._slots is None:
             return await self._stream(ask, chat, stamps, writer, n)
         async with self._slots:     # its turn in the batch: the wait is in its TTFT, as a queued request's
             return await self._stream(ask, chat, stamps, writer, n)
+
+    async def _admitted(self) -> None:
+        """Wait for this request's turn under Behaviour.rate: its start is no earlier than the theoretical arrival
+        time less the burst's allowance, and each start moves that time on by 1 / rate (requests in arrival order)."""
+        b = self.behaviour
+        now = time.perf_counter()
+        tat = max(getattr(self, "_tat", now), now)
+        start = max(now, tat - (max(1, b.burst) - 1) / b.rate)
+        self._tat = tat + 1 / b.rate
+        if start > now:
+            await asyncio.sleep(start - now)
 
     def _uncached(self, ask: dict[str, Any]) -> int:
         """The prompt's tokens (words) after its longest prefix of whole 16-word blocks seen before; the prompt's
@@ -391,13 +410,16 @@ async def _main(argv: list[str]) -> None:
     p.add_argument("--token-stamps", action="store_true", help="keep each token's write time (GET /debug/timestamps)")
     p.add_argument("--slots", type=int, default=0, help="at most N completions at once, the others queued")
     p.add_argument("--max-model-len", type=int, default=0, help="prompt + max_tokens over this: HTTP 400")
+    p.add_argument("--rate", type=float, default=0.0, help="at most R requests/s begin, the others queued")
+    p.add_argument("--burst", type=int, default=1, help="with --rate: this many at once before the rate holds")
     args = p.parse_args(argv)
     import os
 
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     server = await TestServer(Behaviour(args.ttft_ms / 1000, args.itl_ms / 1000, (args.model,), key,
                                         die_after=args.die_after, token_stamps=args.token_stamps,
-                                        slots=args.slots, max_model_len=args.max_model_len),
+                                        slots=args.slots, max_model_len=args.max_model_len, rate=args.rate,
+                                        burst=args.burst),
                                         port=args.port).start()
     print(f"listening on 127.0.0.1:{server.port}", flush=True)
     await asyncio.Event().wait()     # until the process is stopped

@@ -136,3 +136,12 @@ def test_bad_input_is_one_line_through_cardbench_run(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 2 and "Traceback" not in captured.out + captured.err
     assert "give --slo" in [line for line in captured.err.splitlines() if line.strip()][-1]
+
+
+def test_the_test_server_s_rate_holds_its_capacity_then_queues_in_arrival_order(serving):
+    # 100 requests/s after a burst of 4: 20 sent at once begin 4 together, then one every 10 ms
+    with serving(rate=100.0, burst=4) as server:
+        code, m, _ = run(["--url", server.url, "--concurrency", "20", "--requests", "20", "--output-len", "2"])
+    assert code == 0
+    row = m["levels"][0]
+    assert row["ttft_ms_p50"] < 200 and 0.15 * 1000 <= row["ttft_ms_p99"] < 150 + 400   # the 20th waits 16 x 10 ms
