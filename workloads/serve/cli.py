@@ -65,6 +65,33 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--slo", default=None, metavar="ttft_p99=MS,tpot_p99=MS",
                    help="latency targets in ms (ttft, tpot, e2el; _p99, _p90... the share of requests each holds for; "
                         "attainment=0.99 the share meeting all): goodput and each level's verdict")
+    p.add_argument("--timeout", type=positive_float, default=600.0, metavar="S", help="per request (default 600)")
+    p.add_argument("--seed", type=int, default=0, help="of the prompts and the arrivals (default 0)")
+    p.add_argument("--api-key-env", default=None, metavar="VAR",
+                   help="the environment variable holding the API key (never the key itself)")
+    p.add_argument("--launch", default=None, metavar="'CMD ARGS'", help="start the server with this command first")
+    p.add_argument("--test-server", action="store_true",
+                   help="load cardbench's own local test server instead of yours (it streams tokens with no model and "
+                        "no delay): the figures are the client's and the host's, not a card's; the headless suite's "
+                        "serve run, and a way to try the workload")
+    p.add_argument("--test-server-set", default=None, metavar="ttft=MS,itl=MS,slots=N",
+                   help="with --test-server: its delays (default ttft=2,itl=0.5), at most N requests at once (a known "
+                        "capacity of N / (ttft + (output-len - 1) x itl) requests/s), max_len=TOKENS (longer: HTTP 400), "
+                        "prefill=MS a prompt token not in its prefix cache")
+    p.add_argument("--launch-timeout", type=positive_float, default=900.0, metavar="S",
+                   help="seconds the launched server has to answer /health (default 900)")
+    p.add_argument("--device", default="auto", metavar="DEVICE",
+                   help="with --launch: the card(s) the server sees, cuda:N or N,M (CUDA_VISIBLE_DEVICES), or cpu; "
+                        "auto (default) leaves its environment as it is")
+    p.add_argument("--grace", type=positive_float, default=10.0, metavar="S",
+                   help="seconds between SIGTERM and SIGKILL when the launched server is stopped (default 10)")
+    add_search_and_traffic(p)
+    return p
+
+
+def add_search_and_traffic(p: ArgumentParser) -> None:
+    """--find-max's arguments and the traffic shapes' (workloads.serve.find_max, workloads.serve.traffic,
+    workloads.serve.conversation)."""
     p.add_argument("--find-max", nargs="?", const="rate", choices=("rate", "concurrency"), default=None,
                    help="find the highest Poisson rate (or concurrency) that holds --slo: a saturation run at "
                         "--concurrency N (default 64), then a bracketing search")
@@ -87,27 +114,6 @@ def build_parser() -> ArgumentParser:
                    help="with --trace: its times divided by X (2: twice as fast; default 1)")
     p.add_argument("--burstiness", type=positive_float, default=1.0, metavar="K",
                    help="rate levels: gamma-distributed gaps of shape K (1, the default, is Poisson; under 1 bursts)")
-    p.add_argument("--timeout", type=positive_float, default=600.0, metavar="S", help="per request (default 600)")
-    p.add_argument("--seed", type=int, default=0, help="of the prompts and the arrivals (default 0)")
-    p.add_argument("--api-key-env", default=None, metavar="VAR",
-                   help="the environment variable holding the API key (never the key itself)")
-    p.add_argument("--launch", default=None, metavar="'CMD ARGS'", help="start the server with this command first")
-    p.add_argument("--test-server", action="store_true",
-                   help="load cardbench's own local test server instead of yours (it streams tokens with no model and "
-                        "no delay): the figures are the client's and the host's, not a card's; the headless suite's "
-                        "serve run, and a way to try the workload")
-    p.add_argument("--test-server-set", default=None, metavar="ttft=MS,itl=MS,slots=N",
-                   help="with --test-server: its delays (default ttft=2,itl=0.5), at most N requests at once (a known "
-                        "capacity of N / (ttft + (output-len - 1) x itl) requests/s), max_len=TOKENS (longer: HTTP 400), "
-                        "prefill=MS a prompt token not in its prefix cache")
-    p.add_argument("--launch-timeout", type=positive_float, default=900.0, metavar="S",
-                   help="seconds the launched server has to answer /health (default 900)")
-    p.add_argument("--device", default="auto", metavar="DEVICE",
-                   help="with --launch: the card(s) the server sees, cuda:N or N,M (CUDA_VISIBLE_DEVICES), or cpu; "
-                        "auto (default) leaves its environment as it is")
-    p.add_argument("--grace", type=positive_float, default=10.0, metavar="S",
-                   help="seconds between SIGTERM and SIGKILL when the launched server is stopped (default 10)")
-    return p
 
 
 def search_checked(args: Any) -> None:
