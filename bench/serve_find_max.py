@@ -1,8 +1,8 @@
 """`--find-max` against a server of known capacity: does the search find it within 5 % in at most 8 levels, and do
 three runs agree?
 
-    .venv/bin/python bench/serve_find_max.py [--runs 3] [--budget 240] [--rate 40] [--burst 16] [--ttft-ms 20]
-                                             [--itl-ms 5] [--output-len 8] [--slo ttft_p99=500,tpot_p99=100]
+    .venv/bin/python bench/serve_find_max.py [--runs 3] [--budget 240] [--rate 200] [--burst 50] [--ttft-ms 10]
+                                             [--itl-ms 2] [--output-len 4] [--slo ttft_p99=500,tpot_p99=100]
 
 The server: cardbench's test server (workloads/serve/testserver.py) in a process of its own (pinned to the second core,
 the client to the first, where there are two) with a known capacity R (``--rate``): at most R requests a second begin,
@@ -14,7 +14,10 @@ max-num-seqs: its capacity, N over the service time, is read from the server's o
 such a server queues well before it, so the answer sits below it by the queueing a p99 SLO allows.)
 
 Each run is `cardbench run serve --find-max --slo SLO` as a user runs it (the workload's main, in this process):
-a saturation run at concurrency 32, then the search on Poisson rates, each level a twelfth of the budget long. Printed per run: the levels tried with their
+a saturation run at concurrency 32, then the search on Poisson rates, each level a twelfth of the budget long.
+Telling R from 5 % above it takes levels of thousands of requests: Poisson's count over a level of R x D requests
+wanders by its square root, and 5 % must stand clear of that (R = 200/s over 20 s: 4,000 requests, 200 of them the
+5 %, against a wander of 63); at 40/s the same levels could not tell 0.95 R from R. Printed per run: the levels tried with their
 verdicts, the answer (the highest rate that held), its bracket, the levels it took and the time; then the answers'
 spread over the runs and each against R. Goal: every answer within 5 % of R, in at most 8 levels after the
 saturation run.
@@ -90,12 +93,12 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--budget", type=float, default=240.0, help="each search's --budget (its levels last a twelfth)")
-    p.add_argument("--rate", type=float, default=40.0, help="the server's capacity R in requests/s (0: none)")
-    p.add_argument("--burst", type=int, default=16)
+    p.add_argument("--rate", type=float, default=200.0, help="the server's capacity R in requests/s (0: none)")
+    p.add_argument("--burst", type=int, default=50)
     p.add_argument("--slots", type=int, default=0, help="at most N requests streaming at once (0: no cap)")
-    p.add_argument("--ttft-ms", type=float, default=20.0)
-    p.add_argument("--itl-ms", type=float, default=5.0)
-    p.add_argument("--output-len", type=int, default=8)
+    p.add_argument("--ttft-ms", type=float, default=10.0)
+    p.add_argument("--itl-ms", type=float, default=2.0)
+    p.add_argument("--output-len", type=int, default=4)
     p.add_argument("--slo", default="ttft_p99=500,tpot_p99=100")
     args = p.parse_args()
     pin(0, 0)
