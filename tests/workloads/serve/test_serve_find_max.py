@@ -145,3 +145,27 @@ def test_the_test_server_s_rate_holds_its_capacity_then_queues_in_arrival_order(
     assert code == 0
     row = m["levels"][0]
     assert row["ttft_ms_p50"] < 200 and 0.15 * 1000 <= row["ttft_ms_p99"] < 150 + 400   # the 20th waits 16 x 10 ms
+
+
+def test_a_level_near_the_client_s_own_ceiling_is_said_to_measure_the_client(serving, monkeypatch):
+    from workloads.serve import sweep
+    from workloads.serve.ceiling import Ceiling
+
+    # a client said to read 50 tokens/s at most: any level here is past half of it
+    monkeypatch.setattr(sweep, "measure", lambda: Ceiling(tokens_per_s=50.0, requests_per_s=1e6))
+    with serving() as server:
+        code, m, _ = run(["--url", server.url, "--concurrency", "1,2", "--requests", "4", "--output-len", "4"])
+    assert code == 0 and m["client_ceiling_tokens_per_s"] == 50.0
+    assert all(r["client_share"] == pytest.approx(r["chunks"] / r["duration_s"] / 50.0) for r in m["levels"])
+    assert any(n.startswith("concurrency 1, concurrency 2: at half the client's own ceiling or more") for n in m["notes"])
+    _, columns, rows = report_table(m)
+    at = [c.en for c in columns].index("client load %")
+    assert float(rows[0][at].replace(",", "")) > 50    # the share, in % of the ceiling, is a column of the table
+
+
+def test_the_ceiling_is_measured_against_a_no_delay_server_in_another_process():
+    from workloads.serve.ceiling import measure
+
+    found = measure()
+    assert found is not None and found.tokens_per_s > 1000 and found.requests_per_s > 50
+    assert found.share({"duration_s": 1.0, "chunks": found.tokens_per_s / 2, "requests": 1}) == pytest.approx(0.5)
