@@ -92,8 +92,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.serve.against.goodput": ("goodput {good} of {served} requests/s met the SLO ({share})",
                                        "有效吞吐：{served} 请求/秒中 {good} 满足 SLO（{share}）"),
     # the report's table (workloads/serve/table.py): its heading and columns
-    "workload.serve.test_server": ("Against cardbench's own test server on this host (no model, no delay): these are the client's and the host's figures, not a card's. ",
-                                   "针对 cardbench 自带的本机测试服务器（无模型、无延迟）：以下是客户端与主机的数字，而非加速卡的。"),
+    "workload.serve.test_server": ("Against cardbench's own test server on this host (no model; its set delays are in the result): these are the client's and the host's figures, not a card's. ",
+                                   "针对 cardbench 自带的本机测试服务器（无模型；设定的延迟见结果）：以下是客户端与主机的数字，而非加速卡的。"),
     "workload.serve.column.requests": ("requests",
                                        "请求数"),
     "workload.serve.column.errors": ("errors",
@@ -123,4 +123,95 @@ WORDS: dict[str, tuple[str, str]] = {
         "（利用率均值、显存峰值、功耗均值；N/A：该档位内无采样）"),
     "workload.serve.table.more": ("... and {rows} more row(s): every one is in the report's table and in events.jsonl",
                                   "……另有 {rows} 行：全部见报告的表格和 events.jsonl"),
+    # the latencies from each request's due time (workloads/serve/figures.py), the SLO (slo.py), the client's ceiling
+    # (ceiling.py) and --find-max (find_max.py)
+    "workload.serve.metric.ttft_sched_ms_p50": ("ms time to first token from the request's due time, p50",
+                                                "从请求预定发送时刻起的首 token 时间（毫秒），p50"),
+    "workload.serve.metric.ttft_sched_ms_p99": ("ms time to first token from the request's due time, p99",
+                                                "从请求预定发送时刻起的首 token 时间（毫秒），p99"),
+    "workload.serve.metric.e2el_sched_ms_p50": ("ms end-to-end from the request's due time, p50",
+                                                "从请求预定发送时刻起的端到端时间（毫秒），p50"),
+    "workload.serve.metric.e2el_sched_ms_p99": ("ms end-to-end from the request's due time, p99",
+                                                "从请求预定发送时刻起的端到端时间（毫秒），p99"),
+    "workload.serve.metric.lag_ms_p50": ("ms the client sent a request after its due time (its own queueing), p50",
+                                         "客户端晚于预定时刻发出请求的时间（自身排队，毫秒），p50"),
+    "workload.serve.metric.lag_ms_p99": ("ms the client sent a request after its due time (its own queueing), p99",
+                                         "客户端晚于预定时刻发出请求的时间（自身排队，毫秒），p99"),
+    "workload.serve.metric.slo_attained": ("share of requests meeting every --slo limit (from the due time)",
+                                           "满足全部 --slo 限值的请求比例（自预定时刻起）"),
+    "workload.serve.metric.client_share": ("the level's load against the client's own ceiling on this host",
+                                           "该档负载占本机客户端自身上限的比例"),
+    "workload.serve.metric.client_ceiling_tokens_per_s": (
+        "streamed tokens/s the client reads on this host from a no-delay server (its ceiling, measured in the run)",
+        "本机客户端从无延迟服务器读取的流式 token/秒（其上限，本次运行中测得）"),
+    "workload.serve.metric.client_ceiling_requests_per_s": (
+        "requests/s the client sends and reads on this host from a no-delay server (its ceiling)",
+        "本机客户端对无延迟服务器每秒可收发的请求数（其上限）"),
+    "workload.serve.metric.find_max": ("--find-max searched the highest", "--find-max 搜索的最高负载类型"),
+    "workload.serve.metric.slo": ("latency target (--slo)", "延迟目标（--slo）"),
+    "workload.serve.metric.max_rate": ("requests/s: the highest Poisson rate that held the SLO",
+                                       "请求/秒：满足 SLO 的最高泊松速率"),
+    "workload.serve.metric.missed_rate": ("requests/s: the lowest rate above it that missed the SLO",
+                                          "请求/秒：高于它且未满足 SLO 的最低速率"),
+    "workload.serve.metric.max_concurrency_held": ("the highest concurrency that held the SLO",
+                                                   "满足 SLO 的最高并发"),
+    "workload.serve.metric.missed_concurrency": ("the lowest concurrency above it that missed the SLO",
+                                                 "高于它且未满足 SLO 的最低并发"),
+    "workload.serve.metric.search_stop": ("the search stopped at (bracket, ceiling, none, levels, budget)",
+                                          "搜索停止原因（bracket 区间已够窄、ceiling 上限、none 均未满足、levels 档数用尽、budget 时间用尽）"),
+    "workload.serve.metric.search_levels": ("levels the search tried after the saturation run",
+                                            "饱和测试之后搜索尝试的档位数"),
+    "workload.serve.metric.search_budget_s": ("the search's time budget (--budget)", "搜索的时间预算（--budget）"),
+    "workload.serve.metric.saturation_rps": ("requests/s the saturation run completed (the rates' ceiling)",
+                                             "饱和测试完成的请求/秒（速率上限）"),
+    "workload.serve.metric.saturation_concurrency": ("the saturation run's concurrency", "饱和测试的并发"),
+    "workload.serve.metric.test_server_set": ("the test server's set delays and capacity",
+                                              "测试服务器设定的延迟与容量"),
+    "workload.serve.metric.burstiness": ("arrival burstiness (gamma shape; 1 is Poisson)",
+                                         "到达突发度（gamma 形状参数；1 为泊松）"),
+    "workload.serve.metric.requests_csv_rows": ("requests, one row each, in requests.csv",
+                                                "requests.csv 中的请求行数（每请求一行）"),
+    "workload.serve.metric.traffic": ("traffic (its shape and seed)", "流量（形态与随机种子）"),
+    "workload.serve.metric.prefix_first_ttft_ms_p50": (
+        "ms TTFT p50 of each shared-prefix group's first request (from the due time)",
+        "每个共享前缀组首个请求的 TTFT p50（毫秒，自预定时刻起）"),
+    "workload.serve.metric.prefix_later_ttft_ms_p50": (
+        "ms TTFT p50 of the groups' later requests (a prefix cache's effect against the first)",
+        "各组后续请求的 TTFT p50（毫秒；与首个相比即前缀缓存的效果）"),
+    "workload.serve.column.prefix_first_ttft_ms_p50": ("group's first TTFT p50 ms", "组内首个 TTFT p50 毫秒"),
+    "workload.serve.column.prefix_later_ttft_ms_p50": ("group's later TTFT p50 ms", "组内后续 TTFT p50 毫秒"),
+    "workload.serve.metric.turn_ttft": ("TTFT p50 by conversation turn, with the turn's prompt tokens (--multi-turn)",
+                                        "按对话轮次的 TTFT p50 及该轮提示 token 数（--multi-turn）"),
+    "workload.serve.column.turn_ttft": ("TTFT p50 by turn (prompt tokens)", "各轮 TTFT p50（提示 token 数）"),
+    "workload.serve.line.max_rate": ("max req/s within SLO", "满足 SLO 的最大请求/秒"),
+    "workload.serve.column.ttft_sched_ms_p99": ("TTFT p99 from due ms", "自预定时刻 TTFT p99 毫秒"),
+    "workload.serve.column.lag_ms_p99": ("send lag p99 ms", "发送滞后 p99 毫秒"),
+    "workload.serve.column.slo_holds": ("SLO (share met)", "SLO（满足比例）"),
+    "workload.serve.column.client_share": ("client load %", "客户端负载 %"),
+    "workload.serve.table.found": ("--find-max: {answer}. {heading}", "--find-max：{answer}。{heading}"),
+    "workload.serve.find_max.bracket": (
+        "{holds} holds the SLO, {missed} does not (within 5 % of each other; {levels} levels after the saturation run's "
+        "{ceiling})",
+        "{holds} 满足 SLO，{missed} 不满足（两者相差不到 5%；饱和测试 {ceiling} 之后共 {levels} 档）"),
+    "workload.serve.find_max.levels": (
+        "{holds} holds the SLO, {missed} does not: the {levels} levels ran out before the two were within 5 %",
+        "{holds} 满足 SLO，{missed} 不满足：{levels} 档用尽，两者尚未相差 5% 以内"),
+    "workload.serve.find_max.budget": (
+        "{holds} holds the SLO, {missed} does not: the time budget of {budget} ran out before the two were within 5 %",
+        "{holds} 满足 SLO，{missed} 不满足：时间预算 {budget} 用尽，两者尚未相差 5% 以内"),
+    "workload.serve.find_max.ceiling": (
+        "every level held the SLO: the search stopped at the ceiling, {ceiling}, the most the saturation run "
+        "completed (more load queues; it is not served faster)",
+        "每一档都满足 SLO：搜索停在上限 {ceiling}，即饱和测试完成的最大值（更高负载只会排队，不会更快被服务）"),
+    "workload.serve.find_max.none": (
+        "no level met the SLO: the lowest tried, {lowest}, had {attained} of its requests within it (TTFT p99 {ttft} ms "
+        "from the due time, TPOT p99 {tpot} ms)",
+        "没有一档满足 SLO：尝试的最低一档 {lowest} 只有 {attained} 的请求达标（自预定时刻 TTFT p99 {ttft} 毫秒，"
+        "TPOT p99 {tpot} 毫秒）"),
+    "workload.serve.find_max.budget_none": (
+        "the time budget of {budget} ran out before any level held the SLO",
+        "时间预算 {budget} 用尽，尚无一档满足 SLO"),
+    "workload.serve.find_max.holds_only": (
+        "{holds} holds the SLO; no level above it was tried",
+        "{holds} 满足 SLO；未尝试更高的档位"),
 }

@@ -9,7 +9,8 @@ level's throughput is read instead against the sweep's first level, with its bou
   beside c0's (vLLM's definitions: workloads.serve.figures);
 - a Poisson rate: the requests/s served against the rate offered (a server that keeps up serves the rate);
 - with --slo: the goodput, the share of the requests/s that met every limit;
-- a --duration run (one level, a row per window): its last window against its first, which a steady load holds.
+- a --duration run (one level, a row per window): its last window against its first, which a steady load holds;
+- --find-max: its answer first (workloads.serve.answer).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Mapping
 
 from workloads.catalogue import Joined, Message, message
 from workloads.facts.missing import is_finite
+from workloads.serve.answer import answer_message, lowest_row
 from workloads.serve.table import figure, measured
 
 
@@ -67,6 +69,8 @@ def read_against(metrics: Mapping[str, Any]) -> Joined | None:
     latency = _latency(last, base, at)
     if latency.items:
         said.append(latency)
+    if metrics.get("search_stop"):     # --find-max: the answer leads; the figures above are its level's
+        said.insert(0, answer_message(metrics, lowest_row(metrics, metrics.get("levels"))))
     good = last.get("goodput")
     if is_finite(good) and is_finite(served) and served > 0:
         said.append(message("workload.serve.against.goodput", good=figure(good), served=figure(served),

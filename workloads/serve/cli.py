@@ -22,7 +22,11 @@ from workloads.child.harness import (ArgumentParser, Emitter, WorkloadError, arg
                                      positive_int)
 from workloads.jobs.device_env import device_env
 from workloads.serve.client import BadUrl, Endpoint
-from workloads.serve.figures import parse_slo
+from workloads.serve.find_max import SATURATION_CONCURRENCY
+from workloads.serve.slo import Slo
+from workloads.serve.testserver import Behaviour
+from workloads.serve.traffic import SharedPrefix, read_trace
+from workloads.serve.conversation import MultiTurn
 from workloads.serve.launch import command_of
 from workloads.serve.load import BadPrompts, Level, read_prompts
 from workloads.serve.spec import WINDOW_S, default_window
@@ -58,7 +62,9 @@ def build_parser() -> ArgumentParser:
                    help="max_tokens, with ignore_eos where the server takes it (default 128)")
     p.add_argument("--prompts", type=Path, default=None, metavar="FILE",
                    help="your prompts, JSON lines of {\"prompt\": ...} or {\"messages\": [...]}")
-    p.add_argument("--slo", default=None, metavar="ttft=MS,tpot=MS", help="goodput: requests meeting these per s")
+    p.add_argument("--slo", default=None, metavar="ttft_p99=MS,tpot_p99=MS",
+                   help="latency targets in ms (ttft, tpot, e2el; _p99, _p90... the share of requests each holds for; "
+                        "attainment=0.99 the share meeting all): goodput and each level's verdict")
     p.add_argument("--timeout", type=positive_float, default=600.0, metavar="S", help="per request (default 600)")
     p.add_argument("--seed", type=int, default=0, help="of the prompts and the arrivals (default 0)")
     p.add_argument("--api-key-env", default=None, metavar="VAR",
@@ -68,6 +74,10 @@ def build_parser() -> ArgumentParser:
                    help="load cardbench's own local test server instead of yours (it streams tokens with no model and "
                         "no delay): the figures are the client's and the host's, not a card's; the headless suite's "
                         "serve run, and a way to try the workload")
+    p.add_argument("--test-server-set", default=None, metavar="ttft=MS,itl=MS,slots=N",
+                   help="with --test-server: its delays (default ttft=2,itl=0.5), at most N requests at once (a known "
+                        "capacity of N / (ttft + (output-len - 1) x itl) requests/s), max_len=TOKENS (longer: HTTP 400), "
+                        "prefill=MS a prompt token not in its prefix cache")
     p.add_argument("--launch-timeout", type=positive_float, default=900.0, metavar="S",
                    help="seconds the launched server has to answer /health (default 900)")
     p.add_argument("--device", default="auto", metavar="DEVICE",
@@ -75,12 +85,88 @@ def build_parser() -> ArgumentParser:
                         "auto (default) leaves its environment as it is")
     p.add_argument("--grace", type=positive_float, default=10.0, metavar="S",
                    help="seconds between SIGTERM and SIGKILL when the launched server is stopped (default 10)")
+    add_search_and_traffic(p)
     return p
+
+
+def add_search_and_traffic(p: ArgumentParser) -> None:
+    """--find-max's arguments and the traffic shapes' (workloads.serve.find_max, workloads.serve.traffic,
+    workloads.serve.conversation)."""
+    p.add_argument("--find-max", nargs="?", const="rate", choices=("rate", "concurrency"), default=None,
+                   help="find the highest Poisson rate (or concurrency) that holds --slo: a saturation run at "
+                        "--concurrency N (default 64), then a bracketing search")
+    p.add_argument("--budget", type=positive_float, default=600.0, metavar="S",
+                   help="with --find-max: the search's time budget in seconds (default 600)")
+    p.add_argument("--max-levels", type=positive_int, default=8, metavar="N",
+                   help="with --find-max: at most N levels after the saturation run (default 8)")
+    p.add_argument("--shared-prefix", default=None, metavar="G,P,S,Q",
+                   help="G groups of P prompts, each group sharing a system prompt of S tokens, each prompt its own "
+                        "question of Q tokens (SGLang's generated-shared-prefix): a level's requests; the TTFT of a "
+                        "group's first request against its later ones is the prefix cache's effect")
+    p.add_argument("--multi-turn", default=None, metavar="N[,THINK_S]",
+                   help="conversations of N turns, the whole history sent each turn, THINK_S seconds between an "
+                        "answer and the next turn; --concurrency is the conversations at once; per-turn TTFT")
+    p.add_argument("--trace", type=Path, default=None, metavar="FILE",
+                   help="replay a trace at its own arrival times: Mooncake's JSON lines (timestamp ms, input_length, "
+                        "output_length, hash_ids) or BurstGPT's CSV (Timestamp, Request tokens, Response tokens); "
+                        "the first --requests rows (default 100000)")
+    p.add_argument("--trace-speed", type=positive_float, default=1.0, metavar="X",
+                   help="with --trace: its times divided by X (2: twice as fast; default 1)")
+    p.add_argument("--burstiness", type=positive_float, default=1.0, metavar="K",
+                   help="rate levels: gamma-distributed gaps of shape K (1, the default, is Poisson; under 1 bursts)")
+
+
+def search_checked(args: Any) -> None:
+    """--find-max's arguments against each other (a WorkloadError naming the clash)."""
+    if not args.find_max:
+        for flag, value, default in (("--budget", args.budget, 600.0), ("--max-levels", args.max_levels, 8)):
+            if value != default:
+                raise WorkloadError(f"{flag} is the search's: give --find-max too")
+        return
+    if not args.slo:
+        raise WorkloadError("--find-max searches for the highest load that holds a latency target: give --slo",
+                            hint="e.g. --find-max --slo ttft_p99=500,tpot_p99=50")
+    for flag, clash in (("--request-rate", args.request_rate), ("--duration", args.duration)):
+        if clash:
+            raise WorkloadError(f"--find-max chooses the levels itself: {flag} does not go with it",
+                                hint="--concurrency N sets its saturation run (default 64)")
+    if args.concurrency and "," in args.concurrency.strip(","):
+        raise WorkloadError(f"--find-max: --concurrency {args.concurrency!r} is its one saturation level: give one number")
+    if args.max_levels > LEVELS_MAX:
+        raise WorkloadError(f"--max-levels {args.max_levels}: at most {LEVELS_MAX}")
+
+
+def traffic_checked(args: Any) -> None:
+    """--shared-prefix and --trace against the other ways of choosing the requests and their times."""
+    if args.trace_speed != 1.0 and args.trace is None:
+        raise WorkloadError("--trace-speed scales a trace's times: give --trace FILE too")
+    if args.trace is not None:
+        for flag, clash in (("--concurrency", args.concurrency), ("--request-rate", args.request_rate),
+                            ("--find-max", args.find_max), ("--duration", args.duration), ("--prompts", args.prompts),
+                            ("--shared-prefix", args.shared_prefix), ("--burstiness", args.burstiness != 1.0)):
+            if clash:
+                raise WorkloadError(f"--trace sets the requests and their times: {flag} does not go with it",
+                                    hint="--trace-speed X replays it X times as fast")
+    if args.shared_prefix and (args.prompts or args.duration):
+        raise WorkloadError("--shared-prefix makes the prompts: --prompts and --duration do not go with it")
+    if args.multi_turn:
+        for flag, clash in (("--shared-prefix", args.shared_prefix), ("--prompts", args.prompts),
+                            ("--duration", args.duration), ("--request-rate", args.request_rate),
+                            ("--find-max", args.find_max == "rate"), ("--trace", args.trace)):
+            if clash:
+                raise WorkloadError(f"--multi-turn keeps conversations going at each --concurrency level: {flag} "
+                                    "does not go with it")
 
 
 def levels_of(args: Any) -> list[Level]:
     """The load levels the arguments ask for, checked against each other (a WorkloadError naming the clash);
     ``args`` is left as it is."""
+    search_checked(args)
+    traffic_checked(args)
+    if args.trace is not None:
+        return [Level("trace", args.trace_speed)]
+    if args.find_max and not args.concurrency:
+        return [Level("concurrency", min(args.max_concurrency, SATURATION_CONCURRENCY))]
     if args.concurrency and args.request_rate:
         raise WorkloadError("give --concurrency or --request-rate, not both")
     default = str(STEADY_CONCURRENCY) if args.duration else "1,4,16,64"
@@ -129,11 +215,18 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     if args.duration and not args.window:
         args.window = default_window(args.duration)    # the rows a --duration run reports by
     try:
-        slo = parse_slo(args.slo) if args.slo else None
+        slo = Slo.parse(args.slo) if args.slo else None
+        behaviour = Behaviour.parse(args.test_server_set) if args.test_server_set else Behaviour.quick()
         endpoint = Endpoint.parse(args.url or DEFAULT_URL, api_key(args.api_key_env))
         prompts = read_prompts(args.prompts) if args.prompts else None
-    except (ValueError, BadUrl, BadPrompts) as exc:
+        args.prefix = SharedPrefix.parse(args.shared_prefix) if args.shared_prefix else None
+        args.multi = MultiTurn.parse(args.multi_turn) if args.multi_turn else None
+        if args.trace is not None:   # read before the run: a row out of order is the file's fault (exit 2)
+            args.trace_rows, args.trace_cut = read_trace(args.trace, args.requests)
+    except (ValueError, BadUrl, BadPrompts) as exc:   # BadUrl and BadPrompts are ValueErrors: each named
         raise WorkloadError(str(exc)) from None
+    if args.test_server_set and not args.test_server:
+        raise WorkloadError("--test-server-set sets cardbench's test server: give --test-server too")
     if args.test_server and (args.url is not None or args.launch is not None):
         raise WorkloadError("--test-server loads cardbench's own test server: give it without --url and --launch")
     if args.url is None and args.launch is None and not args.test_server:
@@ -149,9 +242,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
 
     server = None
     if args.test_server:
-        from workloads.serve.testserver import InThread
+        from workloads.serve.testserver import InThread   # a thread and a loop: only when asked for
 
-        server = InThread()
+        server = InThread(behaviour)
+        args.test_server_said = behaviour.said()     # the result says the delays its figures sit beside
         endpoint = Endpoint.parse(server.url, None)
     try:
         return Sweep(emitter, args, levels, endpoint, slo, prompts, launch, env).run()

@@ -96,6 +96,10 @@ class Outcome:
     """One request as the client saw it (seconds, perf_counter's clock)."""
 
     sent: float = 0.0
+    # when the load meant to send it (its Poisson or trace arrival; a closed loop's worker free): what a user waits
+    # from, so the client's own queueing (sent - scheduled) shows; None: the send itself
+    scheduled: float | None = None
+    status: int | None = None           # the HTTP status of the answer
     ok: bool = False
     error: str | None = None
     detail: str = ""
@@ -106,6 +110,25 @@ class Outcome:
     output_tokens: int | None = None    # the usage field's completion_tokens
     prompt_tokens: int | None = None
     response_id: str | None = None
+    request_id: str | None = None       # the server's X-Request-Id header, where it sends one
+    text: list[str] | None = None       # the answer's pieces, kept only when asked (a conversation's next turn)
+
+    @property
+    def due(self) -> float:
+        return self.sent if self.scheduled is None else self.scheduled
+
+    @property
+    def lag(self) -> float:
+        """Scheduled -> sent: the client's own queueing (its in-flight cap, its thread busy with other streams)."""
+        return max(0.0, self.sent - self.due)
+
+    @property
+    def first_token(self) -> float | None:
+        return None if self.ttft is None else self.sent + self.ttft
+
+    @property
+    def end(self) -> float | None:
+        return None if self.latency is None else self.sent + self.latency
 
     @property
     def tokens(self) -> int:
@@ -298,13 +321,14 @@ async def get_json(conn: Connection, path: str, payload: Any = None) -> tuple[in
         return status, None
 
 
-async def stream(conn: Connection, path: str, payload: dict[str, Any], chat: bool) -> Outcome:
+async def stream(conn: Connection, path: str, payload: dict[str, Any], chat: bool, keep_text: bool = False) -> Outcome:
     """One streamed completion on ``conn``; errors are the outcome's kind, never raised."""
-    out = Outcome()
+    out = Outcome(text=[] if keep_text else None)
     body = json.dumps(payload).encode()
     out.sent = time.perf_counter()
     try:
         status, headers = await conn.send("POST", path, body)
+        out.status, out.request_id = status, headers.get("x-request-id")
         if status != 200:
             raise await read_error(conn, status, headers)
         await _events(conn, headers, out, chat)
@@ -358,6 +382,8 @@ async def _events(conn: Connection, headers: dict[str, str], out: Outcome, chat:
                         out.itl.append(now - last)
                     last = now
                     out.chunks += 1
+                    if out.text is not None:
+                        out.text.append(text)
             usage = event.get("usage")
             if isinstance(usage, dict):
                 out.output_tokens = _count(usage.get("completion_tokens"))

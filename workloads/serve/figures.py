@@ -7,6 +7,12 @@ completed requests over the level's duration, output tokens/s their output token
 input and output tokens over it; goodput is the requests that met every SLO given (TTFT and TPOT, in ms;
 a one-token request's TPOT counts as 0, as there) over the duration. Means, p50, p90 and p99 are in ms,
 percentiles linear (numpy's default, which vLLM uses; workloads.facts.percentile holds ours).
+
+Beside them, the same TTFT and end-to-end from each request's due time (``ttft_sched``, ``e2el_sched``: its
+Poisson or trace arrival, or a closed loop's worker free; workloads.serve.schedule) and the gap between the two
+(``lag``: the client's own queueing, its in-flight cap and its thread). vLLM's TTFT starts at the send and so left
+the wait for its --max-concurrency semaphore out (vllm-project/vllm issue 54101; PR 54136 added a queue-inclusive
+E2EL beside it); a --slo verdict reads the due-time figures (workloads.serve.slo).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from workloads.serve.client import Outcome
 
 PERCENTILES = (50, 90, 99)
 LATENCIES = ("ttft", "tpot", "itl", "e2el")   # the figures in ms, each with mean and PERCENTILES
+SCHEDULED = ("ttft_sched", "e2el_sched", "lag")   # from the due time, and due -> sent: p50 and p99
 
 
 def tpot(o: Outcome) -> float | None:
@@ -55,6 +62,12 @@ def level_figures(outcomes: Sequence[Outcome], duration_s: float, input_tokens: 
         out[f"{name}_ms_mean"] = fmean(values) if values else None
         for q in PERCENTILES:
             out[f"{name}_ms_p{q}"] = percentile(values, q)
+    waited = {"ttft_sched": [o.ttft + o.lag for o in done if o.ttft is not None],
+              "e2el_sched": [o.latency + o.lag for o in done if o.latency is not None],
+              "lag": [o.lag for o in outcomes]}
+    for name in SCHEDULED:
+        for q in (50, 99):
+            out[f"{name}_ms_p{q}"] = percentile([v * 1000 for v in waited[name]], q)
     if slo_ms:
         good = sum(_meets(o, slo_ms) for o in done)
         out.update(good_requests=good, goodput=rate(good))
@@ -64,23 +77,3 @@ def level_figures(outcomes: Sequence[Outcome], duration_s: float, input_tokens: 
 def _meets(o: Outcome, slo_ms: dict[str, float]) -> bool:
     measured = {"ttft": o.ttft, "tpot": tpot(o) or 0.0, "e2el": o.latency}
     return all(measured[k] is not None and measured[k] * 1000 <= limit for k, limit in slo_ms.items())
-
-
-def parse_slo(text: str) -> dict[str, float]:
-    """``ttft=500,tpot=50`` (ms) -> {"ttft": 500.0, "tpot": 50.0}; ValueError naming what is wrong."""
-    slo: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, sep, value = part.partition("=")
-        name = name.strip().lower()
-        if not sep or name not in ("ttft", "tpot", "e2el"):
-            raise ValueError(f"--slo {text!r}: each part is ttft=MS, tpot=MS or e2el=MS")
-        try:
-            ms = float(value)
-        except ValueError:
-            ms = -1.0
-        if not 0 < ms < 1e9:
-            raise ValueError(f"--slo {text!r}: {name} wants a positive number of milliseconds")
-        slo[name] = ms
-    if not slo:
-        raise ValueError(f"--slo {text!r}: give ttft=MS and/or tpot=MS")
-    return slo

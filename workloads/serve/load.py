@@ -9,9 +9,10 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from workloads.serve.client import TIMEOUT, Connection, Endpoint, Outcome, stream
+from workloads.serve.schedule import POISSON, arrival_offsets, gap
 from workloads.serve.within import within
 
 # common English words that are one token each, with their leading space, in the GPT-2, Llama and Qwen BPE
@@ -38,6 +39,8 @@ class Level:
     value: float
 
     def words(self) -> str:
+        if self.kind == "trace":    # --trace: its own arrival times, sped up by the value
+            return f"trace at {self.value:g}x"
         return f"concurrency {self.value:g}" if self.kind == "concurrency" else f"{self.value:g} requests/s"
 
 
@@ -46,6 +49,7 @@ class Request:
     prompt: str | list[Any]    # a text, or a chat's messages from --prompts
     input_tokens: int          # as asked (the usage field's count replaces it where given)
     max_tokens: int
+    group: int = -1            # --shared-prefix: the group whose system prompt it shares (workloads.serve.traffic)
 
 
 def synthetic(n: int, words: int, seed: int, first: int = 0) -> list[str]:
@@ -88,11 +92,11 @@ def read_prompts(path: Path) -> list[dict[str, Any]]:
 def payload(request: Request, model: str, chat: bool, ignore_eos: bool) -> dict[str, Any]:
     body: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens, "stream": True,
                             "stream_options": {"include_usage": True}, "temperature": 0}
+    prompt = request.prompt
     if chat:
-        prompt = request.prompt
         body["messages"] = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
-    else:
-        body["prompt"] = request.prompt
+    else:   # a chat's messages on /v1/completions (a shared prefix's system prompt and question): their texts in turn
+        body["prompt"] = prompt if isinstance(prompt, str) else "\n".join(str(m.get("content", "")) for m in prompt)
     if ignore_eos:
         body["ignore_eos"] = True    # vLLM, SGLang: the output is max_tokens long, as the sweep asked
     return body
@@ -122,28 +126,35 @@ class Pool:
 Send = Callable[[Request], dict[str, Any]]
 
 
-async def one(pool: Pool, path: str, body: dict[str, Any], chat: bool, timeout_s: float) -> Outcome:
+async def one(pool: Pool, path: str, body: dict[str, Any], chat: bool, timeout_s: float,
+              scheduled: float | None = None, keep_text: bool = False) -> Outcome:
+    """One request on a kept-alive connection; ``scheduled``: when the load meant to send it (perf_counter)."""
     conn = pool.take()
     sent = time.perf_counter()
     try:
-        outcome = await within(stream(conn, path, body, chat), timeout_s)
+        outcome = await within(stream(conn, path, body, chat, keep_text), timeout_s)
     except asyncio.TimeoutError:
         conn.close()
-        return Outcome(sent=sent, error=TIMEOUT, detail=f"no end after {timeout_s:g} s")
-    pool.give(conn)
+        outcome = Outcome(sent=sent, error=TIMEOUT, detail=f"no end after {timeout_s:g} s")
+    else:
+        pool.give(conn)
+    outcome.scheduled = sent if scheduled is None else scheduled
     return outcome
 
 
 async def run_level(level: Level, requests: list[Request], make: Send, pool: Pool, path: str, chat: bool,
                     timeout_s: float, seed: int, max_concurrency: int,
-                    done: Callable[[Outcome], None] = lambda o: None) -> tuple[list[Outcome], float]:
+                    done: Callable[[int, Outcome], None] = lambda i, o: None, shape: float = POISSON,
+                    offsets: Sequence[float] | None = None) -> tuple[list[Outcome], float]:
     """Every request of the level sent and answered (or counted as an error); (outcomes in request order, the
-    level's duration in s, from its first request sent to its last answer, as vLLM's benchmark_duration)."""
+    level's duration in s, from its first request sent to its last answer, as vLLM's benchmark_duration).
+    A rate level sends each request at its due time (``offsets`` s from the start, else seeded gamma/Poisson
+    arrivals: workloads.serve.schedule) however many are in flight; a concurrency level when a worker is free."""
     outcomes: list[Outcome | None] = [None] * len(requests)
 
-    async def send(i: int) -> None:
-        outcomes[i] = await one(pool, path, make(requests[i]), chat, timeout_s)
-        done(outcomes[i])
+    async def send(i: int, due: float | None = None) -> None:
+        outcomes[i] = await one(pool, path, make(requests[i]), chat, timeout_s, due)
+        done(i, outcomes[i])
 
     start = time.perf_counter()
     if level.kind == "concurrency":
@@ -155,33 +166,35 @@ async def run_level(level: Level, requests: list[Request], make: Send, pool: Poo
 
         await asyncio.gather(*(worker() for _ in range(min(int(level.value), len(requests)))))
     else:
-        rng = random.Random(seed)   # seeded: the same arrivals on every run and every card
         gate = asyncio.Semaphore(max_concurrency)
 
-        async def gated(i: int) -> None:
-            async with gate:
-                await send(i)
+        async def gated(i: int, due: float) -> None:
+            async with gate:     # a request waiting here is late: its latency counts from ``due``
+                await send(i, due)
 
+        due_at = offsets if offsets is not None else arrival_offsets(len(requests), level.value, seed, shape)
         tasks = []
-        for i in range(len(requests)):
-            tasks.append(asyncio.create_task(gated(i)))
-            if i + 1 < len(requests):
-                await asyncio.sleep(rng.expovariate(level.value))
+        for i, offset in enumerate(due_at[:len(requests)]):
+            due = start + offset    # absolute: a late wake-up does not push every later arrival back
+            wait = due - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            tasks.append(asyncio.create_task(gated(i, due)))
         await asyncio.gather(*tasks)
     return [o for o in outcomes if o is not None], time.perf_counter() - start
 
 
 async def run_steady(level: Level, request: Callable[[int], Request], make: Send, pool: Pool, path: str, chat: bool,
                      timeout_s: float, seed: int, max_concurrency: int, until: float,
-                     done: Callable[[Outcome, Request], None]) -> None:
+                     done: Callable[[Outcome, Request], None], shape: float = POISSON) -> None:
     """``--duration``: the level kept busy until ``until`` (perf_counter): a new request as soon as one ends (or at
     the next Poisson arrival), ``request(i)`` the i-th; each answer handed to ``done`` as it comes, with its
     request. The requests in flight at ``until`` are let finish: a user's request is measured whole."""
     counter = iter(range(2**62))
 
-    async def send(i: int) -> None:
+    async def send(i: int, due: float | None = None) -> None:
         asked = request(i)
-        done(await one(pool, path, make(asked), chat, timeout_s), asked)
+        done(await one(pool, path, make(asked), chat, timeout_s, due), asked)
 
     if level.kind == "concurrency":
         async def worker() -> None:
@@ -194,14 +207,16 @@ async def run_steady(level: Level, request: Callable[[int], Request], make: Send
     gate = asyncio.Semaphore(max_concurrency)
     tasks: set[asyncio.Task[None]] = set()
 
-    async def gated(i: int) -> None:
+    async def gated(i: int, due: float) -> None:
         async with gate:
-            await send(i)
+            await send(i, due)
 
-    while time.perf_counter() < until:
-        task = asyncio.create_task(gated(next(counter)))
+    due = time.perf_counter()
+    while due < until:
+        task = asyncio.create_task(gated(next(counter), due))
         tasks.add(task)
         task.add_done_callback(tasks.discard)   # an hours-long run holds only the requests in flight
-        await asyncio.sleep(min(rng.expovariate(level.value), max(0.0, until - time.perf_counter())))
+        due += gap(rng, level.value, shape)
+        await asyncio.sleep(max(0.0, min(due, until) - time.perf_counter()))
     if tasks:
         await asyncio.gather(*list(tasks))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from workloads.catalogue import Message, message
-from workloads.result_record import NESTED, SECONDS, TEXT, COUNT, Record, figure
+from workloads.result_record import FRACTION, NESTED, SECONDS, TEXT, COUNT, Record, figure
 
 # the headline and its rates are the sweep's last level's (the load the card held last)
 _LAST = Message("workload.serve.at_last_level")
@@ -21,10 +21,13 @@ _LAST = Message("workload.serve.at_last_level")
 class ServeResult(Record):
     HEADLINE: ClassVar[str] = "output_tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
-        "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99", "itl_ms_p50", "e2el_ms_p50", "at_level",
+        "max_rate", "missed_rate", "max_concurrency_held", "missed_concurrency", "search_stop", "slo", "slo_attained",
+        "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99", "itl_ms_p50", "e2el_ms_p50",
+        "ttft_sched_ms_p99", "lag_ms_p99", "client_share", "client_ceiling_tokens_per_s", "traffic",
+        "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50", "turn_ttft", "at_level",
         "served_model", "endpoint", "input_len", "output_len", "tokens_from", "requests", "errors")
-    LINE: ClassVar[tuple[str, ...]] = ("ttft_ms_p50", "tpot_ms_p50", "errors")
-    REPORT_TABLE: ClassVar[str | None] = "workloads.serve.table:report_table"
+    LINE: ClassVar[tuple[str, ...]] = ("max_rate", "ttft_ms_p50", "tpot_ms_p50", "errors")
+    REPORT_TABLE: ClassVar[str | None] = "workloads.serve.answer:report_table"
     READ_AGAINST: ClassVar[str | None] = "workloads.serve.bounds:read_against"
     # the cost table prices the headline it stands beside: output tokens at the last level's load
     COST_BASIS: ClassVar[str | None] = "tokens"
@@ -47,6 +50,32 @@ class ServeResult(Record):
     e2el_ms_p50: float | None = figure("workload.serve.metric.e2el_ms_p50", "ms")
     e2el_ms_p99: float | None = figure("workload.serve.metric.e2el_ms_p99", "ms")
     tokens_from: str | None = figure("workload.serve.metric.tokens_from", TEXT)
+    # the same level's latencies from each request's due time, and the client's own queueing (due -> sent)
+    ttft_sched_ms_p50: float | None = figure("workload.serve.metric.ttft_sched_ms_p50", "ms")
+    ttft_sched_ms_p99: float | None = figure("workload.serve.metric.ttft_sched_ms_p99", "ms")
+    e2el_sched_ms_p50: float | None = figure("workload.serve.metric.e2el_sched_ms_p50", "ms")
+    e2el_sched_ms_p99: float | None = figure("workload.serve.metric.e2el_sched_ms_p99", "ms")
+    lag_ms_p50: float | None = figure("workload.serve.metric.lag_ms_p50", "ms")
+    lag_ms_p99: float | None = figure("workload.serve.metric.lag_ms_p99", "ms")
+    slo_attained: float | None = figure("workload.serve.metric.slo_attained", FRACTION)
+    # the level's streamed tokens/s or requests/s against the client's own ceiling, measured in the run
+    client_share: float | None = figure("workload.serve.metric.client_share", FRACTION)
+    client_ceiling_tokens_per_s: float | None = figure("workload.serve.metric.client_ceiling_tokens_per_s",
+                                                       "tokens/s")
+    client_ceiling_requests_per_s: float | None = figure("workload.serve.metric.client_ceiling_requests_per_s",
+                                                         "requests/s")
+    # --find-max: the answer, its bracket, why the search stopped, and the saturation run it started from
+    find_max: str | None = figure("workload.serve.metric.find_max", TEXT)
+    slo: str | None = figure("workload.serve.metric.slo", TEXT)
+    max_rate: float | None = figure("workload.serve.metric.max_rate", "requests/s", short="workload.serve.line.max_rate")
+    missed_rate: float | None = figure("workload.serve.metric.missed_rate", "requests/s")
+    max_concurrency_held: int | None = figure("workload.serve.metric.max_concurrency_held", COUNT)
+    missed_concurrency: int | None = figure("workload.serve.metric.missed_concurrency", COUNT)
+    search_stop: str | None = figure("workload.serve.metric.search_stop", TEXT)
+    search_levels: int | None = figure("workload.serve.metric.search_levels", COUNT)
+    search_budget_s: float | None = figure("workload.serve.metric.search_budget_s", SECONDS)
+    saturation_rps: float | None = figure("workload.serve.metric.saturation_rps", "requests/s")
+    saturation_concurrency: int | None = figure("workload.serve.metric.saturation_concurrency", COUNT)
     # the run's settings
     served_model: str | None = figure("workload.serve.metric.served_model", TEXT)
     endpoint: str | None = figure("workload.serve.metric.endpoint", TEXT)
@@ -57,6 +86,13 @@ class ServeResult(Record):
     prompts: str | None = figure("workload.serve.metric.prompts", TEXT)
     ignore_eos: bool | None = figure("workload.serve.metric.ignore_eos", TEXT)
     test_server: bool | None = figure("workload.serve.metric.test_server", TEXT)
+    test_server_set: str | None = figure("workload.serve.metric.test_server_set", TEXT)
+    burstiness: float | None = figure("workload.serve.metric.burstiness", COUNT)
+    requests_csv_rows: int | None = figure("workload.serve.metric.requests_csv_rows", COUNT)
+    traffic: str | None = figure("workload.serve.metric.traffic", TEXT)       # its shape and seed (traffic.py)
+    prefix_first_ttft_ms_p50: float | None = figure("workload.serve.metric.prefix_first_ttft_ms_p50", "ms")
+    prefix_later_ttft_ms_p50: float | None = figure("workload.serve.metric.prefix_later_ttft_ms_p50", "ms")
+    turn_ttft: str | None = figure("workload.serve.metric.turn_ttft", TEXT)
     duration_s: float | None = figure("workload.serve.metric.duration_s", SECONDS)   # --duration runs only
     window_s: float | None = figure("workload.serve.metric.window_s", SECONDS)
     # the sweep as a whole

@@ -6,10 +6,12 @@ import math
 from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
+from workloads.serve.requests_csv import REQUESTS_CSV
 from workloads.serve.result_record import ServeResult
 from workloads.spec import Param, SuiteArgs, WorkloadSpec, flag_value, option
 
-WINDOW_S = 60.0   # --duration's rows: a minute each, or a fifth of a shorter run (a soak: of its interval)
+WINDOW_S = 60.0
+RUN_FILES = (REQUESTS_CSV,)   # the bundle carries each request's row beside the events   # --duration's rows: a minute each, or a fifth of a shorter run (a soak: of its interval)
 
 
 def default_window(seconds: float) -> float:
@@ -22,7 +24,10 @@ def windows(duration_s: float, window_s: float) -> int:
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
-    """One step per level of the sweep, or per window of a --duration run."""
+    """One step per level of the sweep, or per window of a --duration run; --find-max: at most its levels and the
+    saturation run (the search may stop sooner)."""
+    if any(a == "--find-max" or a.startswith("--find-max=") for a in args):
+        return 1 + int(option(args, "--max-levels", 8) or 8)
     duration = option(args, "--duration")
     if duration and duration > 0:
         window = option(args, "--window") or default_window(duration)
@@ -72,4 +77,5 @@ SPEC = WorkloadSpec(
     planned_steps=planned_steps,
     steady=steady,
     short="Serve",
+    run_files=RUN_FILES,
 )

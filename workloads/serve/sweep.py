@@ -5,12 +5,16 @@ however the run ends (done, a server that died, Ctrl+C)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from workloads.child.harness import Emitter, Stopped, WorkloadError, log
+from workloads.facts.formatting import utc
+from workloads.protocol import RUN_DIR_ENV
 from workloads.safe_text import one_line
 from workloads.serve.client import BROKEN, CONNECT, TIMEOUT, Answer, Connection, Endpoint, Outcome, get_json
 from workloads.serve.within import within
@@ -19,8 +23,14 @@ from workloads.serve.figures import level_figures
 from workloads.serve.launch import LaunchedServer
 from workloads.serve.load import Level, Pool, Request, one, payload, run_level, run_steady, synthetic
 from workloads.serve.spec import windows
-from workloads.serve.table import level_line, lines, result_of, step_label
+from workloads.serve.table import answer_row, figure, level_line, lines, result_of, step_label
 from workloads.serve.result_record import ServeResult
+from workloads.serve.ceiling import NEAR, Ceiling, measure
+from workloads.serve.find_max import find_max
+from workloads.serve.requests_csv import REQUESTS_CSV, RequestRows
+from workloads.serve.slo import Slo, verdict
+from workloads.serve.traffic import SharedPrefix, TraceRow, prefix_figures, trace_requests
+from workloads.serve.conversation import MultiTurn, conversations_for, run_conversations, turn_figures
 
 WORKLOAD = "serve"
 # --duration: the windows the result keeps (the first, the baseline, and the latest): a day of 60 s windows would be
@@ -34,10 +44,21 @@ _KEY_HINT = "export MY_KEY=...; then --api-key-env MY_KEY (the key is never give
 
 class Sweep:
     def __init__(self, emitter: Emitter, args: Any, levels: list[Level], endpoint: Endpoint,
-                 slo: dict[str, float] | None, prompts: list[dict[str, Any]] | None, launch: list[str] | None,
+                 slo: Slo | None, prompts: list[dict[str, Any]] | None, launch: list[str] | None,
                  launch_env: dict[str, str] | None = None):
         self.emitter, self.args, self.levels, self.endpoint = emitter, args, levels, endpoint
         self.slo, self.prompts, self.launch = slo, prompts, launch
+        self.limits = slo.limits if slo is not None else None    # goodput's, in the table
+        self.prefix: SharedPrefix | None = getattr(args, "prefix", None)       # --shared-prefix, parsed
+        self.multi: MultiTurn | None = getattr(args, "multi", None)            # --multi-turn, parsed
+        self.trace: list[TraceRow] | None = getattr(args, "trace_rows", None)  # --trace's rows, read and checked
+        self.shape = getattr(args, "burstiness", 1.0)
+        self.ceiling: Ceiling | None = None
+        self.near_ceiling: list[str] = []      # levels at half the client's ceiling or more
+        self.found: dict[str, Any] = {}        # --find-max's answer
+        self.t0 = time.perf_counter()
+        run_dir = os.environ.get(RUN_DIR_ENV)
+        self.requests_csv = RequestRows(Path(run_dir) / REQUESTS_CSV if run_dir else None, self.t0)
         self.model: str | None = args.model
         self.chat = args.endpoint == "chat"
         self.path = endpoint.base + ("/chat/completions" if self.chat else "/completions")
@@ -59,16 +80,25 @@ class Sweep:
         a = self.args
         config = {"url": self.url, "model": a.model, "endpoint": self.path, "levels": [lv.words() for lv in self.levels],
                   "input_len": None if self.prompts else a.input_len, "output_len": a.output_len,
-                  "requests": a.requests, "prompts": str(a.prompts) if a.prompts else None, "slo_ms": self.slo,
+                  "requests": a.requests, "prompts": str(a.prompts) if a.prompts else None, "slo": self.slo.text if self.slo else None,
+                  "find_max": a.find_max, "budget_s": a.budget, "burstiness": self.shape,
                   "seed": a.seed, "timeout_s": a.timeout, "api_key_env": a.api_key_env, "launch": self.launch,
                   "device": a.device, "duration_s": a.duration, "window_s": a.window}
         self.emitter.start(WORKLOAD, config, f"the server at {self.url}", {"python": sys.version.split()[0]})
+        self.ceiling = measure()    # before the load, on the same host: what the client itself sustains
+        if self.ceiling is not None:
+            log(f"[cardbench] the client's ceiling on this host: {figure(self.ceiling.tokens_per_s)} streamed "
+                f"tokens/s, {figure(self.ceiling.requests_per_s)} requests/s (a no-delay server)")
+        if self.requests_csv.path is not None:
+            start = time.time() - (time.perf_counter() - self.t0)
+            self.notes.append(f"requests.csv: one row per request, times in s from {utc(start)} (unix {start:.3f})")
         try:
             asyncio.run(self._run())
         except (WorkloadError, Stopped, KeyboardInterrupt):
             self._result()
             raise
         finally:
+            self.requests_csv.close()
             if self.server is not None:
                 code = self.server.stop()
                 log(f"[cardbench] the launched server stopped (exit code {code})")
@@ -77,7 +107,11 @@ class Sweep:
 
     def _result(self) -> None:
         if self.checked:
-            metrics = result_of(self.rows, self._settings(), self.notes)
+            if self.near_ceiling:
+                self.notes.append(f"{', '.join(self.near_ceiling)}: at half the client's own ceiling or more: those "
+                                  "figures are the client's and this host's as much as the server's")
+            at = answer_row(self.rows, self.found)
+            metrics = result_of(self.rows, {**self._settings(), **self.found}, self.notes, at)
             self.emitter.result(ServeResult.of(metrics))
             self.checked = False     # once
             for line in lines(metrics):   # the levels as the report's table says them, on the run's last lines
@@ -86,13 +120,34 @@ class Sweep:
     def _settings(self) -> dict[str, Any]:
         kind = self.levels[0].kind
         return {"served_model": self.endpoint.scrub(self.model or "") or None,   # a name the server gave
-                "endpoint": self.path, "input_len": None if self.prompts else self.args.input_len,
-                "output_len": self.args.output_len,
-                "concurrency" if kind == "concurrency" else "request_rate":
-                    ",".join(f"{lv.value:g}" for lv in self.levels),
+                "endpoint": self.path, "input_len": None if self.prompts or self.trace else self.args.input_len,
+                "output_len": None if self.trace else self.args.output_len,
+                **({"concurrency" if kind == "concurrency" else "request_rate":
+                    ",".join(f"{lv.value:g}" for lv in self.levels)} if kind != "trace" else {}),
                 "prompts": "your file" if self.prompts else "synthetic", "ignore_eos": self.ignore_eos,
+                **({"traffic": self._traffic()} if self._traffic() else {}),
                 "test_server": bool(getattr(self.args, "test_server", False)),
+                "test_server_set": getattr(self.args, "test_server_said", None),
+                **({"slo": self.slo.text} if self.slo else {}),
+                **({"burstiness": self.shape} if self.shape != 1 and kind == "rate" else {}),
+                **({"client_ceiling_tokens_per_s": self.ceiling.tokens_per_s,
+                    "client_ceiling_requests_per_s": self.ceiling.requests_per_s} if self.ceiling else {}),
+                "requests_csv_rows": self.requests_csv.rows if self.requests_csv.path else None,
                 **({"duration_s": self.args.duration, "window_s": self.args.window} if self.args.duration else {})}
+
+    def _traffic(self) -> str | None:
+        """The traffic's shape as the result says it, with its seed."""
+        a = self.args
+        if self.prefix is not None:
+            return f"shared prefix: {self.prefix.said()}, seed {a.seed}"
+        if self.multi is not None:
+            return f"multi-turn: {self.multi.said()}, seed {a.seed}"
+        if self.trace is not None:
+            more = f" (the first {len(self.trace)} rows)" if getattr(a, "trace_cut", False) else ""
+            return f"trace {Path(a.trace).name}{more}, {len(self.trace)} requests at {a.trace_speed:g}x, seed {a.seed}"
+        if self.shape != 1 and self.levels[0].kind == "rate":
+            return f"gamma arrivals of shape {self.shape:g} (burstiness), seed {a.seed}"
+        return None
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -121,7 +176,10 @@ class Sweep:
         try:
             if self.args.duration:
                 await self._steady(self.levels[0], pool)
-            for i, level in enumerate(self.levels if not self.args.duration else ()):
+            elif self.args.find_max:
+                self.found = await find_max(lambda i, lv, n, steps: self._level(i, lv, pool, n, steps, i == 0),
+                                            self.args)
+            for i, level in enumerate(self.levels if not (self.args.duration or self.args.find_max) else ()):
                 await self._level(i, level, pool)
         finally:
             pool.close()
@@ -221,24 +279,61 @@ class Sweep:
             self.notes.append("the server sends no usage field: output tokens are the chunks with text "
                               "(a chunk may hold more than one token)")
 
-    async def _level(self, i: int, level: Level, pool: Pool) -> None:
-        a = self.args
-        n = a.requests or (max(16, 4 * int(level.value)) if level.kind == "concurrency" else 64)
-        requests = self._requests(i * n, n, self.args.seed + i)
+    async def _level(self, i: int, level: Level, pool: Pool, n: int | None = None, steps: int | None = None,
+                     saturation: bool = False) -> dict[str, Any]:
+        """The i-th level sent and measured (``n`` requests, else --requests or the default), its row booked."""
         started, clock = time.time(), time.perf_counter()
-        finished: list = []     # answered so far: a stop mid-level keeps their figures, marked as cut short
+        finished: list[tuple[Request, Outcome]] = []   # a stop mid-level keeps their figures, marked as cut short
+
+        def answered(request: Request, o: Outcome, traffic: str = "") -> None:
+            finished.append((request, o))
+            self.requests_csv.add(level.words(), self.requests_csv.rows, o, request.input_tokens, traffic)
+
         try:
-            outcomes, duration = await run_level(level, requests, self._payload, pool, self.path, self.chat,
-                                                 a.timeout, a.seed + i, a.max_concurrency, finished.append)
+            pairs, duration, extra = await self._send(i, level, pool, n, answered)
         except asyncio.CancelledError:
             if finished:
                 self.rows.append({"level": f"{level.words()} (stopped)", level.kind: level.value, "t_start": started,
-                                  "t_end": time.time(), **level_figures(finished, time.perf_counter() - clock,
-                                                                        [r.input_tokens for r in requests], self.slo)})
+                                  "t_end": time.time(), **level_figures([o for _, o in finished],
+                                                                        time.perf_counter() - clock,
+                                                                        [r.input_tokens for r, _ in finished],
+                                                                        self.limits)})
             raise
-        row = {"level": level.words(), level.kind: level.value, "t_start": started, "t_end": time.time(),
-               **level_figures(outcomes, duration, [r.input_tokens for r in requests], self.slo)}
-        self._book(i + 1, len(self.levels), level, row, outcomes)
+        outcomes = [o for _, o in pairs]
+        row = {"level": level.words() + (" (saturation)" if saturation else ""), level.kind: level.value,
+               "t_start": started, "t_end": time.time(),
+               **level_figures(outcomes, duration, [r.input_tokens for r, _ in pairs], self.limits), **extra}
+        if self.slo is not None:
+            row.update(verdict(self.slo, outcomes))
+        self._book(i + 1, steps or len(self.levels), level, row, outcomes)
+        return row
+
+    async def _send(self, i: int, level: Level, pool: Pool, n: int | None,
+                    answered: Callable[..., None]) -> tuple[list[tuple[Request, Outcome]], float, dict[str, Any]]:
+        """The level's requests sent as its traffic asks; (each request with its outcome, the duration, the traffic's
+        own figures)."""
+        a = self.args
+        if self.multi is not None:
+            turns, duration = await run_conversations(
+                self.multi, level, conversations_for(level, self.multi, n or a.requests), a.input_len, a.output_len,
+                self._payload, pool, self.path, self.chat, a.timeout, a.seed + i,
+                lambda t: answered(t.request, t.outcome, f"conversation {t.conversation} turn {t.turn + 1}"))
+            return [(t.request, t.outcome) for t in turns], duration, turn_figures(turns)
+        offsets = None
+        if self.trace is not None:      # its rows at their own times, sped up by --trace-speed
+            requests = trace_requests(self.trace, a.seed)
+            offsets = [row.at_s / level.value for row in self.trace]
+        elif self.prefix is not None:   # G x P, each level's system prompts its own
+            requests = self.prefix.requests(a.seed + i, a.output_len)
+        else:
+            n = n or a.requests or (max(16, 4 * int(level.value)) if level.kind == "concurrency" else 64)
+            requests = self._requests(i * n, n, a.seed + i)
+        outcomes, duration = await run_level(
+            level, requests, self._payload, pool, self.path, self.chat, a.timeout, a.seed + i, a.max_concurrency,
+            lambda k, o: answered(requests[k], o, f"group {requests[k].group}" if requests[k].group >= 0 else ""),
+            self.shape, offsets)
+        extra = prefix_figures(requests, outcomes) if self.prefix is not None else {}
+        return list(zip(requests, outcomes)), duration, extra
 
     def _request(self, i: int) -> Request:
         """--duration's i-th request."""
@@ -251,9 +346,13 @@ class Sweep:
         finished: list[tuple[Outcome, Request]] = []
         wall, t0 = time.time(), time.perf_counter()
         steps = windows(a.duration, a.window)
+        def answered(o: Outcome, r: Request) -> None:
+            finished.append((o, r))
+            self.requests_csv.add(level.words(), self.requests_csv.rows, o, r.input_tokens)
+
         load = asyncio.ensure_future(run_steady(level, self._request, self._payload, pool, self.path, self.chat,
-                                                a.timeout, a.seed, a.max_concurrency, t0 + a.duration,
-                                                lambda o, r: finished.append((o, r))))
+                                                a.timeout, a.seed, a.max_concurrency, t0 + a.duration, answered,
+                                                self.shape))
 
         f = ".0f" if a.window >= 10 else ".1f"
 
@@ -264,7 +363,7 @@ class Sweep:
             outcomes = [o for o, _ in done]
             row = {"level": f"{level.words()}, {start - t0:{f}}-{end - t0:{f}} s" + (" (stopped)" if stopped else ""),
                    level.kind: level.value, "window": k, "t_start": wall + start - t0, "t_end": wall + end - t0,
-                   **level_figures(outcomes, end - start, [r.input_tokens for _, r in done], self.slo)}
+                   **level_figures(outcomes, end - start, [r.input_tokens for _, r in done], self.limits)}
             return row, outcomes, end
 
         start, k = t0, 0
@@ -295,6 +394,10 @@ class Sweep:
         """A level's (or a window's) row: the card's figures beside it, a step, a run.log line, a warning naming
         its errors; the run ends here when the server is gone."""
         row.update(self.card.during(row["t_start"], row["t_end"]))
+        share = self.ceiling.share(row) if self.ceiling is not None else None
+        row["client_share"] = share
+        if share is not None and share >= NEAR:
+            self.near_ceiling.append(row["level"])
         self.rows.append(row)
         if row["tokens_from"] == "usage" and 0 < 2 * row["chunks"] <= row["output_tokens"] and not self.grouped:
             self.grouped = True   # transformers serve's chat stream: its detokenizer holds tokens for printable text

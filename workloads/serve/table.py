@@ -12,7 +12,9 @@ from workloads.facts.text_table import text_lines
 # the result's flat figures: those of the sweep's last measured level (the highest concurrency or rate)
 HEADLINE = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
             "ttft_ms_mean", "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_mean", "tpot_ms_p50", "tpot_ms_p99",
-            "itl_ms_p50", "itl_ms_p99", "e2el_ms_p50", "e2el_ms_p99", "tokens_from")
+            "itl_ms_p50", "itl_ms_p99", "e2el_ms_p50", "e2el_ms_p99", "tokens_from", "ttft_sched_ms_p50",
+            "ttft_sched_ms_p99", "e2el_sched_ms_p50", "e2el_sched_ms_p99", "lag_ms_p50", "lag_ms_p99", "slo_attained",
+            "client_share", "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50", "turn_ttft")
 COLUMNS: tuple[tuple[str, Message], ...] = (
     ("level", Message("workload.serve.progress")),
     ("requests", Message("workload.serve.column.requests")),
@@ -25,11 +27,22 @@ COLUMNS: tuple[tuple[str, Message], ...] = (
     ("tpot_ms_p99", Message("workload.llm.column.tpot_p99_ms")),
     ("itl_ms_p50", Message("workload.serve.column.itl_ms_p50")),
     ("e2el_ms_p50", Message("workload.serve.column.e2el_ms_p50")),
+    ("ttft_sched_ms_p99", Message("workload.serve.column.ttft_sched_ms_p99")),
+    ("lag_ms_p99", Message("workload.serve.column.lag_ms_p99")),
     ("goodput", Message("workload.serve.column.goodput")),
+    ("slo_holds", Message("workload.serve.column.slo_holds")),
+    ("client_share", Message("workload.serve.column.client_share")),
+    ("prefix_first_ttft_ms_p50", Message("workload.serve.column.prefix_first_ttft_ms_p50")),
+    ("prefix_later_ttft_ms_p50", Message("workload.serve.column.prefix_later_ttft_ms_p50")),
+    ("turn_ttft", Message("workload.serve.column.turn_ttft")),
     ("card_util_pct", Message("workload.serve.column.card_util_pct")),
     ("card_mem_peak_bytes", Message("workload.serve.column.card_mem_peak_bytes")),
     ("card_power_w", Message("workload.serve.column.card_power_w")),
 )
+
+
+OPTIONAL = frozenset(("goodput", "slo_holds", "client_share", "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50",
+                      "turn_ttft"))
 
 
 def figure(value: float) -> str:
@@ -40,6 +53,11 @@ def figure(value: float) -> str:
 
 def cell(row: Mapping[str, Any], key: str) -> str:
     value = row.get(key)
+    if key == "slo_holds":     # the verdict and the share of requests that met every limit: '✓ 99.4 %'
+        share = row.get("slo_attained")
+        return NA if value is None else f"{'✓' if value else '✗'} {share:.1%}" if share is not None else NA
+    if key == "client_share" and isinstance(value, (int, float)):
+        value = value * 100
     if key == "card_mem_peak_bytes" and isinstance(value, (int, float)):
         value = value / 2**30
     if value is None:
@@ -69,9 +87,20 @@ def measured(rows: Any) -> list[Mapping[str, Any]]:
     return [r for r in rows if isinstance(r, dict) and r.get("completed")] if isinstance(rows, list) else []
 
 
-def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+def answer_row(rows: list[dict[str, Any]], found: Mapping[str, Any]) -> dict[str, Any] | None:
+    """--find-max's answer: the row of the highest level that held the SLO (None: no search, or none held)."""
+    kind = found.get("find_max")
+    value = found.get("max_rate" if kind == "rate" else "max_concurrency_held")
+    key = "rate" if kind == "rate" else "concurrency"
+    held = [r for r in rows if value is not None and r.get(key) == value and r.get("slo_holds")]
+    return held[-1] if held else None
+
+
+def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[str],
+              at: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The result's figures: those of ``at`` (--find-max's answer), else of the last level that completed a request."""
     done = measured(rows)
-    last = done[-1] if done else {}
+    last = at if at is not None else done[-1] if done else {}
     out: dict[str, Any] = {k: last.get(k) for k in HEADLINE if last.get(k) is not None}
     out.update(settings)
     out.update(at_level=last.get("level"), levels_measured=len(rows), errors=sum(r.get("errors", 0) for r in rows),
@@ -89,7 +118,9 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
     first = _TEST_SERVER if metrics.get("test_server") is True else ""   # `--test-server`, in the result
     heading = message("workload.serve.table.heading", first=first)
-    return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]
+    # a column only some runs fill (an SLO's, a traffic shape's) is left out where no row has it
+    shown = [(key, label) for key, label in COLUMNS if key not in OPTIONAL or any(r.get(key) is not None for r in rows)]
+    return heading, [label for _, label in shown], [[cell(r, key) for key, _ in shown] for r in rows]
 
 
 def lines(metrics: Mapping[str, Any]) -> list[str]:

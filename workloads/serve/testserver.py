@@ -45,6 +45,59 @@ class Behaviour:
     tokens_per_chunk: int = 1    # tokens a streamed chunk holds (a detokenizer that waits for printable text)
     done_marker: bool = True     # ``data: [DONE]`` at the end (transformers serve sends none)
     token_stamps: bool = False   # keep the time each token was written (Stamps.written), for the bench
+    # at most this many completions stream at once (0: no cap), the others wait their turn in arrival order, as a
+    # server's batch of max-num-seqs sequences: a known capacity of slots / (ttft + (tokens - 1) x itl) requests/s
+    slots: int = 0
+    # a prompt (its words) and max_tokens over this answered 400 with vLLM's words (0: no limit)
+    max_model_len: int = 0
+    # each prompt token not in its prefix cache adds this to the TTFT (a prefill); the cache holds every 16-token
+    # block prefix seen before (vLLM's automatic prefix caching hashes blocks so): a shared system prompt is paid once
+    prefill_ms_per_token: float = 0.0
+    # at most this many requests/s begin (0: no limit), after a burst of ``burst`` at once; the others queue in arrival
+    # order: a server that holds its TTFT up to exactly that rate, then queues (the generic cell rate algorithm)
+    rate: float = 0.0
+    burst: int = 1
+
+    @classmethod
+    def quick(cls) -> Behaviour:
+        """`cardbench run serve --test-server`'s: small set delays, so TPOT and ITL are figures (with no delay every
+        token of a request arrived in one read, and the table said TPOT 0 ms) and a sweep takes a second or two."""
+        return cls(ttft_s=QUICK_TTFT_MS / 1000, itl_s=QUICK_ITL_MS / 1000)
+
+    def said(self) -> str:
+        """Its delays and capacity as the result says them (the bounds a test server's figures sit beside)."""
+        parts = [f"ttft {self.ttft_s * 1000:g} ms", f"itl {self.itl_s * 1000:g} ms"]
+        parts += [f"slots {self.slots}"] if self.slots else []
+        parts += [f"max_len {self.max_model_len}"] if self.max_model_len else []
+        parts += [f"rate {self.rate:g} requests/s (burst {self.burst})"] if self.rate else []
+        parts += [f"prefill {self.prefill_ms_per_token:g} ms a token not in its prefix cache"] \
+            if self.prefill_ms_per_token else []
+        return ", ".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> Behaviour:
+        """``ttft=MS,itl=MS,slots=N,max_len=TOKENS`` (--test-server-set), the rest as :meth:`quick`; ValueError
+        naming what is wrong."""
+        found = cls.quick()
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            key, _, value = (s.strip() for s in part.partition("="))
+            try:
+                number = float(value)
+            except ValueError:
+                number = -1.0
+            if key not in _SETTABLE or not 0 <= number < 1e7 or (key in ("slots", "max_len") and number % 1):
+                raise ValueError(f"--test-server-set {text!r}: each part is ttft=MS, itl=MS, slots=N, max_len=TOKENS "
+                                 "or prefill=MS_PER_TOKEN (numbers, 0 or more; slots and max_len whole)")
+            name, scale = _SETTABLE[key]
+            setattr(found, name, number if scale is None else number / 1000 if scale else int(number))
+        return found
+
+
+QUICK_TTFT_MS, QUICK_ITL_MS = 2.0, 0.5
+_SETTABLE = {"ttft": ("ttft_s", True), "itl": ("itl_s", True), "slots": ("slots", False),
+             "max_len": ("max_model_len", False), "prefill": ("prefill_ms_per_token", None), "rate": ("rate", None),
+             "burst": ("burst", False)}
+_BLOCK = 16     # tokens (words) a prefix-cache block holds
 
 
 @dataclass
@@ -53,6 +106,7 @@ class Stamps:
 
     received: float               # its thread had read the whole request
     arrived: float                # the request's last bytes reached the socket (the kernel's stamp, else = received)
+    started: float | None = None  # its slot taken (Behaviour.slots; else as it was read): its service began
     first: float | None = None    # the first token written to the socket (on loopback: in the client's socket then)
     last: float | None = None
     tokens: int = 0
@@ -79,6 +133,7 @@ class TestServer:
         self._open: set[asyncio.StreamWriter] = set()
         self._handlers: set[asyncio.Task[None]] = set()
         self._dead = False
+        self._slots = asyncio.Semaphore(self.behaviour.slots) if self.behaviour.slots else None
         asyncio.get_running_loop().add_reader(listener.fileno(), self._accept)
         return self
 
@@ -191,8 +246,53 @@ class TestServer:
         if b.fail_every and n % b.fail_every == 0:
             writer.write(_json(500, {"error": {"message": "internal error (on demand)"}}))
             return True
+        asked = _words(ask) + max(1, int(ask.get("max_tokens") or 16))
+        if b.max_model_len and asked > b.max_model_len:   # vLLM's answer (serving_engine's _validate_input)
+            writer.write(_json(400, {"object": "error", "type": "BadRequestError", "code": 400, "message": (
+                f"This model's maximum context length is {b.max_model_len} tokens. However, you requested {asked} "
+                "tokens. Please reduce the length of the messages or completion.")}))
+            return True
+        if b.rate:
+            await self._admitted()
+        if self._slots is None:
+            return await self._stream(ask, chat, stamps, writer, n)
+        async with self._slots:     # its turn in the batch: the wait is in its TTFT, as a queued request's
+            return await self._stream(ask, chat, stamps, writer, n)
+
+    async def _admitted(self) -> None:
+        """Wait for this request's turn under Behaviour.rate: its start is no earlier than the theoretical arrival
+        time less the burst's allowance, and each start moves that time on by 1 / rate (requests in arrival order)."""
+        b = self.behaviour
+        now = time.perf_counter()
+        tat = max(getattr(self, "_tat", now), now)
+        start = max(now, tat - (max(1, b.burst) - 1) / b.rate)
+        self._tat = tat + 1 / b.rate
+        if start > now:
+            await asyncio.sleep(start - now)
+
+    def _uncached(self, ask: dict[str, Any]) -> int:
+        """The prompt's tokens (words) after its longest prefix of whole 16-word blocks seen before; the prompt's
+        blocks are remembered."""
+        words = _prompt_words(ask)
+        seen = getattr(self, "_blocks", None)
+        if seen is None:
+            seen = self._blocks = set()
+        key, cached, hit = 0, 0, True
+        for i in range(0, len(words) - len(words) % _BLOCK, _BLOCK):
+            key = hash((key, tuple(words[i:i + _BLOCK])))
+            if hit and key in seen:
+                cached = i + _BLOCK
+            else:
+                hit = False
+                seen.add(key)
+        return len(words) - cached
+
+    async def _stream(self, ask: dict[str, Any], chat: bool, stamps: Stamps, writer: asyncio.StreamWriter,
+                      n: int) -> bool:
+        b = self.behaviour
         rid = f"{'chatcmpl' if chat else 'cmpl'}-{n}"
         self.timestamps[rid] = stamps
+        stamps.started = time.perf_counter()
         stamps.written = [] if b.token_stamps else None
         tokens = max(1, int(ask.get("max_tokens") or 16))
         cut = tokens // 2 if b.break_every and n % b.break_every == 0 else None
@@ -201,8 +301,9 @@ class TestServer:
             writer.write(_event({"id": rid, "object": "chat.completion.chunk",
                                  "choices": [{"index": 0, "delta": {"role": "assistant"}}]}))
         token = _token(rid, chat)
-        if b.ttft_s:
-            await asyncio.sleep(b.ttft_s)
+        prefill = b.prefill_ms_per_token * self._uncached(ask) / 1000 if b.prefill_ms_per_token else 0.0
+        if b.ttft_s or prefill:
+            await asyncio.sleep(b.ttft_s + prefill)
         for i in range(tokens):
             if i == cut:
                 await writer.drain()
@@ -221,7 +322,7 @@ class TestServer:
             if b.itl_s or b.ttft_s:
                 await writer.drain()
         if b.usage and (ask.get("stream_options") or {}).get("include_usage"):
-            prompt = len(str(ask.get("prompt") or ask.get("messages") or "").split())
+            prompt = _words(ask)
             writer.write(_event({"id": rid, "choices": [], "usage": {
                 "prompt_tokens": prompt, "completion_tokens": tokens, "total_tokens": prompt + tokens}}))
         writer.write((_chunk(b"data: [DONE]\n\n") if b.done_marker else b"") + b"0\r\n\r\n")
@@ -249,6 +350,18 @@ class InThread:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=30)
         self.loop.close()
+
+
+def _prompt_words(ask: dict[str, Any]) -> list[str]:
+    """A request's prompt as words (a word is a token here): its text, or its messages' contents in turn."""
+    messages = ask.get("messages")
+    if isinstance(messages, list):
+        return [w for m in messages if isinstance(m, dict) for w in str(m.get("content", "")).split()]
+    return str(ask.get("prompt") or "").split()
+
+
+def _words(ask: dict[str, Any]) -> int:
+    return len(_prompt_words(ask))
 
 
 def _token(rid: str, chat: bool) -> bytes:
@@ -295,12 +408,18 @@ async def _main(argv: list[str]) -> None:
     p.add_argument("--api-key-env", default=None, help="want the key this variable holds")
     p.add_argument("--die-after", type=int, default=0)
     p.add_argument("--token-stamps", action="store_true", help="keep each token's write time (GET /debug/timestamps)")
+    p.add_argument("--slots", type=int, default=0, help="at most N completions at once, the others queued")
+    p.add_argument("--max-model-len", type=int, default=0, help="prompt + max_tokens over this: HTTP 400")
+    p.add_argument("--rate", type=float, default=0.0, help="at most R requests/s begin, the others queued")
+    p.add_argument("--burst", type=int, default=1, help="with --rate: this many at once before the rate holds")
     args = p.parse_args(argv)
     import os
 
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     server = await TestServer(Behaviour(args.ttft_ms / 1000, args.itl_ms / 1000, (args.model,), key,
-                                        die_after=args.die_after, token_stamps=args.token_stamps),
+                                        die_after=args.die_after, token_stamps=args.token_stamps,
+                                        slots=args.slots, max_model_len=args.max_model_len, rate=args.rate,
+                                        burst=args.burst),
                                         port=args.port).start()
     print(f"listening on 127.0.0.1:{server.port}", flush=True)
     await asyncio.Event().wait()     # until the process is stopped

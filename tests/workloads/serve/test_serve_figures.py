@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from workloads.serve.client import BROKEN, Dechunker, Outcome
-from workloads.serve.figures import level_figures, parse_slo, tpot
+from workloads.serve.figures import level_figures, tpot
+from workloads.serve.slo import Slo
 from workloads.serve.table import lines, report_table, result_of
 
 
@@ -46,11 +47,12 @@ def test_output_tokens_are_the_chunks_where_no_usage_field_came_and_it_says_so()
 
 
 @pytest.mark.parametrize("text, said", [("ttft=0", "positive"), ("ttft", "ttft=MS"), ("speed=3", "ttft=MS"),
-                                        ("", "give ttft"), ("tpot=inf", "positive")])
+                                        ("", "give ttft"), ("tpot=inf", "positive"), ("ttft_p100=5", "under 100"),
+                                        ("ttft_p99=5,attainment=2", "at most 1"), ("attainment=0.9", "give ttft")])
 def test_a_bad_slo_is_named(text, said):
     with pytest.raises(ValueError, match=said):
-        parse_slo(text)
-    assert parse_slo("ttft=500, tpot=50") == {"ttft": 500.0, "tpot": 50.0}
+        Slo.parse(text)
+    assert Slo.parse("ttft=500, tpot=50").limits == {"ttft": 500.0, "tpot": 50.0}
 
 
 def test_chunked_framing_decodes_whatever_the_reads_cut():

@@ -1,0 +1,174 @@
+"""`cardbench run serve` against NVIDIA's AIPerf (and GuideLLM where it is installed) on the same server at the same
+load: output tokens/s, TTFT p50/p99 and TPOT p50 side by side, each with the definition where the tools differ.
+
+    .venv/bin/python bench/serve_vs_aiperf.py --aiperf /tmp/aiperf-venv/bin/aiperf [--concurrency 4] [--requests 64]
+        [--input-len 32] [--output-len 16] [--ttft-ms 20] [--itl-ms 5] [--guidellm /tmp/guidellm-venv/bin/guidellm]
+
+AIPerf is installed apart (it pins its own libraries): ``python3 -m venv /tmp/aiperf-venv &&
+/tmp/aiperf-venv/bin/pip install aiperf``. Nothing is downloaded while it runs: AIPerf wants a tokenizer to make and
+count its prompts, and its ``builtin`` one fetches tiktoken's table from the network, so the script builds a local
+byte-level BPE in AIPerf's own environment (tokenizers is among its requirements) whose every prompt word of
+cardbench's (workloads/serve/load.py WORDS) is one token, and asks AIPerf to count output tokens from the server's
+usage field (``--use-server-token-count``), as cardbench does.
+
+The server: cardbench's test server in a process of its own, each request its set TTFT and ITL (the floor both
+tools' figures sit above: TTFT >= the set TTFT, TPOT >= the set ITL). Both tools run a closed loop of --concurrency
+streams and --requests requests, /v1/completions, streamed, ``ignore_eos`` and ``max_tokens`` = --output-len.
+
+Definitions, where they differ:
+- TTFT: cardbench's from the request's bytes written to the kernel's receive stamp of the first chunk with text
+  (vLLM's definition, stamps from the kernel: workloads/serve/client.py); AIPerf's from its worker's request start,
+  before the connection (http_req_connecting is inside it for a new connection), to its own read of the first chunk.
+- TPOT: both (latency - TTFT) / (output tokens - 1) per request, p50 over requests (AIPerf calls it
+  inter_token_latency).
+- output tokens/s: both the output tokens over the benchmark's duration, first send to last answer.
+- input length: cardbench's prompts are --input-len of its words (one token each on this server); AIPerf's are its
+  own synthetic text cut to --input-len tokens of the local tokenizer, which splits words outside its vocabulary into
+  several (the server, which counts words, sees shorter prompts: the table says both).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from workloads.child.harness import Emitter, run_main  # noqa: E402
+from workloads.serve.cli import main as serve_main  # noqa: E402
+
+TOKENIZER = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, sys.argv[2])
+    from workloads.serve.load import WORDS
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=1200, special_tokens=["<|endoftext|>"], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator([" " + " ".join(WORDS)] * 20 + [" " + " ".join(map(str, range(1000)))] * 5, trainer)
+    PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>",
+                            pad_token="<|endoftext|>").save_pretrained(sys.argv[1])
+""")
+
+
+def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen, int]:
+    server = subprocess.Popen([sys.executable, "-m", "workloads.serve.testserver", "--ttft-ms", str(args.ttft_ms),
+                               "--itl-ms", str(args.itl_ms)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    return server, int(server.stdout.readline().rsplit(":", 1)[1])
+
+
+def cardbench(port: int, args: argparse.Namespace) -> dict:
+    out = io.StringIO()
+    code = run_main(serve_main, ["--url", f"http://127.0.0.1:{port}/v1", "--concurrency", str(args.concurrency),
+                                 "--requests", str(args.requests), "--input-len", str(args.input_len),
+                                 "--output-len", str(args.output_len)], emitter=Emitter(stream=out))
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    result = next((e["metrics"] for e in events if e["event"] == "result"), None)
+    if code != 0 or result is None:
+        sys.exit(f"serve_vs_aiperf: cardbench run serve failed (exit {code})")
+    row = result["levels"][-1]
+    return {"output tokens/s": row["output_tokens_per_s"], "TTFT p50 ms": row["ttft_ms_p50"],
+            "TTFT p99 ms": row["ttft_ms_p99"], "TPOT p50 ms": row["tpot_ms_p50"],
+            "input tokens a request (server's count)": row["input_tokens"] / max(1, row["completed"]),
+            "requests/s": row["request_throughput"]}
+
+
+def aiperf(binary: str, port: int, args: argparse.Namespace, tmp: Path) -> dict:
+    python = Path(binary).with_name("python")
+    subprocess.run([str(python), "-c", TOKENIZER, str(tmp / "tok"), str(ROOT)], check=True, capture_output=True)
+    out = tmp / "aiperf"
+    argv = [binary, "profile", "--model", "test-model", "--url", f"http://127.0.0.1:{port}", "--endpoint-type",
+            "completions", "--streaming", "--concurrency", str(args.concurrency), "--request-count",
+            str(args.requests), "--isl", str(args.input_len), "--osl", str(args.output_len), "--extra-inputs",
+            "ignore_eos:true", "--use-server-token-count", "--tokenizer", str(tmp / "tok"), "--random-seed", "0",
+            "--output-artifact-dir", str(out)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    found = out / "profile_export_aiperf.json"
+    if done.returncode != 0 or not found.is_file():
+        sys.exit(f"serve_vs_aiperf: aiperf exited {done.returncode}: {(done.stderr or done.stdout)[-600:]}")
+    d = json.loads(found.read_text())
+    return {"output tokens/s": d["output_token_throughput"]["avg"], "TTFT p50 ms": d["time_to_first_token"]["p50"],
+            "TTFT p99 ms": d["time_to_first_token"]["p99"], "TPOT p50 ms": d["inter_token_latency"]["p50"],
+            "input tokens a request (server's count)": d.get("usage_prompt_tokens", {}).get("avg"),
+            "requests/s": d["request_throughput"]["avg"]}
+
+
+def guidellm(binary: str, port: int, args: argparse.Namespace, tmp: Path) -> dict | None:
+    """GuideLLM where it runs here; None (said) where it does not."""
+    out = tmp / "guidellm.json"
+    argv = [binary, "benchmark", "--target", f"http://127.0.0.1:{port}", "--model", "test-model",
+            "--processor", str(tmp / "tok"), "--rate-type", "concurrent", "--rate", str(args.concurrency),
+            "--max-requests", str(args.requests),
+            "--data", f"prompt_tokens={args.input_len},output_tokens={args.output_len}", "--output-path", str(out)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0 or not out.is_file():
+        print(f"guidellm did not run here (exit {done.returncode}): {(done.stderr or done.stdout)[-300:]}")
+        return None
+    bench = json.loads(out.read_text())["benchmarks"][0]["metrics"]
+    pick = lambda name, q: bench[name]["successful"]["percentiles"][q]   # noqa: E731
+    return {"output tokens/s": bench["output_tokens_per_second"]["successful"]["mean"],
+            "TTFT p50 ms": pick("time_to_first_token_ms", "p50"), "TTFT p99 ms": pick("time_to_first_token_ms", "p99"),
+            "TPOT p50 ms": pick("time_per_output_token_ms", "p50"),
+            "input tokens a request (server's count)": None,
+            "requests/s": bench["requests_per_second"]["successful"]["mean"]}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--aiperf", default=shutil.which("aiperf") or "/tmp/aiperf-venv/bin/aiperf")
+    p.add_argument("--guidellm", default=shutil.which("guidellm") or "/tmp/guidellm-venv/bin/guidellm")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--requests", type=int, default=64)
+    p.add_argument("--input-len", type=int, default=32)
+    p.add_argument("--output-len", type=int, default=16)
+    p.add_argument("--ttft-ms", type=float, default=20.0)
+    p.add_argument("--itl-ms", type=float, default=5.0)
+    args = p.parse_args()
+    if not os.access(args.aiperf, os.X_OK):
+        print(f"serve_vs_aiperf: no aiperf at {args.aiperf}: python3 -m venv /tmp/aiperf-venv && "
+              "/tmp/aiperf-venv/bin/pip install aiperf; then --aiperf /tmp/aiperf-venv/bin/aiperf", file=sys.stderr)
+        return 2
+    server, port = start_server(args)
+    columns = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="serve-vs-aiperf-") as tmp:
+            started = time.perf_counter()
+            columns["cardbench"] = cardbench(port, args)
+            columns["AIPerf"] = aiperf(args.aiperf, port, args, Path(tmp))
+            if os.access(args.guidellm, os.X_OK):
+                found = guidellm(args.guidellm, port, args, Path(tmp))
+                if found:
+                    columns["GuideLLM"] = found
+            took = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait()
+    print(f"the test server: TTFT {args.ttft_ms:g} ms, ITL {args.itl_ms:g} ms set; concurrency {args.concurrency}, "
+          f"{args.requests} requests, {args.input_len} tokens in, {args.output_len} out, /v1/completions streamed "
+          f"({took:.0f} s in all)")
+    names = list(columns)
+    print(f"{'':42}" + "".join(f"{n:>14}" for n in names) + "   AIPerf / cardbench")
+    for figure in columns["cardbench"]:
+        values = [columns[n].get(figure) for n in names]
+        cells = "".join(f"{v:>14.2f}" if isinstance(v, (int, float)) else f"{'N/A':>14}" for v in values)
+        a, c = columns["AIPerf"].get(figure), columns["cardbench"].get(figure)
+        ratio = f"{a / c - 1:+.1%}" if isinstance(a, (int, float)) and c else "N/A"
+        print(f"{figure:42}{cells}   {ratio}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
