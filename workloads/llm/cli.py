@@ -20,7 +20,8 @@ from typing import Sequence
 
 from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
 from workloads.facts.formatting import format_bytes
-from workloads.llm.plan import int_list, make_plan
+from workloads.llm import fit_only
+from workloads.llm.plan import identity, int_list, make_plan
 from workloads.models.llama.presets import known_models
 from workloads.llm.result_record import LlmResult
 
@@ -56,7 +57,9 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--compile", action="store_true", help="torch.compile the decode step")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and prompts (default 0)")
     p.add_argument("--fit-only", action="store_true",
-                   help="print the memory estimate (inference, AdamW and LoRA training) against the device; run nothing")
+                   help="print the memory plan (inference, LoRA and full training) against the device, or the "
+                        "--card / --memory given; run nothing")
+    fit_only.add_arguments(p)
     return p
 
 
@@ -70,6 +73,11 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as generate: 2 MB pages stream weights faster on the CPU
     args = build_parser().parse_args(argv)
     plan = make_plan(args, on_cpu=False)
+    if fit_only.named(args) and not args.fit_only:
+        from workloads.child.harness import WorkloadError
+
+        raise WorkloadError("--card and --memory plan for a card before it is rented: they go with --fit-only",
+                            hint="add --fit-only, or leave them out to measure this device")
     if args.cuda_graphs and args.compile:
         from workloads.child.harness import WorkloadError
 
@@ -86,29 +94,30 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     device = dev.resolve(args.device)
     plan = make_plan(args, on_cpu=device.type == "cpu")
     dtype_name, skipped = inference_dtype.pick(args.dtype, device)
+    if args.fit_only:   # a card or a size named: planned in its dtype (auto: bf16), not this device's
+        dtype_name = fit_only.dtype_for(args, dtype_name)
     element_size = inference_dtype.DTYPES[dtype_name].itemsize
     emitter.start(WORKLOAD, run.config_event(args, plan, device, dtype_name), dev.name(device), dev.versions())
     for name, error in skipped:
         emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
-    free = dev.free_bytes(device)
-    first = plan.cells[0]
-    table = fit.fit_table(plan.config, first.batch, first.context, first.input_len, element_size, free)
-    most = run.largest(plan, element_size, free)
-    run.log_fit(plan, table, dtype_name, free, most)
+    free = None if fit_only.named(args) else dev.free_bytes(device)   # a named card's memory is not this host's
+    fitted = fit_only.figures(args, plan, dtype_name, element_size, free)
+    fit_only.log_table(fitted)
     if args.fit_only:
-        emitter.result(LlmResult.of({**run.fit_metrics(plan, table, dtype_name, free), **most}))
+        emitter.result(LlmResult.of({**identity(plan), "dtype": dtype_name, **fitted}))
         return 0
     smallest = min(fit.inference(plan.config, c.batch, c.context, c.input_len, element_size).total for c in plan.cells)
     if free is not None and smallest > free:  # refused before the model takes memory: no cell could run
         from workloads.child.harness import WorkloadError
 
         raise WorkloadError(f"{plan.model} in {dtype_name} needs about {format_bytes(smallest)} for its smallest cell "
-                            f"(weights {format_bytes(table[0]['weights_bytes'])}); {device} has {format_bytes(free)} "
+                            f"(weights {format_bytes(fitted['fit'][0]['weights_bytes'])}); {device} has "
+                            f"{format_bytes(free)} "
                             "free",
                             hint="a smaller preset, --dtype bf16, or --fit-only for the estimate alone")
     torch.manual_seed(args.seed)
     metrics = run.measure(args, plan, device, inference_dtype.DTYPES[dtype_name], emitter, free)
-    metrics.update(dtype=dtype_name, fit=table, free_bytes=free, **most)
+    metrics.update(dtype=dtype_name, **fitted)
     emitter.result(LlmResult.of(metrics))
     run.log_summary(metrics)
     return 0
