@@ -20,7 +20,12 @@ def memory_size(text: str) -> int:
     """Bytes of ``text``; ValueError (one line) for what is not a size of memory."""
     found = _SIZE.fullmatch(text)
     if found is None:
-        raise ValueError(f"{text[:40]!r} is not {EXAMPLE}")
+        try:
+            bare = float(text)
+        except ValueError:
+            raise ValueError(f"{text[:40]!r} is not {EXAMPLE}") from None
+        raise ValueError(f"{text[:40]!r} is no memory: give {EXAMPLE}" if not bare > 0 else
+                         f"{text[:40]!r} has no unit: give {EXAMPLE}")
     value = float(found.group(1)) * _UNITS[found.group(2).lower()]
     if not math.isfinite(value) or value < 1:
         raise ValueError(f"{text[:40]!r} is no memory: give {EXAMPLE}")
