@@ -30,6 +30,7 @@ SPEC = WorkloadSpec(
         Param("data", "data", "--data", "synthetic", placeholder="synthetic | FILE (.txt, .jsonl)",
               omit=("synthetic",)),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("fit_only", "fit estimate only", "--fit-only", "off", "switch", SWITCH),
     ),
     suite=SuiteArgs(
         # the standard suite only: the quick suite's CPU budget holds resnet50 and generate

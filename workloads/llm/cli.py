@@ -21,6 +21,7 @@ from typing import Sequence
 from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
 from workloads.facts.formatting import format_bytes
 from workloads.llm import fit_only
+from workloads.models.llama import fit_args
 from workloads.llm.plan import identity, int_list, make_plan
 from workloads.models.llama.presets import known_models
 from workloads.llm.result_record import LlmResult
@@ -59,7 +60,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--fit-only", action="store_true",
                    help="print the memory plan (inference, LoRA and full training) against the device, or the "
                         "--card / --memory given; run nothing")
-    fit_only.add_arguments(p)
+    fit_args.add_arguments(p)
     return p
 
 
@@ -73,11 +74,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as generate: 2 MB pages stream weights faster on the CPU
     args = build_parser().parse_args(argv)
     plan = make_plan(args, on_cpu=False)
-    if fit_only.named(args) and not args.fit_only:
+    if fit_args.refusal(args):
         from workloads.child.harness import WorkloadError
 
-        raise WorkloadError("--card and --memory plan for a card before it is rented: they go with --fit-only",
-                            hint="add --fit-only, or leave them out to measure this device")
+        raise WorkloadError(fit_args.refusal(args), hint="add --fit-only, or leave them out to measure this device")
     if args.cuda_graphs and args.compile:
         from workloads.child.harness import WorkloadError
 
@@ -94,13 +94,13 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     device = dev.resolve(args.device)
     plan = make_plan(args, on_cpu=device.type == "cpu")
     dtype_name, skipped = inference_dtype.pick(args.dtype, device)
-    if args.fit_only:   # a card or a size named: planned in its dtype (auto: bf16), not this device's
-        dtype_name = fit_only.dtype_for(args, dtype_name)
+    if fit_args.named(args):   # a card or a size named: planned in its dtype (auto: bf16), not this device's
+        dtype_name, skipped = fit_args.dtype_for(args, args.dtype), []
     element_size = inference_dtype.DTYPES[dtype_name].itemsize
     emitter.start(WORKLOAD, run.config_event(args, plan, device, dtype_name), dev.name(device), dev.versions())
     for name, error in skipped:
         emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
-    free = None if fit_only.named(args) else dev.free_bytes(device)   # a named card's memory is not this host's
+    free = None if fit_args.named(args) else dev.free_bytes(device)   # a named card's memory is not this host's
     fitted = fit_only.figures(args, plan, dtype_name, element_size, free)
     fit_only.log_table(fitted)
     if args.fit_only:
