@@ -186,5 +186,5 @@ def plan(ask: Ask, targets: list[Target], price: float | None = None, currency: 
             "fit_context_bytes": r.context, "fit_allocator_bytes": r.allocator, "fit_graph_pool_bytes": r.graph_pool,
             "fit_collectives_bytes": split.collectives,
             "fit_accelerate_bytes": weights, "fit_accelerate_training_bytes": ACCELERATE_TRAINING * weights,
-            "fit_price_per_hour": price, "fit_currency": currency, "fit_dtype": ask.dtype,
+            "fit_price_per_hour": price, "fit_currency": currency, "model_size": ask.model, "fit_dtype": ask.dtype,
             "fit_batch": ask.batch, "fit_context": ask.context, "fit_prefill": ask.prefill}
