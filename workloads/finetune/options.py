@@ -136,7 +136,8 @@ def check(args: Any) -> LlamaConfig:
             raise WorkloadError("--check-against-cpu needs the same steps on both sides; dropout draws differ",
                                 hint="use --lora-dropout 0")
     file_bytes = check_text_file(args.data) if args.data is not None else None
-    budget.check_host(args, config, name, world, file_bytes)
+    if not args.fit_only:   # a plan builds nothing: what it says is whether a card would hold it
+        budget.check_host(args, config, name, world, file_bytes)
     if multinode.is_multinode(args) and args.gpus is None and not data_parallel.in_worker():
         raise WorkloadError("--nnodes and --rdzv-endpoint need --gpus N|all: the processes on each node")
     return config
