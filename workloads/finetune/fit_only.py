@@ -34,15 +34,20 @@ def figures(args: Any, config: LlamaConfig, free: int | None) -> dict[str, Any]:
 
 
 def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
-    """Plan and say it: against a named card or size without touching a device, else this device's free memory."""
-    from workloads.child import device as devices  # lazy: torch, for the device's name and free memory
+    """Plan and say it: against a named card or size without touching a device (or importing torch), else against
+    this device's free memory now."""
+    config_event = {"model_size": args.model, "mode": args.mode, "fit_only": True, "seq_len": args.seq_len,
+                    "batch_size": args.batch_size, "total_steps": 0}
+    if fit_args.named(args):
+        emitter.start("finetune", config_event, fit_args.NO_DEVICE, fit_args.versions())
+        free = None
+    else:
+        from workloads.child import device as devices  # lazy: torch, for the device's name and free memory
 
-    device = devices.resolve(args.device)
-    named = fit_args.named(args)
-    emitter.start("finetune", {"model_size": args.model, "mode": args.mode, "fit_only": True,
-                               "seq_len": args.seq_len, "batch_size": args.batch_size},
-                  devices.name(device), devices.versions())
-    metrics = figures(args, config, None if named else devices.free_bytes(device))
+        device = devices.resolve(args.device)
+        emitter.start("finetune", config_event, devices.name(device), devices.versions())
+        free = devices.free_bytes(device)
+    metrics = figures(args, config, free)
     for line in text_lines(*fit_table.report_table(metrics)):
         log(line)
     emitter.result(FinetuneResult.of(metrics))

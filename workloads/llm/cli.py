@@ -83,6 +83,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
 
         raise WorkloadError("--compile and --cuda-graphs are exclusive", hint="--compile already uses CUDA graphs")
     arguments_checked()
+    if args.fit_only and fit_args.named(args):   # cards or a size named: a plan, no device, no torch
+        return fit_only.run_named(emitter, args, plan)
 
     import torch
 
@@ -94,13 +96,11 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     device = dev.resolve(args.device)
     plan = make_plan(args, on_cpu=device.type == "cpu")
     dtype_name, skipped = inference_dtype.pick(args.dtype, device)
-    if fit_args.named(args):   # a card or a size named: planned in its dtype (auto: bf16), not this device's
-        dtype_name, skipped = fit_args.dtype_for(args, args.dtype), []
     element_size = inference_dtype.DTYPES[dtype_name].itemsize
     emitter.start(WORKLOAD, run.config_event(args, plan, device, dtype_name), dev.name(device), dev.versions())
     for name, error in skipped:
         emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
-    free = None if fit_args.named(args) else dev.free_bytes(device)   # a named card's memory is not this host's
+    free = dev.free_bytes(device)
     fitted = fit_only.figures(args, plan, dtype_name, element_size, free)
     fit_only.log_table(fitted)
     if args.fit_only:

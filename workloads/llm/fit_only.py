@@ -7,9 +7,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workloads.child.harness import log
+from workloads.child.harness import Emitter, log
 from workloads.facts.text_table import text_lines
-from workloads.llm.plan import Plan
+from workloads.llm.plan import Plan, identity
+from workloads.llm.result_record import LlmResult
 from workloads.models.llama import fit_args, fit_plan, fit_table
 from workloads.models.llama.fit_plan import Ask
 
@@ -30,3 +31,16 @@ def figures(args: argparse.Namespace, plan: Plan, dtype: str, element_size: int,
 def log_table(metrics: dict[str, Any]) -> None:
     for line in text_lines(*fit_table.report_table(metrics)):
         log(line)
+
+
+def run_named(emitter: Emitter, args: argparse.Namespace, plan: Plan) -> int:
+    """--fit-only for the cards or size named: planned in their dtype (auto: bf16), without a device or torch."""
+    dtype = fit_args.dtype_for(args, args.dtype)
+    first = plan.cells[0]
+    emitter.start("llm", {"model_size": plan.model, "fit_only": True, "dtype": dtype, "input_len": first.input_len,
+                          "output_len": first.output_len, "batch_size": first.batch, "total_steps": 0},
+                  fit_args.NO_DEVICE, fit_args.versions())
+    fitted = figures(args, plan, dtype, fit_args.ELEMENT_SIZE[dtype], None)
+    log_table(fitted)
+    emitter.result(LlmResult.of({**identity(plan), "dtype": dtype, **fitted}))
+    return 0

@@ -17,6 +17,9 @@ from workloads.facts.memory_size import memory_size
 from workloads.models.llama.fit_plan import Target
 
 PLANNED_DTYPE = "bf16"
+ELEMENT_SIZE = {"fp32": 4, "fp16": 2, "bf16": 2}
+# the start event's device for a plan of cards named: nothing was touched, and no torch imported
+NO_DEVICE = "none: a plan for the cards and sizes named"
 
 
 def card_argument(text: str) -> Card:
@@ -63,6 +66,13 @@ def refusal(args: argparse.Namespace) -> str | None:
 def dtype_for(args: argparse.Namespace, picked: str) -> str:
     """The plan's dtype: auto is bf16 for a card or a size named, else what this device picked."""
     return PLANNED_DTYPE if named(args) and picked == "auto" else picked
+
+
+def versions() -> dict[str, str]:
+    """The start event's versions of a plan that imports no torch."""
+    import platform
+
+    return {"python": platform.python_version()}
 
 
 def targets(args: argparse.Namespace, dtype: str, free: int | None) -> list[Target]:
