@@ -40,10 +40,10 @@ def test_a_length_past_the_model_s_context_is_the_workload_s_check_said_as_fit_s
 
 def test_it_stands_for_llm_fit_only_with_the_plan_s_options():
     args = argparse.Namespace(model="Qwen2.5-7B", weights=None, fit_cards=["Ascend 910B3", "NVIDIA A100 80GB"],
-                              fit_memory="32GB", fit_input="4096", fit_output="128", fit_batch="1", fit_dtype="auto",
+                              fit_memory=["32GB", "80GB"], fit_input="4096", fit_output="128", fit_batch="1", fit_dtype="auto",
                               price_per_hour=2.5, currency="CNY")
     assert fit.workload_args(args) == [
         "--fit-only", "--input-len", "4096", "--output-len", "128", "--batch-size", "1", "--dtype", "auto",
         "--model", "Qwen2.5-7B", "--card", "Ascend 910B3", "--card", "NVIDIA A100 80GB", "--memory", "32GB",
-        "--price-per-hour", "2.5", "--currency", "CNY"]
+        "--memory", "80GB", "--price-per-hour", "2.5", "--currency", "CNY"]
     assert "fit" in cli.COMMAND_MODULES and "plan a model on a card" in cli.build_parser().format_help()

@@ -58,8 +58,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--card", dest="fit_cards", action="append", default=[], metavar="NAME",
                    type=_checked(named_card), help='a card of rated.csv, repeatable: --card "Ascend 910B3" '
                                                    '--card "NVIDIA A100 80GB"')
-    p.add_argument("--memory", dest="fit_memory", metavar="SIZE", type=_checked(memory_size),
-                   help="a card of this memory: 32GB, 80GiB (GB read as GiB, as cards are sold)")
+    p.add_argument("--memory", dest="fit_memory", action="append", default=[], metavar="SIZE",
+                   type=_checked(memory_size), help="a card of this memory, repeatable: 32GB, 80GiB (GB read as "
+                                                    "GiB, as cards are sold)")
     p.add_argument("--input-len", dest="fit_input", type=_whole, default="128", metavar="N",
                    help="prompt tokens, prefilled at once (default 128)")
     p.add_argument("--output-len", dest="fit_output", type=_whole, default="128", metavar="N",
@@ -84,7 +85,8 @@ def workload_args(args: argparse.Namespace) -> list[str]:
     out += ["--weights", args.weights] if args.weights else []
     for card in args.fit_cards:
         out += ["--card", card]
-    out += ["--memory", args.fit_memory] if args.fit_memory else []
+    for size in args.fit_memory:
+        out += ["--memory", size]
     price = getattr(args, "price_per_hour", None)
     if price is not None:
         out += ["--price-per-hour", repr(price), "--currency", getattr(args, "currency", None) or "USD"]

@@ -43,9 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--card", dest="cards", action="append", type=card_argument, default=[], metavar="NAME",
                    help='with --fit-only: plan for a card of rated.csv (repeatable, side by side), e.g. --card '
                         '"Ascend 910B3"')
-    p.add_argument("--memory", type=memory_argument, default=None, metavar="SIZE",
-                   help="with --fit-only: plan for a card of this memory, e.g. 32GB (GB read as GiB, as cards are "
-                        "sold)")
+    p.add_argument("--memory", dest="memory", action="append", type=memory_argument, default=[], metavar="SIZE",
+                   help="with --fit-only: plan for a card of this memory (repeatable), e.g. 32GB (GB read as GiB, "
+                        "as cards are sold)")
     p.add_argument("--price-per-hour", dest="price_per_hour", type=positive_float, default=None, metavar="PRICE",
                    help="with --fit-only: a card's price an hour, for the cost per million tokens at the decode bound")
     p.add_argument("--currency", default="USD", help="currency of --price-per-hour (default USD)")
@@ -78,8 +78,7 @@ def versions() -> dict[str, str]:
 def targets(args: argparse.Namespace, dtype: str, free: int | None) -> list[Target]:
     """The cards and the size asked for, else this device's free memory now (none when it cannot be told)."""
     found = [card_target(card, dtype) for card in args.cards]
-    if args.memory:
-        found.append(Target(format_bytes(args.memory), "size", args.memory))
+    found += [Target(format_bytes(size), "size", size) for size in args.memory]
     if not found and free:
         found.append(Target("", "free", free))
     return found
