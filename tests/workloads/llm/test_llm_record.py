@@ -120,3 +120,14 @@ def test_one_cell_with_pp_and_tg_declares_every_figure_and_its_families(monkeypa
 def test_llama_bench_s_figures_are_rates_in_tokens_a_second(key):
     assert LlmResult.figure(key).unit == "tokens/s" and LlmResult.figure(key).kind == "rate"
     assert LlmResult.figure("tg_stddev_tokens_per_s") is None   # a test without its length names no figure
+
+
+def test_a_plan_from_weights_reads_config_json_alone(monkeypatch, tmp_path):
+    """`cardbench fit --weights DIR`: the checkpoint's config.json is all the plan reads (no weight file here)."""
+    (tmp_path / "config.json").write_text(json.dumps({
+        "model_type": "qwen2", "vocab_size": 152064, "hidden_size": 3584, "intermediate_size": 18944,
+        "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+        "max_position_embeddings": 32768, "rope_theta": 1000000.0, "rms_norm_eps": 1e-06}))
+    m = _result(monkeypatch, "--fit-only", "--weights", str(tmp_path), "--memory", "32GB")
+    assert m["model_size"] == "Qwen2.5-7B" and m["fit_accelerate_bytes"] == 7_615_616_512 * 2
+    assert m["fit"][0]["targets"][0]["fits"] and m["fit"][1]["targets"][0]["largest_batch"] == 9   # LoRA at 256
