@@ -26,6 +26,8 @@ judged here, with the reason):
   the collectives: right results; the opscan: no crash and no hang.
 - the LoRA fine-tune of Llama-3.1-8B, bf16, seq 2048, one card: MFU >= 40 % (issue 25; PaLM appendix B FLOPs
   against the rated bf16 peak).
+- the fit's two sides (bench/fit_two_sided.py, issue 40 item 5): at the plan's largest batch Llama-3.1-8B's
+  inference and LoRA run, one more runs out or is refused: 0 wrong answers.
 
 ``--cpu-scale`` runs every step on the CPU with sizes scaled down (seconds each), so
 a machine without a GPU shows the script works end to end; what needs CUDA (CUDA
@@ -54,7 +56,7 @@ PCIE_PAYLOAD_SHARE = 256 / (256 + 24)
 NVML_FIELDS = ("name", "uuid", "driver_version", "mem_total_bytes", "mem_used_bytes", "util_gpu_pct",
                "temperature_c", "power_w", "power_limit_w", "sm_clock_mhz", "mem_clock_mhz", "pcie_gen",
                "pcie_width", "ecc_uncorrected", "throttle_reasons")
-STEP_NAMES = ("doctor", "devices", "microbench", "resnet50", "generate", "opscan", "finetune")
+STEP_NAMES = ("doctor", "devices", "microbench", "resnet50", "generate", "opscan", "finetune", "fit")
 
 
 class Acceptance:
@@ -304,9 +306,35 @@ def finetune(run: Acceptance) -> None:
                note=f"{m.get('mfu_formula')}; against {m.get('rated_words')}" if m else "no result")
 
 
+def fit(run: Acceptance) -> None:
+    """The fit's two sides on the card (bench/fit_two_sided.py): the plan's largest batch runs, one more runs out or
+    is refused, for inference and a LoRA fine-tune of Llama-3.1-8B at 4096 tokens (tiny under a cap on the CPU)."""
+    if run.cpu:   # minutes on the CPU, and a cap stands in for the card: the bench runs it on its own
+        run.skip("fit", "on the CPU the two sides are bench/fit_two_sided.py's (tiny under a cap, a few minutes)")
+        return
+    argv = ["--device", run.device, "--models", "Llama-3.1-8B"]
+    limit = max(1.0, min(run.left_s(), 300))
+    command = [sys.executable, str(REPO / "bench" / "fit_two_sided.py"), *argv, "--timeout-s", f"{limit / 4:.0f}"]
+    say(f"[fit] bench/fit_two_sided.py {' '.join(argv)} (up to {limit:.0f} s)")
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(command, cwd=REPO, capture_output=True, timeout=limit,
+                              env=dict(os.environ, PYTHONPATH=_pythonpath()))
+    except subprocess.TimeoutExpired as exc:
+        run.record("fit", None, time.monotonic() - t0, f"stopped after {limit:.0f} s", argv, exc.stderr)
+        return
+    report = json.loads(proc.stdout) if proc.stdout.strip().startswith(b"{") else {}
+    run.record("fit", 0 if report else proc.returncode, time.monotonic() - t0,
+               None if report else _error_of(proc.stderr, None), argv, proc.stderr)
+    rows = report.get("rows") or []
+    run.figure("fit_two_sided_wrong_answers", report.get("wrong_answers"), "answers", "0", lambda v: v == 0,
+               note="; ".join(f"{r['model']} {r['use']} {r['side']} batch {r['batch']}: {r.get('status')}, "
+                              f"peak {r.get('peak_bytes')} B of {r.get('room_bytes')} B" for r in rows))
+
+
 STEPS: dict[str, Callable[[Acceptance], None]] = {"doctor": doctor, "devices": devices, "microbench": microbench,
                                                    "resnet50": resnet50, "generate": generate, "opscan": opscan,
-                                                   "finetune": finetune}
+                                                   "finetune": finetune, "fit": fit}
 
 
 def _share(fraction: float | None) -> str:

@@ -100,7 +100,7 @@ def test_bad_arguments_are_one_line_and_exit_2():
                           text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
-        "gpu_acceptance: --steps: unknown step bogus; use some of doctor,devices,microbench,resnet50,generate,opscan,finetune "
+        "gpu_acceptance: --steps: unknown step bogus; use some of doctor,devices,microbench,resnet50,generate,opscan,finetune,fit "
         "(see --help)"]
 
 
@@ -119,3 +119,20 @@ def test_a_step_the_budget_leaves_no_time_for_is_said_and_fails_the_run(monkeypa
     report = json.loads(capsys.readouterr().out)
     assert report["steps"]["opscan"]["skipped"] == "the 60 s budget was spent"
     assert "opscan" in report["failed_steps"] and report["within_budget"] is False and code == 1
+
+
+def test_a_wrong_side_of_the_fit_on_the_card_misses_its_goal(monkeypatch, capsys, tmp_path):
+    """The fit's two sides on a GPU (bench/fit_two_sided.py, issue 40 item 5): one wrong answer misses the goal."""
+    module = load()
+    rows = [{"model": "Llama-3.1-8B", "use": "inference", "side": "largest", "batch": 47, "status": "ok",
+             "peak_bytes": 70 * 2**30, "room_bytes": 80 * 2**30, "holds": True},
+            {"model": "Llama-3.1-8B", "use": "inference", "side": "beyond", "batch": 48, "status": "ok",
+             "peak_bytes": 71 * 2**30, "room_bytes": 80 * 2**30, "holds": False}]
+    said = json.dumps({"rows": rows, "wrong_answers": 1}).encode()
+    monkeypatch.setattr(module, "_gpu_count", lambda: 1)
+    monkeypatch.setattr(module.subprocess, "run", lambda command, **kw: subprocess.CompletedProcess(command, 1, said, b""))
+    code = module.main(["--steps", "fit", "--runs-dir", str(tmp_path)])
+    report = json.loads(capsys.readouterr().out)
+    figure = next(f for f in report["figures"] if f["name"] == "fit_two_sided_wrong_answers")
+    assert figure["value"] == 1 and figure["met"] is False and "beyond batch 48: ok" in figure["note"]
+    assert report["goals_missed"] == ["fit_two_sided_wrong_answers"] and code == 1

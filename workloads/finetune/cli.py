@@ -23,6 +23,10 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     config = check(args)
     arguments_checked()
+    if args.fit_only:   # the plan alone: nothing built, no ranks started
+        from workloads.finetune import fit_only
+
+        return fit_only.run(emitter, args, config)
     code = data_parallel.relaunched(emitter, f"workloads.{WORKLOAD}", args, argv)
     if code is not None:
         return code

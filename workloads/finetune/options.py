@@ -12,6 +12,7 @@ from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_
 from workloads.finetune import budget
 from workloads.finetune.flops import TARGETS
 from workloads.finetune.spec import BATCH_SIZE, SEQ_LEN, SPEC, STEPS
+from workloads.models.llama import fit_args
 from workloads.models.llama.presets import LlamaConfig, known_models, preset
 
 WORKLOAD = SPEC.name
@@ -57,6 +58,10 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--threads", metavar="N", type=positive_int, default=None, help="torch CPU threads")
     p.add_argument("--gpus", default=None, metavar="N|all",
                    help="shard over N devices with FSDP2 (torchrun); with --device cpu, N CPU processes (gloo)")
+    p.add_argument("--fit-only", action="store_true",
+                   help="print the memory plan (inference, LoRA and full training, with and without checkpointing) "
+                        "against this device's free memory, or the --card / --memory given; train nothing")
+    fit_args.add_arguments(p)
     multinode.add_multinode_arguments(p)
     return p
 
@@ -109,6 +114,8 @@ def check_batch(batch: int, world: int, accum: int) -> int:
 def check(args: Any) -> LlamaConfig:
     """Every refusal the options alone decide; the model's shape."""
     multinode.check(args)
+    if fit_args.refusal(args):
+        raise WorkloadError(fit_args.refusal(args), hint="add --fit-only, or leave them out to train on this device")
     config, name = model_config(args)
     if args.seq_len > config.max_position_embeddings:
         raise WorkloadError(f"--seq-len {args.seq_len} is beyond {name}'s context of {config.max_position_embeddings}",
@@ -129,7 +136,8 @@ def check(args: Any) -> LlamaConfig:
             raise WorkloadError("--check-against-cpu needs the same steps on both sides; dropout draws differ",
                                 hint="use --lora-dropout 0")
     file_bytes = check_text_file(args.data) if args.data is not None else None
-    budget.check_host(args, config, name, world, file_bytes)
+    if not args.fit_only:   # a plan builds nothing: what it says is whether a card would hold it
+        budget.check_host(args, config, name, world, file_bytes)
     if multinode.is_multinode(args) and args.gpus is None and not data_parallel.in_worker():
         raise WorkloadError("--nnodes and --rdzv-endpoint need --gpus N|all: the processes on each node")
     return config

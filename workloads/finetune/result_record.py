@@ -8,20 +8,23 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 # the unit "table" by another name: in the class body TABLE is the report's table (a ClassVar), not the unit
-from workloads.result_record import NESTED, BYTES, COUNT, FRACTION, SECONDS, TEXT, Record, figure
+from workloads.models.llama.fit_record import FitFigures
+from workloads.result_record import NESTED, BYTES, COUNT, FRACTION, SECONDS, TEXT, figure
 
 _OWN = "workload.finetune.metric."
 _SHARED = "workload.shared.metric."
 
 
 @dataclass
-class FinetuneResult(Record):
+class FinetuneResult(FitFigures):
     HEADLINE: ClassVar[str] = "tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tokens_per_s", "tokens_per_s_per_device", "mfu", "mfu_formula",
         "rated_tflops", "peak_memory_bytes", "peak_memory_growth_bytes", "fit_estimate_bytes", "data_wait_fraction", "trainable_parameters",
         "first_loss", "cpu_check", "steps", "total_s")
     LINE: ClassVar[tuple[str, ...]] = ("final_loss", "mfu")
     COST_BASIS: ClassVar[str | None] = "tokens"
+    # a --fit-only run's plan (its figures are FitFigures', inherited); a training run has none and no such table
+    REPORT_TABLE: ClassVar[str | None] = "workloads.models.llama.fit_table:report_table"
 
     tokens_per_s: float | None = figure(_OWN + "tokens_per_s", "tokens/s")
     tokens_per_s_per_device: float | None = figure(_OWN + "tokens_per_s_per_device", "tokens/s")

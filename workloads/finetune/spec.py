@@ -30,6 +30,10 @@ SPEC = WorkloadSpec(
         Param("data", "data", "--data", "synthetic", placeholder="synthetic | FILE (.txt, .jsonl)",
               omit=("synthetic",)),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("fit_only", "fit estimate only", "--fit-only", "off", "switch", SWITCH),
+        # the plan for a card before it is rented (with fit only): a rated.csv name, or a size
+        Param("card", "fit: plan for card", "--card", "", placeholder="this device (Ascend 910B3, H100-SXM...)"),
+        Param("memory", "fit: plan for memory", "--memory", "", placeholder="this device (32GB, 80GiB...)"),
     ),
     suite=SuiteArgs(
         # the standard suite only: the quick suite's CPU budget holds resnet50 and generate

@@ -20,7 +20,9 @@ from typing import Sequence
 
 from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
 from workloads.facts.formatting import format_bytes
-from workloads.llm.plan import int_list, make_plan
+from workloads.llm import fit_only
+from workloads.models.llama import fit_args
+from workloads.llm.plan import identity, int_list, make_plan
 from workloads.models.llama.presets import known_models
 from workloads.llm.result_record import LlmResult
 
@@ -56,7 +58,9 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--compile", action="store_true", help="torch.compile the decode step")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and prompts (default 0)")
     p.add_argument("--fit-only", action="store_true",
-                   help="print the memory estimate (inference, AdamW and LoRA training) against the device; run nothing")
+                   help="print the memory plan (inference, LoRA and full training) against the device, or the "
+                        "--card / --memory given; run nothing")
+    fit_args.add_arguments(p)
     return p
 
 
@@ -70,11 +74,17 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as generate: 2 MB pages stream weights faster on the CPU
     args = build_parser().parse_args(argv)
     plan = make_plan(args, on_cpu=False)
+    if fit_args.refusal(args):
+        from workloads.child.harness import WorkloadError
+
+        raise WorkloadError(fit_args.refusal(args), hint="add --fit-only, or leave them out to measure this device")
     if args.cuda_graphs and args.compile:
         from workloads.child.harness import WorkloadError
 
         raise WorkloadError("--compile and --cuda-graphs are exclusive", hint="--compile already uses CUDA graphs")
     arguments_checked()
+    if args.fit_only and fit_args.named(args):   # cards or a size named: a plan, no device, no torch
+        return fit_only.run_named(emitter, args, plan)
 
     import torch
 
@@ -91,24 +101,23 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     for name, error in skipped:
         emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
     free = dev.free_bytes(device)
-    first = plan.cells[0]
-    table = fit.fit_table(plan.config, first.batch, first.context, first.input_len, element_size, free)
-    most = run.largest(plan, element_size, free)
-    run.log_fit(plan, table, dtype_name, free, most)
+    fitted = fit_only.figures(args, plan, dtype_name, element_size, free)
+    fit_only.log_table(fitted)
     if args.fit_only:
-        emitter.result(LlmResult.of({**run.fit_metrics(plan, table, dtype_name, free), **most}))
+        emitter.result(LlmResult.of({**identity(plan), "dtype": dtype_name, **fitted}))
         return 0
     smallest = min(fit.inference(plan.config, c.batch, c.context, c.input_len, element_size).total for c in plan.cells)
     if free is not None and smallest > free:  # refused before the model takes memory: no cell could run
         from workloads.child.harness import WorkloadError
 
         raise WorkloadError(f"{plan.model} in {dtype_name} needs about {format_bytes(smallest)} for its smallest cell "
-                            f"(weights {format_bytes(table[0]['weights_bytes'])}); {device} has {format_bytes(free)} "
+                            f"(weights {format_bytes(fitted['fit'][0]['weights_bytes'])}); {device} has "
+                            f"{format_bytes(free)} "
                             "free",
                             hint="a smaller preset, --dtype bf16, or --fit-only for the estimate alone")
     torch.manual_seed(args.seed)
     metrics = run.measure(args, plan, device, inference_dtype.DTYPES[dtype_name], emitter, free)
-    metrics.update(dtype=dtype_name, fit=table, free_bytes=free, **most)
+    metrics.update(dtype=dtype_name, **fitted)
     emitter.result(LlmResult.of(metrics))
     run.log_summary(metrics)
     return 0

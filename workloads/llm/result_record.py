@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from workloads.result_record import BYTES, COUNT, FRACTION, NESTED, SECONDS, TEXT, Family, Record, figure
+from workloads.models.llama.fit_record import FitFigures
+from workloads.result_record import BYTES, COUNT, FRACTION, NESTED, SECONDS, TEXT, Family, figure
 
 _RATE = "tokens/s"
 # llama-bench's tests of n tokens (`workloads.llm.cells.llama_bench`): each one's mean, sample stddev and the rate of
@@ -31,7 +32,7 @@ _BENCH = (
 
 
 @dataclass
-class LlmResult(Record):
+class LlmResult(FitFigures):
     HEADLINE: ClassVar[str] = "tg_tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tg_tokens_per_s", "pp_tokens_per_s", "decode_tokens_per_s",
         "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "ttft_s", "tpot_p50_s",
@@ -84,8 +85,7 @@ class LlmResult(Record):
     rated_tflops: float | None = figure("workload.shared.metric.peak_tflops", "TFLOP/s", kind="number")
     rated_source: str | None = figure("workload.shared.metric.rated_source", TEXT)
     peak_memory_kind: str | None = figure("workload.shared.metric.peak_memory_kind", TEXT)
-    # the fit (every run, and all a --fit-only run gives)
-    fit: list[dict[str, Any]] | None = figure("workload.llm.metric.fit", NESTED)
+    # the fit (every run, and all a --fit-only run gives): the plan's figures are FitFigures', inherited
     free_bytes: int | None = figure("workload.llm.metric.free_bytes", BYTES)
     largest_batch: int | None = figure("workload.llm.metric.largest_batch", COUNT)
     largest_context: int | None = figure("workload.llm.metric.largest_context", COUNT)

@@ -20,10 +20,8 @@ from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
 from workloads.facts.formatting import format_bytes
 from workloads.facts.rated import rated_peak
-from workloads.facts.text_table import text_lines
 from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
-from workloads.llm import against, cells, fit_table, table as cells_table
-from workloads.models.llama import fit
+from workloads.llm import against, cells, table as cells_table
 from workloads.models.llama.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
 from workloads.models.llama.presets import PRESETS
@@ -39,32 +37,6 @@ def config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: 
             "sweep": plan.sweep, "cells": len(plan.cells), "repeat": args.repeat, "pp": plan.pp, "tg": plan.tg,
             "repetitions": args.repetitions, "dtype": dtype_name, "device": str(device),
             "cuda_graphs": args.cuda_graphs, "compile": args.compile, "total_steps": len(plan.cells)}
-
-
-def largest(plan: Plan, element_size: int, free: int | None) -> dict[str, Any]:
-    """The largest batch at the first cell's context, and the longest context at its batch, that fit ``free``."""
-    if not free:
-        return {"largest_batch": None, "largest_context": None}
-    first = plan.cells[0]
-    return {"largest_batch": fit.largest_batch(plan.config, first.context, first.input_len, element_size, free),
-            "largest_context": fit.largest_context(plan.config, first.batch, element_size, free)}
-
-
-def log_fit(plan: Plan, table: list[dict], dtype_name: str, free: int | None, most: dict[str, Any]) -> None:
-    """The fit as the table a --fit-only run's report shows (`workloads.llm.fit_table`), and what fits at most."""
-    first = plan.cells[0]
-    for line in text_lines(*fit_table.report_table(fit_metrics(plan, table, dtype_name, free))):
-        log(line)
-    if most["largest_batch"] is not None:
-        log(f"  inference at most: batch {most['largest_batch']} at {first.context} positions; "
-            f"{most['largest_context']:,} positions at batch {first.batch}")
-
-
-def fit_metrics(plan: Plan, table: list[dict], dtype_name: str, free: int | None) -> dict[str, Any]:
-    """The result's figures of the fit: the estimate's table at the first cell, against the free memory."""
-    first = plan.cells[0]
-    return {"model_size": plan.model, "dtype": dtype_name, "fit": table, "free_bytes": free,
-            "input_len": first.input_len, "output_len": first.output_len, "batch_size": first.batch}
 
 
 def _rss() -> int | None:

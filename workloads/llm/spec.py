@@ -39,6 +39,9 @@ SPEC = WorkloadSpec(
         Param("cuda_graphs", "CUDA graphs", "--cuda-graphs", "off", "switch", SWITCH),
         Param("compile", "torch.compile", "--compile", "off", "switch", SWITCH),
         Param("fit_only", "fit estimate only", "--fit-only", "off", "switch", SWITCH),
+        # the plan for a card before it is rented (with fit only): a rated.csv name, or a size
+        Param("card", "fit: plan for card", "--card", "", placeholder="this device (Ascend 910B3, H100-SXM...)"),
+        Param("memory", "fit: plan for memory", "--memory", "", placeholder="this device (32GB, 80GiB...)"),
         Param("weights", "weights dir", "--weights", "", placeholder="random (a local HF checkpoint dir)"),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
     ),

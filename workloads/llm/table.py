@@ -1,5 +1,5 @@
 """The readiness cells as the report's table, in English and Chinese, and as run.log's lines (torch-free); a
---fit-only run, which has no cells, has its memory fit as its table (`workloads.llm.fit_table`)."""
+--fit-only run, which has no cells, has its memory fit as its table (`workloads.models.llama.fit_table`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from workloads.catalogue import Message, message, message_id_of
 from workloads.facts.formatting import percent
 from workloads.facts.missing import NA
 from workloads.facts.text_table import text_lines
-from workloads.llm import fit_table
+from workloads.models.llama import fit_table
 
 COLUMNS: tuple[tuple[str, Message], ...] = (
     ("input_len", Message("workload.llm.column.input_len")),

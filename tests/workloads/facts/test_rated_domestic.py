@@ -96,7 +96,12 @@ def test_published_figures_are_the_makers_and_the_rest_are_blank():
     s5000 = rated.lookup("MTT S5000")
     assert (s5000.get("memory_gb").value, s5000.get("memory_gbps").value) == (80, 1600)
     assert s5000.get("fp8_tflops") is None and s5000.get("bf16_tflops") is None
-    for name in ("910B3", "910B2C", "310P3", "MLU370-X4", "MLU590", "MetaX C500", "MXC550", "S60 [Enflame]",
+    # the 910B3's memory and bandwidth are CANN's own Atlas A2 figures (its migration guide), for `cardbench fit`;
+    # no peak is published per variant, so its compute shares still read N/A
+    b3 = rated.lookup("910B3")
+    assert {k: f.value for k, f in b3.figures.items()} == {"memory_gb": 64, "memory_gbps": 1600}
+    assert rated.rated_peak("Ascend 910B3", "bf16") is None and rated.rated_peak("Ascend 910B3", "fp16") is None
+    for name in ("910B2C", "310P3", "MLU370-X4", "MLU590", "MetaX C500", "MXC550", "S60 [Enflame]",
                  "Kunlunxin P800", "K100", "K100_AI", "Z100"):
         assert rated.lookup(name).figures == {}, name   # looked for, not published: every share reads N/A
 

@@ -91,3 +91,17 @@ def test_palm_flops_count_lora_weight_gradients_of_the_adapters_only():
     # an untied embedding is a lookup: not in N
     assert n == SMALL.parameter_count() - SMALL.vocab_size * SMALL.hidden_size
     assert flops.mfu(1000.0, 1e9, 1.0) == pytest.approx(1.0) and flops.mfu(1000.0, 1e9, None) is None
+
+
+def test_the_one_lora_estimate_is_the_real_adapters_count_on_the_tiny_preset():
+    """llm's fit and finetune count LoRA once (workloads.models.llama.fit.lora_parameters): the parameters the real
+    adapters hold on the tiny preset at r16 over every target, as `cardbench fit` and `finetune --fit-only` say."""
+    from workloads.models.llama import fit
+    from workloads.models.llama.presets import PRESETS
+
+    tiny = PRESETS["tiny"]
+    with torch.device("meta"):   # shapes only: nothing of its 19.7M parameters is allocated
+        model = Llama(tiny)
+    lora.apply(model, fit.TARGETS, fit.LORA_RANK, 32.0, 0.0)
+    assert lora.trainable(model) == fit.lora_parameters(tiny) == flops.adapter_parameters(tiny, 16, flops.TARGETS)
+    assert fit.training(tiny, 1, 64, 4, "lora").gradients == lora.trainable(model) * 4

@@ -11,7 +11,7 @@ import pytest
 
 from tui.figures import result_text
 from workloads.facts.formatting import format_bytes
-from workloads.llm import fit_table
+from workloads.models.llama import fit_table
 from workloads.llm.cli import main
 from workloads.llm.result_record import LlmResult
 from workloads.child import bandwidth
@@ -55,27 +55,50 @@ def test_a_fit_only_run_declares_every_figure(monkeypatch):
 def test_a_fit_only_run_has_its_fit_as_the_report_s_table_and_in_its_log(monkeypatch, capsys):
     m = _result(monkeypatch, "--fit-only", "--input-len", "100", "--output-len", "28", "--batch-size", "2")
     heading, columns, rows = LlmResult.printer("REPORT_TABLE")(m)
-    assert rows[3][0]("zh") == "训练：LoRA r16"
-    assert [str(r[0]) for r in rows] == [r["use"] for r in m["fit"]] == [
-        "inference", "train AdamW full", "train AdamW full, activation checkpointing", "train LoRA r16",
-        "train LoRA r16, activation checkpointing"]
+    assert [str(r[0]) for r in rows[:5]] == [r["use"] for r in m["fit"]] == [
+        "inference", "train LoRA r16", "train LoRA r16, activation checkpointing", "train AdamW full",
+        "train AdamW full, activation checkpointing"]
+    assert rows[1][0]("zh") == "训练：LoRA r16"
     inference = m["fit"][0]
     assert [str(c) for c in rows[0][1:3]] == [format_bytes(inference["total_bytes"]),
                                               format_bytes(inference["weights_bytes"])]
-    assert str(rows[0][-1]) == "fits" and rows[0][-1]("zh") == "容纳"   # a small model against the host's memory
-    assert heading("en").startswith("Memory fit of small in fp32 at batch 2 x 128 positions against ")
+    # a small model against this host's free memory: one verdict column, said as the free memory now
+    assert str(rows[0][-1]) == f"fits, batch <= {m['largest_batch']:,}" and rows[0][-1]("zh").startswith("容纳")
+    assert heading("en").startswith("Fit of small in fp32 at batch 2 x 128 positions (100 prompt tokens")
+    assert "this device's free memory now" in heading("en") and m["free_bytes"] > 0
     assert columns[3]("en") == "KV cache" and columns[3]("zh") == "KV 缓存"
     log = capsys.readouterr().err.splitlines()
-    for row in [columns, *rows]:   # the same cells in the log, as aligned columns
+    for row in [columns, *rows[:5]]:   # the same cells in the log, as aligned columns
         cells = [str(c) for c in row]
         assert any(re.search(r"\s+".join(map(re.escape, cells)) + r"$", line) for line in log), (cells, log)
 
 
-def test_a_use_that_does_not_fit_says_the_cards_it_needs():
+def test_a_fit_only_run_for_named_cards_reads_their_memory_not_this_host_s(monkeypatch):
+    m = _result(monkeypatch, "--fit-only", "--card", "Ascend 910B3", "--memory", "1MiB", "--price-per-hour", "3")
+    assert m["free_bytes"] is None and m["dtype"] == "bf16"   # auto plans a card in bf16, not the CPU's fp32
+    assert [t["name"] for t in m["fit_targets"]] == ["Huawei Ascend 910B3", "1 MiB"]
+    assert m["fit_targets"][0]["memory_bytes"] == 64 * 2**30
+    inference = m["fit"][0]["targets"]
+    assert inference[0]["fits"] and not inference[1]["fits"]   # 64 GiB holds the small model; 1 MiB does not
+    _says_every_figure_by_its_label(m)
+    heading, columns, rows = LlmResult.printer("REPORT_TABLE")(m)
+    assert [str(c) for c in columns[-2:]] == ["Huawei Ascend 910B3, 64.0 GiB rated", "a card of 1 MiB"]
+    said = {str(r[0]): r for r in rows}
+    decode = said["decode at batch 1, at most (rated bandwidth / bytes a step reads)"]
+    assert str(decode[-2]).startswith("at most ") and "1,600 GB/s" in str(decode[-2]) and decode[-1] == ""
+    cost = said["cost per million tokens at the decode bound, at 3 USD an hour"]
+    assert float(str(cost[-2])) == pytest.approx(3 / 3600 / m["fit_targets"][0]["decode_bound_tokens_per_s"] * 1e6,
+                                                 rel=1e-2)
+
+
+def test_a_use_that_does_not_fit_says_the_cards_it_needs_and_an_old_run_reads():
     row = {"use": "train AdamW full", "total_bytes": 3 * 2**30, "fits": False, "cards": 3}
-    assert str(fit_table.cell(row, "fits")) == "does not fit (3 cards)"
-    assert fit_table.cell(row, "total_bytes") == "3.0 GiB" and fit_table.cell(row, "weights_bytes") == "N/A"
-    assert str(fit_table.cell({"use": "inference", "fits": None}, "fits")) == "N/A"   # no free memory figure
+    old = {"fit": [row, {"use": "inference", "fits": True}], "free_bytes": 2**30}   # before the plan had targets
+    heading, columns, rows = fit_table.report_table(old)
+    assert str(rows[0][-1]) == "does not fit: 3 cards" and rows[0][-1]("zh") == "容纳不下：需 3 张卡"
+    assert rows[0][1] == "3.0 GiB" and rows[0][2] == "N/A" and str(rows[1][-1]) == "fits, batch <= N/A"
+    assert str(columns[-1]) == "this device's free memory now, 1.0 GiB"
+    assert str(fit_table.report_table({"fit": [row], "fit_targets": []})[2][0][-1]) == "N/A"   # no target
 
 
 def test_one_cell_with_pp_and_tg_declares_every_figure_and_its_families(monkeypatch):
@@ -97,3 +120,14 @@ def test_one_cell_with_pp_and_tg_declares_every_figure_and_its_families(monkeypa
 def test_llama_bench_s_figures_are_rates_in_tokens_a_second(key):
     assert LlmResult.figure(key).unit == "tokens/s" and LlmResult.figure(key).kind == "rate"
     assert LlmResult.figure("tg_stddev_tokens_per_s") is None   # a test without its length names no figure
+
+
+def test_a_plan_from_weights_reads_config_json_alone(monkeypatch, tmp_path):
+    """`cardbench fit --weights DIR`: the checkpoint's config.json is all the plan reads (no weight file here)."""
+    (tmp_path / "config.json").write_text(json.dumps({
+        "model_type": "qwen2", "vocab_size": 152064, "hidden_size": 3584, "intermediate_size": 18944,
+        "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+        "max_position_embeddings": 32768, "rope_theta": 1000000.0, "rms_norm_eps": 1e-06}))
+    m = _result(monkeypatch, "--fit-only", "--weights", str(tmp_path), "--memory", "32GB")
+    assert m["model_size"] == "Qwen2.5-7B" and m["fit_accelerate_bytes"] == 7_615_616_512 * 2
+    assert m["fit"][0]["targets"][0]["fits"] and m["fit"][1]["targets"][0]["largest_batch"] == 9   # LoRA at 256

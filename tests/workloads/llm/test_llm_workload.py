@@ -112,8 +112,8 @@ def test_fit_estimate_is_within_ten_percent_of_the_measured_peak(sweep_result):
                                           "model was built")
     assert abs(result["fit_estimate_error"]) < 0.10, result["fit_estimate_error"]
     assert [row["use"] for row in result["fit"]] == [
-        "inference", "train AdamW full", "train AdamW full, activation checkpointing", "train LoRA r16",
-        "train LoRA r16, activation checkpointing"]
+        "inference", "train LoRA r16", "train LoRA r16, activation checkpointing", "train AdamW full",
+        "train AdamW full, activation checkpointing"]
 
 
 def test_the_cpu_peak_is_reset_before_a_cell_so_an_earlier_peak_is_not_counted():
@@ -153,4 +153,5 @@ def test_fit_says_the_largest_batch_and_context_and_the_cards():
     full = fit.training(eight_b, 1, 2048, 2, "full")
     assert full.optimizer == eight_b.parameter_count() * 8 and fit.cards_needed(full.total, gb32) >= 5
     lora = fit.training(eight_b, 1, 2048, 2, "lora", checkpointing=True)
-    assert lora.total < gb32 and lora.gradients == fit.lora_parameters(eight_b) * 2
+    # finetune's step: the adapters' gradients are fp32, as their master weights (one estimate, issue 40)
+    assert lora.total < gb32 and lora.gradients == fit.lora_parameters(eight_b) * 4

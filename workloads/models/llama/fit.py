@@ -9,13 +9,15 @@ the count was checked against the peak RSS the CPU measures (tiny: 11,290 values
 (:data:`WORKSPACE_BYTES`) is what the math libraries hold however small the model (5-8 MiB on the CPU
 here; cuBLAS's workspace on a GPU).
 
-Training holds the weights, their gradients, AdamW's two fp32 moments, an fp32 master copy when the
-weights are in 16 bits, and the activations kept for the backward pass: per token and layer, the
+Training is counted as `cardbench finetune` runs it (:func:`step_memory`, the one training estimate llm's fit
+and finetune share): fp32 master weights and the 16-bit copies autocast makes of them, fp32 gradients and
+AdamW's two fp32 moments of what trains, and the activations kept for the backward pass: per token and layer, the
 inputs of every product and norm (``4 x hidden + 2 x q + 2 x kv + 4 x intermediate`` values, after
 Korthikanti et al. 2022, "Reducing Activation Recomputation", without dropout or attention scores as
 SDPA keeps none), or with activation checkpointing each block's input only plus one block recomputed;
 the logits and their gradient (``2 x vocabulary`` per token, fp32 for the loss) on top. LoRA freezes
-the weights (no gradient, no moments) and trains rank-r adapters on the seven projections of a layer.
+the weights (no gradient, no moments; held in bf16 under bf16 autocast) and trains rank-r adapters on the four
+products of a layer finetune wraps (:func:`lora_parameters`).
 
 Both count the host objects the model is built of (:func:`module_bytes`): each ``nn.Module`` and each
 parameter is a few hundred bytes to a few KB of Python and tensor bookkeeping whatever its width, so a
@@ -34,8 +36,10 @@ from dataclasses import dataclass
 from workloads.models.llama.presets import LlamaConfig
 
 ADAMW_STATE_BYTES = 8   # two fp32 moments a parameter
-MASTER_BYTES = 4        # the fp32 copy mixed precision updates, when the weights are 16-bit
+GRADIENT_BYTES = 4      # gradients of the fp32 master weights are fp32
 LORA_RANK = 16
+# the products a LoRA adapter can wrap (workloads/models/llama/model.py): q, k, v are one product, as gate and up
+TARGETS = ("qkv", "o_proj", "gate_up", "down_proj")
 WORKSPACE_BYTES = 8 * 2**20
 MODULE_BYTES = 2300     # one nn.Module on the host: its object, __dict__ and the ordered dicts of its members
 PARAMETER_BYTES = 700   # one parameter's Python object and tensor bookkeeping, its data counted apart
@@ -81,35 +85,76 @@ def inference(config: LlamaConfig, batch: int, context: int, prefill: int, eleme
                     activations=activations, modules=module_bytes(config))
 
 
-def _activations_per_token(config: LlamaConfig, element_size: int, checkpointing: bool) -> int:
+def activations(config: LlamaConfig, batch: int, seq_len: int, element_size: int, checkpointing: bool) -> int:
+    """Bytes a training step keeps for the backward pass (see the module's docstring), the logits' fp32 on top."""
     d, f, layers = config.hidden_size, config.intermediate_size, config.num_hidden_layers
     q = config.num_attention_heads * config.head_dim
     kv = config.num_key_value_heads * config.head_dim
     block = 4 * d + 2 * q + 2 * kv + 4 * f
     kept = layers * d + block if checkpointing else layers * block
     logits = 2 * config.vocab_size * 4
-    return kept * element_size + logits
+    return batch * seq_len * (kept * element_size + logits)
 
 
-def lora_parameters(config: LlamaConfig, rank: int = LORA_RANK) -> int:
-    """Adapter parameters: A (in x r) and B (r x out) on q, k, v, o, gate, up and down of every layer."""
+def product_shapes(config: LlamaConfig) -> dict[str, tuple[int, int]]:
+    """(in, out) of each product of one layer an adapter can wrap: q, k, v are one product here, as gate and up
+    (workloads/models/llama/model.py)."""
     d, f = config.hidden_size, config.intermediate_size
     q = config.num_attention_heads * config.head_dim
     kv = config.num_key_value_heads * config.head_dim
-    shapes = [(d, q), (d, kv), (d, kv), (q, d), (d, f), (d, f), (f, d)]
-    return config.num_hidden_layers * sum(rank * (n_in + n_out) for n_in, n_out in shapes)
+    return {"qkv": (d, q + 2 * kv), "o_proj": (q, d), "gate_up": (d, 2 * f), "down_proj": (f, d)}
+
+
+def lora_parameters(config: LlamaConfig, rank: int = LORA_RANK, targets: tuple[str, ...] = TARGETS) -> int:
+    """Adapter parameters as `cardbench finetune` builds them (workloads/finetune/lora.py): A (r x in) and B (out x r)
+    on each targeted product of every layer, q/k/v one product and gate/up one. peft on a transformers model wraps
+    q, k, v, gate and up apart, five more A matrices a layer: 40.4 M against these 35.55 M for Qwen2.5-7B at r16."""
+    shapes = product_shapes(config)
+    return config.num_hidden_layers * sum(rank * (n_in + n_out) for name, (n_in, n_out) in shapes.items()
+                                          if name in targets)
+
+
+def matmul_parameters(config: LlamaConfig) -> int:
+    """Parameters of the matrix products: every one but an untied input embedding table (a lookup, no product)."""
+    lookup = 0 if config.tie_word_embeddings else config.vocab_size * config.hidden_size
+    return config.parameter_count() - lookup
+
+
+def frozen_in_bf16(mode: str, amp: str) -> bool:
+    """LoRA under bf16 autocast holds its frozen base in bf16 (lora.hold_frozen_in): its weights never update."""
+    return mode == "lora" and amp == "bf16"
+
+
+def held_weight_bytes(config: LlamaConfig, mode: str, amp: str, rank: int, targets: tuple[str, ...]) -> int:
+    """Bytes of the parameters the model holds: fp32 (the master copy autocast reads), but a LoRA base in bf16
+    under bf16 autocast; LoRA's adapters are fp32 on top."""
+    adapters = lora_parameters(config, rank, targets) if mode == "lora" else 0
+    return config.parameter_count() * (2 if frozen_in_bf16(mode, amp) else 4) + adapters * 4
+
+
+def step_memory(config: LlamaConfig, batch: int, seq_len: int, amp: str, mode: str, checkpointing: bool,
+                rank: int = LORA_RANK, targets: tuple[str, ...] = TARGETS) -> Estimate:
+    """Bytes one device holds for a fine-tuning step of ``batch`` sequences as `cardbench finetune` runs it (``amp``:
+    off, fp16 or bf16): the weights as held (:func:`held_weight_bytes`) and the 16-bit copies autocast makes of fp32
+    ones for the step, fp32 gradients and AdamW moments of what trains, activations in the autocast dtype."""
+    trained = config.parameter_count() if mode == "full" else lora_parameters(config, rank, targets)
+    weights = held_weight_bytes(config, mode, amp, rank, targets)
+    autocast = amp != "off"
+    # autocast keeps a 16-bit copy of each fp32 weight for the step; a base already in bf16 is read as it is
+    cast = (trained if frozen_in_bf16(mode, amp) else config.parameter_count()) * 2 if autocast else 0
+    return Estimate(weights=weights + cast, activations=activations(config, batch, seq_len, 2 if autocast else 4,
+                                                                    checkpointing),
+                    gradients=trained * GRADIENT_BYTES, optimizer=trained * ADAMW_STATE_BYTES)
 
 
 def training(config: LlamaConfig, batch: int, seq_len: int, element_size: int, method: str = "full",
              checkpointing: bool = False, rank: int = LORA_RANK) -> Estimate:
-    """Bytes for one AdamW step of ``method`` ("full" or "lora") on ``batch`` sequences of ``seq_len`` tokens."""
-    params = config.parameter_count()
-    master = MASTER_BYTES if element_size < 4 else 0
-    trained = params if method == "full" else lora_parameters(config, rank)
-    weights = params * element_size + (0 if method == "full" else trained * element_size)
-    return Estimate(weights=weights + trained * master,
-                    activations=batch * seq_len * _activations_per_token(config, element_size, checkpointing),
-                    gradients=trained * element_size, optimizer=trained * ADAMW_STATE_BYTES,
+    """Bytes for one AdamW step of ``method`` ("full" or "lora") on ``batch`` sequences of ``seq_len`` tokens, as
+    `cardbench finetune` runs it in a 16-bit dtype (fp32 master weights under bf16 autocast) or in fp32; the
+    host's module objects on top (the one estimate llm's fit and finetune share, issue 40)."""
+    amp = "off" if element_size >= 4 else "bf16"
+    e = step_memory(config, batch, seq_len, amp, method, checkpointing, rank)
+    return Estimate(weights=e.weights, activations=e.activations, gradients=e.gradients, optimizer=e.optimizer,
                     modules=module_bytes(config))
 
 
