@@ -25,7 +25,8 @@ import torch.nn.functional as F  # noqa: E402
 
 from workloads.child import device as devices  # noqa: E402
 from workloads.facts.formatting import format_bytes  # noqa: E402
-from workloads.models.chunked_loss import chunk_rows, linear_cross_entropy  # noqa: E402
+from workloads.models.chunked_loss import linear_cross_entropy
+from workloads.models.loss_chunk import chunk_rows  # noqa: E402
 from workloads.models.llama.presets import preset  # noqa: E402
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}

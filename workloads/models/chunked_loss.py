@@ -18,14 +18,7 @@ from typing import Any
 
 import torch
 
-# one chunk's fp32 logits at most this many elements (128 MiB): big enough that each chunk's product is a full GEMM
-# on a card, small enough that a 152k vocabulary keeps a few hundred tokens a chunk
-CHUNK_ELEMENTS = 2**25
-
-
-def chunk_rows(vocab: int) -> int:
-    """Tokens a chunk, so that its logits stay under :data:`CHUNK_ELEMENTS`."""
-    return max(1, CHUNK_ELEMENTS // max(1, vocab))
+from workloads.models.loss_chunk import chunk_rows
 
 
 class _LinearCrossEntropy(torch.autograd.Function):

@@ -4,7 +4,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from workloads.models.chunked_loss import chunk_rows, linear_cross_entropy
+from workloads.models.chunked_loss import linear_cross_entropy
+from workloads.models.loss_chunk import chunk_rows
 from workloads.models.llama.model import Llama
 from workloads.models.llama.presets import preset
 from workloads.models.loss import lm_loss
