@@ -5,7 +5,9 @@ Run as ``python -m workloads.llm [options]`` (or ``cardbench run llm``). One cel
 their spread; each figure beside its bound (:mod:`~workloads.llm.cells`). A preset with random weights
 by default, nothing downloaded; ``--weights DIR`` loads a local Hugging Face checkpoint.
 ``--prompt TEXT`` (with ``--weights``) is the one cell's prompt, and its greedy continuation is logged.
-``--fit-only`` prints the memory estimate (inference and training) against the device and stops.
+``--fit-only`` prints the memory estimate (inference and training) against the device and stops;
+``--cold-start`` measures the time from a fresh process to the first token, phase by phase, and stops
+(:mod:`~workloads.llm.cold_start`).
 
 Events: ``start``; one ``step`` per cell (its decode tokens/s over all sequences); ``fallback`` when
 CUDA graphs or compile cannot run; one ``result`` whose ``cells`` the report shows as a table.
@@ -57,6 +59,10 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and prompts (default 0)")
     p.add_argument("--fit-only", action="store_true",
                    help="print the memory estimate (inference, AdamW and LoRA training) against the device; run nothing")
+    p.add_argument("--cold-start", nargs="?", const="cold", choices=("cold", "warm"), default=None,
+                   help="measure only the time from a fresh process to the first token, phase by phase (import, "
+                        "device, weights read, build, compile, first token); the weights' page cache is dropped "
+                        "first, or with 'warm' read once before")
     return p
 
 
@@ -74,7 +80,15 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         from workloads.child.harness import WorkloadError
 
         raise WorkloadError("--compile and --cuda-graphs are exclusive", hint="--compile already uses CUDA graphs")
+    if args.cold_start and args.fit_only:
+        from workloads.child.harness import WorkloadError
+
+        raise WorkloadError("--cold-start and --fit-only are exclusive", hint="each is a run of its own")
     arguments_checked()
+    if args.cold_start:   # torch stays out of this process: the cold start is a fresh one's
+        from workloads.llm import cold_start
+
+        return cold_start.run(emitter, args, plan, WORKLOAD)
 
     import torch
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from workloads.result_record import BYTES, COUNT, FRACTION, NESTED, SECONDS, TEXT, Family, Record, figure
+from workloads.cold_start.result_record import ColdStartFigures
+from workloads.result_record import BYTES, COUNT, FRACTION, NESTED, SECONDS, TEXT, Family, figure
 
 _RATE = "tokens/s"
 # llama-bench's tests of n tokens (`workloads.llm.cells.llama_bench`): each one's mean, sample stddev and the rate of
@@ -31,7 +32,7 @@ _BENCH = (
 
 
 @dataclass
-class LlmResult(Record):
+class LlmResult(ColdStartFigures):   # --cold-start's figures (workloads/cold_start)
     HEADLINE: ClassVar[str] = "tg_tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tg_tokens_per_s", "pp_tokens_per_s", "decode_tokens_per_s",
         "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "ttft_s", "tpot_p50_s",

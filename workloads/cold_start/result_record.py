@@ -1,0 +1,27 @@
+"""A cold start's figures, declared once for the records of the workloads that measure one (llm, finetune): each
+workload's record derives from :class:`ColdStartFigures`, so ``cardbench ready`` reads the same keys from either.
+
+Seconds per phase (`workloads.cold_start.split`), the read's bytes and its cold/warm state with the reason, and what
+the compile phase was (or why it is N/A).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workloads.result_record import BYTES, SECONDS, TEXT, Record, figure
+
+
+@dataclass
+class ColdStartFigures(Record):
+    cold_start_s: float | None = figure("cold_start.metric.total_s", SECONDS)
+    cold_start_import_s: float | None = figure("cold_start.metric.import_s", SECONDS)
+    cold_start_device_s: float | None = figure("cold_start.metric.device_s", SECONDS)
+    cold_start_read_s: float | None = figure("cold_start.metric.read_s", SECONDS)
+    cold_start_read_state: str | None = figure("cold_start.metric.read_state", TEXT)
+    cold_start_read_reason: str | None = figure("cold_start.metric.read_reason", TEXT)
+    cold_start_read_bytes: int | None = figure("cold_start.metric.read_bytes", BYTES)
+    cold_start_build_s: float | None = figure("cold_start.metric.build_s", SECONDS)
+    cold_start_compile_s: float | None = figure("cold_start.metric.compile_s", SECONDS)
+    cold_start_compile_note: str | None = figure("cold_start.metric.compile_note", TEXT)
+    cold_start_first_token_s: float | None = figure("cold_start.metric.first_token_s", SECONDS)

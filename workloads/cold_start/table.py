@@ -1,0 +1,61 @@
+"""A cold start's phases as the report's table (torch-free): each phase's seconds, its share of the total and what it
+measures, the read beside its bytes, rate and cold/warm state; run.log and the terminal print the same cells."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from workloads.catalogue import Message, message
+from workloads.facts.formatting import format_bytes, percent
+from workloads.facts.missing import NA, finite_or_none
+
+COLUMNS = (Message("cold_start.column.phase"), Message("cold_start.column.seconds"),
+           Message("cold_start.column.share"), Message("cold_start.column.what"))
+_OUTPUT = {"token": ("cold_start_first_token_s", "cold_start.phase.first_token", "cold_start.what.first_token"),
+           "step": ("cold_start_first_token_s", "cold_start.phase.first_step", "cold_start.what.first_step")}
+
+
+def has_cold_start(metrics: Mapping[str, Any]) -> bool:
+    return "cold_start_s" in metrics
+
+
+def _seconds(value: Any) -> str:
+    value = finite_or_none(value)
+    return NA if value is None else f"{value:.3f}"
+
+
+def _read_words(metrics: Mapping[str, Any]) -> Any:
+    size, seconds = finite_or_none(metrics.get("cold_start_read_bytes")), finite_or_none(metrics.get("cold_start_read_s"))
+    rate = f"{size / seconds / 1e9:.2f} GB/s" if size is not None and seconds else NA
+    state = str(metrics.get("cold_start_read_state") or NA)
+    said_state = Message(f"cold_start.state.{state}") if state in ("cold", "warm") else state
+    return message("cold_start.what.read", bytes=format_bytes(size), rate=rate, state=said_state,
+                   reason=str(metrics.get("cold_start_read_reason") or NA))
+
+
+def report_table(metrics: Mapping[str, Any], output: str = "token") -> tuple[Any, list[Any], list[list[Any]]]:
+    """The phases of a cold start (llm's: to the first token); no rows for a run without one."""
+    if not has_cold_start(metrics):
+        return "", list(COLUMNS), []
+    first_key, first_phase, first_what = _OUTPUT[output]
+    said_output = Message(f"cold_start.output.{output}")
+    total = finite_or_none(metrics.get("cold_start_s"))
+    phases = (("cold_start_import_s", "cold_start.phase.import", Message("cold_start.what.import")),
+              ("cold_start_device_s", "cold_start.phase.device", Message("cold_start.what.device")),
+              ("cold_start_read_s", "cold_start.phase.read", _read_words(metrics)),
+              ("cold_start_build_s", "cold_start.phase.build", Message("cold_start.what.build")),
+              ("cold_start_compile_s", "cold_start.phase.compile", str(metrics.get("cold_start_compile_note") or NA)),
+              (first_key, first_phase, Message(first_what)))
+    rows = []
+    for key, phase, what in phases:
+        value = finite_or_none(metrics.get(key))
+        share = percent(value / total) if value is not None and total else NA
+        rows.append([Message(phase), _seconds(value), share, what])
+    rows.append([Message("cold_start.phase.total"), _seconds(total), percent(1.0) if total else NA,
+                 message("cold_start.what.total", output=said_output)])
+    return message("cold_start.table.heading", output=said_output), list(COLUMNS), rows
+
+
+def step_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[Any]]]:
+    """finetune's: to the first optimizer step's loss."""
+    return report_table(metrics, "step")
