@@ -1,5 +1,5 @@
 """A cold start: the time from a fresh process to its first output (llm's first token, finetune's first step's loss),
-split into its phases (torch-free; the child's side is `workloads.child.cold_start`).
+split into its phases (torch-free; the child's side is `workloads.cold_start.child`).
 
 The workload's own process writes a preset's weights once (a child, so it holds no model itself), drops the weights'
 pages from the page cache (`page_cache`), then starts its package's child module with ``python -m`` (`spawn`), which

@@ -4,7 +4,7 @@
    scratch file in a temporary directory (removed at the end), so that there is a file to read; the workload's
    process itself never imports torch, so it holds neither a model nor a context on the card.
 2. The weights' pages are dropped from the page cache (`page_cache.drop`), or read once for ``--cold-start warm``.
-3. The measured child, a fresh process, stamps each phase (`workloads.child.cold_start`); `split` makes the figures.
+3. The measured child, a fresh process, stamps each phase (`workloads.cold_start.child`); `split` makes the figures.
 
 A child that fails leaves its error in :attr:`ColdStart.error`: the workload sends what was measured, then says it.
 """

@@ -1,6 +1,6 @@
 """A cold start's child started and read (torch-free): a fresh ``python -m`` of the workload's child module with this
 process's interpreter and environment; the wall clock just before the start, and each line the child writes
-(`workloads.child.cold_start.Stamper`: a phase's end, a note, an error).
+(`workloads.cold_start.child.Stamper`: a phase's end, a note, an error).
 
 The child's stderr is this process's (its log lines land in run.log as they come). A child that dies without its
 error line (killed, out of memory) is said by its exit status and the last phase it ended; what it stamped is kept.

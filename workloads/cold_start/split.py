@@ -1,6 +1,6 @@
 """A cold start's stamps as the result's figures (torch-free): each phase's seconds, from the end of the one before.
 
-The phases, in the order the child runs them (`workloads.child.cold_start`): the process started and torch imported
+The phases, in the order the child runs them (`workloads.cold_start.child`): the process started and torch imported
 (from the parent's wall clock just before the start: the interpreter's own start is in it), the device's first
 context, the weights read from storage into host memory, the model built and the weights moved onto the device, the
 first compile or graph capture (when one is asked for, else N/A with the reason), and the first output (llm's first

@@ -8,11 +8,13 @@ from typing import Any, Mapping
 from workloads.catalogue import Message, message
 from workloads.facts.formatting import format_bytes, percent
 from workloads.facts.missing import NA, finite_or_none
+from workloads.facts.text_table import text_lines
 
-COLUMNS = (Message("cold_start.column.phase"), Message("cold_start.column.seconds"),
-           Message("cold_start.column.share"), Message("cold_start.column.what"))
-_OUTPUT = {"token": ("cold_start_first_token_s", "cold_start.phase.first_token", "cold_start.what.first_token"),
-           "step": ("cold_start_first_token_s", "cold_start.phase.first_step", "cold_start.what.first_step")}
+COLUMNS = (Message("workload.cold_start.column.phase"), Message("workload.cold_start.column.seconds"),
+           Message("workload.cold_start.column.share"), Message("workload.cold_start.column.what"))
+# what differs between llm's first output (a token) and finetune's (a step): the last phase, and what the build held
+_OUTPUT = {"token": ("workload.cold_start.phase.first_token", "workload.cold_start.what.first_token", "workload.cold_start.what.build"),
+           "step": ("workload.cold_start.phase.first_step", "workload.cold_start.what.first_step", "workload.cold_start.what.build_step")}
 
 
 def has_cold_start(metrics: Mapping[str, Any]) -> bool:
@@ -28,8 +30,8 @@ def _read_words(metrics: Mapping[str, Any]) -> Any:
     size, seconds = finite_or_none(metrics.get("cold_start_read_bytes")), finite_or_none(metrics.get("cold_start_read_s"))
     rate = f"{size / seconds / 1e9:.2f} GB/s" if size is not None and seconds else NA
     state = str(metrics.get("cold_start_read_state") or NA)
-    said_state = Message(f"cold_start.state.{state}") if state in ("cold", "warm") else state
-    return message("cold_start.what.read", bytes=format_bytes(size), rate=rate, state=said_state,
+    said_state = Message(f"workload.cold_start.state.{state}") if state in ("cold", "warm") else state
+    return message("workload.cold_start.what.read", bytes=format_bytes(size), rate=rate, state=said_state,
                    reason=str(metrics.get("cold_start_read_reason") or NA))
 
 
@@ -37,25 +39,30 @@ def report_table(metrics: Mapping[str, Any], output: str = "token") -> tuple[Any
     """The phases of a cold start (llm's: to the first token); no rows for a run without one."""
     if not has_cold_start(metrics):
         return "", list(COLUMNS), []
-    first_key, first_phase, first_what = _OUTPUT[output]
-    said_output = Message(f"cold_start.output.{output}")
+    first_phase, first_what, build_what = _OUTPUT[output]
+    said_output = Message(f"workload.cold_start.output.{output}")
     total = finite_or_none(metrics.get("cold_start_s"))
-    phases = (("cold_start_import_s", "cold_start.phase.import", Message("cold_start.what.import")),
-              ("cold_start_device_s", "cold_start.phase.device", Message("cold_start.what.device")),
-              ("cold_start_read_s", "cold_start.phase.read", _read_words(metrics)),
-              ("cold_start_build_s", "cold_start.phase.build", Message("cold_start.what.build")),
-              ("cold_start_compile_s", "cold_start.phase.compile", str(metrics.get("cold_start_compile_note") or NA)),
-              (first_key, first_phase, Message(first_what)))
+    phases = (("cold_start_import_s", "workload.cold_start.phase.import", Message("workload.cold_start.what.import")),
+              ("cold_start_device_s", "workload.cold_start.phase.device", Message("workload.cold_start.what.device")),
+              ("cold_start_read_s", "workload.cold_start.phase.read", _read_words(metrics)),
+              ("cold_start_build_s", "workload.cold_start.phase.build", Message(build_what)),
+              ("cold_start_compile_s", "workload.cold_start.phase.compile", str(metrics.get("cold_start_compile_note") or NA)),
+              ("cold_start_first_token_s", first_phase, Message(first_what)))
     rows = []
     for key, phase, what in phases:
         value = finite_or_none(metrics.get(key))
         share = percent(value / total) if value is not None and total else NA
         rows.append([Message(phase), _seconds(value), share, what])
-    rows.append([Message("cold_start.phase.total"), _seconds(total), percent(1.0) if total else NA,
-                 message("cold_start.what.total", output=said_output)])
-    return message("cold_start.table.heading", output=said_output), list(COLUMNS), rows
+    rows.append([Message("workload.cold_start.phase.total"), _seconds(total), percent(1.0) if total else NA,
+                 message("workload.cold_start.what.total", output=said_output)])
+    return message("workload.cold_start.table.heading", output=said_output), list(COLUMNS), rows
 
 
 def step_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[Any]]]:
     """finetune's: to the first optimizer step's loss."""
     return report_table(metrics, "step")
+
+
+def lines(metrics: Mapping[str, Any], output: str = "token") -> list[str]:
+    """The table as aligned lines for run.log and the terminal: the report's cells."""
+    return text_lines(*report_table(metrics, output))

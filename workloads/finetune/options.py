@@ -57,6 +57,10 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--threads", metavar="N", type=positive_int, default=None, help="torch CPU threads")
     p.add_argument("--gpus", default=None, metavar="N|all",
                    help="shard over N devices with FSDP2 (torchrun); with --device cpu, N CPU processes (gloo)")
+    p.add_argument("--cold-start", nargs="?", const="cold", choices=("cold", "warm"), default=None,
+                   help="measure only the time from a fresh process to the first optimizer step's loss, phase by "
+                        "phase (import, device, weights read, build, compile, first step); the weights' page cache "
+                        "is dropped first, or with 'warm' read once before")
     multinode.add_multinode_arguments(p)
     return p
 

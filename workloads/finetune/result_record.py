@@ -26,7 +26,7 @@ class FinetuneResult(ColdStartFigures):   # --cold-start's figures (workloads/co
     REPORT_TABLE: ClassVar[str | None] = "workloads.cold_start.table:step_table"   # --cold-start's phases
 
     # --cold-start's first output is the first optimizer step's loss, not a token
-    cold_start_first_token_s: float | None = figure("cold_start.metric.first_step_s", SECONDS)
+    cold_start_first_token_s: float | None = figure("workload.cold_start.metric.first_step_s", SECONDS)
 
     tokens_per_s: float | None = figure(_OWN + "tokens_per_s", "tokens/s")
     tokens_per_s_per_device: float | None = figure(_OWN + "tokens_per_s_per_device", "tokens/s")

@@ -1,5 +1,5 @@
 """`python -m workloads.llm.cold_child REQUEST`: llm's cold start in a fresh process (`workloads.llm.cold_start`
-starts it; the shared half is `workloads.child.cold_start`).
+starts it; the shared half is `workloads.cold_start.child`).
 
 As ``role: prepare`` (untimed) it resolves the device, picks the dtype and writes a preset's weights. As
 ``role: measure`` it stamps, in order: its first line, its imports (torch first), the device's first context, the
@@ -17,7 +17,7 @@ import sys  # noqa: E402 - after the first stamp, as every import here
 import torch  # noqa: E402
 
 from workloads.child import device as dev  # noqa: E402
-from workloads.child.cold_start import (Stamper, child_main, config_of, first_context, load_into, prepare,  # noqa: E402
+from workloads.cold_start.child import (Stamper, child_main, config_of, first_context, load_into, prepare,  # noqa: E402
                                         read_weights)
 from workloads.errors import first_line  # noqa: E402
 from workloads.models import inference_dtype  # noqa: E402
