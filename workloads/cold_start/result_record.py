@@ -8,12 +8,17 @@ the compile phase was (or why it is N/A).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from workloads.result_record import BYTES, SECONDS, TEXT, Record, figure
 
 
 @dataclass
 class ColdStartFigures(Record):
+    # compare sets the phases side by side (a card's cold start against another's, a cold read against a warm one)
+    COMPARED: ClassVar[tuple[str, ...]] = ("cold_start_s", "cold_start_import_s", "cold_start_device_s",
+                                           "cold_start_read_s", "cold_start_build_s", "cold_start_compile_s",
+                                           "cold_start_first_token_s")
     cold_start_s: float | None = figure("workload.cold_start.metric.total_s", SECONDS)
     cold_start_import_s: float | None = figure("workload.cold_start.metric.import_s", SECONDS)
     cold_start_device_s: float | None = figure("workload.cold_start.metric.device_s", SECONDS)
