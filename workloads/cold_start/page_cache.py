@@ -23,6 +23,7 @@ from workloads.facts.formatting import percent
 COLD_AT = 0.05   # a few pages (the header a listing read, readahead of a neighbour) leave a read cold
 COLD, WARM = "cold", "warm"
 _DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+_IN_MEMORY = ("tmpfs", "ramfs", "hugetlbfs")
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,26 @@ def _resident_pages(path: Path, size: int) -> int | None:
 
 
 def _advise(path: Path) -> None:
+    """The file's pages dropped: flushed first (a file just copied in has dirty pages, which DONTNEED keeps)."""
     with open(path, "rb") as f:
+        try:
+            os.fsync(f.fileno())
+        except OSError:   # a filesystem that cannot flush a read-only file: DONTNEED still drops the clean pages
+            pass
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+
+
+def memory_filesystem(path: Path) -> str | None:
+    """The filesystem ``path`` is on when its pages are the storage itself (tmpfs, ramfs), else None."""
+    try:
+        with open("/proc/mounts") as mounts:
+            points = [line.split()[1:3] for line in mounts if len(line.split()) > 2]
+    except OSError:
+        return None
+    real = os.path.realpath(path)
+    under = [(point, kind) for point, kind in points if real == point or real.startswith(point.rstrip("/") + "/")]
+    kind = max(under, key=lambda found: len(found[0]))[1] if under else None
+    return kind if kind in _IN_MEMORY else None
 
 
 def _drop_all() -> str | None:
@@ -94,8 +113,14 @@ def _drop_all() -> str | None:
 
 def drop(paths: Sequence[Path], advise: Callable[[Path], None] = _advise,
          drop_all: Callable[[], str | None] = _drop_all,
-         measure: Callable[[Sequence[Path]], float | None] = resident_share) -> ReadState:
-    """Each file's pages dropped, the whole cache where they stay and root may, and the state the read will find."""
+         measure: Callable[[Sequence[Path]], float | None] = resident_share,
+         in_memory: Callable[[Path], str | None] = memory_filesystem) -> ReadState:
+    """Each file's pages dropped, the whole cache where they stay and root may, and the state the read will find.
+    A file on tmpfs is memory already: nothing is dropped, and the read is warm."""
+    for path in paths:
+        kind = in_memory(path)
+        if kind is not None:
+            return ReadState(WARM, f"{path.name} is on {kind}: its pages are memory, there is no storage to read from")
     refused = []
     for path in paths:
         try:
@@ -104,20 +129,25 @@ def drop(paths: Sequence[Path], advise: Callable[[Path], None] = _advise,
             refused.append(f"posix_fadvise refused on {path.name}: {first_line(exc)}")
     share = measure(paths)
     if share is not None and share <= COLD_AT:
-        return ReadState(COLD, f"page cache dropped (posix_fadvise); {percent(share)} of the bytes resident before the "
-                               "read (mincore)")
-    if share is not None:
-        why_not = drop_all()
-        after = measure(paths)
-        if why_not is None and after is not None and after <= COLD_AT:
-            return ReadState(COLD, f"page cache dropped (/proc/sys/vm/drop_caches); {percent(after)} of the bytes "
-                                   "resident before the read (mincore)")
-        refused.append(f"drop_caches: {why_not or 'done, yet pages stay'}")
-        share = after if after is not None else share
-        return ReadState(WARM, "; ".join(refused) + f"; {percent(share)} of the bytes still in the page cache (mincore)")
-    if refused:
-        return ReadState(WARM, "; ".join(refused) + "; the read is taken as warm")
-    return ReadState(COLD, "page cache dropped (posix_fadvise); not verified: mincore cannot count here")
+        return ReadState(COLD, f"page cache dropped (posix_fadvise); {percent(share)} of the bytes resident before "
+                               "the read (mincore)")
+    if share is None:
+        return (ReadState(WARM, "; ".join(refused) + "; the read is taken as warm") if refused else
+                ReadState(COLD, "page cache dropped (posix_fadvise); not verified: mincore cannot count here"))
+    return _drop_all_or_warm(paths, refused, share, drop_all, measure)
+
+
+def _drop_all_or_warm(paths: Sequence[Path], refused: list[str], share: float, drop_all: Callable[[], str | None],
+                      measure: Callable[[Sequence[Path]], float | None]) -> ReadState:
+    """Pages posix_fadvise left: the whole cache dropped where root may (a trial machine's), else a warm read."""
+    why_not = drop_all()
+    after = measure(paths)
+    if why_not is None and after is not None and after <= COLD_AT:
+        return ReadState(COLD, f"page cache dropped (/proc/sys/vm/drop_caches); {percent(after)} of the bytes "
+                               "resident before the read (mincore)")
+    refused.append(f"drop_caches: {why_not or 'done, yet pages stay'}")
+    share = after if after is not None else share
+    return ReadState(WARM, "; ".join(refused) + f"; {percent(share)} of the bytes still in the page cache (mincore)")
 
 
 def warm(paths: Sequence[Path]) -> ReadState:

@@ -11,6 +11,7 @@ A child that fails leaves its error in :attr:`ColdStart.error`: the workload sen
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,6 +26,14 @@ from workloads.models.checkpoint_files import weights_files
 SCRATCH_NAME = "preset_weights.pt"
 
 
+def _scratch_parent() -> str | None:
+    """Where a preset's weights are written: $TMPDIR when set, else /var/tmp (on the disk by convention; /tmp is
+    often tmpfs, whose pages are memory and cannot be read cold)."""
+    if os.environ.get("TMPDIR"):
+        return None
+    return "/var/tmp" if os.path.isdir("/var/tmp") and os.access("/var/tmp", os.W_OK) else None
+
+
 class ColdStart:
     """One cold start of ``module`` (the workload's child entry) for ``request`` (what the child builds and runs)."""
 
@@ -34,6 +43,7 @@ class ColdStart:
         self.scratch: Path | None = None
         self.prepared: dict[str, Any] = {}
         self.error: str | None = None
+        self.notes: dict[str, Any] = {}   # what the measured child said besides its stamps (its first output)
 
     def __enter__(self) -> "ColdStart":
         return self
@@ -46,7 +56,7 @@ class ColdStart:
         """The preparing child's notes: device, device_name, versions, dtype (and written_bytes for a preset)."""
         request = {**self.request, "role": "prepare"}
         if self.weights_dir is None:
-            self.scratch = Path(tempfile.mkdtemp(prefix="cardbench-cold-start-"))
+            self.scratch = Path(tempfile.mkdtemp(prefix="cardbench-cold-start-", dir=_scratch_parent()))
             request["write"] = str(self.scratch / SCRATCH_NAME)
         stamps = run_child(self.module, request)
         if stamps.error is not None:
@@ -74,7 +84,7 @@ class ColdStart:
         if self.scratch is not None:
             request["weights_file"] = str(files[0])
         stamps = run_child(self.module, request)
-        self.error = stamps.error
+        self.error, self.notes = stamps.error, stamps.notes
         figures = split.figures(stamps, state, sum(f.stat().st_size for f in files))
         started = split.interpreter_s(stamps)
         if started is not None:

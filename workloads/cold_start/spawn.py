@@ -71,4 +71,4 @@ def died(code: int, stamps: Stamps) -> str:
     how = f"killed by {signal.Signals(-code).name}" if code < 0 and -code in signal.Signals._value2member_map_ \
         else f"exit status {code}"
     last = max(stamps.at, key=stamps.at.__getitem__) if stamps.at else None
-    return f"the cold start's process ended ({how})" + (f" after its {last} phase" if last else " before its first phase")
+    return f"the child process ended ({how})" + (f" after its {last} phase" if last else " before its first phase")

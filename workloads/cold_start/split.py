@@ -43,7 +43,7 @@ def figures(stamps: Stamps, read: ReadState, read_bytes: int | None) -> dict[str
     out = {"cold_start_s": first - stamps.spawned if first is not None else None, **out}
     out.update(cold_start_read_state=read.state, cold_start_read_reason=read.reason,
                cold_start_read_bytes=read_bytes,
-               cold_start_compile_note=str(stamps.notes.get("compile_note") or ""))
+               cold_start_compile_note=stamps.notes.get("compile_note"))   # None: the child never got there
     return out
 
 

@@ -47,7 +47,7 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig, workload: str) -> int:
         if args.data is not None or args.grad_accum > 1:
             log("cold start: the first step is one synthetic micro-batch (--data and --grad-accum are not used)")
         metrics = cold.measure()
-    metrics.update(model_size=name, mode=args.mode, seq_len=args.seq_len, batch_size=args.batch_size,
+    metrics.update(first_loss=cold.notes.get("first_loss"), model_size=name, mode=args.mode, seq_len=args.seq_len, batch_size=args.batch_size,
                    precision_requested="fp32" if args.amp == "off" else args.amp, parameters=config.parameter_count())
     emitter.result(FinetuneResult.of(metrics))
     for line in table.lines(metrics, "step"):

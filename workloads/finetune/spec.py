@@ -12,6 +12,8 @@ STEPS, BATCH_SIZE, SEQ_LEN = 20, 8, 512
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
+    if any(a.split("=")[0] == "--cold-start" for a in args):   # one step, measured as a cold start's phase: no step events
+        return None
     return positive(config.get("steps")) or positive(option(args, "--steps")) or STEPS
 
 
@@ -30,6 +32,7 @@ SPEC = WorkloadSpec(
         Param("data", "data", "--data", "synthetic", placeholder="synthetic | FILE (.txt, .jsonl)",
               omit=("synthetic",)),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("cold_start", "cold start only", "--cold-start", "off", "switch", SWITCH),
     ),
     suite=SuiteArgs(
         # the standard suite only: the quick suite's CPU budget holds resnet50 and generate
