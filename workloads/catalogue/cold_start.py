@@ -17,6 +17,13 @@ WORDS: dict[str, tuple[str, str]] = {
                                      "冷启动：权重读取为冷读或热读"),
     "workload.cold_start.metric.read_reason": ("cold start: why the read is said cold or warm",
                                       "冷启动：判定冷读或热读的依据"),
+    "workload.cold_start.metric.read_how": ("cold start: how the read's state came about (its key)",
+                                            "冷启动：读取状态的成因（键）"),
+    "workload.cold_start.metric.read_resident": ("cold start: share of the weights' bytes in the page cache before "
+                                                 "the read (mincore)",
+                                                 "冷启动：读取前权重字节在页缓存中的比例（mincore）"),
+    "workload.cold_start.metric.read_refused": ("cold start: what refused to drop the page cache",
+                                                "冷启动：拒绝丢弃页缓存的原因"),
     "workload.cold_start.metric.read_bytes": ("cold start: weights bytes read",
                                      "冷启动：读取的权重字节数"),
     "workload.cold_start.metric.build_s": ("cold start: model built and moved to the device",
@@ -25,6 +32,10 @@ WORDS: dict[str, tuple[str, str]] = {
                                     "冷启动：首次编译或图捕获"),
     "workload.cold_start.metric.compile_note": ("cold start: what the compile phase was",
                                        "冷启动：编译阶段说明"),
+    "workload.cold_start.metric.compile_how": ("cold start: what the compile phase was (its key)",
+                                               "冷启动：编译阶段类别（键）"),
+    "workload.cold_start.metric.compile_error": ("cold start: the compile's error",
+                                                 "冷启动：编译错误"),
     "workload.cold_start.metric.first_token_s": ("cold start: first token (prefill of the prompt)",
                                         "冷启动：首个 token（提示词预填充）"),
     "workload.cold_start.metric.first_step_s": ("cold start: first optimizer step, its loss read",
@@ -63,6 +74,41 @@ WORDS: dict[str, tuple[str, str]] = {
                                    "一个批次的前向、反向与 AdamW 更新，读回其损失"),
     "workload.cold_start.what.total": ("from the parent's clock before `python -m` to the {output}",
                               "从父进程启动 `python -m` 前的时刻到{output}"),
+    # why a read is said cold or warm (workloads/cold_start/page_cache.py's ReadState.how); {resident}: the share of
+    # the bytes in the page cache before the read (mincore), {refused}: what the system refused, in its own words
+    "workload.cold_start.how.fadvise": ("page cache dropped (posix_fadvise); {resident} of the bytes resident before "
+                                        "the read (mincore)",
+                                        "已丢弃页缓存（posix_fadvise）；读取前 {resident} 的字节仍在页缓存中（mincore）"),
+    "workload.cold_start.how.drop_caches": ("page cache dropped (/proc/sys/vm/drop_caches); {resident} of the bytes "
+                                            "resident before the read (mincore)",
+                                            "已丢弃页缓存（/proc/sys/vm/drop_caches）；读取前 {resident} 的字节仍在页缓存中"
+                                            "（mincore）"),
+    "workload.cold_start.how.unverified": ("page cache dropped (posix_fadvise); not verified: mincore cannot count "
+                                           "here",
+                                           "已丢弃页缓存（posix_fadvise）；未经验证：此处无法用 mincore 计数"),
+    "workload.cold_start.how.refused": ("the page cache could not be dropped ({refused}); {resident} of the bytes in "
+                                        "the page cache before the read (mincore)",
+                                        "未能丢弃页缓存（{refused}）；读取前 {resident} 的字节在页缓存中（mincore）"),
+    "workload.cold_start.how.memory": ("the weights are memory already ({refused}): there is no storage to read "
+                                       "from",
+                                       "权重本身就在内存中（{refused}）：没有可读取的存储"),
+    "workload.cold_start.how.asked_warm": ("asked for warm: the files were read once before; {resident} of the bytes "
+                                           "resident before the read (mincore)",
+                                           "按要求热读：文件事先读过一遍；读取前 {resident} 的字节在页缓存中（mincore）"),
+    # what the compile phase was (the child's compile_how: workloads/llm/cold_child.py, workloads/finetune/cold_child.py)
+    "workload.cold_start.compile.off": ("N/A: no --compile (or --cuda-graphs) asked for",
+                                        "N/A：未要求 --compile（或 --cuda-graphs）"),
+    "workload.cold_start.compile.not_cuda": ("N/A: CUDA graphs need a cuda device",
+                                             "N/A：CUDA graphs 需要 cuda 设备"),
+    "workload.cold_start.compile.graph_captured": ("CUDA graph capture of the decode step",
+                                                   "解码步的 CUDA graph 捕获"),
+    "workload.cold_start.compile.decode_compiled": ("torch.compile of the decode step, its first call",
+                                                    "解码步的 torch.compile（首次调用）"),
+    "workload.cold_start.compile.model_compiled": ("torch.compile of the model: its first forward and backward "
+                                                   "(gradients dropped)",
+                                                   "模型的 torch.compile：首次前向与反向（梯度丢弃）"),
+    "workload.cold_start.compile.failed": ("failed ({error}); a run goes on eager",
+                                           "失败（{error}）；运行将以 eager 模式继续"),
     "workload.cold_start.state.cold": ("cold", "冷读"),
     "workload.cold_start.state.warm": ("warm", "热读"),
 }

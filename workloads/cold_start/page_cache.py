@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from workloads.cold_start.words import reason_message
 from workloads.errors import first_line
-from workloads.facts.formatting import percent
 
 COLD_AT = 0.05   # a few pages (the header a listing read, readahead of a neighbour) leave a read cold
 COLD, WARM = "cold", "warm"
@@ -28,10 +28,19 @@ _IN_MEMORY = ("tmpfs", "ramfs", "hugetlbfs")
 
 @dataclass(frozen=True)
 class ReadState:
-    """Whether the weights were read from the storage ("cold") or from memory ("warm"), and why it is said so."""
+    """Whether the weights were read from the storage ("cold") or from memory ("warm"), and why it is said so: how
+    the state came about (the catalogue's ``workload.cold_start.how.<how>``), the share of the bytes resident before
+    the read (mincore; None where it cannot count) and, where something was refused, what (the tool's words)."""
 
     state: str
-    reason: str
+    how: str
+    resident: float | None = None
+    refused: str = ""
+
+    @property
+    def reason(self) -> str:
+        """Why, in English (the result's; the report's table says it in either language from the parts)."""
+        return str(reason_message(self.how, self.resident, self.refused))
 
 
 def resident_share(paths: Sequence[Path]) -> float | None:
@@ -120,7 +129,7 @@ def drop(paths: Sequence[Path], advise: Callable[[Path], None] = _advise,
     for path in paths:
         kind = in_memory(path)
         if kind is not None:
-            return ReadState(WARM, f"{path.name} is on {kind}: its pages are memory, there is no storage to read from")
+            return ReadState(WARM, "memory", refused=f"{path.name} is on {kind}")
     refused = []
     for path in paths:
         try:
@@ -129,11 +138,9 @@ def drop(paths: Sequence[Path], advise: Callable[[Path], None] = _advise,
             refused.append(f"posix_fadvise refused on {path.name}: {first_line(exc)}")
     share = measure(paths)
     if share is not None and share <= COLD_AT:
-        return ReadState(COLD, f"page cache dropped (posix_fadvise); {percent(share)} of the bytes resident before "
-                               "the read (mincore)")
+        return ReadState(COLD, "fadvise", share)
     if share is None:
-        return (ReadState(WARM, "; ".join(refused) + "; the read is taken as warm") if refused else
-                ReadState(COLD, "page cache dropped (posix_fadvise); not verified: mincore cannot count here"))
+        return ReadState(WARM, "refused", refused="; ".join(refused)) if refused else ReadState(COLD, "unverified")
     return _drop_all_or_warm(paths, refused, share, drop_all, measure)
 
 
@@ -143,11 +150,10 @@ def _drop_all_or_warm(paths: Sequence[Path], refused: list[str], share: float, d
     why_not = drop_all()
     after = measure(paths)
     if why_not is None and after is not None and after <= COLD_AT:
-        return ReadState(COLD, f"page cache dropped (/proc/sys/vm/drop_caches); {percent(after)} of the bytes "
-                               "resident before the read (mincore)")
+        return ReadState(COLD, "drop_caches", after)
     refused.append(f"drop_caches: {why_not or 'done, yet pages stay'}")
     share = after if after is not None else share
-    return ReadState(WARM, "; ".join(refused) + f"; {percent(share)} of the bytes still in the page cache (mincore)")
+    return ReadState(WARM, "refused", share, "; ".join(refused))
 
 
 def warm(paths: Sequence[Path]) -> ReadState:
@@ -156,6 +162,4 @@ def warm(paths: Sequence[Path]) -> ReadState:
         with open(path, "rb") as f:
             while f.read(1 << 24):
                 pass
-    share = resident_share(paths)
-    said = f"; {percent(share)} of the bytes resident before the read (mincore)" if share is not None else ""
-    return ReadState(WARM, "asked for warm: the files were read once before" + said)
+    return ReadState(WARM, "asked_warm", resident_share(paths))

@@ -13,6 +13,7 @@ from typing import Any
 
 from workloads.cold_start.page_cache import ReadState
 from workloads.cold_start.spawn import Stamps
+from workloads.cold_start.words import compile_message
 
 # (figure key, the stamp that ends the phase): each phase runs from the stamp before it that is present
 PHASES = (
@@ -24,13 +25,15 @@ PHASES = (
     ("cold_start_first_token_s", "first"),
 )
 KEYS = ("cold_start_s", *(key for key, _ in PHASES), "cold_start_read_state", "cold_start_read_reason",
-        "cold_start_read_bytes", "cold_start_compile_note")
+        "cold_start_read_how", "cold_start_read_resident", "cold_start_read_refused", "cold_start_read_bytes",
+        "cold_start_compile_note", "cold_start_compile_how", "cold_start_compile_error")
 
 
 def figures(stamps: Stamps, read: ReadState, read_bytes: int | None) -> dict[str, Any]:
     """Every cold start figure; a phase the child did not end is None (N/A), and so is the total then. The child's
     note says what its compile phase was (or why there was none)."""
     out: dict[str, Any] = {}
+    how, error = stamps.notes.get("compile_how"), stamps.notes.get("compile_error")
     before = stamps.spawned
     for key, stamp in PHASES:
         at = stamps.at.get(stamp)
@@ -41,9 +44,13 @@ def figures(stamps: Stamps, read: ReadState, read_bytes: int | None) -> dict[str
             before = None
     first = stamps.at.get("first")
     out = {"cold_start_s": first - stamps.spawned if first is not None else None, **out}
-    out.update(cold_start_read_state=read.state, cold_start_read_reason=read.reason,
+    # the reason in English, and its parts, so the report says it in either language (`table`)
+    out.update(cold_start_read_state=read.state, cold_start_read_reason=read.reason, cold_start_read_how=read.how,
+               cold_start_read_resident=read.resident, cold_start_read_refused=read.refused or None,
                cold_start_read_bytes=read_bytes,
-               cold_start_compile_note=stamps.notes.get("compile_note"))   # None: the child never got there
+               # what the compile phase was, as a catalogue key and in English; None: the child never got there
+               cold_start_compile_how=how, cold_start_compile_error=error,
+               cold_start_compile_note=str(compile_message(how, error)) if how else None)
     return out
 
 

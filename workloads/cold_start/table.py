@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.catalogue import Message, message
+from workloads.cold_start.words import compile_message, reason_message
 from workloads.facts.formatting import format_bytes, percent
 from workloads.facts.missing import NA, finite_or_none
 from workloads.facts.text_table import text_lines
@@ -31,8 +32,12 @@ def _read_words(metrics: Mapping[str, Any]) -> Any:
     rate = f"{size / seconds / 1e9:.2f} GB/s" if size is not None and seconds else NA
     state = str(metrics.get("cold_start_read_state") or NA)
     said_state = Message(f"workload.cold_start.state.{state}") if state in ("cold", "warm") else state
+    how = metrics.get("cold_start_read_how")
+    # a run without the reason's parts (another version): its English reason as written
+    reason = (reason_message(how, metrics.get("cold_start_read_resident"), metrics.get("cold_start_read_refused") or "")
+              if how else str(metrics.get("cold_start_read_reason") or NA))
     return message("workload.cold_start.what.read", bytes=format_bytes(size), rate=rate, state=said_state,
-                   reason=str(metrics.get("cold_start_read_reason") or NA))
+                   reason=reason)
 
 
 def report_table(metrics: Mapping[str, Any], output: str = "token") -> tuple[Any, list[Any], list[list[Any]]]:
@@ -46,7 +51,8 @@ def report_table(metrics: Mapping[str, Any], output: str = "token") -> tuple[Any
               ("cold_start_device_s", "workload.cold_start.phase.device", Message("workload.cold_start.what.device")),
               ("cold_start_read_s", "workload.cold_start.phase.read", _read_words(metrics)),
               ("cold_start_build_s", "workload.cold_start.phase.build", Message(build_what)),
-              ("cold_start_compile_s", "workload.cold_start.phase.compile", str(metrics.get("cold_start_compile_note") or NA)),
+              ("cold_start_compile_s", "workload.cold_start.phase.compile",
+               compile_message(metrics.get("cold_start_compile_how"), metrics.get("cold_start_compile_error"))),
               ("cold_start_first_token_s", first_phase, Message(first_what)))
     rows = []
     for key, phase, what in phases:

@@ -52,9 +52,9 @@ def _autocast(request: dict, device: torch.device) -> contextlib.AbstractContext
 
 def _compiled(request: dict, model: Llama, tokens: torch.Tensor, device: torch.device, stamper: Stamper) -> tuple:
     """The model compiled and its first forward and backward run (where it compiles), as a run's first step would;
-    the model to step and the note saying what the phase was, or why there was none."""
+    the model to step and how the phase went (the catalogue's ``workload.cold_start.compile.<how>``)."""
     if not request.get("compile"):
-        return model, "N/A: no --compile asked for"
+        return model, "off"
     try:
         compiled = torch.compile(model)
         with _autocast(request, device):
@@ -62,11 +62,12 @@ def _compiled(request: dict, model: Llama, tokens: torch.Tensor, device: torch.d
         loss.backward()
         model.zero_grad(set_to_none=True)
         dev.synchronize(device)
-        stepped, said = compiled, "torch.compile of the model: its first forward and backward (gradients dropped)"
+        stepped, how = compiled, "model_compiled"
     except Exception as exc:  # noqa: BLE001 - a run would fall back to eager: the time spent is said
-        stepped, said = model, f"failed ({first_line(exc, typed=True)}); a run steps eager"
+        stepped, how = model, "failed"
+        stamper.note(compile_error=first_line(exc, typed=True))
     stamper.phase("compiled")
-    return stepped, said
+    return stepped, how
 
 
 def measure(request: dict, stamper: Stamper) -> None:
@@ -77,8 +78,8 @@ def measure(request: dict, stamper: Stamper) -> None:
     gen = torch.Generator().manual_seed(int(request.get("seed", 0)))
     tokens = torch.randint(model.config.vocab_size, (int(request["batch"]), int(request["seq_len"])),
                            generator=gen).to(device)
-    stepped, note = _compiled(request, model, tokens, device, stamper)
-    stamper.note(compile_note=note)
+    stepped, how = _compiled(request, model, tokens, device, stamper)
+    stamper.note(compile_how=how)
     scaler = torch.amp.GradScaler(device.type, enabled=request["lora"]["amp"] == "fp16")
     with _autocast(request, device):
         loss = lm_loss(stepped, tokens)

@@ -42,27 +42,28 @@ def _built(request: dict, stamper: Stamper, device: torch.device) -> Llama:
 
 
 def _compiled(request: dict, model: Llama, cache, device: torch.device, stamper: Stamper) -> str:
-    """The decode step compiled or captured, as the run's decoder would be (its first call); the note saying what the
-    phase was, or why there was none."""
+    """The decode step compiled or captured, as the run's decoder would be (its first call); how the phase went (the
+    catalogue's ``workload.cold_start.compile.<how>``), said in a note with the failure's words where it failed."""
     if not (request.get("cuda_graphs") or request.get("compile")):
-        return "N/A: neither --compile nor --cuda-graphs asked for"
+        return "off"
     if request.get("cuda_graphs") and device.type != "cuda":
-        return f"N/A: CUDA graphs need a cuda device, not {device.type}"
+        return "not_cuda"
     batch, at = cache.data.shape[2], int(request["input_len"])
     try:
         with torch.inference_mode():
             if request.get("cuda_graphs"):
                 GraphDecoder(model, cache, batch, device)
-                said = "CUDA graph capture of the decode step"
+                how = "graph_captured"
             else:
                 decoder = CompiledDecoder(model, cache, device)
                 decoder(torch.zeros(batch, 1, dtype=torch.long, device=device), at)   # compiles on its first call
-                said = "torch.compile of the decode step, its first call"
+                how = "decode_compiled"
             dev.synchronize(device)
     except Exception as exc:  # noqa: BLE001 - a run would fall back to eager decoding: the time spent is said
-        said = f"failed ({first_line(exc, typed=True)}); a run decodes eager"
+        how = "failed"
+        stamper.note(compile_error=first_line(exc, typed=True))
     stamper.phase("compiled")
-    return said
+    return how
 
 
 def _first_token(request: dict, model: Llama, cache, device: torch.device) -> int:
@@ -84,7 +85,7 @@ def measure(request: dict, stamper: Stamper) -> None:
     stamper.phase("device")
     model = _built(request, stamper, device)
     cache = model.new_cache(int(request["batch"]), int(request["input_len"]) + 2)  # the prompt, a decode step
-    stamper.note(compile_note=_compiled(request, model, cache, device, stamper))
+    stamper.note(compile_how=_compiled(request, model, cache, device, stamper))
     token = _first_token(request, model, cache, device)
     stamper.phase("first")
     stamper.note(first_token=token)

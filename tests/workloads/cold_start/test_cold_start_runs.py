@@ -48,7 +48,7 @@ def test_llm_cold_start_splits_a_fresh_process_into_its_phases(llm_run):
     stdout, run_dir, _ = llm_run
     m = _result(run_dir)
     _phases_add_up(m)
-    assert m["cold_start_compile_s"] is None and m["cold_start_compile_note"].startswith("N/A: neither --compile")
+    assert m["cold_start_compile_s"] is None and m["cold_start_compile_how"] == "off"
     # the preset's fp32 weights, written to a scratch file and read back: its bytes, and a state measured
     assert m["cold_start_read_bytes"] >= PRESETS["tiny"].parameter_count() * 4
     assert m["cold_start_read_state"] in ("cold", "warm") and "mincore" in m["cold_start_read_reason"]

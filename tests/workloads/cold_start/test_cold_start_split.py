@@ -13,28 +13,32 @@ from workloads.cold_start.run import ColdStart
 from workloads.cold_start.spawn import Stamps, run_child
 from workloads.errors import WorkloadError
 
-COLD = ReadState("cold", "page cache dropped (posix_fadvise)")
+COLD = ReadState("cold", "fadvise", 0.0)
 
 
 def test_each_phase_runs_from_the_end_of_the_one_before_and_they_add_up_to_the_total():
     stamps = Stamps(spawned=100.0, at={"python": 100.1, "imported": 102.0, "device": 102.5, "read": 103.0,
                                        "built": 104.0, "compiled": 110.0, "first": 110.25},
-                    notes={"compile_note": "torch.compile of the decode step, its first call"})
+                    notes={"compile_how": "decode_compiled"})
     f = split.figures(stamps, COLD, 1 << 20)
     assert f["cold_start_import_s"] == pytest.approx(2.0) and f["cold_start_device_s"] == pytest.approx(0.5)
     assert f["cold_start_read_s"] == pytest.approx(0.5) and f["cold_start_build_s"] == pytest.approx(1.0)
     assert f["cold_start_compile_s"] == pytest.approx(6.0) and f["cold_start_first_token_s"] == pytest.approx(0.25)
     assert f["cold_start_s"] == pytest.approx(10.25) == sum(f[k] for k, _ in split.PHASES)
     assert (f["cold_start_read_state"], f["cold_start_read_bytes"]) == ("cold", 1 << 20)
-    assert f["cold_start_compile_note"].startswith("torch.compile") and split.interpreter_s(stamps) == pytest.approx(0.1)
+    assert f["cold_start_read_reason"] == ("page cache dropped (posix_fadvise); 0.0 % of the bytes resident before the "
+                                           "read (mincore)") and f["cold_start_read_resident"] == 0.0
+    assert f["cold_start_compile_note"] == "torch.compile of the decode step, its first call"
+    assert split.interpreter_s(stamps) == pytest.approx(0.1)
     assert set(f) == set(split.KEYS)
 
 
 def test_without_a_compile_the_first_token_runs_from_the_build_and_the_compile_is_na():
     stamps = Stamps(spawned=0.0, at={"imported": 2.0, "device": 2.1, "read": 2.4, "built": 3.0, "first": 3.5},
-                    notes={"compile_note": "N/A: neither --compile nor --cuda-graphs asked for"})
+                    notes={"compile_how": "off"})
     f = split.figures(stamps, COLD, 10)
     assert f["cold_start_compile_s"] is None and f["cold_start_first_token_s"] == pytest.approx(0.5)
+    assert f["cold_start_compile_note"] == "N/A: no --compile (or --cuda-graphs) asked for"
     assert f["cold_start_s"] == pytest.approx(3.5)
 
 
@@ -87,3 +91,11 @@ def test_a_preparing_child_that_fails_is_one_workload_error(tmp_path, monkeypatc
     scratch = cold.scratch
     assert scratch is not None and not scratch.exists()   # the scratch directory goes with the cold start
     assert json.dumps(raised.value.message).count("\\n") == 0
+
+
+def test_a_compile_that_failed_is_timed_and_says_its_error():
+    stamps = Stamps(spawned=0.0, at={"imported": 1.0, "device": 1.0, "read": 1.0, "built": 1.0, "compiled": 4.0,
+                                     "first": 4.5}, notes={"compile_how": "failed", "compile_error": "BackendCompilerFailed: no cc"})
+    f = split.figures(stamps, COLD, 10)
+    assert f["cold_start_compile_s"] == pytest.approx(3.0)
+    assert f["cold_start_compile_note"] == "failed (BackendCompilerFailed: no cc); a run goes on eager"

@@ -9,8 +9,9 @@ from workloads.facts.text_table import text_lines
 
 METRICS = {"cold_start_s": 4.0, "cold_start_import_s": 2.0, "cold_start_device_s": 0.5, "cold_start_read_s": 0.5,
            "cold_start_build_s": 0.6, "cold_start_compile_s": None, "cold_start_first_token_s": 0.4,
-           "cold_start_read_state": "cold", "cold_start_read_reason": "page cache dropped (posix_fadvise)",
-           "cold_start_read_bytes": 500_000_000, "cold_start_compile_note": "N/A: neither --compile nor --cuda-graphs"}
+           "cold_start_read_state": "cold", "cold_start_read_how": "fadvise", "cold_start_read_resident": 0.001,
+           "cold_start_read_reason": "(the English of the parts)", "cold_start_read_bytes": 500_000_000,
+           "cold_start_compile_how": "off", "cold_start_compile_note": "N/A: no --compile (or --cuda-graphs) asked for"}
 
 
 def _said(cell, lang="en"):
@@ -25,8 +26,9 @@ def test_each_phase_with_its_seconds_share_and_definition():
                            "first compile or graph capture", "first token", "total"]
     assert table["process start and torch import"][:2] == ["2.000", "50.0 %"]
     assert table["weights read"][:2] == ["0.500", "12.5 %"]
-    assert table["weights read"][2] == "477 MiB into host memory, 1.00 GB/s; cold read: page cache dropped (posix_fadvise)"
-    assert table["first compile or graph capture"] == ["N/A", "N/A", "N/A: neither --compile nor --cuda-graphs"]
+    assert table["weights read"][2] == ("477 MiB into host memory, 1.00 GB/s; cold read: page cache dropped "
+                                        "(posix_fadvise); 0.1 % of the bytes resident before the read (mincore)")
+    assert table["first compile or graph capture"] == ["N/A", "N/A", "N/A: no --compile (or --cuda-graphs) asked for"]
     assert table["total"][:2] == ["4.000", "100.0 %"]
 
 
@@ -34,7 +36,15 @@ def test_the_table_in_chinese_says_the_state_in_chinese():
     heading, columns, rows = report_table({**METRICS, "cold_start_read_state": "warm"})
     assert "冷启动" in _said(heading, "zh") and [_said(c, "zh") for c in columns][2] == "占总时间比例"
     read = next(r for r in rows if _said(r[0]) == "weights read")
-    assert "热读" in _said(read[3], "zh") and _said(read[0], "zh") == "读取权重"
+    assert _said(read[3], "zh") == ("477 MiB 读入主机内存，1.00 GB/s；热读：已丢弃页缓存（posix_fadvise）；读取前 0.1 % 的字节仍在"
+                                    "页缓存中（mincore）")
+    assert _said(rows[4][3], "zh") == "N/A：未要求 --compile（或 --cuda-graphs）"
+
+
+def test_a_run_of_another_version_says_its_english_reason_and_compile_as_written():
+    old = {**METRICS, "cold_start_read_how": None, "cold_start_compile_how": "jit_traced"}
+    rows = report_table(old)[2]
+    assert _said(rows[2][3], "zh").endswith("(the English of the parts)") and _said(rows[4][3], "zh") == "jit_traced"
 
 
 def test_a_child_that_died_leaves_na_where_it_did_not_reach():
