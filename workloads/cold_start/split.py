@@ -46,11 +46,11 @@ def figures(stamps: Stamps, read: ReadState, read_bytes: int | None) -> dict[str
     out = {"cold_start_s": first - stamps.spawned if first is not None else None, **out}
     # the reason in English, and its parts, so the report says it in either language (`table`)
     out.update(cold_start_read_state=read.state, cold_start_read_reason=read.reason, cold_start_read_how=read.how,
-               cold_start_read_resident=read.resident, cold_start_read_refused=read.refused or None,
-               cold_start_read_bytes=read_bytes,
+               cold_start_read_resident=read.resident, cold_start_read_bytes=read_bytes,
                # what the compile phase was, as a catalogue key and in English; None: the child never got there
-               cold_start_compile_how=how, cold_start_compile_error=error,
-               cold_start_compile_note=str(compile_message(how, error)) if how else None)
+               cold_start_compile_how=how, cold_start_compile_note=str(compile_message(how, error)) if how else None)
+    # what was refused, and the compile's error, only where there was one: the RESULT line says every figure given
+    out.update({k: v for k, v in (("cold_start_read_refused", read.refused), ("cold_start_compile_error", error)) if v})
     return out
 
 

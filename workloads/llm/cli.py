@@ -75,6 +75,9 @@ def _path(text: str):
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as generate: 2 MB pages stream weights faster on the CPU
     args = build_parser().parse_args(argv)
+    if args.cold_start:   # a cold start ends at its first token: no pp/tg, one decode step's room (its compile's)
+        args.pp = args.tg = 0
+        args.output_len_list = (2,)
     plan = make_plan(args, on_cpu=False)
     if args.cuda_graphs and args.compile:
         from workloads.child.harness import WorkloadError

@@ -3,17 +3,21 @@ phases from a fresh process add up to the total, the weights were written and re
 RESULT line and in the report in both languages; finetune's first step gives its loss. Refusals are one line."""
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
 
 import pytest
+from llama_checkpoints import write_config
 from paths import REPO
+from safetensors_files import write_safetensors
 
 from tui.report import png
 from tui.report.export import ExportInputs, export_bundle
 from tui.store import RunStore
 from workloads.cold_start.split import PHASES
+from workloads.protocol import CHECK_ARGS_ENV
 from workloads.models.llama.presets import PRESETS
 
 CARDBENCH = "import sys; from tui.cli import console_main; sys.exit(console_main())"
@@ -93,3 +97,17 @@ def test_bad_input_is_one_line_and_exit_2_before_a_run_exists(tmp_path, argv, sa
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     assert out.stderr.count("\n") == 1 and said in out.stderr, out.stderr
     assert not (tmp_path / "runs").exists() or RunStore(tmp_path / "runs").list() == []
+
+
+def test_a_checkpoint_of_a_short_context_takes_a_cold_start_that_the_default_pp_would_not_fit(tmp_path):
+    """pp512 is beyond a 256-position checkpoint; a cold start runs no pp/tg, so its arguments pass the check."""
+    import torch
+
+    write_config(tmp_path, max_position_embeddings=256)
+    write_safetensors(tmp_path / "model.safetensors", {"model.norm.weight": torch.ones(16)})
+    check = {**os.environ, CHECK_ARGS_ENV: "cardbench run llm"}
+    argv = [sys.executable, "-m", "workloads.llm", "--weights", str(tmp_path), "--input-len", "8"]
+    refused = subprocess.run(argv, capture_output=True, text=True, env=check, timeout=60, cwd=REPO)
+    assert refused.returncode == 2 and "--pp is 512 positions" in refused.stderr   # without --cold-start
+    passed = subprocess.run([*argv, "--cold-start"], capture_output=True, text=True, env=check, timeout=60, cwd=REPO)
+    assert passed.returncode == 0, passed.stderr
