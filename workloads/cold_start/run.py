@@ -24,14 +24,33 @@ from workloads.facts.formatting import format_bytes
 from workloads.models.checkpoint_files import weights_files
 
 SCRATCH_NAME = "preset_weights.pt"
+SCRATCH_PREFIX = "cardbench-cold-start-"   # then the writing process's pid and "-": a dead one's is swept
 
 
 def _scratch_parent() -> str | None:
     """Where a preset's weights are written: $TMPDIR when set, else /var/tmp (on the disk by convention; /tmp is
     often tmpfs, whose pages are memory and cannot be read cold)."""
     if os.environ.get("TMPDIR"):
-        return None
+        return None   # tempfile's choice: $TMPDIR
     return "/var/tmp" if os.path.isdir("/var/tmp") and os.access("/var/tmp", os.W_OK) else None
+
+
+def sweep_stale(parent: Path) -> list[Path]:
+    """The scratch directories a killed cold start left (its process gone: no one removed its weights, 16 GB for an
+    8B preset) removed from ``parent``; those removed. Another user's, or a live process's, are left alone."""
+    removed = []
+    for entry in parent.glob(SCRATCH_PREFIX + "*"):
+        pid = entry.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or entry.is_symlink() or entry.stat().st_uid != os.geteuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:   # the writer is gone
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+        except OSError:   # alive under another user, or unreadable: not ours to remove
+            continue
+    return removed
 
 
 class ColdStart:
@@ -56,7 +75,9 @@ class ColdStart:
         """The preparing child's notes: device, device_name, versions, dtype (and written_bytes for a preset)."""
         request = {**self.request, "role": "prepare"}
         if self.weights_dir is None:
-            self.scratch = Path(tempfile.mkdtemp(prefix="cardbench-cold-start-", dir=_scratch_parent()))
+            parent = _scratch_parent() or tempfile.gettempdir()
+            sweep_stale(Path(parent))
+            self.scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=parent))
             request["write"] = str(self.scratch / SCRATCH_NAME)
         stamps = run_child(self.module, request)
         if stamps.error is not None:

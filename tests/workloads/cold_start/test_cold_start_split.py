@@ -3,13 +3,15 @@ child that dies keeps what it stamped (a stand-in child module, no torch: a seco
 
 import json
 import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
 
 from workloads.cold_start import split
 from workloads.cold_start.page_cache import ReadState
-from workloads.cold_start.run import ColdStart
+from workloads.cold_start.run import SCRATCH_PREFIX, ColdStart, sweep_stale
 from workloads.cold_start.spawn import Stamps, run_child
 from workloads.errors import WorkloadError
 
@@ -100,3 +102,15 @@ def test_a_compile_that_failed_is_timed_and_says_its_error():
     assert f["cold_start_compile_s"] == pytest.approx(3.0)
     assert f["cold_start_compile_note"] == "failed (BackendCompilerFailed: no cc); a run goes on eager"
     assert f["cold_start_compile_error"] == "BackendCompilerFailed: no cc"
+
+
+def test_a_killed_cold_starts_scratch_weights_are_swept_and_a_live_ones_kept(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = tmp_path / f"{SCRATCH_PREFIX}{gone.stdout.strip()}-abc"
+    live = tmp_path / f"{SCRATCH_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "cardbench-cold-startle"   # not one of ours by its name
+    for d in (dead, live, other):
+        d.mkdir()
+        (d / "preset_weights.pt").write_bytes(b"w")
+    assert sweep_stale(tmp_path) == [dead]
+    assert not dead.exists() and live.exists() and other.exists()
