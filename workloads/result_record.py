@@ -142,6 +142,9 @@ class Record:
     # metrics -> the summary's "read against" cell (a Said, or None: N/A), for a workload whose steps are not alike
     # (serve's are its levels); "module:function" as above; None here: the step median and the bounds it has
     READ_AGAINST: ClassVar[str | None] = None
+    # figures compare sets side by side besides the rates and fractions of TABLE (which it reads by kind): durations
+    # whose ratio is the point (a cold start's phases)
+    COMPARED: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
         # figures a family declares, or (outside the tests) kept from a workload newer than its record
@@ -200,7 +203,7 @@ class Record:
     @classmethod
     def checked(cls) -> None:
         """Raise ValueError when the class variables name a figure no field declares (the registry calls this)."""
-        named = [cls.HEADLINE, *cls.TABLE, *cls.LINE, cls.VERDICT]
+        named = [cls.HEADLINE, *cls.TABLE, *cls.LINE, cls.VERDICT, *cls.COMPARED]
         missing = [k for k in named if k and cls.figure(k) is None]
         if missing:
             raise ValueError(f"{cls.__name__}: {', '.join(missing)} named but not declared as figures")

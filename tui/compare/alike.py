@@ -85,6 +85,8 @@ SHOWN: tuple[Setting, ...] = (
     Setting("compile", _key("compiled", None)),
     Setting("cuda_graphs", _key("cuda_graphs")),
     Setting("torch", lambda r: r.summary.versions.get("torch")),
+    # a cold start's weights read from the storage or from memory (workloads/cold_start): its read phase differs
+    Setting("cold_start_read", _key("cold_start_read_state")),
 )
 
 

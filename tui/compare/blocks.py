@@ -10,7 +10,7 @@ from typing import Any
 
 from tui.compare.comparison import Comparison, MetricRow, WorkloadComparison
 from tui.compare.prices import unit_name
-from workloads.facts.formatting import format_number, percent
+from workloads.facts.formatting import format_duration, format_number, percent
 from workloads.facts.missing import NA
 from tui.i18n.voice import Voice
 from tui.report.document import Block, Bullets, Heading, Image, Para, Table
@@ -27,8 +27,10 @@ def points(diff: float | None, say: Voice) -> str:
     return NA if diff is None else say("pts", value=f"{100 * diff:+.1f}")
 
 
-def _value(row: MetricRow, i: int) -> str:
+def _value(row: MetricRow, i: int, lang: str = "en") -> str:
     value = row.values[i]
+    if row.metric.kind == "seconds":   # a duration in its units, as the report says it (a cold start's phases)
+        return format_duration(value, lang)
     return percent(value) if row.metric.kind == "fraction" else format_number(value)
 
 
@@ -92,7 +94,7 @@ def _workload(c: Comparison, w: WorkloadComparison, say: Voice) -> list[Block]:
                     extra = f" ({m.ratios[i].value:.2f}x)"
                 elif m.differences[i] is not None:
                     extra = f" ({points(m.differences[i], say)})"
-                cells.append(_value(m, i) + extra)
+                cells.append(_value(m, i, say.lang) + extra)
             table.append(cells)
         blocks.append(Table([say("metric"), *c.labels], table))
     return blocks

@@ -146,11 +146,13 @@ def _row(metric: Figure, runs: Sequence[RunFigures | None], sides: Sequence[Side
 
 
 def _compared_metrics(workload: str, runs: Sequence[RunFigures | None]) -> list[Figure]:
-    """The spec's rates and fractions besides the headline that at least two sides report."""
+    """The spec's rates and fractions besides the headline, and the figures its record names to compare (a cold
+    start's durations), that at least two sides report."""
     spec = registry.spec_for(workload)
+    named = tuple(f for f in (spec.result.figure(k) for k in spec.result.COMPARED) if f is not None)
     out = []
-    for m in spec.metrics:
-        if m.key == spec.headline or m.kind not in ("rate", "fraction"):
+    for m in (*spec.metrics, *(f for f in named if f not in spec.metrics)):
+        if m.key == spec.headline or (m.kind not in ("rate", "fraction") and m not in named):
             continue
         if sum(1 for r in runs if r is not None and finite_or_none(r.metric(m.key)) is not None) >= 2:
             out.append(m)

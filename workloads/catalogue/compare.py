@@ -74,6 +74,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "compare.setting.channels_last": ("channels-last", "channels-last"),
     "compare.setting.compile": ("compile", "编译"),
     "compare.setting.cuda_graphs": ("CUDA graphs", "CUDA graphs"),
+    "compare.setting.cold_start_read": ("cold start's weights read", "冷启动的权重读取"),
     "compare.setting.torch": ("torch", "torch"),
     # a setting that differs: 'image size 64 (A) vs 224 (B)'
     "compare.value_of": ("{value} ({side})", "{value}（{side}）"),

@@ -62,6 +62,10 @@ def build_parser() -> ArgumentParser:
                    help="print the memory plan (inference, LoRA and full training, with and without checkpointing) "
                         "against this device's free memory, or the --card / --memory given; train nothing")
     fit_args.add_arguments(p)
+    p.add_argument("--cold-start", nargs="?", const="cold", choices=("cold", "warm"), default=None,
+                   help="measure only the time from a fresh process to the first optimizer step's loss, phase by "
+                        "phase (import, device, weights read, build, compile, first step); the weights' page cache "
+                        "is dropped first, or with 'warm' read once before")
     multinode.add_multinode_arguments(p)
     return p
 

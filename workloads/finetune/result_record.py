@@ -9,6 +9,7 @@ from typing import ClassVar
 
 # the unit "table" by another name: in the class body TABLE is the report's table (a ClassVar), not the unit
 from workloads.models.llama.fit_record import FitFigures
+from workloads.cold_start.result_record import ColdStartFigures
 from workloads.result_record import NESTED, BYTES, COUNT, FRACTION, SECONDS, TEXT, figure
 
 _OWN = "workload.finetune.metric."
@@ -16,15 +17,18 @@ _SHARED = "workload.shared.metric."
 
 
 @dataclass
-class FinetuneResult(FitFigures):
+class FinetuneResult(FitFigures, ColdStartFigures):   # --fit-only's plan and --cold-start's phases, inherited
     HEADLINE: ClassVar[str] = "tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tokens_per_s", "tokens_per_s_per_device", "mfu", "mfu_formula",
         "rated_tflops", "peak_memory_bytes", "peak_memory_growth_bytes", "fit_estimate_bytes", "data_wait_fraction", "trainable_parameters",
         "first_loss", "cpu_check", "steps", "total_s")
     LINE: ClassVar[tuple[str, ...]] = ("final_loss", "mfu")
     COST_BASIS: ClassVar[str | None] = "tokens"
-    # a --fit-only run's plan (its figures are FitFigures', inherited); a training run has none and no such table
-    REPORT_TABLE: ClassVar[str | None] = "workloads.models.llama.fit_table:report_table"
+    # a --fit-only run's plan, a --cold-start run's phases; a training run has neither table
+    REPORT_TABLE: ClassVar[str | None] = "workloads.finetune.table:report_table"
+
+    # --cold-start's first output is the first optimizer step's loss, not a token
+    cold_start_first_token_s: float | None = figure("workload.cold_start.metric.first_step_s", SECONDS)
 
     tokens_per_s: float | None = figure(_OWN + "tokens_per_s", "tokens/s")
     tokens_per_s_per_device: float | None = figure(_OWN + "tokens_per_s_per_device", "tokens/s")

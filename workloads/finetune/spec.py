@@ -12,6 +12,8 @@ STEPS, BATCH_SIZE, SEQ_LEN = 20, 8, 512
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
+    if any(a.split("=")[0] == "--cold-start" for a in args):   # one step, measured as a cold start's phase: no step events
+        return None
     return positive(config.get("steps")) or positive(option(args, "--steps")) or STEPS
 
 
@@ -34,6 +36,7 @@ SPEC = WorkloadSpec(
         # the plan for a card before it is rented (with fit only): a rated.csv name, or a size
         Param("card", "fit: plan for card", "--card", "", placeholder="this device (Ascend 910B3, H100-SXM...)"),
         Param("memory", "fit: plan for memory", "--memory", "", placeholder="this device (32GB, 80GiB...)"),
+        Param("cold_start", "cold start only", "--cold-start", "off", "switch", SWITCH),
     ),
     suite=SuiteArgs(
         # the standard suite only: the quick suite's CPU budget holds resnet50 and generate

@@ -5,7 +5,9 @@ Run as ``python -m workloads.llm [options]`` (or ``cardbench run llm``). One cel
 their spread; each figure beside its bound (:mod:`~workloads.llm.cells`). A preset with random weights
 by default, nothing downloaded; ``--weights DIR`` loads a local Hugging Face checkpoint.
 ``--prompt TEXT`` (with ``--weights``) is the one cell's prompt, and its greedy continuation is logged.
-``--fit-only`` prints the memory estimate (inference and training) against the device and stops.
+``--fit-only`` prints the memory estimate (inference and training) against the device and stops;
+``--cold-start`` measures the time from a fresh process to the first token, phase by phase, and stops
+(:mod:`~workloads.llm.cold_start`).
 
 Events: ``start``; one ``step`` per cell (its decode tokens/s over all sequences); ``fallback`` when
 CUDA graphs or compile cannot run; one ``result`` whose ``cells`` the report shows as a table.
@@ -61,6 +63,10 @@ def build_parser() -> ArgumentParser:
                    help="print the memory plan (inference, LoRA and full training) against the device, or the "
                         "--card / --memory given; run nothing")
     fit_args.add_arguments(p)
+    p.add_argument("--cold-start", nargs="?", const="cold", choices=("cold", "warm"), default=None,
+                   help="measure only the time from a fresh process to the first token, phase by phase (import, "
+                        "device, weights read, build, compile, first token); the weights' page cache is dropped "
+                        "first, or with 'warm' read once before")
     return p
 
 
@@ -73,6 +79,9 @@ def _path(text: str):
 def main(emitter: Emitter, argv: Sequence[str]) -> int:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as generate: 2 MB pages stream weights faster on the CPU
     args = build_parser().parse_args(argv)
+    if args.cold_start:   # a cold start ends at its first token: no pp/tg, one decode step's room (its compile's)
+        args.pp = args.tg = 0
+        args.output_len_list = (2,)
     plan = make_plan(args, on_cpu=False)
     if fit_args.refusal(args):
         from workloads.child.harness import WorkloadError
@@ -82,9 +91,17 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         from workloads.child.harness import WorkloadError
 
         raise WorkloadError("--compile and --cuda-graphs are exclusive", hint="--compile already uses CUDA graphs")
+    if args.cold_start and args.fit_only:
+        from workloads.child.harness import WorkloadError
+
+        raise WorkloadError("--cold-start and --fit-only are exclusive", hint="each is a run of its own")
     arguments_checked()
     if args.fit_only and fit_args.named(args):   # cards or a size named: a plan, no device, no torch
         return fit_only.run_named(emitter, args, plan)
+    if args.cold_start:   # torch stays out of this process: the cold start is a fresh one's
+        from workloads.llm import cold_start
+
+        return cold_start.run(emitter, args, plan, WORKLOAD)
 
     import torch
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from workloads.models.llama.fit_record import FitFigures
+from workloads.cold_start.result_record import ColdStartFigures
 from workloads.result_record import BYTES, COUNT, FRACTION, NESTED, SECONDS, TEXT, Family, figure
 
 _RATE = "tokens/s"
@@ -32,7 +33,7 @@ _BENCH = (
 
 
 @dataclass
-class LlmResult(FitFigures):
+class LlmResult(FitFigures, ColdStartFigures):   # --fit-only's plan and --cold-start's phases, inherited
     HEADLINE: ClassVar[str] = "tg_tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tg_tokens_per_s", "pp_tokens_per_s", "decode_tokens_per_s",
         "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "ttft_s", "tpot_p50_s",

@@ -11,8 +11,9 @@ from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
-    """One step per cell: one without --sweep; a sweep's count comes with its start event (total_steps)."""
-    return None if "--sweep" in args else 1
+    """One step per cell: one without --sweep; a sweep's count comes with its start event (total_steps); a cold start
+    has no steps."""
+    return None if "--sweep" in args or any(a.split("=")[0] == "--cold-start" for a in args) else 1
 
 
 # the CPU's suite: the tiny preset's small sweep (4 cells of 32/128 in x 16 out x batch 1/4), one timed run each,
@@ -42,6 +43,7 @@ SPEC = WorkloadSpec(
         # the plan for a card before it is rented (with fit only): a rated.csv name, or a size
         Param("card", "fit: plan for card", "--card", "", placeholder="this device (Ascend 910B3, H100-SXM...)"),
         Param("memory", "fit: plan for memory", "--memory", "", placeholder="this device (32GB, 80GiB...)"),
+        Param("cold_start", "cold start only", "--cold-start", "off", "switch", SWITCH),
         Param("weights", "weights dir", "--weights", "", placeholder="random (a local HF checkpoint dir)"),
         Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
     ),

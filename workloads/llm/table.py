@@ -1,5 +1,6 @@
 """The readiness cells as the report's table, in English and Chinese, and as run.log's lines (torch-free); a
---fit-only run, which has no cells, has its memory fit as its table (`workloads.models.llama.fit_table`)."""
+--fit-only run, which has no cells, has its memory fit as its table (`workloads.models.llama.fit_table`), a --cold-start run
+its phases (`workloads.cold_start.table`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, Mapping
 from workloads.catalogue import Message, message, message_id_of
 from workloads.facts.formatting import percent
 from workloads.facts.missing import NA
+from workloads.cold_start import table as cold_start_table
 from workloads.facts.text_table import text_lines
 from workloads.models.llama import fit_table
 
@@ -62,6 +64,8 @@ def _memory_kind(kind: str) -> Message | str:
 def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[Any]]]:
     rows = metrics.get("cells")
     rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    if not rows and "cells" not in metrics and cold_start_table.has_cold_start(metrics):   # --cold-start's phases
+        return cold_start_table.report_table(metrics)
     if not rows and "cells" not in metrics:   # --fit-only: the fit is all it measured
         return fit_table.report_table(metrics)
     kind = str(metrics.get("peak_memory_kind") or NA)
