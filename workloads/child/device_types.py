@@ -131,24 +131,31 @@ def import_extension(found: DeviceType) -> None:
     module = found.extension
     assert module is not None
     try:
-        present = importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):   # a parent package missing ('habana_frameworks')
-        present = False
-    if not present:
+        # find_spec of 'habana_frameworks.torch.core' imports its parents: their failure is the extension's
+        if importlib.util.find_spec(module) is None:
+            raise ModuleNotFoundError(module)
+    except ModuleNotFoundError:
         raise ExtensionFailed(say("workload.device.extension_missing", name=found.name, module=module),
                               hint=message("workload.device.extension_missing_hint", module=module),
-                              reason="not installed")
+                              reason="not installed") from None
+    except Exception as exc:  # noqa: BLE001 - a parent that fails to import: the same one line as below
+        _failed(found, exc)
     try:
         importlib.import_module(module)
     except Exception as exc:  # noqa: BLE001 - any failure of a vendor's import is the one line, never a traceback
-        reason = first_line(exc, typed=True, limit=300)
-        raise ExtensionFailed(say("workload.device.extension_failed", module=module, reason=reason),
-                              hint=message("workload.device.extension_failed_hint", name=found.name),
-                              reason=reason) from None
+        _failed(found, exc)
+
+
+def _failed(found: DeviceType, exc: BaseException) -> None:
+    reason = first_line(exc, typed=True, limit=300)
+    raise ExtensionFailed(say("workload.device.extension_failed", module=found.extension, reason=reason),
+                          hint=message("workload.device.extension_failed_hint", name=found.name),
+                          reason=reason) from None
 
 
 def installed_extensions() -> list[DeviceType]:
-    """The rows whose extension is installed here (found, not imported)."""
+    """The rows whose extension is installed here (found, not imported; a parent that fails to import counts as
+    installed, so that :func:`import_extension` says why)."""
     found = []
     for t in TABLE:
         if t.extension is None:
@@ -156,6 +163,8 @@ def installed_extensions() -> list[DeviceType]:
         try:
             if importlib.util.find_spec(t.extension) is not None:
                 found.append(t)
-        except (ImportError, ValueError):
+        except ModuleNotFoundError:
             continue
+        except Exception:  # noqa: BLE001 - installed, but its parent fails: said when it is imported
+            found.append(t)
     return found

@@ -270,3 +270,49 @@ def test_an_extension_that_fails_to_import_is_one_line_with_its_reason_and_exit_
                                     "object file: No such file or directory")
     assert "musa" in str(raised.value.hint) and "\n" not in raised.value.message
     assert raised.value.reason.startswith("ImportError: libmusa.so.2")
+
+
+def test_an_extension_whose_parent_package_fails_is_named_with_the_parent_s_reason(tmp_path, monkeypatch):
+    parent = tmp_path / "habana_frameworks"
+    parent.mkdir()
+    (parent / "__init__.py").write_text('raise ImportError("libSynapse.so: cannot open shared object file")\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delattr(torch, "hpu", raising=False)
+    with pytest.raises(WorkloadError) as raised:
+        dev.resolve("hpu")
+    assert raised.value.exit_code == exit_codes.BAD_INPUT
+    assert raised.value.message == ("habana_frameworks.torch.core failed to import: ImportError: libSynapse.so: "
+                                    "cannot open shared object file")
+
+
+@pytest.fixture
+def fresh_extension_scan():
+    dev._load_installed_extensions.cache_clear()   # 'auto' imports the installed extensions once a process
+    yield
+    dev._load_installed_extensions.cache_clear()
+
+
+def test_auto_says_an_installed_extension_that_fails_and_goes_on_without_it(tmp_path, monkeypatch, capsys,
+                                                                            fresh_extension_scan):
+    (tmp_path / "torch_mlu.py").write_text('raise ImportError("libcndrv.so: cannot open shared object file")\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delattr(torch, "mlu", raising=False)
+    assert dev.resolve("auto") == torch.device("cpu")
+    assert capsys.readouterr().err.splitlines() == [
+        "torch_mlu failed to import: ImportError: libcndrv.so: cannot open shared object file (mlu left out)"]
+
+
+def test_auto_imports_an_installed_extension_that_works_and_finds_its_type(tmp_path, monkeypatch, fresh_extension_scan):
+    import sys
+
+    # a stand-in torch_npu: importing it registers torch.npu, as torch_npu's own import does
+    (tmp_path / "torch_npu.py").write_text(
+        "import types\nimport torch\n"
+        "torch.npu = types.SimpleNamespace(is_available=lambda: True, device_count=lambda: 1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(torch, "npu", None, raising=False)   # undone after: torch has no npu again
+    try:
+        assert dev.available_types() == ["npu", "cpu"]
+        assert "torch_npu" in sys.modules and dev.backend(FakeDevice()) == "hccl"
+    finally:
+        sys.modules.pop("torch_npu", None)
