@@ -130,7 +130,9 @@ def _accelerators(device_type: str) -> tuple[str, int] | None:
     """(device type, how many) for the requested type, or the first type present for 'auto'."""
     from workloads.child import device as dev  # imports torch: lazy, as torch was here (the parent needs none)
 
-    for name in ([device_type] if device_type != "auto" else table.ACCELERATORS):
+    if device_type != "auto":
+        dev.load(device_type)   # its extension: an unknown type or a failing import is the one line, exit 2
+    for name in ([device_type] if device_type != "auto" else dev.available_types()):
         if name != "cpu" and dev.device_count(name) > 0:   # a broken backend counts as absent
             return name, dev.device_count(name)
     return None

@@ -2,7 +2,7 @@
 
 Imported only inside workload children (it imports torch). What each type calls is the row of the one table,
 :mod:`workloads.child.device_types`: this module makes the calls it names, on ``torch.accelerator`` where the
-installed PyTorch has the function and the type is its accelerator (torch 2.6+; memory from 2.8), else on the type's
+installed PyTorch has the function and the type is its accelerator (2.14 has them all), else on the type's
 device module (``torch.cuda``, ``torch.npu`` once torch_npu registered it...). A vendor extension is imported when
 its type is asked for (or for 'auto', when installed); one that fails says which and why in one line.
 """

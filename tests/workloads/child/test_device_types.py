@@ -316,3 +316,10 @@ def test_auto_imports_an_installed_extension_that_works_and_finds_its_type(tmp_p
         assert "torch_npu" in sys.modules and dev.backend(FakeDevice()) == "hccl"
     finally:
         sys.modules.pop("torch_npu", None)
+
+
+def test_gpus_all_counts_the_vendor_s_devices_and_a_missing_extension_is_said(npu, monkeypatch):
+    assert data_parallel.process_count("all", "npu") == 2
+    monkeypatch.delattr(torch, "mlu", raising=False)
+    with pytest.raises(WorkloadError, match="^device type mlu needs torch_mlu, which is not installed$"):
+        data_parallel.process_count("all", "mlu:0")
