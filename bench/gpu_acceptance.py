@@ -56,7 +56,7 @@ PCIE_PAYLOAD_SHARE = 256 / (256 + 24)
 NVML_FIELDS = ("name", "uuid", "driver_version", "mem_total_bytes", "mem_used_bytes", "util_gpu_pct",
                "temperature_c", "power_w", "power_limit_w", "sm_clock_mhz", "mem_clock_mhz", "pcie_gen",
                "pcie_width", "ecc_uncorrected", "throttle_reasons")
-STEP_NAMES = ("doctor", "devices", "microbench", "resnet50", "generate", "opscan", "finetune", "fit")
+STEP_NAMES = ("doctor", "devices", "device_row", "microbench", "resnet50", "generate", "opscan", "finetune", "fit")
 
 
 class Acceptance:
@@ -153,6 +153,31 @@ def devices(run: Acceptance) -> None:
                lambda v: v == len(NVML_FIELDS),
                note=f"{first.get('name')}: " + (f"N/A: {', '.join(missing)}" if missing else "every field read")
                + f"; sources {', '.join((snapshot or {}).get('sources') or []) or 'none'}")
+
+
+def device_row(run: Acceptance) -> None:
+    """The device table's row of this card (CUDA's on a GPU), called as every workload calls it: bench/device_row.py
+    (synchronise, the peak's reset and reading against a tensor's size, graph capture and replay, events)."""
+    command = [sys.executable, str(REPO / "bench" / "device_row.py"), "--device", run.device]
+    say(f"[device_row] {' '.join(command[1:])}")
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=max(1.0, min(run.left_s(), 60)), env=dict(os.environ, PYTHONPATH=_pythonpath()))
+    except subprocess.TimeoutExpired as exc:
+        run.record("device_row", None, time.monotonic() - t0, "stopped after 60 s", command[1:], exc.stderr)
+        return
+    error = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:] if proc.returncode else []
+    run.record("device_row", proc.returncode, time.monotonic() - t0, error[0] if error else None, command[1:],
+               proc.stderr)
+    run.steps["device_row"]["runs"][-1]["command"] = f"python bench/device_row.py --device {run.device}"  # no cardbench
+    found = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    checks = {k: v for k, v in found.items() if k.endswith("_check") and isinstance(v, bool)}
+    run.figure("device_row_checks", sum(checks.values()) if found else None, "checks", "every check the type has",
+               lambda v: v == len(checks),
+               note="; ".join(f"{k}: {v}" for k, v in found.items() if k in ("type", "backend", "graph", "events",
+                                                                                "events_ms", "peak_growth_bytes"))
+               or "no result")
 
 
 def microbench(run: Acceptance) -> None:
@@ -332,7 +357,8 @@ def fit(run: Acceptance) -> None:
                               f"peak {r.get('peak_bytes')} B of {r.get('room_bytes')} B" for r in rows))
 
 
-STEPS: dict[str, Callable[[Acceptance], None]] = {"doctor": doctor, "devices": devices, "microbench": microbench,
+STEPS: dict[str, Callable[[Acceptance], None]] = {"doctor": doctor, "devices": devices, "device_row": device_row,
+                                                   "microbench": microbench,
                                                    "resnet50": resnet50, "generate": generate, "opscan": opscan,
                                                    "finetune": finetune, "fit": fit}
 

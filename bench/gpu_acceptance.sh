@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The GPU acceptance run in one command (at most 8 minutes on a GPU): the doctor, NVML fields, microbench,
+# The GPU acceptance run in one command (at most 8 minutes on a GPU): the doctor, NVML fields, the device table's
+# CUDA row (bench/device_row.py: synchronise, peak memory reset and reading, graph capture, events), microbench,
 # ResNet-50 bf16 channels-last 224 px, generation (eager / CUDA graphs / compile) against transformers, opscan,
 # an 8B-class LoRA fine-tune in bf16 at 2048 tokens (MFU against the rated bf16 peak).
 # Prints ONE JSON object of figures and goals on stdout; progress on stderr. Options: see bench/gpu_acceptance.py

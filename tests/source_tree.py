@@ -345,3 +345,27 @@ def long_functions(modules: dict[str, Module], limit: int = 60) -> dict[str, int
     """'module:Function' -> its code lines, for each function over ``limit`` code lines."""
     return {f"{m.name}:{f.name}": f.code_lines for m in modules.values() for f in m.functions
             if f.code_lines > limit}
+
+
+# a device type's torch module, reached outside the one table of device types (workloads/child/device_types.py)
+DEVICE_TABLE = ("workloads.child.device_types", "workloads.child.device")
+DEVICE_TYPES = ("cuda", "npu", "mlu", "musa", "xpu", "hpu", "mps", "cpu")
+_DEVICE_NAMED = re.compile(r"(^|\.)(type|device|device_type|name)$")
+
+
+def device_module_reaches(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, code) of each place ``tree`` reaches a device type's torch module itself: ``torch.cuda`` (any use:
+    a call, ``hasattr(torch.cuda, ...)``), ``getattr(torch, "npu")`` or ``getattr(torch, device.type)``. A dtype
+    looked up by name (``getattr(torch, spec["dtype"])``) is not a device module."""
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch"
+                and node.attr in DEVICE_TYPES):
+            found.append((node.lineno, ast.unparse(node)))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+              and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == "torch"):
+            name = node.args[1]
+            literal = isinstance(name, ast.Constant) and name.value in DEVICE_TYPES
+            if literal or (not isinstance(name, ast.Constant) and _DEVICE_NAMED.search(ast.unparse(name))):
+                found.append((node.lineno, ast.unparse(node)))
+    return sorted(found)

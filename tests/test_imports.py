@@ -24,8 +24,9 @@ from typing import Iterable, Mapping
 import pytest
 
 from paths import REPO
-from source_tree import (CATALOGUE, Module, chinese_literals, long_functions, module_graph, package_graph,
-                         package_tangles, path_through, read_tree, tangles, within, workload_of, workload_packages)
+from source_tree import (CATALOGUE, DEVICE_TABLE, Module, chinese_literals, device_module_reaches, long_functions,
+                         module_graph, package_graph, package_tangles, path_through, read_tree, tangles, within,
+                         workload_of, workload_packages)
 
 ROOT = REPO
 LONG_FUNCTION = 60
@@ -362,6 +363,25 @@ def test_the_file_name_check_sees_literals_paths_and_f_strings(tmp_path):
                              {("tui.trial", "config.json")}) == [
         "tui.report:1 spells 'events.jsonl'", "tui.report:2 spells 'run.log'",
         "workloads.soak:1 spells 'telemetry.jsonl'"]
+
+
+def test_device_modules_are_reached_only_through_the_table_of_device_types():
+    """No ``torch.cuda`` anywhere in tui/ and workloads/, and no device module looked up by type outside the one
+    table (workloads/child/device_types.py): every synchronise, memory reading, graph capture and backend is a
+    row's, so an npu, mlu or musa run calls its own vendor's functions, never CUDA's by default."""
+    problems = [f"{m.name}:{line} {code}" for m in the_tree().values() if m.name not in DEVICE_TABLE[:1]
+                for line, code in device_module_reaches(m.tree)]
+    assert problems == [], "reach a device's module through workloads.child.device (its table):\n" + \
+        "\n".join(problems)
+
+
+def test_the_device_module_check_sees_each_way_of_reaching_one():
+    import ast
+
+    planted = ("import torch\ntorch.cuda.synchronize()\nok = hasattr(torch.cuda, 'CUDAGraph')\n"
+               "m = getattr(torch, device.type)\nn = getattr(torch, 'npu', None)\n"
+               "d = getattr(torch, spec['dtype'])\nf = torch.float16\ntorch.backends.cuda.matmul.allow_tf32 = 1\n")
+    assert [line for line, _code in device_module_reaches(ast.parse(planted))] == [2, 3, 4, 5]
 
 
 EVERY = """

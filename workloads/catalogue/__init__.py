@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from workloads.catalogue import (cold_start, command, compare, cpu_trap, dataio, doctor, finetune, fit, generate, hints, llm,
-                                 microbench, opscan, report, resnet50, serve, shared, soak, workbench)
+from workloads.catalogue import (cold_start, command, compare, cpu_trap, dataio, device, doctor, finetune, fit,
+                                 generate, hints, llm, microbench, opscan, report, resnet50, serve, shared, soak, workbench)
 
 LANGS = ("en", "zh")
 # the host's areas, then each workload's words (``workload.<name>.``) and the words several workloads say alike
 AREAS = (report, doctor, hints, compare, cpu_trap, workbench, cold_start,
-         command, dataio, finetune, fit, generate, llm, microbench, opscan, resnet50, serve, soak, shared)
+         command, dataio, finetune, fit, generate, llm, microbench, opscan, resnet50, serve, soak, shared, device)
 
 
 def _merged() -> dict[str, tuple[str, str]]:

@@ -38,13 +38,9 @@ class ReadBandwidth:
 
 def last_level_cache_bytes(device: torch.device) -> int | None:
     """The size of the largest cache in front of the device's memory, or None when unknown."""
-    if device.type == "cuda":
-        try:
-            return int(torch.cuda.get_device_properties(device).L2_cache_size)
-        except Exception:  # noqa: BLE001 - a compatibility layer may not report it
-            return None
     if device.type != "cpu":
-        return None
+        size = getattr(dev.properties(device), "L2_cache_size", None)   # a compatibility layer may not report it
+        return int(size) if size else None
     sizes = []
     for path in glob.glob("/sys/devices/system/cpu/cpu*/cache/index*/size"):
         try:
@@ -88,9 +84,7 @@ def measure_read_bandwidth(device: torch.device, nbytes: int | None = None, repe
             if i >= warmup and elapsed > 0:
                 rates.append(nbytes / elapsed / 1e9)
     del x
-    backend = getattr(torch, device.type, None) if device.type != "cpu" else None
-    if hasattr(backend, "empty_cache"):
-        backend.empty_cache()  # the probe's block must not stay reserved beside the workload's memory
+    dev.empty_cache(device)  # the probe's block must not stay reserved beside the workload's memory
     return ReadBandwidth(best_gbps=max(rates), median_gbps=statistics.median(rates), nbytes=nbytes,
                          repeats=len(rates), method=_method(nbytes, len(rates), 1), rates=tuple(rates),
                          round_bests=(max(rates),))

@@ -31,6 +31,7 @@ import sys
 from typing import Any, Mapping, Sequence
 
 from workloads import exit_codes, protocol
+from workloads.child import device_types as table
 from workloads.child import multinode
 from workloads.child.harness import Emitter, WorkloadError
 from workloads.child.parent import die_with_parent
@@ -127,15 +128,13 @@ def process_count(gpus: str, device_name: str | None) -> int:
 
 def _accelerators(device_type: str) -> tuple[str, int] | None:
     """(device type, how many) for the requested type, or the first type present for 'auto'."""
-    import torch
+    from workloads.child import device as dev  # imports torch: lazy, as torch was here (the parent needs none)
 
-    for name in ([device_type] if device_type != "auto" else ["cuda", "xpu", "npu", "musa", "mlu", "hpu"]):
-        module = getattr(torch, name, None)
-        try:
-            if module is not None and module.is_available() and module.device_count() > 0:
-                return name, int(module.device_count())
-        except Exception:  # noqa: BLE001 - a broken backend counts as absent
-            continue
+    if device_type != "auto":
+        dev.load(device_type)   # its extension: an unknown type or a failing import is the one line, exit 2
+    for name in ([device_type] if device_type != "auto" else dev.available_types()):
+        if name != "cpu" and dev.device_count(name) > 0:   # a broken backend counts as absent
+            return name, dev.device_count(name)
     return None
 
 
@@ -235,15 +234,8 @@ def init_process_group(device: Any) -> None:
 
     die_with_parent()
 
-    backend = None
-    if hasattr(dist, "get_default_backend_for_device"):
-        try:
-            backend = dist.get_default_backend_for_device(device)
-        except Exception:  # noqa: BLE001 - unknown device type: fall through
-            backend = None
-    if backend is None:
-        backend = "nccl" if device.type == "cuda" else "gloo"
-    dist.init_process_group(backend=backend, timeout=multinode.dist_timeout())
+    # the device table's backend (nccl, hccl, cncl, mccl, xccl, gloo): torch's own lookup knows only its own types
+    dist.init_process_group(backend=table.row(device.type).backend, timeout=multinode.dist_timeout())
 
 
 def shutdown() -> None:

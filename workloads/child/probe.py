@@ -19,8 +19,6 @@ shape is ``workloads.probe_report.ProbeReport``: the readers parse it from there
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import os
 import sys
@@ -28,12 +26,10 @@ import time
 import traceback
 from typing import Any
 
+from workloads.child import device_types as table
 from workloads.errors import first_line
 from workloads.probe_report import DeviceCheck, DeviceChecks, DeviceMemory, DeviceType, ProbeDevice, ProbeReport
 
-# vendor extensions that register a torch device type when imported
-_EXTENSIONS = {"npu": "torch_npu", "musa": "torch_musa", "mlu": "torch_mlu", "xpu": None, "hpu": None}
-_TYPES = ("cuda", "xpu", "npu", "musa", "mlu", "hpu", "mps")
 
 
 def _err(exc: BaseException) -> str:
@@ -56,21 +52,22 @@ def _import_torch(report: ProbeReport) -> Any:
     report.torch = torch.__version__
     report.cuda = getattr(torch.version, "cuda", None)
     report.hip = getattr(torch.version, "hip", None)
-    for module in _EXTENSIONS.values():
-        if module and importlib.util.find_spec(module) is not None:
+    # the vendor extensions the device table names, where installed and torch lacks their type's module
+    for row in table.installed_extensions():
+        if table.needs_extension(torch, row):
             try:
-                importlib.import_module(module)
-                report.extensions[module] = "loaded"
-            except Exception as exc:  # noqa: BLE001
-                report.extensions[module] = _err(exc)
+                table.import_extension(row)
+                report.extensions[row.extension] = "loaded"
+            except table.ExtensionFailed as exc:
+                report.extensions[row.extension] = exc.reason
     return torch
 
 
 def _device_types(torch: Any, report: ProbeReport) -> list[tuple[str, Any]]:
     found = []
-    for name in _TYPES:
-        module = getattr(torch, name, None)
-        if module is None or not hasattr(module, "is_available"):
+    for name in table.ACCELERATORS:
+        module = table.device_module(torch, name)
+        if module is None:
             continue
         entry = DeviceType()
         try:

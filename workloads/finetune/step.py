@@ -49,7 +49,7 @@ class Setup:
         self.device = devices.resolve(args.device)
         if self.distributed and self.device.type != "cpu":
             self.device = devices.resolve(f"{self.device.type}:{data_parallel.local_rank()}")
-            getattr(torch, self.device.type).set_device(self.device)
+            devices.set_device(self.device)
         # what the process holds before the model: the peak's growth over it is what the fit estimate counts (on the
         # CPU the peak is the RSS, torch's own libraries in it: 942 MiB read beside an estimate of 141 MiB)
         self.memory_base = devices.memory_in_use(self.device)
@@ -69,7 +69,7 @@ class Setup:
         self.model = self.trained = self._model()
         params = [p for p in self.model.parameters() if p.requires_grad]
         self.optimizer = torch.optim.AdamW(params, lr=self.lr)
-        self.scaler = torch.amp.GradScaler(self.device.type, enabled=args.amp == "fp16")
+        self.scaler = torch.amp.GradScaler(devices.autocast_type(self.device), enabled=args.amp == "fp16")
 
     def _model(self) -> Llama:
         args = self.args

@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
 from workloads.models.gpt2 import model as gpt2
@@ -83,10 +84,10 @@ def prepare(args: argparse.Namespace, plan: Plan, model: Any, cache: Any, device
 def _decoder(args: argparse.Namespace, model: Any, cache: Any, device: Any, emitter: Emitter) -> Any:
     """The decoder the flags ask for, or eager with a fallback event when it cannot run here."""
     if args.cuda_graphs:
-        if device.type != "cuda" or not hasattr(torch.cuda, "CUDAGraph"):
-            emitter.fallback(error=f"CUDA graphs need a cuda device, not {device.type}", action="eager decode",
-                             op="cuda-graph")
-            log("CUDA graphs are not available on this device; decoding eager")
+        if not dev.can_capture(device):
+            emitter.fallback(error=f"graph capture needs a device type with graphs (cuda, npu, mlu, musa, xpu), "
+                                   f"not {device.type}", action="eager decode", op="cuda-graph")
+            log("graph capture is not available on this device; decoding eager")
         else:
             try:
                 with torch.inference_mode():

@@ -89,8 +89,9 @@ def decoder_maker(args: argparse.Namespace, device: torch.device, emitter: Emitt
 
     def make(model: Llama, cache: Any) -> Any:
         if args.cuda_graphs:
-            if device.type != "cuda":
-                fall_back("cuda-graph", f"CUDA graphs need a cuda device, not {device.type}")
+            if not dev.can_capture(device):
+                fall_back("cuda-graph", f"graph capture needs a device type with graphs (cuda, npu, mlu, musa, xpu), "
+                                        f"not {device.type}")
             else:
                 try:
                     with torch.inference_mode():

@@ -274,14 +274,11 @@ def _mib(value: int | None) -> int | None:
 
 def _device_name(device: Any) -> str:
     """The device's model name as its driver gives it ("NVIDIA H200"), matched against the rated table."""
-    import torch
+    from workloads.child import device as dev  # imports torch: lazy, as torch was here
 
-    backend = getattr(torch, device.type, None)
-    if device.type != "cpu" and hasattr(backend, "get_device_name"):
-        try:
-            return str(backend.get_device_name(device))
-        except Exception:  # noqa: BLE001 - a layer that cannot name it: no rated figures, said as N/A
-            pass
+    named = dev.model_name(device)   # None where a layer cannot name it: no rated figures, said as N/A
+    if named is not None:
+        return named
     return platform.processor() or platform.machine() if device.type == "cpu" else device.type
 
 

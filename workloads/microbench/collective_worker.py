@@ -83,17 +83,18 @@ def _run(args: argparse.Namespace, rank: int) -> None:
     import torch
     import torch.distributed as dist
 
+    from workloads.child import device as dev  # imports torch: lazy, as torch is here
+
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     if args.device == "cpu":
-        device, backend = torch.device("cpu"), "gloo"
+        device = torch.device("cpu")
         torch.set_num_threads(1)  # the ranks share the host's cores; more threads per rank only wait on each other
     else:
+        dev.load(args.device)   # its extension, so torch knows the type before a device of it is made
         device = torch.device(args.device, local_rank)
-        getattr(torch, args.device).set_device(device)
-        # the device's own backend (NCCL, HCCL...); torch before 2.6 has no lookup: NCCL on CUDA, else the type
-        backend = (dist.get_default_backend_for_device(device) if hasattr(dist, "get_default_backend_for_device")
-                   else ("nccl" if args.device == "cuda" else args.device))
-    dist.init_process_group(backend=backend, timeout=datetime.timedelta(seconds=args.timeout))
+        dev.set_device(device)
+    # the device table's backend: nccl, hccl, cncl, mccl, xccl; gloo on the CPU
+    dist.init_process_group(backend=dev.backend(device), timeout=datetime.timedelta(seconds=args.timeout))
     try:
         world = dist.get_world_size()
         out = args.out / RESULTS
@@ -172,10 +173,9 @@ def _correct(op: str, recv: Any, world: int, send_n: int) -> bool:
 
 
 def _synchronize(device: Any) -> None:
-    import torch
+    from workloads.child import device as dev  # imports torch: lazy, as torch is here
 
-    if device.type != "cpu":
-        getattr(torch, device.type).synchronize(device)
+    dev.synchronize(device)
 
 
 def rank_errors(out: Path) -> list[tuple[int, str]]:

@@ -195,13 +195,9 @@ def _rows_folder() -> Iterator[Path]:
 def _device_count(device_type: str) -> int:
     if device_type == "cpu":
         return CPU_NPROC
-    import torch
+    from workloads.child import device as dev  # imports torch: lazy, as torch was here
 
-    backend = getattr(torch, device_type, None)
-    try:
-        return int(backend.device_count()) if backend is not None and backend.is_available() else 0
-    except Exception:  # noqa: BLE001 - a broken backend has no device to use
-        return 0
+    return dev.device_count(device_type)   # a broken backend has no device to use
 
 
 def _launch(out: Path, device_type: str, sizes: list[int], ops: list[str], nproc: int, timeout_s: float,

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 import torch
 
 from workloads.catalogue import say
-from workloads.child.device import free_bytes as device_free_bytes
+from workloads.child import device as dev
 from workloads.errors import first_line
 from workloads.microbench.timing import Timed, time_calls
 
@@ -68,11 +68,11 @@ def matmul_precision(dtype: str) -> Iterator[None]:
 def unsupported(dtype: str, device: torch.device) -> str | None:
     """Why ``dtype`` cannot run here, before trying it; None when a trial call decides."""
     if dtype == "tf32":
-        if device.type != "cuda":
+        found = dev.capability(device)
+        if found is None:
             return say("workload.microbench.skip.tf32_not_cuda")
-        major, minor = torch.cuda.get_device_capability(device)
-        if major < 8:
-            return say("workload.microbench.skip.tf32_capability", capability=f"{major}.{minor}")
+        if not dev.has_tf32(device):
+            return say("workload.microbench.skip.tf32_capability", capability=f"{found[0]}.{found[1]}")
     return None
 
 
@@ -115,7 +115,7 @@ def trial(dtype: str, device: torch.device) -> str | None:
 
 def fits(dtype: str, n: int, device: torch.device) -> bool:
     """Whether three n x n matrices (and fp8's float32 staging) fit in a quarter of the free memory."""
-    free = device_free_bytes(device)
+    free = dev.free_bytes(device)
     need = 3 * n * n * max(_ITEMSIZE[dtype], 4 if dtype == "fp8" else 0)
     return free is None or need <= free // 4
 
@@ -169,6 +169,4 @@ def figure(n: int, timed: Timed) -> dict[str, Any]:
 
 
 def _release(device: torch.device) -> None:
-    backend = getattr(torch, device.type, None) if device.type != "cpu" else None
-    if hasattr(backend, "empty_cache"):
-        backend.empty_cache()  # the next part must not find the sweep's blocks held
+    dev.empty_cache(device)  # the next part must not find the sweep's blocks held

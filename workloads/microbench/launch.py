@@ -2,13 +2,13 @@
 
 - host dispatch: the host clock over ``calls`` launches with no synchronisation, per launch:
   what one launch costs the CPU thread that issues it.
-- device time: on CUDA, events recorded before and after the same number of launches,
-  per launch: the device's clock, which the dispatch rate bounds when the kernel is tiny.
-  On another accelerator, the host clock with the device synchronised before and after.
+- device time: where the device table gives the type timing events (cuda, npu, mlu, musa, xpu), events
+  recorded before and after the same number of launches, per launch: the device's clock, which the dispatch
+  rate bounds when the kernel is tiny. Elsewhere, the host clock with the device synchronised before and after.
 - round trip: one launch and a synchronisation, the median: what a step that waits on
   the device pays.
-- graph replay (CUDA only): ``graph_kernels`` of the same kernel captured in one CUDA
-  graph and replayed; host and device time per kernel.
+- graph replay (where the type captures graphs: CUDAGraph, NPUGraph...): ``graph_kernels`` of the same kernel
+  captured in one graph and replayed; host and device time per kernel.
 
 On the CPU the op runs inside the call: there is only the host's time, and no graph.
 """
@@ -32,8 +32,8 @@ ROUNDTRIPS = 50
 
 def measure(device: torch.device, calls: int = 1000, replays: int = 20) -> dict[str, Any]:
     x = torch.zeros(1, device=device)
-    if device.type == "cuda" and device.index is not None:
-        torch.cuda.set_device(device)  # events record, and graphs capture, on the current device's stream
+    if device.index is not None:
+        dev.set_device(device)  # events record, and graphs capture, on the current device's stream
 
     def launch() -> None:
         x.add_(1.0)
@@ -50,7 +50,7 @@ def measure(device: torch.device, calls: int = 1000, replays: int = 20) -> dict[
     out["eager_device_us"], out["device_clock"] = _device_us(launch, device, calls)
     out["roundtrips"] = ROUNDTRIPS
     out["roundtrip_us"] = statistics.median(_roundtrip(launch, device) for _ in range(ROUNDTRIPS)) * 1e6
-    if device.type == "cuda":
+    if dev.can_capture(device):
         out.update(_graph(launch, device, replays))
     else:
         out["graph_skipped"] = say("workload.microbench.launch.graph_not_cuda", device=device.type)
@@ -58,8 +58,9 @@ def measure(device: torch.device, calls: int = 1000, replays: int = 20) -> dict[
 
 
 def _device_us(launch: Any, device: torch.device, calls: int) -> tuple[float, str]:
-    if device.type == "cuda":
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    events = dev.timing_events(device)
+    if events is not None:
+        start, end = events
         start.record()
         for _ in range(calls):
             launch()
@@ -80,22 +81,17 @@ def _roundtrip(launch: Any, device: torch.device) -> float:
 
 
 def _graph(launch: Any, device: torch.device, replays: int) -> dict[str, Any]:
+    def kernels() -> None:
+        for _ in range(GRAPH_KERNELS):
+            launch()
+
     try:
-        stream = torch.cuda.Stream(device)
-        stream.wait_stream(torch.cuda.current_stream(device))
-        with torch.cuda.stream(stream):  # capture wants a side stream warmed up first
-            for _ in range(3):
-                launch()
-        torch.cuda.current_stream(device).wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            for _ in range(GRAPH_KERNELS):
-                launch()
+        graph, _ = dev.capture_graph(device, kernels, warmups=1)
         graph.replay()
-        torch.cuda.synchronize(device)
+        dev.synchronize(device)
     except Exception as exc:  # noqa: BLE001 - a device or layer without graph capture: said, not fatal
         return {"graph_skipped": first_line(exc, typed=True, limit=200)}
     host = host_seconds(graph.replay, replays) / GRAPH_KERNELS
-    torch.cuda.synchronize(device)
+    dev.synchronize(device)
     device_us, _ = _device_us(graph.replay, device, replays)
     return {"graph_kernels": GRAPH_KERNELS, "graph_host_us": host * 1e6, "graph_device_us": device_us / GRAPH_KERNELS}

@@ -25,15 +25,15 @@ LANE_GBPS = {1: 2.5 * 8 / 10 / 8, 2: 5.0 * 8 / 10 / 8, 3: 8.0 * 128 / 130 / 8, 4
 
 
 def pci_address(device: Any) -> str | None:
-    """'0000:3b:00.0' for a CUDA device (from PyTorch's device properties), else None."""
-    if getattr(device, "type", None) != "cuda":
+    """'0000:3b:00.0' for a device whose properties give its PCI ids (CUDA's do), else None."""
+    if getattr(device, "type", "cpu") == "cpu":
         return None
-    try:
-        import torch
+    from workloads.child import device as dev  # imports torch: lazy, as the caller's torch is
 
-        props = torch.cuda.get_device_properties(device)
+    props = dev.properties(device)
+    try:
         return f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0"
-    except Exception:  # noqa: BLE001 - a compatibility layer may not give it
+    except (AttributeError, TypeError, ValueError):  # no properties, or no PCI ids in them (a compatibility layer)
         return None
 
 

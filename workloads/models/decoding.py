@@ -58,23 +58,17 @@ class EagerDecoder:
 
 
 class GraphDecoder:
-    """One decode step captured as a CUDA graph; each call copies its inputs in and replays."""
+    """One decode step captured as a device graph (CUDA's, or the type's own where the device table names one);
+    each call copies its inputs in and replays."""
 
     kind = "cuda-graph"
 
     def __init__(self, model: DecodingModel, cache: KVCache, batch: int, device: torch.device):
         self.token = torch.zeros(batch, 1, dtype=torch.long, device=device)
         self.pos = torch.zeros(1, dtype=torch.long, device=device)
-        side = torch.cuda.Stream(device)
-        side.wait_stream(torch.cuda.current_stream(device))
-        # warm-up on a side stream, as capture requires; it writes position 0, which prefill overwrites
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                model.forward_static(self.token, cache, self.pos)
-        torch.cuda.current_stream(device).wait_stream(side)
-        self.graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(self.graph):
-            self.logits = model.forward_static(self.token, cache, self.pos)[:, -1]
+        # the warm-up (on a side stream, as capture requires) writes position 0, which prefill overwrites
+        self.graph, self.logits = dev.capture_graph(
+            device, lambda: model.forward_static(self.token, cache, self.pos)[:, -1])
 
     def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
         self.token.copy_(token)

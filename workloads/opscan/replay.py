@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import torch
 
+from workloads.child import device as dev
 from workloads.errors import first_line
 from workloads.hints import hint_for
 from workloads.opscan import statuses as st
@@ -212,9 +213,7 @@ def compare(got: list[Any], want: list[Any]) -> tuple[float, int, str]:
 
 
 def synchronize(device: torch.device) -> None:
-    backend = getattr(torch, device.type, None)
-    if device.type != "cpu" and backend is not None and hasattr(backend, "synchronize"):
-        backend.synchronize(device)
+    dev.synchronize(device)
 
 
 def timed(run: Callable[[], Any], device: torch.device, repeats: int,

@@ -58,9 +58,9 @@ def record(state: ScanState, plan: dict[str, Any], device: Any) -> dict[str, Any
 
 
 def _has_tf32(device: Any) -> bool:
-    import torch
+    from workloads.child import device as dev  # imports torch: lazy, as torch is in this module
 
-    return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] >= 8
+    return dev.has_tf32(device)
 
 
 def torch_cpu() -> Any:

@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader
 
+from workloads.child import device as devices
 from workloads.child.harness import WorkloadError, log
 from workloads.child.train.precision import Precision
 from workloads.resnet50 import imagedata
@@ -108,7 +109,8 @@ class Validation:
                         continue
                     images = images.to(dev, non_blocking=True, memory_format=self.setup.memory_format)
                     labels = labels.to(dev, non_blocking=True)
-                    with torch.autocast(dev.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
+                    with torch.autocast(devices.autocast_type(dev), dtype=autocast_dtype,
+                                        enabled=autocast_dtype is not None):
                         logits = model(images)
                     hit1 += count_topk(logits, labels, 1)
                     hit5 += count_topk(logits, labels, 5)

@@ -63,9 +63,7 @@ class BatchTrials:
         dev = self.setup.device
         self.setup.optimizer.zero_grad(set_to_none=True)
         gc.collect()
-        backend = getattr(torch, dev.type, None)
-        if dev.type != "cpu" and backend is not None and hasattr(backend, "empty_cache"):
-            backend.empty_cache()
+        devices.empty_cache(dev)
 
 
 def find_batch_size(setup: Setup) -> dict[str, Any]:

@@ -60,9 +60,7 @@ class Setup:
         device = devices.resolve(name)
         if self.distributed and device.type != "cpu":
             device = devices.resolve(f"{device.type}:{data_parallel.local_rank()}")
-            backend = getattr(torch, device.type, None)
-            if backend is not None and hasattr(backend, "set_device"):
-                backend.set_device(device)
+            devices.set_device(device)
         return device
 
     def _check_memory(self) -> None:
@@ -131,7 +129,7 @@ class Setup:
         self.model.to(self.device, memory_format=self.memory_format)
         self.criterion = torch.nn.CrossEntropyLoss()
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.lr, momentum=0.9, weight_decay=1e-4)
-        self.scaler = torch.amp.GradScaler(self.device.type, enabled=args.amp == "fp16")
+        self.scaler = torch.amp.GradScaler(devices.autocast_type(self.device), enabled=args.amp == "fp16")
         self.start_epoch, self.start_step = 1, 0
         if self.resumed is not None:
             self._restore(self.resumed)

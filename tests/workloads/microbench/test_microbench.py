@@ -77,6 +77,8 @@ def test_a_result_that_differs_from_the_first_fails_the_burn_check_with_its_coun
     (("--only", "gemm,gpu"), "--only: unknown gpu"),
     (("--burn-seconds", "0"), "microbench: argument --burn-seconds: must be above 0, got 0"),
     (("--device", "cuda:3"), "device 'cuda:3' is not available on this machine"),
+    (("--device", "tpu"), "unknown device type 'tpu'; the known types are cuda, npu, mlu, musa, xpu, hpu, mps, cpu"),
+    (("--device", "mlu"), "device type mlu needs torch_mlu, which is not installed"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, said):
     code, events = run(*SMALL, "--only", "launch", *args)

@@ -297,7 +297,8 @@ def foreign_files(tmp_path):
     (["--data", "{tmp}/missing"], "does not exist"),
     (["--data", "{tmp}/empty"], "holds no class folders"),
     (["--data", "{tmp}/no_images"], "holds no images (2 non-image files skipped)"),
-    (["--device", "nosuchdevice"], "unknown device 'nosuchdevice'"),
+    (["--device", "nosuchdevice"], "unknown device type 'nosuchdevice'; the known types are cuda, npu, mlu, musa, "
+                                   "xpu, hpu, mps, cpu"),
     (["--device", "cuda:99"], "cuda:99"),
     (["--weights", "{tmp}/linear.pt"], "is not a ResNet-50 checkpoint"),
     (["--checkpoint", "{tmp}/foreign_ckpt", "--resume"], "is not a ResNet-50 checkpoint"),

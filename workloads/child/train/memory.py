@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import psutil
-import torch
 
 from workloads.child import device as devices
 
@@ -19,8 +18,8 @@ def total_memory(device: Any) -> int | None:
     try:
         if device.type == "cpu":
             return int(psutil.virtual_memory().total)
-        properties = getattr(getattr(torch, device.type, None), "get_device_properties", None)
-        return int(properties(device).total_memory) if properties is not None else None
+        total = getattr(devices.properties(device), "total_memory", None)
+        return int(total) if total is not None else None
     except Exception:  # noqa: BLE001 - no figure: no check, the allocator still has its say
         return None
 

@@ -62,6 +62,17 @@ class Precision:
         self.fallbacks: list[dict[str, Any]] = []
         self.compile_checked = not args.compile
         self.stepped: Any = torch.compile(setup.trained) if args.compile else setup.trained
+        self._refuse_unsupported_autocast()
+
+    def _refuse_unsupported_autocast(self) -> None:
+        """FP32 from the start, said as a fallback, where the device table says the device has no autocast in the
+        dtype asked for: torch.autocast would only warn and run fp32 while the figures said bf16."""
+        refusal = devices.autocast_refusal(self.setup.device, self.amp_dtype)
+        if refusal is None:
+            return
+        self.amp_dtype = None
+        self.scaler_on = False
+        self._note_fallback(0, refusal, "continuing in FP32 (autocast off)")
 
     @property
     def label(self) -> str:
@@ -79,7 +90,7 @@ class Precision:
     def _autocast(self) -> Any:
         if self.amp_dtype is None:
             return contextlib.nullcontext()
-        return torch.autocast(self.setup.device.type, dtype=self.amp_dtype)
+        return torch.autocast(devices.autocast_type(self.setup.device), dtype=self.amp_dtype)
 
     def _forward_backward(self, inputs: Any, targets: Any) -> Any:
         s = self.setup
