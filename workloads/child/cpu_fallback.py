@@ -8,7 +8,8 @@ never reaches a figure (bench/cpu_fallback_overhead.py measures that cost). Afte
 stopped, its trace read by :func:`workloads.child.cpu_fallback_trace.classify`, each fallen-back op sent as a
 ``cpu_fallback`` warning (the run log, the report's problems and compare read it) and :meth:`~FallbackWatch.figures`
 gives the result's figures. By default it watches only where the device is not the CPU (on the CPU every op is a
-CPU op); ``--cpu-fallback-check on`` forces it (the tests do), ``off`` leaves it out.
+CPU op); ``--cpu-fallback-check on`` forces it (the tests do), ``off`` leaves it out
+(`workloads.child.cpu_fallback_option`).
 """
 
 from __future__ import annotations
@@ -21,42 +22,40 @@ from typing import Any
 
 import torch
 
+from workloads.child.cpu_fallback_option import WATCHED_STEPS, wanted
 from workloads.child.cpu_fallback_trace import STEP_MARK, Findings, classify, events_of
 from workloads.child.harness import Emitter, log
+from workloads.errors import first_line
 from workloads.facts.formatting import format_bytes
-
-WATCHED_STEPS = 3   # enough to tell an op called every step from one called once; few enough to cost little
-MODES = ("auto", "on", "off")
-
-
-def add_argument(parser: Any) -> None:
-    """The workloads' one flag for the check (resnet50, finetune, llm)."""
-    parser.add_argument("--cpu-fallback-check", choices=MODES, default="auto",
-                        help=f"profile {WATCHED_STEPS} steps after the warm-up and name the ops that ran on the CPU "
-                             "while the model is on the card (auto: on any device but the CPU)")
-
-
-def wanted(mode: str, device: torch.device) -> bool:
-    return mode == "on" or (mode == "auto" and device.type != "cpu")
+from workloads.facts.warmup import MIN_MEASURED_STEPS
 
 
 def _activities(device: torch.device) -> list[Any]:
     """The host's ops, and the device's own activities where torch.profiler has them (its copies, with bytes)."""
     acts = [torch.profiler.ProfilerActivity.CPU]
-    device_act = {"cuda": "CUDA", "xpu": "XPU", "hpu": "HPU"}.get(device.type)
-    if device_act and hasattr(torch.profiler.ProfilerActivity, device_act) and device_act in \
-            {a.name for a in torch.profiler.supported_activities()}:
-        acts.append(getattr(torch.profiler.ProfilerActivity, device_act))
+    name = {"cuda": "CUDA", "xpu": "XPU", "hpu": "HPU"}.get(device.type, "")
+    own = getattr(torch.profiler.ProfilerActivity, name, None)
+    if own is not None and own in torch.profiler.supported_activities():
+        acts.append(own)
     return acts
 
 
 class FallbackWatch:
-    """Profiles steps ``after + 1`` to ``after + steps`` (1-based) of a loop, then names what fell back."""
+    """Profiles steps ``after + 1`` to ``after + steps`` (1-based) of a loop, then names what fell back.
+
+    ``planned``: the loop's steps, where it plans a number; the watch then leaves the figures the
+    :data:`~workloads.facts.warmup.MIN_MEASURED_STEPS` they need after it, watching fewer steps or none."""
 
     def __init__(self, device: torch.device, emitter: Emitter | None, mode: str = "auto", after: int = 0,
-                 steps: int = WATCHED_STEPS):
+                 steps: int = WATCHED_STEPS, planned: int | None = None):
         self.device, self.emitter = device, emitter
-        self.active = wanted(mode, device) and steps > 0
+        if planned is not None:
+            steps = min(steps, planned - after - MIN_MEASURED_STEPS)
+        self.active = wanted(mode, device.type) and steps > 0
+        if wanted(mode, device.type) and not self.active and emitter is not None:
+            log(f"CPU fallback check: not run: {planned} steps leave none to profile after the {after} of warm-up and "
+                f"the {MIN_MEASURED_STEPS} the figures need (--steps {after + WATCHED_STEPS + MIN_MEASURED_STEPS} "
+                "or more runs it)")
         self.first, self.last = after + 1, after + steps
         self.findings: Findings | None = None
         self.watched = 0
@@ -71,20 +70,27 @@ class FallbackWatch:
         if not self.watches(step):
             return
         if self._profile is None:
-            self._profile = torch.profiler.profile(activities=_activities(self.device), record_shapes=True)
-            self._profile.start()
+            try:
+                self._profile = torch.profiler.profile(activities=_activities(self.device), record_shapes=True)
+                self._profile.start()
+            except Exception as exc:  # noqa: BLE001 - a profiler that cannot start costs the check, never the run
+                self._give_up(exc)
+                return
         self._mark = torch.profiler.record_function(f"{STEP_MARK}{step}")
         self._mark.__enter__()
 
-    def after(self, step: int) -> None:
-        """Close step ``step``'s span (the loop has synchronised the device); after the last, stop and classify."""
+    def after(self, step: int) -> bool:
+        """Close step ``step``'s span (the loop has synchronised the device); after the last, stop and classify.
+        True when it did: that time is no step's, and the loop starts its next step's clock after it."""
         if self._mark is None:
-            return
+            return False
         self._mark.__exit__(None, None, None)
         self._mark = None
         self.watched += 1
-        if step >= self.last:
-            self.finish()
+        if step < self.last:
+            return False
+        self.finish()
+        return True
 
     def finish(self) -> None:
         """Stop the profiler (also where the run ends inside the watched steps) and say what fell back."""
@@ -94,11 +100,23 @@ class FallbackWatch:
             self._mark.__exit__(None, None, None)
             self._mark = None
         profile, self._profile = self._profile, None
-        profile.stop()
-        self.findings = classify(events_of(_trace_of(profile)))
+        try:
+            profile.stop()
+            self.findings = classify(events_of(_trace_of(profile)))
+        except Exception as exc:  # noqa: BLE001 - as above: the steps measured stand without it
+            self._give_up(exc)
+            return
         self._say(self.findings)
 
+    def _give_up(self, exc: BaseException) -> None:
+        self.active, self._profile = False, None
+        if self.emitter is not None:
+            log(f"CPU fallback check: not run: torch.profiler failed: {first_line(exc, typed=True)}")
+
     def _say(self, found: Findings) -> None:
+        """A warning per fallen-back op and the check's line in the log, by the process that speaks (rank 0)."""
+        if self.emitter is None:
+            return
         where = str(self.device)
         for op in found.ops:
             share = f"{op.share_of_step:.1%}" if op.share_of_step is not None else "an unknown share"
@@ -106,9 +124,8 @@ class FallbackWatch:
             message = (f"{op.op} ran on the CPU, not on {where}: {op.calls_per_step:g} call(s) a step, {share} of "
                        f"the step time ({op.ms_per_step:.3g} ms), {op.copies_per_step:g} host<->device copies a step"
                        f"{nbytes}: {where} has no kernel for it with these inputs (PyTorch's CPU fallback ran it)")
-            if self.emitter is not None:
-                self.emitter.warning(message, code="cpu_fallback", op=op.op, calls_per_step=op.calls_per_step,
-                                     share_of_step=op.share_of_step)
+            self.emitter.warning(message, code="cpu_fallback", op=op.op, calls_per_step=op.calls_per_step,
+                                 share_of_step=op.share_of_step)
         counted = "all, from the device's copy records" if found.copies_from_device else \
             "the fallen-back ops' own; the trace shows no device copy records"
         nbytes = format_bytes(found.copy_bytes_per_step) if found.copy_bytes_per_step is not None else "size unknown"

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 # the unit "table" by another name: in the class body TABLE is the report's table (a ClassVar), not the unit
+from workloads.cpu_fallback_record import CpuFallbackFigures
 from workloads.result_record import NESTED, BYTES, COUNT, FRACTION, SECONDS, TEXT, Record, figure
 
 _OWN = "workload.finetune.metric."
@@ -15,7 +16,7 @@ _SHARED = "workload.shared.metric."
 
 
 @dataclass
-class FinetuneResult(Record):
+class FinetuneResult(CpuFallbackFigures, Record):
     HEADLINE: ClassVar[str] = "tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tokens_per_s", "tokens_per_s_per_device", "mfu", "mfu_formula",
         "rated_tflops", "peak_memory_bytes", "peak_memory_growth_bytes", "fit_estimate_bytes", "data_wait_fraction", "trainable_parameters",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from workloads.cpu_fallback_record import CpuFallbackFigures
 from workloads.result_record import BYTES, COUNT, FRACTION, NESTED, SECONDS, TEXT, Family, Record, figure
 
 _RATE = "tokens/s"
@@ -31,7 +32,7 @@ _BENCH = (
 
 
 @dataclass
-class LlmResult(Record):
+class LlmResult(CpuFallbackFigures, Record):
     HEADLINE: ClassVar[str] = "tg_tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tg_tokens_per_s", "pp_tokens_per_s", "decode_tokens_per_s",
         "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "ttft_s", "tpot_p50_s",
