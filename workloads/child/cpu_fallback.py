@@ -71,7 +71,10 @@ class FallbackWatch:
             return
         if self._profile is None:
             try:
-                self._profile = torch.profiler.profile(activities=_activities(self.device), record_shapes=True)
+                acts = _activities(self.device)
+                # shapes cost about as much again per recorded op (bench/cpu_fallback_overhead.py): recorded only
+                # where the device keeps no copy records of its own, the fallback's copies' bytes then read from them
+                self._profile = torch.profiler.profile(activities=acts, record_shapes=len(acts) == 1)
                 self._profile.start()
             except Exception as exc:  # noqa: BLE001 - a profiler that cannot start costs the check, never the run
                 self._give_up(exc)
