@@ -26,7 +26,7 @@ from workloads.child.cpu_fallback_option import WATCHED_STEPS, wanted
 from workloads.child.cpu_fallback_trace import STEP_MARK, Findings, classify, events_of
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
-from workloads.facts.formatting import format_bytes
+from workloads.facts.formatting import format_bytes, percent
 from workloads.facts.warmup import MIN_MEASURED_STEPS
 
 
@@ -122,7 +122,7 @@ class FallbackWatch:
             return
         where = str(self.device)
         for op in found.ops:
-            share = f"{op.share_of_step:.1%}" if op.share_of_step is not None else "an unknown share"
+            share = percent(op.share_of_step)
             nbytes = f", {format_bytes(op.copy_bytes_per_step)}" if op.copy_bytes_per_step is not None else ""
             message = (f"{op.op} ran on the CPU, not on {where}: {op.calls_per_step:g} call(s) a step, {share} of "
                        f"the step time ({op.ms_per_step:.3g} ms), {op.copies_per_step:g} host<->device copies a step"
