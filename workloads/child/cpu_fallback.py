@@ -18,12 +18,13 @@ import contextlib
 import json
 import os
 import tempfile
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
 from workloads.child.cpu_fallback_option import WATCHED_STEPS, wanted
 from workloads.child.cpu_fallback_trace import STEP_MARK, Findings, classify, events_of
+from workloads.child.device import synchronize
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
 from workloads.facts.formatting import format_bytes, percent
@@ -145,6 +146,15 @@ class FallbackWatch:
                 "host_device_copies_per_step": found.copies_per_step,
                 "host_device_copy_bytes_per_step": found.copy_bytes_per_step,
                 "cpu_fallback_steps_watched": self.watched}
+
+
+def one_call(call: Callable[[], Any], device: torch.device) -> Findings:
+    """``call`` run once under torch.profiler, classified: what one op's replay sends to the CPU (opscan runs each
+    recorded op so, where the backend falls back without a warning, or warned once already: MPS's is said once)."""
+    with torch.profiler.profile(activities=_activities(device), record_shapes=True) as profile:
+        call()
+        synchronize(device)
+    return classify(events_of(_trace_of(profile)))
 
 
 def _trace_of(profile: Any) -> dict[str, Any]:
