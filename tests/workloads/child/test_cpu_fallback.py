@@ -68,3 +68,10 @@ def test_with_nothing_on_the_cpu_it_warns_of_nothing_and_a_run_ending_inside_its
     assert not _profiling()
     assert _warnings(stream) == []
     assert watch.figures()["cpu_fallback_ops"] == [] and watch.figures()["cpu_fallback_steps_watched"] == 2
+
+
+def test_a_loop_too_short_to_leave_its_figures_their_steps_watches_fewer_or_none(capsys):
+    assert FallbackWatch(CPU, None, "on", after=1, planned=6).last == 3     # 6 steps: 1 warm-up, 2 watched, 3 counted
+    short = FallbackWatch(CPU, Emitter(io.StringIO()), "on", after=1, planned=4)
+    assert not short.active and _run(short, 4) == [False] * 4 and short.figures() == {}
+    assert "CPU fallback check: not run: 4 steps leave none to profile after the 1 of warm-up" in capsys.readouterr().err
