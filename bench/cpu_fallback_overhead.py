@@ -93,6 +93,7 @@ class Round:
     watched: tuple[float, float]
     after: tuple[float, float]
     read_s: float                   # the watch's stop, export and classification
+    events: float                   # host events recorded a step
     on_after: bool                  # the profiler still on after the watch
 
 
@@ -106,7 +107,8 @@ def one_round(step: Callable[[], None], device: torch.device, n: int) -> Round:
     watched = timed(step, device, n, watch)
     assert watch.findings is not None and watch.watched == n, "the watch did not see its steps"
     after = timed(step, device, n, None)
-    return Round(_mean(bare), _mean(watched), _mean(after), watch.read_s, torch._C._autograd._profiler_enabled())
+    return Round(_mean(bare), _mean(watched), _mean(after), watch.read_s, watch.findings.host_events_per_step,
+                 torch._C._autograd._profiler_enabled())
 
 
 def measure(name: str, step: Callable[[], None], device: torch.device, n: int, rounds: int) -> bool:
@@ -126,6 +128,9 @@ def measure(name: str, step: Callable[[], None], device: torch.device, n: int, r
               f"{statistics.median(r.watched[k] for r in results) * 1000:.2f} ms watched: ratio {ratio:.3f} "
               f"(rounds {min(ratios):.3f}-{max(ratios):.3f}; bound {BOUND:.2f}: {'within' if ratio <= BOUND else 'OVER'})"
               f"; the steps after the watch {statistics.median(r.after[k] / r.bare[k] for r in results):.3f}")
+    events = statistics.median(r.events for r in results)
+    extra_us = statistics.median((r.watched[1] - r.bare[1]) * 1e6 for r in results)
+    print(f"  {events:.0f} host events recorded a step: {extra_us / events:.2f} us of the process's CPU time each")
     print(f"  profiler on after the watch: {'YES' if still_on else 'no'}; stopping it, exporting and classifying its "
           f"trace (once, after the watched steps): {statistics.median(r.read_s for r in results) * 1000:.0f} ms; "
           f"the process's first watch (Kineto's start-up, left out above) "
@@ -138,7 +143,11 @@ def main() -> int:
     p.add_argument("--device", default="cpu")
     p.add_argument("--steps", type=int, default=3, help="steps a round, watched and not (default 3, the workloads')")
     p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch CPU threads (default 1: a waiting OpenMP thread spins, and on a shared host its spinning "
+                        "would be counted as the process's CPU time)")
     opts = p.parse_args()
+    torch.set_num_threads(opts.threads)
     device = devices.resolve(opts.device)
     ok = measure("ResNet-18 training step (32 px, batch 8)", resnet18_step(device), device, opts.steps, opts.rounds)
     ok &= measure("tiny Llama decode step (llm's CPU preset)", llama_decode_step(device), device, opts.steps,

@@ -99,6 +99,7 @@ class Findings:
     copies_per_step: float
     copy_bytes_per_step: int | None
     copies_from_device: bool             # counted from the device's copy activities (all of them), not the ops'
+    host_events_per_step: float = 0.0    # the host events the profiler recorded a step: what its cost grows with
 
 
 @dataclass
@@ -140,8 +141,9 @@ def classify(events: Sequence[TraceEvent]) -> Findings:
         copies = len(device_copies)
     else:
         nbytes, copies = fallback_bytes, fallback_copies
+    recorded = sum(1 for e in host if _inside(e, windows)) / steps
     return Findings(len(windows), span_us / 1000 / len(windows) if windows else None, ops, copies / steps,
-                    _per_step(nbytes, steps), bool(device_copies))
+                    _per_step(nbytes, steps), bool(device_copies), recorded)
 
 
 def _op(name: str, t: _Tally, steps: int, span_us: float) -> FallenBackOp:

@@ -35,6 +35,8 @@ def test_the_ops_forced_to_the_cpu_are_named_with_their_calls_share_and_copies()
 def test_the_same_steps_with_every_op_on_the_device_name_no_op_and_no_copy():
     found = classify(_trace("mlp_all_on_device.json"))
     assert found.steps == 2 and found.ops == ()
+    # the fallback's own events (the copies, the mode's) are recorded beside the same steps' ops
+    assert 0 < found.host_events_per_step < classify(_trace("mlp_gelu_on_cpu.json")).host_events_per_step
     assert (found.copies_per_step, found.copy_bytes_per_step) == (0, 0)
 
 
