@@ -1,6 +1,6 @@
 """What the CPU fallback check costs the steps it watches, and that it is off after them (issue 38: at most 5 %).
 
-The check (`workloads.child.cpu_fallback.FallbackWatch`) runs torch.profiler (host ops with their shapes) over a
+The check (`workloads.child.cpu_fallback.FallbackWatch`) runs torch.profiler (host ops, no shapes) over a
 few steps after the warm-up. Here the same steps run without it and under it, alternately, in this one process:
 each round times ``--steps`` steps bare, then the same number watched (a fresh watch, forced on: on the CPU the
 workloads leave it off), then as many again after the watch ended. A step's time runs from the watch's ``before``

@@ -72,10 +72,10 @@ class FallbackWatch:
             return
         if self._profile is None:
             try:
-                acts = _activities(self.device)
-                # shapes cost about as much again per recorded op (bench/cpu_fallback_overhead.py): recorded only
-                # where the device keeps no copy records of its own, the fallback's copies' bytes then read from them
-                self._profile = torch.profiler.profile(activities=acts, record_shapes=len(acts) == 1)
+                # no shapes: they cost about as much again per recorded op (ResNet-18's step 1.04-1.10 with them,
+                # 1.01-1.04 without, bench/cpu_fallback_overhead.py); the copies' bytes then come from the device's
+                # own copy records where it keeps them (CUDA, XPU), and are unknown elsewhere
+                self._profile = torch.profiler.profile(activities=_activities(self.device), record_shapes=False)
                 self._profile.start()
             except Exception as exc:  # noqa: BLE001 - a profiler that cannot start costs the check, never the run
                 self._give_up(exc)
@@ -150,7 +150,8 @@ class FallbackWatch:
 
 def one_call(call: Callable[[], Any], device: torch.device) -> Findings:
     """``call`` run once under torch.profiler, classified: what one op's replay sends to the CPU (opscan runs each
-    recorded op so, where the backend falls back without a warning, or warned once already: MPS's is said once)."""
+    recorded op so, where the backend falls back without a warning, or warned once already: MPS's is said once).
+    With shapes: one call's cost is no step's, and they give the copies' bytes on any device."""
     with torch.profiler.profile(activities=_activities(device), record_shapes=True) as profile:
         call()
         synchronize(device)

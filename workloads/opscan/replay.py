@@ -32,6 +32,7 @@ import torch
 from workloads.child import cpu_fallback
 from workloads.child.cpu_fallback_trace import Findings
 from workloads.errors import first_line
+from workloads.facts.formatting import format_bytes
 from workloads.hints import hint_for
 from workloads.opscan import statuses as st
 from workloads.opscan.inject import ENV as INJECT_ENV
@@ -239,12 +240,13 @@ def _short(op: str) -> str:
 
 
 def fallback_words(found: Findings) -> str | None:
-    """'aten::roll ran on the CPU (torch.profiler: under an aten::_to_cpu, 2 host<->device copies)'; None for none."""
+    """'aten::roll ran on the CPU (torch.profiler: under an aten::_to_cpu, 2 host<->device copies, 512 B)'; None for
+    none."""
     if not found.ops:
         return None
-    copies = sum(op.copies_per_step for op in found.ops)
+    nbytes = f", {format_bytes(found.copy_bytes_per_step)}" if found.copy_bytes_per_step is not None else ""
     return (f"{', '.join(op.op for op in found.ops)} ran on the CPU (torch.profiler: under an aten::_to_cpu, "
-            f"{copies:g} host<->device copies)")
+            f"{found.copies_per_step:g} host<->device copies{nbytes})")
 
 
 class Replayer:

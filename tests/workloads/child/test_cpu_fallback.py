@@ -56,7 +56,8 @@ def test_forced_it_profiles_the_steps_after_warm_up_names_each_fallen_back_op_an
     assert figures["cpu_fallback_steps_watched"] == 2
     assert sorted(row["op"] for row in figures["cpu_fallback_ops"]) == ["aten::gelu", "aten::gelu_backward"]
     assert figures["host_device_copies_per_step"] == 5
-    assert figures["host_device_copy_bytes_per_step"] == 5 * 16 * 64 * 4
+    # shapes are not recorded (their cost), and the CPU keeps no copy records of its own: the bytes are unknown
+    assert figures["host_device_copy_bytes_per_step"] is None
 
 
 def test_with_nothing_on_the_cpu_it_warns_of_nothing_and_a_run_ending_inside_its_steps_still_ends_it():

@@ -19,7 +19,7 @@ def test_one_call_of_an_op_the_backend_runs_on_the_cpu_is_named_with_its_copies(
 
     found = cpu_fallback.one_call(gelu_falling_back, CPU)
     assert replay.fallback_words(found) == \
-        "aten::gelu ran on the CPU (torch.profiler: under an aten::_to_cpu, 2 host<->device copies)"
+        "aten::gelu ran on the CPU (torch.profiler: under an aten::_to_cpu, 2 host<->device copies, 512 B)"
     assert replay.fallback_words(cpu_fallback.one_call(lambda: torch.nn.functional.gelu(x), CPU)) is None
 
 
