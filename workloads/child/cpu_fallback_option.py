@@ -9,9 +9,9 @@ WATCHED_STEPS = 3   # enough to tell an op called every step from one called onc
 MODES = ("auto", "on", "off")
 
 
-def add_argument(parser: Any, what: str = "steps") -> None:
+def add_argument(parser: Any, what: str = "steps after the warm-up") -> None:
     parser.add_argument("--cpu-fallback-check", choices=MODES, default="auto",
-                        help=f"profile {WATCHED_STEPS} {what} after the warm-up and name each op that ran on the CPU "
+                        help=f"profile {WATCHED_STEPS} {what} and name each op that ran on the CPU "
                              "while the model is on the card (default auto: on any device but the CPU)")
 
 

@@ -56,7 +56,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--cuda-graphs", action="store_true", help="capture each decode step as a CUDA graph")
     p.add_argument("--compile", action="store_true", help="torch.compile the decode step")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and prompts (default 0)")
-    cpu_fallback_option.add_argument(p, what="decode steps")
+    cpu_fallback_option.add_argument(p, what="decode steps after the timed cells")
     p.add_argument("--fit-only", action="store_true",
                    help="print the memory estimate (inference, AdamW and LoRA training) against the device; run nothing")
     return p
