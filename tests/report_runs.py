@@ -27,7 +27,7 @@ def _sample(t: int, util: float, with_device: bool = True) -> dict:
 
 
 def resnet_run(store: RunStore, args=("--steps", "10", "--batch-size", "32"), *, fallback=True, status="ok",
-               with_device=True) -> Path:
+               with_device=True, figures: dict | None = None) -> Path:
     run = store.create("resnet50", list(args))
     run.append(protocol.Start(t=T0, workload="resnet50", device="Fake GPU 80GB",
                               config={"batch_size": 32, "image_size": 224, "amp": "bf16", "epoch_size": 12800},
@@ -46,7 +46,7 @@ def resnet_run(store: RunStore, args=("--steps", "10", "--batch-size", "32"), *,
             "images_per_s": 950.0, "images_per_s_compute": 960.0, "total_s": 10.0, "final_loss": 1.97,
             "precision": "bf16", "peak_memory_bytes": 30 * 2**30, "batch_size": 32, "image_size": 224, "steps": 10,
             "published_images_per_s": {"A100-80GB, AMP (NVIDIA DeepLearningExamples)": 2470.0},
-            "achieved_tflops": 23.3, "peak_tflops": 989.0, "flop_utilisation": 0.0235}))
+            "achieved_tflops": 23.3, "peak_tflops": 989.0, "flop_utilisation": 0.0235, **(figures or {})}))
         run.append(protocol.End(t=T0 + 12, status="ok", exit_code=0))
     else:
         run.append(protocol.Error(t=T0 + 11, message="CUDA out of memory", hint="lower --batch-size"))

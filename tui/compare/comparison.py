@@ -19,6 +19,7 @@ from tui.compare.ratio import Ratio, ratio, relative_spread
 from tui.compare.shape import ACCURACY_KEYS
 from tui.i18n import say
 from workloads.catalogue import Message, message
+from workloads.facts.formatting import percent
 from workloads.facts.missing import finite_or_none
 from workloads import registry
 from workloads.result_record import FRACTION, Figure
@@ -124,6 +125,23 @@ def _shared_notes(workload: str, sides: Sequence[Side], runs: Sequence[RunFigure
             for side, run in zip(sides, runs) if run is not None and run.summary.sharing is not None]
 
 
+def _fallback_notes(workload: str, sides: Sequence[Side], runs: Sequence[RunFigures | None]) -> list[Message]:
+    """One note per side whose run of ``workload`` had ops fall back to the CPU (``cpu_fallback_ops``), naming them."""
+    notes = []
+    for side, run in zip(sides, runs):
+        rows = run.metric("cpu_fallback_ops") if run is not None else None
+        ops = [r for r in rows if isinstance(r, dict) and r.get("op")] if isinstance(rows, list) else []
+        if not ops:
+            continue
+
+        def named(lang: str, ops: list[dict] = ops) -> str:
+            return say("report.list_sep", lang).join(
+                say("compare.note.cpu_fallback_op", lang, op=str(r["op"]), share=percent(r.get("share_of_step")))
+                for r in ops)
+        notes.append(message("compare.note.cpu_fallback", workload=workload, side=side.label, ops=named))
+    return notes
+
+
 def _row(metric: Figure, runs: Sequence[RunFigures | None], sides: Sequence[Side], baseline: int,
          headline: bool = False) -> MetricRow:
     values = [finite_or_none(r.headline if headline else r.metric(metric.key)) if r else None for r in runs]
@@ -180,7 +198,7 @@ def compare(sides: Sequence[Side], baseline: int = 0, *, allow_different: bool =
             refusals.append(f"{workload}: " + "; ".join(d.words(labels) for d in unlike))
             continue
         compared.append(_compare_workload(workload, sides, runs, baseline, unlike, currency))
-        notes += _shared_notes(workload, sides, runs)
+        notes += _shared_notes(workload, sides, runs) + _fallback_notes(workload, sides, runs)
         if unlike:
             def differences(lang: str, unlike: list[alike.Difference] = unlike, labels: list[str] = labels) -> str:
                 return say("report.list_sep", lang).join(d.words(labels, lang) for d in unlike)

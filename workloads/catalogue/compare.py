@@ -81,6 +81,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "compare.vs": (" vs ", " 对 "),
     # the notes under the tables
     "compare.note.png_missing": ("compare.png was not drawn: {why}", "未能生成 `compare.png`：{why}"),
+    "compare.note.cpu_fallback": ("{workload}: on {side}, {ops} ran on the CPU while the model was on the card "
+                                  "(PyTorch's CPU fallback): its figures include them",
+                                  "{workload}：在 {side} 上，{ops} 在模型位于加速卡时于 CPU 上运行（PyTorch 的 CPU "
+                                  "回退）：其各项指标包含了它们"),
+    "compare.note.cpu_fallback_op": ("{op} ({share} of a step)", "{op}（占一步的 {share}）"),
     "compare.note.shared": ("{workload}: {side}'s run shared its host or card: {what}; so its ratios are noise, not "
                             "verdicts: run it again on a quiet machine",
                             "{workload}：{side} 的运行与其他任务共享了主机或加速卡：{what}；因此相关比值只是噪声，"

@@ -161,6 +161,9 @@ WORDS: dict[str, tuple[str, str]] = {
     # a workload warning's code -> what it means (the message itself is quoted after it)
     "warning.cpu_while_accelerators_listed": ("the workload ran on the CPU; the listed accelerators were not used",
                                               "负载在 CPU 上运行，所列加速卡未被使用"),
+    "warning.cpu_fallback": ("an op ran on the CPU while the model was on the card (PyTorch's CPU fallback): "
+                             "the step waits for it and for its copies",
+                             "模型在加速卡上时有算子在 CPU 上运行（PyTorch 的 CPU 回退）：每步都要等待它及其拷贝"),
     "warning.bound_exceeded": ("the bandwidth bound was measured low: the share of read bandwidth is unreliable and "
                                "not shown",
                                "带宽上限测得偏低，读带宽占比不可靠，未予显示"),

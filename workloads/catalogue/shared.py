@@ -49,6 +49,20 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.shared.metric.flop_utilisation": ("share of rated peak FLOP/s", "达到额定峰值算力的比例"),
     "workload.shared.metric.rated_source": ("rated figure's source", "额定值来源"),
     "workload.shared.metric.compiled": ("compiled (`torch.compile`)", "已编译（`torch.compile`）"),
+    # the CPU fallback check (workloads.child.cpu_fallback): a few steps after the warm-up, profiled
+    "workload.shared.metric.cpu_fallback_ops": (
+        "ops that ran on the CPU while the model was on the card (op, calls a step, share of the step's time with "
+        "its copies, copies a step)",
+        "模型在加速卡上时却在 CPU 上运行的算子（算子、每步调用次数、含拷贝在内占步时比例、每步拷贝次数）"),
+    "workload.shared.metric.host_device_copies_per_step": (
+        "host<->device copies a step (all, where the device records its copies; else the CPU-run ops' own)",
+        "每步主机与设备间拷贝次数（设备记录拷贝时为全部拷贝，否则仅为在 CPU 上运行的算子自身的拷贝）"),
+    "workload.shared.metric.host_device_copy_bytes_per_step": (
+        "bytes copied between host and device a step (the copies counted beside it)",
+        "每步主机与设备间拷贝的字节数（即旁边所计的拷贝）"),
+    "workload.shared.metric.cpu_fallback_steps_watched": (
+        "steps profiled for CPU fallback (after the warm-up; not counted in the figures)",
+        "为检查 CPU 回退而剖析的步数（预热之后；不计入各项指标）"),
     "workload.shared.line.final_loss": ("final loss",
                                         "最终损失"),
     # the full stop a sentence ends with (a hint's, dropped before "; `cardbench doctor` ..." is joined on)

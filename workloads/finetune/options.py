@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from workloads.child import data_parallel, multinode
+from workloads.child import cpu_fallback_option, data_parallel, multinode
 from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_int, positive_float, positive_int
 from workloads.finetune import budget
 from workloads.finetune.flops import TARGETS
@@ -54,6 +54,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--device", default="auto", help="cuda, cuda:1, cpu, ... (default: first accelerator)")
     p.add_argument("--warmup", metavar="N", type=non_negative_int, default=3,
                    help="first steps left out of the median (default 3)")
+    cpu_fallback_option.add_argument(p)
     p.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the weights and the data (default 0)")
     p.add_argument("--threads", metavar="N", type=positive_int, default=None, help="torch CPU threads")
     p.add_argument("--gpus", default=None, metavar="N|all",

@@ -11,13 +11,15 @@ from typing import ClassVar
 from workloads.models.llama.fit_record import FitFigures
 from workloads.cold_start.result_record import ColdStartFigures
 from workloads.result_record import NESTED, BYTES, COUNT, FRACTION, SECONDS, TEXT, figure
+from workloads.cpu_fallback_record import CpuFallbackFigures
 
 _OWN = "workload.finetune.metric."
 _SHARED = "workload.shared.metric."
 
 
 @dataclass
-class FinetuneResult(FitFigures, ColdStartFigures):   # --fit-only's plan and --cold-start's phases, inherited
+class FinetuneResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-only's plan, --cold-start's phases and
+    # the CPU fallback check's figures, inherited
     HEADLINE: ClassVar[str] = "tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tokens_per_s", "tokens_per_s_per_device", "mfu", "mfu_formula",
         "rated_tflops", "peak_memory_bytes", "peak_memory_growth_bytes", "fit_estimate_bytes", "data_wait_fraction", "trainable_parameters",

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from workloads.child import device as devices
+from workloads.child.cpu_fallback import FallbackWatch
 from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.child.train import oom
 from workloads.child.train.memory import PeakMemory, total_memory
@@ -122,12 +123,16 @@ class Loop:
         self.rates: list[float] = []
         self.waited = self.spent = 0.0
         self.memory = PeakMemory(s.device)
+        # the CPU fallback check profiles the steps right after the warm-up; they are left out as warm-up is
+        self.watch = FallbackWatch(s.device, s.emitter if s.is_main else None, s.args.cpu_fallback_check,
+                                   after=s.args.warmup, planned=s.args.steps)
         devices.reset_peak_memory(s.device)
         self.t_start = self.t_prev = devices.now(s.device)
 
     def run_step(self, number: int) -> float:
         """Step ``number`` (1-based) run, timed and sent as a step event; its loss."""
         s, args, dev = self.s, self.s.args, self.s.device
+        self.watch.before(number)
         tokens = self.batches.batch_of(number)[self.rows].to(dev, non_blocking=True)
         t_data = time.perf_counter()
         try:
@@ -142,17 +147,18 @@ class Loop:
             dist.all_reduce(loss)  # gloo has no AVG: the sum over the ranks, divided
             loss = loss / s.world
         t_end = devices.now(dev)
+        checked = self.watch.after(number)
         loss_value = float(loss.item())
         self.losses.append(loss_value)
         step_s = t_end - self.t_prev
-        warm = number <= args.warmup or fell_back
+        warm = number <= args.warmup or fell_back or self.watch.watches(number)
         if not warm or args.steps <= args.warmup:
             self.rates.append(self.tokens_per_step / step_s)
             self.waited += t_data - self.t_prev
             self.spent += step_s
         if s.is_main:
             allocated, reserved = self.memory.at(t_end)
-            extra = {"warmup": True} if number <= args.warmup else {}
+            extra = {"warmup": True} if number <= args.warmup or self.watch.watches(number) else {}
             if fell_back:
                 extra["fallback"] = True
             s.emitter.step(number, loss=loss_value, throughput=self.tokens_per_step / step_s, unit=UNIT,
@@ -160,14 +166,15 @@ class Loop:
                            tokens_per_s_per_device=self.tokens_per_step / step_s / s.world,
                            memory_allocated_bytes=allocated, memory_reserved_bytes=reserved,
                            total_steps=args.steps, **extra)
-        self.t_prev = t_end
+        self.t_prev = devices.now(dev) if checked else t_end   # reading the fallback check's trace is no step's time
         return loss_value
 
     def figures(self) -> dict[str, Any]:
         t_end = devices.now(self.s.device)
+        self.watch.finish()   # where the run ended inside the watched steps
         allocated, reserved = self.memory.at(t_end, force=True)   # the peak of every step: read once
-        return _figures(self.s, self.step, self.estimate, self.losses, self.rates, self.waited, self.spent,
-                        t_end - self.t_start, allocated, reserved)
+        return {**_figures(self.s, self.step, self.estimate, self.losses, self.rates, self.waited, self.spent,
+                           t_end - self.t_start, allocated, reserved), **self.watch.figures()}
 
 
 def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: list[float], waited: float,

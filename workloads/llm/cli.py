@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
+from workloads.child import cpu_fallback_option
 from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
 from workloads.facts.formatting import format_bytes
 from workloads.llm import fit_only
@@ -59,6 +60,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--cuda-graphs", action="store_true", help="capture each decode step as a CUDA graph")
     p.add_argument("--compile", action="store_true", help="torch.compile the decode step")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and prompts (default 0)")
+    cpu_fallback_option.add_argument(p, what="decode steps after the timed cells")
     p.add_argument("--fit-only", action="store_true",
                    help="print the memory plan (inference, LoRA and full training) against the device, or the "
                         "--card / --memory given; run nothing")

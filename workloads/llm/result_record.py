@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from workloads.models.llama.fit_record import FitFigures
 from workloads.cold_start.result_record import ColdStartFigures
 from workloads.result_record import BYTES, COUNT, FRACTION, NESTED, SECONDS, TEXT, Family, figure
+from workloads.cpu_fallback_record import CpuFallbackFigures
 
 _RATE = "tokens/s"
 # llama-bench's tests of n tokens (`workloads.llm.cells.llama_bench`): each one's mean, sample stddev and the rate of
@@ -33,7 +34,8 @@ _BENCH = (
 
 
 @dataclass
-class LlmResult(FitFigures, ColdStartFigures):   # --fit-only's plan and --cold-start's phases, inherited
+class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-only's plan, --cold-start's phases and
+    # the CPU fallback check's figures, inherited
     HEADLINE: ClassVar[str] = "tg_tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tg_tokens_per_s", "pp_tokens_per_s", "decode_tokens_per_s",
         "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "ttft_s", "tpot_p50_s",

@@ -21,7 +21,7 @@ from workloads.errors import first_line
 from workloads.facts.formatting import format_bytes
 from workloads.facts.rated import rated_peak
 from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
-from workloads.llm import against, cells, table as cells_table
+from workloads.llm import against, cells, fallback_check, table as cells_table
 from workloads.models.llama.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
 from workloads.models.llama.presets import PRESETS
@@ -140,6 +140,7 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
             log(f"prompt: {plan.tokenizer.decode(list(plan.prompt_ids))!r}")
             log(f"generated (greedy, sequence 1): {sample_text!r}")
     bench = cells.llama_bench(model, plan.pp, plan.tg, args.repetitions, device, args.seed, make)
+    checked = fallback_check.check(args, plan, model, rows, device, emitter, make)   # after the timed work
     rounds = [bandwidth.measure_read_bandwidth(device)] + ([before] if before else [])
     read = bandwidth.best_of(rounds)
     rated = _rated_tflops(device, dtype)
@@ -149,7 +150,7 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
                          "device_read_gbps": read.best_gbps, "bandwidth_method": read.method,
                          "rated_tflops": rated[0] if rated else None, "rated_source": rated[1] if rated else None,
                          "peak_memory_kind": memory.kind, "decode": make(model, model.new_cache(1, 1)).kind,
-                         "repeat": args.repeat, **bench}
+                         "repeat": args.repeat, **bench, **checked}
     m["tg_tokens_per_s"] = bench.get(f"tg{plan.tg}_tokens_per_s")
     m["pp_tokens_per_s"] = bench.get(f"pp{plan.pp}_tokens_per_s")
     if plan.prompt_ids is not None:

@@ -29,8 +29,11 @@ from typing import Any, Callable
 
 import torch
 
+from workloads.child import cpu_fallback
 from workloads.child import device as dev
+from workloads.child.cpu_fallback_trace import Findings
 from workloads.errors import first_line
+from workloads.facts.formatting import format_bytes
 from workloads.hints import hint_for
 from workloads.opscan import statuses as st
 from workloads.opscan.inject import ENV as INJECT_ENV
@@ -235,11 +238,33 @@ def _short(op: str) -> str:
     return op.split(".")[1] if "." in op else op
 
 
+def fallback_words(found: Findings) -> str | None:
+    """'aten::roll ran on the CPU (torch.profiler: under an aten::_to_cpu, 2 host<->device copies, 512 B)'; None for
+    none."""
+    if not found.ops:
+        return None
+    nbytes = f", {format_bytes(found.copy_bytes_per_step)}" if found.copy_bytes_per_step is not None else ""
+    return (f"{', '.join(op.op for op in found.ops)} ran on the CPU (torch.profiler: under an aten::_to_cpu, "
+            f"{found.copies_per_step:g} host<->device copies{nbytes})")
+
+
 class Replayer:
     """Runs calls in dtypes on one device; holds what the injections and the reference need."""
 
     def __init__(self, device: torch.device, injections: Injections, repeats: int = 3, seed: int = 0):
         self.device, self.injections, self.repeats, self.seed = device, injections, repeats, seed
+
+    def fallback_said(self, caught: list[Any], func: Callable[..., Any], inputs: Any) -> str | None:
+        """What says the op ran on the CPU: the backend's warning, else (off the CPU) torch.profiler's trace of one
+        more call (a backend may fall back without a word, and MPS says its warning once a process)."""
+        said = next((str(w.message) for w in caught if _FALLBACK.search(str(w.message))), None)
+        if said is not None or self.device.type == "cpu":
+            return said
+        try:
+            found = cpu_fallback.one_call(lambda: func(*inputs.args, **inputs.kwargs), self.device)
+        except Exception:  # noqa: BLE001 - the timed calls ran: a profiler that cannot is no finding
+            return None
+        return fallback_words(found)
 
     def run(self, call: Call, dtype_name: str, index: int) -> Outcome:
         injected = self.injections.kind(call.op, dtype_name)
@@ -277,7 +302,7 @@ class Replayer:
                     return Outcome(st.NOT_IMPLEMENTED, text, threshold=threshold)
                 hint = hint_for(str(exc))
                 return Outcome(st.ERROR, f"{text}{f' (hint: {hint})' if hint else ''}", threshold=threshold)
-        fallback = next((str(w.message) for w in caught if _FALLBACK.search(str(w.message))), None)
+        fallback = self.fallback_said(caught, func, inputs)
         if fallback:
             return Outcome(st.CPU_FALLBACK, first_line(fallback), threshold=threshold, device_ms=device_ms)
         if injected == "wrong":

@@ -31,6 +31,7 @@ from typing import Any
 import torch
 
 from workloads.child import device as devices
+from workloads.child.cpu_fallback import FallbackWatch
 from workloads.child.harness import WorkloadError, log
 from workloads.child.train.memory import PeakMemory
 from workloads.child.train.precision import Precision
@@ -80,7 +81,10 @@ class Training:
         self.memory = PeakMemory(dev)
         self.nonfinite_losses = 0
         self.records: list[StepRecord] = []
-        self.counted_from = self.args.warmup  # index into records of the first step the median counts
+        # the CPU fallback check profiles the steps right after the warm-up: they are left out as warm-up is
+        self.watch = FallbackWatch(dev, s.emitter if s.is_main else None, self.args.cpu_fallback_check,
+                                   after=self.args.warmup, planned=self.plan.planned)
+        self.counted_from = self.watch.last if self.watch.active else self.args.warmup  # records[i] counts from here
         self.run_steps = 0
         self.loss_value = float("nan")
         epoch = s.start_epoch - 1
@@ -90,9 +94,11 @@ class Training:
             epoch += 1
             evaluated_s += self._epoch(epoch)
         total_s = devices.now(dev) - t_start - evaluated_s
+        self.watch.finish()   # where the run ended inside the watched steps
         return report(s, self.precision, self.records, self.loss_value, total_s, epoch, self.global_step,
                       nonfinite_losses=self.nonfinite_losses,
-                      evaluation=self.validation.metrics() if self.validation is not None else None)
+                      evaluation=self.validation.metrics() if self.validation is not None else None,
+                      fallback_check=self.watch.figures())
 
     def _start(self) -> None:
         """The start event, the plan logged, and a warning for what the data or the checkpoint leave out."""
@@ -148,10 +154,12 @@ class Training:
         """One timed step: the batch copied to the device, the step run, its record kept and its event sent."""
         s, dev = self.setup, self.setup.device
         t_data = time.perf_counter()
+        self.watch.before(self.run_steps + 1)
         images = images.to(dev, non_blocking=True, memory_format=s.memory_format)
         labels = labels.to(dev, non_blocking=True)
         loss, fell_back = self.precision.train_step(images, labels, self.global_step + 1)
         t_end = devices.now(dev)
+        checked = self.watch.after(self.run_steps + 1)
         self.loss_value = loss.item()
         self.run_steps += 1
         self.global_step += 1
@@ -165,7 +173,7 @@ class Training:
         end_of_epoch = step_in_epoch == self.plan.steps_per_epoch or self.run_steps == self.plan.planned
         if s.is_main:
             self._emit_step(record, t_end, epoch, fell_back, self.records[epoch_first:] if end_of_epoch else None)
-        self.t_prev = t_end
+        self.t_prev = devices.now(dev) if checked else t_end   # reading the fallback check's trace is no step's time
 
     def _emit_step(self, record: StepRecord, t_end: float, epoch: int, fell_back: bool,
                    epoch_records: list[StepRecord] | None) -> None:

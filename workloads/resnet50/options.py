@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from workloads.child import data_parallel, multinode
+from workloads.child import cpu_fallback_option, data_parallel, multinode
 from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_int, positive_float, positive_int
 from workloads.resnet50.spec import BATCH_SIZE, EPOCH_SIZE, EPOCHS, SPEC
 from workloads.rundir.ops_csv import failing_module_types
@@ -60,6 +60,7 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --checkpoint DIR")
     p.add_argument("--warmup", metavar="N", type=non_negative_int, default=3,
                    help="first steps left out of the median (default 3)")
+    cpu_fallback_option.add_argument(p)
     p.add_argument("--seed", metavar="N", type=int, default=0, help="seed of the weights and the data (default 0)")
     p.add_argument("--threads", metavar="N", type=positive_int, default=None,
                    help="torch CPU threads (default: torch's choice)")

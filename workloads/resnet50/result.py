@@ -80,10 +80,11 @@ class EpochSummary:
 
 def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_value: float, total_s: float,
            epoch: int, last_step: int, nonfinite_losses: int = 0,
-           evaluation: dict[str, Any] | None = None) -> dict[str, Any]:
+           evaluation: dict[str, Any] | None = None, fallback_check: dict[str, Any] | None = None) -> dict[str, Any]:
     """The result metrics, emitted (by rank 0) and logged; ``total_s`` is the loop's time, the rest was set-up.
 
-    ``evaluation``: the ``--val`` figures (top-1, top-5, by epoch), carried as they are."""
+    ``evaluation``: the ``--val`` figures (top-1, top-5, by epoch), carried as they are; ``fallback_check``: the CPU
+    fallback check's (`workloads.child.cpu_fallback`)."""
     args = setup.args
     counted, after_warmup = counted_steps(records)
     rates = [r.images / r.step_s for r in counted if r.step_s > 0]
@@ -127,6 +128,7 @@ def report(setup: Setup, precision: Precision, records: list[StepRecord], loss_v
         "published_images_per_s": baselines.PUBLISHED_IMAGES_PER_S if args.image_size == 224 else None,
         **baselines.bounds(images_per_s, args.image_size, setup.device_name, precision.label, devices=setup.world),
         **(evaluation or {}),
+        **(fallback_check or {}),
     }
     if setup.is_main:
         setup.emitter.result(ResNet50Result.of(metrics))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 # NESTED is the unit "table": in the class body TABLE is the report's table (a ClassVar)
+from workloads.cpu_fallback_record import CpuFallbackFigures
 from workloads.result_record import NESTED, BYTES, COUNT, FRACTION, SECONDS, TEXT, Record, figure
 
 _OWN = "workload.resnet50.metric."
@@ -15,7 +16,7 @@ _SHARED = "workload.shared.metric."
 
 
 @dataclass
-class ResNet50Result(Record):
+class ResNet50Result(CpuFallbackFigures, Record):
     HEADLINE: ClassVar[str] = "images_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("images_per_s", "images_per_s_compute", "data_wait_fraction", "val_top1",
         "val_top5", "image_size", "steps", "total_s")
