@@ -7,6 +7,7 @@
     cardbench doctor [--json]         checks that the driver, the compatibility layer and torch see the card
                                       (--data DIR: and a quick look at a data directory)
     cardbench export --run DIR...     a report bundle from runs already on disk
+    cardbench ready --model PRESET    should this model move to this card? one readiness table and verdict
     cardbench --export-report         the headless suite and report bundle, for plain SSH
 
 A bad argument is one line on stderr and exit code 2; no command prints a
@@ -35,6 +36,7 @@ COMMAND_MODULES: dict[str, str] = {
     "trial": "tui.cli.trial",
     "backup": "tui.cli.backup",
     "soak": "tui.cli.soak",
+    "ready": "tui.cli.ready",
 }
 
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from workloads.catalogue import (command, compare, cpu_trap, dataio, doctor, finetune, generate, hints, llm,
-                                 microbench, opscan, report, resnet50, serve, shared, soak, workbench)
+                                 microbench, opscan, ready, report, resnet50, serve, shared, soak, workbench)
 
 LANGS = ("en", "zh")
 # the host's areas, then each workload's words (``workload.<name>.``) and the words several workloads say alike
-AREAS = (report, doctor, hints, compare, cpu_trap, workbench,
+AREAS = (report, doctor, hints, compare, cpu_trap, workbench, ready,
          command, dataio, finetune, generate, llm, microbench, opscan, resnet50, serve, soak, shared)
 
 
