@@ -175,7 +175,6 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     model = asked_model(args)
     reference = _reference(args, model)
-    output, options, store = _checked(args)
     progress = Progress(phases=len(plan.NAMES) + 2 + (1 if args.data else 0))   # the doctor, the steps, data, bundle
     checks = _doctor(progress)
     on_cpu = _on_cpu(model, checks)
@@ -185,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
             refuse_other(reference, model.name, model.dtype, args.against)
         except AgainstError as exc:
             raise _bad(str(exc)) from None
+    output, options, store = _checked(args)   # the runs dir made only once nothing refuses the arguments
     steps = plan.plan(model, on_cpu)
     unsupported = _unsupported(steps)
     return _measure(args, model, steps, unsupported, reference, (output, options, store), progress, checks, started)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tui.compare.bundle_reader import Budget, BundleInputError, Cap, check_input, open_zip, read_member
 from tui.compare.prices import unit_name
+from tui.i18n.voice import quoted
 from tui.ready.readiness import Readiness, ReadinessError, parse, read_dir
 from tui.ready.rows import PASS, WARN, Row, not_measured, words
 from workloads.catalogue import LANGS
@@ -72,7 +73,8 @@ def refuse_other(reference: Readiness, model: str, dtype: str | None, where: Pat
         differs.append(f"the dtype ({reference.dtype} there, {dtype} here)")
     if differs:
         raise AgainstError(f"--against {where} is a readiness of {reference.model} in {reference.dtype}; "
-                           f"{' and '.join(differs)} differ(s): run the same `cardbench ready` on both cards")
+                           f"{' and '.join(differs)} {'differ' if len(differs) > 1 else 'differs'}: run the same "
+                           "`cardbench ready` on both cards")
 
 
 def against_rows(here: Readiness, reference: Readiness) -> list[Row]:
@@ -89,6 +91,12 @@ def against_rows(here: Readiness, reference: Readiness) -> list[Row]:
     return rows + [price_row(rows, here, reference)]
 
 
+def span(ratios: list[float]) -> str:
+    """'75-80 %' (the seed's form), or '78 %' when they round alike."""
+    low, high = round(min(ratios) * 100), round(max(ratios) * 100)
+    return f"{low} %" if low == high else f"{low}-{high} %"
+
+
 def price_row(compared: list[Row], here: Readiness, reference: Readiness) -> Row:
     """The speeds' ratios (their range and geometric mean) over the price ratio: performance per unit of price
     against the reference's. N/A without both prices, or with prices in two currencies."""
@@ -97,12 +105,12 @@ def price_row(compared: list[Row], here: Readiness, reference: Readiness) -> Row
         return not_measured("price", words("why.no_speed"))
     mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     if not here.price_per_hour or not reference.price_per_hour:
-        return not_measured("price", words("why.no_price", low=percent(min(ratios), 0), high=percent(max(ratios), 0)))
+        return not_measured("price", words("why.no_price", span=span(ratios)))
     if here.currency.upper() != reference.currency.upper():
-        return not_measured("price", words("why.currencies", here=here.currency, there=reference.currency))
+        return not_measured("price", words("why.currencies", here=quoted(here.currency),
+                                           there=quoted(reference.currency)))
     price = here.price_per_hour / reference.price_per_hour
-    evidence = {lang: words("against.price", low=percent(min(ratios), 0), high=percent(max(ratios), 0),
-                            n=len(ratios), mean=percent(mean, 0), price=percent(price, 0),
-                            ppp=format_number(mean / price, 3), device=reference.device or "N/A",
+    evidence = {lang: words("against.price", span=span(ratios), n=len(ratios), mean=percent(mean, 0), price=percent(price, 0),
+                            ppp=format_number(mean / price, 3), device=quoted(reference.device or "N/A"),
                             unit=unit_name(here.currency, lang))[lang] for lang in LANGS}
     return Row("price", PASS if mean / price >= 1.0 else WARN, evidence, mean, price, "fraction", speed=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
+from tui.i18n.voice import quoted
 from workloads.catalogue import LANGS, say
 from workloads.facts.formatting import format_bytes, format_number, percent
 from workloads.facts.missing import finite_or_none
@@ -27,7 +28,7 @@ COLD_START_S = 60.0
 FALLBACK_SHOWN = 3   # ops named in an evidence line; the run's result lists them all
 
 
-def words(key: str, **params: Any) -> dict[str, str]:
+def words(key: str, /, **params: Any) -> dict[str, str]:
     """A catalogue sentence said in both languages now (``ready.<key>``), for a record read back without the run."""
     return {lang: say(f"ready.{key}", lang, **params) for lang in LANGS}
 
@@ -86,7 +87,7 @@ def fit_row(m: Mapping[str, Any]) -> Row:
                  str(use)), {})
     need, free = _number(inference, "total_bytes"), _number(m, "free_bytes")
     if need is None:
-        return not_measured("fit", words("why.no_figure", key="fit"))
+        return not_measured("fit", words("why.no_figure", key=quoted("fit")))
     verdict = (FAIL if inference.get("fits") is False else WARN if lora.get("fits") is False else
                PASS if inference.get("fits") else NA_VERDICT)
     evidence = words("fit.evidence", need=format_bytes(need), free=format_bytes(free),
@@ -94,7 +95,7 @@ def fit_row(m: Mapping[str, Any]) -> Row:
                      context=format_number((m.get("input_len") or 0) + (m.get("output_len") or 0)),
                      largest_batch=format_number(m.get("largest_batch")),
                      largest_context=format_number(m.get("largest_context")),
-                     lora=format_bytes(lora.get("total_bytes")), dtype=m.get("dtype") or "N/A")
+                     lora=format_bytes(lora.get("total_bytes")), dtype=quoted(m.get("dtype") or "N/A"))
     return Row("fit", verdict, evidence, need, free, "B", lower_is_better=True)
 
 
@@ -103,7 +104,7 @@ def ops_row(scan: Mapping[str, Any], dtype: str, runs: Mapping[str, Mapping[str,
     op to the CPU (``cpu_fallback_ops`` of the llm and finetune results, where this cardbench measures it)?"""
     counts = (scan.get("by_dtype") or {}).get(dtype)
     if not isinstance(counts, dict):
-        return not_measured("ops", words("why.no_dtype", dtype=dtype))
+        return not_measured("ops", words("why.no_dtype", dtype=quoted(dtype)))
     total = sum(v for v in counts.values() if isinstance(v, int))
     ok = counts.get("ok") or 0
     failures = [f for f in scan.get("failures") or [] if isinstance(f, dict) and f.get("dtype") == dtype]
@@ -111,10 +112,10 @@ def ops_row(scan: Mapping[str, Any], dtype: str, runs: Mapping[str, Mapping[str,
     failing = sorted({f.get("op", "?") for f in failures if f.get("status") != "cpu_fallback"})
     fallbacks = _fallbacks(runs)
     verdict = FAIL if failing else WARN if fallbacks or counts.get("cpu_fallback") else PASS
-    parts = [words("ops.scan", ok=format_number(ok), total=format_number(total), dtype=dtype,
-                   failing=", ".join(failing[:FALLBACK_SHOWN]) or "-")]
+    parts = [words("ops.scan", ok=format_number(ok), total=format_number(total), dtype=quoted(dtype),
+                   failing=quoted(", ".join(failing[:FALLBACK_SHOWN]) or "-"))]
     parts.append(_fallback_words(fallbacks, runs))
-    evidence = {lang: "; ".join(p[lang] for p in parts) for lang in LANGS}
+    evidence = {lang: ("；" if lang == "zh" else "; ").join(p[lang] for p in parts) for lang in LANGS}
     return Row("ops", verdict, evidence, ok, total, "")
 
 
@@ -133,18 +134,18 @@ def _fallback_words(fallbacks: list[dict[str, Any]], runs: Mapping[str, Mapping[
         return words("ops.no_fallback", copies=format_number(max(copies)) if copies else "N/A")
     named = ", ".join(f"{f.get('op', '?')} ({format_number(f.get('calls_per_step'))}/step, "
                       f"{percent(f.get('share_of_step'))})" for f in fallbacks[:FALLBACK_SHOWN])
-    return words("ops.fallback", n=len(fallbacks), ops=named)
+    return words("ops.fallback", n=len(fallbacks), ops=quoted(named))
 
 
 def loss_row(m: Mapping[str, Any]) -> Row:
     """Does the loss agree with the float64 replay on the CPU, within the precision's bound?"""
     worst, bound = _number(m, "cpu_check_max_relative_difference"), _number(m, "cpu_check_bound")
     if worst is None or m.get("cpu_check_ok") is None:
-        return not_measured("loss", words("why.no_figure", key="cpu_check"))
+        return not_measured("loss", words("why.no_figure", key=quoted("cpu_check")))
     steps = len(m.get("cpu_check_losses") or []) or "N/A"
     verdict = PASS if m.get("cpu_check_ok") else FAIL
     evidence = words("loss.evidence", k=steps, worst=f"{worst:.2e}", bound=format_number(bound),
-                     precision=m.get("precision") or "N/A")
+                     precision=quoted(m.get("precision") or "N/A"))
     return Row("loss", verdict, evidence, worst, bound, "", lower_is_better=True)
 
 
@@ -160,11 +161,11 @@ def prefill_row(m: Mapping[str, Any]) -> Row:
     """Prefill tokens/s against what the rated compute peak allows at the same FLOPs per token."""
     rate, share = _number(m, "prefill_tokens_per_s"), _number(m, "prefill_peak_fraction")
     if rate is None:
-        return not_measured("prefill", words("why.no_figure", key="prefill_tokens_per_s"))
+        return not_measured("prefill", words("why.no_figure", key=quoted("prefill_tokens_per_s")))
     bound = rate / share if share else None
     verdict = _share_verdict("prefill", share)
     evidence = (words("prefill.evidence", rate=format_number(rate), share=percent(share),
-                      peak=format_number(m.get("rated_tflops")), source=m.get("rated_source") or "N/A")
+                      peak=format_number(m.get("rated_tflops")), source=quoted(m.get("rated_source") or "N/A"))
                 if bound else words("prefill.no_peak", rate=format_number(rate)))
     return Row("prefill", verdict, evidence, rate, bound, "tokens/s", speed=True)
 
@@ -173,10 +174,10 @@ def decode_row(m: Mapping[str, Any]) -> Row:
     """Decode tokens/s against the memory bandwidth bound (the bytes a step reads at the measured bandwidth)."""
     rate, bound = _number(m, "decode_tokens_per_s"), _number(m, "decode_bound_tokens_per_s")
     if rate is None:
-        return not_measured("decode", words("why.no_figure", key="decode_tokens_per_s"))
+        return not_measured("decode", words("why.no_figure", key=quoted("decode_tokens_per_s")))
     ratio = rate / bound if bound else None
     evidence = words("decode.evidence", rate=format_number(rate), bound=format_number(bound), share=percent(ratio),
-                     read=format_number(m.get("device_read_gbps")), method=m.get("bandwidth_method") or "N/A",
+                     read=format_number(m.get("device_read_gbps")), method=quoted(m.get("bandwidth_method") or "N/A"),
                      tpot=format_number(m.get("tpot_p50_s")), ttft=format_number(m.get("ttft_s")))
     return Row("decode", _share_verdict("decode", ratio), evidence, rate, bound, "tokens/s", speed=True)
 
@@ -185,13 +186,13 @@ def finetune_row(m: Mapping[str, Any]) -> Row:
     """Fine-tune tokens/s, read against the tokens/s the rated peak would give (their ratio is the MFU)."""
     rate, mfu = _number(m, "tokens_per_s"), _number(m, "mfu")
     if rate is None:
-        return not_measured("finetune", words("why.no_figure", key="tokens_per_s"))
+        return not_measured("finetune", words("why.no_figure", key=quoted("tokens_per_s")))
     bound = rate / mfu if mfu else None
     evidence = (words("finetune.evidence", rate=format_number(rate), mfu=percent(mfu),
-                      peak=format_number(m.get("rated_tflops")), mode=m.get("mode") or "N/A",
-                      precision=m.get("precision") or "N/A")
-                if bound else words("finetune.no_peak", rate=format_number(rate), mode=m.get("mode") or "N/A",
-                                    why=m.get("rated_words") or "N/A"))
+                      peak=format_number(m.get("rated_tflops")), mode=quoted(m.get("mode") or "N/A"),
+                      precision=quoted(m.get("precision") or "N/A"))
+                if bound else words("finetune.no_peak", rate=format_number(rate), mode=quoted(m.get("mode") or "N/A"),
+                                    why=quoted(m.get("rated_words") or "N/A")))
     return Row("finetune", _share_verdict("finetune", mfu), evidence, rate, bound, "tokens/s", speed=True)
 
 
@@ -202,7 +203,8 @@ def cold_start_row(m: Mapping[str, Any]) -> Row:
         return not_measured("cold_start", words("why.no_cold_start"))
     parts = {k: format_number(m.get(f"cold_start_{k}_s")) for k in
              ("import", "device", "read", "build", "compile", "first_token")}
-    evidence = words("cold_start.evidence", total=format_number(total), state=m.get("cold_start_read_state") or "N/A",
+    evidence = words("cold_start.evidence", total=format_number(total),
+                     state=quoted(m.get("cold_start_read_state") or "N/A"),
                      read_bytes=format_bytes(m.get("cold_start_read_bytes")), limit=format_number(COLD_START_S), **parts)
     return Row("cold_start", PASS if total <= COLD_START_S else WARN, evidence, total, COLD_START_S, "s",
                lower_is_better=True)
@@ -229,7 +231,7 @@ def rows_of(results: Mapping[str, Mapping[str, Any]], why: Mapping[str, dict[str
     def of(step: str, question: str, judge: Any) -> Row:
         if step in results:
             return judge(results[step])
-        return not_measured(question, dict(why.get(step) or words("why.no_figure", key=step)))
+        return not_measured(question, dict(why.get(step) or words("why.no_figure", key=quoted(step))))
 
     timed = {k: results[k] for k in ("perf", "finetune") if k in results}   # the runs a CPU fallback shows in
     ops = of("ops", "ops", lambda scan: ops_row(scan, dtype, timed))

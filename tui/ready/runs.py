@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 from tui.headless.plan import Job
 from tui.headless.progress import Progress
 from tui.headless.suite import SuiteState, run_suite
+from tui.i18n.voice import quoted
 from tui.ready.rows import words
 from tui.ready.steps import Step
 from tui.session import RunSession
@@ -99,14 +100,14 @@ def _run_one(step: Step, times: tuple[float, float], session: RunSession, state:
     asyncio.run(run_suite([job], session, state, progress, checks, "ready"))
     if len(state.run_dirs) == before:
         why = state.not_started[-1][1] if state.not_started else "?"
-        gave.skip(step, words("why.not_created", why=why))
+        gave.skip(step, words("why.not_created", why=quoted(why)))
         return
     run_dir = state.run_dirs[-1]
     gave.run_dirs.append(run_dir)
     try:
         record = load_run(run_dir)
     except RunStoreError as exc:
-        gave.skip(step, words("why.not_created", why=str(exc)))
+        gave.skip(step, words("why.not_created", why=quoted(str(exc))))
         return
     if record.start is not None and not gave.device:
         gave.device = record.start.device
@@ -121,7 +122,7 @@ def _why_no_result(record: Any, step: Step, state: SuiteState) -> dict[str, str]
         return words("why.stopped")
     errors = record.of(protocol.Error)
     why = f": {errors[-1].message}" if errors else ""
-    return words("why.failed", status=record.status, why=why)
+    return words("why.failed", status=quoted(record.status), why=quoted(why) if why else "")
 
 
 def data_check(path: str) -> dict[str, Any] | None:

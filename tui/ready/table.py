@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.i18n.voice import quoted
 from tui.ready.readiness import Readiness
 from tui.ready.rows import Row
 from tui.report.document import Block, Bullets, Heading, Para, Table
@@ -48,13 +49,14 @@ def _cells(row: Row, lang: str) -> list[str]:
 
 
 def heading(r: Readiness, lang: str) -> str:
-    return say("ready.heading", lang, model=r.model, dtype=r.dtype, device=r.device or NA,
+    return say("ready.heading", lang, model=quoted(r.model), dtype=quoted(r.dtype), device=quoted(r.device or NA),
                wall=format_duration(r.wall_s, lang), budget=format_duration(r.budget_s, lang))
 
 
 def verdict_lines(rows: tuple[Row, ...], lang: str) -> list[str]:
     """'PASS  Does it fit...: evidence', one per question."""
-    return [f"{verdict(r.verdict, lang)}  {question(r, lang)}: {r.said(lang)}" for r in rows]
+    colon = "：" if lang == "zh" else ": "
+    return [f"{verdict(r.verdict, lang)}  {question(r, lang)}{colon}{r.said(lang)}" for r in rows]
 
 
 def terminal_lines(r: Readiness, lang: str = "en") -> list[str]:
@@ -70,7 +72,7 @@ def terminal_lines(r: Readiness, lang: str = "en") -> list[str]:
 
 def _against_heading(r: Readiness, lang: str) -> str:
     ref: dict[str, Any] = dict(r.reference)
-    return say("ready.against_heading", lang, device=ref.get("device") or NA, where=ref.get("where") or NA)
+    return say("ready.against_heading", lang, device=quoted(ref.get("device") or NA), where=quoted(ref.get("where") or NA))
 
 
 def blocks(r: Readiness, lang: str) -> list[Block]:

@@ -26,7 +26,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.q.decode": ("decode against the memory bandwidth", "解码对照显存带宽"),
     "ready.q.finetune": ("fine-tune tokens/s and MFU", "微调 tokens/s 与 MFU"),
     "ready.q.cold_start": ("cold start to the first token", "冷启动至首个 token"),
-    "ready.q.data_io": ("data IO from --data", "--data 的数据读取"),
+    "ready.q.data_io": ("data IO from --data", "`--data` 的数据读取"),
     "ready.q.price": ("performance per unit of price", "单位价格性能"),
     "ready.col.question": ("question", "问题"),
     "ready.col.measured": ("measured", "实测"),
@@ -39,13 +39,13 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.why.no_figure": ("the run gave no {key}", "运行未给出 {key}"),
     "ready.why.no_dtype": ("the op scan did not replay {dtype}", "算子扫描未在 {dtype} 下重放"),
     "ready.why.no_cold_start": ("this cardbench has no cold start measurement (its llm workload takes no --cold-start)",
-                                "此版本 cardbench 没有冷启动测量（其 llm 工作负载不支持 --cold-start）"),
+                                "此版本 cardbench 没有冷启动测量（其 `llm` 工作负载不支持 `--cold-start`）"),
     "ready.why.no_data": ("no --data DIR given: the data IO of your own data is not measured",
-                          "未给出 --data DIR：未测量你自己数据的读取"),
+                          "未给出 `--data DIR`：未测量你自己数据的读取"),
     "ready.why.no_speed": ("no speed measured on both cards", "两张卡没有都测得的速度"),
-    "ready.why.no_price": ("{low}-{high} of the reference's speed; no price for both cards (--price-per-hour here, and "
+    "ready.why.no_price": ("{span} of the reference's speed; no price for both cards (--price-per-hour here, and "
                            "the reference's readiness made with one)",
-                           "速度为参考卡的 {low}-{high}；缺少两张卡的价格（本次需 --price-per-hour，参考卡的就绪评估也需带价格）"),
+                           "速度为参考卡的 {span}；缺少两张卡的价格（本次需 `--price-per-hour`，参考卡的就绪评估也需带价格）"),
     "ready.why.currencies": ("prices in two currencies ({here} here, {there} there)",
                              "两张卡价格币种不同（本卡 {here}，参考卡 {there}）"),
     "ready.why.budget": ("skipped: {left} of the {budget} budget left, the step needs at least {need}",
@@ -64,7 +64,7 @@ WORDS: dict[str, tuple[str, str]] = {
                        "{dtype} 下跟踪到的 {total} 个算子中 {ok} 个正常（失败：{failing}）"),
     "ready.ops.fallback_unmeasured": ("ops left on the CPU during the runs: not measured by this cardbench (its results "
                                       "carry no cpu_fallback_ops)",
-                                      "运行中回退到 CPU 的算子：此版本 cardbench 未测量（结果中没有 cpu_fallback_ops）"),
+                                      "运行中回退到 CPU 的算子：此版本 cardbench 未测量（结果中没有 `cpu_fallback_ops`）"),
     "ready.ops.no_fallback": ("no op left the card during the runs ({copies} host-device copies per step at most)",
                               "运行中没有算子离开加速卡（每步主机-设备拷贝最多 {copies} 次）"),
     "ready.ops.fallback": ("{n} op(s) ran on the CPU while the model lived on the card: {ops}",
@@ -93,8 +93,8 @@ WORDS: dict[str, tuple[str, str]] = {
                                     "本卡 {here} {unit}，参考卡 {there} {unit}（越高越好）"),
     "ready.against.figure_lower": ("{here} {unit} here, {there} {unit} on the reference (lower is better)",
                                    "本卡 {here} {unit}，参考卡 {there} {unit}（越低越好）"),
-    "ready.against.price": ("{low}-{high} of the reference's speed ({n} figures, geometric mean {mean}) at {price} of "
+    "ready.against.price": ("{span} of the reference's speed ({n} figures, geometric mean {mean}) at {price} of "
                             "its price: {ppp}x the performance per {unit} of {device}",
-                            "速度为参考卡的 {low}-{high}（{n} 项，几何平均 {mean}），价格为其 {price}：单位{unit}性能为 "
+                            "速度为参考卡的 {span}（{n} 项，几何平均 {mean}），价格为其 {price}：单位{unit}性能为 "
                             "{device} 的 {ppp} 倍"),
 }

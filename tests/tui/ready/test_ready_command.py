@@ -1,0 +1,158 @@
+"""`cardbench ready` as a user runs it, with torch-free stand-ins for the sub-runs (each ends with the result its
+workload would give): the steps run in the run store within the budget, the table on stdout, readiness.json in each
+run and the bundle's report; bad input is one line and exit 2 before any run exists; --against reads the bundle."""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+
+import pytest
+
+import ready_results as given
+from paths import CHILDREN, FIXTURES
+from tui import cli
+from tui.cli import ready as ready_cli
+from tui.report import envinfo
+from tui.ready.readiness import Readiness, write
+from workloads.runner import Runner
+
+
+def _result_for(name: str, args: list[str]) -> dict:
+    """What each step's workload would give: by the options the plan gives it (tui/ready/steps.py)."""
+    if name == "opscan":
+        return given.scan() | {"by_dtype": {"fp32": given.scan()["by_dtype"]["bf16"]}}
+    if name == "finetune":
+        return given.loss() if "--check-against-cpu" in args else given.finetune(mfu=None)
+    if "--fit-only" in args:
+        return given.fit()
+    return dict(given.COLD) if "--cold-start" in args else given.perf(prefill_share=None)
+
+
+@pytest.fixture
+def stand_ins(monkeypatch, tmp_path):
+    """Each sub-run a stand-in child; the doctor sees no accelerator; no telemetry, collect_env or screenshot."""
+    started: list[tuple[str, list[str]]] = []
+
+    def for_workload(cls, name, args=(), **kw):
+        started.append((name, list(args)))
+        return cls([sys.executable, str(CHILDREN / "result_of.py"), json.dumps(_result_for(name, list(args)))], **kw)
+
+    monkeypatch.setattr(Runner, "for_workload", classmethod(for_workload))
+    monkeypatch.setattr(ready_cli, "_doctor", lambda progress: [])
+    monkeypatch.setattr(ready_cli, "_sampler", lambda session, progress: None)
+    monkeypatch.setattr("tui.cli.check_args.check_workload_args", lambda name, args: None)
+    monkeypatch.setattr("tui.workbench.screenshot.app_screenshot", lambda records, sample: (None, "not drawn"))
+    text = (FIXTURES / "report" / "nvidia-8x-rtx-a5000-torch1.11-cu115.txt").read_text()
+    monkeypatch.setattr(envinfo, "run_collect_env",
+                        lambda **kw: envinfo.CollectEnv(text, envinfo.parse_collect_env(text), 0.1))
+    return started
+
+
+def _ready(tmp_path, *more):
+    return cli.main(["ready", "--model", "tiny", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "out"),
+                     *more])
+
+
+def test_ready_runs_each_step_and_leaves_the_table_in_the_runs_and_the_bundle(stand_ins, tmp_path, capsys):
+    (tmp_path / "out").mkdir()
+    assert _ready(tmp_path, "--price-per-hour", "2.5") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [name for name, _ in stand_ins] == ["llm", "opscan", "finetune", "llm", "finetune", "llm"]
+    assert all("--dtype" not in args or args[args.index("--dtype") + 1] == "fp32" for _, args in stand_ins)
+    assert out[0].startswith("Readiness of tiny in fp32 on cpu (stand-in)")
+    assert any(line.startswith("PASS  cold start to the first token: 41.5 s") for line in out)
+    assert any(line.startswith("N/A  prefill against the compute peak") for line in out)
+    runs = sorted((tmp_path / "runs").iterdir())
+    assert len(runs) == 6
+    kept = [Readiness.from_json(json.loads((r / "readiness.json").read_text())) for r in runs]
+    assert kept[0] == kept[-1] and kept[0].price_per_hour == 2.5 and len(kept[0].runs) == 6
+    bundle = tmp_path / "out" / out[-1].rsplit("/", 1)[-1]
+    with zipfile.ZipFile(bundle) as zf:
+        report = zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
+        assert sum(n.endswith("/readiness.json") for n in zf.namelist()) == 6
+    assert "## Readiness: should this model move to this card?" in report
+    assert "| cold start to the first token | 41.5 s | 60 s | 69 % | PASS |" in report
+
+
+def test_against_its_own_bundle_every_figure_is_at_100_percent_and_the_price_row_is_the_price_ratio(
+        stand_ins, tmp_path, capsys):
+    (tmp_path / "out").mkdir()
+    assert _ready(tmp_path, "--price-per-hour", "4") == 0
+    reference = capsys.readouterr().out.splitlines()[-1]
+    assert _ready(tmp_path, "--price-per-hour", "2", "--against", reference) == 0
+    out = capsys.readouterr().out
+    assert "Against the reference cpu (stand-in)" in out
+    assert "PASS  performance per unit of price: 100 % of the reference's speed (3 figures" in out
+    assert "at 50 % of its price: 2x the performance per dollar" in out
+
+
+def test_a_step_whose_floor_no_longer_fits_the_budget_is_skipped_with_the_reason(stand_ins, tmp_path, capsys):
+    (tmp_path / "out").mkdir()
+    # 0.25 min = 15 s: the fit (8 s) and nothing after it fits; each later row says why it is N/A
+    assert _ready(tmp_path, "--budget", "0.25") == 0
+    out = capsys.readouterr().out
+    assert [name for name, _ in stand_ins] == ["llm"]
+    assert "N/A  fine-tune tokens/s and MFU: skipped: " in out and "of the 15 s budget left" in out
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--model", "Llama-9"], "unknown model 'Llama-9'"),
+    (["--weights", "/nonexistent/ckpt"], "--weights /nonexistent/ckpt: not a directory"),
+    (["--data", "/nonexistent/data"], "--data /nonexistent/data: not a directory"),
+    (["--budget", "0"], "--budget must be more than 0"),
+    (["--budget", "soon"], "--budget must be minutes"),
+    (["--against", "/nonexistent/bundle.zip"], "--against /nonexistent/bundle.zip does not exist"),
+])
+def test_bad_input_is_one_line_and_exit_2_before_any_run(tmp_path, capsys, args, said):
+    assert cli.main(["ready", "--runs-dir", str(tmp_path / "runs"), *args]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def _reference_dir(tmp_path, **kw):
+    folder = tmp_path / "reference-run"
+    folder.mkdir()
+    write(given.readiness(**kw), [folder])
+    return folder
+
+
+def test_against_a_bundle_of_another_model_is_refused_naming_it(tmp_path, capsys):
+    folder = _reference_dir(tmp_path, model="Qwen2.5-7B")
+    assert cli.main(["ready", "--model", "tiny", "--runs-dir", str(tmp_path / "runs"), "--against", str(folder)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "the model (Qwen2.5-7B there, tiny here)" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "runs").exists()
+
+
+def test_against_a_bundle_of_another_dtype_is_refused_once_the_dtype_is_known(tmp_path, capsys, monkeypatch):
+    folder = _reference_dir(tmp_path, model="tiny", dtype="bf16")
+    monkeypatch.setattr(ready_cli, "_doctor", lambda progress: [])   # no accelerator: auto is fp32
+    assert cli.main(["ready", "--runs-dir", str(tmp_path / "runs"), "--against", str(folder)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "the dtype (bf16 there, fp32 here)" in err and not (tmp_path / "runs").exists()
+    # given on the command line, it is refused before the doctor
+    assert cli.main(["ready", "--runs-dir", str(tmp_path / "runs"), "--dtype", "fp16", "--against", str(folder)]) == 2
+    assert "the dtype (bf16 there, fp16 here)" in capsys.readouterr().err
+
+
+def test_an_option_the_workload_lacks_makes_its_row_na_and_any_other_refusal_is_exit_2(monkeypatch):
+    from tui.cli.errors import CliError
+    from tui.ready.steps import Model, plan
+
+    def check(name, args):
+        if "--cold-start" in args:
+            raise CliError("cardbench run llm: unrecognized arguments: --cold-start", 2)
+
+    monkeypatch.setattr("tui.cli.check_args.check_workload_args", check)
+    unsupported = ready_cli._unsupported(plan(Model(), True))
+    assert list(unsupported) == ["cold_start"] and "no cold start measurement" in unsupported["cold_start"]["en"]
+
+    def refuse(name, args):
+        raise CliError("cardbench run finetune: --weights /w: no config.json", 2)
+
+    monkeypatch.setattr("tui.cli.check_args.check_workload_args", refuse)
+    with pytest.raises(CliError, match="cardbench ready: finetune: --weights /w: no config.json"):
+        ready_cli._unsupported(plan(Model(), True))
