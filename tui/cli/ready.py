@@ -55,7 +55,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="the dtype to judge (auto: fp32 on the CPU, else the mixed precision the card runs)")
     p.add_argument("--budget", type=_minutes, default=BUDGET_MIN, metavar="MIN",
                    help=f"minutes for the whole check (default {BUDGET_MIN:g}); a step that would overrun is skipped")
-    p.add_argument("--data", metavar="DIR", help="your data directory, for the data IO row (N/A without it)")
+    p.add_argument("--data", metavar="DIR", help="your training data (a folder or a file of text), for the data IO "
+                                                 "row: its read rate against the fine-tune's (N/A without it)")
     p.add_argument("--against", metavar="BUNDLE", type=Path,
                    help="the report bundle (.zip) or a run directory of the same command on the reference card")
     # SUPPRESS: the same options given before the command (they are `cardbench`'s too) are kept
@@ -77,8 +78,8 @@ def asked_model(args: argparse.Namespace) -> Model:
     if weights is None and preset(args.model) is None:
         raise CliError(f"cardbench ready: unknown model {args.model!r}; known: {known_models()}", exit_codes.BAD_INPUT)
     data = getattr(args, "data", None)
-    if data is not None and not Path(data).is_dir():
-        raise CliError(f"cardbench ready: --data {data}: not a directory", exit_codes.BAD_INPUT)
+    if data is not None and not Path(data).exists():
+        raise CliError(f"cardbench ready: --data {data}: no such file or directory", exit_codes.BAD_INPUT)
     return Model(preset=args.model, weights=weights, dtype=args.dtype, device=getattr(args, "device", None))
 
 
@@ -208,7 +209,8 @@ def _measure(args: argparse.Namespace, model: Model, steps: list[Any], unsupport
     """The sub-runs within the budget, the data directory's look, then the readiness said and bundled."""
     import time
 
-    from tui.ready.runs import Budget, data_check, run_steps
+    from tui.ready.data_read import read
+    from tui.ready.runs import Budget, run_steps
     from tui.session import RunSession
 
     output, options, store = where
@@ -223,8 +225,8 @@ def _measure(args: argparse.Namespace, model: Model, steps: list[Any], unsupport
             sampler.stop()
     data = None
     if args.data and not state.interrupted:
-        progress.begin("data IO (quick look)")
-        data = data_check(args.data)
+        progress.begin("data IO (a timed read of --data)")
+        data = read(Path(args.data))
         progress.end()
     readiness = _readiness(model, gave, data, reference, options, args, time.monotonic() - started)
     return _finish(readiness, gave.run_dirs, state.interrupted, output, options, progress, checks, sample)
@@ -236,7 +238,7 @@ def _readiness(model: Model, gave: Any, data: Any, reference: Any, options: dict
     from tui.ready.readiness import Readiness
     from tui.ready.rows import rows_of
 
-    rows = rows_of(gave.results, gave.why, model.dtype, data)
+    rows = rows_of(gave.results, gave.why, model.dtype, data, str(getattr(args, "data", None) or ""))
     made = Readiness(model=model.name, dtype=model.dtype, device=gave.device or (model.device or ""),
                      rows=tuple(rows), budget_s=args.budget * 60, wall_s=wall_s,
                      price_per_hour=options.get("price_per_hour"), currency=options.get("currency") or "USD",

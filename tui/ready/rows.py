@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
 from tui.i18n.voice import quoted
-from workloads.catalogue import LANGS, say
+from tui.ready.data_read import BYTES_PER_TOKEN, READ_S, DataRead
+from workloads.catalogue import LANGS, joined, message, say
 from workloads.facts.formatting import format_bytes, format_number, percent
 from workloads.facts.missing import finite_or_none
 
@@ -112,10 +113,10 @@ def ops_row(scan: Mapping[str, Any], dtype: str, runs: Mapping[str, Mapping[str,
     failing = sorted({f.get("op", "?") for f in failures if f.get("status") != "cpu_fallback"})
     fallbacks = _fallbacks(runs)
     verdict = FAIL if failing else WARN if fallbacks or counts.get("cpu_fallback") else PASS
-    parts = [words("ops.scan", ok=format_number(ok), total=format_number(total), dtype=quoted(dtype),
-                   failing=quoted(", ".join(failing[:FALLBACK_SHOWN]) or "-"))]
-    parts.append(_fallback_words(fallbacks, runs))
-    evidence = {lang: ("；" if lang == "zh" else "; ").join(p[lang] for p in parts) for lang in LANGS}
+    scanned = words("ops.scan", ok=format_number(ok), total=format_number(total), dtype=quoted(dtype),
+                      failing=quoted(", ".join(failing[:FALLBACK_SHOWN]) or "-"))
+    left = _fallback_words(fallbacks, runs)
+    evidence = {lang: joined((scanned[lang], left[lang]), lang) for lang in LANGS}
     return Row("ops", verdict, evidence, ok, total, "")
 
 
@@ -210,24 +211,32 @@ def cold_start_row(m: Mapping[str, Any]) -> Row:
                lower_is_better=True)
 
 
-def data_io_row(check: Mapping[str, Any] | None) -> Row:
-    """The data directory's quick look (the data IO workload's torch-free check): its verdict and read rate."""
-    if check is None:
+def data_io_row(data: DataRead | None, root: str, tuned: Mapping[str, Any] | None) -> Row:
+    """The user's data read from where it lives (`tui.ready.data_read`), against the bytes a second the fine-tune
+    measured here consumes (its tokens/s at ``BYTES_PER_TOKEN``): slower than that, the card would wait on it."""
+    if data is None:
         return not_measured("data_io", words("why.no_data"))
-    zh = check.get("zh") if isinstance(check.get("zh"), dict) else {}
-    evidence = {"en": str(check.get("evidence") or ""), "zh": str(zh.get("evidence") or check.get("evidence") or "")}
-    hint = check.get("hint")
-    if hint:
-        evidence = {"en": f"{evidence['en']}; {hint}", "zh": f"{evidence['zh']}; {zh.get('hint') or hint}"}
-    status = str(check.get("status") or NA_VERDICT)
-    return Row("data_io", status if status in (PASS, WARN, FAIL) else NA_VERDICT, evidence,
-               _number(check, "value"), None, str(check.get("unit") or ""))
+    rate = data.bytes_per_s
+    if rate is None:
+        return Row("data_io", FAIL, words("data_io.nothing", root=quoted(root), unreadable=data.unreadable))
+    tokens = _number(tuned or {}, "tokens_per_s")
+    need = tokens * BYTES_PER_TOKEN if tokens else None
+    more = message("ready.data_io.cap", cap=format_number(READ_S)) if not data.complete else ""
+    said = dict(rate=f"{format_bytes(rate)}/s", files=format_number(data.files), root=quoted(root),
+                bytes=format_bytes(data.bytes), seconds=format_number(data.seconds, 3), more=more)
+    evidence = (words("data_io.evidence", need=f"{format_bytes(need)}/s", tokens=format_number(tokens),
+                      bpt=BYTES_PER_TOKEN, **said) if need else words("data_io.no_need", **said))
+    if data.unreadable:
+        unread = words("data_io.unreadable", n=data.unreadable)
+        evidence = {lang: joined((evidence[lang], unread[lang]), lang) for lang in LANGS}
+    verdict = WARN if data.unreadable or (need and rate < need) else PASS if need else NA_VERDICT
+    return Row("data_io", verdict, evidence, rate, need, "B/s")
 
 
 def rows_of(results: Mapping[str, Mapping[str, Any]], why: Mapping[str, dict[str, str]], dtype: str,
-            data: Mapping[str, Any] | None) -> list[Row]:
+            data: DataRead | None = None, root: str = "") -> list[Row]:
     """Every question's row, in QUESTIONS' order, from the steps' results (`tui.ready.steps`: step name -> its
-    result) or, for a step that gave none, why; ``data``: the data directory's quick look, None without --data."""
+    result) or, for a step that gave none, why; ``data``: the read of --data ``root``, None without it."""
     def of(step: str, question: str, judge: Any) -> Row:
         if step in results:
             return judge(results[step])
@@ -237,4 +246,4 @@ def rows_of(results: Mapping[str, Mapping[str, Any]], why: Mapping[str, dict[str
     ops = of("ops", "ops", lambda scan: ops_row(scan, dtype, timed))
     return [of("fit", "fit", fit_row), ops, of("loss", "loss", loss_row), of("perf", "prefill", prefill_row),
             of("perf", "decode", decode_row), of("finetune", "finetune", finetune_row),
-            of("cold_start", "cold_start", cold_start_row), data_io_row(data)]
+            of("cold_start", "cold_start", cold_start_row), data_io_row(data, root, results.get("finetune"))]

@@ -123,9 +123,3 @@ def _why_no_result(record: Any, step: Step, state: SuiteState) -> dict[str, str]
     errors = record.of(protocol.Error)
     why = f": {errors[-1].message}" if errors else ""
     return words("why.failed", status=quoted(record.status), why=quoted(why) if why else "")
-
-
-def data_check(path: str) -> dict[str, Any] | None:
-    """The data IO workload's quick look at ``path`` (torch-free, a few seconds), through its spec."""
-    check = registry.spec_for("dataio").data_check if "dataio" in registry else None
-    return dict(check(path)) if check is not None else None

@@ -4,7 +4,7 @@ CPU or for an accelerator, and each step's share of the budget (torch-free, UI-f
 The steps name workloads by their registry name only (tui/ reads a workload through its spec): the llm workload's
 fit and its one-cell prefill and decode, the op scan on the Llama sources (the model's traced ops: decode as llm runs
 it, a training step as finetune runs it), finetune's float64 CPU replay and its own timed run, and the llm workload's
-cold start. The data directory's quick look is not a run (`tui.ready.runs.data_check`).
+cold start. The read of the user's data is not a run (`tui.ready.data_read`).
 """
 
 from __future__ import annotations

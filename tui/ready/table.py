@@ -55,8 +55,8 @@ def heading(r: Readiness, lang: str) -> str:
 
 def verdict_lines(rows: tuple[Row, ...], lang: str) -> list[str]:
     """'PASS  Does it fit...: evidence', one per question."""
-    colon = "：" if lang == "zh" else ": "
-    return [f"{verdict(r.verdict, lang)}  {question(r, lang)}{colon}{r.said(lang)}" for r in rows]
+    return [say("ready.verdict_line", lang, verdict=verdict(r.verdict, lang), question=question(r, lang),
+                evidence=r.said(lang)) for r in rows]
 
 
 def terminal_lines(r: Readiness, lang: str = "en") -> list[str]:

@@ -19,6 +19,7 @@ WORDS: dict[str, tuple[str, str]] = {
                        "每行按 FlagPerf 的形式给出：实测值、对照的额定值或物理上限（同一单位）及二者之比。通过：在该卡额定能力之内；"
                        "警告：能运行，但远低于上限、超过上限（需核查上限或计时，不能作为结果）或有算子回退到 CPU；失败：装不下、"
                        "有算子出错或损失与 float64 不一致；N/A：此处没有该数值，并说明原因。"),
+    "ready.verdict_line": ("{verdict}  {question}: {evidence}", "{verdict}  {question}：{evidence}"),
     "ready.q.fit": ("fits (batch x context)", "能否装下（批量 × 上下文）"),
     "ready.q.ops": ("ops on the card in the dtype", "算子在该精度下于卡上运行"),
     "ready.q.loss": ("loss agrees with float64 on the CPU", "损失与 CPU float64 一致"),
@@ -26,7 +27,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.q.decode": ("decode against the memory bandwidth", "解码对照显存带宽"),
     "ready.q.finetune": ("fine-tune tokens/s and MFU", "微调 tokens/s 与 MFU"),
     "ready.q.cold_start": ("cold start to the first token", "冷启动至首个 token"),
-    "ready.q.data_io": ("data IO from --data", "`--data` 的数据读取"),
+    "ready.q.data_io": ("data IO from --data against the fine-tune", "`--data` 的数据读取对照微调"),
     "ready.q.price": ("performance per unit of price", "单位价格性能"),
     "ready.col.question": ("question", "问题"),
     "ready.col.measured": ("measured", "实测"),
@@ -89,6 +90,18 @@ WORDS: dict[str, tuple[str, str]] = {
                                   "从新进程到首个 token 用时 {total} 秒（导入 {import} 秒，设备初始化 {device} 秒，"
                                   "读取权重 {read} 秒，共 {read_bytes}，{state}，构建 {build} 秒，编译 {compile} 秒，"
                                   "首个 token {first_token} 秒）；超过 {limit} 秒为警告"),
+    "ready.data_io.evidence": ("read {rate} from {files} file(s) of {root}, {bytes} in {seconds} s (page cache as found"
+                               "{more}); the fine-tune here reads about {need} ({tokens} tokens/s x {bpt} B a token)",
+                               "从 {root} 的 {files} 个文件读取速度 {rate}，{seconds} 秒读 {bytes}（页缓存保持原状{more}）；"
+                               "本机微调约需 {need}（{tokens} tokens/s × 每 token {bpt} B）"),
+    "ready.data_io.no_need": ("read {rate} from {files} file(s) of {root}, {bytes} in {seconds} s (page cache as found"
+                              "{more}); no fine-tune rate here to read it against",
+                              "从 {root} 的 {files} 个文件读取速度 {rate}，{seconds} 秒读 {bytes}（页缓存保持原状{more}）；"
+                              "本机没有可对照的微调速度"),
+    "ready.data_io.cap": (", stopped at the {cap} s cap", "，到 {cap} 秒上限即停止"),
+    "ready.data_io.unreadable": ("{n} file(s) could not be read", "{n} 个文件无法读取"),
+    "ready.data_io.nothing": ("nothing could be read from {root} ({unreadable} unreadable file(s))",
+                              "无法从 {root} 读取任何内容（{unreadable} 个文件无法读取）"),
     "ready.against.figure_higher": ("{here} {unit} here, {there} {unit} on the reference (higher is better)",
                                     "本卡 {here} {unit}，参考卡 {there} {unit}（越高越好）"),
     "ready.against.figure_lower": ("{here} {unit} here, {there} {unit} on the reference (lower is better)",

@@ -100,7 +100,7 @@ def test_a_step_whose_floor_no_longer_fits_the_budget_is_skipped_with_the_reason
 @pytest.mark.parametrize("args, said", [
     (["--model", "Llama-9"], "unknown model 'Llama-9'"),
     (["--weights", "/nonexistent/ckpt"], "--weights /nonexistent/ckpt: not a directory"),
-    (["--data", "/nonexistent/data"], "--data /nonexistent/data: not a directory"),
+    (["--data", "/nonexistent/data"], "--data /nonexistent/data: no such file or directory"),
     (["--budget", "0"], "--budget must be more than 0"),
     (["--budget", "soon"], "--budget must be minutes"),
     (["--against", "/nonexistent/bundle.zip"], "--against /nonexistent/bundle.zip does not exist"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ready_results import COLD, finetune, fit, loss, perf, readiness, results, scan
+from tui.ready.data_read import DataRead, read
 from tui.ready.readiness import Readiness, parse
 from tui.ready.rows import FAIL, NA_VERDICT, PASS, QUESTIONS, WARN, rows_of, words
 from tui.ready.table import blocks, terminal_lines
@@ -18,8 +19,8 @@ def _rows(data=None, why=None, **changed):
 
 
 def test_every_question_has_a_row_in_order_and_a_card_that_passes_everything_passes():
-    rows = rows_of(results(), {}, "bf16", {"status": "PASS", "evidence": "12,000 files", "value": 812.0,
-                                          "unit": "files/s"})
+    rows = rows_of(results(), {}, "bf16", DataRead(files=40, bytes=400 * 2**20, seconds=2.0, unreadable=0,
+                                                   complete=False), "/data/corpus")
     assert [r.question for r in rows] == list(QUESTIONS)
     assert {r.question: r.verdict for r in rows} == dict.fromkeys(QUESTIONS, PASS)
     by = {r.question: r for r in rows}
@@ -28,6 +29,8 @@ def test_every_question_has_a_row_in_order_and_a_card_that_passes_everything_pas
     assert by["finetune"].ratio == pytest.approx(0.38)
     assert by["prefill"].bound == pytest.approx(9000.0 / 0.41)
     assert by["fit"].measured == 17 * 2**30 and by["fit"].bound == 80 * 2**30
+    # the data read against the bytes a second the fine-tune consumes: 5,000 tokens/s at 4 B a token
+    assert by["data_io"].measured == 200 * 2**20 and by["data_io"].bound == 20_000
 
 
 @pytest.mark.parametrize("changed, question, verdict", [
@@ -114,3 +117,20 @@ def test_the_table_and_verdict_lines_in_english_and_chinese():
 
     # what a Chinese reader finds in English: the names the field writes so, nothing of cardbench's own words
     assert english_words(render(zh)) <= {"MFU", "TPOT", "TTFT", "LoRA", "IO", "FlagPerf", "float64"}
+
+
+def test_the_data_is_read_from_where_it_lives_and_judged_against_the_fine_tunes_appetite(tmp_path):
+    corpus = tmp_path / "corpus"
+    (corpus / "shard").mkdir(parents=True)
+    for n in range(3):
+        (corpus / "shard" / f"part-{n}.jsonl").write_bytes(b'{"text": "hello"}\n' * 20_000)
+    (corpus / "link.jsonl").symlink_to(tmp_path)   # never followed out of the folder
+    data = read(corpus)
+    assert data.files == 3 and data.bytes == 3 * 18 * 20_000 and data.complete and data.unreadable == 0
+    row = rows_of(results(), {}, "bf16", data, str(corpus))[-1]
+    assert row.verdict == PASS and "from 3 file(s) of" in row.said("en") and "5,000 tokens/s x 4 B" in row.said("en")
+    hungry = rows_of(results(finetune=finetune(tokens_per_s=10**13)), {}, "bf16", data, str(corpus))[-1]
+    assert hungry.verdict == WARN   # it reads slower than the fine-tune would consume it: the card would wait
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert rows_of(results(), {}, "bf16", read(empty), str(empty))[-1].verdict == FAIL
