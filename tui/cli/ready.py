@@ -150,16 +150,27 @@ def _unsupported(steps: list[Any]) -> dict[str, dict[str, str]]:
     from tui.cli.check_args import check_workload_args
     from tui.ready.rows import words
 
-    unsupported = {}
-    for step in steps:
-        if step.name not in ("fit", "loss", "cold_start"):
-            continue   # the others take the same model arguments as these, or none of the user's
+    from concurrent.futures import ThreadPoolExecutor
+
+    # the first llm and finetune steps (the others take the same model arguments, or none of the user's) and the
+    # cold start, each a child of a second or more: at once
+    firsts = {s.workload: s for s in reversed(steps) if s.workload in ("llm", "finetune") and s.name != "cold_start"}
+    probed = [*firsts.values(), *(s for s in steps if s.name == "cold_start")]
+
+    def refusal(step: Any) -> CliError | None:
         try:
             check_workload_args(step.workload, list(step.args))
         except CliError as exc:
-            if step.name == "cold_start" and "--cold-start" in str(exc):
-                unsupported[step.name] = words("why.no_cold_start")
-                continue
+            return exc
+        return None
+
+    with ThreadPoolExecutor(max_workers=len(probed) or 1) as pool:
+        refused = list(pool.map(refusal, probed))
+    unsupported = {}
+    for step, exc in zip(probed, refused):
+        if exc is not None and step.name == "cold_start" and "--cold-start" in str(exc):
+            unsupported[step.name] = words("why.no_cold_start")
+        elif exc is not None:
             raise _bad(str(exc).removeprefix("cardbench run ")) from None
     return unsupported
 
@@ -176,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     model = asked_model(args)
     reference = _reference(args, model)
-    progress = Progress(phases=len(plan.NAMES) + 2 + (1 if args.data else 0))   # the doctor, the steps, data, bundle
+    progress = Progress(phases=2)
     checks = _doctor(progress)
     on_cpu = _on_cpu(model, checks)
     model = dataclasses.replace(model, dtype=plan.resolve_dtype(model.dtype, on_cpu, best_autocast(checks)))
@@ -187,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
             raise _bad(str(exc)) from None
     output, options, store = _checked(args)   # the runs dir made only once nothing refuses the arguments
     steps = plan.plan(model, on_cpu)
+    progress.phases = len(steps) + 2 + (1 if args.data else 0)   # the doctor, the steps, the data, the bundle
     unsupported = _unsupported(steps)
     return _measure(args, model, steps, unsupported, reference, (output, options, store), progress, checks, started)
 

@@ -235,15 +235,14 @@ def data_io_row(data: DataRead | None, root: str, tuned: Mapping[str, Any] | Non
 
 def rows_of(results: Mapping[str, Mapping[str, Any]], why: Mapping[str, dict[str, str]], dtype: str,
             data: DataRead | None = None, root: str = "") -> list[Row]:
-    """Every question's row, in QUESTIONS' order, from the steps' results (`tui.ready.steps`: step name -> its
-    result) or, for a step that gave none, why; ``data``: the read of --data ``root``, None without it."""
-    def of(step: str, question: str, judge: Any) -> Row:
-        if step in results:
-            return judge(results[step])
-        return not_measured(question, dict(why.get(step) or words("why.no_figure", key=quoted(step))))
+    """Every question's row, in QUESTIONS' order, from the results by the question they answer (`tui.ready.runs.Gave`)
+    or, for a question no step answered, why; ``data``: the read of --data ``root``, None without it."""
+    def of(question: str, judge: Any) -> Row:
+        if question in results:
+            return judge(results[question])
+        return not_measured(question, dict(why.get(question) or words("why.no_figure", key=quoted(question))))
 
-    timed = {k: results[k] for k in ("perf", "finetune") if k in results}   # the runs a CPU fallback shows in
-    ops = of("ops", "ops", lambda scan: ops_row(scan, dtype, timed))
-    return [of("fit", "fit", fit_row), ops, of("loss", "loss", loss_row), of("perf", "prefill", prefill_row),
-            of("perf", "decode", decode_row), of("finetune", "finetune", finetune_row),
-            of("cold_start", "cold_start", cold_start_row), data_io_row(data, root, results.get("finetune"))]
+    timed = {k: results[k] for k in ("decode", "finetune") if k in results}   # the runs a CPU fallback shows in
+    return [of("fit", fit_row), of("ops", lambda scan: ops_row(scan, dtype, timed)), of("loss", loss_row),
+            of("prefill", prefill_row), of("decode", decode_row), of("finetune", finetune_row),
+            of("cold_start", cold_start_row), data_io_row(data, root, results.get("finetune"))]

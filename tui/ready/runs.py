@@ -32,7 +32,8 @@ SOURCE = "cardbench ready"
 
 @dataclass
 class Gave:
-    """What the steps gave: each step's result (the ones that gave one) or why not, and the runs' directories."""
+    """What the steps gave, by the question each answers (`Step.answers`): its step's result, or why there is none;
+    and the runs' directories."""
 
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     why: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -40,7 +41,12 @@ class Gave:
     device: str = ""
 
     def skip(self, step: Step, why: dict[str, str]) -> None:
-        self.why[step.name] = why
+        for question in step.answers:
+            self.why[question] = why
+
+    def gave(self, step: Step, result: dict[str, Any]) -> None:
+        for question in step.answers:
+            self.results[question] = result
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,7 @@ def run_steps(steps: Sequence[Step], session: RunSession, progress: Progress, bu
         if state.interrupted:
             gave.skip(step, words("why.interrupted"))
             continue
-        if gave.results.get("fit") is not None and _does_not_fit(gave.results["fit"]) and step.name != "ops":
+        if "fit" in gave.results and _does_not_fit(gave.results["fit"]) and step.name != "ops":
             gave.skip(step, words("why.no_fit"))   # each run of the model would refuse it: the budget goes elsewhere
             continue
         times = budget.deadline(step, sum(s.weight for s in steps[at:] if s.name not in unsupported),
@@ -112,7 +118,7 @@ def _run_one(step: Step, times: tuple[float, float], session: RunSession, state:
     if record.start is not None and not gave.device:
         gave.device = record.start.device
     if record.result is not None:
-        gave.results[step.name] = dict(record.result.metrics)
+        gave.gave(step, dict(record.result.metrics))
         return
     gave.skip(step, _why_no_result(record, step, state))
 

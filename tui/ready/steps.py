@@ -16,7 +16,6 @@ DTYPES = ("fp32", "fp16", "bf16")
 # the op scan's built-in sources that trace what llm and finetune dispatch (workloads/opscan/llama_*.py)
 OPS_SOURCES = "llama-decode,llama-train"
 AMP = {"fp32": "off", "fp16": "fp16", "bf16": "bf16"}   # finetune's --amp for the chosen dtype
-NAMES = ("fit", "ops", "loss", "perf", "finetune", "cold_start")   # the steps, in the order `plan` runs them
 
 
 @dataclass(frozen=True)
@@ -52,42 +51,47 @@ class Model:
         return self.weights.name if self.weights is not None else self.preset
 
 
-# (prompt tokens, generated tokens) of the one cell, on the CPU and on a card: the CPU's keeps `ready --model tiny`
-# within three minutes on a loaded 2-core host (the four runs took 8 + 16 + 22 + 18 s there, issue 38)
+# (prompt tokens, generated tokens) of the one cell, on the CPU and on a card
 _CELL = {True: ("32", "16"), False: ("512", "128")}
-# (steps, batch, sequence) of the timed fine-tune, and of the float64 replay's run: the replay runs the model in
-# float64 on the host, so its steps are few and short whatever the card
+# (steps, batch, sequence, warm-up) of the timed fine-tune, and (steps, batch, sequence) of the float64 replay's run:
+# the replay runs the model in float64 on the host, so on a card it is a run of its own, few and short whatever the
+# card (an 8B model's replay at the timed run's batch would take the host an hour a step)
 _FINETUNE = {True: ("6", "2", "32", "1"), False: ("30", "8", "512", "5")}
-_REPLAY = {True: ("2", "1", "32"), False: ("2", "1", "64")}
-# (seconds a step needs at least) on the CPU and on a card, where an 8B model takes a minute to build and load
-_FLOOR = {True: {"fit": 8, "ops": 20, "loss": 20, "perf": 15, "finetune": 25, "cold_start": 15},
+_REPLAY = ("2", "1", "64")
+K_CPU = "2"   # on the CPU the timed run replays its own first steps: they are as cheap as the replay's
+# seconds a step needs at least: on a card an 8B model takes a minute to build and load
+_FLOOR = {True: {"ops": 20, "perf": 15, "finetune": 25, "cold_start": 15},
           False: {"fit": 20, "ops": 60, "loss": 120, "perf": 90, "finetune": 120, "cold_start": 60}}
 
 
 def plan(model: Model, on_cpu: bool) -> list[Step]:
-    """The steps in the order they run: the fit first (a model that does not fit fails every later step)."""
+    """The steps in the order they run. On a card the fit comes first, alone (cheap, and a model that does not fit
+    fails every later step) and the float64 replay is a short run of its own. On the CPU each child costs seconds of
+    start-up on a shared host, so the one-cell run answers the fit too and the timed fine-tune replays its own
+    first steps: four runs, which keeps `ready --model tiny` within three minutes on a 2-core host under a load of
+    14 (six runs took 204 s there; issue 38)."""
     base, d, floor = model.args(), model.dtype, _FLOOR[on_cpu]
     inp, out = _CELL[on_cpu]
     cell = ("--input-len", inp, "--output-len", out, "--batch-size", "1")
     steps, batch, seq, warmup = _FINETUNE[on_cpu]
-    k, rbatch, rseq = _REPLAY[on_cpu]
-    return [
-        Step("fit", "llm", base + ("--dtype", d, "--fit-only") + cell, 0.03, floor["fit"], ("fit",)),
-        Step("ops", "opscan", ("--sources", OPS_SOURCES, "--dtypes", d, "--repeats", "1")
-             + (("--device", model.device) if model.device else ()), 0.17, floor["ops"], ("ops",)),
-        Step("loss", "finetune", base + ("--mode", "lora", "--amp", AMP[d], "--steps", k, "--batch-size", rbatch,
-                                         "--seq-len", rseq, "--warmup", "0", "--check-against-cpu", k),
-             0.15, floor["loss"], ("loss",)),
-        Step("perf", "llm", base + ("--dtype", d) + cell + ("--repeat", "2" if on_cpu else "3", "--pp", "0",
-                                                             "--tg", "0"),
-             0.2, floor["perf"], ("prefill", "decode")),
-        Step("finetune", "finetune", base + ("--mode", "lora", "--amp", AMP[d], "--steps", steps, "--batch-size",
-                                             batch, "--seq-len", seq, "--warmup", warmup),
-             0.3, floor["finetune"], ("finetune",)),
-        Step("cold_start", "llm", base + ("--dtype", d, "--cold-start") + cell + ("--repeat", "1", "--pp", "0",
+    tune = base + ("--mode", "lora", "--amp", AMP[d])
+    perf = Step("perf", "llm", base + ("--dtype", d) + cell + ("--repeat", "2" if on_cpu else "3", "--pp", "0",
+                                                               "--tg", "0"),
+                0.2, floor["perf"], ("fit", "prefill", "decode") if on_cpu else ("prefill", "decode"))
+    ops = Step("ops", "opscan", ("--sources", OPS_SOURCES, "--dtypes", d, "--repeats", "1")
+               + (("--device", model.device) if model.device else ()), 0.17, floor["ops"], ("ops",))
+    timed = tune + ("--steps", steps, "--batch-size", batch, "--seq-len", seq, "--warmup", warmup)
+    cold = Step("cold_start", "llm", base + ("--dtype", d, "--cold-start") + cell + ("--repeat", "1", "--pp", "0",
                                                                                     "--tg", "0"),
-             0.15, floor["cold_start"], ("cold_start",)),
-    ]
+                0.15, floor["cold_start"], ("cold_start",))
+    if on_cpu:
+        return [perf, ops, Step("finetune", "finetune", timed + ("--check-against-cpu", K_CPU), 0.45,
+                                floor["finetune"], ("loss", "finetune")), cold]
+    k, rbatch, rseq = _REPLAY
+    return [Step("fit", "llm", base + ("--dtype", d, "--fit-only") + cell, 0.03, floor["fit"], ("fit",)), ops,
+            Step("loss", "finetune", tune + ("--steps", k, "--batch-size", rbatch, "--seq-len", rseq, "--warmup", "0",
+                                             "--check-against-cpu", k), 0.15, floor["loss"], ("loss",)),
+            perf, Step("finetune", "finetune", timed, 0.3, floor["finetune"], ("finetune",)), cold]
 
 
 def resolve_dtype(asked: str, on_cpu: bool, best_autocast: str) -> str:

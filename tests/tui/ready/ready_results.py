@@ -46,8 +46,12 @@ COLD = {"cold_start_s": 41.5, "cold_start_import_s": 3.1, "cold_start_device_s":
 
 
 def results(**changed) -> dict:
+    """The results by the question they answer (as `tui.ready.runs.Gave` keeps them): ``perf=`` the one-cell llm
+    run's, which answers prefill and decode; ``NAME=None`` leaves a question unanswered."""
     made = {"fit": fit(), "ops": scan(), "loss": loss(), "perf": perf(), "finetune": finetune(), "cold_start": COLD}
     made.update(changed)
+    cell = made.pop("perf")
+    made.update(prefill=cell, decode=cell)
     return {k: v for k, v in made.items() if v is not None}
 
 
@@ -55,8 +59,8 @@ def readiness(model: str = "Llama-3.1-8B", dtype: str = "bf16", price: float | N
               device: str = "NVIDIA H100 80GB HBM3", speed: float = 1.0, **changed) -> Readiness:
     made = results(**changed)
     for key in ("prefill_tokens_per_s", "decode_tokens_per_s", "decode_bound_tokens_per_s"):
-        if "perf" in made and made["perf"].get(key):
-            made["perf"][key] *= speed
+        if "decode" in made and made["decode"].get(key):
+            made["decode"][key] *= speed
     if "finetune" in made:
         made["finetune"]["tokens_per_s"] *= speed
     rows = rows_of(made, {}, dtype, None)

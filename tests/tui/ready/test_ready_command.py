@@ -23,11 +23,9 @@ def _result_for(name: str, args: list[str]) -> dict:
     """What each step's workload would give: by the options the plan gives it (tui/ready/steps.py)."""
     if name == "opscan":
         return given.scan() | {"by_dtype": {"fp32": given.scan()["by_dtype"]["bf16"]}}
-    if name == "finetune":
-        return given.loss() if "--check-against-cpu" in args else given.finetune(mfu=None)
-    if "--fit-only" in args:
-        return given.fit()
-    return dict(given.COLD) if "--cold-start" in args else given.perf(prefill_share=None)
+    if name == "finetune":   # on the CPU the timed run replays its own first steps
+        return given.finetune(mfu=None) | given.loss()
+    return dict(given.COLD) if "--cold-start" in args else given.fit() | given.perf(prefill_share=None)
 
 
 @pytest.fixture
@@ -59,19 +57,22 @@ def test_ready_runs_each_step_and_leaves_the_table_in_the_runs_and_the_bundle(st
     (tmp_path / "out").mkdir()
     assert _ready(tmp_path, "--price-per-hour", "2.5") == 0
     out = capsys.readouterr().out.splitlines()
-    assert [name for name, _ in stand_ins] == ["llm", "opscan", "finetune", "llm", "finetune", "llm"]
+    # on the CPU: the one cell (and its fit), the scan, the timed fine-tune with its float64 replay, the cold start
+    assert [name for name, _ in stand_ins] == ["llm", "opscan", "finetune", "llm"]
+    assert "--check-against-cpu" in stand_ins[2][1] and "--cold-start" in stand_ins[3][1]
     assert all("--dtype" not in args or args[args.index("--dtype") + 1] == "fp32" for _, args in stand_ins)
     assert out[0].startswith("Readiness of tiny in fp32 on cpu (stand-in)")
     assert any(line.startswith("PASS  cold start to the first token: 41.5 s") for line in out)
     assert any(line.startswith("N/A  prefill against the compute peak") for line in out)
     runs = sorted((tmp_path / "runs").iterdir())
-    assert len(runs) == 6
+    assert len(runs) == 4
     kept = [Readiness.from_json(json.loads((r / "readiness.json").read_text())) for r in runs]
-    assert kept[0] == kept[-1] and kept[0].price_per_hour == 2.5 and len(kept[0].runs) == 6
+    assert kept[0] == kept[-1] and kept[0].price_per_hour == 2.5 and len(kept[0].runs) == 4
+    assert all(row.verdict != "N/A" for row in kept[0].rows if row.question in ("fit", "loss", "decode"))
     bundle = tmp_path / "out" / out[-1].rsplit("/", 1)[-1]
     with zipfile.ZipFile(bundle) as zf:
         report = zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
-        assert sum(n.endswith("/readiness.json") for n in zf.namelist()) == 6
+        assert sum(n.endswith("/readiness.json") for n in zf.namelist()) == 4
     assert "## Readiness: should this model move to this card?" in report
     assert "| cold start to the first token | 41.5 s | 60 s | 69 % | PASS |" in report
 
@@ -90,11 +91,11 @@ def test_against_its_own_bundle_every_figure_is_at_100_percent_and_the_price_row
 
 def test_a_step_whose_floor_no_longer_fits_the_budget_is_skipped_with_the_reason(stand_ins, tmp_path, capsys):
     (tmp_path / "out").mkdir()
-    # 0.25 min = 15 s: the fit (8 s) and nothing after it fits; each later row says why it is N/A
-    assert _ready(tmp_path, "--budget", "0.25") == 0
+    # 0.3 min = 18 s: the one cell (at least 15 s) fits, the scan (20 s) and the fine-tune (25 s) no longer do
+    assert _ready(tmp_path, "--budget", "0.3") == 0
     out = capsys.readouterr().out
-    assert [name for name, _ in stand_ins] == ["llm"]
-    assert "N/A  fine-tune tokens/s and MFU: skipped: " in out and "of the 15 s budget left" in out
+    assert [name for name, _ in stand_ins][:1] == ["llm"] and "opscan" not in [name for name, _ in stand_ins]
+    assert "N/A  fine-tune tokens/s and MFU: skipped: " in out and "of the 18 s budget left" in out
 
 
 @pytest.mark.parametrize("args, said", [
