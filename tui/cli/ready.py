@@ -77,6 +77,15 @@ def asked_model(args: argparse.Namespace) -> Model:
         raise CliError(f"cardbench ready: --weights {weights}: not a directory", exit_codes.BAD_INPUT)
     if weights is None and preset(args.model) is None:
         raise CliError(f"cardbench ready: unknown model {args.model!r}; known: {known_models()}", exit_codes.BAD_INPUT)
+    device = getattr(args, "device", None)
+    if device is not None:
+        from tui.headless import check_device
+        from tui.report.bundle import BundleError
+
+        try:
+            check_device(device)   # a device type torch has no name for: refused here, not in each run's log
+        except BundleError as exc:
+            raise CliError(f"cardbench ready: {exc}", exit_codes.BAD_INPUT) from None
     data = getattr(args, "data", None)
     if data is not None and not Path(data).exists():
         raise CliError(f"cardbench ready: --data {data}: no such file or directory", exit_codes.BAD_INPUT)

@@ -103,6 +103,7 @@ def test_a_step_whose_floor_no_longer_fits_the_budget_is_skipped_with_the_reason
     (["--weights", "/nonexistent/ckpt"], "--weights /nonexistent/ckpt: not a directory"),
     (["--data", "/nonexistent/data"], "--data /nonexistent/data: no such file or directory"),
     (["--budget", "0"], "--budget must be more than 0"),
+    (["--device", "gpu0"], "--device 'gpu0' is not a torch device"),
     (["--budget", "soon"], "--budget must be minutes"),
     (["--against", "/nonexistent/bundle.zip"], "--against /nonexistent/bundle.zip does not exist"),
 ])
