@@ -280,6 +280,7 @@ def _finish(readiness: Any, run_dirs: list[Path], interrupted: bool, output: Pat
     from tui.ready import readiness as record
     from tui.ready.rows import FAIL
     from tui.ready.table import blocks, terminal_lines
+    from tui.report import markdown
     from tui.report.bundle import BundleError
 
     for failed in record.write(readiness, run_dirs):
@@ -290,8 +291,11 @@ def _finish(readiness: Any, run_dirs: list[Path], interrupted: bool, output: Pat
     progress.begin("report bundle")
     try:
         with bundle_signals():
+            # the report's section in its language; the table in both beside it, as readiness.md and .zh.md
+            both = {f"readiness{'' if each == 'en' else '.' + each}.md": markdown.render(blocks(readiness, each))
+                    for each in ("en", "zh")}
             path = build_bundle(run_dirs, output, progress, checks, None, [], sample,
-                                {**options, "sections": tuple(blocks(readiness, lang))})
+                                {**options, "sections": tuple(blocks(readiness, lang)), "files": both})
     except BundleError as exc:
         say_error(f"{exc}{retry_hint(run_dirs)}")
         return exit_codes.FAILED

@@ -73,6 +73,8 @@ def test_ready_runs_each_step_and_leaves_the_table_in_the_runs_and_the_bundle(st
     with zipfile.ZipFile(bundle) as zf:
         report = zf.read(next(n for n in zf.namelist() if n.endswith("/report.md"))).decode()
         assert sum(n.endswith("/readiness.json") for n in zf.namelist()) == 4
+        zh = zf.read(next(n for n in zf.namelist() if n.endswith("/readiness.zh.md"))).decode()
+        assert "| 冷启动至首个 token | 41.5 秒 | 60 秒 | 69 % | 通过 |" in zh
     assert "## Readiness: should this model move to this card?" in report
     assert "| cold start to the first token | 41.5 s | 60 s | 69 % | PASS |" in report
 

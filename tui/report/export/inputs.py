@@ -47,6 +47,9 @@ class ExportInputs:
     screenshot_note: str | None = None
     # the caller's own section of the report, in ``lang``, after the summary: `cardbench ready`'s readiness table
     sections: tuple[Any, ...] = ()
+    # the caller's own text files at the bundle's top (name -> text), redacted as every text: the same table in
+    # each language
+    files: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         # a caller's list or str paths become the record's own tuple and Paths (frozen: set through object)
