@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     model = asked_model(args)
     reference = _reference(args, model)
-    progress = Progress(phases=2)
+    progress = Progress(phases=6)   # counted again once the steps are planned
     checks = _doctor(progress)
     on_cpu = _on_cpu(model, checks)
     model = dataclasses.replace(model, dtype=plan.resolve_dtype(model.dtype, on_cpu, best_autocast(checks)))

@@ -17,12 +17,14 @@ from tui.compare.prices import unit_name
 from tui.i18n.voice import quoted
 from tui.ready.readiness import Readiness, ReadinessError, parse, read_dir
 from tui.ready.rows import PASS, WARN, Row, not_measured, words
-from workloads.catalogue import LANGS
+from tui.ready.table import value
+from workloads.catalogue import LANGS, say
 from workloads.facts.formatting import format_number, percent
 from workloads.rundir import READINESS
 
 CAP_READINESS = Cap(1 << 20, "a readiness.json")   # a few kB: eight rows in two languages
 NO_SIDE = "-"   # a row read against the reference carries no verdict of its own; the price row does
+COMPARED = ("prefill", "decode", "finetune", "cold_start", "data_io")
 
 
 class AgainstError(Exception):
@@ -78,14 +80,17 @@ def refuse_other(reference: Readiness, model: str, dtype: str | None, where: Pat
 
 
 def against_rows(here: Readiness, reference: Readiness) -> list[Row]:
-    """Each figure both measured, this card's over the reference's; then the price-performance row."""
+    """Each figure of the card's speed both measured (the fit and the op count of one model are the same on any
+    card that holds it), this card's over the reference's; then the price-performance row."""
     rows = []
     for mine in here.rows:
         theirs = reference.row(mine.question)
-        if mine.measured is None or theirs is None or theirs.measured is None or mine.unit != theirs.unit:
+        if (mine.question not in COMPARED or mine.measured is None or theirs is None or theirs.measured is None
+                or mine.unit != theirs.unit):
             continue
-        evidence = words("against.figure_lower" if mine.lower_is_better else "against.figure_higher",
-                         here=format_number(mine.measured), there=format_number(theirs.measured), unit=mine.unit)
+        key = "ready.against.figure_lower" if mine.lower_is_better else "ready.against.figure_higher"
+        evidence = {lang: say(key, lang, here=value(mine.measured, mine.unit, lang),
+                              there=value(theirs.measured, theirs.unit, lang)) for lang in LANGS}
         rows.append(Row(mine.question, NO_SIDE, evidence, mine.measured, theirs.measured, mine.unit,
                         mine.lower_is_better, mine.speed))
     return rows + [price_row(rows, here, reference)]

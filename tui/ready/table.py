@@ -10,7 +10,7 @@ from tui.ready.readiness import Readiness
 from tui.ready.rows import Row
 from tui.report.document import Block, Bullets, Heading, Para, Table
 from workloads.catalogue import say, say_or
-from workloads.facts.formatting import format_bytes, format_duration, percent, rate
+from workloads.facts.formatting import format_bytes, format_duration, format_number, percent, rate
 from workloads.facts.missing import NA
 from workloads.facts.text_table import text_lines
 
@@ -21,6 +21,8 @@ def value(figure: float | None, unit: str, lang: str = "en") -> str:
         return NA
     if unit == "B":
         return format_bytes(figure)
+    if unit == "B/s":
+        return f"{format_bytes(figure)}/s"
     if unit == "s":
         return format_duration(figure, lang)
     if unit == "fraction":
@@ -42,10 +44,16 @@ def _columns(lang: str, against: bool) -> list[str]:
     return [say(f"ready.{k}", lang) for k in keys]
 
 
+def ratio_text(ratio: float | None) -> str:
+    """A share as a percentage; one of ten times or more (the data read against the fine-tune's need) as 'N x'."""
+    if ratio is None:
+        return NA
+    return percent(ratio, 0) if ratio < 10 else f"{format_number(ratio, 3)}x"
+
+
 def _cells(row: Row, lang: str) -> list[str]:
-    ratio = percent(row.ratio, 0) if row.ratio is not None else NA
-    return [question(row, lang), value(row.measured, row.unit, lang), value(row.bound, row.unit, lang), ratio,
-            verdict(row.verdict, lang)]
+    return [question(row, lang), value(row.measured, row.unit, lang), value(row.bound, row.unit, lang),
+            ratio_text(row.ratio), verdict(row.verdict, lang)]
 
 
 def heading(r: Readiness, lang: str) -> str:

@@ -102,10 +102,10 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.data_io.unreadable": ("{n} file(s) could not be read", "{n} 个文件无法读取"),
     "ready.data_io.nothing": ("nothing could be read from {root} ({unreadable} unreadable file(s))",
                               "无法从 {root} 读取任何内容（{unreadable} 个文件无法读取）"),
-    "ready.against.figure_higher": ("{here} {unit} here, {there} {unit} on the reference (higher is better)",
-                                    "本卡 {here} {unit}，参考卡 {there} {unit}（越高越好）"),
-    "ready.against.figure_lower": ("{here} {unit} here, {there} {unit} on the reference (lower is better)",
-                                   "本卡 {here} {unit}，参考卡 {there} {unit}（越低越好）"),
+    "ready.against.figure_higher": ("{here} here, {there} on the reference (higher is better)",
+                                    "本卡 {here}，参考卡 {there}（越高越好）"),
+    "ready.against.figure_lower": ("{here} here, {there} on the reference (lower is better)",
+                                   "本卡 {here}，参考卡 {there}（越低越好）"),
     "ready.against.price": ("{span} of the reference's speed ({n} figures, geometric mean {mean}) at {price} of "
                             "its price: {ppp}x the performance per {unit} of {device}",
                             "速度为参考卡的 {span}（{n} 项，几何平均 {mean}），价格为其 {price}：单位{unit}性能为 "
