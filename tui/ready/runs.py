@@ -87,7 +87,14 @@ def run_steps(steps: Sequence[Step], session: RunSession, progress: Progress, bu
                                   budget=format_duration(budget.seconds), need=format_duration(step.floor_s)))
             progress.say(f"  {step.name}: skipped, the budget has less than {format_duration(step.floor_s)} left")
             continue
-        _run_one(step, times, session, state, progress, checks, gave)
+        try:
+            _run_one(step, times, session, state, progress, checks, gave)
+        except KeyboardInterrupt:
+            # Ctrl+C between two runs (within one, the suite's runner stops it): what was measured is still said
+            state.interrupted = True
+            progress.say("stopping: interrupted; the rest is skipped, the table and the bundle still written")
+            if not any(q in gave.results for q in step.answers):
+                gave.skip(step, words("why.interrupted"))
     return gave, state
 
 

@@ -160,3 +160,27 @@ def test_an_option_the_workload_lacks_makes_its_row_na_and_any_other_refusal_is_
     monkeypatch.setattr("tui.cli.check_args.check_workload_args", refuse)
     with pytest.raises(CliError, match="cardbench ready: finetune: --weights /w: no config.json"):
         ready_cli._unsupported(plan(Model(), True))
+
+
+def test_ctrl_c_between_two_runs_keeps_what_was_measured_in_the_table_and_the_bundle(stand_ins, tmp_path, capsys,
+                                                                                    monkeypatch):
+    from tui.ready import runs
+
+    real = runs.run_suite
+    calls = []
+
+    async def interrupted_at_the_second(jobs, *rest):
+        calls.append(jobs[0].workload)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return await real(jobs, *rest)
+
+    monkeypatch.setattr(runs, "run_suite", interrupted_at_the_second)
+    (tmp_path / "out").mkdir()
+    assert _ready(tmp_path) == 130
+    out = capsys.readouterr().out
+    assert calls == ["llm", "opscan"]
+    assert "WARN  decode against the memory bandwidth" in out or "PASS  decode against the memory bandwidth" in out
+    assert "N/A  ops on the card in the dtype: not run: interrupted" in out
+    assert "N/A  fine-tune tokens/s and MFU: not run: interrupted" in out
+    assert out.splitlines()[-1].endswith(".zip")
