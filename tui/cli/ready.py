@@ -156,10 +156,10 @@ def _unsupported(steps: list[Any]) -> dict[str, dict[str, str]]:
     """Each step's arguments checked by its workload before anything runs: a bad one (a --weights dir that is no
     checkpoint) is exit 2; an option this cardbench's workload does not have (llm's --cold-start before it
     exists) makes that step's row N/A, with the reason."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from tui.cli.check_args import check_workload_args
     from tui.ready.rows import words
-
-    from concurrent.futures import ThreadPoolExecutor
 
     # the first llm and finetune steps (the others take the same model arguments, or none of the user's) and the
     # cold start, each a child of a second or more: at once
