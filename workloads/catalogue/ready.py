@@ -26,7 +26,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.q.prefill": ("prefill against the compute peak", "预填充对照算力峰值"),
     "ready.q.decode": ("decode against the memory bandwidth", "解码对照显存带宽"),
     "ready.q.finetune": ("fine-tune tokens/s and MFU", "微调 tokens/s 与 MFU"),
-    "ready.q.cold_start": ("cold start to the first token", "冷启动至首个 token"),
+    # not "...first token: <evidence>": the redactor reads "token: X" as a secret given (tui/redact/rules.py)
+    "ready.q.cold_start": ("cold start (to the first token)", "冷启动（至首个 token）"),
     "ready.q.data_io": ("data IO from --data against the fine-tune", "`--data` 的数据读取对照微调"),
     "ready.q.price": ("performance per unit of price", "单位价格性能"),
     "ready.col.question": ("question", "问题"),
