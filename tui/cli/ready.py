@@ -159,6 +159,7 @@ def _unsupported(steps: list[Any]) -> dict[str, dict[str, str]]:
     from concurrent.futures import ThreadPoolExecutor
 
     from tui.cli.check_args import check_workload_args
+    from tui.i18n.voice import quoted
     from tui.ready.rows import words
 
     # the first llm and finetune steps (the others take the same model arguments, or none of the user's) and the
@@ -177,10 +178,14 @@ def _unsupported(steps: list[Any]) -> dict[str, dict[str, str]]:
         refused = list(pool.map(refusal, probed))
     unsupported = {}
     for step, exc in zip(probed, refused):
-        if exc is not None and step.name == "cold_start" and "--cold-start" in str(exc):
-            unsupported[step.name] = words("why.no_cold_start")
-        elif exc is not None:
-            raise _bad(str(exc).removeprefix("cardbench run ")) from None
+        if exc is None:
+            continue
+        if step.name == "cold_start":   # its options are this command's, not the user's: the row says why
+            lacking = "unrecognized arguments" in str(exc) and "--cold-start" in str(exc)
+            unsupported[step.name] = words("why.no_cold_start") if lacking else \
+                words("why.refused", why=quoted(str(exc)))
+            continue
+        raise _bad(str(exc).removeprefix("cardbench run ")) from None
     return unsupported
 
 

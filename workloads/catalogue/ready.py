@@ -53,6 +53,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.why.budget": ("skipped: {left} of the {budget} budget left, the step needs at least {need}",
                          "已跳过：预算 {budget} 仅剩 {left}，该步骤至少需要 {need}"),
     "ready.why.failed": ("the run ended {status}{why}", "运行以 {status} 结束{why}"),
+    "ready.why.refused": ("the workload refused the step's options: {why}", "工作负载拒绝了该步骤的选项：{why}"),
     "ready.why.not_created": ("its run could not be recorded: {why}", "无法记录其运行：{why}"),
     "ready.why.interrupted": ("not run: interrupted", "未运行：已中断"),
     "ready.why.no_fit": ("not run: the model does not fit this device", "未运行：模型装不下该设备"),
@@ -62,8 +63,10 @@ WORDS: dict[str, tuple[str, str]] = {
                            "LoRA training needs {lora}",
                            "{dtype} 推理在批量 {batch} × {context} 个位置时需要 {need}（可用 {free}）；该上下文下最大批量 "
                            "{largest_batch}，批量 1 时最长 {largest_context} 个位置；LoRA 训练需要 {lora}"),
-    "ready.ops.scan": ("{ok} of {total} traced ops ok in {dtype} (failing: {failing})",
-                       "{dtype} 下跟踪到的 {total} 个算子中 {ok} 个正常（失败：{failing}）"),
+    "ready.ops.scan": ("{ok} of {total} ops traced from llm's decode and finetune's step (the Llama-family sources, at "
+                       "a small width) ok in {dtype} (failing: {failing})",
+                       "从 `llm` 解码与 `finetune` 训练步（Llama 系列的小宽度源）跟踪到的 {total} 个算子中，{ok} 个在 {dtype} 下"
+                       "正常（失败：{failing}）"),
     "ready.ops.fallback_unmeasured": ("ops left on the CPU during the runs: not measured by this cardbench (its results "
                                       "carry no cpu_fallback_ops)",
                                       "运行中回退到 CPU 的算子：此版本 cardbench 未测量（结果中没有 `cpu_fallback_ops`）"),

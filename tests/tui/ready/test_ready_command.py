@@ -157,6 +157,15 @@ def test_an_option_the_workload_lacks_makes_its_row_na_and_any_other_refusal_is_
     unsupported = ready_cli._unsupported(plan(Model(), True))
     assert list(unsupported) == ["cold_start"] and "no cold start measurement" in unsupported["cold_start"]["en"]
 
+    def other(name, args):   # a cold start that takes other options than this command gives it: N/A, not exit 2
+        if "--cold-start" in args:
+            raise CliError("cardbench run llm: --cold-start measures one cell: drop --repeat", 2)
+
+    monkeypatch.setattr("tui.cli.check_args.check_workload_args", other)
+    said = ready_cli._unsupported(plan(Model(), True))["cold_start"]["en"]
+    assert said == "the workload refused the step's options: cardbench run llm: --cold-start measures one cell: " \
+        "drop --repeat"
+
     def refuse(name, args):
         raise CliError("cardbench run finetune: --weights /w: no config.json", 2)
 
