@@ -8,6 +8,7 @@
                                       (--data DIR: and a quick look at a data directory)
     cardbench export --run DIR...     a report bundle from runs already on disk
     cardbench fit MODEL --card NAME   plan a model on a card before renting it (memory, cards, bounds)
+    cardbench ready --model PRESET    should this model move to this card? one readiness table and verdict
     cardbench --export-report         the headless suite and report bundle, for plain SSH
 
 A bad argument is one line on stderr and exit code 2; no command prints a
@@ -37,6 +38,7 @@ COMMAND_MODULES: dict[str, str] = {
     "backup": "tui.cli.backup",
     "soak": "tui.cli.soak",
     "fit": "tui.cli.fit",
+    "ready": "tui.cli.ready",
 }
 
 

@@ -100,7 +100,7 @@ def _accelerator(checks: list[dict[str, Any]], device: str | None) -> bool:
 _DEVICE = re.compile(r"(auto|cpu|cuda|hip|mps|xpu|npu|musa|mlu|hpu|xla|ipu|mtia|maia|privateuseone)(:\d+)?", re.I)
 
 
-def _check_device(device: str | None) -> None:
+def check_device(device: str | None) -> None:
     if device is not None and not _DEVICE.fullmatch(device):
         raise BundleError(f"--device {device!r} is not a torch device (auto, cpu, cuda, cuda:1, npu:0, ...)")
 
@@ -138,7 +138,7 @@ def _checked(args: argparse.Namespace) -> _Checked:
     """The output dir, the options and the runs dir, proved usable now; BundleError or RunStoreError if not."""
     output = Path(args.output or ".")
     options = report_options(args)
-    _check_device(getattr(args, "device", None))
+    check_device(getattr(args, "device", None))
     overrides = env_overrides()
     check_output_dir(output)
     store = RunStore(getattr(args, "runs_dir", None))

@@ -57,6 +57,7 @@ class SuiteState:
     interrupted: bool = False
     accelerator: bool = True
     notes: list[Message] = field(default_factory=list)  # the report's words on choices made while the suite ran
+    source: str = "cardbench --export-report"   # the command each run's config.json says started it
 
 
 def step_detail(event: protocol.Step, job: Job) -> tuple[float | None, str]:
@@ -90,7 +91,7 @@ async def _run_job(job: Job, session: RunSession, state: SuiteState, progress: P
         # half the time left to it for the timed work; start-up, the model and the probes take the rest
         args += [flag, f"{max(1.0, (job.deadline - time.monotonic()) / 2):.0f}"]
     try:
-        run = session.start(job.workload, args, source="cardbench --export-report", suite=suite)
+        run = session.start(job.workload, args, source=state.source, suite=suite)
     except RunStoreError as exc:
         progress.say(f"  {job.workload}: not run: {exc}")
         state.not_started.append((job.workload, str(exc)))
@@ -163,7 +164,9 @@ async def run_suite(jobs: list[Job], session: RunSession, state: SuiteState, pro
 
     unwatch_signals = session.stop_on_signals(SIGNALS, then=interrupted)
     try:
-        budget = budget_for(jobs, time.monotonic(), None if state.accelerator else cpu_budget())
+        # jobs whose caller set their deadlines (`cardbench ready`, over its own budget) keep them
+        own = any(job.deadline is not None for job in jobs)
+        budget = None if own else budget_for(jobs, time.monotonic(), None if state.accelerator else cpu_budget())
         handovers = Handovers()
         for at, job in enumerate(jobs):
             if state.interrupted:

@@ -86,6 +86,7 @@ def build(data: ReportData) -> list[Block]:
     # the sentence says UTC itself
     out.append(Para(w("generated", time=utc(data.generated, zone=False), host=data.host, version=__version__)))
     out += _summary(data, w)
+    out += data.sections
     out += _device_software(data, w)
     out += _doctor(data, w)
     out += _workloads(data, w)

@@ -37,6 +37,7 @@ class ReportData:
     price_from: str | None = "option"               # tui.trial.config.PRICE_GIVEN or PRICE_KEPT
     notes: list[str] = field(default_factory=list)  # export-level problems and choices (scaled suite...)
     files: list[str] = field(default_factory=list)
+    sections: list[Any] = field(default_factory=list)   # the caller's blocks after the summary (a readiness table)
     screenshot_caption: str = "screenshot_of"       # or "screenshot_redrawn": drawn from the runs on disk later
 
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from workloads.catalogue import (cold_start, command, compare, cpu_trap, dataio, device, doctor, finetune, fit,
-                                 generate, hints, llm, microbench, opscan, report, resnet50, serve, shared, soak, workbench)
+                                 generate, hints, llm, microbench, opscan, ready, report, resnet50, serve, shared, soak,
+                                 workbench)
 
 LANGS = ("en", "zh")
 # the host's areas, then each workload's words (``workload.<name>.``) and the words several workloads say alike
-AREAS = (report, doctor, hints, compare, cpu_trap, workbench, cold_start,
+AREAS = (report, doctor, hints, compare, cpu_trap, workbench, ready, cold_start,
          command, dataio, finetune, fit, generate, llm, microbench, opscan, resnet50, serve, soak, shared, device)
 
 

@@ -9,6 +9,7 @@ the workloads that read their own run (the soak, opscan's table) all take the na
         telemetry.jsonl   device/host samples taken while the run was active
         live.json         while the run goes on: who records it (tui.store.live)
         doctor.json       a headless run's doctor checks, for a later `cardbench export --run`
+        readiness.json    a `cardbench ready` run's readiness table (the same in each of its runs)
 
 A long file is rotated into numbered, gzipped segments beside it (``segments``: telemetry.0001.jsonl.gz...);
 ``read`` reads a file back with its segments, oldest first, and config.json checked into a dict. Nothing
@@ -23,6 +24,7 @@ LOG = "run.log"
 TELEMETRY = "telemetry.jsonl"
 LIVE = "live.json"
 DOCTOR = "doctor.json"
+READINESS = "readiness.json"
 
 # every name above: the import test's list of what only this package may spell
-FILES = (CONFIG, EVENTS, LOG, TELEMETRY, LIVE, DOCTOR)
+FILES = (CONFIG, EVENTS, LOG, TELEMETRY, LIVE, DOCTOR, READINESS)

@@ -17,7 +17,7 @@ from workloads.catalogue import CATALOGUE, Message, message, message_id_of, say,
 from workloads.hints import RULES, hint_for
 
 AREAS = ("report.", "metric.", "status.", "verdict.", "check.", "doctor.", "hint.", "warning.", "compare.",
-         "currency.", "cpu_trap.", "workload.", "workbench.")
+         "currency.", "cpu_trap.", "workload.", "workbench.", "ready.")
 
 
 def _fields(words: str) -> set[str]:

@@ -111,6 +111,8 @@ def export_bundle(inputs: ExportInputs) -> Path:
     # the doctor's and collect_env's answers, waited for once the CSVs and logs are in: they ran meanwhile
     env = write_environment(inputs, background, redacted.redactor, devices, bundle)
 
+    for name, text in (inputs.files or {}).items():
+        bundle.add_text(name, text)
     inputs.say("writing the report")
     notes = [*inputs.notes, *devices.notes, *cli.notes, *screen.notes, *charts.notes]
     write_document(inputs, Gathered(started, host, cli, screen, charts, figures, env, notes), bundle)

@@ -53,4 +53,4 @@ def report_data(inputs: ExportInputs, gathered: Gathered, files: Sequence[str]) 
         screenshot_note=screen.note, screenshot_caption=screen.caption, charts=gathered.charts.files,
         stability=figures.stability, host_peaks=figures.host_peaks, xid=xid.read_kernel_log(),
         price_per_hour=inputs.price_per_hour, currency=inputs.currency, price_from=inputs.price_from, notes=notes,
-        files=sorted([*files, REPORT_MD, REPORT_HTML, SUMS]))
+        files=sorted([*files, REPORT_MD, REPORT_HTML, SUMS]), sections=list(inputs.sections))

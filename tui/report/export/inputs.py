@@ -45,12 +45,18 @@ class ExportInputs:
     sample: Any = None
     environ: Mapping[str, str] | None = None
     screenshot_note: str | None = None
+    # the caller's own section of the report, in ``lang``, after the summary: `cardbench ready`'s readiness table
+    sections: tuple[Any, ...] = ()
+    # the caller's own text files at the bundle's top (name -> text), redacted as every text: the same table in
+    # each language
+    files: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         # a caller's list or str paths become the record's own tuple and Paths (frozen: set through object)
         object.__setattr__(self, "run_dirs", tuple(Path(p) for p in self.run_dirs))
         object.__setattr__(self, "output_dir", Path(os.fspath(self.output_dir)))
         object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "sections", tuple(self.sections))
 
     def say(self, message: str) -> None:
         """Tell the caller's progress display which stage starts."""

@@ -9,7 +9,7 @@ from tui.report.bundle import Bundle
 from tui.redact import without_record
 from tui.store.record import RunRecord
 from workloads import registry
-from workloads.rundir import CONFIG, EVENTS, LOG
+from workloads.rundir import CONFIG, EVENTS, LOG, READINESS
 from workloads.rundir.read import read_text_all
 
 
@@ -22,7 +22,8 @@ def write_logs(records: Sequence[RunRecord], shown: Sequence[RunRecord], bundle:
         bundle.add_jsonl(f"{folder}/{EVENTS}", read_text_all(record.path / EVENTS))
         # what the run recorded for the redactor (digests of its secrets) stays on the user's disk
         bundle.add_json(f"{folder}/{CONFIG}", without_record(record.config))
-        for name in registry.spec_for(record.workload).run_files:  # what the workload's report points to (ops.csv)
+        # what the workload's report points to (ops.csv), and a `cardbench ready` run's table (--against reads it)
+        for name in (*registry.spec_for(record.workload).run_files, READINESS):
             extra = record.path / name
             if extra.is_file():
                 bundle.add_text(f"{folder}/{name}", extra.read_text(encoding="utf-8", errors="replace"))

@@ -1,0 +1,311 @@
+"""`cardbench ready --model PRESET | --weights DIR`: should this model move to this card? One run within a budget.
+
+    cardbench ready --model Llama-3.1-8B [--dtype bf16] [--budget 15] [--data DIR] [--price-per-hour P]
+    cardbench ready --model Llama-3.1-8B --against reference-bundle.zip --price-per-hour 6.5 --currency CNY
+
+The doctor, then the sub-runs (`tui.ready.steps`, each a run in the run store), the data directory's quick look,
+then the readiness table and one verdict line per question on stdout, in each run's directory
+(``readiness.json``) and in the report bundle, whose path is the last line. Progress goes to stderr.
+
+Bad input is one line on stderr and exit 2 before anything runs: an unknown preset, a --weights or --data that is
+not a directory, a budget that is not a positive number of minutes, an --against that holds no readiness or one of
+another model or dtype (the dtype is known once the doctor has said what the card runs). Exit 1 when a verdict is
+FAIL or the bundle could not be written (the runs stay, `cardbench export --run` can retry); 130 when interrupted.
+
+Light to import (argparse and the steps' table): `cardbench` builds every command's parser at start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any
+
+from tui.cli.errors import CliError
+from tui.ready.steps import DTYPES, Model
+from workloads import exit_codes
+from workloads.models.llama.presets import known_models, preset
+
+NAME = "ready"
+BUDGET_MIN = 15.0
+
+
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--budget must be minutes, a number, not {text[:40]!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > 24 * 60:
+        raise argparse.ArgumentTypeError(f"--budget must be more than 0 and at most 1440 minutes, not {text[:40]}")
+    return value
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = sub.add_parser(NAME, help="should this model move to this card? fit, ops, loss, speed, cold start, data IO",
+                       description="Answer, within a budget, whether a model is ready for this card: does it fit, do "
+                                   "its ops run on the card in the dtype, does its loss agree with float64 on the "
+                                   "CPU, prefill and decode against the card's bounds, fine-tune tokens/s and MFU, "
+                                   "cold start and data IO; a table (measured, rated or bound, ratio) and one verdict "
+                                   "line per question, in the runs and the report bundle.")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--model", metavar="PRESET", default="tiny", help=f"one of {known_models()} (default tiny)")
+    which.add_argument("--weights", metavar="DIR", type=Path, help="a local Hugging Face checkpoint directory")
+    p.add_argument("--dtype", choices=("auto", *DTYPES), default="auto",
+                   help="the dtype to judge (auto: fp32 on the CPU, else the mixed precision the card runs)")
+    p.add_argument("--budget", type=_minutes, default=BUDGET_MIN, metavar="MIN",
+                   help=f"minutes for the whole check (default {BUDGET_MIN:g}); a step that would overrun is skipped")
+    p.add_argument("--data", metavar="DIR", help="your training data (a folder or a file of text), for the data IO "
+                                                 "row: its read rate against the fine-tune's (N/A without it)")
+    p.add_argument("--against", metavar="BUNDLE", type=Path,
+                   help="the report bundle (.zip) or a run directory of the same command on the reference card")
+    # SUPPRESS: the same options given before the command (they are `cardbench`'s too) are kept
+    p.add_argument("--device", metavar="DEV", default=argparse.SUPPRESS, help="torch device (default: auto)")
+    p.add_argument("--price-per-hour", type=float, metavar="PRICE", default=argparse.SUPPRESS,
+                   help="this instance's price, for performance per unit of price against the reference")
+    p.add_argument("--currency", default=argparse.SUPPRESS, help="currency of --price-per-hour (default USD)")
+    p.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS, help="language of the table and report")
+    p.add_argument("-o", "--output", metavar="DIR", default=argparse.SUPPRESS, help="where the bundle goes (default .)")
+    p.add_argument("--runs-dir", metavar="DIR", default=argparse.SUPPRESS, help="where the runs are kept")
+    return p
+
+
+def asked_model(args: argparse.Namespace) -> Model:
+    """The model asked for, refused (CliError, exit 2) when the arguments alone say it cannot be."""
+    weights = getattr(args, "weights", None)
+    if weights is not None and not weights.is_dir():
+        raise CliError(f"cardbench ready: --weights {weights}: not a directory", exit_codes.BAD_INPUT)
+    if weights is None and preset(args.model) is None:
+        raise CliError(f"cardbench ready: unknown model {args.model!r}; known: {known_models()}", exit_codes.BAD_INPUT)
+    device = getattr(args, "device", None)
+    if device is not None:
+        from tui.headless import check_device
+        from tui.report.bundle import BundleError
+
+        try:
+            check_device(device)   # a device type torch has no name for: refused here, not in each run's log
+        except BundleError as exc:
+            raise CliError(f"cardbench ready: {exc}", exit_codes.BAD_INPUT) from None
+    data = getattr(args, "data", None)
+    if data is not None and not Path(data).exists():
+        raise CliError(f"cardbench ready: --data {data}: no such file or directory", exit_codes.BAD_INPUT)
+    return Model(preset=args.model, weights=weights, dtype=args.dtype, device=getattr(args, "device", None))
+
+
+
+def _bad(message: str) -> CliError:
+    return CliError(f"cardbench ready: {message}", exit_codes.BAD_INPUT)
+
+
+def _reference(args: argparse.Namespace, model: Model) -> Any:
+    """The --against readiness, refused now when the model (or a dtype given) differs; None without --against."""
+    from tui.ready.against import AgainstError, load, refuse_other
+
+    if args.against is None:
+        return None
+    try:
+        reference = load(args.against)
+        refuse_other(reference, model.name, None if model.dtype == "auto" else model.dtype, args.against)
+    except AgainstError as exc:
+        raise _bad(str(exc)) from None
+    return reference
+
+
+def _checked(args: argparse.Namespace) -> tuple[Path, dict[str, Any], Any]:
+    """The output dir, the report's options and the run store, proved usable before anything runs."""
+    from tui.headless.output import report_options
+    from tui.report.bundle import BundleError, check_output_dir
+    from tui.store import RunStore, RunStoreError
+
+    output = Path(getattr(args, "output", None) or ".")
+    store = RunStore(getattr(args, "runs_dir", None))
+    try:
+        options = report_options(args)
+        check_output_dir(output)
+        store.check()
+    except (BundleError, RunStoreError) as exc:
+        raise _bad(str(exc)) from None
+    return output, options, store
+
+
+def _doctor(progress: Any) -> list[dict[str, Any]]:
+    """The doctor's checks (what the device is and which precision it runs); none when it cannot run."""
+    from tui import doctor
+    from tui.report.envinfo import normalize_checks
+    from workloads.errors import first_line
+
+    progress.begin("doctor")
+    try:
+        checks = normalize_checks(doctor.run_checks())
+    except Exception as exc:  # noqa: BLE001 - the steps say for themselves what the device is
+        progress.say(f"  the doctor could not run: {first_line(exc, typed=True)}")
+        checks = []
+    progress.end()
+    return checks
+
+
+def _on_cpu(model: Model, checks: list[dict[str, Any]]) -> bool:
+    from tui import doctor
+
+    if model.device and model.device.lower() != "auto":
+        return model.device.lower().startswith("cpu")
+    return not doctor.accelerator_seen(checks)
+
+
+def _unsupported(steps: list[Any]) -> dict[str, dict[str, str]]:
+    """Each step's arguments checked by its workload before anything runs: a bad one (a --weights dir that is no
+    checkpoint) is exit 2; an option this cardbench's workload does not have (llm's --cold-start before it
+    exists) makes that step's row N/A, with the reason."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tui.cli.check_args import check_workload_args
+    from tui.i18n.voice import quoted
+    from tui.ready.rows import words
+
+    # the first llm and finetune steps (the others take the same model arguments, or none of the user's) and the
+    # cold start, each a child of a second or more: at once
+    firsts = {s.workload: s for s in reversed(steps) if s.workload in ("llm", "finetune") and s.name != "cold_start"}
+    probed = [*firsts.values(), *(s for s in steps if s.name == "cold_start")]
+
+    def refusal(step: Any) -> CliError | None:
+        try:
+            check_workload_args(step.workload, list(step.args))
+        except CliError as exc:
+            return exc
+        return None
+
+    with ThreadPoolExecutor(max_workers=len(probed) or 1) as pool:
+        refused = list(pool.map(refusal, probed))
+    unsupported = {}
+    for step, exc in zip(probed, refused):
+        if exc is None:
+            continue
+        if step.name == "cold_start":   # its options are this command's, not the user's: the row says why
+            lacking = "unrecognized arguments" in str(exc) and "--cold-start" in str(exc)
+            unsupported[step.name] = words("why.no_cold_start") if lacking else \
+                words("why.refused", why=quoted(str(exc)))
+            continue
+        raise _bad(str(exc).removeprefix("cardbench run ")) from None
+    return unsupported
+
+
+def run(args: argparse.Namespace) -> int:
+    import dataclasses
+    import time
+
+    from tui.headless.progress import Progress
+    from tui.ready import steps as plan
+    from tui.ready.against import AgainstError, refuse_other
+    from tui.doctor import best_autocast
+
+    started = time.monotonic()
+    model = asked_model(args)
+    reference = _reference(args, model)
+    progress = Progress(phases=6)   # counted again once the steps are planned
+    checks = _doctor(progress)
+    on_cpu = _on_cpu(model, checks)
+    model = dataclasses.replace(model, dtype=plan.resolve_dtype(model.dtype, on_cpu, best_autocast(checks)))
+    if reference is not None:
+        try:
+            refuse_other(reference, model.name, model.dtype, args.against)
+        except AgainstError as exc:
+            raise _bad(str(exc)) from None
+    output, options, store = _checked(args)   # the runs dir made only once nothing refuses the arguments
+    steps = plan.plan(model, on_cpu)
+    progress.phases = len(steps) + 2 + (1 if args.data else 0)   # the doctor, the steps, the data, the bundle
+    unsupported = _unsupported(steps)
+    return _measure(args, model, steps, unsupported, reference, (output, options, store), progress, checks, started)
+
+
+def _sampler(session: Any, progress: Any) -> Any:
+    """The 1 Hz telemetry sampler recording into each run; None when it cannot start (a gap, not a failure)."""
+    from tui.telemetry.sampler import Sampler
+    from workloads.errors import first_line
+
+    try:
+        return session.attach_sampler(Sampler(interval=1.0)).start()
+    except Exception as exc:  # noqa: BLE001
+        progress.say(f"telemetry is not available: {first_line(exc, typed=True)}")
+        return None
+
+
+def _measure(args: argparse.Namespace, model: Model, steps: list[Any], unsupported: dict[str, dict[str, str]],
+             reference: Any, where: tuple[Path, dict[str, Any], Any], progress: Any, checks: list[dict[str, Any]],
+             started: float) -> int:
+    """The sub-runs within the budget, the data directory's look, then the readiness said and bundled."""
+    import time
+
+    from tui.ready.data_read import read
+    from tui.ready.runs import Budget, run_steps
+    from tui.session import RunSession
+
+    output, options, store = where
+    session = RunSession(store)
+    sampler = _sampler(session, progress)
+    try:
+        gave, state = run_steps(steps, session, progress, Budget(started + args.budget * 60, args.budget * 60),
+                                checks, unsupported)
+    finally:
+        sample = getattr(sampler, "latest", None) if sampler is not None else None
+        if sampler is not None:
+            sampler.stop()
+    data = None
+    if args.data and not state.interrupted:
+        progress.begin("data IO (a timed read of --data)")
+        data = read(Path(args.data))
+        progress.end()
+    readiness = _readiness(model, gave, data, reference, options, args, time.monotonic() - started)
+    return _finish(readiness, gave.run_dirs, state.interrupted, output, options, progress, checks, sample)
+
+
+def _readiness(model: Model, gave: Any, data: Any, reference: Any, options: dict[str, Any],
+               args: argparse.Namespace, wall_s: float) -> Any:
+    from tui.ready.against import against_rows
+    from tui.ready.readiness import Readiness
+    from tui.ready.rows import rows_of
+
+    rows = rows_of(gave.results, gave.why, model.dtype, data, str(getattr(args, "data", None) or ""))
+    made = Readiness(model=model.name, dtype=model.dtype, device=gave.device or (model.device or ""),
+                     rows=tuple(rows), budget_s=args.budget * 60, wall_s=wall_s,
+                     price_per_hour=options.get("price_per_hour"), currency=options.get("currency") or "USD",
+                     runs=tuple(p.name for p in gave.run_dirs))
+    if reference is None:
+        return made
+    import dataclasses
+
+    return dataclasses.replace(made, against=tuple(against_rows(made, reference)),
+                               reference={"device": reference.device, "where": str(args.against),
+                                          "price_per_hour": reference.price_per_hour, "currency": reference.currency})
+
+
+def _finish(readiness: Any, run_dirs: list[Path], interrupted: bool, output: Path, options: dict[str, Any],
+            progress: Any, checks: list[dict[str, Any]], sample: Any) -> int:
+    """readiness.json into the runs, the table on stdout, the bundle with its section; the exit status."""
+    from tui.headless.output import build_bundle, bundle_signals, print_path, retry_hint, say_error
+    from tui.ready import readiness as record
+    from tui.ready.rows import FAIL
+    from tui.ready.table import blocks, terminal_lines
+    from tui.report import markdown
+    from tui.report.bundle import BundleError
+
+    for failed in record.write(readiness, run_dirs):
+        say_error(f"the readiness could not be kept in {failed}")
+    lang = options.get("lang") or "en"
+    for line in terminal_lines(readiness, lang):
+        print(line, flush=True)
+    progress.begin("report bundle")
+    try:
+        with bundle_signals():
+            # the report's section in its language; the table in both beside it, as readiness.md and .zh.md
+            both = {f"readiness{'' if each == 'en' else '.' + each}.md": markdown.render(blocks(readiness, each))
+                    for each in ("en", "zh")}
+            path = build_bundle(run_dirs, output, progress, checks, None, [], sample,
+                                {**options, "sections": tuple(blocks(readiness, lang)), "files": both})
+    except BundleError as exc:
+        say_error(f"{exc}{retry_hint(run_dirs)}")
+        return exit_codes.FAILED
+    progress.end()
+    print_path(path)
+    if interrupted:
+        return exit_codes.INTERRUPTED
+    return exit_codes.FAILED if any(r.verdict == FAIL for r in readiness.rows) else exit_codes.OK
