@@ -89,8 +89,8 @@ def fit_row(m: Mapping[str, Any]) -> Row:
     need, free = _number(inference, "total_bytes"), _number(m, "free_bytes")
     if need is None:
         return not_measured("fit", words("why.no_figure", key=quoted("fit")))
-    verdict = (FAIL if inference.get("fits") is False else WARN if lora.get("fits") is False else
-               PASS if inference.get("fits") else NA_VERDICT)
+    fits, lora_fits = _fits(inference), _fits(lora)
+    verdict = (FAIL if fits is False else WARN if lora_fits is False else PASS if fits else NA_VERDICT)
     evidence = words("fit.evidence", need=format_bytes(need), free=format_bytes(free),
                      batch=format_number(m.get("batch_size")),
                      context=format_number((m.get("input_len") or 0) + (m.get("output_len") or 0)),
@@ -98,6 +98,16 @@ def fit_row(m: Mapping[str, Any]) -> Row:
                      largest_context=format_number(m.get("largest_context")),
                      lora=format_bytes(lora.get("total_bytes")), dtype=quoted(m.get("dtype") or "N/A"))
     return Row("fit", verdict, evidence, need, free, "B", lower_is_better=True)
+
+
+def _fits(row: Mapping[str, Any]) -> bool | None:
+    """Whether a use of the fit fits this device: a plan's row says it per target (the first is this device's free
+    memory when no card is named, `workloads.models.llama.fit_plan`), a run recorded before plans had targets says
+    it on the row."""
+    targets = row.get("targets")
+    if isinstance(targets, list) and targets and isinstance(targets[0], dict):
+        return targets[0].get("fits")
+    return row.get("fits")
 
 
 def ops_row(scan: Mapping[str, Any], dtype: str, runs: Mapping[str, Mapping[str, Any]]) -> Row:
@@ -128,6 +138,8 @@ def _fallbacks(runs: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def _fallback_words(fallbacks: list[dict[str, Any]], runs: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     measured = any("cpu_fallback_ops" in m for m in runs.values())
+    if not measured and any(str(m.get("device") or "").startswith("cpu") for m in runs.values()):
+        return words("ops.fallback_on_cpu")   # the check watches a model on a card: on the CPU nothing can leave it
     if not measured:
         return words("ops.fallback_unmeasured")
     if not fallbacks:
@@ -202,8 +214,9 @@ def cold_start_row(m: Mapping[str, Any]) -> Row:
     total = _number(m, "cold_start_s")
     if total is None:
         return not_measured("cold_start", words("why.no_cold_start"))
-    parts = {k: format_number(m.get(f"cold_start_{k}_s")) for k in
-             ("import", "device", "read", "build", "compile", "first_token")}
+    # a phase that did not run (compile without --compile) is N/A, with no unit after it
+    parts = {k: (f"{format_number(v)} s" if (v := _number(m, f"cold_start_{k}_s")) is not None else "N/A")
+             for k in ("import", "device", "read", "build", "compile", "first_token")}
     evidence = words("cold_start.evidence", total=format_number(total),
                      state=quoted(m.get("cold_start_read_state") or "N/A"),
                      read_bytes=format_bytes(m.get("cold_start_read_bytes")), limit=format_number(COLD_START_S), **parts)

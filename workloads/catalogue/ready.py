@@ -70,6 +70,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.ops.fallback_unmeasured": ("ops left on the CPU during the runs: not measured by this cardbench (its results "
                                       "carry no cpu_fallback_ops)",
                                       "运行中回退到 CPU 的算子：此版本 cardbench 未测量（结果中没有 `cpu_fallback_ops`）"),
+    "ready.ops.fallback_on_cpu": ("ops left on the CPU during the runs: N/A, the model ran on the CPU itself",
+                                  "运行中回退到 CPU 的算子：不适用，模型本身就在 CPU 上运行"),
     "ready.ops.no_fallback": ("no op left the card during the runs ({copies} host-device copies per step at most)",
                               "运行中没有算子离开加速卡（每步主机-设备拷贝最多 {copies} 次）"),
     "ready.ops.fallback": ("{n} op(s) ran on the CPU while the model lived on the card: {ops}",
@@ -88,12 +90,12 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.finetune.evidence": ("{mode} in {precision}: {rate} tokens/s, MFU {mfu} of the rated {peak} TFLOP/s",
                                 "{mode}（{precision}）：{rate} tokens/s，MFU 为额定 {peak} TFLOP/s 的 {mfu}"),
     "ready.finetune.no_peak": ("{mode}: {rate} tokens/s; MFU N/A: {why}", "{mode}：{rate} tokens/s；MFU 为 N/A：{why}"),
-    "ready.cold_start.evidence": ("{total} s from a fresh process to the first token (import {import} s, device "
-                                  "{device} s, weights read {read} s of {read_bytes}, {state}, build {build} s, "
-                                  "compile {compile} s, first token {first_token} s); WARN past {limit} s",
-                                  "从新进程到首个 token 用时 {total} 秒（导入 {import} 秒，设备初始化 {device} 秒，"
-                                  "读取权重 {read} 秒，共 {read_bytes}，{state}，构建 {build} 秒，编译 {compile} 秒，"
-                                  "首个 token {first_token} 秒）；超过 {limit} 秒为警告"),
+    "ready.cold_start.evidence": ("{total} s from a fresh process to the first token (import {import}, device "
+                                  "{device}, weights read {read} of {read_bytes}, {state}, build {build}, "
+                                  "compile {compile}, first token {first_token}); WARN past {limit} s",
+                                  "从新进程到首个 token 用时 {total} 秒（导入 {import}，设备初始化 {device}，"
+                                  "读取权重 {read}，共 {read_bytes}，{state}，构建 {build}，编译 {compile}，"
+                                  "首个 token {first_token}）；超过 {limit} 秒为警告"),
     "ready.data_io.evidence": ("read {rate} from {files} file(s) of {root}, {bytes} in {seconds} s (page cache as found"
                                "{more}); the fine-tune here reads about {need} ({tokens} tokens/s x {bpt} B a token)",
                                "从 {root} 的 {files} 个文件读取速度 {rate}，{seconds} 秒读 {bytes}（页缓存保持原状{more}）；"

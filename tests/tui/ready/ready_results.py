@@ -10,9 +10,11 @@ from tui.ready.rows import rows_of
 def fit(fits: bool = True, lora_fits: bool = True) -> dict:
     return {"model_size": "tiny", "dtype": "bf16", "free_bytes": 80 * 2**30, "input_len": 512, "output_len": 128,
             "batch_size": 1, "largest_batch": 212, "largest_context": 131072,
-            "fit": [{"use": "inference", "total_bytes": 17 * 2**30, "fits": fits},
-                    {"use": "train LoRA r16", "total_bytes": 30 * 2**30, "fits": lora_fits},
-                    {"use": "train LoRA r16, activation checkpointing", "total_bytes": 20 * 2**30, "fits": True}]}
+            # the plan's rows (workloads/models/llama/fit_plan.py): a verdict per target, this device's the first
+            "fit": [{"use": "inference", "total_bytes": 17 * 2**30, "targets": [{"fits": fits}]},
+                    {"use": "train LoRA r16", "total_bytes": 30 * 2**30, "targets": [{"fits": lora_fits}]},
+                    {"use": "train LoRA r16, activation checkpointing", "total_bytes": 20 * 2**30,
+                     "targets": [{"fits": True}]}]}
 
 
 def scan(failures: list | None = None, fallback: int = 0) -> dict:

@@ -135,3 +135,18 @@ def test_the_data_is_read_from_where_it_lives_and_judged_against_the_fine_tunes_
     empty = tmp_path / "empty"
     empty.mkdir()
     assert rows_of(results(), {}, "bf16", read(empty), str(empty))[-1].verdict == FAIL
+
+
+def test_a_run_recorded_before_plans_had_targets_says_its_fit_on_the_row():
+    old = fit()
+    old["fit"] = [{k: v for k, v in r.items() if k != "targets"} | {"fits": r["targets"][0]["fits"]}
+                  for r in old["fit"]]
+    old["fit"][0]["fits"] = False
+    assert _rows(fit=old)["fit"].verdict == FAIL
+    assert _rows(fit=fit())["fit"].verdict == PASS
+
+
+def test_runs_on_the_cpu_say_no_op_can_leave_a_card_there():
+    on_cpu = {"device": "cpu (x86_64, 2 threads)"}
+    row = _rows(perf=perf(**on_cpu), finetune=finetune(**on_cpu))["ops"]
+    assert "the model ran on the CPU itself" in row.said("en") and "不适用" in row.said("zh")
