@@ -222,8 +222,11 @@ def test_the_benchmark_runs(tmp_path, monkeypatch, capsys):
         "export_large_run", REPO / "bench" / "export_large_run.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    assert bench.main(["--steps", "2000", "--no-cli", "--keep", str(tmp_path)]) == 0
+    # its exit says whether the export kept within its 10 s bound: a figure for a quiet machine, never a test's
+    # verdict (a loaded CI host went over it on the screenshot alone)
+    rc = bench.main(["--steps", "2000", "--no-cli", "--keep", str(tmp_path)])
     out = capsys.readouterr().out
+    assert rc == (1 if "OVER" in out else 0) and "total (bound 10 s: " in out
     assert "synthesised 2,000 steps and 201 telemetry samples" in out and "metrics and logs" in out
     record = load_run(next((tmp_path / "runs").iterdir()))
     assert len(record.steps) == 2000 and len(record.telemetry) == 201 and record.skipped_lines == 0
