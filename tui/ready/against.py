@@ -20,6 +20,7 @@ from tui.ready.rows import PASS, WARN, Row, not_measured, words
 from tui.ready.table import value
 from workloads.catalogue import LANGS, say
 from workloads.facts.formatting import format_number, percent
+from workloads.facts.missing import NA
 from workloads.rundir import READINESS
 
 CAP_READINESS = Cap(1 << 20, "a readiness.json")   # a few kB: eight rows in two languages
@@ -116,6 +117,6 @@ def price_row(compared: list[Row], here: Readiness, reference: Readiness) -> Row
                                            there=quoted(reference.currency)))
     price = here.price_per_hour / reference.price_per_hour
     evidence = {lang: words("against.price", span=span(ratios), n=len(ratios), mean=percent(mean, 0), price=percent(price, 0),
-                            ppp=format_number(mean / price, 3), device=quoted(reference.device or "N/A"),
+                            ppp=format_number(mean / price, 3), device=quoted(reference.device or NA),
                             unit=unit_name(here.currency, lang))[lang] for lang in LANGS}
     return Row("price", PASS if mean / price >= 1.0 else WARN, evidence, mean, price, "fraction", speed=False)

@@ -15,7 +15,7 @@ from tui.i18n.voice import quoted
 from tui.ready.data_read import BYTES_PER_TOKEN, READ_S, DataRead
 from workloads.catalogue import LANGS, joined, message, say
 from workloads.facts.formatting import format_bytes, format_number, percent
-from workloads.facts.missing import finite_or_none
+from workloads.facts.missing import NA, finite_or_none
 
 PASS, WARN, FAIL, NA_VERDICT = "PASS", "WARN", "FAIL", "N/A"
 QUESTIONS = ("fit", "ops", "loss", "prefill", "decode", "finetune", "cold_start", "data_io")
@@ -96,7 +96,7 @@ def fit_row(m: Mapping[str, Any]) -> Row:
                      context=format_number((m.get("input_len") or 0) + (m.get("output_len") or 0)),
                      largest_batch=format_number(m.get("largest_batch")),
                      largest_context=format_number(m.get("largest_context")),
-                     lora=format_bytes(lora.get("total_bytes")), dtype=quoted(m.get("dtype") or "N/A"))
+                     lora=format_bytes(lora.get("total_bytes")), dtype=quoted(m.get("dtype") or NA))
     return Row("fit", verdict, evidence, need, free, "B", lower_is_better=True)
 
 
@@ -144,7 +144,7 @@ def _fallback_words(fallbacks: list[dict[str, Any]], runs: Mapping[str, Mapping[
         return words("ops.fallback_unmeasured")
     if not fallbacks:
         copies = [c for c in (_number(m, "host_device_copies_per_step") for m in runs.values()) if c is not None]
-        return words("ops.no_fallback", copies=format_number(max(copies)) if copies else "N/A")
+        return words("ops.no_fallback", copies=format_number(max(copies)) if copies else NA)
     named = ", ".join(f"{f.get('op', '?')} ({format_number(f.get('calls_per_step'))}/step, "
                       f"{percent(f.get('share_of_step'))})" for f in fallbacks[:FALLBACK_SHOWN])
     return words("ops.fallback", n=len(fallbacks), ops=quoted(named))
@@ -155,10 +155,10 @@ def loss_row(m: Mapping[str, Any]) -> Row:
     worst, bound = _number(m, "cpu_check_max_relative_difference"), _number(m, "cpu_check_bound")
     if worst is None or m.get("cpu_check_ok") is None:
         return not_measured("loss", words("why.no_figure", key=quoted("cpu_check")))
-    steps = len(m.get("cpu_check_losses") or []) or "N/A"
+    steps = len(m.get("cpu_check_losses") or []) or NA
     verdict = PASS if m.get("cpu_check_ok") else FAIL
     evidence = words("loss.evidence", k=steps, worst=f"{worst:.2e}", bound=format_number(bound),
-                     precision=quoted(m.get("precision") or "N/A"))
+                     precision=quoted(m.get("precision") or NA))
     return Row("loss", verdict, evidence, worst, bound, "", lower_is_better=True)
 
 
@@ -178,7 +178,7 @@ def prefill_row(m: Mapping[str, Any]) -> Row:
     bound = rate / share if share else None
     verdict = _share_verdict("prefill", share)
     evidence = (words("prefill.evidence", rate=format_number(rate), share=percent(share),
-                      peak=format_number(m.get("rated_tflops")), source=quoted(m.get("rated_source") or "N/A"))
+                      peak=format_number(m.get("rated_tflops")), source=quoted(m.get("rated_source") or NA))
                 if bound else words("prefill.no_peak", rate=format_number(rate)))
     return Row("prefill", verdict, evidence, rate, bound, "tokens/s", speed=True)
 
@@ -190,7 +190,7 @@ def decode_row(m: Mapping[str, Any]) -> Row:
         return not_measured("decode", words("why.no_figure", key=quoted("decode_tokens_per_s")))
     ratio = rate / bound if bound else None
     evidence = words("decode.evidence", rate=format_number(rate), bound=format_number(bound), share=percent(ratio),
-                     read=format_number(m.get("device_read_gbps")), method=quoted(m.get("bandwidth_method") or "N/A"),
+                     read=format_number(m.get("device_read_gbps")), method=quoted(m.get("bandwidth_method") or NA),
                      tpot=format_number(m.get("tpot_p50_s")), ttft=format_number(m.get("ttft_s")))
     return Row("decode", _share_verdict("decode", ratio), evidence, rate, bound, "tokens/s", speed=True)
 
@@ -202,10 +202,10 @@ def finetune_row(m: Mapping[str, Any]) -> Row:
         return not_measured("finetune", words("why.no_figure", key=quoted("tokens_per_s")))
     bound = rate / mfu if mfu else None
     evidence = (words("finetune.evidence", rate=format_number(rate), mfu=percent(mfu),
-                      peak=format_number(m.get("rated_tflops")), mode=quoted(m.get("mode") or "N/A"),
-                      precision=quoted(m.get("precision") or "N/A"))
-                if bound else words("finetune.no_peak", rate=format_number(rate), mode=quoted(m.get("mode") or "N/A"),
-                                    why=quoted(m.get("rated_words") or "N/A")))
+                      peak=format_number(m.get("rated_tflops")), mode=quoted(m.get("mode") or NA),
+                      precision=quoted(m.get("precision") or NA))
+                if bound else words("finetune.no_peak", rate=format_number(rate), mode=quoted(m.get("mode") or NA),
+                                    why=quoted(m.get("rated_words") or NA)))
     return Row("finetune", _share_verdict("finetune", mfu), evidence, rate, bound, "tokens/s", speed=True)
 
 
@@ -215,10 +215,10 @@ def cold_start_row(m: Mapping[str, Any]) -> Row:
     if total is None:
         return not_measured("cold_start", words("why.no_cold_start"))
     # a phase that did not run (compile without --compile) is N/A, with no unit after it
-    parts = {k: (f"{format_number(v)} s" if (v := _number(m, f"cold_start_{k}_s")) is not None else "N/A")
+    parts = {k: (f"{format_number(v)} s" if (v := _number(m, f"cold_start_{k}_s")) is not None else NA)
              for k in ("import", "device", "read", "build", "compile", "first_token")}
     evidence = words("cold_start.evidence", total=format_number(total),
-                     state=quoted(m.get("cold_start_read_state") or "N/A"),
+                     state=quoted(m.get("cold_start_read_state") or NA),
                      read_bytes=format_bytes(m.get("cold_start_read_bytes")), limit=format_number(COLD_START_S), **parts)
     return Row("cold_start", PASS if total <= COLD_START_S else WARN, evidence, total, COLD_START_S, "s",
                lower_is_better=True)
