@@ -12,8 +12,16 @@ cardbench's (workloads/serve/load.py WORDS) is one token, and asks AIPerf to cou
 usage field (``--use-server-token-count``), as cardbench does.
 
 The server: cardbench's test server in a process of its own, each request its set TTFT and ITL (the floor both
-tools' figures sit above: TTFT >= the set TTFT, TPOT >= the set ITL). Both tools run a closed loop of --concurrency
-streams and --requests requests, /v1/completions, streamed, ``ignore_eos`` and ``max_tokens`` = --output-len.
+tools' figures sit above: TTFT >= the set TTFT, TPOT >= the set ITL), pinned to one core and every client (this
+process, AIPerf's processes) to the other: unpinned on a shared two-core host, AIPerf's dozen processes starve the
+server's own timers and the two tools measure two different servers. Both tools run a closed loop of --concurrency
+streams and --requests requests, /v1/completions, streamed, ``ignore_eos`` and ``max_tokens`` = --output-len (AIPerf
+sends ``max_tokens`` on /v1/completions from --osl, ``ignore_eos`` from --extra-inputs, and
+``stream_options.include_usage`` on every stream, as cardbench does). Beside each tool's figures the table prints
+what the server did for that tool's requests on its own clock (/debug/timestamps): the requests and output tokens it
+wrote, its TTFT (the request's arrival to its first token written), TPOT (first to last token written) and output
+tokens/s (first arrival to last token): where the tools disagree and the server's columns agree, the difference is
+the client's; where the server's columns differ too, the two tools did not send the same load.
 
 Definitions, where they differ:
 - TTFT: cardbench's from the request's bytes written to the kernel's receive stamp of the first chunk with text
@@ -30,10 +38,12 @@ Definitions, where they differ:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,6 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 from workloads.child.harness import Emitter, run_main  # noqa: E402
 from workloads.serve.cli import main as serve_main  # noqa: E402
+from workloads.serve.client import Connection, Endpoint, get_json  # noqa: E402
 
 TOKENIZER = textwrap.dedent("""
     import sys
@@ -64,10 +75,50 @@ TOKENIZER = textwrap.dedent("""
 """)
 
 
+CLIENT_CORE, SERVER_CORE = 0, 1
+
+
+def pin(pid: int, core: int) -> None:
+    """One core each for the server and the client (whichever tool): on a shared host of two cores, a client of
+    many processes (AIPerf's) starves the server's own timers on the core they share, and the two tools measure two
+    servers."""
+    if hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) > 1:
+        os.sched_setaffinity(pid, {core})
+
+
 def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen, int]:
     server = subprocess.Popen([sys.executable, "-m", "workloads.serve.testserver", "--ttft-ms", str(args.ttft_ms),
                                "--itl-ms", str(args.itl_ms)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    pin(server.pid, SERVER_CORE)
     return server, int(server.stdout.readline().rsplit(":", 1)[1])
+
+
+def server_stamps(port: int) -> dict[str, dict]:
+    """The test server's own clock for every request it has answered (its id -> arrival, first and last token
+    written, tokens written)."""
+    async def ask() -> dict:
+        conn = Connection(Endpoint.parse(f"http://127.0.0.1:{port}/v1"))
+        try:
+            return (await get_json(conn, "/debug/timestamps"))[1]
+        finally:
+            conn.close()
+
+    return asyncio.run(ask())
+
+
+def served(port: int, before: set[str]) -> dict:
+    """What the server did for one tool's requests (those it stamped since ``before``), on its own clock: the
+    load each tool asked for, as the server saw it."""
+    new = [s for rid, s in server_stamps(port).items() if rid not in before and s.get("first") and s.get("last")]
+    new = [s for s in new if s["tokens"] > 1]    # the tools' one-token probes (cardbench's first request) aside
+    tpot = [(s["last"] - s["first"]) / (s["tokens"] - 1) * 1000 for s in new]
+    ttft = [(s["first"] - s["arrived"]) * 1000 for s in new]
+    span = max(s["last"] for s in new) - min(s["arrived"] for s in new) if new else 0.0
+    return {"requests the server answered": len(new), "output tokens the server wrote": sum(s["tokens"] for s in new),
+            "server: TTFT p50 ms (arrival to first token)": statistics.median(ttft) if ttft else None,
+            "server: TPOT p50 ms (first to last token)": statistics.median(tpot) if tpot else None,
+            "server: output tokens/s (first arrival to last token)":
+                sum(s["tokens"] for s in new) / span if span else None}
 
 
 def cardbench(port: int, args: argparse.Namespace) -> dict:
@@ -126,6 +177,20 @@ def guidellm(binary: str, port: int, args: argparse.Namespace, tmp: Path) -> dic
             "requests/s": bench["requests_per_second"]["successful"]["mean"]}
 
 
+def measured(port: int, args: argparse.Namespace, tmp: Path) -> dict[str, dict]:
+    """Each tool's figures, and beside them what the server did for its requests on its own clock."""
+    columns: dict[str, dict] = {}
+    tools = {"cardbench": lambda: cardbench(port, args), "AIPerf": lambda: aiperf(args.aiperf, port, args, tmp)}
+    if os.access(args.guidellm, os.X_OK):
+        tools["GuideLLM"] = lambda: guidellm(args.guidellm, port, args, tmp)
+    for name, run in tools.items():
+        before = set(server_stamps(port))
+        found = run()
+        if found:
+            columns[name] = {**found, **served(port, before)}
+    return columns
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--aiperf", default=shutil.which("aiperf") or "/tmp/aiperf-venv/bin/aiperf")
@@ -141,32 +206,28 @@ def main() -> int:
         print(f"serve_vs_aiperf: no aiperf at {args.aiperf}: python3 -m venv /tmp/aiperf-venv && "
               "/tmp/aiperf-venv/bin/pip install aiperf; then --aiperf /tmp/aiperf-venv/bin/aiperf", file=sys.stderr)
         return 2
+    pin(0, CLIENT_CORE)    # this process (cardbench's client) and every tool it starts: the client's core
     server, port = start_server(args)
-    columns = {}
     try:
         with tempfile.TemporaryDirectory(prefix="serve-vs-aiperf-") as tmp:
             started = time.perf_counter()
-            columns["cardbench"] = cardbench(port, args)
-            columns["AIPerf"] = aiperf(args.aiperf, port, args, Path(tmp))
-            if os.access(args.guidellm, os.X_OK):
-                found = guidellm(args.guidellm, port, args, Path(tmp))
-                if found:
-                    columns["GuideLLM"] = found
+            columns = measured(port, args, Path(tmp))
             took = time.perf_counter() - started
     finally:
         server.terminate()
         server.wait()
     print(f"the test server: TTFT {args.ttft_ms:g} ms, ITL {args.itl_ms:g} ms set; concurrency {args.concurrency}, "
-          f"{args.requests} requests, {args.input_len} tokens in, {args.output_len} out, /v1/completions streamed "
-          f"({took:.0f} s in all)")
+          f"{args.requests} requests, {args.input_len} tokens in, {args.output_len} out, /v1/completions streamed; "
+          f"the server on core {SERVER_CORE}, each client on core {CLIENT_CORE} ({took:.0f} s in all; load average "
+          f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} cores)")
     names = list(columns)
-    print(f"{'':42}" + "".join(f"{n:>14}" for n in names) + "   AIPerf / cardbench")
+    print(f"{'':56}" + "".join(f"{n:>12}" for n in names) + "   AIPerf / cardbench")
     for figure in columns["cardbench"]:
         values = [columns[n].get(figure) for n in names]
-        cells = "".join(f"{v:>14.2f}" if isinstance(v, (int, float)) else f"{'N/A':>14}" for v in values)
-        a, c = columns["AIPerf"].get(figure), columns["cardbench"].get(figure)
+        cells = "".join(f"{v:>12.2f}" if isinstance(v, (int, float)) else f"{'N/A':>12}" for v in values)
+        a, c = columns.get("AIPerf", {}).get(figure), columns["cardbench"].get(figure)
         ratio = f"{a / c - 1:+.1%}" if isinstance(a, (int, float)) and c else "N/A"
-        print(f"{figure:42}{cells}   {ratio}")
+        print(f"{figure:56}{cells}   {ratio}")
     return 0
 
 
