@@ -2,7 +2,8 @@
 load: output tokens/s, TTFT p50/p99 and TPOT p50 side by side, each with the definition where the tools differ.
 
     .venv/bin/python bench/serve_vs_aiperf.py --aiperf /tmp/aiperf-venv/bin/aiperf [--concurrency 4] [--requests 64]
-        [--input-len 32] [--output-len 16] [--ttft-ms 20] [--itl-ms 5] [--guidellm /tmp/guidellm-venv/bin/guidellm]
+        [--request-rate R [--smoothness 100]] [--input-len 32] [--output-len 16] [--ttft-ms 20] [--itl-ms 5]
+        [--guidellm /tmp/guidellm-venv/bin/guidellm]
 
 AIPerf is installed apart (it pins its own libraries): ``python3 -m venv /tmp/aiperf-venv &&
 /tmp/aiperf-venv/bin/pip install aiperf``. Nothing is downloaded while it runs: AIPerf wants a tokenizer to make and
@@ -15,7 +16,8 @@ The server: cardbench's test server in a process of its own, each request its se
 tools' figures sit above: TTFT >= the set TTFT, TPOT >= the set ITL), pinned to one core and every client (this
 process, AIPerf's processes) to the other: unpinned on a shared two-core host, AIPerf's dozen processes starve the
 server's own timers and the two tools measure two different servers. Both tools run a closed loop of --concurrency
-streams and --requests requests, /v1/completions, streamed, ``ignore_eos`` and ``max_tokens`` = --output-len (AIPerf
+streams (or, with --request-rate, an open loop at that rate with gamma arrivals of shape --smoothness, the same
+distribution in both tools) and --requests requests, /v1/completions, streamed, ``ignore_eos`` and ``max_tokens`` = --output-len (AIPerf
 sends ``max_tokens`` on /v1/completions from --osl, ``ignore_eos`` from --extra-inputs, and
 ``stream_options.include_usage`` on every stream, as cardbench does). Beside each tool's figures the table prints
 what the server did for that tool's requests on its own clock (/debug/timestamps): the requests and output tokens it
@@ -29,10 +31,16 @@ Definitions, where they differ:
   before the connection (http_req_connecting is inside it for a new connection), to its own read of the first chunk.
 - TPOT: both (latency - TTFT) / (output tokens - 1) per request, p50 over requests (AIPerf calls it
   inter_token_latency).
-- output tokens/s: both the output tokens over the benchmark's duration, first send to last answer.
-- input length: cardbench's prompts are --input-len of its words (one token each on this server); AIPerf's are its
-  own synthetic text cut to --input-len tokens of the local tokenizer, which splits words outside its vocabulary into
-  several (the server, which counts words, sees shorter prompts: the table says both).
+- output tokens/s: both the output tokens over the benchmark's duration, first send to last answer (AIPerf's
+  benchmark_duration: its max response timestamp less its min request timestamp).
+- the load itself: a closed loop of N streams is N in flight only while the client sends its next request the
+  moment an answer ends; AIPerf's worker hands its credit back to its timing process (ZMQ, another process) before
+  the next is issued, which on a busy core leaves a stream idle for milliseconds a request: the server's "requests in
+  flight, mean" row shows the load each tool gave it, and the output tokens/s follow it. An open loop
+  (--request-rate) gives both the same offered load whatever that gap.
+- input length: both send cardbench's own prompts of --input-len words (one token each on this server): AIPerf's
+  from a single-turn file, in order (its own synthetic text cut to --isl tokens of the local tokenizer came to a
+  third as many words: 11.6 for 32).
 """
 
 from __future__ import annotations
@@ -56,7 +64,9 @@ sys.path.insert(0, str(ROOT))
 
 from workloads.child.harness import Emitter, run_main  # noqa: E402
 from workloads.serve.cli import main as serve_main  # noqa: E402
+from workloads.facts.percentile import percentile  # noqa: E402
 from workloads.serve.client import Connection, Endpoint, get_json  # noqa: E402
+from workloads.serve.load import synthetic  # noqa: E402
 
 TOKENIZER = textwrap.dedent("""
     import sys
@@ -110,12 +120,15 @@ def served(port: int, before: set[str]) -> dict:
     """What the server did for one tool's requests (those it stamped since ``before``), on its own clock: the
     load each tool asked for, as the server saw it."""
     new = [s for rid, s in server_stamps(port).items() if rid not in before and s.get("first") and s.get("last")]
-    new = [s for s in new if s["tokens"] > 1]    # the tools' one-token probes (cardbench's first request) aside
+    new = [s for s in new if s["tokens"] > 2]    # the tools' probes aside (cardbench's first request asks 2 tokens)
     tpot = [(s["last"] - s["first"]) / (s["tokens"] - 1) * 1000 for s in new]
     ttft = [(s["first"] - s["arrived"]) * 1000 for s in new]
     span = max(s["last"] for s in new) - min(s["arrived"] for s in new) if new else 0.0
+    busy = sum(s["last"] - s["arrived"] for s in new)
     return {"requests the server answered": len(new), "output tokens the server wrote": sum(s["tokens"] for s in new),
+            "server: requests in flight, mean (the load it was given)": busy / span if span else None,
             "server: TTFT p50 ms (arrival to first token)": statistics.median(ttft) if ttft else None,
+            "server: TTFT p99 ms": percentile(ttft, 99) if ttft else None,
             "server: TPOT p50 ms (first to last token)": statistics.median(tpot) if tpot else None,
             "server: output tokens/s (first arrival to last token)":
                 sum(s["tokens"] for s in new) / span if span else None}
@@ -123,9 +136,11 @@ def served(port: int, before: set[str]) -> dict:
 
 def cardbench(port: int, args: argparse.Namespace) -> dict:
     out = io.StringIO()
-    code = run_main(serve_main, ["--url", f"http://127.0.0.1:{port}/v1", "--concurrency", str(args.concurrency),
-                                 "--requests", str(args.requests), "--input-len", str(args.input_len),
-                                 "--output-len", str(args.output_len)], emitter=Emitter(stream=out))
+    load = (["--request-rate", f"{args.request_rate:g}", "--burstiness", f"{args.smoothness:g}"] if args.request_rate
+            else ["--concurrency", str(args.concurrency)])
+    code = run_main(serve_main, ["--url", f"http://127.0.0.1:{port}/v1", *load, "--requests", str(args.requests),
+                                 "--input-len", str(args.input_len), "--output-len", str(args.output_len)],
+                    emitter=Emitter(stream=out))
     events = [json.loads(line) for line in out.getvalue().splitlines()]
     result = next((e["metrics"] for e in events if e["event"] == "result"), None)
     if code != 0 or result is None:
@@ -137,13 +152,34 @@ def cardbench(port: int, args: argparse.Namespace) -> dict:
             "requests/s": row["request_throughput"]}
 
 
+def same_prompts(args: argparse.Namespace, tmp: Path) -> Path:
+    """cardbench's own prompts for the level (workloads.serve.load.synthetic, its seed and numbering: the sweep's
+    first level), as AIPerf's single-turn JSON lines with their output length: AIPerf's synthetic prompts of --isl
+    tokens of its tokenizer are a third as many words, which the server counts."""
+    path = tmp / "prompts.jsonl"
+    lines = (json.dumps({"text": t, "output_length": args.output_len})
+             for t in synthetic(args.requests, args.input_len, 0))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def load_of(args: argparse.Namespace) -> list[str]:
+    """AIPerf's arguments for the load cardbench is given: the closed loop, or the open one at the same rate with
+    the same gamma arrivals (its --arrival-smoothness is vLLM's --burstiness, and cardbench's)."""
+    if args.request_rate:
+        return ["--request-rate", f"{args.request_rate:g}", "--arrival-pattern", "gamma", "--arrival-smoothness",
+                f"{args.smoothness:g}"]
+    return ["--concurrency", str(args.concurrency)]
+
+
 def aiperf(binary: str, port: int, args: argparse.Namespace, tmp: Path) -> dict:
     python = Path(binary).with_name("python")
     subprocess.run([str(python), "-c", TOKENIZER, str(tmp / "tok"), str(ROOT)], check=True, capture_output=True)
     out = tmp / "aiperf"
     argv = [binary, "profile", "--model", "test-model", "--url", f"http://127.0.0.1:{port}", "--endpoint-type",
-            "completions", "--streaming", "--concurrency", str(args.concurrency), "--request-count",
-            str(args.requests), "--isl", str(args.input_len), "--osl", str(args.output_len), "--extra-inputs",
+            "completions", "--streaming", *load_of(args), "--request-count",
+            str(args.requests), "--input-file", str(same_prompts(args, tmp)), "--custom-dataset-type", "single_turn",
+            "--dataset-sampling-strategy", "sequential", "--osl", str(args.output_len), "--extra-inputs",
             "ignore_eos:true", "--use-server-token-count", "--tokenizer", str(tmp / "tok"), "--random-seed", "0",
             "--output-artifact-dir", str(out)]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
@@ -199,6 +235,11 @@ def main() -> int:
     p.add_argument("--requests", type=int, default=64)
     p.add_argument("--input-len", type=int, default=32)
     p.add_argument("--output-len", type=int, default=16)
+    p.add_argument("--request-rate", type=float, default=0.0,
+                   help="an open loop at R requests/s instead of --concurrency: the same offered load whatever each "
+                        "client's gap between one answer and its next send")
+    p.add_argument("--smoothness", type=float, default=100.0,
+                   help="with --request-rate: the gamma shape of both tools' arrivals (1 Poisson; 100 nearly even)")
     p.add_argument("--ttft-ms", type=float, default=20.0)
     p.add_argument("--itl-ms", type=float, default=5.0)
     args = p.parse_args()
@@ -216,7 +257,9 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait()
-    print(f"the test server: TTFT {args.ttft_ms:g} ms, ITL {args.itl_ms:g} ms set; concurrency {args.concurrency}, "
+    load = (f"{args.request_rate:g} requests/s (gamma arrivals of shape {args.smoothness:g})" if args.request_rate
+            else f"concurrency {args.concurrency}")
+    print(f"the test server: TTFT {args.ttft_ms:g} ms, ITL {args.itl_ms:g} ms set; {load}, "
           f"{args.requests} requests, {args.input_len} tokens in, {args.output_len} out, /v1/completions streamed; "
           f"the server on core {SERVER_CORE}, each client on core {CLIENT_CORE} ({took:.0f} s in all; load average "
           f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} cores)")
