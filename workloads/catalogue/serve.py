@@ -25,9 +25,8 @@ WORDS: dict[str, tuple[str, str]] = {
                                          "token 间隔（ITL，毫秒），p50"),
     "workload.serve.metric.e2el_ms_p50": ("ms end-to-end per request, p50",
                                           "每请求端到端时间（毫秒），p50"),
-    "workload.serve.metric.at_level": ("the result's level, its figures' (--find-max: the highest that held the SLO; "
-                                       "else the sweep's last)",
-                                       "结果所在档位，即各指标所取之档（--find-max：满足 SLO 的最高一档；否则为扫描的最后一档）"),
+    "workload.serve.metric.at_level": ("the result's level, its figures' (--find-max's answer, else the sweep's last)",
+                                       "结果所在档位，即各指标所取之档（--find-max 的答案，否则为扫描的最后一档）"),
     "workload.serve.metric.served_model": ("served model",
                                            "服务的模型"),
     "workload.serve.metric.endpoint": ("endpoint",

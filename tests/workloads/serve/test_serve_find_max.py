@@ -53,8 +53,8 @@ def test_the_search_finds_a_bracket_below_the_saturation_run_with_a_row_and_verd
         answer, missed, *_ = line.removeprefix("RESULT: ").split("; ")
         assert answer.endswith("requests/s holds the SLO (the highest Poisson rate tried that did)")
         assert missed.endswith("requests/s does not (the lowest rate tried above it)")
-        assert f"the result's level, its figures' (--find-max: the highest that held the SLO; else the sweep's " \
-               f"last) {held['level']}; " in line and "output tokens/s at the result's level" in line
+        assert f"the result's level, its figures' (--find-max's answer, else the sweep's last) {held['level']}; " \
+            in line and "output tokens/s at the result's level" in line
         assert line.index(held["level"]) < line.index("output tokens/s")
     heading = report_table(m)[0].en
     assert heading.startswith("--find-max: ") and "holds the SLO" in heading
