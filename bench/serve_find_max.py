@@ -19,7 +19,9 @@ Telling R from 5 % above it takes levels of thousands of requests: Poisson's cou
 wanders by its square root, and 5 % must stand clear of that (R = 200/s over 20 s: 4,000 requests, 200 of them the
 5 %, against a wander of 63); at 40/s the same levels could not tell 0.95 R from R. Printed per run: the levels tried with their
 verdicts, the answer (the highest rate that held), its bracket, the levels it took and the time; then the answers'
-spread over the runs and each against R. Goal: every answer within 5 % of R, in at most 8 levels after the
+spread over the runs and each against R, with each level's send lag and its load against the client's own ceiling
+(measured in the run; keep it under 30 %, or the answers measure the client: --rate sets R) and the host's load
+average after each run. Goal: every answer within 5 % of R, in at most 8 levels after the
 saturation run.
 """
 
@@ -107,12 +109,16 @@ def main() -> int:
     try:
         for k in range(1, args.runs + 1):
             m, took = one_run(url, args)
-            print(f"run {k}: {answer_message(m, lowest_row(m, m.get('levels')))} [{took:.0f} s]")
+            loads = ", ".join(f"{v:.1f}" for v in os.getloadavg())   # `uptime`'s: the host the client shared
+            print(f"run {k}: {answer_message(m, lowest_row(m, m.get('levels')))} [{took:.0f} s; load average after "
+                  f"it {loads} on {os.cpu_count()} cores]")
             for row in m["levels"]:
                 verdict = "holds" if row.get("slo_holds") else "misses"
+                share = row.get("client_share")
                 print(f"    {row['level']:>28}: {verdict:6} ({row.get('slo_attained', 0):.1%} within the SLO), TTFT p99 "
-                      f"from the due time {row.get('ttft_sched_ms_p99') or float('nan'):.0f} ms, served "
-                      f"{row.get('request_throughput') or 0:.1f} req/s")
+                      f"from the due time {row.get('ttft_sched_ms_p99') or float('nan'):.0f} ms, send lag p99 "
+                      f"{row.get('lag_ms_p99') or float('nan'):.1f} ms, served {row.get('request_throughput') or 0:.1f} "
+                      f"req/s, client load {'N/A' if share is None else f'{share:.0%}'}")
             answers.append((m.get("max_rate"), m.get("missed_rate"), m["search_levels"], m["saturation_rps"]))
         capacity, counted = (args.rate, 0) if args.rate else server_capacity(url, args.slots)
     finally:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.catalogue import Message, message
-from workloads.facts.missing import is_finite
+from workloads.facts.missing import NA, is_finite
 from workloads.serve import table
 from workloads.serve.search import BUDGET, CEILING, NONE_MEETS
 from workloads.serve.table import figure
@@ -62,8 +62,8 @@ def answer_message(found: Mapping[str, Any], lowest_row: Mapping[str, Any] | Non
 
 
 def _share(value: Any) -> str:
-    return f"{value:.1%}" if is_finite(value) else "N/A"
+    return f"{value:.1%}" if is_finite(value) else NA
 
 
 def _ms(value: Any) -> str:
-    return f"{value:.3g}" if is_finite(value) else "N/A"
+    return f"{value:.3g}" if is_finite(value) else NA

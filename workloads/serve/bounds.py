@@ -1,6 +1,6 @@
 """What a sweep's headline is read against, in the report's summary (torch-free).
 
-The headline is the output tokens/s of the sweep's last level. The median of the run's steps (the summary's
+The headline is the output tokens/s of the result's level (--find-max's answer, else the sweep's last). The median of the run's steps (the summary's
 default reading) would be a median over concurrency levels, which measures nothing: each step is a level. A
 level's throughput is read instead against the sweep's first level, with its bound:
 
@@ -10,7 +10,8 @@ level's throughput is read instead against the sweep's first level, with its bou
 - a Poisson rate: the requests/s served against the rate offered (a server that keeps up serves the rate);
 - with --slo: the goodput, the share of the requests/s that met every limit;
 - a --duration run (one level, a row per window): its last window against its first, which a steady load holds;
-- --find-max: its answer first (workloads.serve.answer).
+- --find-max: its answer first (workloads.serve.answer), then the answering level's figures alone (the levels before it
+  are the search's probes, not a sweep to read it against).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Mapping
 from workloads.catalogue import Joined, Message, message
 from workloads.facts.missing import is_finite
 from workloads.serve.answer import answer_message, lowest_row
-from workloads.serve.table import figure, measured
+from workloads.serve.table import answer_row, figure, measured
 
 
 def _latency(last: Mapping[str, Any], first: Mapping[str, Any] | None, at: Message) -> Joined:
@@ -47,6 +48,8 @@ def read_against(metrics: Mapping[str, Any]) -> Joined | None:
     first, last = levels[0], levels[-1]
     said: list[Message | Joined] = []
     base = first if first is not last else None
+    if metrics.get("search_stop"):    # --find-max: the answer's level (else the last tried), against no other
+        last, base = answer_row(levels, metrics) or last, None
     c0, c = first.get("concurrency"), last.get("concurrency")
     tps0, tps = first.get("output_tokens_per_s"), last.get("output_tokens_per_s")
     steady = is_finite(metrics.get("duration_s"))   # --duration: one level, its windows; the last against the first

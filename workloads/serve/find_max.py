@@ -26,7 +26,8 @@ SATURATION_CONCURRENCY = 64
 LEVEL_S_MAX = 30.0
 RATE_REQUESTS_MIN = 32
 
-Probe = Callable[[int, Level, int, int], Awaitable[dict[str, Any]]]   # (index, level, requests, steps) -> its row
+# (index, level, requests, steps, its role in the search: "saturation", "again" or none) -> its row
+Probe = Callable[[int, Level, int, int, str], Awaitable[dict[str, Any]]]
 
 
 def level_seconds(budget_s: float, levels_max: int) -> float:
@@ -41,7 +42,7 @@ async def find_max(probe: Probe, args: Any) -> dict[str, Any]:
     seconds = level_seconds(budget, levels_max)
     c_sat = int(args.concurrency) if args.concurrency else min(args.max_concurrency, SATURATION_CONCURRENCY)
     steps = 1 + levels_max
-    sat = await probe(0, Level("concurrency", c_sat), args.requests or max(4 * c_sat, 64), steps)
+    sat = await probe(0, Level("concurrency", c_sat), args.requests or max(4 * c_sat, 64), steps, "saturation")
     served, drain = sat.get("request_throughput"), (sat.get("e2el_ms_p50") or 0.0) / 1000
     if not (is_finite(served) and served > 0):
         raise WorkloadError(f"the saturation run at concurrency {c_sat} completed no request: there is no load to "
@@ -56,7 +57,8 @@ async def find_max(probe: Probe, args: Any) -> dict[str, Any]:
         if time.perf_counter() - started + n / rate + drain > budget:
             search.out_of_time()
             break
-        row = rows[value] = await probe(k, level, n, steps)
+        again = any(v == value for v, _ in search.tried)    # the bracket's end probed once more (search.py)
+        row = rows[value] = await probe(k, level, n, steps, "again" if again else "")
         search.record(value, bool(row.get("slo_holds")))
         k += 1
     found = {"find_max": kind, "search_stop": search.stop, "search_levels": len(search.tried),

@@ -1,7 +1,8 @@
 """The result of a serve run as a typed record (`workloads.result_record`): each figure with its label and unit, torch-free.
 
-The rates and latencies are the sweep's last measured level's (`workloads.serve.table.HEADLINE`, vLLM's definitions
-in `workloads.serve.figures`); the settings are the run's (`workloads.serve.sweep.Sweep._settings`); ``levels`` holds
+The rates and latencies are one level's, the result's (`at_level`): --find-max's answer, the highest level that held
+the SLO, else the sweep's last measured level (`workloads.serve.table.HEADLINE`, vLLM's definitions in
+`workloads.serve.figures`); the settings are the run's (`workloads.serve.sweep.Sweep._settings`); ``levels`` holds
 every level's (or --duration window's) figures whole, for the report's sweep table and its 'read against' cell.
 """
 
@@ -13,18 +14,22 @@ from typing import Any, ClassVar
 from workloads.catalogue import Message, message
 from workloads.result_record import FRACTION, NESTED, SECONDS, TEXT, COUNT, Record, figure
 
-# the headline and its rates are the sweep's last level's (the load the card held last)
-_LAST = Message("workload.serve.at_last_level")
+# the headline and its rates are the result's level's: --find-max's answer, else the sweep's last (the load the card
+# held last); `at_level` names it, and a search's answer leads the line before it
+_LAST = Message("workload.serve.at_result_level")
 
 
 @dataclass
 class ServeResult(Record):
     HEADLINE: ClassVar[str] = "output_tokens_per_s"
-    TABLE: ClassVar[tuple[str, ...]] = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
-        "max_rate", "missed_rate", "max_concurrency_held", "missed_concurrency", "search_stop", "slo", "slo_attained",
+    # --find-max's answer first ("50 requests/s holds the SLO; 52.2 requests/s does not"), then the level the figures
+    # after it are from, then those figures
+    TABLE: ClassVar[tuple[str, ...]] = ("max_rate", "missed_rate", "max_concurrency_held", "missed_concurrency",
+        "search_stop", "slo", "at_level", "output_tokens_per_s", "total_tokens_per_s", "request_throughput", "goodput",
+        "slo_attained",
         "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99", "itl_ms_p50", "e2el_ms_p50",
         "ttft_sched_ms_p99", "lag_ms_p99", "client_share", "client_ceiling_tokens_per_s", "traffic",
-        "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50", "turn_ttft", "at_level",
+        "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50", "turn_ttft",
         "served_model", "endpoint", "input_len", "output_len", "tokens_from", "requests", "errors")
     LINE: ClassVar[tuple[str, ...]] = ("max_rate", "ttft_ms_p50", "tpot_ms_p50", "errors")
     REPORT_TABLE: ClassVar[str | None] = "workloads.serve.answer:report_table"
@@ -32,7 +37,7 @@ class ServeResult(Record):
     # the cost table prices the headline it stands beside: output tokens at the last level's load
     COST_BASIS: ClassVar[str | None] = "tokens"
 
-    # the last measured level's rates and latencies (ms: vLLM's unit for them, and the keys say it)
+    # the result's level's rates and latencies (ms: vLLM's unit for them, and the keys say it)
     output_tokens_per_s: float | None = figure(message("workload.serve.metric.output_tokens_per_s", last=_LAST), "tokens/s")
     total_tokens_per_s: float | None = figure(message("workload.serve.metric.total_tokens_per_s", last=_LAST), "tokens/s")
     request_throughput: float | None = figure(message("workload.serve.metric.request_throughput", last=_LAST), "requests/s")

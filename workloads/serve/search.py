@@ -5,7 +5,12 @@ The search starts at the ceiling the saturation run measured (the requests/s the
 busy, or the concurrency it ran at): if that holds, nothing higher can be served and it stops there. Otherwise it
 halves the load until a level holds (none holding down to the last level it may try: no level meets the SLO), then
 bisects the bracket geometrically until its two ends are within ``tolerance`` of each other (5 %: "7.5 req/s holds,
-7.8 does not") or the levels run out. Levels are rounded to three significant figures (a concurrency to a whole
+7.8 does not") or the levels run out. Before it ends on a bracket it probes the bracket's missing end once more (a
+level of its own, with its own arrivals): one noisy level that missed below the capacity (a hiccup of a shared host,
+a burst of Poisson's) would otherwise close the bracket under it for good, since every later level is bisected below
+it (bench/serve_find_max.py read 125 and 186 req/s against 200 so). A second miss confirms it; a hold there reopens
+the bracket above it, and the search goes on. A level that held is not probed again: above the capacity the queue
+grows for as long as the level lasts, so a hold there by chance is far rarer than a miss below it. Levels are rounded to three significant figures (a concurrency to a whole
 number), so two runs against the same server ask for the same levels while the verdicts agree.
 """
 
@@ -63,14 +68,20 @@ class Search:
             if (self.whole and hi <= 1) or len(self.tried) >= self.levels_max:
                 return self._end(NONE_MEETS)
             return down
-        if hi / lo <= 1 + self.tolerance or (self.whole and hi - lo <= 1):
-            return self._end(BRACKET)
+        closed = hi / lo <= 1 + self.tolerance or (self.whole and hi - lo <= 1)
+        mid = rounded(math.sqrt(lo * hi), self.whole)
+        if closed or mid in (lo, hi):    # (rounding met an end: the bracket is as fine as the levels can be)
+            return self._confirm(hi)
         if len(self.tried) >= self.levels_max:
             return self._end(LEVELS)
-        mid = rounded(math.sqrt(lo * hi), self.whole)
-        if mid in (lo, hi):    # rounding met an end: the bracket is as fine as the levels can be
-            return self._end(BRACKET)
         return mid
+
+    def _confirm(self, hi: float) -> float | None:
+        """The bracket's missing end once more where it missed only once, else the end (no level left to probe it
+        again: the bracket as it stands)."""
+        if sum(v == hi for v, _ in self.tried) >= 2 or len(self.tried) >= self.levels_max:
+            return self._end(BRACKET)
+        return hi
 
     def record(self, value: float, holds: bool) -> None:
         self.tried.append((value, holds))

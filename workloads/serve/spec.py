@@ -49,7 +49,6 @@ def steady(args: Sequence[str], seconds: float, interval_s: float) -> list[str]:
 
 # every level a few dozen requests of 32 tokens in and out: what the table needs, in a fraction of a second
 _SUITE = ("--test-server", "--concurrency", "1,4,16", "--requests", "48", "--input-len", "32", "--output-len", "32")
-_LAST = Message("workload.serve.at_last_level")
 
 SPEC = WorkloadSpec(
     name="serve",

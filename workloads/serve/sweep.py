@@ -177,7 +177,7 @@ class Sweep:
             if self.args.duration:
                 await self._steady(self.levels[0], pool)
             elif self.args.find_max:
-                self.found = await find_max(lambda i, lv, n, steps: self._level(i, lv, pool, n, steps, i == 0),
+                self.found = await find_max(lambda i, lv, n, steps, role: self._level(i, lv, pool, n, steps, role),
                                             self.args)
             for i, level in enumerate(self.levels if not (self.args.duration or self.args.find_max) else ()):
                 await self._level(i, level, pool)
@@ -280,7 +280,7 @@ class Sweep:
                               "(a chunk may hold more than one token)")
 
     async def _level(self, i: int, level: Level, pool: Pool, n: int | None = None, steps: int | None = None,
-                     saturation: bool = False) -> dict[str, Any]:
+                     role: str = "") -> dict[str, Any]:
         """The i-th level sent and measured (``n`` requests, else --requests or the default), its row booked."""
         started, clock = time.time(), time.perf_counter()
         finished: list[tuple[Request, Outcome]] = []   # a stop mid-level keeps their figures, marked as cut short
@@ -300,7 +300,7 @@ class Sweep:
                                                                         self.limits)})
             raise
         outcomes = [o for _, o in pairs]
-        row = {"level": level.words() + (" (saturation)" if saturation else ""), level.kind: level.value,
+        row = {"level": level.words() + (f" ({role})" if role else ""), level.kind: level.value,
                "t_start": started, "t_end": time.time(),
                **level_figures(outcomes, duration, [r.input_tokens for r, _ in pairs], self.limits), **extra}
         if self.slo is not None:

@@ -53,3 +53,17 @@ def test_the_summary_cell_is_the_workloads_words_in_the_reports_language_not_the
     assert _read_against(summary, Words("zh")) == read_against(SWEEP).zh
     summary.metrics = {}
     assert _read_against(summary, Words("en")) == "N/A"
+
+
+def test_a_search_is_read_at_its_answer_not_at_the_last_level_it_tried_nor_against_the_saturation_run():
+    levels = [_level(level="concurrency 64 (saturation)", concurrency=64, output_tokens_per_s=990.0,
+                     ttft_ms_p50=900.0, tpot_ms_p50=7.0),
+              _level(level="50 requests/s", rate=50.0, request_throughput=48.0, ttft_ms_p50=21.0, tpot_ms_p50=6.5,
+                     slo_holds=True),
+              _level(level="52.2 requests/s", rate=52.2, request_throughput=44.0, ttft_ms_p50=80.0, tpot_ms_p50=9.0,
+                     slo_holds=False)]
+    said = read_against({"levels": levels, "find_max": "rate", "search_stop": "bracket", "max_rate": 50.0,
+                         "missed_rate": 52.2, "search_levels": 2, "saturation_rps": 62.1}).en
+    assert said.startswith("50 requests/s holds the SLO, 52.2 requests/s does not")
+    assert "48 requests/s served of 50 offered (96%); TPOT p50 6.5 ms, TTFT p50 21 ms" in said
+    assert "900" not in said and "80" not in said

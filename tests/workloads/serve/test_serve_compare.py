@@ -22,7 +22,7 @@ def test_serve_runs_compare_when_alike_and_are_refused_naming_the_difference(ser
     capsys.readouterr()
     assert cli.main(["compare", str(a), str(b)]) == 0
     out = capsys.readouterr().out
-    assert "output tokens/s at the sweep's last level" in out
+    assert "output tokens/s at the result's level" in out
     assert cli.main(["compare", str(a), str(c)]) == 2
     err = capsys.readouterr().err
     assert "output tokens 4 (A) vs 8 (B)" in err and "concurrency levels 2 (A) vs 1,2 (B)" in err

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from tui import cli
+from tui.figures import result_text
 from workloads.child.harness import Emitter, run_main
 from workloads.protocol import RUN_DIR_ENV
 from workloads.serve.answer import report_table
@@ -47,6 +48,14 @@ def test_the_search_finds_a_bracket_below_the_saturation_run_with_a_row_and_verd
         held = next(r for r in rows if r.get("rate") == m["max_rate"])
         assert held["slo_holds"] and m["at_level"] == held["level"]     # the headline is the answer's level's
         assert m["output_tokens_per_s"] == held["output_tokens_per_s"]
+        # the RESULT line says the answer first, then the level its figures are from, then those figures
+        line = result_text("serve", m)
+        answer, missed, *_ = line.removeprefix("RESULT: ").split("; ")
+        assert answer.endswith("requests/s holds the SLO (the highest Poisson rate tried that did)")
+        assert missed.endswith("requests/s does not (the lowest rate tried above it)")
+        assert f"the result's level, its figures' (--find-max's answer, else the sweep's last) {held['level']}; " \
+            in line and "output tokens/s at the result's level" in line
+        assert line.index(held["level"]) < line.index("output tokens/s")
     heading = report_table(m)[0].en
     assert heading.startswith("--find-max: ") and "holds the SLO" in heading
     steps = [e for e in events if e["event"] == "step"]

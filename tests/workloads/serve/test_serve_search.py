@@ -72,3 +72,22 @@ def test_a_lower_level_missing_while_a_higher_held_is_noise_not_the_bracket():
     for value, holds in ((100.0, False), (50.0, True), (40.0, False), (70.7, False), (59.5, True)):
         search.record(value, holds)
     assert (search.holds, search.misses) == (59.5, 70.7) and search.next() == 64.9
+
+
+def test_one_noisy_miss_below_the_capacity_is_probed_again_and_does_not_close_the_bracket_under_it():
+    # the server holds up to 200; the first time 192 is asked, one noisy level misses it
+    search, noisy = Search(260.0), {192.0}
+    while (value := search.next()) is not None:
+        holds = value <= 200 and value not in noisy
+        noisy.discard(value)
+        search.record(value, holds)
+    asked = [v for v, _ in search.tried]
+    assert asked.count(192.0) == 2 and (192.0, False) in search.tried and (192.0, True) in search.tried
+    assert search.stop == BRACKET and (search.holds, search.misses) == (192.0, 201.0)
+    assert len(search.tried) <= 8
+
+
+def test_a_miss_the_second_probe_confirms_ends_the_search_there():
+    search = searched(260.0, 180.0)
+    hi = search.misses
+    assert [v for v, _ in search.tried].count(hi) == 2 and search.stop == BRACKET
