@@ -187,4 +187,28 @@ WORDS: dict[str, tuple[str, str]] = {
                                    "{how}{first_cell}"),
     "workload.llm.against.first_cell": ("; the first cell's decode (1 / TPOT p50) {decode} tokens/s is {fraction} % of it",
                                         "；首个单元的解码（1 / TPOT p50）{decode} token/秒，为上限的 {fraction} %"),
+    "workload.llm.metric.bench": ("llama-bench's tests (each test's t/s, mean ± sd, beside its bounds)",
+                                  "llama-bench 测试（每个测试的 t/s 均值 ± 标准差，与其上限并列）"),
+    "workload.llm.metric.bench_output": ("llama-bench table's format on the terminal (--output)",
+                                         "终端上 llama-bench 表的格式（--output）"),
+    "workload.llm.bench.heading": ("llama-bench's tests: {model}, {size} of weights, {params} parameters, {backend}, "
+                                   "{dtype}; t/s mean ± sd of the repetitions; decode (tg) against the measured read "
+                                   "bandwidth and the rated memory bandwidth, prefill (pp) against the dtype's rated "
+                                   "peak",
+                                   "llama-bench 测试：{model}，权重 {size}，{params} 个参数，{backend}，{dtype}；t/s 为重复的"
+                                   "均值 ± 标准差；解码（tg）对照实测读带宽与额定显存带宽，预填充（pp）对照该精度的额定峰值"),
+    "workload.llm.bench.column.test": ("test", "测试"),
+    "workload.llm.bench.column.rate": ("t/s (mean ± sd)", "t/s（均值 ± 标准差）"),
+    "workload.llm.bench.column.decode": ("decode path", "解码路径"),
+    "workload.llm.bench.column.achieved_gbps": ("GB/s read (weights + KV cache a step)",
+                                                "读取 GB/s（每步权重 + KV 缓存）"),
+    "workload.llm.bench.column.read_gbps": ("measured read GB/s", "实测读带宽 GB/s"),
+    "workload.llm.bench.column.read_fraction": ("of measured read", "占实测读带宽"),
+    "workload.llm.bench.column.rated_gbps": ("rated GB/s", "额定带宽 GB/s"),
+    "workload.llm.bench.column.rated_bandwidth_fraction": ("of rated bandwidth", "占额定带宽"),
+    "workload.llm.bench.column.achieved_tflops": ("TFLOP/s", "TFLOP/s"),
+    "workload.llm.bench.column.rated_fraction": ("of rated peak FLOP/s", "占额定峰值 FLOP/s"),
+    "workload.llm.bench.column.gemm_fraction": ("of measured GEMM ceiling", "占实测 GEMM 上限"),
+    "workload.llm.bench.no_gemm_ceiling": ("N/A: no microbench GEMM figure in this run",
+                                           "N/A：本次运行没有 microbench 的 GEMM 数据"),
 }

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import torch
 
 from workloads.child import device as dev
-from workloads.facts.formatting import format_bytes
+from workloads.facts.formatting import format_bytes, utc_iso
 from workloads.facts.percentile import percentile
 from workloads.models.decoding import EagerDecoder, Sampling, generate
 from workloads.models.llama import fit
+from workloads.llm.bench_tests import BenchTest
 from workloads.llm.plan import Cell
 
 GREEDY = Sampling()
@@ -138,35 +139,59 @@ def add_bounds(row: dict[str, Any], read_gbps: float | None, rated_tflops: float
                                     if rated_tflops and row.get("prefill_tflops") else None)
 
 
-def llama_bench(model: Any, pp: int, tg: int, repetitions: int, device: torch.device, seed: int,
-                make_decoder: Any = EagerDecoder) -> dict[str, Any]:
-    """pp and tg tokens/s, mean and sample standard deviation over ``repetitions`` (after one untimed each)."""
-    out: dict[str, Any] = {}
+def llama_bench(model: Any, tests: Sequence[BenchTest], repetitions: int, device: torch.device, seed: int,
+                make_decoder: Any = EagerDecoder) -> list[dict[str, Any]]:
+    """One row a test: its rate each repetition (after one untimed run), mean and sample standard deviation."""
     gen = torch.Generator().manual_seed(seed)
-    if pp:
-        cache = model.new_cache(1, pp)
-        prompt = torch.randint(0, model.config.vocab_size, (1, pp), generator=gen).to(device)
-        rates = []
-        with torch.inference_mode():
-            for i in range(repetitions + 1):
-                dev.synchronize(device)
-                start = time.perf_counter()
-                model(prompt, cache, 0, last_only=True)
-                dev.synchronize(device)
-                if i:
-                    rates.append(pp / (time.perf_counter() - start))
-        out.update(_spread(f"pp{pp}", rates))
-        del cache
-    if tg:
-        cache = model.new_cache(1, tg + 1)
-        decoder = make_decoder(model, cache)
-        prompt = torch.randint(0, model.config.vocab_size, (1, 1), generator=gen).to(device)
-        rates = []
-        for i in range(repetitions + 1):
-            t = generate(model, cache, decoder, prompt, tg + 1, GREEDY, device)
-            if i:
-                rates.append(tg / t.decode_s)
-        out.update(_spread(f"tg{tg}", rates))
+    rows = []
+    for test in tests:
+        cache = model.new_cache(1, test.positions)
+        # one decoder a test: a compiled one compiles once, in the untimed first repetition
+        decoder = make_decoder(model, cache) if test.kind == "tg" else None
+        timed = _pp_seconds if test.kind == "pp" else _tg_seconds
+        seconds = [timed(model, cache, test, device, gen, decoder) for _ in range(repetitions + 1)][1:]
+        del cache, decoder
+        rates = [test.n / s for s in seconds]
+        rows.append({"test": test.name, "n_prompt": test.n if test.kind == "pp" else 0,
+                     "n_gen": test.n if test.kind == "tg" else 0, "n_depth": test.depth, "test_time": utc_iso(time.time()),
+                     "avg_ns": int(statistics.fmean(seconds) * 1e9),
+                     "stddev_ns": int(statistics.stdev(seconds) * 1e9) if len(seconds) > 1 else None,
+                     "avg_ts": statistics.fmean(rates), "stddev_ts": statistics.stdev(rates) if len(rates) > 1 else None,
+                     "samples_ns": [int(s * 1e9) for s in seconds], "samples_ts": rates})
+    return rows
+
+
+def _random_ids(model: Any, n: int, gen: torch.Generator, device: torch.device) -> torch.Tensor:
+    return torch.randint(0, model.config.vocab_size, (1, n), generator=gen).to(device)
+
+
+@torch.inference_mode()
+def _pp_seconds(model: Any, cache: Any, test: BenchTest, device: torch.device, gen: torch.Generator,
+                decoder: Any) -> float:
+    """A prefill of ``test.n`` tokens after ``test.depth`` already in the cache (filled untimed)."""
+    if test.depth:
+        model(_random_ids(model, test.depth, gen, device), cache, 0, last_only=True)
+    prompt = _random_ids(model, test.n, gen, device)
+    start = dev.now(device)
+    model(prompt, cache, test.depth, last_only=True)
+    dev.synchronize(device)
+    return time.perf_counter() - start
+
+
+def _tg_seconds(model: Any, cache: Any, test: BenchTest, device: torch.device, gen: torch.Generator,
+                decoder: Any) -> float:
+    """``test.n`` decode steps after a prompt of ``test.depth`` tokens (one at depth 0); the prefill untimed."""
+    prompt = _random_ids(model, max(test.depth, 1), gen, device)
+    return generate(model, cache, decoder, prompt, test.n + 1, GREEDY, device).decode_s
+
+
+def by_name(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The depth-0 rows as the flat figures runs have carried since issue 24 (``tg128_tokens_per_s``, its stddev and
+    runs), which compare and the headline read."""
+    out: dict[str, Any] = {}
+    for row in rows:
+        if not row["n_depth"]:
+            out.update(_spread(row["test"], row["samples_ts"]))
     return out
 
 

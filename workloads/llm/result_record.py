@@ -41,6 +41,8 @@ class LlmResult(Record):
     COST_BASIS: ClassVar[str | None] = "tokens"
     FAMILIES: ClassVar[tuple[Family, ...]] = _BENCH
     REPORT_TABLE: ClassVar[str | None] = "workloads.llm.table:report_table"
+    MORE_TABLES: ClassVar[tuple[str, ...]] = ("workloads.llm.bench_table:report_table",)
+    TERMINAL_TEXT: ClassVar[str | None] = "workloads.llm.bench_output:terminal_lines"
     READ_AGAINST: ClassVar[str | None] = "workloads.llm.against:read_against"
 
     # the headline and the report's table
@@ -89,5 +91,9 @@ class LlmResult(Record):
     free_bytes: int | None = figure("workload.llm.metric.free_bytes", BYTES)
     largest_batch: int | None = figure("workload.llm.metric.largest_batch", COUNT)
     largest_context: int | None = figure("workload.llm.metric.largest_context", COUNT)
+    # llama-bench's rows (`workloads.llm.cells.llama_bench`, each beside its bounds: `workloads.llm.bench_bounds`) and
+    # the format the terminal printed them in (--output)
+    bench: list[dict[str, Any]] | None = figure("workload.llm.metric.bench", NESTED)
+    bench_output: str | None = figure("workload.llm.metric.bench_output", TEXT)
     # --prompt's greedy continuation
     sample_text: str | None = figure("workload.llm.metric.sample_text", TEXT)

@@ -95,15 +95,30 @@ class StaticStep(torch.nn.Module):
 
 
 class CompiledDecoder:
-    """``torch.compile`` of the static decode step; on CUDA with CUDA graphs ("reduce-overhead")."""
+    """``torch.compile`` of the whole static decode step (gpt-fast's way: fixed shapes over the preallocated cache,
+    ``fullgraph``); on CUDA with CUDA graphs ("reduce-overhead") and coordinate-descent tuning of the generated
+    kernels, which gpt-fast found to matter for the matrix-vector products of batch-1 decoding.
+
+    Compilation is lazy, so the constructor runs one step (at position 0, which the prefill overwrites): a stack
+    where compile fails raises here, where the caller can fall back to eager, not in the first timed step."""
 
     kind = "compiled"
 
     def __init__(self, model: DecodingModel, cache: KVCache, device: torch.device):
+        import torch._dynamo
+        import torch._inductor.config
+
         self.on_cuda = device.type == "cuda"
+        # each decoder is made for one cache and dropped with it: the earlier caches' compiled code would only count
+        # towards dynamo's recompile limit, past which it decodes eager without a word
+        torch._dynamo.reset()
+        if self.on_cuda:
+            torch._inductor.config.coordinate_descent_tuning = True
         self.step = torch.compile(StaticStep(model, cache), mode="reduce-overhead" if self.on_cuda else None,
                                   fullgraph=True, dynamic=False)
         self.pos = torch.zeros(1, dtype=torch.long, device=device)
+        with torch.inference_mode():
+            self(torch.zeros(cache.data.shape[2], 1, dtype=torch.long, device=device), 0)
 
     def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
         if self.on_cuda:
