@@ -28,6 +28,8 @@ def parse(text: str | None) -> Output:
     if text is None or text in FORMATS:
         return Output(text or "md")
     path = Path(text).expanduser()
+    if path.is_dir():
+        raise WorkloadError(f"--output {clipped(text, quote=True)} is a folder", hint="name a file in it: bench.csv")
     ending = path.suffix.lstrip(".").lower()
     if ending not in FORMATS:
         raise WorkloadError(f"--output {clipped(text, quote=True)}: not a format ({', '.join(FORMATS)}) nor a file "
@@ -39,8 +41,6 @@ def parse(text: str | None) -> Output:
 
 def _check_writable(path: Path, text: str) -> None:
     folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise WorkloadError(f"--output {clipped(text, quote=True)} is a folder", hint="name a file in it")
     if not folder.is_dir():
         raise WorkloadError(f"--output {clipped(text, quote=True)}: the folder {clipped(str(folder))} does not exist",
                             hint="create it first, or name a file in an existing folder")

@@ -15,6 +15,7 @@ reported to a callback every ``report_every`` tokens, outside the timed spans.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
@@ -22,6 +23,7 @@ import torch
 
 from workloads.child import device as dev
 from workloads.models.kv_cache import KVCache
+from workloads.models.one_query import one_thread
 
 
 class DecodingModel(Protocol):
@@ -100,7 +102,12 @@ class CompiledDecoder:
     kernels, which gpt-fast found to matter for the matrix-vector products of batch-1 decoding.
 
     Compilation is lazy, so the constructor runs one step (at position 0, which the prefill overwrites): a stack
-    where compile fails raises here, where the caller can fall back to eager, not in the first timed step."""
+    where compile fails raises here, where the caller can fall back to eager, not in the first timed step.
+
+    On the CPU the step is compiled and run on one thread: the generated code opens an OpenMP parallel region per
+    fused kernel, dozens a step, and on a shared machine each waits for the scheduler (the reason
+    :mod:`workloads.models.one_query` runs the eager attention on one thread). Measured on this 2-core VM at load 15
+    (tiny preset, median of 22 steps): 113 ms compiled on 2 threads, 25-39 ms on one, eager 24-46 ms."""
 
     kind = "compiled"
 
@@ -117,6 +124,7 @@ class CompiledDecoder:
         self.step = torch.compile(StaticStep(model, cache), mode="reduce-overhead" if self.on_cuda else None,
                                   fullgraph=True, dynamic=False)
         self.pos = torch.zeros(1, dtype=torch.long, device=device)
+        self.threads = nullcontext if device.type != "cpu" else one_thread
         with torch.inference_mode():
             self(torch.zeros(cache.data.shape[2], 1, dtype=torch.long, device=device), 0)
 
@@ -125,7 +133,8 @@ class CompiledDecoder:
             # the previous step's outputs were read already; let the graph reuse their memory
             torch.compiler.cudagraph_mark_step_begin()
         self.pos.fill_(pos)
-        return self.step(token, self.pos)
+        with self.threads():
+            return self.step(token, self.pos)
 
 
 @dataclass(frozen=True)
