@@ -36,7 +36,7 @@ def test_the_cpu_run_prints_one_json_object_and_passes(cpu_run):
     assert report["scale"] == "cpu (scaled down)" and report["within_budget"] and report["total_s"] < 480
     assert report["failed_steps"] == [] and report["goals_missed"] == []
     ran = {name for name, step in report["steps"].items() if step.get("runs")}
-    assert ran == {"doctor", "devices", "microbench", "resnet50", "generate eager", "opscan", "finetune"}
+    assert ran == {"doctor", "devices", "microbench", "resnet50", "generate eager", "llm", "opscan", "finetune"}
     assert all(r["exit_code"] == 0 for s in report["steps"].values() for r in s.get("runs", []))
     assert "CUDA" in report["steps"]["generate cuda-graphs"]["skipped"]
     assert "[opscan] exit 0" in proc.stderr  # progress is on stderr, one line per command
