@@ -13,9 +13,10 @@ bandwidth it cannot beat ``bandwidth / (weight bytes + KV bytes at the mean cont
 a prefill does ``2 x matmul parameters x tokens`` FLOPs plus causal attention, against the rated peak
 of the dtype (rated.csv; none on the CPU).
 
-pp and tg are llama-bench's tests (llama.cpp examples/llama-bench): pp N prefills N tokens at batch 1
-(tokens/s = N / its time), tg N decodes N tokens one at a time from a one-token prompt (N / their
-time); each repeated, reported as mean +- sample standard deviation.
+pp and tg are llama-bench's tests (llama.cpp tools/llama-bench, `workloads.llm.bench_tests`): ppN prefills N tokens at
+batch 1 (tokens/s = N / its time), tgN decodes N tokens one at a time after a one-token prompt (N / their time);
+at depth D the cache holds D tokens first (filled untimed), as llama-bench's ``-d``. Each repeated after one untimed
+run, reported as mean +- sample standard deviation, one row a test (llama-bench's fields).
 """
 
 from __future__ import annotations

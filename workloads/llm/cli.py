@@ -2,13 +2,15 @@
 
 Run as ``python -m workloads.llm [options]`` (or ``cardbench run llm``). One cell (``--input-len``,
 ``--output-len``, ``--batch-size``) or ``--sweep`` over lists of each; then llama-bench's pp/tg with
-their spread; each figure beside its bound (:mod:`~workloads.llm.cells`). A preset with random weights
+their spread, at each ``--depth`` (``--pp N,N --tg N,N --depth D,D -r N``, printed as llama-bench's markdown or
+``--output``'s format); each figure beside its bound (:mod:`~workloads.llm.cells`). A preset with random weights
 by default, nothing downloaded; ``--weights DIR`` loads a local Hugging Face checkpoint.
 ``--prompt TEXT`` (with ``--weights``) is the one cell's prompt, and its greedy continuation is logged.
 ``--fit-only`` prints the memory estimate (inference and training) against the device and stops.
 
 Events: ``start``; one ``step`` per cell (its decode tokens/s over all sequences); ``fallback`` when
-CUDA graphs or compile cannot run; one ``result`` whose ``cells`` the report shows as a table.
+CUDA graphs or compile cannot run (once; the decode goes on eager); one ``result`` whose ``cells`` and
+llama-bench ``bench`` rows the report shows as tables. The decode step is compiled by default on a GPU.
 Arguments are checked before torch is imported (:mod:`~workloads.llm.plan`), so bad input is one
 line and exit 2 before a run directory exists.
 """
