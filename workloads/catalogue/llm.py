@@ -211,4 +211,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.llm.bench.column.gemm_fraction": ("of measured GEMM ceiling", "占实测 GEMM 上限"),
     "workload.llm.bench.no_gemm_ceiling": ("N/A: no microbench GEMM figure in this run",
                                            "N/A：本次运行没有 microbench 的 GEMM 数据"),
+    "workload.llm.metric.decode_gbps": ("GB/s read by decode (data read a step / TPOT p50)",
+                                        "解码读取 GB/s（每步读取的数据 / TPOT p50）"),
+    "workload.llm.metric.rated_gbps": ("GB/s rated memory bandwidth (rated.csv)", "GB/s 额定显存带宽（rated.csv）"),
+    "workload.llm.metric.decode_rated_bandwidth_fraction": ("decode's share of the rated memory bandwidth",
+                                                            "解码占额定显存带宽的比例"),
+    "workload.llm.column.decode_gbps": ("decode GB/s read", "解码读取 GB/s"),
+    "workload.llm.column.decode_rated_bandwidth_fraction": ("of rated bandwidth", "占额定带宽"),
 }

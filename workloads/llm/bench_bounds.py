@@ -54,3 +54,22 @@ def add(rows: Sequence[dict[str, Any]], model: Any, read_gbps: float | None, rat
 
 def _share(value: float, bound: float | None) -> float | None:
     return value / bound if bound else None
+
+
+# a share of a rated figure above 1 is past the card's physical bound: the figure is a measurement error (a wrong
+# byte count, a clock read before the device finished), said as a warning beside it, never as a result
+PHYSICAL = {"rated_bandwidth_fraction": "rated memory bandwidth", "rated_fraction": "rated peak FLOP/s",
+            "decode_rated_bandwidth_fraction": "rated memory bandwidth", "prefill_peak_fraction": "rated peak FLOP/s"}
+
+
+def past_bounds(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """One line for each row's share of a rated figure above 1."""
+    lines = []
+    for row in rows:
+        for key, bound in PHYSICAL.items():
+            share = row.get(key)
+            if isinstance(share, (int, float)) and share > 1:
+                what = row.get("test") or f"cell {row.get('input_len')} in x {row.get('output_len')} out x batch " \
+                                           f"{row.get('batch')}"
+                lines.append(f"{what}: {100 * share:.1f} % of the {bound}, past the physical bound: not a result")
+    return lines

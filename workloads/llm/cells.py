@@ -128,14 +128,20 @@ def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: in
             "decode_bytes_per_step": decode_bytes(model, cell, element_size)}
 
 
-def add_bounds(row: dict[str, Any], read_gbps: float | None, rated_tflops: float | None) -> None:
-    """Each figure beside its bound: decode against read bandwidth, prefill against the rated peak."""
+def add_bounds(row: dict[str, Any], read_gbps: float | None, rated_tflops: float | None,
+               rated_gbps: float | None = None) -> None:
+    """Each figure beside its bound: decode's achieved GB/s (bytes a step / TPOT p50) against the measured read
+    bandwidth and the rated memory bandwidth, prefill against the rated peak."""
     if row.get("status") != "ok":
         return
     rate, step = row.get("decode_tokens_per_s"), row["decode_bytes_per_step"]
+    achieved = rate * step / 1e9 if rate else None
+    row["decode_gbps"] = achieved
     if read_gbps:
         row["decode_bound_tokens_per_s"] = read_gbps * 1e9 / step
-        row["decode_bandwidth_fraction"] = rate * step / (read_gbps * 1e9) if rate else None
+        row["decode_bandwidth_fraction"] = achieved / read_gbps if achieved else None
+    row["rated_gbps"] = rated_gbps
+    row["decode_rated_bandwidth_fraction"] = achieved / rated_gbps if achieved and rated_gbps else None
     row["prefill_peak_fraction"] = (row["prefill_tflops"] / rated_tflops
                                     if rated_tflops and row.get("prefill_tflops") else None)
 
@@ -146,6 +152,7 @@ def llama_bench(model: Any, tests: Sequence[BenchTest], repetitions: int, device
     gen = torch.Generator().manual_seed(seed)
     rows = []
     for test in tests:
+        started = utc_iso(time.time())   # llama-bench's test_time: when the test began
         cache = model.new_cache(1, test.positions)
         # one decoder a test: a compiled one compiles once, in the untimed first repetition
         decoder = make_decoder(model, cache) if test.kind == "tg" else None
@@ -154,7 +161,7 @@ def llama_bench(model: Any, tests: Sequence[BenchTest], repetitions: int, device
         del cache, decoder
         rates = [test.n / s for s in seconds]
         rows.append({"test": test.name, "n_prompt": test.n if test.kind == "pp" else 0,
-                     "n_gen": test.n if test.kind == "tg" else 0, "n_depth": test.depth, "test_time": utc_iso(time.time()),
+                     "n_gen": test.n if test.kind == "tg" else 0, "n_depth": test.depth, "test_time": started,
                      "avg_ns": int(statistics.fmean(seconds) * 1e9),
                      "stddev_ns": int(statistics.stdev(seconds) * 1e9) if len(seconds) > 1 else None,
                      "avg_ts": statistics.fmean(rates), "stddev_ts": statistics.stdev(rates) if len(rates) > 1 else None,

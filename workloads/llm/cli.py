@@ -128,5 +128,5 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     run.log_summary(metrics)
     unwritten = write(metrics.get("bench") or [], plan.output)  # after the result: a failed write loses no figure
     if unwritten:
-        emitter.warning(f"{unwritten}; the rows are in the result", code="llm-output")
+        emitter.warning(f"{unwritten}; the rows are in the result", code="output_unwritten")
     return 0

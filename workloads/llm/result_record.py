@@ -34,7 +34,8 @@ _BENCH = (
 class LlmResult(Record):
     HEADLINE: ClassVar[str] = "tg_tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tg_tokens_per_s", "pp_tokens_per_s", "decode_tokens_per_s",
-        "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "ttft_s", "tpot_p50_s",
+        "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "decode_gbps",
+        "rated_gbps", "decode_rated_bandwidth_fraction", "ttft_s", "tpot_p50_s",
         "tpot_p99_s", "prefill_tokens_per_s", "prefill_peak_fraction", "end_to_end_s", "peak_memory_bytes",
         "fit_estimate_error", "device_read_gbps", "model_size", "sweep")
     LINE: ClassVar[tuple[str, ...]] = ("pp_tokens_per_s", "model_size")
@@ -53,6 +54,10 @@ class LlmResult(Record):
     decode_tokens_per_s_all: float | None = figure("workload.llm.metric.decode_tokens_per_s_all", _RATE)
     decode_bound_tokens_per_s: float | None = figure("workload.llm.metric.decode_bound_tokens_per_s", _RATE)
     decode_bandwidth_fraction: float | None = figure("workload.shared.metric.decode_bandwidth_fraction", FRACTION)
+    decode_gbps: float | None = figure("workload.llm.metric.decode_gbps", "GB/s")
+    rated_gbps: float | None = figure("workload.llm.metric.rated_gbps", "GB/s")
+    decode_rated_bandwidth_fraction: float | None = figure("workload.llm.metric.decode_rated_bandwidth_fraction",
+                                                           FRACTION)
     ttft_s: float | None = figure("workload.shared.metric.ttft_s", SECONDS)
     tpot_p50_s: float | None = figure("workload.llm.metric.tpot_p50_s", SECONDS)
     tpot_p99_s: float | None = figure("workload.llm.metric.tpot_p99_s", SECONDS)

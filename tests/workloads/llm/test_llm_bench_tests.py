@@ -204,3 +204,20 @@ def test_the_compiled_step_fails_in_its_constructor_not_in_a_timed_step(small, m
     monkeypatch.setattr(torch, "compile", failing)
     with pytest.raises(RuntimeError, match="compile failed"):
         CompiledDecoder(small, small.new_cache(1, 8), torch.device("cpu"))
+
+
+def test_each_cell_says_its_gb_s_beside_the_measured_and_the_rated_bandwidth():
+    row = {"status": "ok", "decode_tokens_per_s": 100.0, "decode_bytes_per_step": 2 * 10**9, "prefill_tflops": None}
+    cells.add_bounds(row, read_gbps=400.0, rated_tflops=None, rated_gbps=3350.0)
+    assert row["decode_gbps"] == 200.0 and row["decode_bandwidth_fraction"] == 0.5
+    assert row["decode_rated_bandwidth_fraction"] == pytest.approx(200 / 3350)
+    cells.add_bounds(row := {**row}, read_gbps=None, rated_tflops=None)   # the CPU: no rated figure
+    assert row["rated_gbps"] is None and row["decode_rated_bandwidth_fraction"] is None
+
+
+def test_a_share_past_a_rated_bound_is_a_warning_not_a_result():
+    rows = [{"test": "tg128", "rated_bandwidth_fraction": 1.08}, {"test": "pp512", "rated_fraction": 0.7},
+            {"input_len": 128, "output_len": 128, "batch": 1, "prefill_peak_fraction": 1.5}]
+    assert bench_bounds.past_bounds(rows) == [
+        "tg128: 108.0 % of the rated memory bandwidth, past the physical bound: not a result",
+        "cell 128 in x 128 out x batch 1: 150.0 % of the rated peak FLOP/s, past the physical bound: not a result"]
