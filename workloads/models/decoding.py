@@ -15,7 +15,6 @@ reported to a callback every ``report_every`` tokens, outside the timed spans.
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
@@ -23,6 +22,7 @@ import torch
 
 from workloads.child import device as dev
 from workloads.models.kv_cache import KVCache
+from workloads.models.matvec import all_threads_in_compiled
 from workloads.models.one_query import one_thread
 
 
@@ -107,7 +107,9 @@ class CompiledDecoder:
     On the CPU the step is compiled and run on one thread: the generated code opens an OpenMP parallel region per
     fused kernel, dozens a step, and on a shared machine each waits for the scheduler (the reason
     :mod:`workloads.models.one_query` runs the eager attention on one thread). Measured on this 2-core VM at load 15
-    (tiny preset, median of 22 steps): 113 ms compiled on 2 threads, 25-39 ms on one, eager 24-46 ms."""
+    (tiny preset, median of 22 steps): 113 ms compiled on 2 threads, 25-39 ms on one, eager 24-46 ms. Its weight
+    products alone run on every thread, as eager's do (:func:`workloads.models.matvec.all_threads_in_compiled`):
+    one thread streamed Qwen2.5-0.5B's weights at 0.6-0.7 x the eager step's rate."""
 
     kind = "compiled"
 
@@ -124,7 +126,7 @@ class CompiledDecoder:
         self.step = torch.compile(StaticStep(model, cache), mode="reduce-overhead" if self.on_cuda else None,
                                   fullgraph=True, dynamic=False)
         self.pos = torch.zeros(1, dtype=torch.long, device=device)
-        self.threads = nullcontext if device.type != "cpu" else one_thread
+        self.on_cpu, self.cores = device.type == "cpu", torch.get_num_threads()
         with torch.inference_mode():
             self(torch.zeros(cache.data.shape[2], 1, dtype=torch.long, device=device), 0)
 
@@ -133,7 +135,10 @@ class CompiledDecoder:
             # the previous step's outputs were read already; let the graph reuse their memory
             torch.compiler.cudagraph_mark_step_begin()
         self.pos.fill_(pos)
-        with self.threads():
+        if not self.on_cpu:
+            return self.step(token, self.pos)
+        # every call, so a recompile traces the products as the first trace did (matvec's docstring)
+        with all_threads_in_compiled(self.cores), one_thread():
             return self.step(token, self.pos)
 
 

@@ -221,3 +221,33 @@ def test_a_share_past_a_rated_bound_is_a_warning_not_a_result():
     assert bench_bounds.past_bounds(rows) == [
         "tg128: 108.0 % of the rated memory bandwidth, past the physical bound: not a result",
         "cell 128 in x 128 out x batch 1: 150.0 % of the rated peak FLOP/s, past the physical bound: not a result"]
+
+
+def test_the_compiled_cpu_step_decodes_eager_s_tokens_with_its_products_on_every_thread(small, monkeypatch):
+    """The decode step compiled whole on the CPU (what --compile runs): the same logits as eager; its products traced
+    as the call that runs them on torch's threads, the rest of the step on one (`CompiledDecoder`'s docstring)."""
+    from workloads.models import matvec
+
+    seen = []
+    real = matvec._product
+
+    def product(*args):
+        seen.append(torch.get_num_threads())
+        return real(*args)
+
+    monkeypatch.setattr(matvec, "_product", product)
+    threads = torch.get_num_threads()
+    cache, eager_cache = small.new_cache(1, 16), small.new_cache(1, 16)
+    compiled = CompiledDecoder(small, cache, torch.device("cpu"))
+    prompt = torch.tensor([[3, 1, 4, 1, 5]])
+    with torch.inference_mode():
+        small(prompt, cache, 0)
+        small(prompt, eager_cache, 0)
+        token = torch.tensor([[9]])
+        seen.clear()
+        got = compiled(token, 5)
+        want = EagerDecoder(small, eager_cache)(token, 5)
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+    assert torch.get_num_threads() == threads   # set back after the step
+    # five products a step (qkv, o, gate-up, down, the head): the compiled step's called at run time, not inlined
+    assert len(seen) == 10 and set(seen) == {threads}
