@@ -60,16 +60,27 @@ def _share(value: float, bound: float | None) -> float | None:
 # byte count, a clock read before the device finished), said as a warning beside it, never as a result
 PHYSICAL = {"rated_bandwidth_fraction": "rated memory bandwidth", "rated_fraction": "rated peak FLOP/s",
             "decode_rated_bandwidth_fraction": "rated memory bandwidth", "prefill_peak_fraction": "rated peak FLOP/s"}
+# a share of the read bandwidth measured in the run above 1: the bound was measured low (on a shared host the probe
+# ran while a neighbour held the memory bus), so the share is unreliable
+MEASURED = ("read_fraction", "decode_bandwidth_fraction")
 
 
-def past_bounds(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """One line for each row's share of a rated figure above 1."""
-    lines = []
+def past_bounds(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(warning code, line) for each row's share of a rated figure, or of the measured read bandwidth, above 1."""
+    out = []
     for row in rows:
+        what = row.get("test") or f"cell {row.get('input_len')} in x {row.get('output_len')} out x batch " \
+                                  f"{row.get('batch')}"
         for key, bound in PHYSICAL.items():
-            share = row.get(key)
-            if isinstance(share, (int, float)) and share > 1:
-                what = row.get("test") or f"cell {row.get('input_len')} in x {row.get('output_len')} out x batch " \
-                                           f"{row.get('batch')}"
-                lines.append(f"{what}: {100 * share:.1f} % of the {bound}, past the physical bound: not a result")
-    return lines
+            if _above_one(row.get(key)):
+                out.append(("past_rated_bound", f"{what}: {100 * row[key]:.1f} % of the {bound}, past the physical "
+                                                "bound: not a result"))
+        for key in MEASURED:
+            if _above_one(row.get(key)):
+                out.append(("past_measured_bound", f"{what}: {100 * row[key]:.1f} % of the read bandwidth measured in "
+                                                   "this run: the bound was measured low, the share is unreliable"))
+    return out
+
+
+def _above_one(share: Any) -> bool:
+    return isinstance(share, (int, float)) and share > 1

@@ -190,8 +190,8 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
         cells.add_bounds(row, read.best_gbps, rated[0] if rated else None, rated_gbps)
     bench_bounds.identify(bench, plan, model, device, dtype, _decode_ran(args, device, make))
     bench_bounds.add(bench, model, read.best_gbps, rated_gbps, rated[0] if rated else None)
-    for line in bench_bounds.past_bounds([*rows, *bench]):
-        emitter.warning(line, code="past_rated_bound")
+    for code, line in bench_bounds.past_bounds([*rows, *bench]):
+        emitter.warning(line, code=code)
     m: dict[str, Any] = {**identity(plan), "parameters": plan.config.parameter_count(), "cells": rows,
                          "device_read_gbps": read.best_gbps, "bandwidth_method": read.method,
                          "rated_tflops": rated[0] if rated else None, "rated_source": rated[1] if rated else None,

@@ -217,10 +217,14 @@ def test_each_cell_says_its_gb_s_beside_the_measured_and_the_rated_bandwidth():
 
 def test_a_share_past_a_rated_bound_is_a_warning_not_a_result():
     rows = [{"test": "tg128", "rated_bandwidth_fraction": 1.08}, {"test": "pp512", "rated_fraction": 0.7},
-            {"input_len": 128, "output_len": 128, "batch": 1, "prefill_peak_fraction": 1.5}]
+            {"input_len": 128, "output_len": 128, "batch": 1, "prefill_peak_fraction": 1.5},
+            {"test": "tg16", "read_fraction": 1.061}]
     assert bench_bounds.past_bounds(rows) == [
-        "tg128: 108.0 % of the rated memory bandwidth, past the physical bound: not a result",
-        "cell 128 in x 128 out x batch 1: 150.0 % of the rated peak FLOP/s, past the physical bound: not a result"]
+        ("past_rated_bound", "tg128: 108.0 % of the rated memory bandwidth, past the physical bound: not a result"),
+        ("past_rated_bound", "cell 128 in x 128 out x batch 1: 150.0 % of the rated peak FLOP/s, past the physical "
+                             "bound: not a result"),
+        ("past_measured_bound", "tg16: 106.1 % of the read bandwidth measured in this run: the bound was measured "
+                                "low, the share is unreliable")]
 
 
 def test_the_compiled_cpu_step_decodes_eager_s_tokens_with_its_products_on_every_thread(small, monkeypatch):
