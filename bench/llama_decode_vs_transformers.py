@@ -1,7 +1,7 @@
 """cardbench's Llama-family decode tokens/s against transformers' ``generate()`` on the same weights (issue 24).
 
     .venv/bin/python bench/llama_decode_vs_transformers.py [--model tiny] [--tokens 128] [--prompt-len 32]
-        [--rounds 3] [--device cpu] [--dtype fp32]
+        [--rounds 3] [--device cpu] [--dtype fp32] [--no-compile]
 
 One process holds both models: transformers' (LlamaForCausalLM or Qwen2ForCausalLM of the preset's shape,
 random weights) and cardbench's (workloads/models/llama/model.py) loaded from its state dict, so the weights are the
@@ -10,6 +10,11 @@ then transformers) so a busy neighbour slows both alike. Decode tokens/s = (new 
 first token) for both (the first token is the prefill's): transformers timed per token with a streamer,
 cardbench with its own per-step clock (workloads/models/decoding.generate, as the workload runs). The
 greedy tokens are checked equal. Goal (issue 24): ratio >= 1.2 on the CPU in fp32 for tiny and Qwen2.5-0.5B.
+
+Issue 40 adds cardbench's compiled decode (workloads/models/decoding.CompiledDecoder, what `cardbench run llm
+--compile` runs) to each round, so one run prints eager, compiled and transformers side by side, the ratio of each to
+transformers and compiled / eager (goal: not below 1), with the spread over the rounds (min, median, max): on a
+shared machine a single round is noise.
 
 transformers is a benchmark and test dependency only: `pip install transformers`.
 """
@@ -20,6 +25,7 @@ import argparse
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,6 +65,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", choices=list(DTYPES), default="fp32")
+    parser.add_argument("--no-compile", dest="compile", action="store_false",
+                        help="leave cardbench's compiled decode out (its compile takes minutes on the CPU)")
     args = parser.parse_args()
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as the workload sets for itself; both get the pages
     try:
@@ -68,7 +76,7 @@ def main() -> int:
         print(f"this benchmark needs transformers: {exc}; pip install transformers", file=sys.stderr)
         return 2
     from generate_vs_transformers import TokenClock
-    from workloads.models.decoding import EagerDecoder, Sampling, fastest_split, generate
+    from workloads.models.decoding import CompiledDecoder, EagerDecoder, Sampling, fastest_split, generate
     from workloads.models.llama.checkpoint import load_state_dict
     from workloads.models.llama.model import Llama
     from workloads.models.llama.presets import preset
@@ -105,18 +113,38 @@ def main() -> int:
 
     theirs_round(8)  # warm-up of both
     generate(ours, cache, decoder, prompt, 8, Sampling(), device)
-    ratios = []
+    decoders = {"eager": decoder}
+    if args.compile:
+        started = time.perf_counter()
+        decoders["compiled"] = CompiledDecoder(ours, cache, device)
+        print(f"cardbench's decode step compiled in {time.perf_counter() - started:.0f} s", flush=True)
+    rates: dict[str, list[float]] = {name: [] for name in (*decoders, "transformers")}
     for r in range(1, args.rounds + 1):
-        timing = generate(ours, cache, decoder, prompt, args.tokens, Sampling(), device)
-        mine = timing.decode_tokens_per_s
+        said = []
+        for name, dec in decoders.items():
+            timing = generate(ours, cache, dec, prompt, args.tokens, Sampling(), device)
+            rates[name].append(timing.decode_tokens_per_s)
+            said.append((name, timing.tokens))
         theirs, their_tokens = theirs_round(args.tokens)
-        same = torch.equal(timing.tokens, their_tokens)
-        ratios.append(mine / theirs)
-        print(f"round {r}: cardbench {mine:.1f} tokens/s | transformers {theirs:.1f} tokens/s | ratio "
-              f"{mine / theirs:.2f} | greedy tokens {'equal' if same else 'DIFFER'}", flush=True)
-    print(f"median of {len(ratios)} rounds: decode ratio cardbench / transformers {statistics.median(ratios):.2f} "
-          f"(goal >= 1.2 on the CPU in fp32)")
+        rates["transformers"].append(theirs)
+        same = all(torch.equal(tokens, their_tokens) for _, tokens in said)
+        print(f"round {r}: " + " | ".join(f"cardbench {name} {rates[name][-1]:.2f} tokens/s" for name in decoders)
+              + f" | transformers {theirs:.2f} tokens/s | " + " | ".join(
+                  f"{name} / transformers {rates[name][-1] / theirs:.2f}" for name in decoders)
+              + (f" | compiled / eager {rates['compiled'][-1] / rates['eager'][-1]:.2f}" if args.compile else "")
+              + f" | greedy tokens {'equal' if same else 'DIFFER'}", flush=True)
+    print(f"over {args.rounds} rounds (min / median / max):")
+    for name in decoders:
+        _spread(f"decode ratio cardbench {name} / transformers", rates[name], rates["transformers"],
+                "goal >= 1.2 on the CPU in fp32")
+    if args.compile:
+        _spread("compiled / eager", rates["compiled"], rates["eager"], "goal >= 1: the compiled path not slower")
     return 0
+
+
+def _spread(what: str, mine: list[float], theirs: list[float], goal: str) -> None:
+    ratios = sorted(a / b for a, b in zip(mine, theirs))
+    print(f"  {what}: {ratios[0]:.2f} / {statistics.median(ratios):.2f} / {ratios[-1]:.2f} ({goal})")
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def test_the_cpu_run_prints_one_json_object_and_passes(cpu_run):
     assert report["scale"] == "cpu (scaled down)" and report["within_budget"] and report["total_s"] < 480
     assert report["failed_steps"] == [] and report["goals_missed"] == []
     ran = {name for name, step in report["steps"].items() if step.get("runs")}
-    assert ran == {"doctor", "devices", "device_row", "microbench", "resnet50", "generate eager", "opscan", "finetune"}
+    assert ran == {"doctor", "devices", "device_row", "microbench", "resnet50", "generate eager", "llm", "opscan", "finetune"}
     assert all(r["exit_code"] == 0 for s in report["steps"].values() for r in s.get("runs", []))
     assert "CUDA" in report["steps"]["generate cuda-graphs"]["skipped"]
     assert "[opscan] exit 0" in proc.stderr  # progress is on stderr, one line per command
@@ -63,7 +63,7 @@ def test_the_runs_are_kept_where_it_says(cpu_run):
     proc, runs = cpu_run
     assert json.loads(proc.stdout)["runs_dir"] == str(runs)
     recorded = sorted(json.loads((d / "config.json").read_text())["workload"] for d in runs.iterdir() if d.is_dir())
-    assert recorded == ["finetune", "generate", "microbench", "opscan", "resnet50"]
+    assert recorded == ["finetune", "generate", "llm", "microbench", "opscan", "resnet50"]
 
 
 H200 = {"gemm_bf16": 771.0, "gemm_bf16_rated": 989.0, "gemm_bf16_of_rated": 771.0 / 989.0, "gemm_fp32": 51.0,
@@ -100,8 +100,8 @@ def test_bad_arguments_are_one_line_and_exit_2():
                           text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
-        "gpu_acceptance: --steps: unknown step bogus; use some of doctor,devices,device_row,microbench,resnet50,generate,opscan,finetune,fit "
-        "(see --help)"]
+        "gpu_acceptance: --steps: unknown step bogus; use some of doctor,devices,device_row,microbench,resnet50,generate,"
+        "llm,opscan,finetune,fit (see --help)"]
 
 
 def test_without_a_gpu_it_says_so_and_points_to_cpu_scale():

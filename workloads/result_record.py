@@ -145,6 +145,11 @@ class Record:
     # figures compare sets side by side besides the rates and fractions of TABLE (which it reads by kind): durations
     # whose ratio is the point (a cold start's phases)
     COMPARED: ClassVar[tuple[str, ...]] = ()
+    # further tables under REPORT_TABLE's, each a printer as REPORT_TABLE (llm's llama-bench rows under its cells)
+    MORE_TABLES: ClassVar[tuple[str, ...]] = ()
+    # metrics -> lines the terminal prints after the tables, as written (llm's llama-bench markdown, to paste beside
+    # llama.cpp's); "module:function" as above
+    TERMINAL_TEXT: ClassVar[str | None] = None
 
     def __post_init__(self) -> None:
         # figures a family declares, or (outside the tests) kept from a workload newer than its record
@@ -193,12 +198,14 @@ class Record:
 
     @classmethod
     def printer(cls, name: str) -> Callable[[Mapping[str, Any]], Any] | None:
-        """The REPORT_TABLE or READ_AGAINST printer, imported now: None when the record has none."""
+        """The REPORT_TABLE, READ_AGAINST or TERMINAL_TEXT printer, imported now: None when the record has none."""
         where = getattr(cls, name)
-        if where is None:
-            return None
-        module, _, function = where.partition(":")
-        return getattr(importlib.import_module(module), function)
+        return _imported(where) if where is not None else None
+
+    @classmethod
+    def table_printers(cls) -> list[Callable[[Mapping[str, Any]], Any]]:
+        """REPORT_TABLE's printer and MORE_TABLES', in order: each metrics -> (heading, columns, rows)."""
+        return [_imported(where) for where in ((cls.REPORT_TABLE,) if cls.REPORT_TABLE else ()) + cls.MORE_TABLES]
 
     @classmethod
     def checked(cls) -> None:
@@ -211,6 +218,11 @@ class Record:
         hiding = [f.name for f in dataclasses.fields(cls) if "label" in f.metadata and hasattr(Record, f.name)]
         if hiding:
             raise ValueError(f"{cls.__name__}: field {', '.join(hiding)} hides Record's own: declare it by a Family")
+
+
+def _imported(where: str) -> Callable[[Mapping[str, Any]], Any]:
+    module, _, function = where.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def record_of(headline: str, unit: str, label: Any = None) -> type[Record]:

@@ -216,6 +216,15 @@ class WorkloadSpec:
         return self.result.printer("REPORT_TABLE")
 
     @property
+    def report_tables(self) -> list[Any]:
+        """Every table printer of the report: REPORT_TABLE's, then MORE_TABLES'."""
+        return self.result.table_printers()
+
+    @property
+    def terminal_text(self) -> Any:
+        return self.result.printer("TERMINAL_TEXT")
+
+    @property
     def read_against(self) -> Any:
         return self.result.printer("READ_AGAINST")
 

@@ -40,3 +40,19 @@ def test_cardbench_run_prints_the_table_under_its_result_line(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     result = next(i for i, line in enumerate(said) if line.startswith("RESULT:"))
     assert said[result + 1:result + 4] == ["Tally of the ticks", "  what  ticks/s", "  all   10.0"], said
+
+
+def test_llm_prints_its_cells_then_llama_bench_s_table_then_its_markdown():
+    """A record's MORE_TABLES print under REPORT_TABLE's, then its TERMINAL_TEXT as written (issue 40 item 3)."""
+    row = {"model_type": "tiny", "model_size": 78_661_632, "model_n_params": 19_665_408, "backends": "CPU",
+           "dtype": "fp32", "test": "tg16 @ d64", "n_prompt": 0, "n_gen": 16, "n_depth": 64, "avg_ts": 40.0,
+           "stddev_ts": 1.5}
+    cell = {"input_len": 16, "output_len": 4, "batch": 1, "status": "ok"}
+    lines = table_lines("llm", {"cells": [cell], "bench": [row], "peak_memory_kind": "x"})
+    starts = [i for i, line in enumerate(lines) if not line.startswith(("  ", "|"))]   # each table's heading
+    assert lines[starts[0]].startswith("Readiness cells") and lines[starts[1]].startswith("llama-bench's tests: tiny")
+    assert lines[-3:] == ["| model |     size |  params | backend | dtype |       test |          t/s |",
+                          "| ----- | -------: | ------: | ------- | ----- | ---------: | -----------: |",
+                          "| tiny  | 0.07 GiB | 19.67 M | CPU     | fp32  | tg16 @ d64 | 40.00 ± 1.50 |"]
+    csv_lines = table_lines("llm", {"cells": [cell], "bench": [row], "bench_output": "csv"})
+    assert csv_lines[-2].startswith('"model_type","model_size"') and '"tg16 @ d64"' in csv_lines[-1]

@@ -153,15 +153,18 @@ async def _follow_run(name: str, session: RunSession, sampler: Sampler, run: Run
 
 
 def table_lines(name: str, metrics: Mapping[str, Any]) -> list[str]:
-    """The workload's report table (its record's REPORT_TABLE) as aligned lines, printable; none when it has none
-    (the RESULT line counted it: `cells <8 items, in events.jsonl>`, issue 36 item 10)."""
-    printer = registry.spec_for(name).report_table
-    if printer is None:
-        return []
-    heading, columns, rows = printer(metrics)
-    # each cell made printable before the columns are measured (a cell may be a file name from outside, with ESC ]0;)
-    rows = [[one_line(c) if isinstance(c, str) else c for c in row] for row in rows]
-    return [printable(line) for line in text_lines(heading, columns, rows)]
+    """The workload's report tables (its record's REPORT_TABLE and MORE_TABLES) as aligned lines, then its
+    TERMINAL_TEXT as written, printable; none when it has none (the RESULT line counted it: `cells <8 items, in
+    events.jsonl>`, issue 36 item 10)."""
+    spec = registry.spec_for(name)
+    lines: list[str] = []
+    for printer in spec.report_tables:
+        heading, columns, rows = printer(metrics)
+        # each cell made printable before the columns are measured (a cell may be a file name from outside, ESC ]0;)
+        rows = [[one_line(c) if isinstance(c, str) else c for c in row] for row in rows]
+        lines += [printable(line) for line in text_lines(heading, columns, rows)]
+    text = spec.terminal_text
+    return lines + ([printable(line) for line in text(metrics)] if text is not None else [])
 
 
 def _finish_run(name: str, session: RunSession, run: Run, followed: _Followed, as_json: bool) -> int:

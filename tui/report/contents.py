@@ -251,8 +251,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         rows.append([w.metric("fallbacks"), str(len(s.fallbacks))])
         rows.append([w.metric("warnings"), str(len(s.warnings))])
         blocks.append(Table([w("metric"), w("value")], rows))
-        extra = registry.spec_for(s.workload).report_table  # a workload's own table (the scan's compatibility)
-        if extra is not None:
+        for extra in registry.spec_for(s.workload).report_tables:  # a workload's own tables (the scan's compatibility)
             heading, columns, table_rows = extra(s.metrics)
             if table_rows:
                 blocks += [Heading(4, _said(heading, w.lang)), Table([_said(c, w.lang) for c in columns],

@@ -13,24 +13,26 @@ bandwidth it cannot beat ``bandwidth / (weight bytes + KV bytes at the mean cont
 a prefill does ``2 x matmul parameters x tokens`` FLOPs plus causal attention, against the rated peak
 of the dtype (rated.csv; none on the CPU).
 
-pp and tg are llama-bench's tests (llama.cpp examples/llama-bench): pp N prefills N tokens at batch 1
-(tokens/s = N / its time), tg N decodes N tokens one at a time from a one-token prompt (N / their
-time); each repeated, reported as mean +- sample standard deviation.
+pp and tg are llama-bench's tests (llama.cpp tools/llama-bench, `workloads.llm.bench_tests`): ppN prefills N tokens at
+batch 1 (tokens/s = N / its time), tgN decodes N tokens one at a time after a one-token prompt (N / their time);
+at depth D the cache holds D tokens first (filled untimed), as llama-bench's ``-d``. Each repeated after one untimed
+run, reported as mean +- sample standard deviation, one row a test (llama-bench's fields).
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import torch
 
 from workloads.child import device as dev
-from workloads.facts.formatting import format_bytes
+from workloads.facts.formatting import format_bytes, utc_iso
 from workloads.facts.percentile import percentile
 from workloads.models.decoding import EagerDecoder, Sampling, generate
 from workloads.models.llama import fit
+from workloads.llm.bench_tests import BenchTest
 from workloads.llm.plan import Cell
 
 GREEDY = Sampling()
@@ -126,47 +128,78 @@ def run_cell(model: Any, cell: Cell, repeat: int, device: torch.device, seed: in
             "decode_bytes_per_step": decode_bytes(model, cell, element_size)}
 
 
-def add_bounds(row: dict[str, Any], read_gbps: float | None, rated_tflops: float | None) -> None:
-    """Each figure beside its bound: decode against read bandwidth, prefill against the rated peak."""
+def add_bounds(row: dict[str, Any], read_gbps: float | None, rated_tflops: float | None,
+               rated_gbps: float | None = None) -> None:
+    """Each figure beside its bound: decode's achieved GB/s (bytes a step / TPOT p50) against the measured read
+    bandwidth and the rated memory bandwidth, prefill against the rated peak."""
     if row.get("status") != "ok":
         return
     rate, step = row.get("decode_tokens_per_s"), row["decode_bytes_per_step"]
+    achieved = rate * step / 1e9 if rate else None
+    row["decode_gbps"] = achieved
     if read_gbps:
         row["decode_bound_tokens_per_s"] = read_gbps * 1e9 / step
-        row["decode_bandwidth_fraction"] = rate * step / (read_gbps * 1e9) if rate else None
+        row["decode_bandwidth_fraction"] = achieved / read_gbps if achieved else None
+    row["rated_gbps"] = rated_gbps
+    row["decode_rated_bandwidth_fraction"] = achieved / rated_gbps if achieved and rated_gbps else None
     row["prefill_peak_fraction"] = (row["prefill_tflops"] / rated_tflops
                                     if rated_tflops and row.get("prefill_tflops") else None)
 
 
-def llama_bench(model: Any, pp: int, tg: int, repetitions: int, device: torch.device, seed: int,
-                make_decoder: Any = EagerDecoder) -> dict[str, Any]:
-    """pp and tg tokens/s, mean and sample standard deviation over ``repetitions`` (after one untimed each)."""
-    out: dict[str, Any] = {}
+def llama_bench(model: Any, tests: Sequence[BenchTest], repetitions: int, device: torch.device, seed: int,
+                make_decoder: Any = EagerDecoder) -> list[dict[str, Any]]:
+    """One row a test: its rate each repetition (after one untimed run), mean and sample standard deviation."""
     gen = torch.Generator().manual_seed(seed)
-    if pp:
-        cache = model.new_cache(1, pp)
-        prompt = torch.randint(0, model.config.vocab_size, (1, pp), generator=gen).to(device)
-        rates = []
-        with torch.inference_mode():
-            for i in range(repetitions + 1):
-                dev.synchronize(device)
-                start = time.perf_counter()
-                model(prompt, cache, 0, last_only=True)
-                dev.synchronize(device)
-                if i:
-                    rates.append(pp / (time.perf_counter() - start))
-        out.update(_spread(f"pp{pp}", rates))
-        del cache
-    if tg:
-        cache = model.new_cache(1, tg + 1)
-        decoder = make_decoder(model, cache)
-        prompt = torch.randint(0, model.config.vocab_size, (1, 1), generator=gen).to(device)
-        rates = []
-        for i in range(repetitions + 1):
-            t = generate(model, cache, decoder, prompt, tg + 1, GREEDY, device)
-            if i:
-                rates.append(tg / t.decode_s)
-        out.update(_spread(f"tg{tg}", rates))
+    rows = []
+    for test in tests:
+        started = utc_iso(time.time())   # llama-bench's test_time: when the test began
+        cache = model.new_cache(1, test.positions)
+        # one decoder a test: a compiled one compiles once, in the untimed first repetition
+        decoder = make_decoder(model, cache) if test.kind == "tg" else None
+        timed = _pp_seconds if test.kind == "pp" else _tg_seconds
+        seconds = [timed(model, cache, test, device, gen, decoder) for _ in range(repetitions + 1)][1:]
+        del cache, decoder
+        rates = [test.n / s for s in seconds]
+        rows.append({"test": test.name, "n_prompt": test.n if test.kind == "pp" else 0,
+                     "n_gen": test.n if test.kind == "tg" else 0, "n_depth": test.depth, "test_time": started,
+                     "avg_ns": int(statistics.fmean(seconds) * 1e9),
+                     "stddev_ns": int(statistics.stdev(seconds) * 1e9) if len(seconds) > 1 else None,
+                     "avg_ts": statistics.fmean(rates), "stddev_ts": statistics.stdev(rates) if len(rates) > 1 else None,
+                     "samples_ns": [int(s * 1e9) for s in seconds], "samples_ts": rates})
+    return rows
+
+
+def _random_ids(model: Any, n: int, gen: torch.Generator, device: torch.device) -> torch.Tensor:
+    return torch.randint(0, model.config.vocab_size, (1, n), generator=gen).to(device)
+
+
+@torch.inference_mode()
+def _pp_seconds(model: Any, cache: Any, test: BenchTest, device: torch.device, gen: torch.Generator,
+                decoder: Any) -> float:
+    """A prefill of ``test.n`` tokens after ``test.depth`` already in the cache (filled untimed)."""
+    if test.depth:
+        model(_random_ids(model, test.depth, gen, device), cache, 0, last_only=True)
+    prompt = _random_ids(model, test.n, gen, device)
+    start = dev.now(device)
+    model(prompt, cache, test.depth, last_only=True)
+    dev.synchronize(device)
+    return time.perf_counter() - start
+
+
+def _tg_seconds(model: Any, cache: Any, test: BenchTest, device: torch.device, gen: torch.Generator,
+                decoder: Any) -> float:
+    """``test.n`` decode steps after a prompt of ``test.depth`` tokens (one at depth 0); the prefill untimed."""
+    prompt = _random_ids(model, max(test.depth, 1), gen, device)
+    return generate(model, cache, decoder, prompt, test.n + 1, GREEDY, device).decode_s
+
+
+def by_name(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The depth-0 rows as the flat figures runs have carried since issue 24 (``tg128_tokens_per_s``, its stddev and
+    runs), which compare and the headline read."""
+    out: dict[str, Any] = {}
+    for row in rows:
+        if not row["n_depth"]:
+            out.update(_spread(row["test"], row["samples_ts"]))
     return out
 
 

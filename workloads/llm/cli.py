@@ -2,7 +2,8 @@
 
 Run as ``python -m workloads.llm [options]`` (or ``cardbench run llm``). One cell (``--input-len``,
 ``--output-len``, ``--batch-size``) or ``--sweep`` over lists of each; then llama-bench's pp/tg with
-their spread; each figure beside its bound (:mod:`~workloads.llm.cells`). A preset with random weights
+their spread, at each ``--depth`` (``--pp N,N --tg N,N --depth D,D -r N``, printed as llama-bench's markdown or
+``--output``'s format); each figure beside its bound (:mod:`~workloads.llm.cells`). A preset with random weights
 by default, nothing downloaded; ``--weights DIR`` loads a local Hugging Face checkpoint.
 ``--prompt TEXT`` (with ``--weights``) is the one cell's prompt, and its greedy continuation is logged.
 ``--fit-only`` prints the memory estimate (inference and training) against the device and stops;
@@ -10,7 +11,8 @@ by default, nothing downloaded; ``--weights DIR`` loads a local Hugging Face che
 (:mod:`~workloads.llm.cold_start`).
 
 Events: ``start``; one ``step`` per cell (its decode tokens/s over all sequences); ``fallback`` when
-CUDA graphs or compile cannot run; one ``result`` whose ``cells`` the report shows as a table.
+CUDA graphs or compile cannot run (once; the decode goes on eager); one ``result`` whose ``cells`` and
+llama-bench ``bench`` rows the report shows as tables. The decode step is compiled by default on a GPU.
 Arguments are checked before torch is imported (:mod:`~workloads.llm.plan`), so bad input is one
 line and exit 2 before a run directory exists.
 """
@@ -21,9 +23,10 @@ import os
 from typing import Sequence
 
 from workloads.child import cpu_fallback_option
-from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, non_negative_int, positive_int
+from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, positive_int
 from workloads.facts.formatting import format_bytes
-from workloads.llm import fit_only
+from workloads.llm import bench_tests, fit_only
+from workloads.llm.output_option import write
 from workloads.models.llama import fit_args
 from workloads.llm.plan import identity, int_list, make_plan
 from workloads.models.llama.presets import known_models
@@ -48,17 +51,27 @@ def build_parser() -> ArgumentParser:
                    help="sequences at once (default 1; with --sweep 1,8,32, on the CPU 1,4)")
     p.add_argument("--sweep", action="store_true", help="every input x output x batch combination")
     p.add_argument("--repeat", type=positive_int, default=3, metavar="N", help="timed runs per cell (default 3)")
-    p.add_argument("--pp", type=non_negative_int, default=512, metavar="N",
-                   help="llama-bench's prompt processing test length (default 512; 0: none)")
-    p.add_argument("--tg", type=non_negative_int, default=128, metavar="N",
-                   help="llama-bench's text generation test length (default 128; 0: none)")
-    p.add_argument("--repetitions", type=positive_int, default=5, metavar="N",
+    p.add_argument("--pp", type=bench_tests.lengths, default=(512,), metavar="N[,N...]",
+                   help="llama-bench's prompt processing tests: prefill N tokens (default 512; 0: none)")
+    p.add_argument("--tg", type=bench_tests.lengths, default=(128,), metavar="N[,N...]",
+                   help="llama-bench's text generation tests: decode N tokens (default 128; 0: none)")
+    p.add_argument("--depth", type=bench_tests.depths, default=(0,), metavar="D[,D...]",
+                   help="run each pp and tg test with D tokens already in the KV cache (llama-bench's -d; "
+                        "default 0), e.g. 0,4096,16384 where the model's context allows")
+    p.add_argument("-r", "--repetitions", type=positive_int, default=5, metavar="N",
                    help="pp and tg repetitions for mean +- stddev (default 5)")
+    p.add_argument("--output", default=None, metavar="md|csv|json|jsonl|FILE",
+                   help="llama-bench's table on the terminal in this format (default md), or written to FILE "
+                        "(.md, .csv, .json or .jsonl) when the run ends")
     p.add_argument("--dtype", choices=["auto", "fp32", "fp16", "bf16"], default="auto",
                    help="weights and cache dtype (auto: fp32 on the CPU, else bf16, else fp16)")
     p.add_argument("--device", default="auto", help="cuda, cuda:1, cpu, ... (default: first accelerator)")
-    p.add_argument("--cuda-graphs", action="store_true", help="capture each decode step as a CUDA graph")
-    p.add_argument("--compile", action="store_true", help="torch.compile the decode step")
+    p.add_argument("--cuda-graphs", action="store_true",
+                   help="capture each decode step as a CUDA graph (default on a GPU: --compile, which uses them)")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile the whole decode step over a static KV cache (default on a GPU; on the CPU "
+                        "only when asked)")
+    p.add_argument("--eager", action="store_true", help="decode eager, even on a GPU")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and prompts (default 0)")
     cpu_fallback_option.add_argument(p, what="decode steps after the timed cells")
     p.add_argument("--fit-only", action="store_true",
@@ -82,17 +95,18 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as generate: 2 MB pages stream weights faster on the CPU
     args = build_parser().parse_args(argv)
     if args.cold_start:   # a cold start ends at its first token: no pp/tg, one decode step's room (its compile's)
-        args.pp = args.tg = 0
+        args.pp = args.tg = ()   # llama-bench's "0: no such test"
         args.output_len_list = (2,)
     plan = make_plan(args, on_cpu=False)
     if fit_args.refusal(args):
         from workloads.child.harness import WorkloadError
 
         raise WorkloadError(fit_args.refusal(args), hint="add --fit-only, or leave them out to measure this device")
-    if args.cuda_graphs and args.compile:
+    if args.cuda_graphs + args.compile + args.eager > 1:
         from workloads.child.harness import WorkloadError
 
-        raise WorkloadError("--compile and --cuda-graphs are exclusive", hint="--compile already uses CUDA graphs")
+        raise WorkloadError("--compile, --cuda-graphs and --eager are exclusive",
+                            hint="--compile already uses CUDA graphs on a GPU")
     if args.cold_start and args.fit_only:
         from workloads.child.harness import WorkloadError
 
@@ -139,4 +153,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     metrics.update(dtype=dtype_name, **fitted)
     emitter.result(LlmResult.of(metrics))
     run.log_summary(metrics)
+    unwritten = write(metrics.get("bench") or [], plan.output)  # after the result: a failed write loses no figure
+    if unwritten:
+        emitter.warning(f"{unwritten}; the rows are in the result", code="output_unwritten")
     return 0

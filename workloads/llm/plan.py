@@ -13,6 +13,9 @@ from typing import Any
 from workloads.child.harness import WorkloadError
 from workloads.errors import clipped
 from workloads.facts.formatting import format_bytes
+from workloads.llm import bench_tests, output_option
+from workloads.llm.bench_tests import BenchTest
+from workloads.llm.output_option import Output
 from workloads.models.llama.presets import LlamaConfig, known_models, preset, preset_name
 
 # the sweep's defaults: the issue's readiness table on an accelerator, a few small cells on the CPU
@@ -44,10 +47,12 @@ class Plan:
     model: str                 # the preset's name, or "custom <family>, <shape>" for a checkpoint of another shape
     cells: tuple[Cell, ...]
     sweep: bool
-    pp: int                    # llama-bench's prompt processing length (pp512), 0 for none
-    tg: int                    # llama-bench's text generation length (tg128), 0 for none
+    pp: int                    # llama-bench's first prompt processing length (pp512), 0 for none
+    tg: int                    # llama-bench's first text generation length (tg128), 0 for none
     prompt_ids: tuple[int, ...] | None = None   # --prompt's tokens: the one cell's prompt, each sequence
     tokenizer: Any = None      # the --weights directory's, with --prompt (tokenizers.Tokenizer)
+    tests: tuple[BenchTest, ...] = ()   # llama-bench's tests: each --pp and --tg length at each --depth
+    output: Output = Output("md")       # --output: the format the terminal prints, the file written
 
 
 def int_list(text: str) -> tuple[int, ...]:
@@ -103,11 +108,17 @@ def make_plan(args: argparse.Namespace, on_cpu: bool) -> Plan:
                 raise WorkloadError(f"{flag} {clipped(','.join(map(str, values)))}: a list needs --sweep",
                                     hint="one cell takes one value each; --sweep runs every combination")
     longest = max(c.context for c in cells)
-    for what, length in (("input + output", longest), ("--pp", args.pp), ("--tg + 1", args.tg + 1 if args.tg else 0)):
-        if length > config.max_position_embeddings:
-            raise WorkloadError(f"{what} is {length} positions, beyond {name}'s context of "
-                                f"{config.max_position_embeddings}", hint="lower the lengths")
-    return Plan(config, name, cells, bool(args.sweep), args.pp, args.tg, prompt_ids, tokenizer)
+    if longest > config.max_position_embeddings:
+        raise WorkloadError(f"input + output is {longest} positions, beyond {name}'s context of "
+                            f"{config.max_position_embeddings}", hint="lower the lengths")
+    tests = bench_tests.tests(args.pp, args.tg, args.depth)
+    past = bench_tests.past_context(tests, config.max_position_embeddings)
+    if past is not None:
+        raise WorkloadError(f"{past.name} needs {past.positions} positions, beyond {name}'s context of "
+                            f"{config.max_position_embeddings}", hint="a smaller --depth, --pp or --tg")
+    output = output_option.parse(args.output)
+    return Plan(config, name, cells, bool(args.sweep), args.pp[0] if args.pp else 0, args.tg[0] if args.tg else 0,
+                prompt_ids, tokenizer, tests, output)
 
 
 def sweep_cells(inputs: tuple[int, ...], outputs: tuple[int, ...], batches: tuple[int, ...]) -> tuple[Cell, ...]:

@@ -38,13 +38,16 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     # the CPU fallback check's figures, inherited
     HEADLINE: ClassVar[str] = "tg_tokens_per_s"
     TABLE: ClassVar[tuple[str, ...]] = ("tg_tokens_per_s", "pp_tokens_per_s", "decode_tokens_per_s",
-        "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "ttft_s", "tpot_p50_s",
+        "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "decode_gbps",
+        "rated_gbps", "decode_rated_bandwidth_fraction", "ttft_s", "tpot_p50_s",
         "tpot_p99_s", "prefill_tokens_per_s", "prefill_peak_fraction", "end_to_end_s", "peak_memory_bytes",
         "fit_estimate_error", "device_read_gbps", "model_size", "sweep")
     LINE: ClassVar[tuple[str, ...]] = ("pp_tokens_per_s", "model_size")
     COST_BASIS: ClassVar[str | None] = "tokens"
     FAMILIES: ClassVar[tuple[Family, ...]] = _BENCH
     REPORT_TABLE: ClassVar[str | None] = "workloads.llm.table:report_table"
+    MORE_TABLES: ClassVar[tuple[str, ...]] = ("workloads.llm.bench_table:report_table",)
+    TERMINAL_TEXT: ClassVar[str | None] = "workloads.llm.bench_output:terminal_lines"
     READ_AGAINST: ClassVar[str | None] = "workloads.llm.against:read_against"
 
     # the headline and the report's table
@@ -55,6 +58,10 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     decode_tokens_per_s_all: float | None = figure("workload.llm.metric.decode_tokens_per_s_all", _RATE)
     decode_bound_tokens_per_s: float | None = figure("workload.llm.metric.decode_bound_tokens_per_s", _RATE)
     decode_bandwidth_fraction: float | None = figure("workload.shared.metric.decode_bandwidth_fraction", FRACTION)
+    decode_gbps: float | None = figure("workload.llm.metric.decode_gbps", "GB/s")
+    rated_gbps: float | None = figure("workload.llm.metric.rated_gbps", "GB/s")
+    decode_rated_bandwidth_fraction: float | None = figure("workload.llm.metric.decode_rated_bandwidth_fraction",
+                                                           FRACTION)
     ttft_s: float | None = figure("workload.shared.metric.ttft_s", SECONDS)
     tpot_p50_s: float | None = figure("workload.llm.metric.tpot_p50_s", SECONDS)
     tpot_p99_s: float | None = figure("workload.llm.metric.tpot_p99_s", SECONDS)
@@ -92,5 +99,9 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     free_bytes: int | None = figure("workload.llm.metric.free_bytes", BYTES)
     largest_batch: int | None = figure("workload.llm.metric.largest_batch", COUNT)
     largest_context: int | None = figure("workload.llm.metric.largest_context", COUNT)
+    # llama-bench's rows (`workloads.llm.cells.llama_bench`, each beside its bounds: `workloads.llm.bench_bounds`) and
+    # the format the terminal printed them in (--output)
+    bench: list[dict[str, Any]] | None = figure("workload.llm.metric.bench", NESTED)
+    bench_output: str | None = figure("workload.llm.metric.bench_output", TEXT)
     # --prompt's greedy continuation
     sample_text: str | None = figure("workload.llm.metric.sample_text", TEXT)

@@ -19,9 +19,9 @@ from workloads.child import device as dev
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
 from workloads.facts.formatting import format_bytes
-from workloads.facts.rated import rated_peak
+from workloads.facts.rated import lookup, rated_peak
 from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
-from workloads.llm import against, cells, fallback_check, table as cells_table
+from workloads.llm import against, bench_bounds, cells, fallback_check, table as cells_table
 from workloads.models.llama.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
 from workloads.models.llama.presets import PRESETS
@@ -77,18 +77,32 @@ def build(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: tor
     return model
 
 
+def decode_mode(args: argparse.Namespace, device: torch.device) -> str:
+    """The decoder the flags ask for; without one, compiled on a GPU (its CUDA graphs included: gpt-fast's way to the
+    bandwidth bound) and eager elsewhere (on the CPU a compile costs minutes a cell and is asked for by --compile)."""
+    if args.eager:
+        return "eager"
+    if args.cuda_graphs:
+        return "cuda-graph"
+    if args.compile or device.type == "cuda":
+        return "compiled"
+    return "eager"
+
+
 def decoder_maker(args: argparse.Namespace, device: torch.device, emitter: Emitter):
-    """make(model, cache) -> the decoder the flags ask for; eager with a fallback event when it cannot run."""
-    said: set[str] = set()
+    """make(model, cache) -> the decoder :func:`decode_mode` picks; eager, said once with a fallback event, when
+    it cannot run (and eager from then on: a stack where compile failed once fails for every cache)."""
+    failed: set[str] = set()
 
     def fall_back(op: str, error: str) -> None:
-        if op not in said:
-            said.add(op)
+        if op not in failed:
+            failed.add(op)
             emitter.fallback(error=error, action="eager decode", op=op)
             log(f"{op}: {error}; decoding eager")
 
     def make(model: Llama, cache: Any) -> Any:
-        if args.cuda_graphs:
+        mode = decode_mode(args, device)
+        if mode == "cuda-graph" and mode not in failed:
             if not dev.can_capture(device):
                 fall_back("cuda-graph", f"graph capture needs a device type with graphs (cuda, npu, mlu, musa, xpu), "
                                         f"not {device.type}")
@@ -98,13 +112,14 @@ def decoder_maker(args: argparse.Namespace, device: torch.device, emitter: Emitt
                         return GraphDecoder(model, cache, cache.data.shape[2], device)
                 except Exception as exc:  # noqa: BLE001 - capture failure is a fallback
                     fall_back("cuda-graph", first_line(exc, typed=True))
-        if args.compile:
+        if mode == "compiled" and mode not in failed:
             try:
                 return CompiledDecoder(model, cache, device)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - a compile that fails on this stack is a fallback
                 fall_back("compiled", first_line(exc, typed=True))
         return EagerDecoder(model, cache)
 
+    make.failed = failed  # type: ignore[attr-defined] - what the result's decode figure says ran
     return make
 
 
@@ -139,20 +154,26 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
             sample_text = plan.tokenizer.decode(output_ids)
             log(f"prompt: {plan.tokenizer.decode(list(plan.prompt_ids))!r}")
             log(f"generated (greedy, sequence 1): {sample_text!r}")
-    bench = cells.llama_bench(model, plan.pp, plan.tg, args.repetitions, device, args.seed, make)
+    bench = cells.llama_bench(model, plan.tests, args.repetitions, device, args.seed, make)
     checked = fallback_check.check(args, plan, model, rows, device, emitter, make)   # after the timed work
     rounds = [bandwidth.measure_read_bandwidth(device)] + ([before] if before else [])
     read = bandwidth.best_of(rounds)
     rated = _rated_tflops(device, dtype)
+    rated_gbps = _rated(device, "memory_gbps")
     for row in rows:
-        cells.add_bounds(row, read.best_gbps, rated[0] if rated else None)
+        cells.add_bounds(row, read.best_gbps, rated[0] if rated else None, rated_gbps)
+    bench_bounds.identify(bench, plan, model, device, dtype, _decode_ran(args, device, make))
+    bench_bounds.add(bench, model, read.best_gbps, rated_gbps, rated[0] if rated else None)
+    for code, line in bench_bounds.past_bounds([*rows, *bench]):
+        emitter.warning(line, code=code)
     m: dict[str, Any] = {**identity(plan), "parameters": plan.config.parameter_count(), "cells": rows,
                          "device_read_gbps": read.best_gbps, "bandwidth_method": read.method,
                          "rated_tflops": rated[0] if rated else None, "rated_source": rated[1] if rated else None,
-                         "peak_memory_kind": memory.kind, "decode": make(model, model.new_cache(1, 1)).kind,
-                         "repeat": args.repeat, **bench, **checked}
-    m["tg_tokens_per_s"] = bench.get(f"tg{plan.tg}_tokens_per_s")
-    m["pp_tokens_per_s"] = bench.get(f"pp{plan.pp}_tokens_per_s")
+                         "peak_memory_kind": memory.kind, "decode": _decode_ran(args, device, make),
+                         "repeat": args.repeat, "bench": bench, "bench_output": plan.output.format,
+                         **cells.by_name(bench), **checked}
+    m["tg_tokens_per_s"] = m.get(f"tg{plan.tg}_tokens_per_s")
+    m["pp_tokens_per_s"] = m.get(f"pp{plan.pp}_tokens_per_s")
     if plan.prompt_ids is not None:
         m["sample_text"] = sample_text[:500] if sample_text is not None else None
     first = rows[0]
@@ -161,6 +182,21 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
     if first.get("peak_memory_bytes"):
         m["fit_estimate_error"] = first["estimate_bytes"] / first["peak_memory_bytes"] - 1
     return m
+
+
+def _decode_ran(args: argparse.Namespace, device: torch.device, make: Any) -> str:
+    """The decoder that ran: the one asked for, or eager where it fell back."""
+    mode = decode_mode(args, device)
+    return "eager" if mode in make.failed else mode
+
+
+def _rated(device: torch.device, figure: str) -> float | None:
+    """A rated figure of the device (rated.csv), None on the CPU or for a device it does not list."""
+    if device.type == "cpu":
+        return None
+    found = lookup(dev.name(device))
+    rated = found.get(figure) if found is not None else None
+    return rated.value if rated is not None else None
 
 
 def _rated_tflops(device: torch.device, dtype: torch.dtype) -> tuple[float, str] | None:

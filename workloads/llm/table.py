@@ -25,6 +25,8 @@ COLUMNS: tuple[tuple[str, Message], ...] = (
     ("decode_tokens_per_s_all", Message("workload.llm.column.decode_tokens_per_s_all")),
     ("decode_bound_tokens_per_s", Message("workload.llm.column.decode_bound_tokens_per_s")),
     ("decode_bandwidth_fraction", Message("workload.llm.column.decode_bandwidth_fraction")),
+    ("decode_gbps", Message("workload.llm.column.decode_gbps")),
+    ("decode_rated_bandwidth_fraction", Message("workload.llm.column.decode_rated_bandwidth_fraction")),
     ("prefill_tokens_per_s", Message("workload.llm.column.prefill_tokens_per_s")),
     ("prefill_peak_fraction", Message("workload.llm.column.prefill_peak_fraction")),
     ("end_to_end_s", Message("workload.llm.column.end_to_end_s")),

@@ -22,6 +22,8 @@ import torch
 
 from workloads.child import device as dev
 from workloads.models.kv_cache import KVCache
+from workloads.models.matvec import all_threads_in_compiled
+from workloads.models.one_query import one_thread
 
 
 class DecodingModel(Protocol):
@@ -89,22 +91,49 @@ class StaticStep(torch.nn.Module):
 
 
 class CompiledDecoder:
-    """``torch.compile`` of the static decode step; on CUDA with CUDA graphs ("reduce-overhead")."""
+    """``torch.compile`` of the whole static decode step (gpt-fast's way: fixed shapes over the preallocated cache,
+    ``fullgraph``); on CUDA with CUDA graphs ("reduce-overhead") and coordinate-descent tuning of the generated
+    kernels, which gpt-fast found to matter for the matrix-vector products of batch-1 decoding.
+
+    Compilation is lazy, so the constructor runs one step (at position 0, which the prefill overwrites): a stack
+    where compile fails raises here, where the caller can fall back to eager, not in the first timed step.
+
+    On the CPU the step is compiled and run on one thread: the generated code opens an OpenMP parallel region per
+    fused kernel, dozens a step, and on a shared machine each waits for the scheduler (the reason
+    :mod:`workloads.models.one_query` runs the eager attention on one thread). Measured on this 2-core VM at load 15
+    (tiny preset, median of 22 steps): 113 ms compiled on 2 threads, 25-39 ms on one, eager 24-46 ms. Its weight
+    products alone run on every thread, as eager's do (:func:`workloads.models.matvec.all_threads_in_compiled`):
+    one thread streamed Qwen2.5-0.5B's weights at 0.6-0.7 x the eager step's rate."""
 
     kind = "compiled"
 
     def __init__(self, model: DecodingModel, cache: KVCache, device: torch.device):
+        import torch._dynamo
+        import torch._inductor.config
+
         self.on_cuda = device.type == "cuda"
+        # each decoder is made for one cache and dropped with it: the earlier caches' compiled code would only count
+        # towards dynamo's recompile limit, past which it decodes eager without a word
+        torch._dynamo.reset()
+        if self.on_cuda:
+            torch._inductor.config.coordinate_descent_tuning = True
         self.step = torch.compile(StaticStep(model, cache), mode="reduce-overhead" if self.on_cuda else None,
                                   fullgraph=True, dynamic=False)
         self.pos = torch.zeros(1, dtype=torch.long, device=device)
+        self.on_cpu, self.cores = device.type == "cpu", torch.get_num_threads()
+        with torch.inference_mode():
+            self(torch.zeros(cache.data.shape[2], 1, dtype=torch.long, device=device), 0)
 
     def __call__(self, token: torch.Tensor, pos: int) -> torch.Tensor:
         if self.on_cuda:
             # the previous step's outputs were read already; let the graph reuse their memory
             torch.compiler.cudagraph_mark_step_begin()
         self.pos.fill_(pos)
-        return self.step(token, self.pos)
+        if not self.on_cpu:
+            return self.step(token, self.pos)
+        # every call, so a recompile traces the products as the first trace did (matvec's docstring)
+        with all_threads_in_compiled(self.cores), one_thread():
+            return self.step(token, self.pos)
 
 
 @dataclass(frozen=True)

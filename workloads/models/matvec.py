@@ -15,6 +15,9 @@ warm-up, :func:`workloads.models.decoding.fastest_split`).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator, Optional
+
 import torch
 
 # products of at most this many rows are split across cores; more rows make a GEMM MKL already threads
@@ -23,8 +26,50 @@ SPLIT_MAX_ROWS = 8
 SPLIT_MIN_WEIGHTS = 2**18
 
 
+# while a CPU decode step is compiled: the threads its products run on (see all_threads_in_compiled)
+_COMPILED_THREADS: list[int] = []
+
+
+@contextmanager
+def all_threads_in_compiled(threads: int) -> Iterator[None]:
+    """Products traced inside make a call of their own (:func:`matvec_on_threads`) that runs on ``threads``.
+
+    The compiled CPU decode step runs on one thread (its generated kernels open an OpenMP region each, which wait
+    for the scheduler on a shared machine: `workloads.models.decoding.CompiledDecoder`), but a product streams its
+    weights faster on every core when they are free, as the eager step's do. Read while tracing only: eager calls
+    never see it."""
+    _COMPILED_THREADS.append(threads)
+    try:
+        yield
+    finally:
+        _COMPILED_THREADS.pop()
+
+
+@torch.library.custom_op("cardbench::matvec_on_threads", mutates_args=())
+def matvec_on_threads(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], split: int,
+                      threads: int) -> torch.Tensor:
+    """:func:`matvec` on ``threads`` intra-op threads, set back after (an opaque call to the compiler)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _product(x, weight, bias, split)   # a new tensor: a custom op's output may not alias an input
+    finally:
+        torch.set_num_threads(before)
+
+
+@matvec_on_threads.register_fake
+def _(x: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor], split: int, threads: int) -> torch.Tensor:
+    return x.new_empty(x.shape[:-1] + (weight.shape[1],))
+
+
 def matvec(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, split: int) -> torch.Tensor:
     """x @ weight (+ bias) over the last dimension of x, ``weight`` being ``in x out``."""
+    if _COMPILED_THREADS and torch.compiler.is_compiling():
+        return matvec_on_threads(x, weight, bias, split, _COMPILED_THREADS[-1])
+    return _product(x, weight, bias, split)
+
+
+def _product(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, split: int) -> torch.Tensor:
     n_in, n_out = weight.shape
     shape = x.shape[:-1] + (n_out,)
     rows = x.reshape(-1, n_in)

@@ -108,6 +108,6 @@ def test_a_checkpoint_of_a_short_context_takes_a_cold_start_that_the_default_pp_
     check = {**os.environ, CHECK_ARGS_ENV: "cardbench run llm"}
     argv = [sys.executable, "-m", "workloads.llm", "--weights", str(tmp_path), "--input-len", "8"]
     refused = subprocess.run(argv, capture_output=True, text=True, env=check, timeout=60, cwd=REPO)
-    assert refused.returncode == 2 and "--pp is 512 positions" in refused.stderr   # without --cold-start
+    assert refused.returncode == 2 and "pp512 needs 512 positions" in refused.stderr   # without --cold-start
     passed = subprocess.run([*argv, "--cold-start"], capture_output=True, text=True, env=check, timeout=60, cwd=REPO)
     assert passed.returncode == 0, passed.stderr
