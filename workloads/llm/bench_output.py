@@ -17,6 +17,8 @@ import io
 import json
 from typing import Any, Mapping, Sequence
 
+from workloads.facts.missing import NA
+
 FORMATS = ("md", "csv", "json", "jsonl")
 # llama-bench's fields, then cardbench's (each test's bound), in the order CSV and JSON write them
 FIELDS = ("model_type", "model_size", "model_n_params", "backends", "dtype", "decode", "n_prompt", "n_gen", "n_depth",
@@ -64,19 +66,19 @@ def markdown(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def _gib(size: Any) -> str:
-    return f"{size / 2**30:.2f} GiB" if isinstance(size, (int, float)) else "N/A"
+    return f"{size / 2**30:.2f} GiB" if isinstance(size, (int, float)) else NA
 
 
 def _params(n: Any) -> str:
     if not isinstance(n, (int, float)):
-        return "N/A"
+        return NA
     return f"{n / 1e9:.2f} B" if n >= 1e9 else f"{n / 1e6:.2f} M"
 
 
 def _rate(row: Mapping[str, Any]) -> str:
     mean, sd = row.get("avg_ts"), row.get("stddev_ts")
     if not isinstance(mean, (int, float)):
-        return "N/A"
+        return NA
     return f"{mean:.2f} ± {sd:.2f}" if isinstance(sd, (int, float)) else f"{mean:.2f}"
 
 
