@@ -52,8 +52,9 @@ def step_estimate(args: Any, config: LlamaConfig, micro: int, world: int) -> Est
     e = flops.step_memory(config, micro, args.seq_len, args.amp, args.mode, args.activation_checkpointing,
                           args.lora_rank, args.lora_target_names)
     if world > 1:
+        # the transient stays whole: the loss's chunk and a block's gradients are each rank's own
         e = Estimate(weights=e.weights // world, activations=e.activations, gradients=e.gradients // world,
-                     optimizer=e.optimizer // world)
+                     optimizer=e.optimizer // world, transient=e.transient)
     return e
 
 
@@ -88,8 +89,8 @@ def check_device(args: Any, config: LlamaConfig, micro: int, world: int, device:
 
 
 def _parts(e: Estimate) -> str:
-    return (f"weights {format_bytes(e.weights)}, activations {format_bytes(e.activations)}, gradients and AdamW "
-            f"{format_bytes(e.gradients + e.optimizer)}")
+    return (f"weights {format_bytes(e.weights)}, activations {format_bytes(e.activations)}, the step's transient peak "
+            f"{format_bytes(e.transient)}, gradients and AdamW {format_bytes(e.gradients + e.optimizer)}")
 
 
 def host_memory() -> int | None:
