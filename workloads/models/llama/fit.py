@@ -44,6 +44,7 @@ from workloads.models.llama.presets import LlamaConfig
 from workloads.models.loss_chunk import peak_bytes as loss_peak_bytes
 
 ADAMW_STATE_BYTES = 8   # two fp32 moments a parameter
+ADAMW_TEMPORARY_BYTES = 4   # foreach AdamW's square roots of the second moments, formed for every parameter at once
 GRADIENT_BYTES = 4      # gradients of the fp32 master weights are fp32
 LORA_RANK = 16
 # the products a LoRA adapter can wrap (workloads/models/llama/model.py): q, k, v are one product, as gate and up
@@ -106,16 +107,29 @@ def activations(config: LlamaConfig, batch: int, seq_len: int, element_size: int
     return batch * seq_len * (kept + d) * element_size
 
 
-def step_transient(config: LlamaConfig, batch: int, seq_len: int, element_size: int, trained: int) -> int:
-    """Bytes a training step holds for a moment above its kept activations, gradients and moments: the largest of
-    the fused loss's chunk (:func:`workloads.models.loss_chunk.peak_bytes`), the gradients the backward forms inside
+def step_transient(config: LlamaConfig, batch: int, seq_len: int, element_size: int, trained: int, kept: int) -> int:
+    """Bytes a training step holds for a moment above its ``kept`` activations, gradients and moments: the largest of
+    the fused loss's chunk (:func:`workloads.models.loss_chunk.peak_bytes`) and the gradients the backward forms inside
     one block besides what is still kept (gate and up's, 2 x intermediate, the down product's input's, intermediate,
-    and the residual's, hidden, a token), and AdamW's step (foreach, a card's default, forms the square root of every
-    second moment at once: 4 bytes a trained parameter; the activations are freed by then)."""
+    and the residual's, hidden, a token), both while the activations are held; and AdamW's step, once they are freed:
+    foreach (a card's default; PyTorch's docs say it trades peak memory for speed) forms the square root of every
+    second moment at once, 4 bytes a ``trained`` parameter, of which only what passes the freed activations is more."""
     tokens = batch * seq_len
     loss = loss_peak_bytes(tokens, config.vocab_size, element_size)
     backward = tokens * (3 * config.intermediate_size + config.hidden_size) * element_size
-    return max(loss, backward, trained * 4)
+    return max(loss, backward, trained * ADAMW_TEMPORARY_BYTES - kept)
+
+
+def split_over(e: Estimate, cards: int, config: LlamaConfig, batch: int, seq_len: int, element_size: int) -> Estimate:
+    """What one of ``cards`` holds of ``e`` with the work split evenly (FSDP): weights, KV cache, gradients, moments and
+    AdamW's temporaries sharded; the activations, the loss's chunk and a block's gradients each card's whole."""
+    if cards <= 1:
+        return e
+    trained = -(-e.gradients // GRADIENT_BYTES // cards)
+    transient = step_transient(config, batch, seq_len, element_size, trained, e.activations) if e.transient else 0
+    return Estimate(weights=-(-e.weights // cards), kv_cache=-(-e.kv_cache // cards), activations=e.activations,
+                    gradients=-(-e.gradients // cards), optimizer=-(-e.optimizer // cards), workspace=e.workspace,
+                    modules=e.modules, transient=transient)
 
 
 def product_shapes(config: LlamaConfig) -> dict[str, tuple[int, int]]:
@@ -165,9 +179,10 @@ def step_memory(config: LlamaConfig, batch: int, seq_len: int, amp: str, mode: s
     # autocast keeps a 16-bit copy of each fp32 weight for the step; a base already in bf16 is read as it is
     cast = (trained if frozen_in_bf16(mode, amp) else config.parameter_count()) * 2 if autocast else 0
     element_size = 2 if autocast else 4
-    return Estimate(weights=weights + cast, activations=activations(config, batch, seq_len, element_size, checkpointing),
-                    gradients=trained * GRADIENT_BYTES, optimizer=trained * ADAMW_STATE_BYTES,
-                    transient=step_transient(config, batch, seq_len, element_size, trained))
+    kept = activations(config, batch, seq_len, element_size, checkpointing)
+    return Estimate(weights=weights + cast, activations=kept, gradients=trained * GRADIENT_BYTES,
+                    optimizer=trained * ADAMW_STATE_BYTES,
+                    transient=step_transient(config, batch, seq_len, element_size, trained, kept))
 
 
 def training(config: LlamaConfig, batch: int, seq_len: int, element_size: int, method: str = "full",

@@ -83,11 +83,7 @@ def need(ask: Ask, use: str, batch: int, context: bool, cards: int = 1, cpu: boo
          ) -> tuple[fit.Estimate, Runtime]:
     """The estimate a card (``cpu``: the host) holds with the work split over ``cards``, and the runtime's lines beside
     it."""
-    e = estimate(ask, use, batch)
-    if cards > 1:
-        e = fit.Estimate(weights=-(-e.weights // cards), kv_cache=-(-e.kv_cache // cards), activations=e.activations,
-                         gradients=-(-e.gradients // cards), optimizer=-(-e.optimizer // cards),
-                         workspace=e.workspace, modules=e.modules, transient=e.transient)
+    e = fit.split_over(estimate(ask, use, batch), cards, ask.config, batch, ask.context, ask.element_size)
     inference = _use(use)[0] is None
     return e, runtime(ask.config, e.total, batch=batch, element_size=ask.element_size, inference=inference,
                       context=context, cards=cards, cpu=cpu)
