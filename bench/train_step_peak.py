@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO))
 from workloads.facts.formatting import format_bytes  # noqa: E402
 from workloads.models.llama import fit  # noqa: E402
 from workloads.models.llama.presets import PRESETS  # noqa: E402
+from workloads.models.llama.runtime_cost import CPU_TRAINING_BYTES  # noqa: E402
 
 MMAP_ENV = {"MALLOC_MMAP_THRESHOLD_": "65536"}
 
@@ -80,7 +81,7 @@ def measure(model_name: str, mode: str, batch: int, seq_len: int, checkpointing:
         _reset()
         optimizer.step()
         step_peak = _hwm()
-    return {"held": held - base, "forward_peak": forward_peak - held, "saved": after_forward - held,
+    return {"held": held - base, "forward_transient": forward_peak - after_forward, "saved": after_forward - held,
             "backward_transient": backward_peak - after_forward, "grads": after_backward - held,
             "step_transient": step_peak - after_backward,
             "peak": max(forward_peak, backward_peak, step_peak) - base}
@@ -103,17 +104,15 @@ def say(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
     mib = 2**20
     print(f"{args.model}, fp32, {args.seq_len} tokens a sequence, checkpointing {args.checkpointing}; MiB over the "
           f"RSS before the model (malloc as it is / every tensor its own mapping); estimate's terms beside")
-    print("| mode | batch | held | saved | backward transient | step transient | peak (glibc / mmap) "
-          "| est. activations | est. transient | est. total |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| mode | batch | held | saved | forward transient | backward transient | step transient "
+          "| peak (glibc / mmap) | est. activations | est. transient | est. total + CPU runtime |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         g, m, e = r["glibc"], r["mmap"], r["estimate"]
-        print(f"| {r['mode']} | {r['batch']} | {g['held'] / mib:.0f} / {m['held'] / mib:.0f} | "
-              f"{g['saved'] / mib:.0f} / {m['saved'] / mib:.0f} | "
-              f"{g['backward_transient'] / mib:.0f} / {m['backward_transient'] / mib:.0f} | "
-              f"{g['step_transient'] / mib:.0f} / {m['step_transient'] / mib:.0f} | "
-              f"{g['peak'] / mib:.0f} / {m['peak'] / mib:.0f} | {e.activations / mib:.0f} | "
-              f"{getattr(e, 'transient', 0) / mib:.0f} | {e.total / mib:.0f} |")
+        cells = [f"{g[k] / mib:.0f} / {m[k] / mib:.0f}" for k in ("held", "saved", "forward_transient",
+                                                                  "backward_transient", "step_transient", "peak")]
+        print(f"| {r['mode']} | {r['batch']} | " + " | ".join(cells) + f" | {e.activations / mib:.0f} | "
+              f"{e.transient / mib:.0f} | {(e.total + CPU_TRAINING_BYTES) / mib:.0f} |")
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
