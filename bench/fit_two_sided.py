@@ -11,20 +11,23 @@ process, and reads:
 - on a GPU, against the card's whole memory (the plan's "card" reading: context and runtime lines counted): the
   largest must run (status ok), the one beyond must run out of memory or be refused by the workload's own check;
 - on the CPU nothing runs out, so a cap stands in for the card (``--cap``, default 768 MiB, kept far below this
-  machine's RAM: the runs are safe): the plan is read against the cap (no driver context on a CPU) and each run's
+  machine's RAM: the runs are safe): the plan is read against the cap (no driver context on a CPU; a training step's own runtime instead) and each run's
   measured peak (RSS growth since before the model was built, the workloads' CPU memory figure) is held against it:
   at the largest it must be at most the cap, one beyond above it.
 
 A side that does not hold is a wrong answer; the figure is their count (goal 0). Each run is kept in ``--runs-dir``.
 
-What the CPU said on the 2-core VM (2026-12-06, tiny, cap 768 MiB, 960 + 64 tokens): inference at the plan's 14
-grew RSS by 577 MiB (holds) and at 15 by 584 MiB (wrong: RSS grew 7 MiB a sequence where the estimate counts
-~47 MB of prefill activations, so the estimate is conservative on this side); LoRA at the plan's 3 grew 1.4 GiB
-(wrong, and the unsafe side: the step's estimate says 702 MiB) and at 4 grew 1.7 GiB. The tensors autograd keeps
-measure 162 KB a token against the estimate's 209 (saved-tensor hooks on tiny at 512 tokens), so what the training
-estimate misses on the CPU is the backward pass's transient peak (the logits' and the products' gradients) and what
-glibc keeps of freed memory in RSS; whether a card's allocator shows the same is what the GPU run of this script
-(a step of bench/gpu_acceptance.py) answers.
+What the CPU said on the 2-core VM (tiny, cap 768 MiB, 960 + 64 tokens). 2026-12-06, glibc's RSS, before the step's
+transient was counted: inference at the plan's 14 grew 577 MiB (holds), at 15 584 MiB (wrong, the cautious side);
+LoRA at 3 grew 1.4 GiB against an estimate of 702 MiB (wrong, the unsafe side). 2026-12-07, after the fused loss
+and this script's ``--malloc live`` (the default: RSS follows the live tensors, see LIVE_MALLOC_ENV) with the
+estimate's step transient and the CPU's training runtime as lines of their own: inference 14 grew 517 MiB (holds),
+15 548 MiB (wrong: the estimate counts 45 MiB a sequence of 960 prompt tokens where 31 MiB were measured, and one
+sequence is 4 % of the cap, so the beyond side asks for the estimate within 4 %); LoRA 2 grew 758 MiB against a
+plan of 768 MiB (holds) and 3 979 MiB against 984 MiB (holds). Under glibc's default (``--malloc glibc``) RSS ran
+up to 540 MiB past the live tensors at LoRA batch 3 (bench/train_step_peak.py), which no estimate of tensors counts.
+Whether a card's caching allocator adds the same is what the GPU run of this script (bench/gpu_acceptance.py)
+answers.
 """
 
 from __future__ import annotations
