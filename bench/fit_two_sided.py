@@ -11,9 +11,9 @@ process, and reads:
 - on a GPU, against the card's whole memory (the plan's "card" reading: context and runtime lines counted): the
   largest must run (status ok), the one beyond must run out of memory or be refused by the workload's own check;
 - on the CPU nothing runs out, so a cap stands in for the card (``--cap``, default 768 MiB, kept far below this
-  machine's RAM: the runs are safe): the plan is read against the cap (no driver context on a CPU; a training step's own runtime instead) and each run's
-  measured peak (RSS growth since before the model was built, the workloads' CPU memory figure) is held against it:
-  at the largest it must be at most the cap, one beyond above it.
+  machine's RAM: the runs are safe): the plan is read against the cap (no driver context on a CPU; a training
+  step's own runtime instead) and each run's measured peak (RSS growth since before the model was built, the
+  workloads' CPU memory figure) is held against it: at the largest it must be at most the cap, one beyond above it.
 
 A side that does not hold is a wrong answer; the figure is their count (goal 0). Each run is kept in ``--runs-dir``.
 
