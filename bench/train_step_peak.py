@@ -143,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         for batch in args.batch_list:
             rows.append({"mode": mode, "batch": batch, "glibc": run_child(args, mode, batch, False),
                          "mmap": run_child(args, mode, batch, True), "estimate": estimate(args, mode, batch)})
-            print(f"  {mode} batch {batch}: peak {format_bytes(rows[-1]['glibc']['peak'])} "
-                  f"(mmap {format_bytes(rows[-1]['mmap']['peak'])}), estimate {format_bytes(rows[-1]['estimate'].total)}",
+            row = rows[-1]
+            print(f"  {mode} batch {batch}: peak {format_bytes(row['glibc']['peak'])} (mmap "
+                  f"{format_bytes(row['mmap']['peak'])}), estimate {format_bytes(row['estimate'].total)}",
                   file=sys.stderr, flush=True)
     say(args, rows)
     return 0
