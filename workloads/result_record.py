@@ -214,7 +214,7 @@ class Record:
     @classmethod
     def checked(cls) -> None:
         """Raise ValueError when the class variables name a figure no field declares (the registry calls this)."""
-        named = [cls.HEADLINE, *cls.TABLE, *cls.LINE, cls.VERDICT, *cls.COMPARED]
+        named = [cls.HEADLINE, *cls.TABLE, *cls.LINE, cls.VERDICT, *cls.COMPARED, *cls.PLAN_LINE]
         missing = [k for k in named if k and cls.figure(k) is None]
         if missing:
             raise ValueError(f"{cls.__name__}: {', '.join(missing)} named but not declared as figures")
