@@ -98,8 +98,11 @@ def plain(key: str, value: Any) -> str:
 
 def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
     """'RESULT: ...': every figure of the result, the report table's first, in its order, then the glance's, then
-    the rest as the workload gave them; each by its record's label and unit."""
+    the rest as the workload gave them; each by its record's label and unit. A plan (a result that timed nothing,
+    whose record has a PLAN_LINE and a table) says only its plan line (:func:`plan_text`)."""
     spec = registry.spec_for(workload)
+    if spec.result.PLAN_LINE and spec.report_table is not None and not spec.result.timed(metrics):
+        return plan_text(workload, metrics)
     order = [m.key for m in spec.metrics] + [m.key for m in spec.line_metrics]
     keys = [k for k in dict.fromkeys(order) if k in metrics] + [k for k in metrics if k not in order]
     bits = []
@@ -121,6 +124,15 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
         else:
             bits.append(labelled(metric, metrics[key]))
     return "RESULT: " + "; ".join(bits)
+
+
+def plan_text(workload: str, metrics: Mapping[str, Any]) -> str:
+    """'RESULT: model tiny; ...; a plan, nothing timed: ...': a result that timed nothing (--fit-only) says its
+    record's PLAN_LINE figures and leaves the rest to the table printed with it."""
+    record = registry.spec_for(workload).result
+    bits = [labelled(record.figure(key), metrics[key]) for key in record.PLAN_LINE
+            if metrics.get(key) is not None and record.figure(key) is not None]
+    return "RESULT: " + "; ".join(bits + [say("report.result_plan", "en")])
 
 
 def glance(workload: str, metrics: Mapping[str, Any]) -> list[str]:

@@ -20,7 +20,8 @@ with the others, right after the start (or as soon as a sample lists the cards).
 
 It also watches whether the run had its host and card to itself (`tui.telemetry.sharing`): a run whose samples
 show other processes' CPU above the threshold, or another process on its card, gets a ``warning`` event (code
-``shared_host_or_card``, its figures in the event) right before its ``end``: the log, the report and compare say it.
+``shared_host_or_card``, its figures in the event) right before its ``end``: the log, the report and compare say it;
+a run that timed nothing (a plan, ``--fit-only``) gets none.
 
 When the run directory stops taking writes mid-run (`tui.store.StoreFault`: disk
 full, read-only, unwritable), the run goes on and its events keep coming; the
@@ -181,7 +182,7 @@ class RunSession:
         self.cpu_trap.start_run(workload, args)
         with self._lock:
             self.run = run
-            self.sharing.start()
+            self.sharing.start(workload)
         self.runner = runner
         self._stop = None
         self.runs.append(run.path)
@@ -198,6 +199,8 @@ class RunSession:
         try:
             async for event in stream:
                 self._see_own(event)
+                with self._lock:
+                    self.sharing.see_event(event)
                 if run.fault is not None and not said_fault:
                     said_fault = True
                     yield protocol.WorkloadWarning(message=run.fault.line(), code=STORE_FAULT)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping
 
 from workloads.catalogue import Message, message
+from workloads.facts.missing import is_finite
 
 # units that are formatted by kind (and so never written in the label); every other unit is the label's
 # (NESTED, not TABLE: in a record's class body TABLE is the report's table, which would hide the unit)
@@ -150,6 +151,9 @@ class Record:
     # metrics -> lines the terminal prints after the tables, as written (llm's llama-bench markdown, to paste beside
     # llama.cpp's); "module:function" as above
     TERMINAL_TEXT: ClassVar[str | None] = None
+    # the result line of a run that timed nothing (a plan, --fit-only, whose REPORT_TABLE follows it): these figures
+    # only, where every figure would make a line of a thousand characters the table says better
+    PLAN_LINE: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
         # figures a family declares, or (outside the tests) kept from a workload newer than its record
@@ -184,6 +188,13 @@ class Record:
         record._order = list(metrics)
         return record
 
+    @classmethod
+    def timed(cls, metrics: Mapping[str, Any]) -> bool:
+        """Whether ``metrics`` hold a figure something was timed for (a rate or a duration) with a value: a plan
+        (--fit-only) holds none, so nothing in it can read as noise or be a speed."""
+        return any(f is not None and f.kind in ("rate", "seconds") and is_finite(v)
+                   for f, v in ((cls.figure(k), v) for k, v in metrics.items()))
+
     def undeclared(self) -> list[str]:
         """The keys kept that no field or family declares (a warning says them)."""
         return [k for k in self._more if type(self).figure(k) is None]
@@ -210,7 +221,7 @@ class Record:
     @classmethod
     def checked(cls) -> None:
         """Raise ValueError when the class variables name a figure no field declares (the registry calls this)."""
-        named = [cls.HEADLINE, *cls.TABLE, *cls.LINE, cls.VERDICT, *cls.COMPARED]
+        named = [cls.HEADLINE, *cls.TABLE, *cls.LINE, cls.VERDICT, *cls.COMPARED, *cls.PLAN_LINE]
         missing = [k for k in named if k and cls.figure(k) is None]
         if missing:
             raise ValueError(f"{cls.__name__}: {', '.join(missing)} named but not declared as figures")

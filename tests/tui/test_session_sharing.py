@@ -68,6 +68,25 @@ async def test_a_run_with_the_host_to_itself_records_nothing(store):
     assert summarize(load_run(run.path)).sharing is None
 
 
+async def _plan(store, metrics: dict) -> list[str]:
+    """A run of llm that steps nothing and ends with ``metrics``, on a host that other processes keep busy."""
+    session = RunSession(store, runner_factory=child_factory("plan_only.py", json.dumps(metrics)))
+    sampler = session.attach_sampler(_Sampler())
+    session.start("llm", [])
+    kinds = []
+    async for event in session.events():
+        kinds.append(event.kind)
+        if event.kind == "start":
+            sampler.sink(_busy(1, 1.5))
+    return kinds
+
+
+async def test_a_plan_on_a_busy_host_records_no_sharing_but_a_timed_result_does(store):
+    """`cardbench fit MODEL --card ...` / --fit-only measure nothing: no figure of theirs can read as noise."""
+    assert "warning" not in await _plan(store, {"model_size": "tiny", "fit_batch": 1, "largest_batch": 14})
+    assert (await _plan(store, {"model_size": "tiny", "tg_tokens_per_s": 41.0})).count("warning") == 1
+
+
 def test_the_report_s_headline_cell_says_the_figure_is_noise(store):
     run_dir = resnet_run(store)
     found = Sharing(other_cpu_cores=1.8, load1=18.4, cpu_count=2)

@@ -9,7 +9,9 @@ neither the report nor `compare` (which called one run "0.12x" of the other) sai
   processes, the management tools' process lists: `tui.telemetry.processes` names the owners).
 
 A shared run is recorded as a ``warning`` event (code `SHARED`, its figures in the event's fields), so the log,
-the report and `compare` read the one judgement from the run itself.
+the report and `compare` read the one judgement from the run itself. A run that timed nothing (a plan: `cardbench
+fit`, ``--fit-only``: no step, and no rate or duration in its result) has no figure to read as noise: none is
+recorded for it, however busy the host.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from tui.i18n import say
-from workloads import protocol
+from workloads import protocol, registry
 from workloads.facts.formatting import format_bytes, format_number
 from workloads.rundir.sample_fields import (CPU_COUNT, DEVICES, HOST, INDEX, LOAD1, OTHER_CPU_CORES, PROCESSES)
 
@@ -129,11 +131,20 @@ class SharingWatch:
     def __init__(self) -> None:
         self.start()
 
-    def start(self) -> None:
+    def start(self, workload: str | None = None) -> None:
+        """A new run of ``workload`` (its result is read by that workload's record)."""
+        self._workload = workload
         self._other: list[float] = []
         self._load: list[float] = []
         self._count: int | None = None
         self._processes: dict[str, str] = {}   # who -> who with what it held when last seen, in order seen
+        self._timed = False   # the run timed something: a step, or a result with a rate or a duration
+
+    def see_event(self, event: protocol.Event) -> None:
+        """One of the open run's events: a step, or a result with a timed figure, gives sharing something to spoil."""
+        if isinstance(event, protocol.Step) or (isinstance(event, protocol.Result) and self._workload is not None
+                                                and registry.spec_for(self._workload).result.timed(event.metrics)):
+            self._timed = True
 
     def see(self, sample: Mapping[str, Any], card: int | None) -> None:
         """One sample's dict (telemetry.jsonl's line); ``card``: the run's card as the tools number it."""
@@ -154,6 +165,9 @@ class SharingWatch:
                         self._processes[seen[0]] = seen[1]
 
     def verdict(self) -> Sharing | None:
+        """What the run shared; None when it had both to itself or timed nothing."""
+        if not self._timed:
+            return None
         mean = (lambda xs: round(sum(xs) / len(xs), 2) if xs else None)
         found = Sharing(mean(self._other), mean(self._load), self._count, tuple(self._processes.values()))
         return found if found.shared else None

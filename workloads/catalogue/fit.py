@@ -55,6 +55,8 @@ WORDS: dict[str, tuple[str, str]] = {
                                      "KV 缓存"),
     "workload.fit.column.activations": ("activations",
                                         "激活"),
+    "workload.fit.column.transient": ("step's transient peak",
+                                      "训练步瞬时峰值"),
     "workload.fit.column.gradients_optimizer": ("gradients + AdamW",
                                                 "梯度 + AdamW"),
     "workload.fit.column.runtime": ("runtime",

@@ -207,6 +207,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "report.yes": ("yes", "是"),
     "report.no": ("no", "否"),
     "report.none": ("none", "无"),
+    "report.result_plan": ("a plan, nothing timed: its table is printed with this line",
+                           "仅为估算，未计时：表格随此行一同打印"),
     "report.said_as": (" ({what})", "（{what}）"),
     "report.verdict_figure": ("{verdict} ({figure})", "{verdict}（{figure}）"),
     # a run that shared its host or card (tui.telemetry.sharing)

@@ -21,7 +21,7 @@ from typing import Any
 from workloads.child.harness import WorkloadError
 from workloads.facts.formatting import format_bytes
 from workloads.finetune import flops
-from workloads.models.llama.fit import Estimate
+from workloads.models.llama.fit import Estimate, split_over
 from workloads.models.llama.presets import LlamaConfig
 
 MODULE_BYTES_PER_LAYER = 96 << 10      # measured: 25 KB built + 80 KB after a step (see above), rounded down
@@ -51,10 +51,7 @@ def step_estimate(args: Any, config: LlamaConfig, micro: int, world: int) -> Est
     moments on each of its N devices."""
     e = flops.step_memory(config, micro, args.seq_len, args.amp, args.mode, args.activation_checkpointing,
                           args.lora_rank, args.lora_target_names)
-    if world > 1:
-        e = Estimate(weights=e.weights // world, activations=e.activations, gradients=e.gradients // world,
-                     optimizer=e.optimizer // world)
-    return e
+    return split_over(e, world, config, micro, args.seq_len, 4 if args.amp == "off" else 2)
 
 
 def check_host(args: Any, config: LlamaConfig, name: str, world: int | None, file_bytes: int | None) -> None:
@@ -88,8 +85,8 @@ def check_device(args: Any, config: LlamaConfig, micro: int, world: int, device:
 
 
 def _parts(e: Estimate) -> str:
-    return (f"weights {format_bytes(e.weights)}, activations {format_bytes(e.activations)}, gradients and AdamW "
-            f"{format_bytes(e.gradients + e.optimizer)}")
+    return (f"weights {format_bytes(e.weights)}, activations {format_bytes(e.activations)}, the step's transient peak "
+            f"{format_bytes(e.transient)}, gradients and AdamW {format_bytes(e.gradients + e.optimizer)}")
 
 
 def host_memory() -> int | None:

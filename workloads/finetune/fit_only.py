@@ -20,13 +20,13 @@ from workloads.models.llama.presets import LlamaConfig, preset_name
 AMP_DTYPE = {"off": "fp32", "fp16": "fp16", "bf16": "bf16"}
 
 
-def figures(args: Any, config: LlamaConfig, free: int | None) -> dict[str, Any]:
+def figures(args: Any, config: LlamaConfig, free: int | None, cpu: bool = False) -> dict[str, Any]:
     """The result of a --fit-only run: the plan's figures beside the run's shape."""
     dtype = AMP_DTYPE[args.amp]
     micro = max(1, args.batch_size // args.grad_accum)
     ask = Ask(config, preset_name(config) if args.weights else args.model, dtype, 4 if dtype == "fp32" else 2,
               micro, args.seq_len, args.seq_len)
-    out = fit_plan.plan(ask, fit_args.targets(args, dtype, free), args.price_per_hour,
+    out = fit_plan.plan(ask, fit_args.targets(args, dtype, free, cpu), args.price_per_hour,
                         args.currency if args.price_per_hour else None)
     return {**out, "model_size": ask.model, "mode": args.mode, "seq_len": args.seq_len,
             "batch_size": args.batch_size, "micro_batch_size": micro, "grad_accum": args.grad_accum,
@@ -38,6 +38,7 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
     this device's free memory now."""
     config_event = {"model_size": args.model, "mode": args.mode, "fit_only": True, "seq_len": args.seq_len,
                     "batch_size": args.batch_size, "total_steps": 0}
+    cpu = False
     if fit_args.named(args):
         emitter.start("finetune", config_event, fit_args.NO_DEVICE, fit_args.versions())
         free = None
@@ -46,8 +47,8 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
 
         device = devices.resolve(args.device)
         emitter.start("finetune", config_event, devices.name(device), devices.versions())
-        free = devices.free_bytes(device)
-    metrics = figures(args, config, free)
+        free, cpu = devices.free_bytes(device), device.type == "cpu"
+    metrics = figures(args, config, free, cpu)
     for line in text_lines(*fit_table.report_table(metrics)):
         log(line)
     emitter.result(FinetuneResult.of(metrics))

@@ -25,6 +25,7 @@ class FinetuneResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fi
         "rated_tflops", "peak_memory_bytes", "peak_memory_growth_bytes", "fit_estimate_bytes", "data_wait_fraction", "trainable_parameters",
         "first_loss", "cpu_check", "steps", "total_s")
     LINE: ClassVar[tuple[str, ...]] = ("final_loss", "mfu")
+    PLAN_LINE: ClassVar[tuple[str, ...]] = ("model_size", "mode", "precision", "seq_len", "batch_size")
     COST_BASIS: ClassVar[str | None] = "tokens"
     # a --fit-only run's plan, a --cold-start run's phases; a training run has neither table
     REPORT_TABLE: ClassVar[str | None] = "workloads.finetune.table:report_table"

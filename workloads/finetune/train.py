@@ -73,7 +73,8 @@ def prepare(emitter: Emitter, args: Any, config: LlamaConfig) -> Loop:
                else ""))
         log(f"data: {batches.description}")
         log(f"fit estimate per device: {format_bytes(estimate.total)} (weights {format_bytes(estimate.weights)}, "
-            f"activations {format_bytes(estimate.activations)}, gradients {format_bytes(estimate.gradients)}, AdamW "
+            f"activations {format_bytes(estimate.activations)}, the step's transient peak "
+            f"{format_bytes(estimate.transient)}, gradients {format_bytes(estimate.gradients)}, AdamW "
             f"{format_bytes(estimate.optimizer)})")
     return Loop(s, step, batches, estimate)
 
@@ -99,7 +100,8 @@ def _out_of_memory(s: Setup, step_number: int, estimate: Any, exc: BaseException
     return WorkloadError(
         f"out of memory at step {step_number}: a micro-batch of {s.micro} x {args.seq_len} tokens needs about "
         f"{format_bytes(estimate.total)} by the estimate (weights {format_bytes(estimate.weights)}, activations "
-        f"{format_bytes(estimate.activations)}, gradients and AdamW "
+        f"{format_bytes(estimate.activations)}, the step's transient peak {format_bytes(estimate.transient)}, "
+        f"gradients and AdamW "
         f"{format_bytes(estimate.gradients + estimate.optimizer)}) of {s.device}'s {format_bytes(total)}; {largest}",
         hint="--activation-checkpointing or --grad-accum cut activations",
         bad_input=False)
@@ -199,6 +201,7 @@ def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: li
         "peak_memory_bytes": allocated, "peak_memory_reserved_bytes": reserved,
         "peak_memory_growth_bytes": _growth(allocated, s.memory_base), "fit_estimate_bytes": estimate.total,
         "fit_estimate": {"weights_bytes": estimate.weights, "activations_bytes": estimate.activations,
+                         "transient_bytes": estimate.transient,
                          "gradients_bytes": estimate.gradients, "optimizer_bytes": estimate.optimizer},
         "data_wait_fraction": waited / spent if spent > 0 else None,
         "losses": losses, "first_loss": losses[0] if losses else None, "final_loss": losses[-1] if losses else None,

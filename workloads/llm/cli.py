@@ -134,7 +134,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     for name, error in skipped:
         emitter.fallback(error=f"{name} does not run on {device}: {error}", action="next dtype", op=name)
     free = dev.free_bytes(device)
-    fitted = fit_only.figures(args, plan, dtype_name, element_size, free)
+    fitted = fit_only.figures(args, plan, dtype_name, element_size, free, device.type == "cpu")
     fit_only.log_table(fitted)
     if args.fit_only:
         emitter.result(LlmResult.of({**identity(plan), "dtype": dtype_name, **fitted}))

@@ -15,11 +15,13 @@ from workloads.models.llama import fit_args, fit_plan, fit_table
 from workloads.models.llama.fit_plan import Ask
 
 
-def figures(args: argparse.Namespace, plan: Plan, dtype: str, element_size: int, free: int | None) -> dict[str, Any]:
-    """The result's fit figures at the first cell, and llm's largest batch and context on the first target."""
+def figures(args: argparse.Namespace, plan: Plan, dtype: str, element_size: int, free: int | None,
+            cpu: bool = False) -> dict[str, Any]:
+    """The result's fit figures at the first cell, and llm's largest batch and context on the first target (``cpu``:
+    this device's free memory is the host's)."""
     first = plan.cells[0]
     ask = Ask(plan.config, plan.model, dtype, element_size, first.batch, first.context, first.input_len)
-    found = fit_args.targets(args, dtype, free)
+    found = fit_args.targets(args, dtype, free, cpu)
     out = fit_plan.plan(ask, found, args.price_per_hour, args.currency if args.price_per_hour else None)
     out.update(free_bytes=free, largest_batch=None, largest_context=None)
     if found:

@@ -43,6 +43,8 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
         "tpot_p99_s", "prefill_tokens_per_s", "prefill_peak_fraction", "end_to_end_s", "peak_memory_bytes",
         "fit_estimate_error", "device_read_gbps", "model_size", "sweep")
     LINE: ClassVar[tuple[str, ...]] = ("pp_tokens_per_s", "model_size")
+    PLAN_LINE: ClassVar[tuple[str, ...]] = ("model_size", "dtype", "batch_size", "input_len", "output_len",
+                                            "largest_batch", "largest_context")
     COST_BASIS: ClassVar[str | None] = "tokens"
     FAMILIES: ClassVar[tuple[Family, ...]] = _BENCH
     REPORT_TABLE: ClassVar[str | None] = "workloads.llm.table:report_table"

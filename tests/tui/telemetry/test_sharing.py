@@ -9,6 +9,7 @@ from collections import namedtuple
 
 from tui.telemetry.other_cpu import OtherCpu
 from tui.telemetry.sharing import OTHER_CPU_CORES_MAX, SHARED, Sharing, SharingWatch
+from workloads import protocol
 
 
 @pytest.fixture(autouse=True)
@@ -64,8 +65,15 @@ def test_other_cpu_is_the_host_s_busy_time_less_cardbench_s_own_tree(monkeypatch
     assert other.read() == 0.0
 
 
-def test_a_run_beside_another_job_is_shared_and_says_the_threshold():
+def _timed_watch() -> SharingWatch:
+    """A watch over a run that timed a step: sharing can spoil its figures."""
     watch = SharingWatch()
+    watch.see_event(protocol.Step(step=1, throughput=1.0))
+    return watch
+
+
+def test_a_run_beside_another_job_is_shared_and_says_the_threshold():
+    watch = _timed_watch()
     for cores in (1.6, 1.8, 2.0):
         watch.see({"host": {"other_cpu_cores": cores, "load1": 3.2, "cpu_count": 2}}, None)
     found = watch.verdict()
@@ -78,8 +86,23 @@ def test_a_run_beside_another_job_is_shared_and_says_the_threshold():
     assert Sharing.of_event(event.to_dict()) == found
 
 
-def test_a_quiet_host_and_a_card_of_its_own_are_not_shared():
+@pytest.mark.parametrize("metrics, timed", [({"model_size": "tiny", "fit_batch": 1, "largest_batch": 14}, False),
+                                            ({"model_size": "tiny", "tg_tokens_per_s": 41.0}, True),
+                                            ({"model_size": "tiny", "ttft_s": 0.2}, True),
+                                            ({"tg_tokens_per_s": None}, False)])
+def test_a_run_that_timed_nothing_has_no_figure_to_call_noise(metrics, timed):
+    """`cardbench fit` / --fit-only on a busy host: a plan, nothing timed, so no sharing warning (a user saw one)."""
     watch = SharingWatch()
+    watch.start("llm")
+    for cores in (1.6, 1.8):
+        watch.see({"host": {"other_cpu_cores": cores, "load1": 7.0, "cpu_count": 2}}, None)
+    watch.see_event(protocol.Start(workload="llm"))
+    watch.see_event(protocol.Result(metrics=metrics))
+    assert (watch.verdict() is not None) == timed
+
+
+def test_a_quiet_host_and_a_card_of_its_own_are_not_shared():
+    watch = _timed_watch()
     for cores in (0.1, 0.9, 0.2):                       # a moment's burst: 0.4 on average
         watch.see({"host": {"other_cpu_cores": cores, "cpu_count": 8},
                    "devices": [{"index": 0, "processes": [[77, "python", 2**30, "cardbench resnet50"]]}]}, 0)
@@ -87,7 +110,7 @@ def test_a_quiet_host_and_a_card_of_its_own_are_not_shared():
 
 
 def test_another_process_on_the_run_s_card_is_shared_and_named_once():
-    watch = SharingWatch()
+    watch = _timed_watch()
     for used in (2**30, 2 * 2**30):
         watch.see({"host": {"other_cpu_cores": 0.0},
                    "devices": [{"index": 1, "processes": [[4242, "python", used, "another container's process"]]},

@@ -52,6 +52,18 @@ def test_a_fit_only_run_declares_every_figure(monkeypatch):
     assert "longest context that fits at the first cell's batch (positions) 512" in result_text("llm", m)
 
 
+def test_a_fit_only_run_s_result_line_is_its_plan_and_a_timed_run_s_says_every_figure(monkeypatch):
+    """The RESULT line before the fit table was a thousand characters of the table's own figures: a plan says its
+    shape and leaves the rest to the table printed with it; a run that timed something still says them all."""
+    m = _result(monkeypatch, "--fit-only")
+    line = result_text("llm", m)
+    assert line.startswith("RESULT: model small; weights' dtype fp32; batch size 1")
+    assert line.endswith("a plan, nothing timed: its table is printed with this line") and len(line) < 400
+    assert "memory fit" not in line and "accelerate" not in line
+    timed = result_text("llm", {**m, "tg_tokens_per_s": 40.0})
+    assert "memory fit" in timed and "a plan" not in timed
+
+
 def test_a_fit_only_run_has_its_fit_as_the_report_s_table_and_in_its_log(monkeypatch, capsys):
     m = _result(monkeypatch, "--fit-only", "--input-len", "100", "--output-len", "28", "--batch-size", "2")
     heading, columns, rows = LlmResult.printer("REPORT_TABLE")(m)

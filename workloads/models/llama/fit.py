@@ -15,8 +15,14 @@ AdamW's two fp32 moments of what trains, and the activations kept for the backwa
 inputs of every product and norm (``4 x hidden + 2 x q + 2 x kv + 4 x intermediate`` values, after
 Korthikanti et al. 2022, "Reducing Activation Recomputation", without dropout or attention scores as
 SDPA keeps none), or with activation checkpointing each block's input only plus one block recomputed;
-the loss on top: the gradient of the final hidden states a token, and one chunk of logits at a time (the head and
-its cross-entropy are fused over chunks of tokens, :mod:`workloads.models.chunked_loss`). LoRA freezes
+the loss on top: the gradient of the final hidden states a token (the head and its cross-entropy are fused over
+chunks of tokens, :mod:`workloads.models.chunked_loss`). Beside what is kept, a step peaks above it for a moment
+(:func:`step_transient`, its own line): the larger of the fused loss's chunk (formed while every kept activation is
+held), the gradients the backward forms inside one block, and AdamW's temporaries (when the activations are gone).
+Measured on the CPU (bench/train_step_peak.py, tiny, fp32, every tensor its own mapping so RSS follows the live
+tensors): autograd kept 153 MiB a 1,024-token sequence against 144 MiB counted, and the peak sat 68 MiB above it in
+the loss's chunk (64 MiB counted); the backward added 9 MiB a sequence at most (18.5 counted), AdamW 48 MiB on
+full fine-tuning (75 counted). LoRA freezes
 the weights (no gradient, no moments; held in bf16 under bf16 autocast) and trains rank-r adapters on the four
 products of a layer finetune wraps (:func:`lora_parameters`).
 
@@ -35,9 +41,10 @@ import math
 from dataclasses import dataclass
 
 from workloads.models.llama.presets import LlamaConfig
-from workloads.models.loss_chunk import chunk_bytes
+from workloads.models.loss_chunk import peak_bytes as loss_peak_bytes
 
 ADAMW_STATE_BYTES = 8   # two fp32 moments a parameter
+ADAMW_TEMPORARY_BYTES = 4   # foreach AdamW's square roots of the second moments, formed for every parameter at once
 GRADIENT_BYTES = 4      # gradients of the fp32 master weights are fp32
 LORA_RANK = 16
 # the products a LoRA adapter can wrap (workloads/models/llama/model.py): q, k, v are one product, as gate and up
@@ -56,11 +63,12 @@ class Estimate:
     optimizer: int = 0
     workspace: int = WORKSPACE_BYTES
     modules: int = 0        # the module and parameter objects on the host (module_bytes)
+    transient: int = 0      # a training step's moment above what it keeps (step_transient)
 
     @property
     def total(self) -> int:
         return (self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer + self.workspace
-                + self.modules)
+                + self.modules + self.transient)
 
 
 def module_bytes(config: LlamaConfig) -> int:
@@ -94,9 +102,34 @@ def activations(config: LlamaConfig, batch: int, seq_len: int, element_size: int
     kv = config.num_key_value_heads * config.head_dim
     block = 4 * d + 2 * q + 2 * kv + 4 * f
     kept = layers * d + block if checkpointing else layers * block
-    # the fused loss (models/chunked_loss.py) keeps the gradient of the final hidden states for the backward pass and
-    # one chunk of logits at a time, never the (tokens x vocabulary) logits: 5.1 GB at 4,224 tokens of Qwen2.5-7B
-    return batch * seq_len * (kept + d) * element_size + chunk_bytes(config.vocab_size, element_size)
+    # the fused loss (models/chunked_loss.py) keeps the gradient of the final hidden states for the backward pass, never
+    # the (tokens x vocabulary) logits (5.1 GB at 4,224 tokens of Qwen2.5-7B); its chunk is step_transient's
+    return batch * seq_len * (kept + d) * element_size
+
+
+def step_transient(config: LlamaConfig, batch: int, seq_len: int, element_size: int, trained: int, kept: int) -> int:
+    """Bytes a training step holds for a moment above its ``kept`` activations, gradients and moments: the largest of
+    the fused loss's chunk (:func:`workloads.models.loss_chunk.peak_bytes`) and the gradients the backward forms inside
+    one block besides what is still kept (gate and up's, 2 x intermediate, the down product's input's, intermediate,
+    and the residual's, hidden, a token), both while the activations are held; and AdamW's step, once they are freed:
+    foreach (a card's default; PyTorch's docs say it trades peak memory for speed) forms the square root of every
+    second moment at once, 4 bytes a ``trained`` parameter, of which only what passes the freed activations is more."""
+    tokens = batch * seq_len
+    loss = loss_peak_bytes(tokens, config.vocab_size, element_size)
+    backward = tokens * (3 * config.intermediate_size + config.hidden_size) * element_size
+    return max(loss, backward, trained * ADAMW_TEMPORARY_BYTES - kept)
+
+
+def split_over(e: Estimate, cards: int, config: LlamaConfig, batch: int, seq_len: int, element_size: int) -> Estimate:
+    """What one of ``cards`` holds of ``e`` with the work split evenly (FSDP): weights, KV cache, gradients, moments and
+    AdamW's temporaries sharded; the activations, the loss's chunk and a block's gradients each card's whole."""
+    if cards <= 1:
+        return e
+    trained = -(-e.gradients // GRADIENT_BYTES // cards)
+    transient = step_transient(config, batch, seq_len, element_size, trained, e.activations) if e.transient else 0
+    return Estimate(weights=-(-e.weights // cards), kv_cache=-(-e.kv_cache // cards), activations=e.activations,
+                    gradients=-(-e.gradients // cards), optimizer=-(-e.optimizer // cards), workspace=e.workspace,
+                    modules=e.modules, transient=transient)
 
 
 def product_shapes(config: LlamaConfig) -> dict[str, tuple[int, int]]:
@@ -145,9 +178,11 @@ def step_memory(config: LlamaConfig, batch: int, seq_len: int, amp: str, mode: s
     autocast = amp != "off"
     # autocast keeps a 16-bit copy of each fp32 weight for the step; a base already in bf16 is read as it is
     cast = (trained if frozen_in_bf16(mode, amp) else config.parameter_count()) * 2 if autocast else 0
-    return Estimate(weights=weights + cast, activations=activations(config, batch, seq_len, 2 if autocast else 4,
-                                                                    checkpointing),
-                    gradients=trained * GRADIENT_BYTES, optimizer=trained * ADAMW_STATE_BYTES)
+    element_size = 2 if autocast else 4
+    kept = activations(config, batch, seq_len, element_size, checkpointing)
+    return Estimate(weights=weights + cast, activations=kept, gradients=trained * GRADIENT_BYTES,
+                    optimizer=trained * ADAMW_STATE_BYTES,
+                    transient=step_transient(config, batch, seq_len, element_size, trained, kept))
 
 
 def training(config: LlamaConfig, batch: int, seq_len: int, element_size: int, method: str = "full",
@@ -158,7 +193,7 @@ def training(config: LlamaConfig, batch: int, seq_len: int, element_size: int, m
     amp = "off" if element_size >= 4 else "bf16"
     e = step_memory(config, batch, seq_len, amp, method, checkpointing, rank)
     return Estimate(weights=e.weights, activations=e.activations, gradients=e.gradients, optimizer=e.optimizer,
-                    modules=module_bytes(config))
+                    modules=module_bytes(config), transient=e.transient)
 
 
 def largest_batch(config: LlamaConfig, context: int, prefill: int, element_size: int, free: int) -> int:
@@ -200,6 +235,7 @@ def fit_table(config: LlamaConfig, batch: int, context: int, prefill: int, eleme
         rows.append({"use": name, "total_bytes": e.total, "weights_bytes": e.weights, "kv_cache_bytes": e.kv_cache,
                      "activations_bytes": e.activations, "gradients_bytes": e.gradients,
                      "optimizer_bytes": e.optimizer, "workspace_bytes": e.workspace, "modules_bytes": e.modules,
+                     "transient_bytes": e.transient,
                      "fits": None if free is None else e.total <= free,
                      "cards": None if not free else cards_needed(e.total, free)})
     return rows

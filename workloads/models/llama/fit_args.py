@@ -75,12 +75,13 @@ def versions() -> dict[str, str]:
     return {"python": platform.python_version()}
 
 
-def targets(args: argparse.Namespace, dtype: str, free: int | None) -> list[Target]:
-    """The cards and the size asked for, else this device's free memory now (none when it cannot be told)."""
+def targets(args: argparse.Namespace, dtype: str, free: int | None, cpu: bool = False) -> list[Target]:
+    """The cards and the size asked for, else this device's free memory now (none when it cannot be told; ``cpu``:
+    the host's, where a training step leaves its own runtime)."""
     found = [card_target(card, dtype) for card in args.cards]
     found += [Target(format_bytes(size), "size", size) for size in args.memory]
     if not found and free:
-        found.append(Target("", "free", free))
+        found.append(Target("", "free", free, cpu=cpu))
     return found
 
 

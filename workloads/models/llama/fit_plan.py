@@ -45,6 +45,7 @@ class Target:
     peak_tflops: float | None = None
     peak_source: str | None = None
     memory_source: str | None = None
+    cpu: bool = False              # the host's memory (a CPU run's): no driver context, a training step's own instead
 
     @property
     def holds_context(self) -> bool:
@@ -78,20 +79,18 @@ def _use(use: str) -> tuple[str | None, bool]:
     raise KeyError(use)
 
 
-def need(ask: Ask, use: str, batch: int, context: bool, cards: int = 1) -> tuple[fit.Estimate, Runtime]:
-    """The estimate a card holds with the work split over ``cards``, and the runtime's lines beside it."""
-    e = estimate(ask, use, batch)
-    if cards > 1:
-        e = fit.Estimate(weights=-(-e.weights // cards), kv_cache=-(-e.kv_cache // cards), activations=e.activations,
-                         gradients=-(-e.gradients // cards), optimizer=-(-e.optimizer // cards),
-                         workspace=e.workspace, modules=e.modules)
+def need(ask: Ask, use: str, batch: int, context: bool, cards: int = 1, cpu: bool = False
+         ) -> tuple[fit.Estimate, Runtime]:
+    """The estimate a card (``cpu``: the host) holds with the work split over ``cards``, and the runtime's lines beside
+    it."""
+    e = fit.split_over(estimate(ask, use, batch), cards, ask.config, batch, ask.context, ask.element_size)
     inference = _use(use)[0] is None
     return e, runtime(ask.config, e.total, batch=batch, element_size=ask.element_size, inference=inference,
-                      context=context, cards=cards)
+                      context=context, cards=cards, cpu=cpu)
 
 
 def _total(ask: Ask, use: str, batch: int, target: Target, cards: int = 1) -> int:
-    e, r = need(ask, use, batch, target.holds_context, cards)
+    e, r = need(ask, use, batch, target.holds_context, cards, target.cpu)
     return e.total + r.total
 
 
@@ -172,7 +171,7 @@ def plan(ask: Ask, targets: list[Target], price: float | None = None, currency: 
         rows.append({"use": english, "use_id": key, "total_bytes": e.total + r.total, "weights_bytes": e.weights,
                      "kv_cache_bytes": e.kv_cache, "activations_bytes": e.activations,
                      "gradients_bytes": e.gradients, "optimizer_bytes": e.optimizer, "workspace_bytes": e.workspace,
-                     "modules_bytes": e.modules, "runtime_bytes": r.total,
+                     "modules_bytes": e.modules, "transient_bytes": e.transient, "runtime_bytes": r.total,
                      "targets": [verdict(ask, key, t) for t in targets]})
     e, r = need(ask, "inference", ask.batch, context=True)
     split = runtime(ask.config, e.total, batch=ask.batch, element_size=ask.element_size, inference=False,

@@ -21,6 +21,7 @@ COLUMNS: tuple[tuple[str, Message], ...] = (
     ("weights_bytes", Message("workload.fit.column.weights")),
     ("kv_cache_bytes", Message("workload.fit.column.kv_cache")),
     ("activations_bytes", Message("workload.fit.column.activations")),
+    ("transient_bytes", Message("workload.fit.column.transient")),
     ("trained_bytes", Message("workload.fit.column.gradients_optimizer")),
     ("runtime_bytes", Message("workload.fit.column.runtime")),
 )

@@ -6,7 +6,9 @@ The model's estimate (:mod:`workloads.models.llama.fit`) counts tensors; a card 
   (the default since CUDA 11.7) measured 287 MB (pytorch/pytorch#86509), "around 400MB" (ptrblck, #109888) and
   426 MiB on an RTX 6000 Ada with PyTorch 2.10 (unslothai/unsloth-zoo#1053); cuBLAS and attention kernels load on
   first use on top, so :data:`CONTEXT_BYTES` takes 512 MiB. Free memory read after the context exists (what a run
-  on this device reads) already lacks it, so against that figure it is 0.
+  on this device reads) already lacks it, so against that figure it is 0. The CPU has no driver, but a training
+  step's first run leaves its own there (:data:`CPU_TRAINING_BYTES`): the backward's and AdamW's kernels paged in
+  from torch's libraries and what the process keeps allocated after it (threads' buffers, caches), whatever the batch.
 - the **allocator's reserve and fragmentation**: PyTorch's caching allocator rounds large blocks up to 2 MiB and
   splits segments it keeps, so what it reserves runs ahead of what is allocated; :data:`ALLOCATOR_SHARE` of the
   estimate is kept for it (an assumption the on-card two-sided check in bench/gpu_acceptance.py tests).
@@ -24,6 +26,11 @@ from dataclasses import dataclass
 from workloads.models.llama.presets import LlamaConfig
 
 CONTEXT_BYTES = 512 * 2**20
+# measured on tiny: 87 MiB of library pages and 102 MiB anonymous memory more after the first training step than after
+# the model was built, at batches 1-3 alike (bench/train_step_peak.py); the finetune workload's own peak growth read
+# 230 and 236 MiB above the rest of the plan at LoRA batches 2 and 3 (bench/fit_two_sided.py: what it imports and
+# starts after its base reading besides); an inference step leaves 23 MiB, which the workspace line holds
+CPU_TRAINING_BYTES = 240 * 2**20
 ALLOCATOR_SHARE = 0.05
 NCCL_BUFFER_BYTES = 4 * 2**20     # NCCL_BUFFSIZE's default
 NCCL_CHANNELS = 32                # the most channels NCCL opens on NVLink-connected cards
@@ -67,11 +74,19 @@ def collectives(config: LlamaConfig, cards: int, element_size: int, training: bo
     return nccl + gathered
 
 
+def context_bytes(context: bool, inference: bool, cpu: bool) -> int:
+    """The context line: a card's when the memory read still holds it; on the CPU a training step's own."""
+    if cpu:
+        return 0 if inference else CPU_TRAINING_BYTES
+    return CONTEXT_BYTES if context else 0
+
+
 def runtime(config: LlamaConfig, model_bytes: int, *, batch: int, element_size: int, inference: bool,
-            context: bool, cards: int = 1) -> Runtime:
+            context: bool, cards: int = 1, cpu: bool = False) -> Runtime:
     """The runtime's lines beside ``model_bytes`` of the model's estimate: the context when the memory it is read
-    against still holds it, the allocator's share, a decode graph's pool for inference, collectives over cards."""
-    return Runtime(context=CONTEXT_BYTES if context else 0,
+    against still holds it (``cpu``: the host's memory, where training leaves its own), the allocator's share, a
+    decode graph's pool for inference, collectives over cards."""
+    return Runtime(context=context_bytes(context, inference, cpu),
                    allocator=int(model_bytes * ALLOCATOR_SHARE),
                    graph_pool=graph_pool(config, batch, element_size) if inference else 0,
                    collectives=collectives(config, cards, element_size, training=not inference))
