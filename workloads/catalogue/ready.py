@@ -116,4 +116,41 @@ WORDS: dict[str, tuple[str, str]] = {
                             "its price: {ppp}x the performance per {unit} of {device}",
                             "速度为参考卡的 {span}（{n} 项，几何平均 {mean}），价格为其 {price}：单位{unit}性能为 "
                             "{device} 的 {ppp} 倍"),
+    # the launcher's entry (tui/ready/entry.py) and the workbench's run of the command (tui/workbench/app/ready_run.py)
+    "ready.entry.title": ("Readiness: should this model move to this card? (cardbench ready)",
+                          "就绪评估：该模型是否适合迁移到这张卡？（cardbench ready）"),
+    "ready.entry.progress": ("phase", "阶段"),
+    "ready.field.model": ("model", "模型"),
+    "ready.field.model_hint": ("a preset (tiny, Llama-3.1-8B...) or a checkpoint folder",
+                               "预设（tiny、Llama-3.1-8B……）或检查点目录"),
+    "ready.field.dtype": ("dtype", "精度"),
+    "ready.field.budget": ("budget (min)", "预算（分钟）"),
+    "ready.field.data": ("data dir", "数据目录"),
+    "ready.field.data_hint": ("none: the data IO row is N/A", "不填：数据读取一行为 N/A"),
+    "ready.field.device": ("device", "设备"),
+    "ready.entry.budget_not_number": ("--budget must be minutes, a number, not {text}",
+                                      "`--budget` 须为分钟数，而不是 {text}"),
+    "ready.entry.budget_range": ("--budget must be more than 0 and at most {most} minutes, not {text}",
+                                 "`--budget` 须大于 0 且不超过 {most} 分钟，而不是 {text}"),
+    "ready.entry.bad_model": ("model: {text} is neither a preset ({known}) nor a checkpoint folder",
+                              "模型：{text} 既不是预设（{known}）也不是检查点目录"),
+    "ready.entry.bad_dtype": ("dtype: {text} is not one of {known}", "精度：{text} 不在 {known} 之中"),
+    "ready.entry.bad_data": ("data dir: {text}: no such file or directory", "数据目录：{text} 不存在"),
+    "ready.run.cannot_start": ("cannot start readiness: {why}", "无法启动就绪评估：{why}"),
+    "ready.run.busy": ("a run of this workbench is active: stop it (s) or let it finish first",
+                       "本工作台有运行正在进行：请先停止（s）或等其结束"),
+    "ready.run.starting": ("starting cardbench {args}: its steps below, then its table and the report bundle "
+                           "(s stops it and keeps what was measured; output also in {log})",
+                           "启动 cardbench {args}：下方依次显示各步骤、结果表和报告包（s 停止并保留已测结果；输出也在 {log}）"),
+    "ready.run.stopping": ("stopping readiness: the running step is stopped, the rest skipped; the table and the "
+                           "bundle are still written", "正在停止就绪评估：停止当前步骤、跳过其余步骤；结果表和报告包仍会写出"),
+    "ready.run.eta_of": ("the budget's end, at most", "至多到预算用完"),
+    "ready.run.ended": ("readiness ended: {status} (exit {code})", "就绪评估结束：{status}（退出码 {code}）"),
+    "ready.run.bundle": ("report bundle: {path}", "报告包：{path}"),
+    "ready.run.left_running": ("readiness (pid {pid}) was asked to stop; it writes its table and bundle on its own: "
+                               "see {log}", "已请求就绪评估（pid {pid}）停止；它会自行写出结果表和报告包：见 {log}"),
+    "ready.run.no_detach": ("readiness runs from s (it stops when the workbench quits, keeping what it measured); "
+                            "to have it outlive the workbench, run `cardbench ready` in a shell under nohup",
+                            "就绪评估用 s 启动（工作台退出时停止并保留已测结果）；若要在工作台退出后继续，请在 shell 中用 nohup 运行 "
+                            "`cardbench ready`"),
 }
