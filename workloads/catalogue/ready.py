@@ -67,6 +67,7 @@ WORDS: dict[str, tuple[str, str]] = {
                        "a small width) ok in {dtype} (failing: {failing})",
                        "从 `llm` 解码与 `finetune` 训练步（Llama 系列的小宽度源）跟踪到的 {total} 个算子中，{ok} 个在 {dtype} 下"
                        "正常（失败：{failing}）"),
+    "ready.ops.none": ("none", "无"),
     "ready.ops.fallback_unmeasured": ("ops left on the CPU during the runs: not measured by this cardbench (its results "
                                       "carry no cpu_fallback_ops)",
                                       "运行中回退到 CPU 的算子：此版本 cardbench 未测量（结果中没有 `cpu_fallback_ops`）"),
@@ -84,18 +85,19 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.prefill.no_peak": ("{rate} tokens/s; this device has no rated compute peak to read it against",
                               "{rate} tokens/s；该设备没有可对照的额定算力峰值"),
     "ready.decode.evidence": ("{rate} tokens/s, {share} of the {bound} tokens/s that {read} GB/s ({method}) allows; "
-                              "TPOT p50 {tpot} s, TTFT {ttft} s",
+                              "TPOT p50 {tpot}, TTFT {ttft}",
                               "{rate} tokens/s，为 {read} GB/s（{method}）所允许的 {bound} tokens/s 的 {share}；"
-                              "TPOT p50 {tpot} 秒，TTFT {ttft} 秒"),
+                              "TPOT p50 {tpot}，TTFT {ttft}"),
     "ready.finetune.evidence": ("{mode} in {precision}: {rate} tokens/s, MFU {mfu} of the rated {peak} TFLOP/s",
                                 "{mode}（{precision}）：{rate} tokens/s，MFU 为额定 {peak} TFLOP/s 的 {mfu}"),
+    "ready.finetune.no_rated_peak": ("no rated peak for this device", "该设备没有额定算力峰值"),
     "ready.finetune.no_peak": ("{mode}: {rate} tokens/s; MFU N/A: {why}", "{mode}：{rate} tokens/s；MFU 为 N/A：{why}"),
-    "ready.cold_start.evidence": ("{total} s from a fresh process to the first token (import {import}, device "
+    "ready.cold_start.evidence": ("{total} from a fresh process to the first token (import {import}, device "
                                   "{device}, weights read {read} of {read_bytes}, {state}, build {build}, "
-                                  "compile {compile}, first token {first_token}); WARN past {limit} s",
-                                  "从新进程到首个 token 用时 {total} 秒（导入 {import}，设备初始化 {device}，"
+                                  "compile {compile}, first token {first_token}); WARN past {limit}",
+                                  "从新进程到首个 token 用时 {total}（导入 {import}，设备初始化 {device}，"
                                   "读取权重 {read}，共 {read_bytes}，{state}，构建 {build}，编译 {compile}，"
-                                  "首个 token {first_token}）；超过 {limit} 秒为警告"),
+                                  "首个 token {first_token}）；超过 {limit}为警告"),
     "ready.data_io.evidence": ("read {rate} from {files} file(s) of {root}, {bytes} in {seconds} s (page cache as found"
                                "{more}); the fine-tune here reads about {need} ({tokens} tokens/s x {bpt} B a token)",
                                "从 {root} 的 {files} 个文件读取速度 {rate}，{seconds} 秒读 {bytes}（页缓存保持原状{more}）；"
