@@ -15,7 +15,7 @@ import pytest
 
 from app_fakes import choose_workload
 from paths import CHILDREN
-from tui.ready import child as ready_child
+from tui.workbench import ready_child
 from tui.ready.readiness import Readiness
 from tui.workbench.app import build_app
 
@@ -134,3 +134,20 @@ async def test_quitting_while_ready_runs_asks_then_stops_it(stand_in, runs_dir, 
         time.sleep(0.1)
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     assert list(tmp_path.glob("cardbench-report-*.zip"))
+
+
+def test_the_entry_offers_the_dtypes_the_steps_plan_and_reads_the_phases_progress_writes():
+    import io
+
+    from tui.headless.progress import Progress
+    from tui.ready.steps import DTYPES
+    from tui.workbench.ready_child import Phase, phase_of
+    from tui.workbench.ready_entry import SPEC
+
+    assert dict((p.key, p.choices) for p in SPEC.params)["dtype"] == ("auto", *DTYPES)
+    said = io.StringIO()
+    progress = Progress(phases=6, stream=said, tty=False)
+    progress.say("step perf: fit, prefill, decode")
+    progress.begin("LLM fine-tuning (finetune)")
+    first, begun = said.getvalue().splitlines()
+    assert phase_of(first) is None and phase_of(begun) == Phase(1, 6, "LLM fine-tuning (finetune)")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.cli.errors import CliError
-from tui.ready.entry import BUDGET_MIN, budget_minutes
+from tui.workbench.ready_entry import BUDGET_MIN, budget_minutes
 from tui.ready.steps import DTYPES, Model
 from workloads import exit_codes
 from workloads.models.llama.presets import known_models, preset

@@ -2,29 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import time
-from dataclasses import dataclass
 from typing import TextIO
-
-# a phase as `Progress.begin` writes it, read back by whoever shows a command's progress (the workbench's readiness)
-_PHASE = re.compile(r"^cardbench: \[(\d+)/(\d+)\] (.+)$")
-
-
-@dataclass(frozen=True)
-class Phase:
-    """The phase a command said it began: the ``at``-th of ``of``."""
-
-    at: int
-    of: int
-    name: str
-
-
-def phase_of(line: str) -> Phase | None:
-    """The phase a progress line begins, or None for any other line."""
-    match = _PHASE.match(line)
-    return Phase(int(match[1]), int(match[2]), match[3]) if match else None
 
 
 class Progress:

@@ -169,6 +169,12 @@ def _duration(seconds: Any) -> Any:
     return "N/A" if value is None else (lambda lang: format_duration(value, lang))
 
 
+def _read_state(m: Mapping[str, Any]) -> Any:
+    """The weights' read, cold or warm, in each language; a state another version wrote, quoted as written."""
+    said = state_message(m.get("cold_start_read_state"))
+    return said if isinstance(said, Message) else quoted(said)
+
+
 def _no_mfu_why(m: Mapping[str, Any]) -> Any:
     """Why the fine-tune has no MFU: no rated peak for the device (the usual reason, said in each language), else the
     run's own words."""
@@ -233,7 +239,7 @@ def cold_start_row(m: Mapping[str, Any]) -> Row:
     # without --compile, is N/A)
     parts = {k: _duration(m.get(f"cold_start_{k}_s")) for k in ("import", "device", "read", "build", "compile",
                                                                   "first_token")}
-    evidence = words("cold_start.evidence", total=_duration(total), state=state_message(m.get("cold_start_read_state")),
+    evidence = words("cold_start.evidence", total=_duration(total), state=_read_state(m),
                      read_bytes=format_bytes(m.get("cold_start_read_bytes")), limit=_duration(COLD_START_S), **parts)
     return Row("cold_start", PASS if total <= COLD_START_S else WARN, evidence, total, COLD_START_S, "s",
                lower_is_better=True)

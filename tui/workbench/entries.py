@@ -1,7 +1,7 @@
 """What the launcher offers, UI-free: the registry's workloads, then the commands it starts like one from their fields.
 
 `cardbench ready` runs several workloads (`tui.ready`), so it is no registered workload: the headless suite, the
-soak and compare never see it. Its entry (`tui.ready.entry.SPEC`) has the shape a workload's spec has (a title, a
+soak and compare never see it. Its entry (`tui.workbench.ready_entry.SPEC`) has the shape a workload's spec has (a title, a
 key label, the fields), so the launcher's bar, forms, keys and run state read every entry through `spec_for`; what
 starts it is the workbench's (`tui.workbench.app.ready_run`).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tui.ready import entry as ready_entry
+from tui.workbench import ready_entry
 from workloads import registry
 from workloads.spec import WorkloadSpec
 

@@ -90,6 +90,23 @@ def test_a_cpu_has_no_rated_peak_so_prefill_and_mfu_are_na_with_the_reason_and_t
     assert "no rated peak for this device" in rows["finetune"].said("en")
 
 
+def test_a_cpu_readiness_in_chinese_is_chinese_with_durations_in_its_units():
+    """What the tiny preset on this CPU gave (a ready run's bundle, read): its cold start's phases, its TPOT and TTFT
+    said as the table's durations are, the read's state, why there is no MFU and 'no op fails' in Chinese."""
+    cold = {**COLD, "cold_start_s": 4.797, "cold_start_device_s": 0.0009987, "cold_start_read_state": "cold"}
+    rows = _rows(perf=perf(prefill_share=None, tpot_p50_s=0.01675, ttft_s=0.156), finetune=finetune(mfu=None),
+                 cold_start=cold)
+    en, zh = rows["cold_start"].said("en"), rows["cold_start"].said("zh")
+    assert en.startswith("4.8 s from a fresh process") and "device 0.999 ms" in en and ", cold," in en
+    assert "用时 4.8 秒" in zh and "设备初始化 0.999 毫秒" in zh and "冷读" in zh and "超过 60 秒为警告" in zh
+    assert "TPOT p50 16.8 ms, TTFT 156 ms" in rows["decode"].said("en")
+    assert "TPOT p50 16.8 毫秒，TTFT 156 毫秒" in rows["decode"].said("zh")
+    assert "MFU 为 N/A：该设备没有额定算力峰值" in rows["finetune"].said("zh")
+    assert "(failing: none)" in rows["ops"].said("en") and "（失败：无）" in rows["ops"].said("zh")
+    said = " ".join(row.said("zh") for row in rows.values())
+    assert english_words(said) <= {"MFU", "TPOT", "TTFT", "LoRA", "IO", "float64", "Llama"}
+
+
 def test_a_step_that_gave_no_result_is_na_with_its_reason_never_a_zero():
     why = {"finetune": words("why.budget", left="20 s", budget="15 min", need="2 min")}
     rows = _rows(finetune=None, loss=None, why=why)

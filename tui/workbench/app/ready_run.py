@@ -1,5 +1,5 @@
 """The launcher's readiness entry: `cardbench ready` started from its fields as a child of the workbench
-(`tui.ready.child`), its steps, table, verdicts and bundle path in the log as it says them, its phase on the
+(`tui.workbench.ready_child`), its steps, table, verdicts and bundle path in the log as it says them, its phase on the
 launcher's run state; s stops it the way Ctrl+C does, so what was measured is still judged and bundled.
 
 `ReadyRun` is a controller the `tui.workbench.app.Workbench` owns; it reaches the app only through `ReadyRunHost`.
@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from tui.headless.progress import phase_of
-from tui.ready.entry import NAME, EntryError, arguments
+from tui.workbench.ready_child import ReadyChild, phase_of
+from tui.workbench.ready_entry import NAME, EntryError, arguments
 from tui.workbench.view.run_state import RunState
 from workloads import exit_codes
 from workloads.catalogue import say
 
 if TYPE_CHECKING:
-    from tui.ready.child import ReadyChild
     from tui.store import RunStore
     from tui.workbench.panes.launcher import LauncherPane
 
@@ -71,8 +70,6 @@ class ReadyRun:
         except EntryError as exc:
             self._refused(str(exc))
             return False
-        from tui.ready.child import ReadyChild
-
         try:
             child = ReadyChild.start(args, runs_dir=host.store.root, output=host.export_dir or Path.cwd())
         except OSError as exc:

@@ -278,6 +278,9 @@ class LauncherPane(VerticalScroll, can_focus=False):
         if isinstance(field, Field) and field.placeholder != field.full_placeholder:
             hint.update(Text(field.full_placeholder, style="dim"))
             hint.display = True
+            # on a small screen the fields fill the launcher (the bar takes a line per few entries): the hint is
+            # scrolled into view, as the focused field is
+            self.call_after_refresh(hint.scroll_visible, animate=False)
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         self.query_one("#field-hint", Static).display = False

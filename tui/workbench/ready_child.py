@@ -20,12 +20,32 @@ import signal
 import subprocess
 from pathlib import Path
 
-from tui import detach
+import re
+from dataclasses import dataclass
+
 from workloads.safe_text import printable
 
 LOG = ".ready.log"   # under the runs dir, appended: what each readiness run of a workbench said
 ENTRY: str | None = None   # the module to run (None: `tui.detach.ENTRY`, cardbench's); tests point it at a stand-in
 MAX_READ = 1 << 20   # bytes read at one call: a chatty child never holds the reader for long
+# a phase as the command's progress begins it (`tui.headless.progress.Progress.begin`, which the workbench may not
+# import: a package cycle; tests/tui/test_app_ready.py reads what begin() writes with this)
+_PHASE = re.compile(r"^cardbench: \[(\d+)/(\d+)\] (.+)$")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """The phase the command said it began: the ``at``-th of ``of``."""
+
+    at: int
+    of: int
+    name: str
+
+
+def phase_of(line: str) -> Phase | None:
+    """The phase a progress line begins, or None for any other line."""
+    match = _PHASE.match(line)
+    return Phase(int(match[1]), int(match[2]), match[3]) if match else None
 
 
 class ReadyChild:
@@ -41,6 +61,8 @@ class ReadyChild:
     @classmethod
     def start(cls, args: list[str], *, runs_dir: Path, output: Path) -> "ReadyChild":
         """Start ``cardbench --runs-dir RUNS ready ... -o OUTPUT``; OSError when it cannot start."""
+        from tui import detach   # at the first start: it brings the events' protocol, which the first frame leaves
+
         runs_dir = Path(runs_dir).absolute()
         runs_dir.mkdir(parents=True, exist_ok=True)
         log = runs_dir / LOG

@@ -2,10 +2,14 @@
 
 Not a registered workload: it runs several of them (`tui.ready.steps`), so the registry, the headless suite, the soak
 and compare never see it. The launcher reads its title, key label and fields through the shape a workload's spec has
-(`tui.workbench.entries`); the workbench starts the command itself as a child (`tui.ready.child`).
+(`tui.workbench.entries`); the workbench starts the command itself as a child (`tui.workbench.ready_child`).
 
 A bad value is one line (`EntryError`) before anything starts: the same checks `cardbench ready` makes of its
 arguments (`budget_minutes` is the one rule for --budget, the command's parser calls it too).
+
+Here, not in `tui.ready`: the workbench may not import that package (it runs the headless suite, whose report draws
+the workbench's screenshot: a package cycle), so this module imports nothing of it; its dtypes are the steps' own
+(``DTYPES``, held equal by tests/tui/test_app_ready.py).
 """
 
 from __future__ import annotations
@@ -14,13 +18,13 @@ import math
 from pathlib import Path
 from typing import Mapping
 
-from tui.ready.steps import DTYPES
 from workloads.catalogue import Message, say
 from workloads.models.llama.presets import known_models, preset
 from workloads.spec import Param, WorkloadSpec
 
 NAME = "ready"
 BUDGET_MIN = 15.0
+DTYPES = ("fp32", "fp16", "bf16")   # tui.ready.steps.DTYPES: what --dtype takes besides auto
 MAX_BUDGET_MIN = 24 * 60
 
 
