@@ -56,6 +56,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.why.refused": ("the workload refused the step's options: {why}", "工作负载拒绝了该步骤的选项：{why}"),
     "ready.why.not_created": ("its run could not be recorded: {why}", "无法记录其运行：{why}"),
     "ready.why.interrupted": ("not run: interrupted", "未运行：已中断"),
+    "ready.why.interrupted_mid": ("stopped before its result: interrupted", "得出结果前已中断"),
     "ready.why.no_fit": ("not run: the model does not fit this device", "未运行：模型装不下该设备"),
     "ready.why.stopped": ("stopped at its share of the budget before a result", "到达预算份额时停止，尚无结果"),
     "ready.fit.evidence": ("inference in {dtype} needs {need} of {free} free at batch {batch} x {context} positions; "
