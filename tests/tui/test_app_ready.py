@@ -113,6 +113,9 @@ async def test_a_bad_field_is_one_line_and_nothing_starts(stand_in, runs_dir, tm
         await pilot.press("s")
         await pilot.pause()
         assert not app.ready_run.running and "--budget must be more than 0" in _log(app)
+        await pilot.press("D")   # detached is a workload's start: readiness says how it runs instead
+        await pilot.pause()
+        assert not app.ready_run.running and "readiness runs from s" in _log(app)
     assert not runs_dir.exists() or not any(runs_dir.iterdir())
 
 
