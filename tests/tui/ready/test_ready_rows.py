@@ -107,6 +107,15 @@ def test_a_cpu_readiness_in_chinese_is_chinese_with_durations_in_its_units():
     assert english_words(said) <= {"MFU", "TPOT", "TTFT", "LoRA", "IO", "float64", "Llama"}
 
 
+def test_the_chinese_table_on_a_terminal_aligns_its_columns():
+    # a Chinese character takes two columns: padded by len() the verdicts stood in a ragged line
+    from workloads.facts.text_table import width
+
+    table = terminal_lines(readiness(), "zh")[1:2 + len(QUESTIONS)]
+    starts = {width(line) - width(line.split()[-1]) for line in table}
+    assert len(table) == 1 + len(QUESTIONS) and len(starts) == 1, table
+
+
 def test_a_step_that_gave_no_result_is_na_with_its_reason_never_a_zero():
     why = {"finetune": words("why.budget", left="20 s", budget="15 min", need="2 min")}
     rows = _rows(finetune=None, loss=None, why=why)
