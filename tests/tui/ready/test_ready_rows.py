@@ -155,6 +155,7 @@ def test_the_data_is_read_from_where_it_lives_and_judged_against_the_fine_tunes_
     assert data.files == 3 and data.bytes == 3 * 18 * 20_000 and data.complete and data.unreadable == 0
     row = rows_of(results(), {}, "bf16", data, str(corpus))[-1]
     assert row.verdict == PASS and "from 3 file(s) of" in row.said("en") and "5,000 tokens/s x 4 B" in row.said("en")
+    assert ratio_text(1e-5) == "< 1 %" and ratio_text(0.0) == "0 %"   # a tiny share is not none
     assert ratio_text(row.ratio).endswith("x")   # thousands of times the need: 'N x', not a percentage of 7 digits
     hungry = rows_of(results(finetune=finetune(tokens_per_s=10**13)), {}, "bf16", data, str(corpus))[-1]
     assert hungry.verdict == WARN   # it reads slower than the fine-tune would consume it: the card would wait
