@@ -51,7 +51,7 @@ def _label(key: str) -> str:
 SPEC = WorkloadSpec(
     name=NAME,
     title=Message("ready.entry.title"),
-    short="Ready",
+    short=say("ready.entry.short", "en"),
     params=(
         Param("model", _label("model"), "--model", "tiny", placeholder=say("ready.field.model_hint", "en")),
         Param("dtype", _label("dtype"), "--dtype", "auto", "choice", choices=("auto", *DTYPES)),

@@ -122,7 +122,10 @@ WORDS: dict[str, tuple[str, str]] = {
     # the launcher's entry (tui/ready/entry.py) and the workbench's run of the command (tui/workbench/app/ready_run.py)
     "ready.entry.title": ("Readiness: should this model move to this card? (cardbench ready)",
                           "就绪评估：该模型是否适合迁移到这张卡？（cardbench ready）"),
+    "ready.entry.short": ("Ready", "就绪"),
     "ready.entry.progress": ("phase", "阶段"),
+    "ready.run.notice": ("readiness", "就绪评估"),
+    "ready.run.notice_ended": ("readiness {status}", "就绪评估 {status}"),
     "ready.field.model": ("model", "模型"),
     "ready.field.model_hint": ("a preset (tiny, Llama-3.1-8B...) or a checkpoint folder",
                                "预设（tiny、Llama-3.1-8B……）或检查点目录"),

@@ -86,7 +86,7 @@ class ReadyRun:
     def _refused(self, why: str) -> None:
         line = say("ready.run.cannot_start", "en", why=why)
         self.host.say(line, "bold red")
-        self.host.notify(why, title="readiness", severity="error", markup=False)
+        self.host.notify(why, title=say("ready.run.notice", "en"), severity="error", markup=False)
 
     def stop(self) -> None:
         """Ask it to stop (SIGINT): the running step stops, the table and the bundle are still written."""
@@ -171,6 +171,6 @@ class ReadyRun:
         host.state.doing = "  ".join(f"{v} {verdicts.count(v)}" for v in (*_VERDICT_STYLE, "N/A") if v in verdicts)
         where = say("ready.run.bundle", "en", path=self.bundle) if self.bundle else str(self.child.log if self.child
                                                                                         else "")
-        host.notify(where, title=f"readiness {status}", severity="information" if status == "ok" else "warning",
+        host.notify(where, title=say("ready.run.notice_ended", "en", status=status), severity="information" if status == "ok" else "warning",
                     markup=False)
         self._forget()
