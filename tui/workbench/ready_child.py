@@ -25,7 +25,9 @@ from dataclasses import dataclass
 
 from workloads.safe_text import printable
 
-LOG = ".ready.log"   # under the runs dir, appended: what each readiness run of a workbench said
+# under the runs dir, appended: what each readiness run of this workbench said (one file a workbench: two on the same
+# runs dir never read each other's lines)
+LOG = ".ready-{pid}.log"
 ENTRY: str | None = None   # the module to run (None: `tui.detach.ENTRY`, cardbench's); tests point it at a stand-in
 MAX_READ = 1 << 20   # bytes read at one call: a chatty child never holds the reader for long
 # a phase as the command's progress begins it (`tui.headless.progress.Progress.begin`, which the workbench may not
@@ -65,7 +67,7 @@ class ReadyChild:
 
         runs_dir = Path(runs_dir).absolute()
         runs_dir.mkdir(parents=True, exist_ok=True)
-        log = runs_dir / LOG
+        log = runs_dir / LOG.format(pid=os.getpid())
         offset = log.stat().st_size if log.exists() else 0
         process = detach.spawn_detached([*args, "-o", str(Path(output).absolute())], runs_dir=runs_dir,
                                         log_path=log, module=ENTRY)
