@@ -34,6 +34,12 @@ def start_detached(argv: list[str], *, runs_dir: Path, log_path: Path | None = N
     Raises OSError when the runs dir or the log cannot be made or the process cannot start.
     ``module`` is the entry point to run, :data:`ENTRY` unless given.
     """
+    return spawn_detached(argv, runs_dir=runs_dir, log_path=log_path, module=module).pid
+
+
+def spawn_detached(argv: list[str], *, runs_dir: Path, log_path: Path | None = None,
+                   module: str | None = None) -> subprocess.Popen:
+    """`start_detached`, giving the process: for a starter that reads its exit status (the workbench's readiness)."""
     module = module or ENTRY
     runs_dir = Path(runs_dir).absolute()   # the child keeps our working directory, but be exact
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -46,7 +52,7 @@ def start_detached(argv: list[str], *, runs_dir: Path, log_path: Path | None = N
                                    start_new_session=True, close_fds=True)
     # a long-lived starter (the workbench) reaps it when it ends: a zombie would still answer kill(pid, 0)
     threading.Thread(target=process.wait, name=f"cardbench-detached-{process.pid}", daemon=True).start()
-    return process.pid
+    return process
 
 
 _detached: bool | None = None

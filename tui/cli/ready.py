@@ -18,27 +18,23 @@ Light to import (argparse and the steps' table): `cardbench` builds every comman
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any
 
 from tui.cli.errors import CliError
+from tui.workbench.ready_entry import BUDGET_MIN, budget_minutes
 from tui.ready.steps import DTYPES, Model
 from workloads import exit_codes
 from workloads.models.llama.presets import known_models, preset
 
 NAME = "ready"
-BUDGET_MIN = 15.0
 
 
 def _minutes(text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--budget must be minutes, a number, not {text[:40]!r}") from None
-    if not math.isfinite(value) or value <= 0 or value > 24 * 60:
-        raise argparse.ArgumentTypeError(f"--budget must be more than 0 and at most 1440 minutes, not {text[:40]}")
-    return value
+        return budget_minutes(text)   # the one rule, the launcher's entry checks its field with it too
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

@@ -13,8 +13,9 @@ from typing import Any, Mapping
 
 from tui.i18n.voice import quoted
 from tui.ready.data_read import BYTES_PER_TOKEN, READ_S, DataRead
-from workloads.catalogue import LANGS, joined, message, say
-from workloads.facts.formatting import format_bytes, format_number, percent
+from workloads.catalogue import LANGS, Message, joined, message, say
+from workloads.cold_start.words import state_message
+from workloads.facts.formatting import format_bytes, format_duration, format_number, percent
 from workloads.facts.missing import NA, finite_or_none
 
 PASS, WARN, FAIL, NA_VERDICT = "PASS", "WARN", "FAIL", "N/A"
@@ -124,7 +125,7 @@ def ops_row(scan: Mapping[str, Any], dtype: str, runs: Mapping[str, Mapping[str,
     fallbacks = _fallbacks(runs)
     verdict = FAIL if failing else WARN if fallbacks or counts.get("cpu_fallback") else PASS
     scanned = words("ops.scan", ok=format_number(ok), total=format_number(total), dtype=quoted(dtype),
-                      failing=quoted(", ".join(failing[:FALLBACK_SHOWN]) or "-"))
+                      failing=quoted(", ".join(failing[:FALLBACK_SHOWN])) if failing else Message("ready.ops.none"))
     left = _fallback_words(fallbacks, runs)
     evidence = {lang: joined((scanned[lang], left[lang]), lang) for lang in LANGS}
     return Row("ops", verdict, evidence, ok, total, "")
@@ -162,6 +163,26 @@ def loss_row(m: Mapping[str, Any]) -> Row:
     return Row("loss", verdict, evidence, worst, bound, "", lower_is_better=True)
 
 
+def _duration(seconds: Any) -> Any:
+    """A duration said in each language's units when the sentence is ('16.8 ms', '16.8 毫秒'); N/A for none."""
+    value = finite_or_none(seconds)
+    return NA if value is None else (lambda lang: format_duration(value, lang))
+
+
+def _read_state(m: Mapping[str, Any]) -> Any:
+    """The weights' read, cold or warm, in each language; a state another version wrote, quoted as written."""
+    said = state_message(m.get("cold_start_read_state"))
+    return said if isinstance(said, Message) else quoted(said)
+
+
+def _no_mfu_why(m: Mapping[str, Any]) -> Any:
+    """Why the fine-tune has no MFU: no rated peak for the device (the usual reason, said in each language), else the
+    run's own words."""
+    if _number(m, "rated_tflops") is None:
+        return Message("ready.finetune.no_rated_peak")
+    return quoted(m.get("rated_words") or NA)
+
+
 def _share_verdict(question: str, ratio: float | None) -> str:
     if ratio is None:
         return NA_VERDICT
@@ -191,7 +212,7 @@ def decode_row(m: Mapping[str, Any]) -> Row:
     ratio = rate / bound if bound else None
     evidence = words("decode.evidence", rate=format_number(rate), bound=format_number(bound), share=percent(ratio),
                      read=format_number(m.get("device_read_gbps")), method=quoted(m.get("bandwidth_method") or NA),
-                     tpot=format_number(m.get("tpot_p50_s")), ttft=format_number(m.get("ttft_s")))
+                     tpot=_duration(m.get("tpot_p50_s")), ttft=_duration(m.get("ttft_s")))
     return Row("decode", _share_verdict("decode", ratio), evidence, rate, bound, "tokens/s", speed=True)
 
 
@@ -205,7 +226,7 @@ def finetune_row(m: Mapping[str, Any]) -> Row:
                       peak=format_number(m.get("rated_tflops")), mode=quoted(m.get("mode") or NA),
                       precision=quoted(m.get("precision") or NA))
                 if bound else words("finetune.no_peak", rate=format_number(rate), mode=quoted(m.get("mode") or NA),
-                                    why=quoted(m.get("rated_words") or NA)))
+                                    why=_no_mfu_why(m)))
     return Row("finetune", _share_verdict("finetune", mfu), evidence, rate, bound, "tokens/s", speed=True)
 
 
@@ -214,12 +235,12 @@ def cold_start_row(m: Mapping[str, Any]) -> Row:
     total = _number(m, "cold_start_s")
     if total is None:
         return not_measured("cold_start", words("why.no_cold_start"))
-    # a phase that did not run (compile without --compile) is N/A, with no unit after it
-    parts = {k: (f"{format_number(v)} s" if (v := _number(m, f"cold_start_{k}_s")) is not None else NA)
-             for k in ("import", "device", "read", "build", "compile", "first_token")}
-    evidence = words("cold_start.evidence", total=format_number(total),
-                     state=quoted(m.get("cold_start_read_state") or NA),
-                     read_bytes=format_bytes(m.get("cold_start_read_bytes")), limit=format_number(COLD_START_S), **parts)
+    # each phase a duration in the language's units, as the table's total is (a phase that did not run, compile
+    # without --compile, is N/A)
+    parts = {k: _duration(m.get(f"cold_start_{k}_s")) for k in ("import", "device", "read", "build", "compile",
+                                                                  "first_token")}
+    evidence = words("cold_start.evidence", total=_duration(total), state=_read_state(m),
+                     read_bytes=format_bytes(m.get("cold_start_read_bytes")), limit=_duration(COLD_START_S), **parts)
     return Row("cold_start", PASS if total <= COLD_START_S else WARN, evidence, total, COLD_START_S, "s",
                lower_is_better=True)
 

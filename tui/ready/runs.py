@@ -133,6 +133,8 @@ def _run_one(step: Step, times: tuple[float, float], session: RunSession, state:
 def _why_no_result(record: Any, step: Step, state: SuiteState) -> dict[str, str]:
     if record.status == "stopped" and step.workload in state.out_of_time:
         return words("why.stopped")
+    if record.status == "stopped" and state.interrupted:
+        return words("why.interrupted_mid")   # the user's stop (Ctrl+C, the workbench's s), not a failure
     errors = record.of(protocol.Error)
     why = f": {errors[-1].message}" if errors else ""
     return words("why.failed", status=quoted(record.status), why=quoted(why) if why else "")

@@ -45,9 +45,12 @@ def _columns(lang: str, against: bool) -> list[str]:
 
 
 def ratio_text(ratio: float | None) -> str:
-    """A share as a percentage; one of ten times or more (the data read against the fine-tune's need) as 'N x'."""
+    """A share as a percentage; one of ten times or more (the data read against the fine-tune's need) as 'N x'; one
+    above zero that rounds to '0 %' (a loss 1e-8 off against a bound of 1e-3) as '< 1 %', never read as none."""
     if ratio is None:
         return NA
+    if 0 < ratio < 0.005:
+        return f"< {percent(0.01, 0)}"
     return percent(ratio, 0) if ratio < 10 else f"{format_number(ratio, 3)}x"
 
 

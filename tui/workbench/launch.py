@@ -21,7 +21,7 @@ from __future__ import annotations
 import shlex
 
 from tui.workbench.sizing import cpu_values, long_run
-from workloads import registry
+from tui.workbench import entries
 from workloads.spec import Param
 
 # with no bound in the spec (Param.max), a number this many times its field's default is asked about
@@ -34,7 +34,7 @@ class BadValue(ValueError):
 
 def params_for(workload: str) -> tuple[Param, ...]:
     """The fields of a workload, from its spec; an unregistered one has none."""
-    return registry.spec_for(workload).params
+    return entries.spec_for(workload).params
 
 
 def defaults(workload: str, on_cpu: bool = False) -> dict[str, str]:
@@ -150,4 +150,4 @@ def total_steps(workload: str, args: list[str], config: dict | None = None) -> i
 
     The workload's spec knows: from its start config once there is one, else from the arguments.
     """
-    return registry.spec_for(workload).steps_planned(args, config)
+    return entries.spec_for(workload).steps_planned(args, config)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from tui.i18n import say
-from workloads import registry
+from tui.workbench import entries
 from workloads.cpus import usable_cpus
 from workloads.facts.formatting import format_duration
 from workloads.spec import flag_value
@@ -31,7 +31,7 @@ def device_is_cpu(device: str, torch_sees: bool | None) -> bool | None:
 def cpu_values(workload: str) -> dict[str, str]:
     """The launcher's values the headless suite gives the workload on the CPU (its ``cpu_quick`` arguments), for
     the fields that have a flag there; the rest keep their defaults."""
-    spec = registry.spec_for(workload)
+    spec = entries.spec_for(workload)
     args = list(spec.suite.cpu_quick) if spec.suite is not None else []
     values: dict[str, str] = {}
     for param in spec.params:
@@ -48,7 +48,7 @@ def cpu_values(workload: str) -> dict[str, str]:
 def long_run(workload: str, args: Sequence[str], on_cpu: bool | None) -> str | None:
     """One line when the workload estimates this run above `LONG_RUN_S` ('... about 1 h 27 min on the CPU (2
     cores) ...'); None when it is shorter, or when nothing can tell (the device or the workload's rate unknown)."""
-    estimate = registry.spec_for(workload).estimate_s
+    estimate = entries.spec_for(workload).estimate_s
     seconds = estimate(list(args), on_cpu) if estimate is not None and on_cpu is not None else None
     if seconds is None or seconds <= LONG_RUN_S:
         return None

@@ -56,6 +56,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.why.refused": ("the workload refused the step's options: {why}", "工作负载拒绝了该步骤的选项：{why}"),
     "ready.why.not_created": ("its run could not be recorded: {why}", "无法记录其运行：{why}"),
     "ready.why.interrupted": ("not run: interrupted", "未运行：已中断"),
+    "ready.why.interrupted_mid": ("stopped before its result: interrupted", "得出结果前已中断"),
     "ready.why.no_fit": ("not run: the model does not fit this device", "未运行：模型装不下该设备"),
     "ready.why.stopped": ("stopped at its share of the budget before a result", "到达预算份额时停止，尚无结果"),
     "ready.fit.evidence": ("inference in {dtype} needs {need} of {free} free at batch {batch} x {context} positions; "
@@ -67,6 +68,7 @@ WORDS: dict[str, tuple[str, str]] = {
                        "a small width) ok in {dtype} (failing: {failing})",
                        "从 `llm` 解码与 `finetune` 训练步（Llama 系列的小宽度源）跟踪到的 {total} 个算子中，{ok} 个在 {dtype} 下"
                        "正常（失败：{failing}）"),
+    "ready.ops.none": ("none", "无"),
     "ready.ops.fallback_unmeasured": ("ops left on the CPU during the runs: not measured by this cardbench (its results "
                                       "carry no cpu_fallback_ops)",
                                       "运行中回退到 CPU 的算子：此版本 cardbench 未测量（结果中没有 `cpu_fallback_ops`）"),
@@ -84,18 +86,19 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.prefill.no_peak": ("{rate} tokens/s; this device has no rated compute peak to read it against",
                               "{rate} tokens/s；该设备没有可对照的额定算力峰值"),
     "ready.decode.evidence": ("{rate} tokens/s, {share} of the {bound} tokens/s that {read} GB/s ({method}) allows; "
-                              "TPOT p50 {tpot} s, TTFT {ttft} s",
+                              "TPOT p50 {tpot}, TTFT {ttft}",
                               "{rate} tokens/s，为 {read} GB/s（{method}）所允许的 {bound} tokens/s 的 {share}；"
-                              "TPOT p50 {tpot} 秒，TTFT {ttft} 秒"),
+                              "TPOT p50 {tpot}，TTFT {ttft}"),
     "ready.finetune.evidence": ("{mode} in {precision}: {rate} tokens/s, MFU {mfu} of the rated {peak} TFLOP/s",
                                 "{mode}（{precision}）：{rate} tokens/s，MFU 为额定 {peak} TFLOP/s 的 {mfu}"),
+    "ready.finetune.no_rated_peak": ("no rated peak for this device", "该设备没有额定算力峰值"),
     "ready.finetune.no_peak": ("{mode}: {rate} tokens/s; MFU N/A: {why}", "{mode}：{rate} tokens/s；MFU 为 N/A：{why}"),
-    "ready.cold_start.evidence": ("{total} s from a fresh process to the first token (import {import}, device "
+    "ready.cold_start.evidence": ("{total} from a fresh process to the first token (import {import}, device "
                                   "{device}, weights read {read} of {read_bytes}, {state}, build {build}, "
-                                  "compile {compile}, first token {first_token}); WARN past {limit} s",
-                                  "从新进程到首个 token 用时 {total} 秒（导入 {import}，设备初始化 {device}，"
+                                  "compile {compile}, first token {first_token}); WARN past {limit}",
+                                  "从新进程到首个 token 用时 {total}（导入 {import}，设备初始化 {device}，"
                                   "读取权重 {read}，共 {read_bytes}，{state}，构建 {build}，编译 {compile}，"
-                                  "首个 token {first_token}）；超过 {limit} 秒为警告"),
+                                  "首个 token {first_token}）；超过 {limit}为警告"),
     "ready.data_io.evidence": ("read {rate} from {files} file(s) of {root}, {bytes} in {seconds} s (page cache as found"
                                "{more}); the fine-tune here reads about {need} ({tokens} tokens/s x {bpt} B a token)",
                                "从 {root} 的 {files} 个文件读取速度 {rate}，{seconds} 秒读 {bytes}（页缓存保持原状{more}）；"
@@ -116,4 +119,44 @@ WORDS: dict[str, tuple[str, str]] = {
                             "its price: {ppp}x the performance per {unit} of {device}",
                             "速度为参考卡的 {span}（{n} 项，几何平均 {mean}），价格为其 {price}：单位{unit}性能为 "
                             "{device} 的 {ppp} 倍"),
+    # the launcher's entry (tui/ready/entry.py) and the workbench's run of the command (tui/workbench/app/ready_run.py)
+    "ready.entry.title": ("Readiness: should this model move to this card? (cardbench ready)",
+                          "就绪评估：该模型是否适合迁移到这张卡？（cardbench ready）"),
+    "ready.entry.short": ("Ready", "就绪"),
+    "ready.entry.progress": ("phase", "阶段"),
+    "ready.run.notice": ("readiness", "就绪评估"),
+    "ready.run.notice_ended": ("readiness {status}", "就绪评估 {status}"),
+    "ready.field.model": ("model", "模型"),
+    "ready.field.model_hint": ("a preset (tiny, Llama-3.1-8B...) or a checkpoint folder",
+                               "预设（tiny、Llama-3.1-8B……）或检查点目录"),
+    "ready.field.dtype": ("dtype", "精度"),
+    "ready.field.budget": ("budget (min)", "预算（分钟）"),
+    "ready.field.data": ("data dir", "数据目录"),
+    "ready.field.data_hint": ("none: the data IO row is N/A", "不填：数据读取一行为 N/A"),
+    "ready.field.device": ("device", "设备"),
+    "ready.entry.budget_not_number": ("--budget must be minutes, a number, not {text}",
+                                      "`--budget` 须为分钟数，而不是 {text}"),
+    "ready.entry.budget_range": ("--budget must be more than 0 and at most {most} minutes, not {text}",
+                                 "`--budget` 须大于 0 且不超过 {most} 分钟，而不是 {text}"),
+    "ready.entry.bad_model": ("model: {text} is neither a preset ({known}) nor a checkpoint folder",
+                              "模型：{text} 既不是预设（{known}）也不是检查点目录"),
+    "ready.entry.bad_dtype": ("dtype: {text} is not one of {known}", "精度：{text} 不在 {known} 之中"),
+    "ready.entry.bad_data": ("data dir: {text}: no such file or directory", "数据目录：{text} 不存在"),
+    "ready.run.cannot_start": ("cannot start readiness: {why}", "无法启动就绪评估：{why}"),
+    "ready.run.busy": ("a run of this workbench is active: stop it (s) or let it finish first",
+                       "本工作台有运行正在进行：请先停止（s）或等其结束"),
+    "ready.run.starting": ("starting cardbench {args}: its steps below, then its table and the report bundle "
+                           "(s stops it and keeps what was measured; output also in {log})",
+                           "启动 cardbench {args}：下方依次显示各步骤、结果表和报告包（s 停止并保留已测结果；输出也在 {log}）"),
+    "ready.run.stopping": ("stopping readiness: the running step is stopped, the rest skipped; the table and the "
+                           "bundle are still written", "正在停止就绪评估：停止当前步骤、跳过其余步骤；结果表和报告包仍会写出"),
+    "ready.run.eta_of": ("the budget's end, at most", "至多到预算用完"),
+    "ready.run.ended": ("readiness ended: {status} (exit {code})", "就绪评估结束：{status}（退出码 {code}）"),
+    "ready.run.bundle": ("report bundle: {path}", "报告包：{path}"),
+    "ready.run.left_running": ("readiness (pid {pid}) was asked to stop; it writes its table and bundle on its own: "
+                               "see {log}", "已请求就绪评估（pid {pid}）停止；它会自行写出结果表和报告包：见 {log}"),
+    "ready.run.no_detach": ("readiness runs from s (it stops when the workbench quits, keeping what it measured); "
+                            "to have it outlive the workbench, run `cardbench ready` in a shell under nohup",
+                            "就绪评估用 s 启动（工作台退出时停止并保留已测结果）；若要在工作台退出后继续，请在 shell 中用 nohup 运行 "
+                            "`cardbench ready`"),
 }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from workloads.catalogue import Message, message
-from workloads.cold_start.words import compile_message, reason_message
+from workloads.cold_start.words import compile_message, reason_message, state_message
 from workloads.facts.formatting import format_bytes, percent
 from workloads.facts.missing import NA, finite_or_none
 from workloads.facts.text_table import text_lines
@@ -30,8 +30,7 @@ def _seconds(value: Any) -> str:
 def _read_words(metrics: Mapping[str, Any]) -> Any:
     size, seconds = finite_or_none(metrics.get("cold_start_read_bytes")), finite_or_none(metrics.get("cold_start_read_s"))
     rate = f"{size / seconds / 1e9:.2f} GB/s" if size is not None and seconds else NA
-    state = str(metrics.get("cold_start_read_state") or NA)
-    said_state = Message(f"workload.cold_start.state.{state}") if state in ("cold", "warm") else state
+    said_state = state_message(metrics.get("cold_start_read_state"))
     how = metrics.get("cold_start_read_how")
     # a run without the reason's parts (another version): its English reason as written
     reason = (reason_message(how, metrics.get("cold_start_read_resident"), metrics.get("cold_start_read_refused") or "")

@@ -17,6 +17,12 @@ def reason_message(how: Any, resident: Any, refused: str = "") -> Message | str:
     return message(key, resident=percent(resident), refused=refused or NA) if key in CATALOGUE else str(how or NA)
 
 
+def state_message(state: Any) -> Message | str:
+    """The read's state (cold or warm) in either language; any other (a run of another version) as written."""
+    key = f"workload.cold_start.state.{state}"
+    return Message(key) if key in CATALOGUE else str(state or NA)
+
+
 def compile_message(how: Any, error: Any = None) -> Message | str:
     """What the compile phase was (the child's ``compile_how``), in either language; a key no catalogue has is said
     as written."""

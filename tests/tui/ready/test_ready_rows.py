@@ -90,6 +90,32 @@ def test_a_cpu_has_no_rated_peak_so_prefill_and_mfu_are_na_with_the_reason_and_t
     assert "no rated peak for this device" in rows["finetune"].said("en")
 
 
+def test_a_cpu_readiness_in_chinese_is_chinese_with_durations_in_its_units():
+    """What the tiny preset on this CPU gave (a ready run's bundle, read): its cold start's phases, its TPOT and TTFT
+    said as the table's durations are, the read's state, why there is no MFU and 'no op fails' in Chinese."""
+    cold = {**COLD, "cold_start_s": 4.797, "cold_start_device_s": 0.0009987, "cold_start_read_state": "cold"}
+    rows = _rows(perf=perf(prefill_share=None, tpot_p50_s=0.01675, ttft_s=0.156), finetune=finetune(mfu=None),
+                 cold_start=cold)
+    en, zh = rows["cold_start"].said("en"), rows["cold_start"].said("zh")
+    assert en.startswith("4.8 s from a fresh process") and "device 0.999 ms" in en and ", cold," in en
+    assert "用时 4.8 秒" in zh and "设备初始化 0.999 毫秒" in zh and "冷读" in zh and "超过 60 秒为警告" in zh
+    assert "TPOT p50 16.8 ms, TTFT 156 ms" in rows["decode"].said("en")
+    assert "TPOT p50 16.8 毫秒，TTFT 156 毫秒" in rows["decode"].said("zh")
+    assert "MFU 为 N/A：该设备没有额定算力峰值" in rows["finetune"].said("zh")
+    assert "(failing: none)" in rows["ops"].said("en") and "（失败：无）" in rows["ops"].said("zh")
+    said = " ".join(row.said("zh") for row in rows.values())
+    assert english_words(said) <= {"MFU", "TPOT", "TTFT", "LoRA", "IO", "float64", "Llama"}
+
+
+def test_the_chinese_table_on_a_terminal_aligns_its_columns():
+    # a Chinese character takes two columns: padded by len() the verdicts stood in a ragged line
+    from workloads.facts.text_table import width
+
+    table = terminal_lines(readiness(), "zh")[1:2 + len(QUESTIONS)]
+    starts = {width(line) - width(line.split()[-1]) for line in table}
+    assert len(table) == 1 + len(QUESTIONS) and len(starts) == 1, table
+
+
 def test_a_step_that_gave_no_result_is_na_with_its_reason_never_a_zero():
     why = {"finetune": words("why.budget", left="20 s", budget="15 min", need="2 min")}
     rows = _rows(finetune=None, loss=None, why=why)
@@ -129,6 +155,7 @@ def test_the_data_is_read_from_where_it_lives_and_judged_against_the_fine_tunes_
     assert data.files == 3 and data.bytes == 3 * 18 * 20_000 and data.complete and data.unreadable == 0
     row = rows_of(results(), {}, "bf16", data, str(corpus))[-1]
     assert row.verdict == PASS and "from 3 file(s) of" in row.said("en") and "5,000 tokens/s x 4 B" in row.said("en")
+    assert ratio_text(1e-5) == "< 1 %" and ratio_text(0.0) == "0 %"   # a tiny share is not none
     assert ratio_text(row.ratio).endswith("x")   # thousands of times the need: 'N x', not a percentage of 7 digits
     hungry = rows_of(results(finetune=finetune(tokens_per_s=10**13)), {}, "bf16", data, str(corpus))[-1]
     assert hungry.verdict == WARN   # it reads slower than the fine-tune would consume it: the card would wait

@@ -41,6 +41,7 @@ from tui import i18n
 from tui.workbench.app.attach import RunsInProgress
 from tui.workbench.app.lifecycle import Lifecycle
 from tui.workbench.app.poller import LivePoller
+from tui.workbench.app.ready_run import ReadyRun
 from tui.workbench.app.replay import Replay
 from tui.workbench.app.startup import Startup
 from tui.workbench.app.workload_run import WORKER_GROUP, WorkloadRun
@@ -52,8 +53,8 @@ from tui.workbench.panes.log import LogPane
 from tui.workbench.panes.messages import DoctorFinished, LiveDataArrived, SnapshotReady, WorkloadLog
 from tui.workbench.panes.plots import PlotsPane
 from tui.workbench.panes.trial_banner import TrialBanner
+from tui.workbench import entries
 from tui.workbench.view.run_state import RunState
-from workloads import registry
 from workloads.errors import first_line
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class Workbench(App):
         self.clock = clock or time.time
         self.telemetry_source = telemetry_source
         self.start_sampler = start_sampler
-        self.workload_names = list(workloads or registry.names())
+        self.workload_names = entries.names(workloads)   # the workloads, then readiness (a command)
         self.run_checks = run_checks
         self.export_dir = Path(export_dir) if export_dir else None
         self.loaded_runs: list[Path] = []
@@ -110,6 +111,7 @@ class Workbench(App):
         self.startup = Startup(self)
         self.poller = LivePoller(self)   # the one path of live data to the panes: inbox -> poll -> snapshot
         self.workload_run = WorkloadRun(self)
+        self.ready_run = ReadyRun(self)   # the launcher's readiness entry: `cardbench ready` as a child
         self._bindings = keys.with_workload_keys(self.workload_names, self._bindings)
 
     # layout -----------------------------------------------------------------------------
@@ -206,6 +208,9 @@ class Workbench(App):
         self.runs_in_progress.list_runs()
 
     def action_start_detached(self) -> None:
+        if entries.is_command(self.selected_workload):
+            self.log_pane.say(i18n.say("ready.run.no_detach"), "yellow")
+            return
         self.runs_in_progress.start_detached()
 
     def say(self, line: str, style: str = "") -> None:
@@ -294,17 +299,26 @@ class Workbench(App):
     def action_start_stop(self) -> None:
         if self.session.running:
             self.workload_run.stop()
+        elif self.ready_run.running:
+            self.ready_run.stop()
         elif self.attached is not None and self.attached.following:
             self.runs_in_progress.ask_stop(self.attached.live)
-        elif registry.spec_for(self.selected_workload).detached:
+        elif entries.spec_for(self.selected_workload).detached:
             self.action_start_detached()  # hours long (a soak): it must outlive the workbench and the SSH session
         else:
             # a value far above the usual (a burst of keys in the wrong field) is asked about first
             self.launcher.start_when_sure(self.start_workload)
 
     def start_workload(self, name: str | None = None) -> bool:
-        """Start ``name`` (the launcher's workload) with the launcher's fields (`WorkloadRun.start`)."""
-        return self.workload_run.start(name or self.selected_workload)
+        """Start ``name`` (the launcher's workload) with the launcher's fields (`WorkloadRun.start`; readiness,
+        `ReadyRun.start`). One run at a time: the card is the thing measured."""
+        name = name or self.selected_workload
+        if self.session.running or self.ready_run.running:
+            self.log_pane.say(i18n.say("ready.run.busy"), "yellow")
+            return False
+        if entries.is_command(name):
+            return self.ready_run.start()
+        return self.workload_run.start(name)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Every worker of the app runs with exit_on_error=False: one that fails is said here, in one place, and a

@@ -18,6 +18,7 @@ from workloads import exit_codes
 if TYPE_CHECKING:
     from tui.session import RunSession
     from tui.workbench.app.attach import RunsInProgress
+    from tui.workbench.app.ready_run import ReadyRun
     from tui.workbench.view.run_state import RunState
 
 # how long a hang-up (closed SSH session) waits for a clean exit before a hard one
@@ -31,6 +32,7 @@ class LifecycleHost(Protocol):
     state: RunState
     sampler: Any
     runs_in_progress: RunsInProgress
+    ready_run: ReadyRun
 
     def session_made(self) -> bool: ...
     def say(self, line: str, style: str = "") -> None: ...
@@ -54,7 +56,7 @@ class Lifecycle:
                 await self._stop_children()
                 host.exit()
 
-        if not host.session.running:
+        if not host.session.running and not host.ready_run.running:
             await answered(True)
             return
         from tui.workbench.panes.confirm import Confirm
@@ -63,7 +65,8 @@ class Lifecycle:
                          answered)
 
     def on_signal(self, sig: int) -> None:
-        # the session is already stopping the child
+        # the session is already stopping the child; readiness is asked to stop and left to write what it measured
+        self.host.ready_run.leave()
         self._hangup_task = asyncio.ensure_future(self._hangup(sig))
 
     async def _hangup(self, sig: int) -> None:
@@ -78,6 +81,7 @@ class Lifecycle:
 
     async def _stop_children(self) -> None:
         host = self.host
+        host.ready_run.leave()   # detached: it stops its step and writes its table and bundle after we are gone
         if host.session.running:
             host.say("stopping the workload before quitting...", "yellow")
             await host.session.stop()
@@ -90,6 +94,7 @@ class Lifecycle:
         host = self.host
         gc.unfreeze()  # an app built again in this process (tests, the headless screenshot) starts clean
         host.runs_in_progress.unfollow()  # an attached run is another process's: it goes on
+        host.ready_run.leave()
         if self.unwatch_signals is not None:
             self.unwatch_signals()
             self.unwatch_signals = None

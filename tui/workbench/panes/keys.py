@@ -9,7 +9,7 @@ from textual.app import SystemCommand
 from textual.binding import ActiveBinding, Binding, BindingsMap
 
 from tui.i18n import say_or
-from workloads import registry
+from tui.workbench import entries
 
 # Short labels in a compact footer: at 80 columns it holds every key with its label (issue 22.12: b and D
 # had no room, ? did nothing). The palette's own binding, declared here, is labelled "menu".
@@ -56,7 +56,7 @@ def with_workload_keys(names: Sequence[str], bindings: BindingsMap) -> BindingsM
     out = BindingsMap()
     span = key_span(len(names))
     for i, name in enumerate(names[:len(WORKLOAD_KEYS)]):
-        out.bind(WORKLOAD_KEYS[i], f"select_workload({i})", "select" if i == 0 else registry.spec_for(name).short_title,
+        out.bind(WORKLOAD_KEYS[i], f"select_workload({i})", "select" if i == 0 else entries.spec_for(name).short_title,
                  show=i == 0, key_display=span if i == 0 else None)
     for key, keyed in bindings.key_to_bindings.items():
         out.key_to_bindings.setdefault(key, []).extend(keyed)
@@ -65,7 +65,7 @@ def with_workload_keys(names: Sequence[str], bindings: BindingsMap) -> BindingsM
 
 def workload_rows(names: Sequence[str]) -> list[tuple[str, str]]:
     """(key, workload) for each workload that has a number key, as the launcher's bar names it: ('1', 'ResNet-50')."""
-    return [(WORKLOAD_KEYS[i], registry.spec_for(name).short_title) for i, name in enumerate(names[:len(WORKLOAD_KEYS)])]
+    return [(WORKLOAD_KEYS[i], entries.spec_for(name).short_title) for i, name in enumerate(names[:len(WORKLOAD_KEYS)])]
 
 
 def action_rows(app: Any, active: Mapping[str, ActiveBinding]) -> list[tuple[str, str]]:
@@ -91,9 +91,11 @@ def action_rows(app: Any, active: Mapping[str, ActiveBinding]) -> list[tuple[str
 
 def system_commands(app: Any) -> Iterator[SystemCommand]:
     """The workbench's own entries in the command palette (ctrl+p), each naming its key."""
-    for i, name in enumerate(app.workload_names[:len(WORKLOAD_KEYS)]):
-        title = registry.spec_for(name).title.en
-        yield SystemCommand(f"Select {title}", f"key {workload_key(i)}", lambda i=i: app.action_select_workload(i))
+    for i, name in enumerate(app.workload_names):
+        title = entries.spec_for(name).title.en
+        key = workload_key(i)   # past the tenth (readiness): no key, here or a click on the launcher's bar
+        yield SystemCommand(f"Select {title}", f"key {key}" if key else "the launcher's bar",
+                            lambda i=i: app.action_select_workload(i))
     yield SystemCommand("Start or stop the workload", "key s", app.action_start_stop)
     yield SystemCommand("Export the report bundle", "key e", app.action_export)
     yield SystemCommand("Doctor", "key d: check the driver, management CLI, PyTorch and the device",

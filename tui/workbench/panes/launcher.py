@@ -19,7 +19,7 @@ from tui.workbench.panes.keys import workload_key
 from tui.workbench.panes.run_view import render_state
 from tui.workbench.sizing import device_is_cpu
 from tui.workbench.view.run_state import RunState
-from workloads import registry
+from tui.workbench import entries
 from workloads.safe_text import printable
 
 
@@ -143,7 +143,7 @@ def workload_bar(workloads: list[str], selected: str, width: int | None = None) 
     text = Text()
     used = 0
     for i, name in enumerate(workloads, start=1):
-        title = registry.spec_for(name).short_title
+        title = entries.spec_for(name).short_title
         chosen = name == selected
         key = workload_key(i - 1) or "·"   # past the tenth: no key, a click or the palette chooses it
         label = f"{'>' if chosen else ' '}{key} {title} "
@@ -278,6 +278,9 @@ class LauncherPane(VerticalScroll, can_focus=False):
         if isinstance(field, Field) and field.placeholder != field.full_placeholder:
             hint.update(Text(field.full_placeholder, style="dim"))
             hint.display = True
+            # on a small screen the fields fill the launcher (the bar takes a line per few entries): the hint is
+            # scrolled into view, as the focused field is
+            self.call_after_refresh(hint.scroll_visible, animate=False)
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         self.query_one("#field-hint", Static).display = False

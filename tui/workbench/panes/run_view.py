@@ -10,7 +10,7 @@ from rich.text import Text
 from workloads.facts.formatting import fixed, format_duration, live_rate, percent
 from workloads.facts.missing import NA, is_finite
 from tui.workbench.view.run_state import RunState
-from workloads import registry
+from tui.workbench import entries
 from workloads.safe_text import one_line, printable
 from workloads.spec import WorkloadSpec
 
@@ -22,7 +22,7 @@ _STATUS_STYLE = {"running": "bold green", "starting": "yellow", "ok": "green", "
 def render_state(state: RunState) -> Text:
     """The state's lines. A run read from disk (or attached to) may be someone else's: its workload name, status,
     unit, fallbacks and result are made printable (`workloads.safe_text`) before they are a Text."""
-    spec = registry.spec_for(state.workload)
+    spec = entries.spec_for(state.workload)
     text = Text()
     title = spec.title.en if state.workload else "no run yet"
     text.append(one_line(state.status.upper()), style=_STATUS_STYLE.get(state.status, ""))
@@ -32,7 +32,8 @@ def render_state(state: RunState) -> Text:
     if eta and state.eta_of and state.eta_s is not None:
         eta += f" ({state.eta_of})"
     text.append(f"{printable(_progress(state, spec))}{eta}\n")
-    text.append(printable(_live_figures(state, spec)) + "\n")
+    # a command's run (readiness) has no step figures: what it is doing instead
+    text.append(printable(one_line(state.doing) if state.doing else _live_figures(state, spec)) + "\n")
     fallbacks = len(state.fallbacks)
     warnings = len(state.warnings)
     text.append(f"fallbacks {fallbacks}", style="bold yellow" if fallbacks else "")

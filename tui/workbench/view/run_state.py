@@ -55,6 +55,7 @@ class RunState:
     fallbacks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     result: dict = field(default_factory=dict)
+    doing: str = ""               # what a command run is doing now, in its words (readiness's phase), for the figures
     device: str | None = None     # where the run is, from its start event ("cuda:0 (...)", "cpu (...)")
     cpu_alarm: protocol.WorkloadWarning | None = None  # ran on the CPU while accelerators are listed
     first_step: tuple[float, int] | None = field(default=None, repr=False)  # (t, step) first seen: the ETA's origin
