@@ -14,6 +14,7 @@ decode step of the llm workload's ``tiny`` Llama (some 800 recorded ops of micro
 is the largest share of a step there is).
 
     python bench/cpu_fallback_overhead.py                 # the CPU, a few minutes on 2 cores
+    python bench/cpu_fallback_overhead.py --decode-model Qwen2.5-0.5B   # a real model's decode step
     python bench/cpu_fallback_overhead.py --device cuda   # the same on a card (the device's activities recorded too)
 """
 
@@ -56,8 +57,8 @@ def resnet18_step(device: torch.device) -> Callable[[], None]:
     return step
 
 
-def llama_decode_step(device: torch.device) -> Callable[[], None]:
-    model = Llama(PRESETS["tiny"]).to(device)
+def llama_decode_step(device: torch.device, preset: str = "tiny") -> Callable[[], None]:
+    model = Llama(PRESETS[preset]).to(device)
     model.init_random(0)
     model.eval().requires_grad_(False)
     cache = model.new_cache(1, 64)
@@ -146,12 +147,15 @@ def main() -> int:
     p.add_argument("--threads", type=int, default=1,
                    help="torch CPU threads (default 1: a waiting OpenMP thread spins, and on a shared host its spinning "
                         "would be counted as the process's CPU time)")
+    p.add_argument("--decode-model", default="tiny", choices=sorted(PRESETS),
+                   help="the preset whose decode step is watched (default tiny: the most profiler cost a step there is; "
+                        "a real model's ops are longer, its share smaller)")
     opts = p.parse_args()
     torch.set_num_threads(opts.threads)
     device = devices.resolve(opts.device)
     ok = measure("ResNet-18 training step (32 px, batch 8)", resnet18_step(device), device, opts.steps, opts.rounds)
-    ok &= measure("tiny Llama decode step (llm's CPU preset)", llama_decode_step(device), device, opts.steps,
-                  opts.rounds)
+    ok &= measure(f"{opts.decode_model} Llama decode step", llama_decode_step(device, opts.decode_model), device,
+                  opts.steps, opts.rounds)
     return 0 if ok else 1
 
 
