@@ -19,7 +19,7 @@ from workloads.models.llama.fit_plan import Target
 PLANNED_DTYPE = "bf16"
 ELEMENT_SIZE = {"fp32": 4, "fp16": 2, "bf16": 2}
 # the start event's device for a plan of cards named: nothing was touched, and no torch imported
-NO_DEVICE = "none: a plan for the cards and sizes named"
+NO_DEVICE = "no device (a plan for the cards and sizes named)"   # "start llm on no device (...)"
 
 
 def card_argument(text: str) -> Card:
