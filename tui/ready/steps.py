@@ -75,8 +75,9 @@ def plan(model: Model, on_cpu: bool) -> list[Step]:
     cell = ("--input-len", inp, "--output-len", out, "--batch-size", "1")
     steps, batch, seq, warmup = _FINETUNE[on_cpu]
     tune = base + ("--mode", "lora", "--amp", AMP[d])
+    # llama-bench's tg of the cell's output length: llm's headline, so the report's summary has the run's figure
     perf = Step("perf", "llm", base + ("--dtype", d) + cell + ("--repeat", "1" if on_cpu else "3", "--pp", "0",
-                                                               "--tg", "0"),
+                                                               "--tg", out, "-r", "1" if on_cpu else "3"),
                 0.2, floor["perf"], ("fit", "prefill", "decode") if on_cpu else ("prefill", "decode"))
     ops = Step("ops", "opscan", ("--sources", OPS_SOURCES, "--dtypes", d, "--repeats", "1")
                + (("--device", model.device) if model.device else ()), 0.17, floor["ops"], ("ops",))
