@@ -12,6 +12,7 @@ from workloads.child.harness import ArgumentParser, WorkloadError, non_negative_
 from workloads.finetune import budget
 from workloads.finetune.flops import TARGETS
 from workloads.finetune.spec import BATCH_SIZE, SEQ_LEN, SPEC, STEPS
+from workloads.cold_start import option as cold_start_option
 from workloads.models.llama import fit_args
 from workloads.models.llama.presets import LlamaConfig, known_models, preset
 
@@ -63,10 +64,7 @@ def build_parser() -> ArgumentParser:
                    help="print the memory plan (inference, LoRA and full training, with and without checkpointing) "
                         "against this device's free memory, or the --card / --memory given; train nothing")
     fit_args.add_arguments(p)
-    p.add_argument("--cold-start", nargs="?", const="cold", choices=("cold", "warm"), default=None,
-                   help="measure only the time from a fresh process to the first optimizer step's loss, phase by "
-                        "phase (import, device, weights read, build, compile, first step); the weights' page cache "
-                        "is dropped first, or with 'warm' read once before")
+    cold_start_option.add_argument(p, "optimizer step's loss", "first step")
     multinode.add_multinode_arguments(p)
     return p
 

@@ -27,6 +27,7 @@ from workloads.child.harness import ArgumentParser, Emitter, arguments_checked, 
 from workloads.facts.formatting import format_bytes
 from workloads.llm import bench_tests, fit_only
 from workloads.llm.output_option import write
+from workloads.cold_start import option as cold_start_option
 from workloads.models.llama import fit_args
 from workloads.llm.plan import identity, int_list, make_plan
 from workloads.models.llama.presets import known_models
@@ -78,10 +79,7 @@ def build_parser() -> ArgumentParser:
                    help="print the memory plan (inference, LoRA and full training) against the device, or the "
                         "--card / --memory given; run nothing")
     fit_args.add_arguments(p)
-    p.add_argument("--cold-start", nargs="?", const="cold", choices=("cold", "warm"), default=None,
-                   help="measure only the time from a fresh process to the first token, phase by phase (import, "
-                        "device, weights read, build, compile, first token); the weights' page cache is dropped "
-                        "first, or with 'warm' read once before")
+    cold_start_option.add_argument(p, "token", "first token")
     return p
 
 
