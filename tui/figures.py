@@ -61,6 +61,9 @@ def _few_words(value: list | dict, lang: str) -> str:
 def _word(value: Any, lang: str) -> str:
     if isinstance(value, bool):
         return say("report.yes" if value else "report.no", lang)
+    if isinstance(value, dict) and not any(isinstance(v, (list, dict)) for v in value.values()):
+        # a row of a nested table (an op the fallback check names): its fields, not its count of fields ('6')
+        return "(" + ", ".join(f"{k}: {_word(v, lang)}" for k, v in value.items()) + ")"
     if isinstance(value, (list, dict)):
         return str(len(value))   # deeper still: counted, events.jsonl has it whole
     return str(value) if isinstance(value, str) else format_number(value)

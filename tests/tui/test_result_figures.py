@@ -142,3 +142,12 @@ def test_a_short_table_reads_as_words_and_a_withheld_figure_as_a_number():
     line = result_text("generate", {"tokens_per_s": 3.0, "bandwidth_fraction": None,
                                     "bandwidth_fraction_unreliable": 1.3580246913580247})
     assert "share of read bandwidth achieved unreliable (1.358)" in line
+
+
+def test_a_short_nested_table_says_each_row_s_fields_not_their_count():
+    from tui.figures import metric_text
+    from workloads import registry
+
+    ops = registry.spec_for("finetune").metric("cpu_fallback_ops")
+    said = metric_text(ops, [{"op": "aten::gelu", "calls_per_step": 1, "share_of_step": 0.084}])
+    assert said == "(op: aten::gelu, calls_per_step: 1, share_of_step: 0.084)"
