@@ -23,11 +23,11 @@ from typing import Any, Callable
 import torch
 
 from workloads.child.cpu_fallback_option import WATCHED_STEPS, wanted
+from workloads.child.cpu_fallback_said import figures, say
 from workloads.child.cpu_fallback_trace import STEP_MARK, Findings, classify, events_of
 from workloads.child.device import synchronize
 from workloads.child.harness import Emitter, log
 from workloads.errors import first_line
-from workloads.facts.formatting import format_bytes, percent
 from workloads.facts.warmup import MIN_MEASURED_STEPS
 
 
@@ -119,33 +119,12 @@ class FallbackWatch:
 
     def _say(self, found: Findings) -> None:
         """A warning per fallen-back op and the check's line in the log, by the process that speaks (rank 0)."""
-        if self.emitter is None:
-            return
-        where = str(self.device)
-        for op in found.ops:
-            share = percent(op.share_of_step)
-            nbytes = f", {format_bytes(op.copy_bytes_per_step)}" if op.copy_bytes_per_step is not None else ""
-            message = (f"{op.op} ran on the CPU, not on {where}: {op.calls_per_step:g} call(s) a step, {share} of "
-                       f"the step time ({op.ms_per_step:.3g} ms), {op.copies_per_step:g} host<->device copies a step"
-                       f"{nbytes}: {where} has no kernel for it with these inputs (PyTorch's CPU fallback ran it)")
-            self.emitter.warning(message, code="cpu_fallback", op=op.op, calls_per_step=op.calls_per_step,
-                                 share_of_step=op.share_of_step)
-        counted = "all, from the device's copy records" if found.copies_from_device else \
-            "the fallen-back ops' own; the trace shows no device copy records"
-        nbytes = format_bytes(found.copy_bytes_per_step) if found.copy_bytes_per_step is not None else "size unknown"
-        log(f"CPU fallback check: {self.watched} step(s) profiled after the warm-up, then off; "
-            f"{len(found.ops)} op(s) ran on the CPU; {found.copies_per_step:g} host<->device copies a step "
-            f"({nbytes}; {counted})")
+        if self.emitter is not None:
+            say(self.emitter, str(self.device), found, self.watched)
 
     def figures(self) -> dict[str, Any]:
         """The result's figures of the check; none where it did not run (the CPU, or ``off``)."""
-        found = self.findings
-        if found is None:
-            return {}
-        return {"cpu_fallback_ops": [op.row() for op in found.ops],
-                "host_device_copies_per_step": found.copies_per_step,
-                "host_device_copy_bytes_per_step": found.copy_bytes_per_step,
-                "cpu_fallback_steps_watched": self.watched}
+        return figures(self.findings, self.watched)
 
 
 def one_call(call: Callable[[], Any], device: torch.device) -> Findings:

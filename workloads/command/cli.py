@@ -24,7 +24,9 @@ from typing import Any, Sequence
 from workloads import exit_codes
 from workloads.child.harness import (ArgumentParser, Emitter, Stopped, WorkloadError, arguments_checked, log,
                                      positive_float)
+from workloads.child.cpu_fallback_option import MODES, WATCHED_STEPS
 from workloads.command.anomalies import LossWatch
+from workloads.command.fallback_check import WARMUP, FallbackCheck
 from workloads.command.parsers import read
 from workloads.command.parsers.reading import TRAIN
 from workloads.command.parsers.custom import BadMetric, Metric, compile_metric
@@ -45,7 +47,8 @@ _LINE_CHARS = 200
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(
         prog=WORKLOAD,
-        usage="%(prog)s [-h] [--metric NAME=REGEX]... [--grace S] [--device DEVICE] -- CMD [ARGS...]",
+        usage="%(prog)s [-h] [--metric NAME=REGEX]... [--grace S] [--device DEVICE] [--cpu-fallback-check MODE] "
+              "-- CMD [ARGS...]",
         description="Your own job as a workload: its output goes to run.log and is read for progress (tqdm, "
                     "Hugging Face Trainer, PyTorch Lightning, timm, torchvision references, or --metric).")
     p.add_argument("--command", default=None, metavar="'CMD ARGS'",
@@ -60,6 +63,10 @@ def build_parser() -> ArgumentParser:
                    help="auto: the job's environment as it is (default); cpu: CUDA_VISIBLE_DEVICES and "
                         "HIP_VISIBLE_DEVICES set empty, so torch sees no GPU; cuda:N or N,M: CUDA_VISIBLE_DEVICES=N "
                         "(the job then sees that card as cuda:0)")
+    p.add_argument("--cpu-fallback-check", choices=MODES, default="off",
+                   help=f"on: profile {WATCHED_STEPS} optimizer steps after {WARMUP} of warm-up and name each op that ran on the CPU; "
+                        "a Python job only (python SCRIPT or -m MODULE), run through a launcher of ours. Default "
+                        "off (auto is off too): the job is yours, and the check changes how it starts and profiles it")
     return p
 
 
@@ -113,11 +120,12 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     own, after = split_argv(argv)
     args = build_parser().parse_args(own)
     command = command_of(args.command, after)
+    check = FallbackCheck.of(args.cpu_fallback_check, command)
     metrics = metrics_of(args.metric)
     env, device = device_env(args.device)
     arguments_checked()
 
-    job = Job(command, env={**os.environ, **env}, grace_s=args.grace)
+    job = Job(check.command, env={**os.environ, **env, **check.env()}, grace_s=args.grace)
     try:
         job.start()
     except OSError as exc:  # found on PATH but not runnable (a binary for another machine, a bad #! line)
@@ -126,7 +134,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         log("[cardbench] this system cannot make the run a subreaper (prctl needs Linux): a process the command "
             "moves out of its process group (setsid, a daemon) is not found, and not stopped at the end")
     emitter.start(WORKLOAD, {"command": command, "metrics": [m.name for m in metrics], "cwd": os.getcwd(),
-                             "pid": job.pid, "grace_s": args.grace, "env": env},
+                             "pid": job.pid, "grace_s": args.grace, "env": env,
+                             "cpu_fallback_check": args.cpu_fallback_check},
                   device, {"python": sys.version.split()[0]})
     output = JobOutput(emitter, metrics)
     tracker, watch, copy = output.tracker, output.watch, output.copy
@@ -136,7 +145,7 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         job.stop(output.line, tracker.tick)
         copy.flush()
         emitter.result(CommandResult.of(
-            _result(tracker, output.printed, output.understood, None, _stop_leftovers(job), watch)))
+            _result(tracker, output.printed, output.understood, None, _stop_leftovers(job), watch, check, emitter)))
         raise
     copy.flush()
     printed, understood = output.printed, output.understood
@@ -146,7 +155,8 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
             "--metric 'loss=loss: ([0-9.]+)' --metric 'tokens/s=([0-9.]+) tok/s'")
     job.release()
     code = job.process.poll() if job.process else None
-    emitter.result(CommandResult.of(_result(tracker, printed, understood, code, _stop_leftovers(job), watch)))
+    emitter.result(CommandResult.of(
+        _result(tracker, printed, understood, code, _stop_leftovers(job), watch, check, emitter)))
     if code == 0:
         return exit_codes.OK
     said, _ = _exit_words(code if code is not None else -signal.SIGKILL)
@@ -200,8 +210,11 @@ def _stop_leftovers(job: Job) -> int:
 
 
 def _result(tracker: Tracker, lines: int, understood: int, code: int | None, leftovers: int = 0,
-            watch: LossWatch | None = None) -> dict[str, Any]:
+            watch: LossWatch | None = None, check: FallbackCheck | None = None,
+            emitter: Emitter | None = None) -> dict[str, Any]:
     out = tracker.result()
+    if check is not None and emitter is not None:
+        out.update(check.collect(emitter))   # the job has ended: what its launcher saw, said before the result
     out.update(lines=lines, lines_read=understood, leftover_processes_stopped=leftovers)
     if watch is not None:
         out.update({f"anomalies_{code}": n for code, n in watch.counts.items()})

@@ -14,11 +14,12 @@ from typing import ClassVar
 
 from workloads.catalogue import message
 from workloads.command.anomalies import JUMP, ZERO_RUN
+from workloads.cpu_fallback_record import CpuFallbackFigures
 from workloads.result_record import SECONDS, TEXT, COUNT, Family, Record, figure
 
 
 @dataclass
-class CommandResult(Record):
+class CommandResult(CpuFallbackFigures, Record):   # --cpu-fallback-check on: its figures
     HEADLINE: ClassVar[str] = "throughput"
     TABLE: ClassVar[tuple[str, ...]] = ("throughput", "throughput_unit", "throughput_from", "rates", "final_loss",
         "train_samples_per_second", "train_runtime", "eval_loss", "exit_code", "lines", "lines_read", "read_by")
