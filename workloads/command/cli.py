@@ -64,9 +64,10 @@ def build_parser() -> ArgumentParser:
                         "HIP_VISIBLE_DEVICES set empty, so torch sees no GPU; cuda:N or N,M: CUDA_VISIBLE_DEVICES=N "
                         "(the job then sees that card as cuda:0)")
     p.add_argument("--cpu-fallback-check", choices=MODES, default="off",
-                   help=f"on: profile {WATCHED_STEPS} optimizer steps after {WARMUP} of warm-up and name each op that ran on the CPU; "
-                        "a Python job only (python SCRIPT or -m MODULE), run through a launcher of ours. Default "
-                        "off (auto is off too): the job is yours, and the check changes how it starts and profiles it")
+                   help=f"on: profile {WATCHED_STEPS} optimizer steps after {WARMUP} of warm-up and name each op "
+                        "that ran on the CPU; a Python job only (python SCRIPT or -m MODULE), run through a launcher "
+                        "of ours. Default off (auto is off too): the job is yours, and the check changes how it "
+                        "starts and profiles it")
     return p
 
 

@@ -56,7 +56,8 @@ def test_a_command_that_is_no_python_job_is_refused_in_one_line(command_workload
 
 
 @pytest.mark.parametrize("command, launched", [
-    (["python3", "train.py", "--lr", "1"], ["python3", "-m", "workloads.command.fallback_launch", "train.py", "--lr", "1"]),
+    (["python3", "train.py", "--lr", "1"],
+     ["python3", "-m", "workloads.command.fallback_launch", "train.py", "--lr", "1"]),
     (["/v/bin/python", "-u", "-X", "dev", "-m", "pkg.train", "-x"],
      ["/v/bin/python", "-u", "-X", "dev", "-m", "workloads.command.fallback_launch", "-m", "pkg.train", "-x"]),
     (["python", "-c", "print(1)"], None),
