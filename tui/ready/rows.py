@@ -90,8 +90,8 @@ def fit_row(m: Mapping[str, Any]) -> Row:
     need, free = _number(inference, "total_bytes"), _number(m, "free_bytes")
     if need is None:
         return not_measured("fit", words("why.no_figure", key=quoted("fit")))
-    fits, lora_fits = _fits(inference), _fits(lora)
-    verdict = (FAIL if fits is False else WARN if lora_fits is False else PASS if fits else NA_VERDICT)
+    fits_now, lora_fits = fits(inference), fits(lora)
+    verdict = (FAIL if fits_now is False else WARN if lora_fits is False else PASS if fits_now else NA_VERDICT)
     evidence = words("fit.evidence", need=format_bytes(need), free=format_bytes(free),
                      batch=format_number(m.get("batch_size")),
                      context=format_number((m.get("input_len") or 0) + (m.get("output_len") or 0)),
@@ -101,7 +101,7 @@ def fit_row(m: Mapping[str, Any]) -> Row:
     return Row("fit", verdict, evidence, need, free, "B", lower_is_better=True)
 
 
-def _fits(row: Mapping[str, Any]) -> bool | None:
+def fits(row: Mapping[str, Any]) -> bool | None:
     """Whether a use of the fit fits this device: a plan's row says it per target (the first is this device's free
     memory when no card is named, `workloads.models.llama.fit_plan`), a run recorded before plans had targets says
     it on the row."""

@@ -20,7 +20,7 @@ from tui.headless.plan import Job
 from tui.headless.progress import Progress
 from tui.headless.suite import SuiteState, run_suite
 from tui.i18n.voice import quoted
-from tui.ready.rows import words
+from tui.ready.rows import fits, words
 from tui.ready.steps import Step
 from tui.session import RunSession
 from tui.store import RunStoreError, load_run
@@ -77,7 +77,7 @@ def run_steps(steps: Sequence[Step], session: RunSession, progress: Progress, bu
         if state.interrupted:
             gave.skip(step, words("why.interrupted"))
             continue
-        if "fit" in gave.results and _does_not_fit(gave.results["fit"]) and step.name != "ops":
+        if "fit" in gave.results and does_not_fit(gave.results["fit"]) and step.name != "ops":
             gave.skip(step, words("why.no_fit"))   # each run of the model would refuse it: the budget goes elsewhere
             continue
         times = budget.deadline(step, sum(s.weight for s in steps[at:] if s.name not in unsupported),
@@ -98,9 +98,10 @@ def run_steps(steps: Sequence[Step], session: RunSession, progress: Progress, bu
     return gave, state
 
 
-def _does_not_fit(fit: Mapping[str, Any]) -> bool:
+def does_not_fit(fit: Mapping[str, Any]) -> bool:
+    """The fit's inference row says this device cannot hold the model (the rows' own reading of a plan's verdict)."""
     inference = next((r for r in fit.get("fit") or [] if isinstance(r, dict) and r.get("use") == "inference"), {})
-    return inference.get("fits") is False
+    return fits(inference) is False
 
 
 def _run_one(step: Step, times: tuple[float, float], session: RunSession, state: SuiteState, progress: Progress,

@@ -162,14 +162,15 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
     rated_gbps = _rated(device, "memory_gbps")
     for row in rows:
         cells.add_bounds(row, read.best_gbps, rated[0] if rated else None, rated_gbps)
-    bench_bounds.identify(bench, plan, model, device, dtype, _decode_ran(args, device, make))
+    decode = _decode_ran(args, device, make)
+    bench_bounds.identify(bench, plan, model, device, dtype, decode)
     bench_bounds.add(bench, model, read.best_gbps, rated_gbps, rated[0] if rated else None)
     for code, line in bench_bounds.past_bounds([*rows, *bench]):
         emitter.warning(line, code=code)
     m: dict[str, Any] = {**identity(plan), "parameters": plan.config.parameter_count(), "cells": rows,
                          "device_read_gbps": read.best_gbps, "bandwidth_method": read.method,
                          "rated_tflops": rated[0] if rated else None, "rated_source": rated[1] if rated else None,
-                         "peak_memory_kind": memory.kind, "decode": _decode_ran(args, device, make),
+                         "peak_memory_kind": memory.kind, "decode": decode,
                          "repeat": args.repeat, "bench": bench, "bench_output": plan.output.format,
                          **cells.by_name(bench), **checked}
     m["tg_tokens_per_s"] = m.get(f"tg{plan.tg}_tokens_per_s")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:   # the spec names the file, and the registry loads the spec: no asyncio or ssl for that
     from workloads.serve.client import Outcome
@@ -58,8 +58,3 @@ class RequestRows:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))

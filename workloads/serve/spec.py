@@ -10,8 +10,8 @@ from workloads.serve.requests_csv import REQUESTS_CSV
 from workloads.serve.result_record import ServeResult
 from workloads.spec import Param, SuiteArgs, WorkloadSpec, flag_value, option
 
-WINDOW_S = 60.0
-RUN_FILES = (REQUESTS_CSV,)   # the bundle carries each request's row beside the events   # --duration's rows: a minute each, or a fifth of a shorter run (a soak: of its interval)
+WINDOW_S = 60.0   # --duration's rows: a minute each, or a fifth of a shorter run (a soak: of its interval)
+RUN_FILES = (REQUESTS_CSV,)   # the bundle carries each request's row beside the events
 
 
 def default_window(seconds: float) -> float:

@@ -177,3 +177,9 @@ def test_runs_on_the_cpu_say_no_op_can_leave_a_card_there():
     on_cpu = {"device": "cpu (x86_64, 2 threads)"}
     row = _rows(perf=perf(**on_cpu), finetune=finetune(**on_cpu))["ops"]
     assert "the model ran on the CPU itself" in row.said("en") and "不适用" in row.said("zh")
+
+
+def test_a_plan_that_does_not_fit_stops_the_later_steps():
+    from tui.ready.runs import does_not_fit
+
+    assert does_not_fit(fit(fits=False)) and not does_not_fit(fit())

@@ -55,7 +55,10 @@ def test_llm_cold_start_splits_a_fresh_process_into_its_phases(llm_run):
     assert m["cold_start_compile_s"] is None and m["cold_start_compile_how"] == "off"
     # the preset's fp32 weights, written to a scratch file and read back: its bytes, and a state measured
     assert m["cold_start_read_bytes"] >= PRESETS["tiny"].parameter_count() * 4
-    assert m["cold_start_read_state"] in ("cold", "warm") and "mincore" in m["cold_start_read_reason"]
+    # its pages dropped before the fresh process read them: cold, unless the scratch file is on a filesystem in memory
+    in_memory = any(fs in m["cold_start_read_reason"] for fs in ("tmpfs", "ramfs", "hugetlbfs"))
+    assert m["cold_start_read_state"] == ("warm" if in_memory else "cold"), m["cold_start_read_reason"]
+    assert "mincore" in m["cold_start_read_reason"]
     assert (m["model_size"], m["input_len"], m["batch_size"], m["dtype"]) == ("tiny", 16, 1, "fp32")
     log = (run_dir / "run.log").read_text()
     assert "the preset's random weights written to" in log and "removed at the end" in log

@@ -142,7 +142,8 @@ def test_gamma_arrivals_keep_the_mean_rate_and_burst_as_the_shape_says():
         return (sum((g - mean) ** 2 for g in gaps) / len(gaps)) ** 0.5 / mean   # 1 for Poisson, 1/sqrt(shape)
 
     assert spread(bursty) > 1.6 > spread(poisson) > 0.8 > 0.5 > spread(even)
-    assert arrival_offsets(10, 5.0, 1) == arrival_offsets(10, 5.0, 1)
+    # seeded: the same gaps every run (these, from the seed's generator)
+    assert arrival_offsets(3, 5.0, 1) == pytest.approx([0.0, 0.028858, 0.404889], abs=1e-6)
 
 
 def test_gamma_arrivals_are_said_in_the_result(serving):
