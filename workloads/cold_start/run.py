@@ -111,3 +111,12 @@ class ColdStart:
         if started is not None:
             log(f"cold start: the interpreter ran the child's first line {started:.3f} s after the start")
         return figures
+
+
+def said(error: str | None, lines: list[str]) -> int:
+    """After the result is sent: its table to the log, then the child's failure (what it measured is already sent)."""
+    for line in lines:
+        log(line)
+    if error is not None:
+        raise WorkloadError(f"cold start: {error}", hint="the phases before it are in the result", bad_input=False)
+    return 0

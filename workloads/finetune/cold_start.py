@@ -13,7 +13,7 @@ from typing import Any
 
 from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.cold_start import table
-from workloads.cold_start.run import ColdStart
+from workloads.cold_start.run import ColdStart, said
 from workloads.finetune import fit_only
 from workloads.finetune.result_record import FinetuneResult
 from workloads.models.llama.presets import LlamaConfig
@@ -48,12 +48,7 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig, workload: str) -> int:
         if args.data is not None or args.grad_accum > 1:
             log("cold start: the first step is one synthetic micro-batch (--data and --grad-accum are not used)")
         metrics = cold.measure()
-    metrics.update(first_loss=cold.notes.get("first_loss"), model_size=name, mode=args.mode, seq_len=args.seq_len, batch_size=args.batch_size,
-                   precision_requested=fit_only.AMP_DTYPE[args.amp], parameters=config.parameter_count())
+    metrics.update(first_loss=cold.notes.get("first_loss"), model_size=name, mode=args.mode, seq_len=args.seq_len,
+                   batch_size=args.batch_size, precision_requested=fit_only.AMP_DTYPE[args.amp], parameters=config.parameter_count())
     emitter.result(FinetuneResult.of(metrics))
-    for line in table.lines(metrics, "step"):
-        log(line)
-    if cold.error is not None:
-        raise WorkloadError(f"cold start: {cold.error}", hint="the phases before it are in the result",
-                            bad_input=False)
-    return 0
+    return said(cold.error, table.lines(metrics, "step"))

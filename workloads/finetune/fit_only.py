@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from workloads.child.harness import Emitter, log
-from workloads.facts.text_table import text_lines
 from workloads.finetune.result_record import FinetuneResult
 from workloads.models.llama import fit_args, fit_plan, fit_table
 from workloads.models.llama.fit_plan import Ask
@@ -49,7 +48,7 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
         emitter.start("finetune", config_event, devices.name(device), devices.versions())
         free, cpu = devices.free_bytes(device), device.type == "cpu"
     metrics = figures(args, config, free, cpu)
-    for line in text_lines(*fit_table.report_table(metrics)):
+    for line in fit_table.lines(metrics):
         log(line)
     emitter.result(FinetuneResult.of(metrics))
     return 0

@@ -15,10 +15,9 @@ from typing import Any, Sequence
 
 from workloads.llm.cells import matmul_parameters
 from workloads.llm.plan import Plan
-from workloads.models.inference_dtype import DTYPES
+from workloads.models.inference_dtype import NAMES
 from workloads.models.llama.model import weight_bytes_per_step
 
-_NAMES = {dtype: name for name, dtype in DTYPES.items()}   # torch.float32 -> fp32, as --dtype says it
 
 
 def identify(rows: Sequence[dict[str, Any]], plan: Plan, model: Any, device: Any, dtype: Any, decode: str) -> None:
@@ -26,7 +25,7 @@ def identify(rows: Sequence[dict[str, Any]], plan: Plan, model: Any, device: Any
     size = sum(p.numel() * p.element_size() for p in model.parameters())
     for row in rows:
         row.update(model_type=plan.model, model_size=size, model_n_params=plan.config.parameter_count(),
-                   backends=device.type.upper(), dtype=_NAMES.get(dtype, str(dtype)),
+                   backends=device.type.upper(), dtype=NAMES.get(dtype, str(dtype)),
                    decode=decode if row["n_gen"] else None)
 
 

@@ -53,7 +53,7 @@ def render(rows: Sequence[Mapping[str, Any]], fmt: str) -> str:
 def markdown(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """llama-bench's markdown table: model | size | params | backend | dtype | test | t/s (mean ± sd)."""
     cells = [[str(r.get("model_type")), _gib(r.get("model_size")), _params(r.get("model_n_params")),
-              str(r.get("backends")), str(r.get("dtype")), str(r.get("test")), _rate(r)] for r in rows]
+              str(r.get("backends")), str(r.get("dtype")), str(r.get("test")), rate(r)] for r in rows]
     widths = [max(len(name), *(len(c[i]) for c in cells)) for i, (name, _) in enumerate(MARKDOWN_COLUMNS)]
 
     def line(values: Sequence[str]) -> str:
@@ -75,11 +75,13 @@ def _params(n: Any) -> str:
     return f"{n / 1e9:.2f} B" if n >= 1e9 else f"{n / 1e6:.2f} M"
 
 
-def _rate(row: Mapping[str, Any]) -> str:
+def rate(row: Mapping[str, Any], grouped: bool = False) -> str:
+    """t/s as llama-bench prints it, mean ± sd; ``grouped``: thousands separated, as the report says a figure."""
     mean, sd = row.get("avg_ts"), row.get("stddev_ts")
     if not isinstance(mean, (int, float)):
         return NA
-    return f"{mean:.2f} ± {sd:.2f}" if isinstance(sd, (int, float)) else f"{mean:.2f}"
+    form = ",.2f" if grouped else ".2f"
+    return f"{mean:{form}} ± {sd:{form}}" if isinstance(sd, (int, float)) else f"{mean:{form}}"
 
 
 def terminal_lines(metrics: Mapping[str, Any]) -> list[str]:

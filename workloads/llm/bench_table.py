@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from workloads.catalogue import Message, message
 from workloads.facts.formatting import format_bytes, percent
 from workloads.facts.missing import NA
+from workloads.llm import bench_output
 
 COLUMNS: tuple[tuple[str, Message], ...] = (
     ("test", Message("workload.llm.bench.column.test")),
@@ -27,10 +28,7 @@ COLUMNS: tuple[tuple[str, Message], ...] = (
 
 def cell(row: Mapping[str, Any], key: str) -> Any:
     if key == "avg_ts":
-        mean, sd = row.get("avg_ts"), row.get("stddev_ts")
-        if not isinstance(mean, (int, float)):
-            return NA
-        return f"{mean:,.2f} ± {sd:,.2f}" if isinstance(sd, (int, float)) else f"{mean:,.2f}"
+        return bench_output.rate(row, grouped=True)
     if key == "gemm_fraction":   # a prefill test only: no microbench GEMM figure reaches this run
         return Message("workload.llm.bench.no_gemm_ceiling") if row.get("n_prompt") else NA
     value = row.get(key)

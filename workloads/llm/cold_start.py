@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workloads.child.harness import Emitter, WorkloadError, log
-from workloads.cold_start.run import ColdStart
+from workloads.child.harness import Emitter
+from workloads.cold_start.run import ColdStart, said
 from workloads.llm import table
 from workloads.llm.plan import Plan
 from workloads.llm.result_record import LlmResult
@@ -51,9 +51,4 @@ def run(emitter: Emitter, args: argparse.Namespace, plan: Plan, workload: str) -
     metrics.update(model_size=plan.model, sweep="off", input_len=first.input_len, batch_size=first.batch,
                    dtype=prepared.get("dtype"), parameters=plan.config.parameter_count())
     emitter.result(LlmResult.of(metrics))
-    for line in table.lines(metrics):
-        log(line)
-    if cold.error is not None:
-        raise WorkloadError(f"cold start: {cold.error}", hint="the phases before it are in the result",
-                            bad_input=False)
-    return 0
+    return said(cold.error, table.lines(metrics))

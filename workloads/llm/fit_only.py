@@ -8,7 +8,6 @@ import argparse
 from typing import Any
 
 from workloads.child.harness import Emitter, log
-from workloads.facts.text_table import text_lines
 from workloads.llm.plan import Plan, identity
 from workloads.llm.result_record import LlmResult
 from workloads.models.llama import fit_args, fit_plan, fit_table
@@ -31,7 +30,7 @@ def figures(args: argparse.Namespace, plan: Plan, dtype: str, element_size: int,
 
 
 def log_table(metrics: dict[str, Any]) -> None:
-    for line in text_lines(*fit_table.report_table(metrics)):
+    for line in fit_table.lines(metrics):
         log(line)
 
 

@@ -21,6 +21,7 @@ from workloads.errors import first_line
 from workloads.facts.formatting import format_bytes
 from workloads.facts.rated import lookup, rated_peak
 from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
+from workloads.models import inference_dtype
 from workloads.llm import against, bench_bounds, cells, fallback_check, table as cells_table
 from workloads.models.llama.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
@@ -203,7 +204,7 @@ def _rated(device: torch.device, figure: str) -> float | None:
 def _rated_tflops(device: torch.device, dtype: torch.dtype) -> tuple[float, str] | None:
     if device.type == "cpu":
         return None
-    precision = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}[dtype]
+    precision = inference_dtype.NAMES[dtype]
     peak = rated_peak(dev.name(device), precision)   # matmuls: fp32 reads against plain FP32
     return (peak.value, f"{peak.device} {peak.figure} ({peak.source})") if peak else None
 

@@ -18,6 +18,7 @@ from workloads.models.gpt2.config import SIZES
 from workloads.models.gpt2.model import GPT2, KVCache
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+NAMES = {dtype: name for name, dtype in DTYPES.items()}   # torch.float32 -> fp32, as --dtype says it
 
 
 def probe(device: torch.device, name: str) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from workloads.catalogue import Joined, Message, message
 from workloads.facts.formatting import format_bytes, format_number, percent
 from workloads.facts.missing import NA, is_finite
+from workloads.facts.text_table import text_lines
 from workloads.models.llama.runtime_cost import ALLOCATOR_SHARE
 
 COLUMNS: tuple[tuple[str, Message], ...] = (
@@ -135,3 +136,8 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     table = [_use_row(r, v) for r, v in zip(rows, verdicts)]
     return heading, columns, table + (_lines(metrics, targets) if "fit_targets" in metrics else [])
 
+
+
+def lines(metrics: Mapping[str, Any]) -> list[str]:
+    """The plan's table as aligned lines, for the log of a --fit-only run of llm or finetune."""
+    return text_lines(*report_table(metrics))
