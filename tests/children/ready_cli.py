@@ -36,10 +36,11 @@ def for_workload(cls, name, args=(), **kw):
 if __name__ == "__main__":
     Runner.for_workload = classmethod(for_workload)
     ready_cli._doctor = lambda progress: []
-    ready_cli._sampler = lambda session, progress: None
     import tui.cli.check_args
+    import tui.headless
     import tui.workbench.screenshot
 
+    tui.headless.start_sampler = lambda progress, session: None
     tui.cli.check_args.check_workload_args = lambda name, args: None
     tui.workbench.screenshot.app_screenshot = lambda records, sample: (None, "not drawn")
     text = (HERE.parent / "fixtures" / "report" / "nvidia-8x-rtx-a5000-torch1.11-cu115.txt").read_text()

@@ -22,7 +22,7 @@ def _runs(tmp_path):
     (["Qwen2.5-7B", "--input-len", "0"], "'0' is not a whole number of 1 or more"),
     ([], "cardbench fit: name a model ("),
     (["Qwen9"], "cardbench fit: unknown model 'Qwen9'; known: "),
-    (["Qwen2.5-7B", "--price-per-hour", "-1"], "--price-per-hour -1.0 is not a price above 0"),
+    (["Qwen2.5-7B", "--price-per-hour", "-1"], "cardbench fit: argument --price-per-hour: must be above 0, got -1"),
 ])
 def test_bad_input_is_one_line_and_exit_2_before_a_run_is_recorded(tmp_path, capsys, argv, said):
     assert cli.main(["fit", "--runs-dir", str(tmp_path / "runs"), *argv]) == 2

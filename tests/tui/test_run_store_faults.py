@@ -133,8 +133,8 @@ def test_export_report_says_which_workload_lost_its_record_and_what_the_bundle_h
 
     steady = [sys.executable, str(TESTS / "children" / "steady.py"), str(STEPS), "0.01"]
     monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
-    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: ([], None))
+    monkeypatch.setattr(headless, "start_sampler", lambda progress, session: None)
     built = {}
     monkeypatch.setattr(headless, "build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,
                         options: built.update(run_dirs=list(run_dirs), notes=list(notes)) or output / "b.zip")

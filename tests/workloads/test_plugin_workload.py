@@ -132,7 +132,7 @@ def test_the_headless_suite_plans_it_from_its_spec(polish):
 def test_the_headless_export_runs_it_and_the_report_labels_it(polish, tmp_path, monkeypatch, lang,
                                                               recorded_doctor_and_env, text_screen):
     # the doctor, collect_env and the re-drawn screen have their own tests: recorded ones here (tests/recorded_env.py)
-    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: ([], None))
     out = tmp_path / "out"
     args = argparse.Namespace(output=str(out), runs_dir=str(tmp_path / "runs"), suite="quick",
                               workloads=["polish"], device="cpu", price_per_hour=None, currency="USD", lang=lang)

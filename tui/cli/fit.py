@@ -19,21 +19,18 @@ from pathlib import Path
 from typing import Any
 
 from workloads import exit_codes
-from workloads.facts.card import named_card
-from workloads.facts.memory_size import memory_size
+from workloads.models.llama.fit_args import card_argument, memory_argument, price_argument
 from workloads.models.llama.presets import known_models, preset
 
 NAME = "fit"
 WORKLOAD = "llm"
 
 
-def _checked(check):
+def _as_given(argument):
+    """The workload's own type= check (`fit_args`), keeping the text: the workload reads the same table again."""
     def parse(text: str) -> str:
-        try:
-            check(text)
-        except ValueError as exc:   # an unknown card (UnknownCard) or a size that is none
-            raise argparse.ArgumentTypeError(str(exc)) from None
-        return text   # the workload reads the same table again
+        argument(text)
+        return text
     return parse
 
 
@@ -56,10 +53,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--weights", metavar="DIR", help="a local Hugging Face checkpoint directory (config.json only "
                                                     "is read)")
     p.add_argument("--card", dest="fit_cards", action="append", default=[], metavar="NAME",
-                   type=_checked(named_card), help='a card of rated.csv, repeatable: --card "Ascend 910B3" '
+                   type=_as_given(card_argument), help='a card of rated.csv, repeatable: --card "Ascend 910B3" '
                                                    '--card "NVIDIA A100 80GB"')
     p.add_argument("--memory", dest="fit_memory", action="append", default=[], metavar="SIZE",
-                   type=_checked(memory_size), help="a card of this memory, repeatable: 32GB, 80GiB (GB read as "
+                   type=_as_given(memory_argument), help="a card of this memory, repeatable: 32GB, 80GiB (GB read as "
                                                     "GiB, as cards are sold)")
     p.add_argument("--input-len", dest="fit_input", type=_whole, default="128", metavar="N",
                    help="prompt tokens, prefilled at once (default 128)")
@@ -70,7 +67,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dtype", dest="fit_dtype", choices=("auto", "fp32", "fp16", "bf16"), default="auto",
                    help="weights and KV cache (auto: bf16 for a named card or size, else this device's)")
     # the report options also after `fit`, as after `export`: SUPPRESS keeps a value given before the command
-    p.add_argument("--price-per-hour", type=float, metavar="PRICE", default=argparse.SUPPRESS,
+    p.add_argument("--price-per-hour", type=price_argument, metavar="PRICE", default=argparse.SUPPRESS,
                    help="a card's price an hour: cost per million tokens at the decode bound")
     p.add_argument("--currency", default=argparse.SUPPRESS, help="currency of --price-per-hour (default USD)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
@@ -100,9 +97,6 @@ def _refusal(args: argparse.Namespace) -> str | None:
         return f"cardbench fit: unknown model {args.model!r}; known: {known_models()}"
     if args.weights is not None and not Path(args.weights).is_dir():
         return f"cardbench fit: --weights {args.weights}: not a directory"
-    price = getattr(args, "price_per_hour", None)
-    if price is not None and not 0 < price < float("inf"):
-        return f"cardbench fit: --price-per-hour {price} is not a price above 0"
     return None
 
 

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.cli.errors import CliError
 from tui.workbench.ready_entry import BUDGET_MIN, budget_minutes
 from tui.ready.steps import DTYPES, Model
 from workloads import exit_codes
 from workloads.models.llama.presets import known_models, preset
+
+if TYPE_CHECKING:
+    from tui.headless import Checked
 
 NAME = "ready"
 
@@ -107,45 +110,29 @@ def _reference(args: argparse.Namespace, model: Model) -> Any:
     return reference
 
 
-def _checked(args: argparse.Namespace) -> tuple[Path, dict[str, Any], Any]:
-    """The output dir, the report's options and the run store, proved usable before anything runs."""
-    from tui.headless.output import report_options
-    from tui.report.bundle import BundleError, check_output_dir
-    from tui.store import RunStore, RunStoreError
+def _checked(args: argparse.Namespace) -> Checked:
+    """The output dir, the report's options and the run store (headless `checked`), proved usable before anything
+    runs; no $CARDBENCH_HEADLESS_ARGS: this command runs no suite."""
+    from tui.headless import checked
+    from tui.report.bundle import BundleError
+    from tui.store import RunStoreError
 
-    output = Path(getattr(args, "output", None) or ".")
-    store = RunStore(getattr(args, "runs_dir", None))
     try:
-        options = report_options(args)
-        check_output_dir(output)
-        store.check()
+        return checked(args, overrides=False)
     except (BundleError, RunStoreError) as exc:
         raise _bad(str(exc)) from None
-    return output, options, store
 
 
 def _doctor(progress: Any) -> list[dict[str, Any]]:
     """The doctor's checks (what the device is and which precision it runs); none when it cannot run."""
-    from tui import doctor
-    from tui.report.envinfo import normalize_checks
-    from workloads.errors import first_line
+    from tui.headless import run_doctor
 
     progress.begin("doctor")
-    try:
-        checks = normalize_checks(doctor.run_checks())
-    except Exception as exc:  # noqa: BLE001 - the steps say for themselves what the device is
-        progress.say(f"  the doctor could not run: {first_line(exc, typed=True)}")
-        checks = []
+    checks, why = run_doctor(progress)
+    if why:
+        progress.say(f"  {why}")
     progress.end()
     return checks
-
-
-def _on_cpu(model: Model, checks: list[dict[str, Any]]) -> bool:
-    from tui import doctor
-
-    if model.device and model.device.lower() != "auto":
-        return model.device.lower().startswith("cpu")
-    return not doctor.accelerator_seen(checks)
 
 
 def _unsupported(steps: list[Any]) -> dict[str, dict[str, str]]:
@@ -193,51 +180,39 @@ def run(args: argparse.Namespace) -> int:
     from tui.ready import steps as plan
     from tui.ready.against import AgainstError, refuse_other
     from tui.doctor import best_autocast
+    from tui.headless import accelerator
 
     started = time.monotonic()
     model = asked_model(args)
     reference = _reference(args, model)
     progress = Progress(phases=6)   # counted again once the steps are planned
     checks = _doctor(progress)
-    on_cpu = _on_cpu(model, checks)
+    on_cpu = not accelerator(checks, model.device)
     model = dataclasses.replace(model, dtype=plan.resolve_dtype(model.dtype, on_cpu, best_autocast(checks)))
     if reference is not None:
         try:
             refuse_other(reference, model.name, model.dtype, args.against)
         except AgainstError as exc:
             raise _bad(str(exc)) from None
-    output, options, store = _checked(args)   # the runs dir made only once nothing refuses the arguments
+    where = _checked(args)   # the runs dir made only once nothing refuses the arguments
     steps = plan.plan(model, on_cpu)
     progress.phases = len(steps) + 2 + (1 if args.data else 0)   # the doctor, the steps, the data, the bundle
     unsupported = _unsupported(steps)
-    return _measure(args, model, steps, unsupported, reference, (output, options, store), progress, checks, started)
-
-
-def _sampler(session: Any, progress: Any) -> Any:
-    """The 1 Hz telemetry sampler recording into each run; None when it cannot start (a gap, not a failure)."""
-    from tui.telemetry.sampler import Sampler
-    from workloads.errors import first_line
-
-    try:
-        return session.attach_sampler(Sampler(interval=1.0)).start()
-    except Exception as exc:  # noqa: BLE001
-        progress.say(f"telemetry is not available: {first_line(exc, typed=True)}")
-        return None
+    return _measure(args, model, steps, unsupported, reference, where, progress, checks, started)
 
 
 def _measure(args: argparse.Namespace, model: Model, steps: list[Any], unsupported: dict[str, dict[str, str]],
-             reference: Any, where: tuple[Path, dict[str, Any], Any], progress: Any, checks: list[dict[str, Any]],
-             started: float) -> int:
+             reference: Any, where: Checked, progress: Any, checks: list[dict[str, Any]], started: float) -> int:
     """The sub-runs within the budget, the data directory's look, then the readiness said and bundled."""
     import time
 
+    from tui.headless import start_sampler
     from tui.ready.data_read import read
     from tui.ready.runs import Budget, run_steps
     from tui.session import RunSession
 
-    output, options, store = where
-    session = RunSession(store)
-    sampler = _sampler(session, progress)
+    session = RunSession(where.store)
+    sampler = start_sampler(progress, session)
     try:
         gave, state = run_steps(steps, session, progress, Budget(started + args.budget * 60, args.budget * 60),
                                 checks, unsupported)
@@ -250,8 +225,8 @@ def _measure(args: argparse.Namespace, model: Model, steps: list[Any], unsupport
         progress.begin("data IO (a timed read of --data)")
         data = read(Path(args.data))
         progress.end()
-    readiness = _readiness(model, gave, data, reference, options, args, time.monotonic() - started)
-    return _finish(readiness, gave.run_dirs, state.interrupted, output, options, progress, checks, sample)
+    readiness = _readiness(model, gave, data, reference, where.options, args, time.monotonic() - started)
+    return _finish(readiness, gave.run_dirs, state.interrupted, where.output, where.options, progress, checks, sample)
 
 
 def _readiness(model: Model, gave: Any, data: Any, reference: Any, options: dict[str, Any],

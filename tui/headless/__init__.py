@@ -72,11 +72,13 @@ from workloads.catalogue import Message
 from workloads.errors import first_line
 from workloads.spec import Text
 
-__all__ = ["ARGS_ENV", "CPU_BUDGET_ENV", "CPU_BUDGET_S", "DOCTOR_FILE", "Job", "Progress", "export_report",
-           "export_runs", "suite_jobs", "suite_names"]
+__all__ = ["ARGS_ENV", "CPU_BUDGET_ENV", "CPU_BUDGET_S", "DOCTOR_FILE", "Checked", "Job", "Progress", "accelerator",
+           "checked", "doctor_phase", "export_report", "export_runs", "run_doctor", "start_sampler", "suite_jobs",
+           "suite_names"]
 
 
-def _doctor(progress: Progress) -> tuple[list[dict[str, str]], str | None]:
+def run_doctor(progress: Progress) -> tuple[list[dict[str, str]], str | None]:
+    """The doctor's checks, their counts and failures said; ([], why) when it cannot run."""
     try:
         checks = normalize_checks(doctor.run_checks())
     except Exception as exc:  # noqa: BLE001
@@ -89,7 +91,7 @@ def _doctor(progress: Progress) -> tuple[list[dict[str, str]], str | None]:
     return checks, None
 
 
-def _accelerator(checks: list[dict[str, Any]], device: str | None) -> bool:
+def accelerator(checks: list[dict[str, Any]], device: str | None) -> bool:
     """Does the suite run on an accelerator? ``--device auto`` (or none) leaves it to the doctor's word."""
     if device and device.lower() != "auto":
         return not device.lower().startswith("cpu")
@@ -115,7 +117,7 @@ def _amp(checks: list[dict[str, Any]]) -> str:
     return doctor.best_autocast(checks)
 
 
-def _start_sampler(progress: Progress, session: RunSession) -> Any:
+def start_sampler(progress: Progress, session: RunSession) -> Any:
     """The 1 Hz sampler, recording into each run through the session; None when it cannot start."""
     try:
         return session.attach_sampler(Sampler(interval=1.0)).start()
@@ -125,31 +127,32 @@ def _start_sampler(progress: Progress, session: RunSession) -> Any:
 
 
 @dataclass(frozen=True)
-class _Checked:
+class Checked:
     """What the command line asks for, checked before anything runs."""
 
     output: Path
     options: dict[str, Any]           # the report's price, currency and language
-    overrides: dict[str, list[str]]   # $CARDBENCH_HEADLESS_ARGS
+    overrides: dict[str, list[str]] | None   # $CARDBENCH_HEADLESS_ARGS
     store: RunStore
 
 
-def _checked(args: argparse.Namespace) -> _Checked:
-    """The output dir, the options and the runs dir, proved usable now; BundleError or RunStoreError if not."""
-    output = Path(args.output or ".")
+def checked(args: argparse.Namespace, overrides: bool = True) -> Checked:
+    """The output dir, the options and the runs dir, proved usable now; BundleError or RunStoreError if not.
+    ``overrides``: read $CARDBENCH_HEADLESS_ARGS too (the suite's; `cardbench ready` runs no suite)."""
+    output = Path(getattr(args, "output", None) or ".")
     options = report_options(args)
     check_device(getattr(args, "device", None))
-    overrides = env_overrides()
+    replaced = env_overrides() if overrides else None
     check_output_dir(output)
     store = RunStore(getattr(args, "runs_dir", None))
     store.check()
-    return _Checked(output, options, overrides, store)
+    return Checked(output, options, replaced, store)
 
 
 def export_report(args: argparse.Namespace) -> int:
     """The headless suite and the bundle; see the module docstring."""
     try:
-        checked = _checked(args)
+        made = checked(args)
     except (BundleError, RunStoreError) as exc:
         say_error(str(exc))
         return exit_codes.BAD_INPUT
@@ -160,9 +163,9 @@ def export_report(args: argparse.Namespace) -> int:
     if trial:
         progress.say(trial)
     state = SuiteState()
-    checks, doctor_note, cut_short = _doctor_phase(progress)
-    jobs, notes = _plan(args, suite, checks, checked.overrides, state)
-    session = RunSession(checked.store)
+    checks, doctor_note, cut_short = doctor_phase(progress)
+    jobs, notes = _plan(args, suite, checks, made.overrides, state)
+    session = RunSession(made.store)
     sample = _run_the_suite(args, session, state, progress, checks, suite, jobs, cut_short)
     notes += _outcome_notes(state, jobs)
     on_cpu = session.cpu_trap.verdict()
@@ -171,7 +174,7 @@ def export_report(args: argparse.Namespace) -> int:
         listed = session.cpu_trap.listed_now()
         notes.append(note("note_allow_cpu", listed=Text(listed.describe(), listed.describe("zh"))))
     progress.begin("report bundle")
-    written = _write_bundle(state, checked, progress, checks, doctor_note, notes, sample)
+    written = _write_bundle(state, made, progress, checks, doctor_note, notes, sample)
     if isinstance(written, int):
         return written
     path, late = written
@@ -182,12 +185,12 @@ def export_report(args: argparse.Namespace) -> int:
     return _exit_status(state, late, on_cpu if not allow_cpu else None)
 
 
-def _doctor_phase(progress: Progress) -> tuple[list[dict[str, str]], str | None, bool]:
+def doctor_phase(progress: Progress) -> tuple[list[dict[str, str]], str | None, bool]:
     """(the doctor's checks, why it could not run, whether a hang-up or SIGTERM came meanwhile: the suite is
     then skipped, the bundle still written)."""
     progress.begin("doctor")
     with bundle_signals(raise_on_term=False) as early:   # the doctor's probe is not cut short
-        checks, doctor_note = _doctor(progress)
+        checks, doctor_note = run_doctor(progress)
     progress.end()
     return checks, doctor_note, early["hangup"] or early["terminated"]
 
@@ -196,7 +199,7 @@ def _plan(args: argparse.Namespace, suite: str, checks: list[dict[str, Any]], ov
           state: SuiteState) -> tuple[list[Job], list[Any]]:
     """The jobs to run, on the accelerator when the doctor (or ``--device``) says there is one, and the report's
     first notes: where the suite ran, what was scaled down."""
-    state.accelerator = _accelerator(checks, getattr(args, "device", None))
+    state.accelerator = accelerator(checks, getattr(args, "device", None))
     jobs, notes = suite_jobs(suite, getattr(args, "workloads", None), accelerator=state.accelerator,
                              device=getattr(args, "device", None), amp=_amp(checks),
                              overrides=overrides)
@@ -214,7 +217,7 @@ def _run_the_suite(args: argparse.Namespace, session: RunSession, state: SuiteSt
     if before:
         allow_cpu = bool(getattr(args, "allow_cpu", False))
         progress.say(f"WARNING: {before}" + ("" if allow_cpu else " (the export will exit 1: --allow-cpu accepts it)"))
-    sampler = _start_sampler(progress, session)
+    sampler = start_sampler(progress, session)
     if cut_short:
         state.interrupted = True
         progress.say("stopping: a signal arrived during the doctor; the suite is skipped, the bundle still written")
@@ -240,14 +243,14 @@ def _outcome_notes(state: SuiteState, jobs: list[Job]) -> list[Any]:
     return notes
 
 
-def _write_bundle(state: SuiteState, checked: _Checked, progress: Progress, checks: list[dict[str, Any]],
+def _write_bundle(state: SuiteState, made: Checked, progress: Progress, checks: list[dict[str, Any]],
                   doctor_note: str | None, notes: list[Any], sample: Any) -> tuple[Path, dict[str, bool]] | int:
     """(the bundle's path, the signals that came while it was written), or the exit status when it was not."""
     try:
         # the suite's own handlers went with its event loop: a hang-up now must not cost the bundle
         with bundle_signals() as late:
-            path = build_bundle(state.run_dirs, checked.output, progress, checks, doctor_note, notes, sample,
-                                checked.options)
+            path = build_bundle(state.run_dirs, made.output, progress, checks, doctor_note, notes, sample,
+                                made.options)
     except BundleError as exc:
         say_error(f"{exc}{retry_hint(state.run_dirs)}")
         return exit_codes.FAILED

@@ -75,8 +75,9 @@ def _model(text: str) -> list[str]:
     raise EntryError(say("ready.entry.bad_model", "en", text=repr(text[:80]), known=known_models()))
 
 
-def arguments(values: Mapping[str, str]) -> list[str]:
-    """`cardbench ready`'s arguments from the fields' values; `EntryError` on the first bad one."""
+def arguments(values: Mapping[str, str]) -> tuple[list[str], float]:
+    """`cardbench ready`'s arguments from the fields' values, and the budget they give in minutes (as the command
+    reads its --budget); `EntryError` on the first bad one."""
     args = ["ready", *_model(values.get("model", ""))]
     dtype = (values.get("dtype") or "auto").strip()
     if dtype not in ("auto", *DTYPES):
@@ -84,9 +85,10 @@ def arguments(values: Mapping[str, str]) -> list[str]:
     args += ["--dtype", dtype]
     budget = (values.get("budget") or "").strip() or f"{BUDGET_MIN:g}"
     try:
-        args += ["--budget", f"{budget_minutes(budget):g}"]
+        said = f"{budget_minutes(budget):g}"
     except ValueError as exc:
         raise EntryError(str(exc)) from None
+    args += ["--budget", said]
     data = (values.get("data") or "").strip()
     if data:
         if not Path(data).expanduser().exists():
@@ -95,4 +97,4 @@ def arguments(values: Mapping[str, str]) -> list[str]:
     device = (values.get("device") or "").strip()
     if device and device.lower() != "auto":
         args += ["--device", device]
-    return args
+    return args, float(said)

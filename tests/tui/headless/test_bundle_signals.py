@@ -65,9 +65,9 @@ def test_device_auto_leaves_the_choice_to_the_doctor():
     from tui import headless
 
     seen = [{"id": "torch.sees_device", "name": "torch sees the accelerator", "status": "PASS"}]
-    assert headless._accelerator([], "auto") is False  # a CPU-only machine: the scaled-down suite, not hours
-    assert headless._accelerator(seen, "AUTO") is True and headless._accelerator(seen, None) is True
-    assert headless._accelerator(seen, "cpu") is False and headless._accelerator([], "cuda:1") is True
+    assert headless.accelerator([], "auto") is False  # a CPU-only machine: the scaled-down suite, not hours
+    assert headless.accelerator(seen, "AUTO") is True and headless.accelerator(seen, None) is True
+    assert headless.accelerator(seen, "cpu") is False and headless.accelerator([], "cuda:1") is True
 
 
 @pytest.mark.parametrize("device", ["foo", "cuda:x", "gpu"])
@@ -84,7 +84,7 @@ def test_a_hangup_at_the_screenshot_stage_of_the_headless_export_still_writes_th
     from tui.workbench import screenshot
 
     monkeypatch.setattr(envinfo, "run_collect_env", lambda **kw: envinfo.CollectEnv("", {}, 0.1))
-    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: ([], None))
     # the suite's one job runs a torch-free stand-in child (tests/children/steady.py), not GPT-2 on the CPU: the
     # signal at the screenshot stage is what is tested (a real generate child took ~10 s on a loaded 2-core VM)
     steady = [sys.executable, str(CHILDREN / "steady.py"), "3", "0.01"]

@@ -85,8 +85,8 @@ def test_a_title_inside_a_sentence_keeps_its_capitals_only_where_they_are_a_name
 def _export(tmp_path, monkeypatch, *extra):
     """`cardbench --export-report` on a machine whose torch sees no accelerator, stand-in children: (exit code,
     the notes the report was given)."""
-    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: ([], None))
+    monkeypatch.setattr(headless, "start_sampler", lambda progress, session: None)
     monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(STEADY, **kw)))
     built = {}
     monkeypatch.setattr(headless, "build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,

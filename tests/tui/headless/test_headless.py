@@ -51,8 +51,8 @@ def test_amp_and_accelerator_come_from_the_doctor():
     checks = [{"name": "torch sees the accelerator", "status": "PASS"},
               {"name": "bf16 autocast runs on the device", "status": "FAIL"},
               {"name": "fp16 autocast runs on the device", "status": "PASS"}]
-    assert headless._accelerator(checks, None) and headless._amp(checks) == "fp16"
-    assert not headless._accelerator(checks, "cpu") and not headless._accelerator([], None)
+    assert headless.accelerator(checks, None) and headless._amp(checks) == "fp16"
+    assert not headless.accelerator(checks, "cpu") and not headless.accelerator([], None)
 
 
 def test_bad_override_is_a_clear_error(monkeypatch):
@@ -129,8 +129,8 @@ def test_a_bundle_that_cannot_be_written_keeps_the_runs_and_names_them(tmp_path,
     def full_disk(*a, **kw):
         raise BundleError(f"cannot write the report to {tmp_path / 'out'}: No space left on device")
 
-    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: ([], None))
+    monkeypatch.setattr(headless, "start_sampler", lambda progress, session: None)
     monkeypatch.setattr(headless, "run_suite", fake_suite)
     monkeypatch.setattr(headless, "build_bundle", full_disk)
     assert headless.export_report(_args(tmp_path, "--workloads", "generate")) == exit_codes.FAILED
@@ -144,8 +144,8 @@ def test_a_signal_stops_the_workload_skips_the_rest_and_still_writes_the_bundle(
     """SIGTERM (or a closed SSH session's SIGHUP) mid-run: the child stops, the bundle is written, exit 130."""
     steady = [sys.executable, str(CHILDREN / "steady.py"), "1000", "0.05"]
     monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
-    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: ([], None))
+    monkeypatch.setattr(headless, "start_sampler", lambda progress, session: None)
     built = {}
 
     def build(run_dirs, output, progress, doctor, doctor_note, notes, sample, options):
@@ -216,8 +216,8 @@ def test_headless_and_report_modules_load_neither_torch_nor_textual():
 def test_cpu_time_budget_stops_a_slow_run_without_failing_the_suite(tmp_path, monkeypatch):
     steady = [sys.executable, str(CHILDREN / "steady.py"), "1000", "0.05"]
     monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
-    monkeypatch.setattr(headless, "_doctor", lambda progress: ([], None))  # torch sees no accelerator: CPU
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: ([], None))  # torch sees no accelerator: CPU
+    monkeypatch.setattr(headless, "start_sampler", lambda progress, session: None)
     monkeypatch.setenv(headless.CPU_BUDGET_ENV, "3")
     built = {}
     monkeypatch.setattr(headless, "build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,
@@ -243,8 +243,8 @@ def test_work_on_the_cpu_beside_listed_cards_exits_1_unless_allowed(tmp_path, mo
     """nvidia-smi lists two cards, torch sees none: the suite runs on the CPU, and that is not a pass."""
     steady = [sys.executable, str(CHILDREN / "steady.py"), "3", "0.01"]  # starts on "cpu"
     monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
-    monkeypatch.setattr(headless, "_doctor", lambda progress: (TWO_CARDS_TORCH_BLIND, None))
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: (TWO_CARDS_TORCH_BLIND, None))
+    monkeypatch.setattr(headless, "start_sampler", lambda progress, session: None)
     built = {}
     monkeypatch.setattr(headless, "build_bundle", lambda run_dirs, output, progress, doctor, note, notes, sample,
                         options: built.update(run_dirs=list(run_dirs), notes=list(notes)) or output / "b.zip")
@@ -269,8 +269,8 @@ def test_work_on_the_cpu_beside_listed_cards_exits_1_unless_allowed(tmp_path, mo
 def test_the_cpu_asked_for_is_no_failure(tmp_path, monkeypatch, capsys):
     steady = [sys.executable, str(CHILDREN / "steady.py"), "3", "0.01"]
     monkeypatch.setattr(Runner, "for_workload", classmethod(lambda cls, name, args=(), **kw: cls(steady, **kw)))
-    monkeypatch.setattr(headless, "_doctor", lambda progress: (TWO_CARDS_TORCH_BLIND, None))
-    monkeypatch.setattr(headless, "_start_sampler", lambda progress, session: None)
+    monkeypatch.setattr(headless, "run_doctor", lambda progress: (TWO_CARDS_TORCH_BLIND, None))
+    monkeypatch.setattr(headless, "start_sampler", lambda progress, session: None)
     monkeypatch.setattr(headless, "build_bundle", lambda *a: a[1] / "b.zip")
     assert headless.export_report(_args(tmp_path, "--device", "cpu")) == exit_codes.OK
     assert "WARNING" not in capsys.readouterr().err

@@ -39,7 +39,7 @@ def stand_ins(monkeypatch, tmp_path):
 
     monkeypatch.setattr(Runner, "for_workload", classmethod(for_workload))
     monkeypatch.setattr(ready_cli, "_doctor", lambda progress: [])
-    monkeypatch.setattr(ready_cli, "_sampler", lambda session, progress: None)
+    monkeypatch.setattr("tui.headless.start_sampler", lambda progress, session: None)
     monkeypatch.setattr("tui.cli.check_args.check_workload_args", lambda name, args: None)
     monkeypatch.setattr("tui.workbench.screenshot.app_screenshot", lambda records, sample: (None, "not drawn"))
     text = (FIXTURES / "report" / "nvidia-8x-rtx-a5000-torch1.11-cu115.txt").read_text()

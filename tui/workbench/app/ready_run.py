@@ -66,7 +66,7 @@ class ReadyRun:
         """Start `cardbench ready` with the entry's fields; False (and said why, in one line) when it cannot."""
         host = self.host
         try:
-            args = arguments(host.launcher.values(NAME))
+            args, budget_min = arguments(host.launcher.values(NAME))
         except EntryError as exc:
             self._refused(str(exc))
             return False
@@ -76,7 +76,7 @@ class ReadyRun:
             self._refused(exc.strerror or str(exc))
             return False
         self.child, self.bundle, self._table = child, None, []
-        self._ends_at = time.monotonic() + float(args[args.index("--budget") + 1]) * 60
+        self._ends_at = time.monotonic() + budget_min * 60
         host.state = RunState(workload=NAME, status="starting")
         host.show_state()
         host.say(say("ready.run.starting", "en", args=" ".join(args), log=child.log), "bold")

@@ -38,6 +38,11 @@ def memory_argument(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+# argparse's type= for --price-per-hour: a finite number above 0 (`cardbench fit` checks with it too; tui/ never
+# imports workloads/child/)
+price_argument = positive_float
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The plan's options, beside --fit-only."""
     p.add_argument("--card", dest="cards", action="append", type=card_argument, default=[], metavar="NAME",
@@ -46,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory", dest="memory", action="append", type=memory_argument, default=[], metavar="SIZE",
                    help="with --fit-only: plan for a card of this memory (repeatable), e.g. 32GB (GB read as GiB, "
                         "as cards are sold)")
-    p.add_argument("--price-per-hour", dest="price_per_hour", type=positive_float, default=None, metavar="PRICE",
+    p.add_argument("--price-per-hour", dest="price_per_hour", type=price_argument, default=None, metavar="PRICE",
                    help="with --fit-only: a card's price an hour, for the cost per million tokens at the decode bound")
     p.add_argument("--currency", default="USD", help="currency of --price-per-hour (default USD)")
 
