@@ -85,8 +85,8 @@ def prefix_figures(requests: Sequence[Request], outcomes: Sequence[Outcome]) -> 
         first.setdefault(r.group, o)
     ttft = {True: [], False: []}
     for r, o in zip(requests, outcomes):
-        if o.ok and o.ttft is not None:
-            ttft[first.get(r.group) is o].append((o.ttft + o.lag) * 1000)
+        if o.ok and o.ttft_due is not None:
+            ttft[first.get(r.group) is o].append(o.ttft_due * 1000)
     return {"prefix_first_ttft_ms_p50": median(ttft[True]) if ttft[True] else None,
             "prefix_later_ttft_ms_p50": median(ttft[False]) if ttft[False] else None}
 
