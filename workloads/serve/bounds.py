@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from workloads.catalogue import Joined, Message, message
 from workloads.facts.missing import is_finite
-from workloads.serve.answer import answer_message, lowest_row
+from workloads.serve.answer import answer_message
 from workloads.serve.table import answer_row, figure, measured
 
 
@@ -73,7 +73,7 @@ def read_against(metrics: Mapping[str, Any]) -> Joined | None:
     if latency.items:
         said.append(latency)
     if metrics.get("search_stop"):     # --find-max: the answer leads; the figures above are its level's
-        said.insert(0, answer_message(metrics, lowest_row(metrics, metrics.get("levels"))))
+        said.insert(0, answer_message(metrics, answer_row(metrics.get("levels"), metrics, missed=True)))
     good = last.get("goodput")
     if is_finite(good) and is_finite(served) and served > 0:
         said.append(message("workload.serve.against.goodput", good=figure(good), served=figure(served),
