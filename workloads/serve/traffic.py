@@ -25,6 +25,7 @@ from statistics import median
 from typing import Any, Callable, Iterator, Sequence
 
 from workloads.serve.client import Outcome
+from workloads.serve.conversation import MultiTurn
 from workloads.serve.load import WORDS, Request
 
 TRACE_ROWS = 100_000       # rows replayed when --requests does not say
@@ -138,6 +139,15 @@ def _burstgpt(cells: list[str], columns: list[int], where: str) -> TraceRow:
         return TraceRow(float(cells[at]), int(float(cells[n_in])), int(float(cells[n_out])))
     except (ValueError, IndexError):
         raise BadTraffic(f"{where}: not a BurstGPT row (Timestamp, Request tokens, Response tokens)") from None
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The traffic's shape beside the arguments, parsed and read before the run (cli.main) for the sweep."""
+    prefix: SharedPrefix | None = None       # --shared-prefix, parsed
+    multi: MultiTurn | None = None           # --multi-turn, parsed
+    trace: list[TraceRow] | None = None      # --trace's rows, read and checked
+    trace_cut: bool = False                  # the file had more rows than those kept
 
 
 def read_trace(path: Path, rows_max: int | None) -> tuple[list[TraceRow], bool]:
