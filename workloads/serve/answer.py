@@ -16,17 +16,9 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
     """The sweep's table (workloads.serve.table), its heading led by the search's answer when there was one."""
     heading, columns, rows = table.report_table(metrics)
     if metrics.get("search_stop"):
-        said = answer_message(metrics, lowest_row(metrics, metrics.get("levels")))
+        said = answer_message(metrics, table.answer_row(metrics.get("levels"), metrics, missed=True))
         heading = message("workload.serve.table.found", answer=said, heading=heading)
     return heading, columns, rows
-
-
-def lowest_row(found: Mapping[str, Any], levels: Any) -> Mapping[str, Any] | None:
-    """The row of the lowest level that missed (a result's ``levels``), for the sentence when none held."""
-    key = "rate" if found.get("find_max") == "rate" else "concurrency"
-    missed = found.get("missed_rate" if key == "rate" else "missed_concurrency")
-    rows = [r for r in levels if isinstance(r, dict) and r.get(key) == missed] if isinstance(levels, list) else []
-    return rows[-1] if rows else None
 
 
 def _level_words(kind: str, value: float | None) -> str:
@@ -38,11 +30,8 @@ def _level_words(kind: str, value: float | None) -> str:
 def answer_message(found: Mapping[str, Any], lowest_row: Mapping[str, Any] | None = None) -> Message:
     """The search's answer in one sentence: the bracket, or why there is none."""
     kind, stop = found.get("find_max"), found.get("search_stop")
-    if kind == "rate":
-        holds, missed, ceiling = found.get("max_rate"), found.get("missed_rate"), found.get("saturation_rps")
-    else:
-        holds, missed, ceiling = (found.get("max_concurrency_held"), found.get("missed_concurrency"),
-                                  found.get("saturation_concurrency"))
+    keys = table.find_max_keys(kind)
+    holds, missed, ceiling = found.get(keys.held), found.get(keys.missed), found.get(keys.ceiling)
     said = {"holds": _level_words(kind, holds), "missed": _level_words(kind, missed),
             "ceiling": _level_words(kind, ceiling), "levels": found.get("search_levels"),
             "budget": f"{found.get('search_budget_s', 0):g} s"}

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from workloads.catalogue import Joined, Message, message
 from workloads.facts.missing import is_finite
-from workloads.serve.answer import answer_message, lowest_row
+from workloads.serve.answer import answer_message
 from workloads.serve.table import answer_row, figure, measured
 
 
@@ -48,8 +48,10 @@ def read_against(metrics: Mapping[str, Any]) -> Joined | None:
     first, last = levels[0], levels[-1]
     said: list[Message | Joined] = []
     base = first if first is not last else None
-    if metrics.get("search_stop"):    # --find-max: the answer's level (else the last tried), against no other
-        last, base = answer_row(levels, metrics) or last, None
+    if metrics.get("search_stop"):    # --find-max: the result's level (its answer, else the last tried), against no
+        at_level = metrics.get("at_level")   # other; the answer leads, the figures after it are its level's
+        last, base = next((r for r in reversed(levels) if r.get("level") == at_level), last), None
+        said.append(answer_message(metrics, answer_row(metrics.get("levels"), metrics, missed=True)))
     c0, c = first.get("concurrency"), last.get("concurrency")
     tps0, tps = first.get("output_tokens_per_s"), last.get("output_tokens_per_s")
     steady = is_finite(metrics.get("duration_s"))   # --duration: one level, its windows; the last against the first
@@ -72,8 +74,6 @@ def read_against(metrics: Mapping[str, Any]) -> Joined | None:
     latency = _latency(last, base, at)
     if latency.items:
         said.append(latency)
-    if metrics.get("search_stop"):     # --find-max: the answer leads; the figures above are its level's
-        said.insert(0, answer_message(metrics, lowest_row(metrics, metrics.get("levels"))))
     good = last.get("goodput")
     if is_finite(good) and is_finite(served) and served > 0:
         said.append(message("workload.serve.against.goodput", good=figure(good), served=figure(served),

@@ -25,7 +25,7 @@ from workloads.serve.client import BadUrl, Endpoint
 from workloads.serve.find_max import SATURATION_CONCURRENCY
 from workloads.serve.slo import Slo
 from workloads.serve.testserver import Behaviour
-from workloads.serve.traffic import SharedPrefix, read_trace
+from workloads.serve.traffic import SharedPrefix, Traffic, read_trace
 from workloads.serve.conversation import MultiTurn
 from workloads.serve.launch import command_of
 from workloads.serve.load import BadPrompts, Level, read_prompts
@@ -219,10 +219,11 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
         behaviour = Behaviour.parse(args.test_server_set) if args.test_server_set else Behaviour.quick()
         endpoint = Endpoint.parse(args.url or DEFAULT_URL, api_key(args.api_key_env))
         prompts = read_prompts(args.prompts) if args.prompts else None
-        args.prefix = SharedPrefix.parse(args.shared_prefix) if args.shared_prefix else None
-        args.multi = MultiTurn.parse(args.multi_turn) if args.multi_turn else None
-        if args.trace is not None:   # read before the run: a row out of order is the file's fault (exit 2)
-            args.trace_rows, args.trace_cut = read_trace(args.trace, args.requests)
+        prefix = SharedPrefix.parse(args.shared_prefix) if args.shared_prefix else None
+        multi = MultiTurn.parse(args.multi_turn) if args.multi_turn else None
+        # the trace read before the run: a row out of order is the file's fault (exit 2)
+        rows, cut = read_trace(args.trace, args.requests) if args.trace is not None else (None, False)
+        traffic = Traffic(prefix, multi, rows, cut)
     except (ValueError, BadUrl, BadPrompts) as exc:   # BadUrl and BadPrompts are ValueErrors: each named
         raise WorkloadError(str(exc)) from None
     if args.test_server_set and not args.test_server:
@@ -240,15 +241,15 @@ def main(emitter: Emitter, argv: Sequence[str]) -> int:
     arguments_checked()
     from workloads.serve.sweep import Sweep   # the run itself, after the check
 
-    server = None
+    server, said = None, None
     if args.test_server:
         from workloads.serve.testserver import InThread   # a thread and a loop: only when asked for
 
         server = InThread(behaviour)
-        args.test_server_said = behaviour.said()     # the result says the delays its figures sit beside
+        said = behaviour.said()     # the result says the delays its figures sit beside
         endpoint = Endpoint.parse(server.url, None)
     try:
-        return Sweep(emitter, args, levels, endpoint, slo, prompts, launch, env).run()
+        return Sweep(emitter, args, levels, endpoint, slo, prompts, launch, env, traffic, said).run()
     finally:
         if server is not None:
             server.stop()

@@ -123,6 +123,16 @@ class Outcome:
         return max(0.0, self.sent - self.due)
 
     @property
+    def ttft_due(self) -> float | None:
+        """TTFT from the due time: the user's wait for the first token, the client's own queueing in it."""
+        return None if self.ttft is None else self.ttft + self.lag
+
+    @property
+    def e2el_due(self) -> float | None:
+        """End-to-end from the due time."""
+        return None if self.latency is None else self.latency + self.lag
+
+    @property
     def first_token(self) -> float | None:
         return None if self.ttft is None else self.sent + self.ttft
 

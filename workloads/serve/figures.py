@@ -62,18 +62,24 @@ def level_figures(outcomes: Sequence[Outcome], duration_s: float, input_tokens: 
         out[f"{name}_ms_mean"] = fmean(values) if values else None
         for q in PERCENTILES:
             out[f"{name}_ms_p{q}"] = percentile(values, q)
-    waited = {"ttft_sched": [o.ttft + o.lag for o in done if o.ttft is not None],
-              "e2el_sched": [o.latency + o.lag for o in done if o.latency is not None],
+    waited = {"ttft_sched": [o.ttft_due for o in done if o.ttft_due is not None],
+              "e2el_sched": [o.e2el_due for o in done if o.e2el_due is not None],
               "lag": [o.lag for o in outcomes]}
     for name in SCHEDULED:
         for q in (50, 99):
             out[f"{name}_ms_p{q}"] = percentile([v * 1000 for v in waited[name]], q)
     if slo_ms:
-        good = sum(_meets(o, slo_ms) for o in done)
+        good = sum(all(within(o, slo_ms).values()) for o in done)
         out.update(good_requests=good, goodput=rate(good))
     return out
 
 
-def _meets(o: Outcome, slo_ms: dict[str, float]) -> bool:
-    measured = {"ttft": o.ttft, "tpot": tpot(o) or 0.0, "e2el": o.latency}
-    return all(measured[k] is not None and measured[k] * 1000 <= limit for k, limit in slo_ms.items())
+def within(o: Outcome, limits_ms: dict[str, float], from_due: bool = False) -> dict[str, bool]:
+    """Whether one request met each limit (ms; ``ttft``, ``tpot``, ``e2el``): TTFT and end-to-end from its send
+    (vLLM's goodput) or from its due time (``from_due``: a --slo verdict). A one-token request's TPOT counts as 0 (no
+    gap to miss); a failed request meets no limit."""
+    if not o.ok:
+        return dict.fromkeys(limits_ms, False)
+    measured = {"ttft": o.ttft_due if from_due else o.ttft, "tpot": tpot(o) or 0.0,
+                "e2el": o.e2el_due if from_due else o.latency}
+    return {k: measured[k] is not None and measured[k] * 1000 <= limit for k, limit in limits_ms.items()}

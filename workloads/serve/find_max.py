@@ -21,6 +21,7 @@ from workloads.facts.missing import is_finite
 from workloads.serve.load import Level
 from workloads.serve.answer import answer_message
 from workloads.serve.search import Search
+from workloads.serve.table import find_max_keys
 
 SATURATION_CONCURRENCY = 64
 LEVEL_S_MAX = 30.0
@@ -63,7 +64,7 @@ async def find_max(probe: Probe, args: Any) -> dict[str, Any]:
         k += 1
     found = {"find_max": kind, "search_stop": search.stop, "search_levels": len(search.tried),
              "saturation_rps": served, "saturation_concurrency": c_sat, "search_budget_s": budget}
-    keys = ("max_rate", "missed_rate") if kind == "rate" else ("max_concurrency_held", "missed_concurrency")
-    found.update({key: v for key, v in zip(keys, (search.holds, search.misses)) if v is not None})
+    keys = find_max_keys(kind)
+    found.update({key: v for key, v in ((keys.held, search.holds), (keys.missed, search.misses)) if v is not None})
     log(f"[cardbench] find-max: {answer_message(found, rows.get(search.misses))}")
     return found

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from workloads.serve.client import Outcome
-from workloads.serve.figures import tpot
+from workloads.serve.figures import within
 
 NAMES = {"ttft": "ttft", "tpot": "tpot", "e2el": "e2el", "e2e": "e2el"}
 DEFAULT_ATTAINMENT = 0.99
@@ -72,22 +72,13 @@ def _number(value: str) -> float | None:
         return None
 
 
-def waited(o: Outcome) -> dict[str, float | None]:
-    """One request's latencies as its user waited them (s): TTFT and end-to-end from its due time."""
-    if not o.ok:
-        return {"ttft": None, "tpot": None, "e2el": None}
-    return {"ttft": None if o.ttft is None else o.ttft + o.lag, "tpot": tpot(o) or 0.0,   # one token: no gap to miss
-            "e2el": None if o.latency is None else o.latency + o.lag}
-
-
 def verdict(slo: Slo, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """A level against the SLO: the share meeting each limit and all of them (of every request sent), and whether
     it holds."""
     if not outcomes:
         return {"slo_holds": False, "slo_attained": None}
-    each = [waited(o) for o in outcomes]
-    within = {name: [w[name] is not None and w[name] * 1000 <= ms for w in each] for name, ms in slo.limits.items()}
-    shares = {name: sum(hits) / len(hits) for name, hits in within.items()}
-    together = sum(all(hits) for hits in zip(*within.values())) / len(outcomes)
+    each = [within(o, slo.limits, from_due=True) for o in outcomes]
+    shares = {name: sum(w[name] for w in each) / len(each) for name in slo.limits}
+    together = sum(all(w.values()) for w in each) / len(outcomes)
     holds = together >= slo.attainment and all(shares[n] >= slo.shares[n] for n in slo.limits)
     return {"slo_holds": holds, "slo_attained": together, **{f"slo_{n}_share": s for n, s in shares.items()}}

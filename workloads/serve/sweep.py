@@ -29,8 +29,8 @@ from workloads.serve.ceiling import NEAR, Ceiling, measure
 from workloads.serve.find_max import find_max
 from workloads.serve.requests_csv import REQUESTS_CSV, RequestRows
 from workloads.serve.slo import Slo, verdict
-from workloads.serve.traffic import SharedPrefix, TraceRow, prefix_figures, trace_requests
-from workloads.serve.conversation import MultiTurn, conversations_for, run_conversations, turn_figures
+from workloads.serve.traffic import Traffic, prefix_figures, trace_requests
+from workloads.serve.conversation import conversations_for, run_conversations, turn_figures
 
 WORKLOAD = "serve"
 # --duration: the windows the result keeps (the first, the baseline, and the latest): a day of 60 s windows would be
@@ -45,14 +45,15 @@ _KEY_HINT = "export MY_KEY=...; then --api-key-env MY_KEY (the key is never give
 class Sweep:
     def __init__(self, emitter: Emitter, args: Any, levels: list[Level], endpoint: Endpoint,
                  slo: Slo | None, prompts: list[dict[str, Any]] | None, launch: list[str] | None,
-                 launch_env: dict[str, str] | None = None):
+                 launch_env: dict[str, str] | None = None, traffic: Traffic = Traffic(),
+                 test_server_said: str | None = None):
         self.emitter, self.args, self.levels, self.endpoint = emitter, args, levels, endpoint
         self.slo, self.prompts, self.launch = slo, prompts, launch
         self.limits = slo.limits if slo is not None else None    # goodput's, in the table
-        self.prefix: SharedPrefix | None = getattr(args, "prefix", None)       # --shared-prefix, parsed
-        self.multi: MultiTurn | None = getattr(args, "multi", None)            # --multi-turn, parsed
-        self.trace: list[TraceRow] | None = getattr(args, "trace_rows", None)  # --trace's rows, read and checked
-        self.shape = getattr(args, "burstiness", 1.0)
+        self.traffic = traffic
+        self.prefix, self.multi, self.trace = traffic.prefix, traffic.multi, traffic.trace
+        self.test_server_said = test_server_said    # --test-server's delays, as its Behaviour says them
+        self.shape = args.burstiness
         self.ceiling: Ceiling | None = None
         self.near_ceiling: list[str] = []      # levels at half the client's ceiling or more
         self.found: dict[str, Any] = {}        # --find-max's answer
@@ -125,9 +126,8 @@ class Sweep:
                 **({"concurrency" if kind == "concurrency" else "request_rate":
                     ",".join(f"{lv.value:g}" for lv in self.levels)} if kind != "trace" else {}),
                 "prompts": "your file" if self.prompts else "synthetic", "ignore_eos": self.ignore_eos,
-                **({"traffic": self._traffic()} if self._traffic() else {}),
-                "test_server": bool(getattr(self.args, "test_server", False)),
-                "test_server_set": getattr(self.args, "test_server_said", None),
+                **({"traffic": traffic} if (traffic := self._traffic()) else {}),
+                "test_server": bool(self.args.test_server), "test_server_set": self.test_server_said,
                 **({"slo": self.slo.text} if self.slo else {}),
                 **({"burstiness": self.shape} if self.shape != 1 and kind == "rate" else {}),
                 **({"client_ceiling_tokens_per_s": self.ceiling.tokens_per_s,
@@ -143,7 +143,7 @@ class Sweep:
         if self.multi is not None:
             return f"multi-turn: {self.multi.said()}, seed {a.seed}"
         if self.trace is not None:
-            more = f" (the first {len(self.trace)} rows)" if getattr(a, "trace_cut", False) else ""
+            more = f" (the first {len(self.trace)} rows)" if self.traffic.trace_cut else ""
             return f"trace {Path(a.trace).name}{more}, {len(self.trace)} requests at {a.trace_speed:g}x, seed {a.seed}"
         if self.shape != 1 and self.levels[0].kind == "rate":
             return f"gamma arrivals of shape {self.shape:g} (burstiness), seed {a.seed}"

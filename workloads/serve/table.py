@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from workloads.catalogue import Message, message
@@ -87,13 +88,33 @@ def measured(rows: Any) -> list[Mapping[str, Any]]:
     return [r for r in rows if isinstance(r, dict) and r.get("completed")] if isinstance(rows, list) else []
 
 
-def answer_row(rows: list[dict[str, Any]], found: Mapping[str, Any]) -> dict[str, Any] | None:
-    """--find-max's answer: the row of the highest level that held the SLO (None: no search, or none held)."""
-    kind = found.get("find_max")
-    value = found.get("max_rate" if kind == "rate" else "max_concurrency_held")
-    key = "rate" if kind == "rate" else "concurrency"
-    held = [r for r in rows if value is not None and r.get(key) == value and r.get("slo_holds")]
-    return held[-1] if held else None
+@dataclass(frozen=True)
+class FindMaxKeys:
+    level: str      # a row's key for its level (load.Level's kind)
+    held: str       # the result's key for the highest level that held the SLO
+    missed: str     # ... and for the lowest above it that missed
+    ceiling: str    # ... and for the saturation run's ceiling
+
+
+# --find-max's kind -> its keys (any kind but "rate" reads as concurrency)
+KEYS = {"rate": FindMaxKeys("rate", "max_rate", "missed_rate", "saturation_rps"),
+        "concurrency": FindMaxKeys("concurrency", "max_concurrency_held", "missed_concurrency",
+                                   "saturation_concurrency")}
+
+
+def find_max_keys(kind: Any) -> FindMaxKeys:
+    return KEYS["rate" if kind == "rate" else "concurrency"]
+
+
+def answer_row(rows: Any, found: Mapping[str, Any], missed: bool = False) -> dict[str, Any] | None:
+    """--find-max's answer: the row of the highest level that held the SLO, or (``missed``: for the sentence when
+    none held) of the lowest level that missed; None: no search, or no such level among ``rows`` (a result's
+    ``levels``)."""
+    keys = find_max_keys(found.get("find_max"))
+    value = found.get(keys.missed if missed else keys.held)
+    rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+    picked = [r for r in rows if value is not None and r.get(keys.level) == value and (missed or r.get("slo_holds"))]
+    return picked[-1] if picked else None
 
 
 def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[str],

@@ -25,6 +25,7 @@ from statistics import median
 from typing import Any, Callable, Iterator, Sequence
 
 from workloads.serve.client import Outcome
+from workloads.serve.conversation import MultiTurn
 from workloads.serve.load import WORDS, Request
 
 TRACE_ROWS = 100_000       # rows replayed when --requests does not say
@@ -85,8 +86,8 @@ def prefix_figures(requests: Sequence[Request], outcomes: Sequence[Outcome]) -> 
         first.setdefault(r.group, o)
     ttft = {True: [], False: []}
     for r, o in zip(requests, outcomes):
-        if o.ok and o.ttft is not None:
-            ttft[first.get(r.group) is o].append((o.ttft + o.lag) * 1000)
+        if o.ok and o.ttft_due is not None:
+            ttft[first.get(r.group) is o].append(o.ttft_due * 1000)
     return {"prefix_first_ttft_ms_p50": median(ttft[True]) if ttft[True] else None,
             "prefix_later_ttft_ms_p50": median(ttft[False]) if ttft[False] else None}
 
@@ -138,6 +139,15 @@ def _burstgpt(cells: list[str], columns: list[int], where: str) -> TraceRow:
         return TraceRow(float(cells[at]), int(float(cells[n_in])), int(float(cells[n_out])))
     except (ValueError, IndexError):
         raise BadTraffic(f"{where}: not a BurstGPT row (Timestamp, Request tokens, Response tokens)") from None
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The traffic's shape beside the arguments, parsed and read before the run (cli.main) for the sweep."""
+    prefix: SharedPrefix | None = None       # --shared-prefix, parsed
+    multi: MultiTurn | None = None           # --multi-turn, parsed
+    trace: list[TraceRow] | None = None      # --trace's rows, read and checked
+    trace_cut: bool = False                  # the file had more rows than those kept
 
 
 def read_trace(path: Path, rows_max: int | None) -> tuple[list[TraceRow], bool]:

@@ -63,7 +63,8 @@ def test_a_search_is_read_at_its_answer_not_at_the_last_level_it_tried_nor_again
               _level(level="52.2 requests/s", rate=52.2, request_throughput=44.0, ttft_ms_p50=80.0, tpot_ms_p50=9.0,
                      slo_holds=False)]
     said = read_against({"levels": levels, "find_max": "rate", "search_stop": "bracket", "max_rate": 50.0,
-                         "missed_rate": 52.2, "search_levels": 2, "saturation_rps": 62.1}).en
+                         "missed_rate": 52.2, "search_levels": 2, "saturation_rps": 62.1,
+                         "at_level": "50 requests/s"}).en   # as table.result_of names it
     assert said.startswith("50 requests/s holds the SLO, 52.2 requests/s does not")
     assert "48 requests/s served of 50 offered (96%); TPOT p50 6.5 ms, TTFT p50 21 ms" in said
     assert "900" not in said and "80" not in said

@@ -16,7 +16,7 @@ from workloads.serve.figures import level_figures
 from workloads.serve.conversation import Turn, turn_figures
 from workloads.serve.load import Request
 from workloads.serve.slo import Slo, verdict
-from workloads.serve.traffic import SharedPrefix, prefix_figures
+from workloads.serve.traffic import SharedPrefix, Traffic, prefix_figures
 from workloads.serve.result_record import ServeResult
 from workloads.serve.sweep import Sweep
 from workloads.serve.table import answer_row, result_of
@@ -34,11 +34,11 @@ def _traffic(args) -> dict:
 
 def _result(argv: list[str], notes: list[str], found: dict | None = None) -> dict:
     args = build_parser().parse_args(["--url", "http://127.0.0.1:8000/v1", "--model", "m", *argv])
-    args.prefix = SharedPrefix.parse(args.shared_prefix) if args.shared_prefix else None
+    traffic = Traffic(prefix=SharedPrefix.parse(args.shared_prefix) if args.shared_prefix else None)
     slo = Slo.parse(args.slo) if args.slo else None
-    sweep = Sweep(Emitter(stream=io.StringIO()), args, levels_of(args), Endpoint.parse(args.url), slo, None, None)
+    sweep = Sweep(Emitter(stream=io.StringIO()), args, levels_of(args), Endpoint.parse(args.url), slo, None, None,
+                  traffic=traffic, test_server_said="ttft 2 ms, itl 0.5 ms" if found else None)
     sweep.ceiling = Ceiling(20_000.0, 900.0) if found else None
-    args.test_server_said = "ttft 2 ms, itl 0.5 ms" if found else None
     answered = Outcome(ok=True, ttft=0.1, itl=[0.01, 0.02], latency=0.13, chunks=3, output_tokens=3, prompt_tokens=8)
     rows = []
     for level in sweep.levels:
