@@ -30,7 +30,7 @@ def test_fit_only_plans_the_fine_tune_s_shape_against_the_cards_named():
     assert lora["gradients_bytes"] == fit.lora_parameters(PRESETS["Llama-3.1-8B"]) * 4 == 35_651_584 * 4
     heading, columns, rows = FinetuneResult.printer("REPORT_TABLE")(m)
     assert heading("en").startswith("Fit of Llama-3.1-8B in bf16 at batch 1 x 2048 positions")
-    assert [str(r[-2]) for r in rows[:2]] == ["fits, batch <= 91", "fits, batch <= 5"]
+    assert [str(r[-2]) for r in rows[:2]] == ["fits, batch <= 117", "fits, batch <= 5"]
 
 
 def test_a_training_run_has_no_fit_table_and_the_plan_s_options_need_fit_only():

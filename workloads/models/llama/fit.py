@@ -1,11 +1,18 @@
 """Will a model fit: memory estimated from its shape alone, for inference and for training (torch-free).
 
 Inference holds the weights, the KV cache of every position of every sequence, the prefill's
-transient activations and a fixed workspace. The activations are ``4 x hidden + (q + 2 kv) + 6 x
-intermediate`` values a prompt token: the residual and its norm, q/k/v, the attention's output, gate
-and up, silu(gate) and their product, and the buffers the allocator keeps from one product to the next;
-the count was checked against the peak RSS the CPU measures (tiny: 11,290 values a token measured at
-2,048 and 4 x 512 tokens, 11,264 by this count), plus one row of logits a sequence. The workspace
+transient activations and a fixed workspace. The activations are the tensors alive at once at the
+prefill's peak, inside a block's MLP (:func:`prefill_values_per_token`): ``3 x hidden + 4 x intermediate``
+values a prompt token (the block's input, which the caller's loop still holds, the residual after attention
+and its norm; gate and up, silu(gate) and their product), plus one row of logits a sequence. The attention's
+tensors (q/k/v, the rotated q and k, its output) peak lower wherever the MLP is wider than the model, as in
+every Llama-family preset. The count is of live tensors, what a card's allocator hands out: checked against
+the peak RSS with every allocation of 64 KiB or more its own mapping, so RSS follows the live tensors
+(bench/fit_two_sided.py's default): tiny at batch 2-10 x 960 prompt tokens, 32.06 MB a sequence measured
+(7,258 values a token beside the 4 MiB of KV cache), 31.75 MB by this count. What an allocator keeps beside
+them is the runtime's line (:mod:`workloads.models.llama.runtime_cost`); glibc's default kept 11,290 values
+a token at 2,048 tokens, and this estimate counted that (``4 x hidden + (q + 2 kv) + 6 x intermediate``)
+until 2026-12-07, a sequence 45 % too many against the live tensors. The workspace
 (:data:`WORKSPACE_BYTES`) is what the math libraries hold however small the model (5-8 MiB on the CPU
 here; cuBLAS's workspace on a GPU).
 
@@ -84,11 +91,16 @@ def module_bytes(config: LlamaConfig) -> int:
     return top + config.num_hidden_layers * (modules * MODULE_BYTES + parameters * PARAMETER_BYTES)
 
 
+def prefill_values_per_token(config: LlamaConfig) -> int:
+    """Values a token alive at once at a forward's peak without autograd, in a block's MLP (model.py's Block and
+    MLP): the block's input (the caller's loop holds it), the residual after attention, its norm, gate and up (one
+    product), silu(gate) and silu(gate) x up."""
+    return 3 * config.hidden_size + 4 * config.intermediate_size
+
+
 def inference(config: LlamaConfig, batch: int, context: int, prefill: int, element_size: int) -> Estimate:
     """Bytes for ``batch`` sequences of ``context`` positions whose prompts of ``prefill`` tokens run at once."""
-    d, f = config.hidden_size, config.intermediate_size
-    qkv = (config.num_attention_heads + 2 * config.num_key_value_heads) * config.head_dim
-    per_token = 4 * d + qkv + 6 * f
+    per_token = prefill_values_per_token(config)
     activations = batch * prefill * per_token * element_size + batch * config.vocab_size * element_size
     return Estimate(weights=config.parameter_count() * element_size,
                     kv_cache=batch * context * config.kv_bytes_per_token(element_size),

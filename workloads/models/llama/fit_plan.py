@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from workloads.models.llama import fit
 from workloads.models.llama.presets import LlamaConfig
-from workloads.models.llama.runtime_cost import Runtime, runtime
+from workloads.models.llama.runtime_cost import ALLOCATOR_SHARE, Runtime, runtime
 
 # (the use's id, its English as the result carries it, method, activation checkpointing)
 USES = (("inference", "inference", None, False),
@@ -46,6 +46,9 @@ class Target:
     peak_source: str | None = None
     memory_source: str | None = None
     cpu: bool = False              # the host's memory (a CPU run's): no driver context, a training step's own instead
+    # what the memory's allocator keeps beside the live tensors, a share of them: a card's caching allocator's reserve;
+    # 0 where every large allocation is returned on free (bench/fit_two_sided.py's --malloc live on the CPU)
+    allocator_share: float = ALLOCATOR_SHARE
 
     @property
     def holds_context(self) -> bool:
@@ -79,18 +82,18 @@ def _use(use: str) -> tuple[str | None, bool]:
     raise KeyError(use)
 
 
-def need(ask: Ask, use: str, batch: int, context: bool, cards: int = 1, cpu: bool = False
-         ) -> tuple[fit.Estimate, Runtime]:
+def need(ask: Ask, use: str, batch: int, context: bool, cards: int = 1, cpu: bool = False,
+         allocator_share: float = ALLOCATOR_SHARE) -> tuple[fit.Estimate, Runtime]:
     """The estimate a card (``cpu``: the host) holds with the work split over ``cards``, and the runtime's lines beside
-    it."""
+    it (the allocator's at ``allocator_share`` of the estimate)."""
     e = fit.split_over(estimate(ask, use, batch), cards, ask.config, batch, ask.context, ask.element_size)
     inference = _use(use)[0] is None
     return e, runtime(ask.config, e.total, batch=batch, element_size=ask.element_size, inference=inference,
-                      context=context, cards=cards, cpu=cpu)
+                      context=context, cards=cards, cpu=cpu, allocator_share=allocator_share)
 
 
 def _total(ask: Ask, use: str, batch: int, target: Target, cards: int = 1) -> int:
-    e, r = need(ask, use, batch, target.holds_context, cards, target.cpu)
+    e, r = need(ask, use, batch, target.holds_context, cards, target.cpu, target.allocator_share)
     return e.total + r.total
 
 

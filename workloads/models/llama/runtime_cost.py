@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workloads.models.llama.fit import prefill_values_per_token
 from workloads.models.llama.presets import LlamaConfig
 
 CONTEXT_BYTES = 512 * 2**20
@@ -58,11 +59,9 @@ def layer_bytes(config: LlamaConfig, element_size: int) -> int:
 
 
 def graph_pool(config: LlamaConfig, batch: int, element_size: int) -> int:
-    """One decode step's intermediates at ``batch`` (the residual, q/k/v, the MLP's, the logits' row), which a captured
-    graph keeps in its own pool."""
-    d, f = config.hidden_size, config.intermediate_size
-    qkv = (config.num_attention_heads + 2 * config.num_key_value_heads) * config.head_dim
-    return batch * ((4 * d + qkv + 6 * f) * element_size + config.vocab_size * 4)
+    """One decode step's intermediates at ``batch`` (a token's at the MLP's peak, as a prefill counts them, and the
+    logits' row in fp32), which a captured graph keeps in its own pool."""
+    return batch * (prefill_values_per_token(config) * element_size + config.vocab_size * 4)
 
 
 def collectives(config: LlamaConfig, cards: int, element_size: int, training: bool) -> int:
@@ -82,11 +81,12 @@ def context_bytes(context: bool, inference: bool, cpu: bool) -> int:
 
 
 def runtime(config: LlamaConfig, model_bytes: int, *, batch: int, element_size: int, inference: bool,
-            context: bool, cards: int = 1, cpu: bool = False) -> Runtime:
+            context: bool, cards: int = 1, cpu: bool = False, allocator_share: float = ALLOCATOR_SHARE) -> Runtime:
     """The runtime's lines beside ``model_bytes`` of the model's estimate: the context when the memory it is read
-    against still holds it (``cpu``: the host's memory, where training leaves its own), the allocator's share, a
-    decode graph's pool for inference, collectives over cards."""
+    against still holds it (``cpu``: the host's memory, where training leaves its own), the allocator's
+    ``allocator_share`` of the estimate, a decode graph's pool for inference on a card (the CPU captures no graph),
+    collectives over cards."""
     return Runtime(context=context_bytes(context, inference, cpu),
-                   allocator=int(model_bytes * ALLOCATOR_SHARE),
-                   graph_pool=graph_pool(config, batch, element_size) if inference else 0,
+                   allocator=int(model_bytes * allocator_share),
+                   graph_pool=graph_pool(config, batch, element_size) if inference and not cpu else 0,
                    collectives=collectives(config, cards, element_size, training=not inference))
