@@ -29,8 +29,8 @@ judged here, with the reason):
   bandwidth (its GB/s also beside the measured read bandwidth), pp2048 >= 70 % of the rated bf16 peak (and its
   share of the GEMM ceiling the microbench step measured in the same run), tg128 @ d4096 within 10 % of tg128
   (issue 40);
-- the LoRA fine-tune of Llama-3.1-8B, bf16, seq 2048, one card: MFU >= 40 % (issue 25; PaLM appendix B FLOPs
-  against the rated bf16 peak).
+- the LoRA fine-tune of Llama-3.1-8B, bf16, seq 2048, one card, its decoder block compiled (``--compile``): MFU
+  >= 45 % (issue 40; 40 % in issue 25; PaLM appendix B FLOPs against the rated bf16 peak).
 - the fit's two sides (bench/fit_two_sided.py, issue 40 item 5): at the plan's largest batch Llama-3.1-8B's
   inference and LoRA run, one more runs out or is refused: 0 wrong answers.
 
@@ -363,13 +363,14 @@ def opscan(run: Acceptance) -> None:
 
 
 def finetune(run: Acceptance) -> None:
-    """An 8B-class LoRA in bf16 at 2048 tokens on one card: MFU by PaLM's formula against the rated bf16 peak."""
+    """An 8B-class LoRA in bf16 at 2048 tokens on one card, the block compiled (issue 40 item 6): MFU by PaLM's
+    formula against the rated bf16 peak."""
     if run.cpu:
         argv = ["--device", "cpu", "--model", "tiny", "--seq-len", "32", "--batch-size", "2", "--steps", "3",
                 "--warmup", "1", "--threads", "1", "--amp", "off"]
     else:
         argv = ["--device", run.device, "--model", "Llama-3.1-8B", "--seq-len", "2048", "--batch-size", "4",
-                "--steps", "12", "--warmup", "4", "--amp", "bf16"]
+                "--steps", "12", "--warmup", "4", "--amp", "bf16", "--compile"]
     code, m = run.cardbench("finetune", "run", "finetune", "--json", "--mode", "lora", *argv,
                             cap_s=120 if run.cpu else 240)
     m = m or {}
@@ -377,9 +378,10 @@ def finetune(run: Acceptance) -> None:
                note=f"{m.get('model_size')} LoRA r{m.get('lora_rank')}, {m.get('precision')}, seq {m.get('seq_len')}, "
                     f"batch {m.get('batch_size')}; peak memory {m.get('peak_memory_bytes')} B, estimate "
                     f"{m.get('fit_estimate_bytes')} B")
-    run.figure("finetune_lora_mfu", m.get("mfu"), "fraction", None if run.cpu else ">= 0.40",
-               None if run.cpu else (lambda v: v >= 0.40),
-               note=f"{m.get('mfu_formula')}; against {m.get('rated_words')}" if m else "no result")
+    run.figure("finetune_lora_mfu", m.get("mfu"), "fraction", None if run.cpu else ">= 0.45",
+               None if run.cpu else (lambda v: v >= 0.45),
+               note=f"{m.get('mfu_formula')}; against {m.get('rated_words')}; compiled: {m.get('compiled')}" if m
+               else "no result")
 
 
 def fit(run: Acceptance) -> None:
