@@ -3,7 +3,8 @@ from rated.csv (torch-free; `workloads.facts.rated` reads the table).
 
 A name is matched as a device's name is (whole words, the most specific row wins: "H100-SXM" is the SXM5 part,
 "NVIDIA A100 80GB" the 80 GB A100 of either form). A name no row matches, or a row without a memory size, is
-refused with the table's close names, so a typo is one line that says what to type.
+refused with the table's close names, so a typo is one line that says what to type; so is a name that fits more than
+one card the plan would read differently ("NVIDIA H100": the SXM5 or the PCIe part).
 """
 
 from __future__ import annotations
@@ -43,12 +44,40 @@ def named_card(text: str, devices: list[RatedDevice] | None = None) -> Card:
     device = lookup(text, devices)
     if device is None:
         raise UnknownCard(f"unknown card {text!r}; {_close(text, devices)}")
+    rivals = _rivals(text, device, devices)
+    if rivals:
+        raise UnknownCard(f"{text!r} names more than one card of rated.csv: "
+                          f"{'; '.join([device.device, *rivals])}; name one, e.g. {device.device!r}")
     memory = device.get("memory_gb")
     if memory is None:
         raise UnknownCard(f"{text!r} is {device.device}, whose memory size rated.csv does not hold; "
                           f"{_close(text, devices)}")
     bandwidth = device.get("memory_gbps")
     return Card(device.device, int(memory.value * GB), memory.source, bandwidth.value if bandwidth else None, device)
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.split(r"[^0-9a-z]+", text.lower()) if w]
+
+
+def _rivals(text: str, device: RatedDevice, devices: list[RatedDevice]) -> list[str]:
+    """The other cards with a memory size that ``text`` may mean as well as ``device``: each row whose match words
+    extend the device's (an "H100" is the SXM5 part to a driver's name, but a user's "NVIDIA H100" may be the PCIe
+    one), unless a word of the text starts a word of the device's name and none of the rival's ("H100 SXM" rules the
+    PCIe part out). A row the table names "(... not named)" is its answer for a name without the variant: no rivals."""
+    if "not named" in device.device:
+        return []
+    own = set(device.match)
+    kept = _words(device.device)
+    said = [w for w in _words(text) if w not in {m.lower() for m in own}]
+    rivals = []
+    for other in devices:
+        if other is device or other.get("memory_gb") is None or not own < set(other.match):
+            continue
+        theirs = _words(other.device)
+        if not any(any(k.startswith(w) for k in kept) and not any(t.startswith(w) for t in theirs) for w in said):
+            rivals.append(other.device)
+    return rivals
 
 
 def close_names(text: str, devices: list[RatedDevice]) -> list[str]:

@@ -32,6 +32,23 @@ def test_an_unknown_card_lists_the_close_names_and_one_without_a_memory_size_is_
     assert "\n" not in str(caught.value) and "rated.csv holds the memory of" in str(caught.value)
 
 
+@pytest.mark.parametrize("name", ["NVIDIA H100", "H100", "h100 80GB"])
+def test_a_name_that_fits_two_cards_the_plan_reads_apart_is_refused_with_both(name):
+    """"NVIDIA H100" took the SXM5 part (3,350 GB/s) silently where the PCIe part (2,000 GB/s) is also a card a user
+    rents: the plan's decode bound and cost would be another card's."""
+    with pytest.raises(UnknownCard) as caught:
+        named_card(name)
+    said = str(caught.value)
+    assert "names more than one card" in said and "NVIDIA H100 SXM5 80GB" in said and "NVIDIA H100 PCIe 80GB" in said
+    assert "\n" not in said
+
+
+@pytest.mark.parametrize("name, device", [("H100 SXM", "NVIDIA H100 SXM5 80GB"), ("H100 PCIe", "NVIDIA H100 PCIe 80GB"),
+                                          ("H200", "NVIDIA H200 SXM 141GB"), ("rtx 4090", "NVIDIA GeForce RTX 4090")])
+def test_a_word_of_one_card_s_name_or_a_rival_without_a_memory_size_leaves_one_card(name, device):
+    assert named_card(name).name == device   # the H200 NVL and RTX 4090 D have no memory size: nothing to plan
+
+
 @pytest.mark.parametrize("text, size", [("32GB", 32 * GIB), ("80GiB", 80 * GIB), ("24576MiB", 24 * GIB),
                                         ("0.5T", GIB * 512), (" 16 gb ", 16 * GIB)])
 def test_a_memory_size_is_read_in_powers_of_two(text, size):

@@ -36,4 +36,4 @@ def test_fit_only_plans_the_fine_tune_s_shape_against_the_cards_named():
 def test_a_training_run_has_no_fit_table_and_the_plan_s_options_need_fit_only():
     assert FinetuneResult.printer("REPORT_TABLE")({"tokens_per_s": 10.0})[2] == []
     with pytest.raises(WorkloadError, match="they go with --fit-only"):
-        main(Emitter(io.StringIO()), ["--device", "cpu", "--card", "H100"])
+        main(Emitter(io.StringIO()), ["--device", "cpu", "--card", "H100-SXM"])

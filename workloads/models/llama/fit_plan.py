@@ -168,15 +168,18 @@ def bounds(ask: Ask, target: Target, price: float | None) -> dict[str, Any]:
 def plan(ask: Ask, targets: list[Target], price: float | None = None, currency: str | None = None) -> dict[str, Any]:
     """The result's figures of the fit: a row per use (its estimate, the runtime's lines, a verdict per target),
     the targets with their bounds, and accelerate's weights-only figure beside."""
+    # the needs column is a card's (its context counted), but a plan for this host's memory alone is the CPU's: no
+    # driver, a training step's own runtime (ready on the CPU said 600 MiB for tiny, 512 of it a card's context)
+    host = bool(targets) and all(t.cpu for t in targets)
     rows = []
     for key, english, _method, _ckpt in USES:
-        e, r = need(ask, key, ask.batch, context=True)
+        e, r = need(ask, key, ask.batch, context=not host, cpu=host)
         rows.append({"use": english, "use_id": key, "total_bytes": e.total + r.total, "weights_bytes": e.weights,
                      "kv_cache_bytes": e.kv_cache, "activations_bytes": e.activations,
                      "gradients_bytes": e.gradients, "optimizer_bytes": e.optimizer, "workspace_bytes": e.workspace,
                      "modules_bytes": e.modules, "transient_bytes": e.transient, "runtime_bytes": r.total,
                      "targets": [verdict(ask, key, t) for t in targets]})
-    e, r = need(ask, "inference", ask.batch, context=True)
+    e, r = need(ask, "inference", ask.batch, context=not host, cpu=host)
     split = runtime(ask.config, e.total, batch=ask.batch, element_size=ask.element_size, inference=False,
                     context=True, cards=2)
     weights = ask.config.parameter_count() * ask.element_size

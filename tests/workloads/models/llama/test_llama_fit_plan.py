@@ -146,3 +146,16 @@ def test_on_the_cpu_a_training_step_s_own_runtime_is_its_context_line():
     assert lora.context == CPU_TRAINING_BYTES and inference.context == 0   # no driver; an inference step leaves little
     assert fit_plan.verdict(ask, "lora", host)["largest_batch"] < fit_plan.verdict(
         ask, "lora", Target("cap", "free", GIB))["largest_batch"]
+
+
+def test_a_plan_for_this_host_s_memory_alone_counts_no_card_context_in_its_needs():
+    """`cardbench ready --model tiny` on the CPU said the model needs 600 MiB, 512 of them a card's driver context."""
+    ask = _ask(PRESETS["tiny"], 1, 48, 32, "fp32")
+    on_cpu = fit_plan.plan(ask, [Target("", "free", 20 * GIB, cpu=True)])
+    for_card = fit_plan.plan(ask, [Target("32 GiB", "size", 32 * GIB)])
+    cpu_rows = {r["use_id"]: r for r in on_cpu["fit"]}
+    card_rows = {r["use_id"]: r for r in for_card["fit"]}
+    assert on_cpu["fit_context_bytes"] == 0 and for_card["fit_context_bytes"] == CONTEXT_BYTES
+    assert card_rows["inference"]["total_bytes"] - cpu_rows["inference"]["total_bytes"] > CONTEXT_BYTES
+    assert cpu_rows["inference"]["total_bytes"] < 128 * 2**20     # tiny's 75 MiB of weights and little else
+    assert cpu_rows["lora"]["runtime_bytes"] >= CPU_TRAINING_BYTES  # a training step's own runtime on the CPU
