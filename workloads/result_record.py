@@ -133,6 +133,10 @@ class Record:
     COST_BASIS: ClassVar[str | None] = None
     FAMILIES: ClassVar[tuple[Family, ...]] = ()
     UNIT: ClassVar[str | None] = None   # the headline's unit where it is not its figure's ("" for your job's own)
+    # whether every step repeats the same work, so the steps' median rate is a figure (and stands in for a missing
+    # headline); False where each step is other work: serve's load levels (a median of 688 and 2,282 tokens/s said
+    # 1,485), llm's cells of other shapes
+    STEPS_REPEAT: ClassVar[bool] = True
     # the VERDICT's values that are problems, which the report lists as such (data IO's "compute-bound" is a healthy
     # pipeline, not a problem; a soak's WARN is one)
     PROBLEMS: ClassVar[tuple[str, ...]] = ("WARN", "FAIL")

@@ -208,6 +208,11 @@ class WorkloadSpec:
         return self.result.VERDICT
 
     @property
+    def steps_repeat(self) -> bool:
+        """Whether the steps' median rate is a figure of the run (`Record.STEPS_REPEAT`)."""
+        return self.result.STEPS_REPEAT
+
+    @property
     def cost_basis(self) -> str | None:
         return self.result.COST_BASIS
 

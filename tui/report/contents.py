@@ -44,7 +44,7 @@ def _read_against(s: WorkloadSummary, w: Words) -> str:
     tp = s.throughput
     key = "median_of_token_steps" if spec.counts == "tokens" else "median_of_steps"
     # the token form defines the headline (runs) and the steps (windows) apart; the plain one says they are one
-    if tp.median is not None:
+    if tp.median is not None and spec.steps_repeat:
         runs, warmup = m.get("repeat"), (s.config or {}).get("warmup")
         parts.append(w.counted(key, tp.n, median=format_number(tp.median), mean=format_number(tp.mean),
                        p90=format_number(tp.p90), skipped=tp.skipped, runs=runs if isinstance(runs, int) else NA,
@@ -240,7 +240,7 @@ def _workloads(data: ReportData, w: Words) -> list[Block]:
         rows = [[w.metric(m.key, s.workload), _metric_value(m, s, w)] for m in listed
                 if (m.key in s.metrics or m.key in ("precision", "batch_size")) and m.key not in _MEMORY]
         tp = s.throughput
-        if tp.median is not None:
+        if tp.median is not None and registry.spec_for(s.workload).steps_repeat:
             rows.append([w.metric("step_throughput"),
                          w("step_stats_none" if tp.skipped == 0 else "step_stats", median=format_number(tp.median),
                            mean=format_number(tp.mean), p90=format_number(tp.p90), unit=tp.unit or "",

@@ -126,6 +126,8 @@ class WorkloadSummary:
         if stats.n + stats.skipped == 0:   # no step with a rate: the workload measured its headline its own way
             return False
         spec = registry.spec_for(self.workload)
+        if not spec.steps_repeat:   # the steps are other work each (serve's levels): their median is no figure
+            return False
         # the headline is the steps' median: the report's own (the result has none), or the workload's, which says
         # so by counting the warm-up steps it left out (a decoding benchmark's steps are only its progress)
         from_steps = finite_or_none(self.metrics.get(spec.headline)) is None or "warmup_steps" in self.metrics
@@ -141,7 +143,7 @@ class WorkloadSummary:
         if self.too_few_steps:
             return None
         own = finite_or_none(self.metrics.get(spec.headline))
-        if own is not None:
+        if own is not None or not spec.steps_repeat:
             return own
         return self.throughput.median if not spec.unit or spec.unit == self.throughput.unit else None
 

@@ -37,6 +37,7 @@ _BENCH = (
 class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-only's plan, --cold-start's phases and
     # the CPU fallback check's figures, inherited
     HEADLINE: ClassVar[str] = "tg_tokens_per_s"
+    STEPS_REPEAT: ClassVar[bool] = False   # each step is a cell of its own shape
     TABLE: ClassVar[tuple[str, ...]] = ("tg_tokens_per_s", "pp_tokens_per_s", "decode_tokens_per_s",
         "decode_tokens_per_s_all", "decode_bound_tokens_per_s", "decode_bandwidth_fraction", "decode_gbps",
         "rated_gbps", "decode_rated_bandwidth_fraction", "ttft_s", "tpot_p50_s",

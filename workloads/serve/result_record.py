@@ -22,6 +22,7 @@ _LAST = Message("workload.serve.at_result_level")
 @dataclass
 class ServeResult(Record):
     HEADLINE: ClassVar[str] = "output_tokens_per_s"
+    STEPS_REPEAT: ClassVar[bool] = False   # each step is a load level
     # --find-max's answer first ("50 requests/s holds the SLO; 52.2 requests/s does not"), then the level the figures
     # after it are from, then those figures
     TABLE: ClassVar[tuple[str, ...]] = ("max_rate", "missed_rate", "max_concurrency_held", "missed_concurrency",
