@@ -7,10 +7,12 @@ The doctor, then the sub-runs (`tui.ready.steps`, each a run in the run store), 
 then the readiness table and one verdict line per question on stdout, in each run's directory
 (``readiness.json``) and in the report bundle, whose path is the last line. Progress goes to stderr.
 
-Bad input is one line on stderr and exit 2 before anything runs: an unknown preset, a --weights or --data that is
-not a directory, a budget that is not a positive number of minutes, an --against that holds no readiness or one of
-another model or dtype (the dtype is known once the doctor has said what the card runs). Exit 1 when a verdict is
-FAIL or the bundle could not be written (the runs stay, `cardbench export --run` can retry); 130 when interrupted.
+Bad input is one line on stderr and exit 2 before anything runs (before the doctor, before any run directory): an
+unknown preset, a --weights that is not a directory or no checkpoint, a --data that does not exist, a budget that is
+not a positive number of minutes, a negative price, a --device this machine's torch has no such device for, an
+--against that holds no readiness or one of another model or of another --dtype given (with --dtype auto the
+reference's dtype is the one judged). Exit 1 when a verdict is FAIL or the bundle could not be written (the runs
+stay, `cardbench export --run` can retry); 130 when interrupted.
 
 Light to import (argparse and the steps' table): `cardbench` builds every command's parser at start.
 """
@@ -51,7 +53,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     which.add_argument("--model", metavar="PRESET", default="tiny", help=f"one of {known_models()} (default tiny)")
     which.add_argument("--weights", metavar="DIR", type=Path, help="a local Hugging Face checkpoint directory")
     p.add_argument("--dtype", choices=("auto", *DTYPES), default="auto",
-                   help="the dtype to judge (auto: fp32 on the CPU, else the mixed precision the card runs)")
+                   help="the dtype to judge (auto: the --against reference's; else fp32 on the CPU, else the mixed "
+                        "precision the card runs)")
     p.add_argument("--budget", type=_minutes, default=BUDGET_MIN, metavar="MIN",
                    help=f"minutes for the whole check (default {BUDGET_MIN:g}); a step that would overrun is skipped")
     p.add_argument("--data", metavar="DIR", help="your training data (a folder or a file of text), for the data IO "
@@ -96,18 +99,27 @@ def _bad(message: str) -> CliError:
     return CliError(f"cardbench ready: {message}", exit_codes.BAD_INPUT)
 
 
-def _reference(args: argparse.Namespace, model: Model) -> Any:
-    """The --against readiness, refused now when the model (or a dtype given) differs; None without --against."""
+def _reference(args: argparse.Namespace, model: Model) -> tuple[Any, Model]:
+    """The --against readiness (None without one), refused now when the model (or a dtype given) differs, and the
+    model to judge: with --dtype auto in the reference's dtype, the same work on both cards."""
+    import dataclasses
+
     from tui.ready.against import AgainstError, load, refuse_other
+    from tui.ready.steps import DTYPES
 
     if args.against is None:
-        return None
+        return None, model
     try:
         reference = load(args.against)
         refuse_other(reference, model.name, None if model.dtype == "auto" else model.dtype, args.against)
     except AgainstError as exc:
         raise _bad(str(exc)) from None
-    return reference
+    if model.dtype != "auto":
+        return reference, model
+    if reference.dtype not in DTYPES:   # read from a file someone sent: a dtype no step takes is no question
+        raise _bad(f"--against {args.against} is a readiness in {reference.dtype[:40]!r}, not one of "
+                   f"{', '.join(DTYPES)}")
+    return reference, dataclasses.replace(model, dtype=reference.dtype)
 
 
 def _checked(args: argparse.Namespace) -> Checked:
@@ -172,32 +184,50 @@ def _unsupported(steps: list[Any]) -> dict[str, dict[str, str]]:
     return unsupported
 
 
+def _before_anything(args: argparse.Namespace) -> tuple[Model, Any, dict[str, dict[str, str]], Checked]:
+    """Every refusal the arguments alone decide, before the doctor: the model, the price, the reference (its dtype
+    taken for auto), the device on this machine, the steps' options; then the output and runs dirs made."""
+    import dataclasses
+
+    from tui.headless import accelerator
+    from tui.headless.output import report_options
+    from tui.ready import steps as plan
+    from tui.ready.device_present import absent
+    from tui.report.bundle import BundleError
+
+    model = asked_model(args)
+    try:
+        report_options(args)   # the price's rule; `_checked` reads the options again once nothing refuses
+    except BundleError as exc:
+        raise _bad(str(exc)) from None
+    reference, model = _reference(args, model)
+    missing = absent(model.device)
+    if missing:
+        raise _bad(missing)
+    # the steps' options as the plan gives them where the doctor has not said yet: on the CPU for auto, in fp32
+    guess_cpu = not accelerator([], model.device)
+    unsupported = _unsupported(plan.plan(dataclasses.replace(
+        model, dtype=plan.resolve_dtype(model.dtype, guess_cpu, "off")), guess_cpu))
+    return model, reference, unsupported, _checked(args)   # the runs dir made only once nothing refuses
+
+
 def run(args: argparse.Namespace) -> int:
     import dataclasses
     import time
 
     from tui.headless.progress import Progress
     from tui.ready import steps as plan
-    from tui.ready.against import AgainstError, refuse_other
     from tui.doctor import best_autocast
     from tui.headless import accelerator
 
     started = time.monotonic()
-    model = asked_model(args)
-    reference = _reference(args, model)
+    model, reference, unsupported, where = _before_anything(args)
     progress = Progress(phases=6)   # counted again once the steps are planned
     checks = _doctor(progress)
     on_cpu = not accelerator(checks, model.device)
     model = dataclasses.replace(model, dtype=plan.resolve_dtype(model.dtype, on_cpu, best_autocast(checks)))
-    if reference is not None:
-        try:
-            refuse_other(reference, model.name, model.dtype, args.against)
-        except AgainstError as exc:
-            raise _bad(str(exc)) from None
-    where = _checked(args)   # the runs dir made only once nothing refuses the arguments
     steps = plan.plan(model, on_cpu)
     progress.phases = len(steps) + 2 + (1 if args.data else 0)   # the doctor, the steps, the data, the bundle
-    unsupported = _unsupported(steps)
     return _measure(args, model, steps, unsupported, reference, where, progress, checks, started)
 
 

@@ -38,7 +38,8 @@ def words(key: str, /, **params: Any) -> dict[str, str]:
 @dataclass(frozen=True)
 class Row:
     """One question's answer. ``measured`` and ``bound`` share ``unit``; ``lower_is_better`` for a size or a time,
-    so a reference's ratio reads the right way; ``speed``: a rate that the price-performance row averages."""
+    so a reference's ratio reads the right way; ``speed``: a rate that the price-performance row averages;
+    ``estimate``: ``measured`` is a plan's estimate, not a measurement (the fit), and the table says so."""
 
     question: str
     verdict: str
@@ -48,6 +49,7 @@ class Row:
     unit: str = ""
     lower_is_better: bool = False
     speed: bool = False
+    estimate: bool = False
 
     @property
     def ratio(self) -> float | None:
@@ -68,7 +70,7 @@ class Row:
                    evidence={k: str(v) for k, v in evidence.items()} if isinstance(evidence, dict) else {},
                    measured=finite_or_none(data.get("measured")), bound=finite_or_none(data.get("bound")),
                    unit=str(data.get("unit") or ""), lower_is_better=bool(data.get("lower_is_better")),
-                   speed=bool(data.get("speed")))
+                   speed=bool(data.get("speed")), estimate=bool(data.get("estimate")))
 
 
 def not_measured(question: str, why: dict[str, str]) -> Row:
@@ -82,7 +84,9 @@ def _number(metrics: Mapping[str, Any], key: str) -> float | None:
 
 
 def fit_row(m: Mapping[str, Any]) -> Row:
-    """Does it fit: the inference estimate at the cell against the free memory, LoRA training beside it."""
+    """Does it fit: the inference estimate at the cell against the free memory, LoRA training beside it. The plan's
+    row as the plan gives it for this device (its lines are the plan's to choose: a CPU holds no driver context), an
+    estimate, said as one."""
     table = {r.get("use"): r for r in m.get("fit") or [] if isinstance(r, dict)}
     inference = table.get("inference") or {}
     lora = next((r for use, r in table.items() if str(use).startswith("train LoRA") and "checkpointing" not in
@@ -98,7 +102,7 @@ def fit_row(m: Mapping[str, Any]) -> Row:
                      largest_batch=format_number(m.get("largest_batch")),
                      largest_context=format_number(m.get("largest_context")),
                      lora=format_bytes(lora.get("total_bytes")), dtype=quoted(m.get("dtype") or NA))
-    return Row("fit", verdict, evidence, need, free, "B", lower_is_better=True)
+    return Row("fit", verdict, evidence, need, free, "B", lower_is_better=True, estimate=True)
 
 
 def fits(row: Mapping[str, Any]) -> bool | None:

@@ -54,8 +54,15 @@ def ratio_text(ratio: float | None) -> str:
     return percent(ratio, 0) if ratio < 10 else f"{format_number(ratio, 3)}x"
 
 
+def measured(row: Row, lang: str) -> str:
+    """The measured column's cell: the figure, marked where it is an estimate (the fit's plan), never read as a
+    measurement."""
+    figure = value(row.measured, row.unit, lang)
+    return say("ready.estimate", lang, value=figure) if row.estimate and row.measured is not None else figure
+
+
 def _cells(row: Row, lang: str) -> list[str]:
-    return [question(row, lang), value(row.measured, row.unit, lang), value(row.bound, row.unit, lang),
+    return [question(row, lang), measured(row, lang), value(row.bound, row.unit, lang),
             ratio_text(row.ratio), verdict(row.verdict, lang)]
 
 

@@ -11,12 +11,12 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.heading": ("Readiness of {model} in {dtype} on {device} ({wall} of a {budget} budget)",
                       "{model}（{dtype}）在 {device} 上的就绪评估（用时 {wall}，预算 {budget}）"),
     "ready.against_heading": ("Against the reference {device} ({where})", "对照参考卡 {device}（{where}）"),
-    "ready.how_read": ("Each row is FlagPerf's form: what was measured, the rated figure or physical bound it is read "
+    "ready.how_read": ("Each row is FlagPerf's form: what was measured (or, marked so, estimated), the rated figure or physical bound it is read "
                        "against (same unit), and their ratio. PASS: within what the card is rated for; WARN: it runs, "
                        "but far from its bound, past it (a bound or timing to check, not a result), or with ops left "
                        "on the CPU; FAIL: it does not fit, an op fails, or the loss departs from float64; N/A: no such "
                        "figure here, with the reason.",
-                       "每行按 FlagPerf 的形式给出：实测值、对照的额定值或物理上限（同一单位）及二者之比。通过：在该卡额定能力之内；"
+                       "每行按 FlagPerf 的形式给出：实测值（或标明的估算值）、对照的额定值或物理上限（同一单位）及二者之比。通过：在该卡额定能力之内；"
                        "警告：能运行，但远低于上限、超过上限（需核查上限或计时，不能作为结果）或有算子回退到 CPU；失败：装不下、"
                        "有算子出错或损失与 float64 不一致；N/A：此处没有该数值，并说明原因。"),
     "ready.verdict_line": ("{verdict}  {question}: {evidence}", "{verdict}  {question}：{evidence}"),
@@ -32,6 +32,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.q.price": ("performance per unit of price", "单位价格性能"),
     "ready.col.question": ("question", "问题"),
     "ready.col.measured": ("measured", "实测"),
+    # the fit's figure is the plan's estimate, in the measured column: said so in the cell
+    "ready.estimate": ("{value} (estimate)", "{value}（估算）"),
     "ready.col.bound": ("rated / bound", "额定 / 上限"),
     "ready.col.ratio": ("ratio", "比值"),
     "ready.col.verdict": ("verdict", "结论"),
@@ -59,11 +61,11 @@ WORDS: dict[str, tuple[str, str]] = {
     "ready.why.interrupted_mid": ("stopped before its result: interrupted", "得出结果前已中断"),
     "ready.why.no_fit": ("not run: the model does not fit this device", "未运行：模型装不下该设备"),
     "ready.why.stopped": ("stopped at its share of the budget before a result", "到达预算份额时停止，尚无结果"),
-    "ready.fit.evidence": ("inference in {dtype} needs {need} of {free} free at batch {batch} x {context} positions; "
-                           "at most batch {largest_batch} at that context, {largest_context} positions at batch 1; "
-                           "LoRA training needs {lora}",
-                           "{dtype} 推理在批量 {batch} × {context} 个位置时需要 {need}（可用 {free}）；该上下文下最大批量 "
-                           "{largest_batch}，批量 1 时最长 {largest_context} 个位置；LoRA 训练需要 {lora}"),
+    "ready.fit.evidence": ("inference in {dtype} is estimated to need {need} of {free} free at batch {batch} x "
+                           "{context} positions; at most batch {largest_batch} at that context, {largest_context} "
+                           "positions at batch 1; LoRA training is estimated to need {lora}",
+                           "估算 {dtype} 推理在批量 {batch} × {context} 个位置时需要 {need}（可用 {free}）；该上下文下最大批量 "
+                           "{largest_batch}，批量 1 时最长 {largest_context} 个位置；估算 LoRA 训练需要 {lora}"),
     "ready.ops.scan": ("{ok} of {total} ops traced from llm's decode and finetune's step (the Llama-family sources, at "
                        "a small width) ok in {dtype} (failing: {failing})",
                        "从 `llm` 解码与 `finetune` 训练步（Llama 系列的小宽度源）跟踪到的 {total} 个算子中，{ok} 个在 {dtype} 下"

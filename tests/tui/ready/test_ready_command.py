@@ -103,22 +103,6 @@ def test_a_step_whose_floor_no_longer_fits_the_budget_is_skipped_with_the_reason
     assert "N/A  fine-tune tokens/s and MFU: skipped: " in out and "of the 18 s budget left" in out
 
 
-@pytest.mark.parametrize("args, said", [
-    (["--model", "Llama-9"], "unknown model 'Llama-9'"),
-    (["--weights", "/nonexistent/ckpt"], "--weights /nonexistent/ckpt: not a directory"),
-    (["--data", "/nonexistent/data"], "--data /nonexistent/data: no such file or directory"),
-    (["--budget", "0"], "--budget must be more than 0"),
-    (["--device", "gpu0"], "--device 'gpu0' is not a torch device"),
-    (["--budget", "soon"], "--budget must be minutes"),
-    (["--against", "/nonexistent/bundle.zip"], "--against /nonexistent/bundle.zip does not exist"),
-])
-def test_bad_input_is_one_line_and_exit_2_before_any_run(tmp_path, capsys, args, said):
-    assert cli.main(["ready", "--runs-dir", str(tmp_path / "runs"), *args]) == 2
-    err = capsys.readouterr().err
-    assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert not (tmp_path / "runs").exists()
-
-
 def _reference_dir(tmp_path, **kw):
     folder = tmp_path / "reference-run"
     folder.mkdir()
@@ -126,23 +110,109 @@ def _reference_dir(tmp_path, **kw):
     return folder
 
 
-def test_against_a_bundle_of_another_model_is_refused_naming_it(tmp_path, capsys):
-    folder = _reference_dir(tmp_path, model="Qwen2.5-7B")
-    assert cli.main(["ready", "--model", "tiny", "--runs-dir", str(tmp_path / "runs"), "--against", str(folder)]) == 2
+def _cpu_only():
+    """What the probe child says on this project's machine: a CUDA build of torch without a driver."""
+    from workloads.probe_report import DeviceType, ProbeReport
+
+    return ProbeReport(torch="2.14.1+cu130", device_types={"cuda": DeviceType(
+        available=False, error="RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+                               "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")})
+
+
+def _two_cards():
+    from workloads.probe_report import DeviceType, ProbeReport
+
+    return ProbeReport(torch="2.14.1+cu130", device_types={"cuda": DeviceType(available=True, count=2)})
+
+
+@pytest.fixture
+def nothing_runs(monkeypatch, tmp_path):
+    """What starts once the arguments are taken (the doctor, a workload's check) is recorded, never run; the probe
+    child answers as this CPU-only machine's torch does."""
+    started = []
+    monkeypatch.setattr(ready_cli, "_doctor", lambda progress: started.append("doctor") or [])
+    monkeypatch.setattr("tui.cli.check_args.check_workload_args", lambda name, args: started.append(name))
+    monkeypatch.setattr("tui.telemetry.torch_probe.run_probe", lambda *a, **kw: (_cpu_only(), None))
+    return started
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--model", "Llama-9"], "unknown model 'Llama-9'"),
+    (["--weights", "/nonexistent/ckpt"], "--weights /nonexistent/ckpt: not a directory"),
+    (["--data", "/nonexistent/data"], "--data /nonexistent/data: no such file or directory"),
+    (["--budget", "0"], "--budget must be more than 0"),
+    (["--device", "gpu0"], "--device 'gpu0' is not a torch device"),
+    (["--budget", "soon"], "--budget must be minutes"),
+    (["--price-per-hour", "-1"], "--price-per-hour must be a number of 0 or more (0 for a free trial), not -1.0"),
+    (["--against", "/nonexistent/bundle.zip"], "--against /nonexistent/bundle.zip does not exist"),
+    (["--device", "cuda:0"], "--device 'cuda:0' is not available on this machine (RuntimeError: Found no NVIDIA "
+                             "driver on your system); torch here has: cpu"),
+    (["--device", "npu:1"], "--device 'npu:1' is not available on this machine; torch here has: cpu"),
+    (["--model", "tiny", "--device", "cuda:0", "--price-per-hour", "5"], "is not available on this machine"),
+])
+def test_bad_input_is_one_line_and_exit_2_before_the_doctor_and_any_run(tmp_path, capsys, nothing_runs, args, said):
+    assert cli.main(["ready", "--runs-dir", str(tmp_path / "runs"), "-o", str(tmp_path / "out"), *args]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "doctor" not in err and "doctor" not in nothing_runs
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "out").exists()
+
+
+def test_a_device_index_past_the_count_is_refused_before_the_doctor(tmp_path, capsys, nothing_runs, monkeypatch):
+    monkeypatch.setattr("tui.telemetry.torch_probe.run_probe", lambda *a, **kw: (_two_cards(), None))
+    # `cardbench --device X ready` (the option before the command) is the same refusal
+    assert cli.main(["--device", "cuda:2", "ready", "--runs-dir", str(tmp_path / "runs")]) == 2
     err = capsys.readouterr().err.strip()
-    assert "the model (Qwen2.5-7B there, tiny here)" in err and len(err.splitlines()) == 1
-    assert not (tmp_path / "runs").exists()
+    assert err == "cardbench ready: --device 'cuda:2' does not exist: this machine has 2 cuda device(s), numbered " \
+                  "from 0"
+    assert nothing_runs == [] and not (tmp_path / "runs").exists()
 
 
-def test_against_a_bundle_of_another_dtype_is_refused_once_the_dtype_is_known(tmp_path, capsys, monkeypatch):
+def test_a_weights_folder_that_is_no_checkpoint_is_refused_by_the_workloads_check_before_the_doctor(
+        tmp_path, capsys, nothing_runs, monkeypatch):
+    from tui.cli.errors import CliError
+
+    def refuse(name, args):
+        nothing_runs.append(name)
+        raise CliError(f"cardbench run {name}: --weights {tmp_path}: no config.json", 2)
+
+    monkeypatch.setattr("tui.cli.check_args.check_workload_args", refuse)
+    assert cli.main(["ready", "--weights", str(tmp_path), "--runs-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"--weights {tmp_path}: no config.json") and len(err.splitlines()) == 1
+    assert "doctor" not in nothing_runs and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("reference, args, said", [
+    ({"model": "Qwen2.5-7B"}, [], "the model (Qwen2.5-7B there, tiny here)"),
+    ({"model": "tiny", "dtype": "bf16"}, ["--dtype", "fp16"], "the dtype (bf16 there, fp16 here) differs"),
+    ({"model": "tiny", "dtype": "int8"}, [], "is a readiness in 'int8', not one of fp32, fp16, bf16"),
+    (None, [], "holds no readiness.json"),
+])
+def test_an_against_of_another_model_or_dtype_given_is_refused_naming_it_before_the_doctor(
+        tmp_path, capsys, nothing_runs, reference, args, said):
+    if reference is None:
+        folder = tmp_path / "empty-run"
+        folder.mkdir()
+    else:
+        folder = _reference_dir(tmp_path, **reference)
+    assert cli.main(["ready", "--model", "tiny", "--runs-dir", str(tmp_path / "runs"), "--against", str(folder),
+                     *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1
+    assert nothing_runs == [] and not (tmp_path / "runs").exists()
+
+
+def test_against_a_reference_dtype_auto_judges_in_the_references_dtype(stand_ins, tmp_path, capsys):
+    """The same work on both cards: auto takes the reference's dtype, known before the doctor (not fp32 because this
+    machine is a CPU, then refused once the doctor said so)."""
     folder = _reference_dir(tmp_path, model="tiny", dtype="bf16")
-    monkeypatch.setattr(ready_cli, "_doctor", lambda progress: [])   # no accelerator: auto is fp32
-    assert cli.main(["ready", "--runs-dir", str(tmp_path / "runs"), "--against", str(folder)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert "the dtype (bf16 there, fp32 here)" in err and not (tmp_path / "runs").exists()
-    # given on the command line, it is refused before the doctor
-    assert cli.main(["ready", "--runs-dir", str(tmp_path / "runs"), "--dtype", "fp16", "--against", str(folder)]) == 2
-    assert "the dtype (bf16 there, fp16 here)" in capsys.readouterr().err
+    (tmp_path / "out").mkdir()
+    assert _ready(tmp_path, "--against", str(folder)) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Readiness of tiny in bf16 on cpu (stand-in)")
+    assert all(args[args.index("--dtype") + 1] == "bf16" for _, args in stand_ins if "--dtype" in args)
+    assert any("--amp" in args and args[args.index("--amp") + 1] == "bf16" for _, args in stand_ins)
 
 
 def test_an_option_the_workload_lacks_makes_its_row_na_and_any_other_refusal_is_exit_2(monkeypatch):

@@ -183,3 +183,30 @@ def test_a_plan_that_does_not_fit_stops_the_later_steps():
     from tui.ready.runs import does_not_fit
 
     assert does_not_fit(fit(fits=False)) and not does_not_fit(fit())
+
+
+def test_the_fit_is_the_plans_estimate_and_its_cell_says_so_in_both_languages():
+    from tui.report.markdown import render
+
+    made = readiness()
+    fit_row = made.row("fit")
+    # the plan's inference row as the plan gives it for this device: nothing added or taken here
+    assert fit_row.estimate and fit_row.measured == fit()["fit"][0]["total_bytes"]
+    assert not any(r.estimate for r in made.rows if r.question != "fit")   # the others are measured
+    en = next(line for line in terminal_lines(made, "en") if line.strip().startswith("fits (batch x context)"))
+    assert "17.0 GiB (estimate)" in en and "80.0 GiB" in en
+    assert "| 17.0 GiB（估算） | 80.0 GiB |" in render(blocks(made, "zh"))
+    assert "is estimated to need 17.0 GiB of 80.0 GiB free" in fit_row.said("en") and "估算" in fit_row.said("zh")
+    # a figure the fit has not: N/A, not 'N/A (estimate)'
+    bare = _rows(fit={**fit(), "fit": []})["fit"]
+    assert bare.measured is None
+    assert "(estimate)" not in terminal_lines(readiness(fit={**fit(), "fit": []}), "en")[2]
+
+
+def test_a_readiness_kept_before_rows_said_estimate_reads_back_as_measured():
+    data = readiness().to_json()
+    for row in data["rows"]:
+        row.pop("estimate")
+    back = parse(__import__("json").dumps(data).encode())
+    assert not any(r.estimate for r in back.rows)
+    assert parse(__import__("json").dumps(readiness().to_json()).encode()).row("fit").estimate
