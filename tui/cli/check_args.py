@@ -15,11 +15,21 @@ _CHECK_TIMEOUT_S = 60
 
 
 def check_workload_args(name: str, workload_args: list[str]) -> int | None:
-    """The workload parses its arguments in its own module and stops (the harness's check), before a run is recorded.
+    """The workload parses its arguments in its own module and stops (the harness's check), before a run is recorded;
+    then its ``--device``, where the type is one torch has no name for.
 
     None when they are good; else the exit code: 0 after printing its --help on stdout, 2 after a bad argument
     (raised as one line). Any other failure is not about the arguments: the run goes ahead and records it.
     """
+    checked = _child_check(name, workload_args)
+    if checked is None:
+        _check_device(name, workload_args)
+    return checked
+
+
+def _child_check(name: str, workload_args: list[str]) -> int | None:
+    """The workload's own check, in its child: None (good, or the check could not run), 0 after --help, or a
+    CliError with the child's one line."""
     # the event schema (tens of ms to import) only when a run is asked for: `cardbench` starts the workbench
     from workloads.protocol import CHECK_ARGS_ENV
 
@@ -36,3 +46,23 @@ def check_workload_args(name: str, workload_args: list[str]) -> int | None:
         said = done.stderr.strip().splitlines()  # the harness's one line, last after any import-time noise
         raise CliError(said[-1] if said else f"cardbench run {name}: bad arguments", exit_codes.BAD_INPUT)
     return None
+
+
+def _check_device(name: str, workload_args: list[str]) -> None:
+    """A ``--device`` of a type torch has no name for ('foo'), refused now as the headless suite and `cardbench
+    ready` refuse it: the child would refuse it only after the run was recorded. Whether a known type is present
+    on this machine takes torch: the run's child says so (and a run refused that way leaves no directory)."""
+    # the device the run would take, as the CPU trap reads it ('' for none or auto)
+    from tui.cpu_trap.facts import requested_device
+
+    device = requested_device(workload_args)
+    if not device:
+        return
+    # the suite's check and its error type: imported only when a --device is given (a few hundred ms)
+    from tui.headless import check_device
+    from tui.report.bundle import BundleError
+
+    try:
+        check_device(device)
+    except BundleError as exc:
+        raise CliError(f"cardbench run {name}: {exc}", exit_codes.BAD_INPUT) from None

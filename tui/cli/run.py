@@ -19,7 +19,8 @@ Exit status: 0 ok; 2 a bad argument, or a runs dir that cannot be used at all
 failed, or the run is not all on disk (the runs dir stopped taking writes
 mid-run: the run went on, its progress kept coming here, one line said which
 directory and why), or ``--json`` could not write the result to stdout (it is
-in the run's events.jsonl); 130/143/129 the signal that stopped it.
+in the run's events.jsonl); 130/143/129 the signal that stopped it. A run the workload refused (exit 2)
+before it measured anything leaves no run directory, unless it was detached.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from tui.telemetry.sampler import Sampler
 from workloads import exit_codes, protocol, registry
 from workloads.facts.text_table import text_lines
 from workloads.rundir import EVENTS, LOG
+from workloads.rundir.refused import remove_refused
 from workloads.runner import Outcome
 from workloads.safe_text import one_line, printable
 
@@ -79,7 +81,20 @@ async def run_workload(name: str, args: list[str], *, runs_dir: str | None, as_j
     progress = sys.stderr if as_json else sys.stdout
     _say(f"cardbench: run {run.id} -> {run.path}", progress)
     followed = await _follow_run(name, session, sampler, run, progress)
-    return _finish_run(name, session, run, followed, as_json)
+    code = _finish_run(name, session, run, followed, as_json)
+    if code == exit_codes.BAD_INPUT:
+        _forget_refused(run, progress)
+    return code
+
+
+def _forget_refused(run: Run, progress: TextIO) -> None:
+    """A run its workload refused (exit 2: a device not here, a batch above the free memory) before it measured
+    anything leaves no directory, as a refused argument leaves none (`workloads.rundir.refused` says what counts as
+    measured). A detached run keeps it: it was said to be under way there, and the workbench lists it."""
+    if is_detached():
+        return
+    if remove_refused(run.path):
+        _say(f"cardbench: nothing was measured: run {run.id} removed", progress)
 
 
 def _open_run(name: str, args: list[str], runs_dir: str | None) -> tuple[RunSession, Sampler, Run] | int:
