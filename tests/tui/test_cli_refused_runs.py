@@ -29,6 +29,8 @@ def _cardbench(*args, module="tui.cli", **env_vars):
                  marks=pytest.mark.skipif(_CUDA_HERE, reason="a cuda device may be here")),
     (["llm", "--model", "tiny", "--device", "foo"], "cardbench run llm: --device 'foo' is not a torch device"),
     (["generate", "--batch-size", "100000"], "at batch 100000 x 288 positions needs about"),
+    # the scan's worker sends its refusal over a pipe as JSON: its catalogue hint once killed it (exit 1)
+    (["opscan", "--device", "npu", "--sources", "gpt2-decode"], "device type npu needs torch_npu"),
 ])
 def test_a_refused_run_is_one_line_exit_2_and_leaves_no_run_directory(args, said, tmp_path):
     runs = tmp_path / "runs"

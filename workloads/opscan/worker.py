@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from workloads.catalogue import Message
 from workloads.child.harness import WorkloadError
 from workloads.opscan.state import RECORDING, ScanState, cases_of
 from workloads.opscan.table import SLOWER_THAN_FP32
@@ -96,7 +97,10 @@ def main(state_dir: str, first: int, restarted: bool = False) -> int:
         device = devices.resolve(plan["device"])
         recording = state.recording() or record(state, plan, device)
     except WorkloadError as exc:
-        say(fatal=exc.message, hint=exc.hint, bad_input=exc.exit_code == 2)
+        # a catalogue hint (a Message) crosses the pipe as its English, as an error event carries it: json has no
+        # Message (`--device npu` without torch_npu killed the worker with a TypeError, exit 1 for bad input)
+        hint = exc.hint.en if isinstance(exc.hint, Message) else exc.hint
+        say(fatal=exc.message, hint=hint, bad_input=exc.exit_code == 2)
         return exc.exit_code
     calls = [Call.from_json(c) for c in recording["calls"]]
     cases = cases_of(calls, recording["dtypes"])
