@@ -1,10 +1,11 @@
 """The fit tables issue 40's closing note asks for, as markdown: Qwen2.5-7B and Llama-3.1-8B at 4096 prompt tokens
 + 128 output, batch 1, bf16, against a 32 GB card and an 80 GB one (the A100 80GB of rated.csv, with its decode and
-prefill bounds and the cost at --price-per-hour).
+prefill bounds and the cost at --price-per-hour); each model's three tables, as the report has them (the estimate,
+the verdicts, the runtime's lines: `workloads.models.llama.fit_table`).
 
     .venv/bin/python bench/fit_tables.py [--price-per-hour 2] [--lang zh]
 
-The same plan and table as `cardbench fit MODEL --memory 32GB --card "NVIDIA A100 80GB" --input-len 4096` (torch-free,
+The same plan and tables as `cardbench fit MODEL --memory 32GB --card "NVIDIA A100 80GB" --input-len 4096` (torch-free,
 instant: nothing is run or recorded).
 """
 
@@ -39,10 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     targets = [fit_plan.Target("32 GiB", "size", memory_size("32GB")), fit_args.card_target(card, "bf16")]
     for model in MODELS:
         ask = fit_plan.Ask(PRESETS[model], model, "bf16", 2, 1, 4096 + 128, 4096)
-        for line in markdown(*fit_table.report_table(fit_plan.plan(ask, targets, args.price_per_hour, "USD")),
-                             args.lang):
-            print(line)
-        print()
+        for table in fit_table.tables(fit_plan.plan(ask, targets, args.price_per_hour, "USD")):
+            for line in markdown(*table, args.lang):
+                print(line)
+            print()
     return 0
 
 

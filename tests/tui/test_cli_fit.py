@@ -47,3 +47,19 @@ def test_it_stands_for_llm_fit_only_with_the_plan_s_options():
         "--model", "Qwen2.5-7B", "--card", "Ascend 910B3", "--card", "NVIDIA A100 80GB", "--memory", "32GB",
         "--memory", "80GB", "--price-per-hour", "2.5", "--currency", "CNY"]
     assert "fit" in cli.COMMAND_MODULES and "plan a model on a card" in cli.build_parser().format_help()
+
+
+def test_the_plan_s_tables_as_printed_each_fit_a_120_column_terminal(tmp_path, capfd):
+    """The command a trial user pastes from: its tables under the RESULT line (the estimate, the verdicts, the
+    runtime's lines; `workloads.models.llama.fit_table`), none of their lines past 120 columns."""
+    assert cli.main(["fit", "--runs-dir", str(tmp_path / "runs"), "Qwen2.5-7B", "--card", "Ascend 910B3", "--card",
+                     "NVIDIA A100 80GB", "--input-len", "4096"]) == 0
+    said = capfd.readouterr()
+    lines = (said.out + said.err).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("RESULT:")) + 1
+    tables = lines[start:next(i for i, line in enumerate(lines) if line.startswith("end: ok"))]
+    headings = [line for line in tables if not line.startswith("  ")]
+    assert len(headings) == 3 and len(tables) == 3 + 6 + 11 + 7, tables
+    assert [line for line in tables if len(line) > 120] == []
+    assert tables[6].startswith("  AdamW full, checkpointing  ")
+    assert tables[8].split() == ["use", "or", "figure", "Ascend", "910B3", "64", "GiB", "A100", "80GB"]

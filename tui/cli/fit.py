@@ -4,8 +4,9 @@
     cardbench fit Llama-3.1-8B --memory 32GB --price-per-hour 2.5
     cardbench fit --weights ./my-model                     against this device's free memory now
 
-It is ``cardbench run llm --fit-only`` with the plan's options: the run is recorded like any other, so the table
-printed here is the one its report and bundle show (`cardbench export --run DIR`). The cards and the size are
+It is ``cardbench run llm --fit-only`` with the plan's options: the run is recorded like any other, so the tables
+printed here are the ones its report and bundle show (`cardbench export --run DIR`): the estimate, the verdicts and
+bounds a target, the runtime's lines (`workloads.models.llama.fit_table`), each inside 120 columns for two cards. The cards and the size are
 checked here before anything starts (an unknown card lists the close names; ``--memory 0`` or ``32XB`` is one line),
 exit 2; the model and the lengths by the workload's own check. Light at import: argparse and the torch-free facts.
 """
@@ -47,8 +48,9 @@ def add_parser(sub: Any) -> None:
                                    "(with and without activation checkpointing) against cards of rated.csv, a size, "
                                    "or this device's free memory now: the largest batch at the context, the cards "
                                    "needed, and with a named card the decode and prefill bounds its rated figures "
-                                   "give. Recorded as a run of `llm --fit-only`; `cardbench export --run DIR` puts "
-                                   "the table in a report bundle.")
+                                   "give. Three tables: the estimate a use, the verdicts and bounds a target, the "
+                                   "runtime's lines. Recorded as a run of `llm --fit-only`; `cardbench export --run "
+                                   "DIR` puts them in a report bundle.")
     p.add_argument("model", nargs="?", default=None, help=f"a preset: {known_models()}")
     p.add_argument("--weights", metavar="DIR", help="a local Hugging Face checkpoint directory (config.json only "
                                                     "is read)")

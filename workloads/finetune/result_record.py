@@ -29,6 +29,9 @@ class FinetuneResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fi
     COST_BASIS: ClassVar[str | None] = "tokens"
     # a --fit-only run's plan, a --cold-start run's phases; a training run has neither table
     REPORT_TABLE: ClassVar[str | None] = "workloads.finetune.table:report_table"
+    # a --fit-only run's verdicts and runtime lines, under its estimate (REPORT_TABLE's)
+    MORE_TABLES: ClassVar[tuple[str, ...]] = ("workloads.finetune.table:fit_verdicts",
+                                              "workloads.finetune.table:fit_runtime")
 
     # --cold-start's first output is the first optimizer step's loss, not a token
     cold_start_first_token_s: float | None = figure("workload.cold_start.metric.first_step_s", SECONDS)

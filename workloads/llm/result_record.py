@@ -49,7 +49,9 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     COST_BASIS: ClassVar[str | None] = "tokens"
     FAMILIES: ClassVar[tuple[Family, ...]] = _BENCH
     REPORT_TABLE: ClassVar[str | None] = "workloads.llm.table:report_table"
-    MORE_TABLES: ClassVar[tuple[str, ...]] = ("workloads.llm.bench_table:report_table",)
+    # a --fit-only run's verdicts and runtime lines under its estimate (REPORT_TABLE's), then llama-bench's rows
+    MORE_TABLES: ClassVar[tuple[str, ...]] = ("workloads.llm.table:fit_verdicts", "workloads.llm.table:fit_runtime",
+                                              "workloads.llm.bench_table:report_table")
     TERMINAL_TEXT: ClassVar[str | None] = "workloads.llm.bench_output:terminal_lines"
     READ_AGAINST: ClassVar[str | None] = "workloads.llm.against:read_against"
 

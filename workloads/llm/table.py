@@ -1,6 +1,7 @@
 """The readiness cells as the report's table, in English and Chinese, and as run.log's lines (torch-free); a
---fit-only run, which has no cells, has its memory fit as its table (`workloads.models.llama.fit_table`), a --cold-start run
-its phases (`workloads.cold_start.table`)."""
+--fit-only run, which has no cells, has its memory fit as its tables (`workloads.models.llama.fit_table`: the estimate
+here, the verdicts and the runtime's lines as the record's MORE_TABLES), a --cold-start run its phases
+(`workloads.cold_start.table`)."""
 
 from __future__ import annotations
 
@@ -63,16 +64,41 @@ def _memory_kind(kind: str) -> Message | str:
     return Message(key) if key else kind
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[Any]]]:
+def _cells(metrics: Mapping[str, Any]) -> list[dict]:
     rows = metrics.get("cells")
-    rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-    if not rows and "cells" not in metrics and cold_start_table.has_cold_start(metrics):   # --cold-start's phases
+    return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+
+
+def _cold_start(metrics: Mapping[str, Any]) -> bool:
+    return not _cells(metrics) and "cells" not in metrics and cold_start_table.has_cold_start(metrics)
+
+
+def _plan(metrics: Mapping[str, Any]) -> bool:
+    """A --fit-only run: no cells and no cold start, the fit is all it measured (a timed run's fit is its log's)."""
+    return not _cells(metrics) and "cells" not in metrics and not _cold_start(metrics)
+
+
+def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[Any]]]:
+    """The cells; a --cold-start run's phases; a --fit-only run's estimate (its verdicts and runtime lines follow,
+    MORE_TABLES': :func:`fit_verdicts`, :func:`fit_runtime`)."""
+    rows = _cells(metrics)
+    if _cold_start(metrics):   # --cold-start's phases
         return cold_start_table.report_table(metrics)
-    if not rows and "cells" not in metrics:   # --fit-only: the fit is all it measured
-        return fit_table.report_table(metrics)
+    if _plan(metrics):   # --fit-only: the fit is all it measured
+        return fit_table.estimate_table(metrics)
     kind = str(metrics.get("peak_memory_kind") or NA)
     heading = message("workload.llm.table.heading", kind=_memory_kind(kind))
     return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]
+
+
+def fit_verdicts(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[Any]]]:
+    """A --fit-only run's verdicts and bounds a target (`fit_table.verdict_table`); no rows for any other run."""
+    return fit_table.verdict_table(metrics if _plan(metrics) else {})
+
+
+def fit_runtime(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[Any]]]:
+    """A --fit-only run's runtime lines and accelerate's figures (`fit_table.runtime_table`); no rows for any other."""
+    return fit_table.runtime_table(metrics if _plan(metrics) else {})
 
 
 def lines(metrics: Mapping[str, Any]) -> list[str]:

@@ -64,25 +64,33 @@ def test_a_fit_only_run_s_result_line_is_its_plan_and_a_timed_run_s_says_every_f
     assert "memory fit" in timed and "a plan" not in timed
 
 
-def test_a_fit_only_run_has_its_fit_as_the_report_s_table_and_in_its_log(monkeypatch, capsys):
+def test_a_fit_only_run_has_its_fit_as_the_report_s_tables_and_in_its_log(monkeypatch, capsys):
     m = _result(monkeypatch, "--fit-only", "--input-len", "100", "--output-len", "28", "--batch-size", "2")
-    heading, columns, rows = LlmResult.printer("REPORT_TABLE")(m)
-    assert [str(r[0]) for r in rows[:5]] == [r["use"] for r in m["fit"]] == [
-        "inference", "train LoRA r16", "train LoRA r16, activation checkpointing", "train AdamW full",
-        "train AdamW full, activation checkpointing"]
+    # the estimate (REPORT_TABLE's), then the verdicts and the runtime's lines (MORE_TABLES'), llama-bench's empty
+    estimate, verdicts, runtime, bench = [printer(m) for printer in LlmResult.table_printers()]
+    assert bench[2] == []
+    heading, columns, rows = estimate
+    assert [str(r[0]) for r in rows] == ["inference", "LoRA r16", "LoRA r16, checkpointing", "AdamW full",
+                                         "AdamW full, checkpointing"]
+    assert [r["use"] for r in m["fit"]][1] == "train LoRA r16"   # the result keeps its English; the table its label
     assert rows[1][0]("zh") == "训练：LoRA r16"
     inference = m["fit"][0]
     assert [str(c) for c in rows[0][1:3]] == [format_bytes(inference["total_bytes"]),
                                               format_bytes(inference["weights_bytes"])]
     # a small model against this host's free memory: one verdict column, said as the free memory now
-    assert str(rows[0][-1]) == f"fits, batch <= {m['largest_batch']:,}" and rows[0][-1]("zh").startswith("容纳")
+    assert str(verdicts[2][0][-1]) == f"fits, batch <= {m['largest_batch']:,}" and verdicts[2][0][-1]("zh").startswith(
+        "容纳")
     assert heading("en").startswith("Fit of small in fp32 at batch 2 x 128 positions (100 prompt tokens")
-    assert "this device's free memory now" in heading("en") and m["free_bytes"] > 0
+    assert "this device's free memory now" in verdicts[0]("en") and m["free_bytes"] > 0
+    assert str(verdicts[1][1]).startswith("free now ")
     assert columns[3]("en") == "KV cache" and columns[3]("zh") == "KV 缓存"
+    assert [str(r[1]) for r in runtime[2]] == [format_bytes(m[k]) for k in fit_table.RUNTIME_LINES]
     log = capsys.readouterr().err.splitlines()
-    for row in [columns, *rows[:5]]:   # the same cells in the log, as aligned columns
-        cells = [str(c) for c in row]
-        assert any(re.search(r"\s+".join(map(re.escape, cells)) + r"$", line) for line in log), (cells, log)
+    for table in (estimate, verdicts, runtime):   # the same cells in the log, as aligned columns
+        assert table[0]("en") in log
+        for row in [table[1], *table[2]]:
+            cells = [str(c) for c in row]
+            assert any(re.search(r"\s+".join(map(re.escape, cells)) + r"$", line) for line in log), (cells, log)
 
 
 def test_a_fit_only_run_for_named_cards_reads_their_memory_not_this_host_s(monkeypatch):
@@ -93,12 +101,14 @@ def test_a_fit_only_run_for_named_cards_reads_their_memory_not_this_host_s(monke
     inference = m["fit"][0]["targets"]
     assert inference[0]["fits"] and not inference[1]["fits"]   # 64 GiB holds the small model; 1 MiB does not
     _says_every_figure_by_its_label(m)
-    heading, columns, rows = LlmResult.printer("REPORT_TABLE")(m)
-    assert [str(c) for c in columns[-2:]] == ["Huawei Ascend 910B3, 64.0 GiB rated", "a card of 1 MiB"]
+    heading, columns, rows = fit_table.verdict_table(m)
+    assert [str(c) for c in columns[-2:]] == ["Ascend 910B3 64 GiB", "1 MiB card"]
+    assert heading("en").endswith(": Huawei Ascend 910B3, 64.0 GiB rated; a card of 1 MiB")
     said = {str(r[0]): r for r in rows}
-    decode = said["decode at batch 1, at most (rated bandwidth / bytes a step reads)"]
-    assert str(decode[-2]).startswith("at most ") and "1,600 GB/s" in str(decode[-2]) and decode[-1] == ""
-    cost = said["cost per million tokens at the decode bound, at 3 USD an hour"]
+    assert str(said["rated memory bandwidth"][-2]) == "1,600 GB/s" and said["rated memory bandwidth"][-1] == ""
+    decode = said["decode at batch 1 <= bandwidth / bytes a step reads"]
+    assert str(decode[-2]).endswith(" tokens/s") and decode[-1] == ""
+    cost = said["cost per million tokens at the decode bound, 3 USD/h"]
     assert float(str(cost[-2])) == pytest.approx(3 / 3600 / m["fit_targets"][0]["decode_bound_tokens_per_s"] * 1e6,
                                                  rel=1e-2)
 
@@ -106,11 +116,13 @@ def test_a_fit_only_run_for_named_cards_reads_their_memory_not_this_host_s(monke
 def test_a_use_that_does_not_fit_says_the_cards_it_needs_and_an_old_run_reads():
     row = {"use": "train AdamW full", "total_bytes": 3 * 2**30, "fits": False, "cards": 3}
     old = {"fit": [row, {"use": "inference", "fits": True}], "free_bytes": 2**30}   # before the plan had targets
-    heading, columns, rows = fit_table.report_table(old)
-    assert str(rows[0][-1]) == "does not fit: 3 cards" and rows[0][-1]("zh") == "容纳不下：需 3 张卡"
-    assert rows[0][1] == "3.0 GiB" and rows[0][2] == "N/A" and str(rows[1][-1]) == "fits, batch <= N/A"
-    assert str(columns[-1]) == "this device's free memory now, 1.0 GiB"
-    assert str(fit_table.report_table({"fit": [row], "fit_targets": []})[2][0][-1]) == "N/A"   # no target
+    heading, columns, rows = fit_table.estimate_table(old)
+    assert rows[0][1] == "3.0 GiB" and rows[0][2] == "N/A"
+    heading, columns, rows = fit_table.verdict_table(old)
+    assert str(rows[0][-1]) == "needs 3 cards" and rows[0][-1]("zh") == "需 3 张卡"
+    assert str(rows[1][-1]) == "fits, batch <= N/A"
+    assert str(columns[-1]) == "free now 1 GiB" and heading("en").endswith("this device's free memory now, 1.0 GiB")
+    assert [str(c) for c in fit_table.verdict_table({"fit": [row], "fit_targets": []})[2][0]] == ["AdamW full"]
 
 
 def test_one_cell_with_pp_and_tg_declares_every_figure_and_its_families(monkeypatch):

@@ -4,7 +4,9 @@ weights-only figure beside, the cards needed, the bounds a card's rated figures 
 
 import pytest
 
+from workloads.catalogue import Message
 from workloads.facts.card import named_card
+from workloads.facts.formatting import format_bytes
 from workloads.models.llama import fit, fit_plan, fit_table
 from workloads.models.llama.fit_plan import Ask, Target
 from workloads.models.llama.presets import PRESETS
@@ -97,25 +99,30 @@ def test_a_named_card_s_bounds_and_cost():
         "decode_bound_tokens_per_s": None, "prefill_bound_tokens_per_s": None, "cost_per_million_tokens": None}
 
 
-def test_the_table_has_a_column_per_target_and_says_it_in_chinese():
+def test_the_tables_have_a_column_per_target_and_say_it_in_chinese():
     b3, a100 = named_card("Ascend 910B3"), named_card("NVIDIA A100 80GB")
     targets = [Target(c.name, "card", c.memory_bytes, c.bandwidth_gbps, (c.peak("bf16").value if c.peak("bf16")
                                                                          else None)) for c in (b3, a100)]
-    heading, columns, rows = fit_table.report_table(fit_plan.plan(_ask(), targets))
-    assert [str(c) for c in columns] == ["use", "needs on one card", "weights", "KV cache", "activations",
-                                         "step's transient peak", "gradients + AdamW", "runtime",
-                                         "Huawei Ascend 910B3, 64.0 GiB rated",
-                                         "NVIDIA A100 80GB (form factor not named), 80.0 GiB rated"]
-    assert [str(r[0]) for r in rows[:5]] == [u[1] for u in fit_plan.USES]
+    estimate, verdicts, runtime = fit_table.tables(fit_plan.plan(_ask(), targets))
+    heading, columns, rows = estimate
+    assert [str(c) for c in columns] == ["use", "needs", "weights", "KV cache", "activations", "transient peak",
+                                         "gradients + AdamW", "runtime"]
+    assert [r[0] for r in rows] == [r[0] for r in verdicts[2][:5]] == [Message(f"workload.fit.use.{u[0]}")
+                                                                        for u in fit_plan.USES]
+    assert [str(c) for c in verdicts[1]] == ["use or figure", "Ascend 910B3 64 GiB", "A100 80GB"]
     # LoRA with checkpointing: 22, not 28, once the backward's gradients of a block (0.5 GB a sequence) are counted
     # inference: 52 = (64 GiB less the 512 MiB context, over 1.05 for the allocator's share, less 15.2 GB of weights)
     # over 951 MB a sequence: 242 MB of KV cache at 4,224 positions, 709 MB of the MLP's live tensors at 4,096
-    assert [str(r[-2]) for r in rows[:5]] == ["fits, batch <= 52", "fits, batch <= 2", "fits, batch <= 22",
-                                             "does not fit: 4 cards", "does not fit: 3 cards"]
-    said = {str(r[0]): r for r in rows}
-    assert str(said["prefill at most (rated bf16 peak / FLOPs a prompt token)"][-2]) == "N/A: no rated figure"
+    assert [str(r[1]) for r in verdicts[2][:5]] == ["fits, batch <= 52", "fits, batch <= 2", "fits, batch <= 22",
+                                                   "needs 4 cards", "needs 3 cards"]
+    said = {str(r[0]): r for r in verdicts[2]}
+    assert str(said["prefill <= bf16 peak / FLOPs a prompt token"][1]) == "N/A: no rated figure"
+    assert str(said["rated bf16 peak"][2]) == "312 TFLOP/s"
     assert "cost per million tokens" not in " ".join(said)   # no price, no cost line
-    assert heading("zh").startswith("Qwen2.5-7B（bf16）在批 1 × 4224 个位置") and columns[-2]("zh").endswith("额定 64.0 GiB")
+    assert heading("zh").startswith("Qwen2.5-7B（bf16）在批 1 × 4224 个位置") and verdicts[0]("zh").endswith(
+        "额定 80.0 GiB")
+    assert [str(r[1]) for r in runtime[2]][:2] == ["512 MiB", format_bytes(fit_plan.plan(_ask(), targets)[
+        "fit_allocator_bytes"])]
 
 
 def test_a_training_step_s_transient_peak_is_its_own_line_and_the_largest_of_its_moments():
