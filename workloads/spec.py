@@ -44,6 +44,9 @@ class Param:
 
 
 SWITCH = ("off", "on")
+# the launcher's device field left empty: auto. Said as what auto does, not as devices ("auto (cuda:0, cpu...)" read as
+# a claim of a cuda:0 on a machine with none)
+DEVICE_PLACEHOLDER = "auto: the first accelerator, else cpu"
 
 
 SUITES = ("quick", "standard")   # the headless suites; the first is the default one

@@ -6,7 +6,7 @@ from typing import Any
 
 from workloads.catalogue import Message
 from workloads.dataio.result_record import DataioResult
-from workloads.spec import Param, SuiteArgs, WorkloadSpec
+from workloads.spec import DEVICE_PLACEHOLDER, Param, SuiteArgs, WorkloadSpec
 
 PARTS = ("survey", "storage", "decode", "loader", "verdict")
 
@@ -34,7 +34,7 @@ SPEC = WorkloadSpec(
               max=100_000),
         Param("seconds", "seconds per part", "--seconds", "2", "int", max=600),
         Param("max_workers", "most loader workers", "--max-workers", "", "int", placeholder="the cores", max=1024),
-        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("device", "device", "--device", "", placeholder=DEVICE_PLACEHOLDER),
     ),
     suite=SuiteArgs(standard=MADE, quick=MADE, cpu_standard=MADE, cpu_quick=MADE,
                     cpu_standard_note=CPU_NOTE, cpu_quick_note=CPU_NOTE, suites=("standard",)),

@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
 from workloads.finetune.result_record import FinetuneResult
-from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec, option, positive
+from workloads.spec import DEVICE_PLACEHOLDER, Param, SWITCH, SuiteArgs, WorkloadSpec, option, positive
 
 STEPS, BATCH_SIZE, SEQ_LEN = 20, 8, 512
 
@@ -31,7 +31,7 @@ SPEC = WorkloadSpec(
         Param("checkpointing", "activation checkpointing", "--activation-checkpointing", "off", "switch", SWITCH),
         Param("data", "data", "--data", "synthetic", placeholder="synthetic | FILE (.txt, .jsonl)",
               omit=("synthetic",)),
-        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("device", "device", "--device", "", placeholder=DEVICE_PLACEHOLDER),
         Param("fit_only", "fit estimate only", "--fit-only", "off", "switch", SWITCH),
         # the plan for a card before it is rented (with fit only): a rated.csv name, or a size
         Param("card", "fit: plan for card", "--card", "", placeholder="this device (Ascend 910B3, H100-SXM...)"),

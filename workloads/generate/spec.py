@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
 from workloads.generate.result_record import GenerateResult
-from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec, option, positive
+from workloads.spec import DEVICE_PLACEHOLDER, Param, SWITCH, SuiteArgs, WorkloadSpec, option, positive
 
 # the workload's defaults: its parser (cli.py) takes them from here
 TOKENS, REPEAT = 256, 3
@@ -37,7 +37,7 @@ SPEC = WorkloadSpec(
         Param("repeat", "timed runs", "--repeat", "3", "int", max=100),
         Param("cuda_graphs", "CUDA graphs", "--cuda-graphs", "off", "switch", SWITCH),
         Param("compile", "torch.compile", "--compile", "off", "switch", SWITCH),
-        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("device", "device", "--device", "", placeholder=DEVICE_PLACEHOLDER),
     ),
     suite=SuiteArgs(
         quick=("--tokens", "256"),

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 from workloads.catalogue import Message
 from workloads.models.llama.presets import PRESETS
 from workloads.llm.result_record import LlmResult
-from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec
+from workloads.spec import DEVICE_PLACEHOLDER, Param, SWITCH, SuiteArgs, WorkloadSpec
 
 
 def planned_steps(args: Sequence[str], config: Mapping[str, Any]) -> int | None:
@@ -47,7 +47,7 @@ SPEC = WorkloadSpec(
         Param("memory", "fit: plan for memory", "--memory", "", placeholder="this device (32GB, 80GiB...)"),
         Param("cold_start", "cold start only", "--cold-start", "off", "switch", SWITCH),
         Param("weights", "weights dir", "--weights", "", placeholder="random (a local HF checkpoint dir)"),
-        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("device", "device", "--device", "", placeholder=DEVICE_PLACEHOLDER),
     ),
     # the standard suite only (the quick one's CPU budget holds resnet50 and generate): on an accelerator an
     # 8B-class preset (16 GB of bf16 weights; a cell over the card's memory is a row saying so), on the CPU tiny

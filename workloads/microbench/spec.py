@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message
 from workloads.microbench.result_record import MicrobenchResult
-from workloads.spec import Param, SuiteArgs, WorkloadSpec, positive
+from workloads.spec import DEVICE_PLACEHOLDER, Param, SuiteArgs, WorkloadSpec, positive
 
 PARTS = ("gemm", "memory", "transfer", "launch", "burn", "collectives")
 SINGLE_DEVICE = "gemm,memory,transfer,launch,burn"
@@ -39,7 +39,7 @@ SPEC = WorkloadSpec(
         Param("dtypes", "GEMM dtypes", "--dtypes", "", placeholder="fp32,tf32,fp16,bf16,int8,fp8"),
         Param("burn_seconds", "burn check (s)", "--burn-seconds", "30", "int", max=3600),
         Param("max_size", "largest GEMM side", "--max-size", "", "int", placeholder="16384 (CPU 2048)", max=65536),
-        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("device", "device", "--device", "", placeholder=DEVICE_PLACEHOLDER),
     ),
     # in the standard suite (the quick one's CPU time budget has no room for it; `--workloads microbench` adds it):
     # on a GPU the single-device parts take about half a minute with a 10 s check (a minute and a half with the

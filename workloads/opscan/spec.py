@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 from workloads.catalogue import Message
 from workloads.opscan.handover import hand_over
 from workloads.opscan.result_record import OpscanResult
-from workloads.spec import Param, SuiteArgs, WorkloadSpec, positive
+from workloads.spec import DEVICE_PLACEHOLDER, Param, SuiteArgs, WorkloadSpec, positive
 
 
 RUN_FILES = ("ops.csv",)   # what the bundle should carry of a scan's run directory besides the events
@@ -24,7 +24,7 @@ FIELDS = (
     Param("dtypes", "dtypes", "--dtypes", "", placeholder="fp32,fp16,bf16 (+tf32 where the device has it)"),
     Param("model", "model", "--model", "", placeholder="built-ins, or MODULE:FUNC"),
     Param("op_timeout", "per-op timeout (s)", "--op-timeout", "60", "int"),
-    Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+    Param("device", "device", "--device", "", placeholder=DEVICE_PLACEHOLDER),
 )
 
 SPEC = WorkloadSpec(

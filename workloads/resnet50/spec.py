@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 from workloads.catalogue import Message
 from workloads.cpus import usable_cpus
 from workloads.resnet50.result_record import ResNet50Result
-from workloads.spec import SWITCH, Param, SuiteArgs, WorkloadSpec, option, positive
+from workloads.spec import DEVICE_PLACEHOLDER, Param, SWITCH, SuiteArgs, WorkloadSpec, option, positive
 from workloads.vision.resnet50_flops import train_gflop_per_image
 
 # the workload's defaults: its parser (options.py) takes them from here, and a plan made before the start event too
@@ -58,7 +58,7 @@ SPEC = WorkloadSpec(
         Param("amp", "AMP", "--amp", "off", "choice", ("off", "fp16", "bf16")),
         Param("channels_last", "channels-last", "--channels-last", "off", "switch", SWITCH),
         Param("data", "data", "--data", "synthetic", placeholder="synthetic | fake | DIR", omit=("synthetic",)),
-        Param("device", "device", "--device", "", placeholder="auto (cuda:0, cpu...)"),
+        Param("device", "device", "--device", "", placeholder=DEVICE_PLACEHOLDER),
     ),
     suite=SuiteArgs(
         quick=("--steps", "200", "--batch-size", "128"),
