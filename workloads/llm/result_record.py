@@ -49,7 +49,10 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     COST_BASIS: ClassVar[str | None] = "tokens"
     FAMILIES: ClassVar[tuple[Family, ...]] = _BENCH
     REPORT_TABLE: ClassVar[str | None] = "workloads.llm.table:report_table"
-    MORE_TABLES: ClassVar[tuple[str, ...]] = ("workloads.llm.bench_table:report_table",)
+    MORE_TABLES: ClassVar[tuple[str, ...]] = (   # each table within 120 columns: the cells' by topic, llama-bench's by kind
+        "workloads.llm.cell_tables:decode_table", "workloads.llm.cell_tables:rated_table",
+        "workloads.llm.cell_tables:memory_table", "workloads.llm.bench_table:report_table",
+        "workloads.llm.bench_table:pp_table")
     TERMINAL_TEXT: ClassVar[str | None] = "workloads.llm.bench_output:terminal_lines"
     READ_AGAINST: ClassVar[str | None] = "workloads.llm.against:read_against"
 
@@ -60,7 +63,7 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     decode_tokens_per_s: float | None = figure("workload.llm.metric.decode_tokens_per_s", _RATE)
     decode_tokens_per_s_all: float | None = figure("workload.llm.metric.decode_tokens_per_s_all", _RATE)
     decode_bound_tokens_per_s: float | None = figure("workload.llm.metric.decode_bound_tokens_per_s", _RATE)
-    decode_bandwidth_fraction: float | None = figure("workload.shared.metric.decode_bandwidth_fraction", FRACTION)
+    decode_bandwidth_fraction: float | None = figure("workload.llm.metric.decode_bandwidth_fraction", FRACTION)
     decode_gbps: float | None = figure("workload.llm.metric.decode_gbps", "GB/s")
     rated_gbps: float | None = figure("workload.llm.metric.rated_gbps", "GB/s")
     decode_rated_bandwidth_fraction: float | None = figure("workload.llm.metric.decode_rated_bandwidth_fraction",
@@ -73,7 +76,7 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     end_to_end_s: float | None = figure("workload.llm.metric.end_to_end_s", SECONDS)
     peak_memory_bytes: int | None = figure("workload.llm.metric.peak_memory_bytes", BYTES)
     fit_estimate_error: float | None = figure("workload.llm.metric.fit_estimate_error", FRACTION)
-    device_read_gbps: float | None = figure("workload.shared.metric.device_read_gbps", "GB/s")
+    device_read_gbps: float | None = figure("workload.llm.metric.device_read_gbps", "GB/s")
     model_size: str | None = figure("workload.shared.metric.model_size", TEXT)
     sweep: str | None = figure("workload.llm.metric.sweep", TEXT)
     # what the run was (`workloads.llm.plan.identity`: compare sets two runs side by side by these)
