@@ -174,10 +174,7 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
                          "peak_memory_kind": memory.kind, "decode": decode,
                          "repeat": args.repeat, "bench": bench, "bench_output": plan.output.format,
                          **cells.by_name(bench), **checked}
-    if plan.tg:   # --tg 0 / --pp 0 asked for no such test: no N/A figure leads the RESULT line
-        m["tg_tokens_per_s"] = m.get(f"tg{plan.tg}_tokens_per_s")
-    if plan.pp:
-        m["pp_tokens_per_s"] = m.get(f"pp{plan.pp}_tokens_per_s")
+    m.update(_headline(m, plan))
     if plan.prompt_ids is not None:
         m["sample_text"] = sample_text[:500] if sample_text is not None else None
     first = rows[0]
@@ -186,6 +183,17 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
     if first.get("peak_memory_bytes"):
         m["fit_estimate_error"] = first["estimate_bytes"] / first["peak_memory_bytes"] - 1
     return m
+
+
+def _headline(m: dict[str, Any], plan: Plan) -> dict[str, Any]:
+    """tg's and pp's figures of the first lengths asked for; none for a test --tg 0 / --pp 0 did not ask for, so no
+    N/A figure leads the RESULT line."""
+    out = {}
+    if plan.tg:
+        out["tg_tokens_per_s"] = m.get(f"tg{plan.tg}_tokens_per_s")
+    if plan.pp:
+        out["pp_tokens_per_s"] = m.get(f"pp{plan.pp}_tokens_per_s")
+    return out
 
 
 def _decode_ran(args: argparse.Namespace, device: torch.device, make: Any) -> str:

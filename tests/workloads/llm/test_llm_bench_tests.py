@@ -289,3 +289,18 @@ def test_the_compiled_cpu_step_decodes_eager_s_tokens_with_its_products_on_every
     assert torch.get_num_threads() == threads   # set back after the step
     # five products a step (qkv, o, gate-up, down, the head): the compiled step's called at run time, not inlined
     assert len(seen) == 10 and set(seen) == {threads}
+
+
+def test_a_run_without_pp_and_tg_leads_its_result_line_with_what_it_measured(monkeypatch):
+    """--pp 0 --tg 0 asked for no llama-bench test: the RESULT line began 'tokens/s tg: ... N/A; tokens/s pp: ... N/A'."""
+    from tui.figures import result_text
+
+    monkeypatch.setitem(presets.PRESETS, "small", SMALL)
+    out = io.StringIO()
+    assert main(Emitter(out), ["--device", "cpu", "--model", "small", "--input-len", "8", "--output-len", "4",
+                               "--repeat", "1", "--pp", "0", "--tg", "0"]) == 0
+    m = next(e for e in map(json.loads, out.getvalue().splitlines()) if e["event"] == "result")["metrics"]
+    assert "tg_tokens_per_s" not in m and "pp_tokens_per_s" not in m
+    line = result_text("llm", m)
+    assert line.startswith("RESULT: ") and "tokens/s decode per sequence" in line.split(";")[0]
+    assert "tokens/s tg:" not in line and "tokens/s pp:" not in line
