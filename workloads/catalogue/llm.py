@@ -26,6 +26,7 @@ WORDS: dict[str, tuple[str, str]] = {
     # share says whose it is: the cell's decode here, a tg test's in llama-bench's table and the summary
     "workload.llm.metric.device_read_gbps": ("GB/s measured read bandwidth (the fastest sum of a tensor)",
                                              "GB/s 实测读带宽（张量求和最快一次）"),
+    "workload.llm.metric.bandwidth_method": ("how the measured read bandwidth was measured", "实测读带宽的测量方法"),
     "workload.llm.metric.decode_bandwidth_fraction": ("share of the measured read bandwidth, the cell's decode",
                                                       "占实测读带宽的比例，该单元的解码"),
     "workload.llm.metric.tpot_p50_s": ("time per output token p50",

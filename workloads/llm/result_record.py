@@ -97,7 +97,7 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     prefill_tflops: float | None = figure("workload.llm.metric.prefill_tflops", "TFLOP/s")
     decode_bytes_per_step: int | None = figure("workload.llm.metric.decode_bytes_per_step", BYTES)
     # the bounds' sources and what the memory figure measured
-    bandwidth_method: str | None = figure("workload.shared.metric.bandwidth_method", TEXT)
+    bandwidth_method: str | None = figure("workload.llm.metric.bandwidth_method", TEXT)
     rated_tflops: float | None = figure("workload.shared.metric.peak_tflops", "TFLOP/s", kind="number")
     rated_source: str | None = figure("workload.shared.metric.rated_source", TEXT)
     peak_memory_kind: str | None = figure("workload.shared.metric.peak_memory_kind", TEXT)
