@@ -50,7 +50,11 @@ def test_llm_prints_its_cells_then_llama_bench_s_table_then_its_markdown():
     cell = {"input_len": 16, "output_len": 4, "batch": 1, "status": "ok"}
     lines = table_lines("llm", {"cells": [cell], "bench": [row], "peak_memory_kind": "x"})
     starts = [i for i, line in enumerate(lines) if not line.startswith(("  ", "|"))]   # each table's heading
-    assert lines[starts[0]].startswith("Readiness cells") and lines[starts[1]].startswith("llama-bench's tests: tiny")
+    # the cells' four tables (time and speed, decode, rated figures, memory), then llama-bench's tg tests (no pp ran)
+    headings = ("Readiness cells (input x output tokens x batch), time and speed", "Readiness cells, decode against",
+                "Readiness cells against the device's rated figures", "Readiness cells, memory",
+                "llama-bench's tg tests: tiny")
+    assert len(starts) == len(headings) and all(lines[i].startswith(h) for i, h in zip(starts, headings)), lines
     assert lines[-3:] == ["| model |     size |  params | backend | dtype |       test |          t/s |",
                           "| ----- | -------: | ------: | ------- | ----- | ---------: | -----------: |",
                           "| tiny  | 0.07 GiB | 19.67 M | CPU     | fp32  | tg16 @ d64 | 40.00 ± 1.50 |"]

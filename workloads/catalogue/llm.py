@@ -19,8 +19,16 @@ WORDS: dict[str, tuple[str, str]] = {
                                                 "token/秒 每序列解码（1 / TPOT p50）"),
     "workload.llm.metric.decode_tokens_per_s_all": ("tokens/s decode, all sequences (batch / TPOT p50)",
                                                     "token/秒 解码，全部序列（批 / TPOT p50）"),
-    "workload.llm.metric.decode_bound_tokens_per_s": ("tokens/s decode bound (read bandwidth / data read a step)",
-                                                      "token/秒 解码上限（读带宽 / 每步读取量）"),
+    "workload.llm.metric.decode_bound_tokens_per_s": ("tokens/s decode bound per sequence (measured read bandwidth / "
+                                                      "data read a step)",
+                                                      "token/秒 每序列解码上限（实测读带宽 / 每步读取量）"),
+    # the measured read bandwidth and a share of it go by one name everywhere (RESULT, the tables, the summary); a
+    # share says whose it is: the cell's decode here, a tg test's in llama-bench's table and the summary
+    "workload.llm.metric.device_read_gbps": ("GB/s measured read bandwidth (the fastest sum of a tensor)",
+                                             "GB/s 实测读带宽（张量求和最快一次）"),
+    "workload.llm.metric.bandwidth_method": ("how the measured read bandwidth was measured", "实测读带宽的测量方法"),
+    "workload.llm.metric.decode_bandwidth_fraction": ("share of the measured read bandwidth, the cell's decode",
+                                                      "占实测读带宽的比例，该单元的解码"),
     "workload.llm.metric.tpot_p50_s": ("time per output token p50",
                                        "每输出 token 时间 p50"),
     "workload.llm.metric.tpot_p90_s": ("time per output token p90",
@@ -31,8 +39,8 @@ WORDS: dict[str, tuple[str, str]] = {
                                                  "token/秒 预填充（批 × 输入 token / 首 token 时间）"),
     "workload.llm.metric.prefill_tflops": ("TFLOP/s prefill achieved (matrix products and causal attention / TTFT)",
                                            "TFLOP/s 预填充实际达到（矩阵乘与因果注意力 / 首 token 时间）"),
-    "workload.llm.metric.prefill_peak_fraction": ("prefill share of rated peak FLOP/s",
-                                                  "预填充占额定峰值算力的比例"),
+    "workload.llm.metric.prefill_peak_fraction": ("share of the rated peak FLOP/s, the cell's prefill",
+                                                  "占额定峰值算力的比例，该单元的预填充"),
     "workload.llm.metric.end_to_end_s": ("end-to-end time",
                                          "端到端时间"),
     "workload.llm.metric.peak_memory_bytes": ("peak memory",
@@ -102,14 +110,14 @@ WORDS: dict[str, tuple[str, str]] = {
                                                 "每序列解码 token/秒"),
     "workload.llm.column.decode_tokens_per_s_all": ("decode tok/s all",
                                                     "全部解码 token/秒"),
-    "workload.llm.column.decode_bound_tokens_per_s": ("decode bound tok/s (read bandwidth)",
-                                                      "解码上限 token/秒（读带宽）"),
-    "workload.llm.column.decode_bandwidth_fraction": ("of bandwidth",
-                                                      "带宽占比"),
+    "workload.llm.column.decode_bound_tokens_per_s": ("bound tok/s per seq",
+                                                      "每序列上限 token/秒"),
+    "workload.llm.column.decode_bandwidth_fraction": ("of measured read bandwidth",
+                                                      "占实测读带宽"),
     "workload.llm.column.prefill_tokens_per_s": ("prefill tok/s",
                                                  "预填充 token/秒"),
-    "workload.llm.column.prefill_peak_fraction": ("of rated peak FLOP/s",
-                                                  "占额定峰值算力"),
+    "workload.llm.column.prefill_peak_fraction": ("prefill: of rated peak FLOP/s",
+                                                  "预填充：占额定峰值算力"),
     "workload.llm.column.end_to_end_s": ("end-to-end s",
                                          "端到端 秒"),
     "workload.llm.column.peak_memory_gib": ("peak memory GiB",
@@ -118,12 +126,23 @@ WORDS: dict[str, tuple[str, str]] = {
                                          "估算内存 GiB"),
     "workload.llm.column.status": ("status",
                                    "状态"),
+    # the cells' figures in four tables by topic, each within 120 columns (a log pane wraps a wider line and loses
+    # its columns): time and speed (workloads/llm/table.py), then workloads/llm/cell_tables.py's three
     "workload.llm.table.heading": (
-                                   "Readiness cells (input x output tokens x batch): TTFT median of the timed runs, TPOT percentiles over every "
-        "decode step, decode against the read-bandwidth bound (weights + KV cache read a step), prefill against the "
-        "dtype's rated peak (n/a: none rated, as on the CPU); peak memory: {kind}",
-        "就绪度单元（输入 × 输出 token × 批）：首 token 时间取计时运行中位数，TPOT 百分位取全部解码步，解码对照读带宽上限"
-        "（每步读取的权重 + KV 缓存），预填充对照该精度的额定峰值（N/A：无额定值，如 CPU）；峰值内存：{kind}"),
+        "Readiness cells (input x output tokens x batch), time and speed: TTFT median of the timed runs, TPOT "
+        "percentiles over every decode step",
+        "就绪度单元（输入 × 输出 token × 批），时间与速度：首 token 时间取计时运行中位数，TPOT 百分位取全部解码步"),
+    "workload.llm.table.decode_heading": (
+        "Readiness cells, decode against the measured read bandwidth: a decode step reads the weights and each "
+        "sequence's KV cache once, so one sequence's tokens/s is bound by the measured read bandwidth / the data "
+        "read a step",
+        "就绪度单元，解码对照实测读带宽：每个解码步读一次权重和每个序列的 KV 缓存，因此单个序列的 token/秒 以"
+        "实测读带宽 / 每步读取量为上限"),
+    "workload.llm.table.rated_heading": (
+        "Readiness cells against the device's rated figures (rated.csv; N/A: none rated, as on the CPU)",
+        "就绪度单元对照设备额定值（rated.csv；N/A：无额定值，如 CPU）"),
+    "workload.llm.table.memory_heading": ("Readiness cells, memory; peak memory: {kind}",
+                                          "就绪度单元，内存；峰值内存：{kind}"),
     "workload.llm.table.more": ("... and {rows} more cell(s): every one is in the report's table and in events.jsonl",
                                 "……另有 {rows} 个单元：全部见报告的表格和 events.jsonl"),
     # what llm's peak memory measured (workloads.llm.cells writes the English into the result)
@@ -140,41 +159,45 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.llm.against.mean_of": ("mean of {n} {tg} runs at batch 1{sd}", "批 1 下 {n} 次 `{tg}` 的均值{sd}"),
     "workload.llm.against.mean_of_one": ("mean of {n} {tg} run at batch 1{sd}", "批 1 下 {n} 次 `{tg}` 的均值{sd}"),
     "workload.llm.against.single": ("{tg} at batch 1{sd}", "批 1 下的 {tg}{sd}"),
-    "workload.llm.against.bound": ("{share} of the read-bandwidth bound {bound} tokens/s ({step} read a decode step at "
-                                   "the measured {read}); {how}{first_cell}",
-                                   "达到读带宽上限 {bound} token/秒 的 {share}（每个解码步读 {step}，实测读带宽 {read}）；"
-                                   "{how}{first_cell}"),
-    "workload.llm.against.first_cell": ("; the first cell's decode (1 / TPOT p50) {decode} tokens/s is {fraction} % of it",
-                                        "；首个单元的解码（1 / TPOT p50）{decode} token/秒，为上限的 {fraction} %"),
+    "workload.llm.against.bound": ("share of the measured read bandwidth, {test}: {share} (its bound {bound} tokens/s: "
+                                   "{step} read a decode step at the measured read bandwidth {read}); {how}{first_cell}",
+                                   "占实测读带宽的比例，{test}：{share}（其上限 {bound} token/秒：每个解码步读 {step}，"
+                                   "实测读带宽 {read}）；{how}{first_cell}"),
+    "workload.llm.against.first_cell": ("; share of the measured read bandwidth, cell {cell}: {fraction} % (its decode, "
+                                        "1 / TPOT p50, {decode} tokens/s)",
+                                        "；占实测读带宽的比例，单元 {cell}：{fraction} %（其解码，1 / TPOT p50，"
+                                        "{decode} token/秒）"),
     "workload.llm.metric.bench": ("llama-bench's tests (each test's t/s, mean ± sd, beside its bounds)",
                                   "llama-bench 测试（每个测试的 t/s 均值 ± 标准差，与其上限并列）"),
     "workload.llm.metric.bench_output": ("llama-bench table's format on the terminal (--output)",
                                          "终端上 llama-bench 表的格式（--output）"),
-    "workload.llm.bench.heading": ("llama-bench's tests: {model}, {size} of weights, {params} parameters, {backend}, "
-                                   "{dtype}; t/s mean ± sd of the repetitions; decode (tg) against the measured read "
-                                   "bandwidth and the rated memory bandwidth, prefill (pp) against the dtype's rated "
-                                   "peak",
-                                   "llama-bench 测试：{model}，权重 {size}，{params} 个参数，{backend}，{dtype}；t/s 为重复的"
-                                   "均值 ± 标准差；解码（tg）对照实测读带宽与额定显存带宽，预填充（pp）对照该精度的额定峰值"),
+    # llama-bench's tests in two tables (workloads/llm/bench_table.py), each within 120 columns: the tg tests against
+    # the bandwidths, the pp tests against the peak; a figure the same for every test is said in the heading
+    "workload.llm.bench.heading": ("llama-bench's tg tests: {model}, {size} of weights, {params} parameters, {backend}, "
+                                   "{dtype}, {decode} decode; t/s mean ± sd of the repetitions; decode against the "
+                                   "measured read bandwidth {read} and the rated memory bandwidth {rated}",
+                                   "llama-bench 的 tg 测试：{model}，权重 {size}，{params} 个参数，{backend}，{dtype}，"
+                                   "{decode} 解码；t/s 为重复的均值 ± 标准差；解码对照实测读带宽 {read} 与额定显存带宽 "
+                                   "{rated}"),
+    "workload.llm.bench.pp_heading": ("llama-bench's pp tests: {model}, {dtype}; t/s mean ± sd of the repetitions; "
+                                      "prefill against the dtype's rated peak and the measured GEMM ceiling ({gemm})",
+                                      "llama-bench 的 pp 测试：{model}，{dtype}；t/s 为重复的均值 ± 标准差；预填充对照该"
+                                      "精度的额定峰值与实测 GEMM 上限（{gemm}）"),
     "workload.llm.bench.column.test": ("test", "测试"),
     "workload.llm.bench.column.rate": ("t/s (mean ± sd)", "t/s（均值 ± 标准差）"),
     "workload.llm.bench.column.decode": ("decode path", "解码路径"),
-    "workload.llm.bench.column.achieved_gbps": ("GB/s read (weights + KV cache a step)",
-                                                "读取 GB/s（每步权重 + KV 缓存）"),
-    "workload.llm.bench.column.read_gbps": ("measured read GB/s", "实测读带宽 GB/s"),
-    "workload.llm.bench.column.read_fraction": ("of measured read", "占实测读带宽"),
-    "workload.llm.bench.column.rated_gbps": ("rated GB/s", "额定带宽 GB/s"),
-    "workload.llm.bench.column.rated_bandwidth_fraction": ("of rated bandwidth", "占额定带宽"),
+    "workload.llm.bench.column.achieved_gbps": ("decode GB/s read", "解码读取 GB/s"),
+    "workload.llm.bench.column.read_fraction": ("of measured read bandwidth", "占实测读带宽"),
+    "workload.llm.bench.column.rated_bandwidth_fraction": ("of rated memory bandwidth", "占额定显存带宽"),
     "workload.llm.bench.column.achieved_tflops": ("TFLOP/s", "TFLOP/s"),
-    "workload.llm.bench.column.rated_fraction": ("of rated peak FLOP/s", "占额定峰值 FLOP/s"),
-    "workload.llm.bench.column.gemm_fraction": ("of measured GEMM ceiling", "占实测 GEMM 上限"),
+    "workload.llm.bench.column.rated_fraction": ("of rated peak FLOP/s", "占额定峰值算力"),
     "workload.llm.bench.no_gemm_ceiling": ("N/A: no microbench GEMM figure in this run",
                                            "N/A：本次运行没有 microbench 的 GEMM 数据"),
     "workload.llm.metric.decode_gbps": ("GB/s read by decode (data read a step / TPOT p50)",
                                         "解码读取 GB/s（每步读取的数据 / TPOT p50）"),
     "workload.llm.metric.rated_gbps": ("GB/s rated memory bandwidth (rated.csv)", "GB/s 额定显存带宽（rated.csv）"),
-    "workload.llm.metric.decode_rated_bandwidth_fraction": ("decode's share of the rated memory bandwidth",
-                                                            "解码占额定显存带宽的比例"),
+    "workload.llm.metric.decode_rated_bandwidth_fraction": ("share of the rated memory bandwidth, the cell's decode",
+                                                            "占额定显存带宽的比例，该单元的解码"),
     "workload.llm.column.decode_gbps": ("decode GB/s read", "解码读取 GB/s"),
-    "workload.llm.column.decode_rated_bandwidth_fraction": ("of rated bandwidth", "占额定带宽"),
+    "workload.llm.column.decode_rated_bandwidth_fraction": ("decode: of rated memory bandwidth", "解码：占额定显存带宽"),
 }

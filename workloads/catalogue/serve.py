@@ -116,11 +116,20 @@ WORDS: dict[str, tuple[str, str]] = {
                                                   "加速卡显存峰值 GiB"),
     "workload.serve.column.card_power_w": ("card power W",
                                            "加速卡功耗 W"),
-    "workload.serve.table.heading": (
-                                     "{first}Serving sweep: each level's figures (vLLM's definitions; ms per request, percentiles over its requests) "
-        "and the card's telemetry while it ran (utilisation mean, memory peak, power mean; n/a: no sample in the level)",
-        "{first}服务压测：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）及该档位运行时的加速卡遥测"
-        "（利用率均值、显存峰值、功耗均值；N/A：该档位内无采样）"),
+    "workload.serve.table.heading": ("{first}Serving sweep, speed and latency: each level's figures (vLLM's "
+                                     "definitions; ms per request, percentiles over its requests)",
+                                     "{first}服务压测，速度与延迟：各档位指标（按 vLLM 定义；毫秒/请求，百分位取自该档位的请求）"),
+    "workload.serve.table.requests_heading": ("Serving sweep, the requests: errors, latency from each request's due "
+                                              "time, the client's send lag and the SLO's verdict",
+                                              "服务压测，请求：错误、自各请求预定时刻起的延迟、客户端发送滞后与 SLO 结论"),
+    "workload.serve.table.busy_heading": ("Serving sweep, what was busy while each level ran: the client's load and "
+                                          "the card's telemetry (utilisation mean, memory peak, power mean; N/A: no "
+                                          "sample in the level)",
+                                          "服务压测，各档位运行时的繁忙程度：客户端负载与加速卡遥测（利用率均值、显存峰值、"
+                                          "功耗均值；N/A：该档位内无采样）"),
+    "workload.serve.table.traffic_heading": ("Serving sweep, the traffic's shape: shared-prefix groups' TTFT (from the "
+                                             "due time), and TTFT by conversation turn",
+                                             "服务压测，流量形态：共享前缀组的 TTFT（自预定时刻起）与按对话轮次的 TTFT"),
     "workload.serve.table.more": ("... and {rows} more row(s): every one is in the report's table and in events.jsonl",
                                   "……另有 {rows} 行：全部见报告的表格和 events.jsonl"),
     # the latencies from each request's due time (workloads/serve/figures.py), the SLO (slo.py), the client's ceiling

@@ -49,9 +49,13 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     COST_BASIS: ClassVar[str | None] = "tokens"
     FAMILIES: ClassVar[tuple[Family, ...]] = _BENCH
     REPORT_TABLE: ClassVar[str | None] = "workloads.llm.table:report_table"
-    # a --fit-only run's verdicts and runtime lines under its estimate (REPORT_TABLE's), then llama-bench's rows
-    MORE_TABLES: ClassVar[tuple[str, ...]] = ("workloads.llm.table:fit_verdicts", "workloads.llm.table:fit_runtime",
-                                              "workloads.llm.bench_table:report_table")
+    # a --fit-only run's verdicts and runtime lines under its estimate (REPORT_TABLE's); a timed run's cells by topic
+    # after its first (time and speed), then llama-bench's tg and pp tests: each table within 120 columns
+    MORE_TABLES: ClassVar[tuple[str, ...]] = (
+        "workloads.llm.table:fit_verdicts", "workloads.llm.table:fit_runtime",
+        "workloads.llm.cell_tables:decode_table", "workloads.llm.cell_tables:rated_table",
+        "workloads.llm.cell_tables:memory_table", "workloads.llm.bench_table:report_table",
+        "workloads.llm.bench_table:pp_table")
     TERMINAL_TEXT: ClassVar[str | None] = "workloads.llm.bench_output:terminal_lines"
     READ_AGAINST: ClassVar[str | None] = "workloads.llm.against:read_against"
 
@@ -62,7 +66,7 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     decode_tokens_per_s: float | None = figure("workload.llm.metric.decode_tokens_per_s", _RATE)
     decode_tokens_per_s_all: float | None = figure("workload.llm.metric.decode_tokens_per_s_all", _RATE)
     decode_bound_tokens_per_s: float | None = figure("workload.llm.metric.decode_bound_tokens_per_s", _RATE)
-    decode_bandwidth_fraction: float | None = figure("workload.shared.metric.decode_bandwidth_fraction", FRACTION)
+    decode_bandwidth_fraction: float | None = figure("workload.llm.metric.decode_bandwidth_fraction", FRACTION)
     decode_gbps: float | None = figure("workload.llm.metric.decode_gbps", "GB/s")
     rated_gbps: float | None = figure("workload.llm.metric.rated_gbps", "GB/s")
     decode_rated_bandwidth_fraction: float | None = figure("workload.llm.metric.decode_rated_bandwidth_fraction",
@@ -75,7 +79,7 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     end_to_end_s: float | None = figure("workload.llm.metric.end_to_end_s", SECONDS)
     peak_memory_bytes: int | None = figure("workload.llm.metric.peak_memory_bytes", BYTES)
     fit_estimate_error: float | None = figure("workload.llm.metric.fit_estimate_error", FRACTION)
-    device_read_gbps: float | None = figure("workload.shared.metric.device_read_gbps", "GB/s")
+    device_read_gbps: float | None = figure("workload.llm.metric.device_read_gbps", "GB/s")
     model_size: str | None = figure("workload.shared.metric.model_size", TEXT)
     sweep: str | None = figure("workload.llm.metric.sweep", TEXT)
     # what the run was (`workloads.llm.plan.identity`: compare sets two runs side by side by these)
@@ -96,7 +100,7 @@ class LlmResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fit-onl
     prefill_tflops: float | None = figure("workload.llm.metric.prefill_tflops", "TFLOP/s")
     decode_bytes_per_step: int | None = figure("workload.llm.metric.decode_bytes_per_step", BYTES)
     # the bounds' sources and what the memory figure measured
-    bandwidth_method: str | None = figure("workload.shared.metric.bandwidth_method", TEXT)
+    bandwidth_method: str | None = figure("workload.llm.metric.bandwidth_method", TEXT)
     rated_tflops: float | None = figure("workload.shared.metric.peak_tflops", "TFLOP/s", kind="number")
     rated_source: str | None = figure("workload.shared.metric.rated_source", TEXT)
     peak_memory_kind: str | None = figure("workload.shared.metric.peak_memory_kind", TEXT)

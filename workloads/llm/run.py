@@ -22,7 +22,7 @@ from workloads.facts.formatting import format_bytes
 from workloads.facts.rated import lookup, rated_peak
 from workloads.models.decoding import CompiledDecoder, EagerDecoder, GraphDecoder, fastest_split, generate
 from workloads.models import inference_dtype
-from workloads.llm import against, bench_bounds, cells, fallback_check, table as cells_table
+from workloads.llm import against, bench_bounds, cell_tables, cells, fallback_check, table as cells_table
 from workloads.models.llama.model import Llama, weight_bytes_per_step
 from workloads.llm.plan import Plan, identity
 from workloads.models.llama.presets import PRESETS
@@ -174,8 +174,7 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
                          "peak_memory_kind": memory.kind, "decode": decode,
                          "repeat": args.repeat, "bench": bench, "bench_output": plan.output.format,
                          **cells.by_name(bench), **checked}
-    m["tg_tokens_per_s"] = m.get(f"tg{plan.tg}_tokens_per_s")
-    m["pp_tokens_per_s"] = m.get(f"pp{plan.pp}_tokens_per_s")
+    m.update(_headline(m, plan))
     if plan.prompt_ids is not None:
         m["sample_text"] = sample_text[:500] if sample_text is not None else None
     first = rows[0]
@@ -184,6 +183,17 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
     if first.get("peak_memory_bytes"):
         m["fit_estimate_error"] = first["estimate_bytes"] / first["peak_memory_bytes"] - 1
     return m
+
+
+def _headline(m: dict[str, Any], plan: Plan) -> dict[str, Any]:
+    """tg's and pp's figures of the first lengths asked for; none for a test --tg 0 / --pp 0 did not ask for, so no
+    N/A figure leads the RESULT line."""
+    out = {}
+    if plan.tg:
+        out["tg_tokens_per_s"] = m.get(f"tg{plan.tg}_tokens_per_s")
+    if plan.pp:
+        out["pp_tokens_per_s"] = m.get(f"pp{plan.pp}_tokens_per_s")
+    return out
 
 
 def _decode_ran(args: argparse.Namespace, device: torch.device, make: Any) -> str:
@@ -223,6 +233,6 @@ def log_summary(m: dict[str, Any]) -> None:
         spread = against.spread_of(m, name)[1]
         log(f"{name}: {m[name + '_tokens_per_s']:.1f}" + (f" +- {spread:.1f}" if spread is not None else "")
             + " tokens/s (llama-bench's test, mean +- stddev)")
-    log(f"read bandwidth {m['device_read_gbps']:.1f} GB/s ({m['bandwidth_method']})")
-    for line in cells_table.lines(m):   # the cells as the report's table says them, on the run's last lines
+    log(f"measured read bandwidth {m['device_read_gbps']:.1f} GB/s ({m['bandwidth_method']})")
+    for line in cells_table.lines(m) + cell_tables.lines(m):   # the cells as the report's tables say them, last
         log(line)

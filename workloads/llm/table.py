@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from workloads.catalogue import Message, message, message_id_of
+from workloads.catalogue import Message, message
 from workloads.facts.formatting import percent
 from workloads.facts.missing import NA
 from workloads.cold_start import table as cold_start_table
 from workloads.facts.text_table import text_lines
 from workloads.models.llama import fit_table
 
-COLUMNS: tuple[tuple[str, Message], ...] = (
+COLUMNS: tuple[tuple[str, Message], ...] = (   # time and speed; the rest: `workloads.llm.cell_tables`
     ("input_len", Message("workload.llm.column.input_len")),
     ("output_len", Message("workload.llm.column.output_len")),
     ("batch", Message("workload.llm.column.batch")),
@@ -22,18 +22,9 @@ COLUMNS: tuple[tuple[str, Message], ...] = (
     ("tpot_p50_ms", Message("workload.serve.line.tpot_ms_p50")),
     ("tpot_p90_ms", Message("workload.llm.column.tpot_p90_ms")),
     ("tpot_p99_ms", Message("workload.llm.column.tpot_p99_ms")),
-    ("decode_tokens_per_s", Message("workload.llm.column.decode_tokens_per_s")),
-    ("decode_tokens_per_s_all", Message("workload.llm.column.decode_tokens_per_s_all")),
-    ("decode_bound_tokens_per_s", Message("workload.llm.column.decode_bound_tokens_per_s")),
-    ("decode_bandwidth_fraction", Message("workload.llm.column.decode_bandwidth_fraction")),
-    ("decode_gbps", Message("workload.llm.column.decode_gbps")),
-    ("decode_rated_bandwidth_fraction", Message("workload.llm.column.decode_rated_bandwidth_fraction")),
-    ("prefill_tokens_per_s", Message("workload.llm.column.prefill_tokens_per_s")),
-    ("prefill_peak_fraction", Message("workload.llm.column.prefill_peak_fraction")),
     ("end_to_end_s", Message("workload.llm.column.end_to_end_s")),
-    ("peak_memory_gib", Message("workload.llm.column.peak_memory_gib")),
-    ("estimate_gib", Message("workload.llm.column.estimate_gib")),
-    ("status", Message("workload.llm.column.status")),
+    ("decode_tokens_per_s_all", Message("workload.llm.column.decode_tokens_per_s_all")),
+    ("prefill_tokens_per_s", Message("workload.llm.column.prefill_tokens_per_s")),
 )
 
 
@@ -58,12 +49,6 @@ def cell(row: Mapping[str, Any], key: str) -> str:
     return str(value)
 
 
-def _memory_kind(kind: str) -> Message | str:
-    """What the peak memory measured (`workloads.llm.cells`' words), in the catalogue when it is one of those."""
-    key = message_id_of(kind, "workload.llm.memory_kind.")
-    return Message(key) if key else kind
-
-
 def _cells(metrics: Mapping[str, Any]) -> list[dict]:
     rows = metrics.get("cells")
     return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
@@ -86,8 +71,7 @@ def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[
         return cold_start_table.report_table(metrics)
     if _plan(metrics):   # --fit-only: the fit is all it measured
         return fit_table.estimate_table(metrics)
-    kind = str(metrics.get("peak_memory_kind") or NA)
-    heading = message("workload.llm.table.heading", kind=_memory_kind(kind))
+    heading = message("workload.llm.table.heading")
     return heading, [label for _, label in COLUMNS], [[cell(r, key) for key, _ in COLUMNS] for r in rows]
 
 

@@ -34,6 +34,8 @@ class ServeResult(Record):
         "served_model", "endpoint", "input_len", "output_len", "tokens_from", "requests", "errors")
     LINE: ClassVar[tuple[str, ...]] = ("max_rate", "ttft_ms_p50", "tpot_ms_p50", "errors")
     REPORT_TABLE: ClassVar[str | None] = "workloads.serve.answer:report_table"
+    MORE_TABLES: ClassVar[tuple[str, ...]] = (   # the levels' further figures by topic, each table within 120 columns
+        "workloads.serve.table:requests_table", "workloads.serve.table:busy_table", "workloads.serve.table:traffic_table")
     READ_AGAINST: ClassVar[str | None] = "workloads.serve.bounds:read_against"
     # the cost table prices the headline it stands beside: output tokens at the last level's load
     COST_BASIS: ClassVar[str | None] = "tokens"

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from workloads.catalogue import Message, message
 from workloads.facts.missing import NA
@@ -16,10 +16,11 @@ HEADLINE = ("output_tokens_per_s", "total_tokens_per_s", "request_throughput", "
             "itl_ms_p50", "itl_ms_p99", "e2el_ms_p50", "e2el_ms_p99", "tokens_from", "ttft_sched_ms_p50",
             "ttft_sched_ms_p99", "e2el_sched_ms_p50", "e2el_sched_ms_p99", "lag_ms_p50", "lag_ms_p99", "slo_attained",
             "client_share", "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50", "turn_ttft")
-COLUMNS: tuple[tuple[str, Message], ...] = (
-    ("level", Message("workload.serve.progress")),
-    ("requests", Message("workload.serve.column.requests")),
-    ("errors", Message("workload.serve.column.errors")),
+_LEVEL = (("level", Message("workload.serve.progress")),)
+# the level's figures in tables by topic, each within 120 columns (one held them all and ran 233 wide, which a log pane
+# wraps into fragments): speed and latency first (the report's table), then the requests from their due time and the
+# SLO, what was busy, and the traffic's shape; the level leads each, so a row reads alone
+COLUMNS: tuple[tuple[str, Message], ...] = _LEVEL + (
     ("request_throughput", Message("workload.serve.column.request_throughput")),
     ("output_tokens_per_s", Message("workload.serve.column.output_tokens_per_s")),
     ("ttft_ms_p50", Message("workload.serve.line.ttft_ms_p50")),
@@ -28,18 +29,27 @@ COLUMNS: tuple[tuple[str, Message], ...] = (
     ("tpot_ms_p99", Message("workload.llm.column.tpot_p99_ms")),
     ("itl_ms_p50", Message("workload.serve.column.itl_ms_p50")),
     ("e2el_ms_p50", Message("workload.serve.column.e2el_ms_p50")),
+)
+REQUESTS: tuple[tuple[str, Message], ...] = _LEVEL + (
+    ("requests", Message("workload.serve.column.requests")),
+    ("errors", Message("workload.serve.column.errors")),
     ("ttft_sched_ms_p99", Message("workload.serve.column.ttft_sched_ms_p99")),
     ("lag_ms_p99", Message("workload.serve.column.lag_ms_p99")),
     ("goodput", Message("workload.serve.column.goodput")),
     ("slo_holds", Message("workload.serve.column.slo_holds")),
+)
+BUSY: tuple[tuple[str, Message], ...] = _LEVEL + (
     ("client_share", Message("workload.serve.column.client_share")),
-    ("prefix_first_ttft_ms_p50", Message("workload.serve.column.prefix_first_ttft_ms_p50")),
-    ("prefix_later_ttft_ms_p50", Message("workload.serve.column.prefix_later_ttft_ms_p50")),
-    ("turn_ttft", Message("workload.serve.column.turn_ttft")),
     ("card_util_pct", Message("workload.serve.column.card_util_pct")),
     ("card_mem_peak_bytes", Message("workload.serve.column.card_mem_peak_bytes")),
     ("card_power_w", Message("workload.serve.column.card_power_w")),
 )
+TRAFFIC: tuple[tuple[str, Message], ...] = _LEVEL + (
+    ("prefix_first_ttft_ms_p50", Message("workload.serve.column.prefix_first_ttft_ms_p50")),
+    ("prefix_later_ttft_ms_p50", Message("workload.serve.column.prefix_later_ttft_ms_p50")),
+    ("turn_ttft", Message("workload.serve.column.turn_ttft")),
+)
+ALL = COLUMNS + REQUESTS[1:] + BUSY[1:] + TRAFFIC[1:]   # every column, for a level's run.log line
 
 
 OPTIONAL = frozenset(("goodput", "slo_holds", "client_share", "prefix_first_ttft_ms_p50", "prefix_later_ttft_ms_p50",
@@ -71,7 +81,8 @@ def cell(row: Mapping[str, Any], key: str) -> str:
 def level_line(row: Mapping[str, Any]) -> str:
     """'concurrency 16: 64 requests, 0 errors, 3.1 req/s, 412 output tok/s, TTFT p50 48.2 ms ...'."""
     parts = [f"{row.get('requests')} requests, {row.get('errors')} errors"]
-    parts += [f"{label.en} {cell(row, key)}" for key, label in COLUMNS[3:] if row.get(key) is not None]
+    parts += [f"{label.en} {cell(row, key)}" for key, label in ALL[1:]
+              if key not in ("requests", "errors") and row.get(key) is not None]
     if not row.get("card_samples"):
         parts.append("no card telemetry in the level")
     return f"{row.get('level')}: " + ", ".join(parts) + f" (output tokens from {row.get('tokens_from')})"
@@ -134,16 +145,46 @@ def result_of(rows: list[dict[str, Any]], settings: dict[str, Any], notes: list[
 _TEST_SERVER = Message("workload.serve.test_server")
 
 
-def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
+def _levels(metrics: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = metrics.get("levels")
-    rows = [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
-    first = _TEST_SERVER if metrics.get("test_server") is True else ""   # `--test-server`, in the result
-    heading = message("workload.serve.table.heading", first=first)
-    # a column only some runs fill (an SLO's, a traffic shape's) is left out where no row has it
-    shown = [(key, label) for key, label in COLUMNS if key not in OPTIONAL or any(r.get(key) is not None for r in rows)]
+    return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+
+
+def _table(heading: Any, columns: Sequence[tuple[str, Message]],
+           rows: list[dict[str, Any]]) -> tuple[Any, list[Any], list[list[str]]]:
+    """``rows`` under ``columns``; a column only some runs fill (an SLO's, a traffic shape's) is left out where no
+    row has it, and a table left with the level alone has no rows (nothing of its topic ran)."""
+    shown = [(key, label) for key, label in columns if key not in OPTIONAL or any(r.get(key) is not None for r in rows)]
+    if len(shown) == 1:
+        rows = []
     return heading, [label for _, label in shown], [[cell(r, key) for key, _ in shown] for r in rows]
 
 
+def report_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
+    """Each level's speed and latency (vLLM's figures)."""
+    first = _TEST_SERVER if metrics.get("test_server") is True else ""   # `--test-server`, in the result
+    return _table(message("workload.serve.table.heading", first=first), COLUMNS, _levels(metrics))
+
+
+def requests_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
+    """Each level's requests and errors, its latency from the requests' due time and the SLO's verdict."""
+    return _table(message("workload.serve.table.requests_heading"), REQUESTS, _levels(metrics))
+
+
+def busy_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
+    """What was busy while each level ran: the client (its share of its ceiling) and the card (its telemetry)."""
+    return _table(message("workload.serve.table.busy_heading"), BUSY, _levels(metrics))
+
+
+def traffic_table(metrics: Mapping[str, Any]) -> tuple[Any, list[Any], list[list[str]]]:
+    """A traffic shape's figures (--prefix groups, --multi-turn turns); no rows where the run had none."""
+    return _table(message("workload.serve.table.traffic_heading"), TRAFFIC, _levels(metrics))
+
+
+MORE_TABLES = (requests_table, busy_table, traffic_table)
+
+
 def lines(metrics: Mapping[str, Any]) -> list[str]:
-    """The report's table as aligned lines for run.log: the same cells; a long --duration run's first rows."""
-    return text_lines(*report_table(metrics), more=lambda rows: message("workload.serve.table.more", rows=rows))
+    """The report's tables as aligned lines for run.log: the same cells; a long --duration run's first rows."""
+    more = lambda rows: message("workload.serve.table.more", rows=rows)  # noqa: E731 - one message, every table
+    return [line for table in (report_table, *MORE_TABLES) for line in text_lines(*table(metrics), more=more)]

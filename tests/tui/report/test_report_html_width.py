@@ -8,6 +8,7 @@ import re
 
 from tui.report import html as report_html
 from tui.report.document import Table
+from workloads.llm import cell_tables
 from workloads.llm.table import COLUMNS, report_table
 
 # one sweep cell as the llm workload writes it (workloads/llm/cells.py), and one that did not fit
@@ -32,13 +33,13 @@ def _rule(page: str, selector: str) -> str:
     return found.group(1)
 
 
-def _llm_table() -> Table:
-    heading, columns, rows = report_table({"cells": [CELL, NO_FIT], "peak_memory_kind": "x"})
+def _llm_table(printer=report_table) -> Table:
+    heading, columns, rows = printer({"cells": [CELL, NO_FIT], "peak_memory_kind": "x"})
     return Table([c.en for c in columns], rows)
 
 
 def test_the_llm_sweep_s_table_is_set_as_a_wide_table_whose_type_shrinks_with_the_window():
-    assert len(COLUMNS) > report_html.WIDE_COLUMNS     # the 17 columns that ran past 1280 px
+    assert len(COLUMNS) > report_html.WIDE_COLUMNS     # 17 columns ran past 1280 px; the first table's 10 are wide yet
     page = _page(_llm_table())
     assert '<table class="wide">' in page
     wide = _rule(page, "table.wide")
@@ -51,15 +52,15 @@ def test_the_llm_sweep_s_table_is_set_as_a_wide_table_whose_type_shrinks_with_th
 def test_a_wide_table_s_long_header_words_may_break_hyphenated_and_short_ones_never():
     page = _page(_llm_table())
     heads = re.findall(r"<th>(.*?)</th>", page)
-    assert "decode bound tok/s (read band\u00adwidth)" in heads   # a soft hyphen: drawn only where it breaks
-    assert "input" in heads and "status" in heads and "TTFT ms" in heads
+    assert "pre\u00adfill tok/s" in heads   # a soft hyphen: drawn only where it breaks
+    assert "input" in heads and "batch" in heads and "TTFT ms" in heads
     assert "band\u00adwidth" not in _page(Table(["bandwidth", "v"], [["1", "2"]]))   # only in a wide table
     linked = _page(Table(["[see](https://example.org/bandwidth)"] + ["c"] * 9, [["1"] * 10]))
     assert 'href="https://example.org/bandwidth"' in linked and "\u00ad" not in linked   # markup left whole
 
 
 def test_numbers_stay_whole_and_only_long_words_break_anywhere():
-    page = _page(_llm_table())
+    page = "".join(_page(_llm_table(printer)) for printer in (report_table, *cell_tables.TABLES))
     cells = dict((text, cls) for cls, text in re.findall(r'<td(?: class="([^"]*)")?>(.*?)</td>', page))
     assert cells["14.0 %"] == "whole" and cells["11,780.9"] == ""   # a share never wraps (a number cannot)
     assert cells[NO_FIT["status"]] == ""          # a sentence wraps between its words only

@@ -56,7 +56,7 @@ def test_the_chinese_report_says_its_own_words_and_quotes_the_workloads(tmp_path
     assert "| 结论（规则见 verdict.txt） | 警告 |" in lines
     # a WARN verdict is a problem met: the list says so (it said "无：没有回退、警告或错误。")
     assert any(line.startswith("- 长时间稳定性测试") and "结论为 **警告**" in line for line in lines)
-    assert "| `compiled` | 否 |" in lines and "| 读带宽的测量方法 | `sum of a 256 MiB fp32 tensor, best of 10` |" \
+    assert "| `compiled` | 否 |" in lines and "| 实测读带宽的测量方法 | `sum of a 256 MiB fp32 tensor, best of 10` |" \
         in lines
     assert "| 模型 | `tiny` |" in lines          # a text figure the workload wrote: quoted, as the report's rule says
     assert not any("峰值显存" in line or "| no |" in line for line in lines)

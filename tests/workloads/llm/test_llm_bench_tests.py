@@ -106,15 +106,23 @@ def test_the_terminal_prints_the_format_the_run_recorded():
     assert bench_output.terminal_lines({"bench": None}) == []
 
 
-def test_the_report_s_table_says_each_test_beside_its_bounds():
-    heading, columns, rows = bench_table.report_table({"bench": _rows()})
-    assert heading("en").startswith("llama-bench's tests: tiny, 75 MiB of weights, 19,665,408 parameters, CPU, fp32")
-    assert heading("zh").startswith("llama-bench 测试：tiny")
+def test_the_report_s_tables_say_each_test_beside_its_bounds():
+    heading, columns, rows = bench_table.pp_table({"bench": _rows()})
+    assert heading("en").startswith("llama-bench's pp tests: tiny, fp32")
+    assert "N/A: no microbench GEMM figure in this run" in heading("en")   # the same for every test: said once
     said = {str(c): i for i, c in enumerate(columns)}
-    assert rows[0][said["t/s (mean ± sd)"]] == "32,000.00 ± 1,600.50"
-    assert str(rows[0][said["of measured GEMM ceiling"]]) == "N/A: no microbench GEMM figure in this run"
-    assert rows[1][said["GB/s read (weights + KV cache a step)"]] == "3.2"
-    assert rows[1][said["of measured read"]] == "40.0 %" and rows[1][said["rated GB/s"]] == "N/A"
+    assert [r[0] for r in rows] == ["pp64"] and rows[0][said["t/s (mean ± sd)"]] == "32,000.00 ± 1,600.50"
+    assert rows[0][said["of rated peak FLOP/s"]] == "N/A"
+    heading, columns, rows = bench_table.report_table({"bench": _rows()})
+    assert heading("en").startswith("llama-bench's tg tests: tiny, 75 MiB of weights, 19,665,408 parameters, CPU, "
+                                    "fp32, eager decode")
+    assert heading("zh").startswith("llama-bench 的 tg 测试：tiny")
+    # the run's bandwidths, the same for every test, in the heading; each test's share of them in its row
+    assert "the measured read bandwidth 8 GB/s and the rated memory bandwidth N/A" in heading("en")
+    said = {str(c): i for i, c in enumerate(columns)}
+    assert [r[0] for r in rows] == ["tg16 @ d512"] and rows[0][said["decode GB/s read"]] == "3.2"
+    assert rows[0][said["of measured read bandwidth"]] == "40.0 %"
+    assert rows[0][said["of rated memory bandwidth"]] == "N/A"
 
 
 @pytest.fixture
@@ -155,6 +163,32 @@ def test_a_run_s_result_holds_the_rows_and_writes_the_file(monkeypatch, tmp_path
     written = [json.loads(line) for line in (tmp_path / "b.jsonl").read_text().splitlines()]
     assert [r["test"] for r in written] == [r["test"] for r in m["bench"]]
     assert LlmResult.of(m).undeclared() == []
+    _each_table_fits_120_columns(m)
+
+
+def _each_table_fits_120_columns(m):
+    """Every llm table a user pastes (the cells' and llama-bench's, as `cardbench run` prints them), within 120
+    columns, its header and rows: a log pane wraps a wider line into fragments. A cell that did not fit (its status a
+    sentence) and a card's rated figures (columns the CPU leaves N/A) are added, as a GPU's sweep has them."""
+    from workloads.facts.text_table import text_lines
+
+    cell = m["cells"][0]
+    gpu = {**cell, "input_len": 32768, "output_len": 16384, "batch": 256, "ttft_s": 125.5629, "tpot_p50_s": 0.0362,
+           "decode_bandwidth_fraction": 0.8812, "decode_rated_bandwidth_fraction": 0.7731, "decode_gbps": 2950.1,
+           "prefill_tokens_per_s": 1211780.9, "prefill_peak_fraction": 0.4691, "end_to_end_s": 1842.6}
+    no_fit = {"input_len": 32768, "output_len": 16384, "batch": 512, "estimate_bytes": 141.1 * 2**30,
+              "status": "does not fit: needs about 141.1 GiB, 79.2 GiB free"}
+    bench = [{**r, "rated_bandwidth_fraction": 0.7, "rated_fraction": 0.47, "test": r["test"].replace("@ d32",
+                                                                                                        "@ d16384")}
+             for r in m["bench"]]
+    m = {**m, "cells": [cell, gpu, no_fit], "bench": bench}
+    shown = 0
+    for printer in LlmResult.table_printers():
+        heading, columns, rows = printer(m)
+        lines = text_lines(heading, columns, rows)[1:]   # the heading is a sentence, which wraps between words
+        assert all(len(line) <= 120 for line in lines), "\n".join(lines)
+        shown += len(rows)
+    assert shown == 4 * 3 + len(bench)   # the cells in each of their four tables, every test in one of two
 
 
 class _Fallbacks:
@@ -255,3 +289,18 @@ def test_the_compiled_cpu_step_decodes_eager_s_tokens_with_its_products_on_every
     assert torch.get_num_threads() == threads   # set back after the step
     # five products a step (qkv, o, gate-up, down, the head): the compiled step's called at run time, not inlined
     assert len(seen) == 10 and set(seen) == {threads}
+
+
+def test_a_run_without_pp_and_tg_leads_its_result_line_with_what_it_measured(monkeypatch):
+    """--pp 0 --tg 0 asked for no llama-bench test: the RESULT line began 'tokens/s tg: ... N/A; tokens/s pp: ... N/A'."""
+    from tui.figures import result_text
+
+    monkeypatch.setitem(presets.PRESETS, "small", SMALL)
+    out = io.StringIO()
+    assert main(Emitter(out), ["--device", "cpu", "--model", "small", "--input-len", "8", "--output-len", "4",
+                               "--repeat", "1", "--pp", "0", "--tg", "0"]) == 0
+    m = next(e for e in map(json.loads, out.getvalue().splitlines()) if e["event"] == "result")["metrics"]
+    assert "tg_tokens_per_s" not in m and "pp_tokens_per_s" not in m
+    line = result_text("llm", m)
+    assert line.startswith("RESULT: ") and "tokens/s decode per sequence" in line.split(";")[0]
+    assert "tokens/s tg:" not in line and "tokens/s pp:" not in line

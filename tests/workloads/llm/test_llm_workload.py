@@ -73,14 +73,18 @@ def test_sweep_gives_every_cell_its_figures_and_bounds(sweep_result):
     # the report's table: one row a cell, in English and Chinese
     heading, columns, rows = SPEC.report_table(result)
     assert len(rows) == 4 and rows[0][:3] == ["32", "16", "1"] and columns[3]("zh") == "首 token 毫秒"
-    assert "read-bandwidth bound" in heading("en") and "读带宽上限" in heading("zh") and "进程峰值 RSS" in heading("zh")
+    assert "time and speed" in heading("en") and "时间与速度" in heading("zh")
+    from workloads.llm import cell_tables
+    decode, memory = cell_tables.decode_table(result)[0], cell_tables.memory_table(result)[0]
+    assert "measured read bandwidth" in decode("en") and "实测读带宽" in decode("zh") and "进程峰值 RSS" in memory("zh")
 
 
 def test_the_suite_sweep_reaches_the_report_bundle(sweep_result):
     _, _, report, _ = sweep_result
     cells = [line.split("|")[1:4] for line in report.splitlines() if re.match(r"\| (32|128) \| 16 \| [14] \|", line)]
-    assert [[c.strip() for c in row] for row in cells] == [["32", "16", "1"], ["128", "16", "1"], ["32", "16", "4"],
-                                                          ["128", "16", "4"]]
+    # each cell a row in each of the cells' four tables (time and speed, decode, rated figures, memory)
+    assert [[c.strip() for c in row] for row in cells] == 4 * [["32", "16", "1"], ["128", "16", "1"],
+                                                              ["32", "16", "4"], ["128", "16", "4"]]
     assert "Readiness cells (input x output tokens x batch)" in report
 
 

@@ -15,6 +15,7 @@ from tui.figures import result_text
 from workloads.child.harness import Emitter, run_main
 from workloads.protocol import RUN_DIR_ENV
 from workloads.serve.answer import report_table
+from workloads.serve.table import busy_table
 from workloads.serve.cli import main
 from workloads.serve.requests_csv import COLUMNS, REQUESTS_CSV
 from workloads.serve.search import BRACKET, CEILING, LEVELS, NONE_MEETS
@@ -167,7 +168,7 @@ def test_a_level_near_the_client_s_own_ceiling_is_said_to_measure_the_client(ser
     assert code == 0 and m["client_ceiling_tokens_per_s"] == 50.0
     assert all(r["client_share"] == pytest.approx(r["chunks"] / r["duration_s"] / 50.0) for r in m["levels"])
     assert any(n.startswith("concurrency 1, concurrency 2: at half the client's own ceiling or more") for n in m["notes"])
-    _, columns, rows = report_table(m)
+    _, columns, rows = busy_table(m)   # what was busy: the client's load beside the card's
     at = [c.en for c in columns].index("client load %")
     assert float(rows[0][at].replace(",", "")) > 50    # the share, in % of the ceiling, is a column of the table
 

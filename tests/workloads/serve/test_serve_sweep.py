@@ -12,7 +12,7 @@ import pytest
 from workloads.child.harness import Emitter, run_main
 from workloads.serve.cli import main
 from workloads.serve.sweep import stopped_answering
-from workloads.serve.table import report_table
+from workloads.serve.table import report_table, requests_table
 
 
 def run(argv, capsys=None):
@@ -73,7 +73,8 @@ def test_the_sweep_ends_its_log_with_the_report_s_table(serving, capsys):
     assert tail[0] == f"[cardbench] {heading.en}"
     assert _row_in([c.en for c in columns], tail), tail   # its units in the labels: "TTFT p50 ms"
     assert [_row_in(r, tail) is not None for r in rows] == [True, True], tail
-    assert len(tail) == 4   # the heading, the labels, a line a level
+    assert tail[4] == f"[cardbench] {requests_table(result(events))[0].en}"   # then the requests' table, the next
+    assert len(tail) == 3 * 4   # three tables (no traffic shape's): the heading, the labels, a line a level each
 
 
 def test_chat_without_usage_counts_chunks_and_says_so(serving):
@@ -181,3 +182,26 @@ def test_a_stop_mid_level_keeps_the_requests_answered_so_far(serving):
     (row,) = result(events)["levels"]
     assert row["level"] == "concurrency 1 (stopped)" and 2 <= row["completed"] < 1000 and row["errors"] == 0
     assert row["tpot_ms_p50"] >= 10
+
+
+def test_each_table_a_user_pastes_fits_120_columns(serving):
+    """The serve tables, as `cardbench run serve` prints them: one table of every figure ran 233 columns wide and a
+    log pane wrapped it into fragments. A real sweep with an SLO (its goodput and verdict columns), each level given
+    the card's telemetry a GPU host would add; every header and row within 120 columns, every level in each table."""
+    from workloads.facts.text_table import text_lines
+    from workloads.serve.result_record import ServeResult
+
+    with serving() as server:
+        code, events = run(["--url", server.url, "--concurrency", "1,64", "--requests", "64", "--output-len", "3",
+                            "--slo", "ttft=5000,tpot=5000"])
+    assert code == 0
+    m = result(events)
+    m = {**m, "levels": [{**r, "card_util_pct": 99.5, "card_mem_peak_bytes": 79.6 * 2**30, "card_power_w": 699.9,
+                          "client_share": 0.5432} for r in m["levels"]]}
+    tables = [printer(m) for printer in ServeResult.table_printers()]
+    for heading, columns, rows in tables:
+        lines = text_lines(heading, columns, rows)[1:]   # the heading is a sentence, which wraps between words
+        assert all(len(line) <= 120 for line in lines), "\n".join(lines)
+    shown = {c.en for _, columns, rows in tables if rows for c in columns}
+    assert {"TTFT p99 from due ms", "goodput req/s", "SLO (share met)", "card power W", "client load %"} <= shown
+    assert [len(rows) for _, _, rows in tables] == [2, 2, 2, 0]   # no traffic shape: its table has no rows

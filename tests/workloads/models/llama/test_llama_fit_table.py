@@ -192,10 +192,10 @@ def test_llm_and_finetune_declare_the_three_tables_and_only_a_plan_fills_them(tw
         printers = record.table_printers()
         filled = [p(two_cards) for p in printers if p(two_cards)[2]]
         assert [t[0] for t in filled] == [t[0] for t in fit_table.tables(two_cards)], record
-    # a timed llm run carries the fit too (its log prints it): its report's tables are its cells alone
+    # a timed llm run carries the fit too (its log prints it): its report's tables are its cells' (four, by topic)
     cell = {"input_len": 16, "output_len": 4, "batch": 1, "status": "ok"}
     timed = {**two_cards, "cells": [cell], "peak_memory_kind": "x"}
-    assert [len(p(timed)[2]) for p in LlmResult.table_printers()] == [1, 0, 0, 0]
+    assert [len(p(timed)[2]) for p in LlmResult.table_printers()] == [1, 0, 0, 1, 1, 1, 0, 0]
     assert [len(p({"tokens_per_s": 10.0})[2]) for p in FinetuneResult.table_printers()] == [0, 0, 0]
 
 
