@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from workloads.facts.formatting import format_bytes, format_duration, format_number, percent, rate
 from workloads.facts.missing import NA, is_finite
+from workloads.facts.warmup import MIN_MEASURED_STEPS, measured_enough
 from workloads import registry
 from workloads.catalogue import say
 from workloads.result_record import Figure
@@ -119,7 +120,13 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
         if key == spec.headline and isinstance(metrics.get("throughput_unit"), str):
             # a job's headline is in the unit its log wrote: 'it/s, throughput the log printed (...)'
             metric = Figure(key, Text(spec.headline_label(unit=metrics["throughput_unit"])), metric.unit)
-        if metrics.get(f"{key}_unreliable") is not None:
+        if key == spec.headline and _too_few_steps(metrics):
+            # the report's rule (tui.report.summary: too_few_steps): a median of fewer measured steps is no figure; the
+            # terminal said "16.39 tokens/s" where the report of the same run said "not measured"
+            bits.append(f"{metric.label.en} " + say("report.too_few_steps", "en", n=metrics["steps_counted"],
+                                                    needed=MIN_MEASURED_STEPS)
+                        + f" ({format_number(metrics[key])})")
+        elif metrics.get(f"{key}_unreliable") is not None:
             # the withheld value, plain (generate's is a ratio over 1, not a share): its warning says why
             withheld = metrics[f"{key}_unreliable"]
             said = format_number(withheld) if is_finite(withheld) else str(withheld)
@@ -127,6 +134,12 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
         else:
             bits.append(labelled(metric, metrics[key]))
     return "RESULT: " + "; ".join(bits)
+
+
+def _too_few_steps(metrics: Mapping[str, Any]) -> bool:
+    """A result that counts its steps after warm-up (resnet50's, finetune's) and has fewer than a figure needs."""
+    counted = metrics.get("steps_counted")
+    return isinstance(counted, int) and not isinstance(counted, bool) and not measured_enough(counted)
 
 
 def plan_text(workload: str, metrics: Mapping[str, Any]) -> str:

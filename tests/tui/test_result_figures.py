@@ -151,3 +151,13 @@ def test_a_short_nested_table_says_each_row_s_fields_not_their_count():
     ops = registry.spec_for("finetune").metric("cpu_fallback_ops")
     said = metric_text(ops, [{"op": "aten::gelu", "calls_per_step": 1, "share_of_step": 0.084}])
     assert said == "(op: aten::gelu, calls_per_step: 1, share_of_step: 0.084)"
+
+
+def test_a_headline_of_fewer_measured_steps_than_a_figure_needs_is_said_not_measured_as_the_report_says():
+    """`cardbench run finetune ... --steps 4` printed 'RESULT: 16.39 tokens/s' where its report said 'not measured:
+    1 step(s) after warm-up, fewer than the 3 a figure needs'."""
+    short = result_text("finetune", {"tokens_per_s": 16.39, "steps_counted": 1, "steps": 4})
+    assert "16.39 tokens/s" not in short
+    assert "not measured: 1 step(s) after warm-up, fewer than the 3 a figure needs (16.39)" in short
+    enough = result_text("finetune", {"tokens_per_s": 16.39, "steps_counted": 3, "steps": 6})
+    assert "16.39 tokens/s" in enough and "not measured" not in enough
