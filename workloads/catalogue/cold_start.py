@@ -107,6 +107,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.cold_start.compile.model_compiled": ("torch.compile of the model: its first forward and backward "
                                                    "(gradients dropped)",
                                                    "模型的 torch.compile：首次前向与反向（梯度丢弃）"),
+    "workload.cold_start.compile.block_compiled": ("torch.compile of each decoder block in place (regional): the "
+                                                   "model's first forward and backward (gradients dropped)",
+                                                   "逐个解码块原地 torch.compile（区域编译）：模型首次前向与反向（梯度丢弃）"),
     "workload.cold_start.compile.failed": ("failed ({error}); a run goes on eager",
                                            "失败（{error}）；运行将以 eager 模式继续"),
     "workload.cold_start.state.cold": ("cold", "冷读"),

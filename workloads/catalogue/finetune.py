@@ -65,6 +65,9 @@ WORDS: dict[str, tuple[str, str]] = {
                                            "LoRA 秩"),
     "workload.finetune.metric.lora_targets": ("LoRA target products",
                                               "LoRA 目标矩阵乘"),
+    "workload.finetune.metric.compiled": ("`torch.compile` (block: each decoder block in place; model: the whole "
+                                          "model)",
+                                          "`torch.compile`（block：逐个解码块原地编译；model：整个模型）"),
     "workload.finetune.metric.cpu_check_ok": ("losses within the bound of float64 on the CPU",
                                               "loss 在 CPU float64 的容差之内"),
     "workload.finetune.metric.cpu_check_max_relative_difference": ("largest relative loss difference from float64 on the CPU",

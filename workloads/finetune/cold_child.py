@@ -4,8 +4,9 @@
 As ``role: prepare`` (untimed) it resolves the device and writes a preset's weights in fp32 (the master weights a run
 trains). As ``role: measure`` it stamps, in order: its first line, its imports (torch first), the device's first
 context, the weights read into host memory, the model built on the device with the weights copied in, its adapters
-(--mode lora) and its AdamW, the first compiled forward and backward (--compile: where torch.compile compiles; those
-gradients are dropped), and the first optimizer step of a synthetic batch, its loss read back.
+(--mode lora) and its AdamW, the first compiled forward and backward (--compile: where torch.compile compiles, each
+decoder block in place or the whole model as the run compiles; those gradients are dropped), and the first optimizer
+step of a synthetic batch, its loss read back.
 """
 
 import time
@@ -19,6 +20,7 @@ from types import SimpleNamespace  # noqa: E402
 import torch  # noqa: E402
 
 from workloads.child import device as dev  # noqa: E402
+from workloads.child.train.precision import compile_in_place, uncompile_in_place  # noqa: E402
 from workloads.cold_start.child import (Stamper, child_main, config_of, first_context, load_into, prepare,  # noqa: E402
                                         read_weights)
 from workloads.errors import first_line  # noqa: E402
@@ -51,19 +53,26 @@ def _autocast(request: dict, device: torch.device) -> contextlib.AbstractContext
 
 
 def _compiled(request: dict, model: Llama, tokens: torch.Tensor, device: torch.device, stamper: Stamper) -> tuple:
-    """The model compiled and its first forward and backward run (where it compiles), as a run's first step would;
-    the model to step and how the phase went (the catalogue's ``workload.cold_start.compile.<how>``)."""
-    if not request.get("compile"):
+    """The model compiled as the run compiles it (``--compile block``: each decoder block in place; ``model``: the
+    whole model) and its first forward and backward run (where it compiles), as a run's first step would; the model
+    to step and how the phase went (the catalogue's ``workload.cold_start.compile.<how>``)."""
+    scope = request.get("compile")
+    if not scope:
         return model, "off"
     try:
-        compiled = torch.compile(model)
+        if scope == "block":
+            compile_in_place(model.layers)
+            compiled, how = model, "block_compiled"
+        else:
+            compiled, how = torch.compile(model), "model_compiled"
         with _autocast(request, device):
             loss = lm_loss(compiled, tokens)
         loss.backward()
         model.zero_grad(set_to_none=True)
         dev.synchronize(device)
-        stepped, how = compiled, "model_compiled"
+        stepped = compiled
     except Exception as exc:  # noqa: BLE001 - a run would fall back to eager: the time spent is said
+        uncompile_in_place(model.layers)
         stepped, how = model, "failed"
         stamper.note(compile_error=first_line(exc, typed=True))
     stamper.phase("compiled")

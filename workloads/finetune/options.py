@@ -18,6 +18,7 @@ from workloads.models.llama.presets import LlamaConfig, known_models, preset
 
 WORKLOAD = SPEC.name
 UNIT = SPEC.unit
+COMPILE_SCOPES = ("block", "model")   # --compile's values: the regional compile, or the whole model's
 TEXT_SAMPLE_BYTES = 1 << 16  # what is read of --data before torch to tell text from anything else
 
 
@@ -43,7 +44,10 @@ def build_parser() -> ArgumentParser:
                    help="micro-batches whose gradients add up to one step (default 1)")
     p.add_argument("--activation-checkpointing", action="store_true",
                    help="recompute each block's activations in the backward pass (less memory, ~1/3 more compute)")
-    p.add_argument("--compile", action="store_true", help="torch.compile the model (falls back to eager on failure)")
+    p.add_argument("--compile", nargs="?", const="block", default=None, choices=COMPILE_SCOPES, metavar="block|model",
+                   help="torch.compile: each decoder block in place (block, the bare flag's: one block's code, "
+                        "compiled once and reused) or the whole model (model); falls back to eager on failure "
+                        "(default off)")
     p.add_argument("--amp", choices=("off", "fp16", "bf16"), default="bf16",
                    help="autocast precision over fp32 master weights; fp16 uses a gradient scaler (default bf16)")
     p.add_argument("--lr", metavar="LR", type=positive_float, default=None,

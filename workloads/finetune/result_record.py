@@ -77,7 +77,8 @@ class FinetuneResult(FitFigures, ColdStartFigures, CpuFallbackFigures):   # --fi
     precision: str | None = figure(_SHARED + "precision", TEXT)
     precision_requested: str | None = figure(_SHARED + "precision_requested", TEXT)
     fallbacks: list[str] | None = figure(_SHARED + "fallbacks", NESTED)
-    compiled: bool | None = figure(_SHARED + "compiled", TEXT)
+    # --compile's scope that ran: "block", "model" or "off" (a compile that failed its first step leaves "off")
+    compiled: str | None = figure(_OWN + "compiled", TEXT)
     world_size: int | None = figure(_SHARED + "world_size", COUNT)
     device: str | None = figure(_SHARED + "device", TEXT)
     # --check-against-cpu K (cpu_check.compare): the first K losses against float64 on the CPU

@@ -145,6 +145,17 @@ class Step(Precision):
 
     samples = "sequences"
 
+    def compile_asked(self) -> str:
+        """``--compile``'s value: "block" (each decoder block compiled in place, the bare flag's), "model", or
+        "off"."""
+        return self.setup.args.compile or "off"
+
+    def regions(self) -> list[Any]:
+        """The decoder blocks (the model's layer list; FSDP2's sharded blocks where sharded). Their compiled code is
+        one graph for all; under LoRA two, since the first block's input (the frozen embedding's) needs no gradient
+        and the others' do, a guard dynamo compiles again for."""
+        return list(self.setup.model.layers)
+
     def _forward_backward(self, tokens: torch.Tensor, _labels: Any) -> torch.Tensor:
         s = self.setup
         oom.raise_if_injected(int(tokens.shape[0]), s.oom_above, self.samples)

@@ -213,7 +213,7 @@ def _figures(s: Setup, step: Step, estimate: Any, losses: list[float], rates: li
         "parameters": s.parameters, "trainable_parameters": s.trainable,
         "lora_rank": args.lora_rank if args.mode == "lora" else None,
         "lora_targets": list(args.lora_target_names), "precision": step.label, "precision_requested": step.requested,
-        "fallbacks": step.fallbacks, "compiled": step.compiled, "world_size": s.world, "device": s.device_name,
+        "fallbacks": step.fallbacks, "compiled": step.compile_scope, "world_size": s.world, "device": s.device_name,
     }
 
 

@@ -222,6 +222,7 @@ def _check(*args, tmp_path=None):
     (["--batch-size", "6", "--grad-accum", "4"], "--batch-size 6 is not divisible by 1 rank(s) x 4 accumulation"),
     (["--device", "cpu", "--gpus", "2", "--batch-size", "3"], "--batch-size 3 is not divisible by 2 rank(s)"),
     (["--data", "/nonexistent/corpus.txt"], "--data /nonexistent/corpus.txt: no such file"),
+    (["--compile", "layer"], "argument --compile: invalid choice: 'layer' (choose from 'block', 'model')"),
 ])
 def test_bad_arguments_are_one_line_and_exit_2(args, said):
     out = _check(*args)

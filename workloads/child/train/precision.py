@@ -6,6 +6,12 @@ failing layer and its type, and carries on with autocast off for the failing
 module types where that works, else in FP32. A ``--compile`` model that fails
 its first step is dropped for the eager one, also with a ``fallback`` event.
 
+What ``--compile`` compiles (:meth:`Precision.compile_asked`): ``model``, ``torch.compile`` of what a step calls
+(ResNet-50's), or ``block``, the regional compile of PyTorch's recipe: each repeated block
+(:meth:`Precision.regions`) compiled in place by ``nn.Module.compile``, so dynamo compiles one block's code and
+reuses it for the others, and the state_dict keeps its names. Undone by clearing each block's
+``_compiled_call_impl``, the attribute ``nn.Module.compile`` sets and ``Module._wrapped_call_impl`` reads.
+
 The step itself is a supervised one (``criterion(model(inputs), targets)``, then one optimiser step); a
 workload whose step differs (the fine-tune's causal LM over micro-batches) overrides
 :meth:`Precision._forward_backward` and keeps the rest.
@@ -29,6 +35,29 @@ from workloads.child.harness import Emitter, WorkloadError, log
 from workloads.child.train import amp_diagnosis, oom
 from workloads.errors import first_line
 from workloads.hints import hint_for
+
+
+# what a fallback calls the compile it drops, by --compile's value
+COMPILE_WORDS = {"model": "torch.compile", "block": "the regional torch.compile (each block compiled in place)"}
+
+
+def compile_in_place(blocks: Any) -> None:
+    """Each block compiled in place (``nn.Module.compile``): its call goes through the compiled code, its parameters
+    and state_dict keys stay where they were."""
+    for block in blocks:
+        block.compile()
+
+
+def uncompile_in_place(blocks: Any) -> None:
+    """What :func:`compile_in_place` did, undone: each block called eager again."""
+    for block in blocks:
+        block._compiled_call_impl = None
+
+
+def compiled_in_place(blocks: Any) -> bool:
+    """Whether every block's call goes through compiled code."""
+    blocks = list(blocks)
+    return bool(blocks) and all(getattr(b, "_compiled_call_impl", None) is not None for b in blocks)
 
 
 class TrainingSetup(Protocol):
@@ -60,9 +89,23 @@ class Precision:
         self.fp32_types: list[str] = list(getattr(args, "fp32_from_scan", None) or [])  # --ops-from's, at the start
         self.diagnosed = False
         self.fallbacks: list[dict[str, Any]] = []
-        self.compile_checked = not args.compile
-        self.stepped: Any = torch.compile(setup.trained) if args.compile else setup.trained
+        self.compile_scope = self.compile_asked()   # what is compiled now: a failed compile leaves "off"
+        self.compile_checked = self.compile_scope == "off"
+        self.stepped: Any = setup.trained
+        if self.compile_scope == "model":
+            self.stepped = torch.compile(setup.trained)
+        elif self.compile_scope == "block":
+            compile_in_place(self.regions())
         self._refuse_unsupported_autocast()
+
+    def compile_asked(self) -> str:
+        """What ``--compile`` asks for: "model" (``torch.compile`` of what a step calls) or "off"; a workload with
+        repeated blocks (the fine-tune's) may also say "block"."""
+        return "model" if self.setup.args.compile else "off"
+
+    def regions(self) -> list[Any]:
+        """The repeated blocks a regional compile ("block") compiles in place; none here."""
+        return []
 
     def _refuse_unsupported_autocast(self) -> None:
         """FP32 from the start, said as a fallback, where the device table says the device has no autocast in the
@@ -85,7 +128,17 @@ class Precision:
 
     @property
     def compiled(self) -> bool:
-        return self.stepped is not self.setup.trained
+        return self.compile_scope != "off"
+
+    def _eager(self) -> str:
+        """The compile undone (the whole model's wrapper dropped, or each block's compiled call cleared); what was
+        dropped, in words, or "" where nothing was compiled."""
+        words = COMPILE_WORDS.get(self.compile_scope, "")
+        if self.compile_scope == "block":
+            uncompile_in_place(self.regions())
+        self.stepped = self.setup.trained
+        self.compile_scope = "off"
+        return words
 
     def _autocast(self) -> Any:
         if self.amp_dtype is None:
@@ -125,8 +178,8 @@ class Precision:
 
     def _drop_compile(self, exc: BaseException, inputs: Any, targets: Any, step: int) -> Any:
         self.compile_checked = True
-        self.stepped = self.setup.trained
-        self._note_fallback(step, first_line(exc), "torch.compile failed: continuing with the eager model")
+        words = self._eager()
+        self._note_fallback(step, first_line(exc), f"{words} failed: continuing with the eager model")
         loss, _ = self.train_step(inputs, targets, step)
         return loss
 
@@ -134,8 +187,8 @@ class Precision:
         s = self.setup
         if s.is_main:
             log(f"step under {self.label} autocast failed: {error}")
-        eager = "; torch.compile dropped for the eager model" if self.compiled else ""
-        self.stepped = s.trained  # the diagnosis and the patches work on the eager model
+        dropped = self._eager()  # the diagnosis and the patches work on the eager model
+        eager = f"; {dropped} dropped for the eager model" if dropped else ""
         first: amp_diagnosis.LayerFailure | None = None
         diagnosis: amp_diagnosis.Diagnosis | None = None
         reason = ""
