@@ -22,8 +22,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "workload.finetune.metric.peak_memory_bytes": ("peak memory (on a device: allocated by torch; on the CPU: RSS)",
                                                    "峰值内存（设备上：torch 已分配的显存；CPU 上：进程 RSS）"),
     "workload.finetune.metric.peak_memory_growth_bytes": (
-        "peak memory's growth over the process before the model (what the estimate counts; the peak holds the runtime)",
-        "内存峰值相对构建模型前进程占用的增长（估算所计的部分；峰值还含运行时本身）"),
+        "peak memory's growth over the process before the model (on a card what the estimate counts; on the CPU also "
+        "the training step's own runtime, about 240 MiB, and what glibc keeps of freed memory)",
+        "内存峰值相对构建模型前进程占用的增长（设备上即估算所计的部分；CPU 上还含训练步自身的运行时约 240 MiB，以及 glibc 保留的已释放内存）"),
     "workload.finetune.metric.fit_estimate_bytes": ("memory estimate of a step",
                                                     "单步显存估算"),
     "workload.finetune.metric.data_wait_fraction": ("share of step time loading data",

@@ -45,7 +45,9 @@ def run(emitter: Emitter, args: Any, config: LlamaConfig) -> int:
             log(f"result: {metrics['tokens_per_s']:.4g} tokens/s ({metrics['tokens_per_s_per_device']:.4g} per device), "
                 f"MFU {_pct(metrics['mfu'])} of {metrics['rated_words']}, peak {_memory_word(s)} "
                 f"{format_bytes(metrics['peak_memory_bytes'])}, grown {format_bytes(metrics['peak_memory_growth_bytes'])}"
-                f" since the start (estimate {format_bytes(metrics['fit_estimate_bytes'])}), loss "
+                f" since the start (estimate of its tensors {format_bytes(metrics['fit_estimate_bytes'])}"
+                f"{'; on the CPU the step runtime and what glibc keeps come on top' if s.device.type == 'cpu' else ''}),"
+                f" loss "
                 f"{metrics['first_loss']:.4g} -> "
                 f"{metrics['final_loss']:.4g}")
             log(f"model FLOPs: {metrics['mfu_formula']}")
