@@ -46,7 +46,7 @@ class Param:
 SWITCH = ("off", "on")
 # the launcher's device field left empty: auto. Said as what auto does, not as devices ("auto (cuda:0, cpu...)" read as
 # a claim of a cuda:0 on a machine with none)
-DEVICE_PLACEHOLDER = "auto: the first accelerator, else cpu"
+DEVICE_PLACEHOLDER = "auto (card, else cpu)"   # 21 characters: the launcher field shows that many
 
 
 SUITES = ("quick", "standard")   # the headless suites; the first is the default one
