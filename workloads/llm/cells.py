@@ -147,8 +147,9 @@ def add_bounds(row: dict[str, Any], read_gbps: float | None, rated_tflops: float
 
 
 def llama_bench(model: Any, tests: Sequence[BenchTest], repetitions: int, device: torch.device, seed: int,
-                make_decoder: Any = EagerDecoder) -> list[dict[str, Any]]:
-    """One row a test: its rate each repetition (after one untimed run), mean and sample standard deviation."""
+                make_decoder: Any = EagerDecoder, done: Any = None) -> list[dict[str, Any]]:
+    """One row a test: its rate each repetition (after one untimed run), mean and sample standard deviation;
+    ``done(index, row)`` after each test (the run's progress)."""
     gen = torch.Generator().manual_seed(seed)
     rows = []
     for test in tests:
@@ -166,6 +167,8 @@ def llama_bench(model: Any, tests: Sequence[BenchTest], repetitions: int, device
                      "stddev_ns": int(statistics.stdev(seconds) * 1e9) if len(seconds) > 1 else None,
                      "avg_ts": statistics.fmean(rates), "stddev_ts": statistics.stdev(rates) if len(rates) > 1 else None,
                      "samples_ns": [int(s * 1e9) for s in seconds], "samples_ts": rates})
+        if done is not None:
+            done(len(rows) - 1, rows[-1])
     return rows
 
 

@@ -37,7 +37,12 @@ def config_event(args: argparse.Namespace, plan: Plan, device: Any, dtype_name: 
             "kv_heads": c.num_key_value_heads, "vocab_size": c.vocab_size, "parameters": c.parameter_count(),
             "sweep": plan.sweep, "cells": len(plan.cells), "repeat": args.repeat, "pp": plan.pp, "tg": plan.tg,
             "repetitions": args.repetitions, "dtype": dtype_name, "device": str(device),
-            "cuda_graphs": args.cuda_graphs, "compile": args.compile, "total_steps": len(plan.cells)}
+            "cuda_graphs": args.cuda_graphs, "compile": args.compile, "total_steps": steps(plan)}
+
+
+def steps(plan: Plan) -> int:
+    """The run's steps: a cell each, then a llama-bench test each (the launcher's ETA spans both)."""
+    return len(plan.cells) + len(plan.tests)
 
 
 def _rss() -> int | None:
@@ -149,13 +154,13 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
         rows.append(row)
         emitter.step(i + 1, throughput=row.get("decode_tokens_per_s_all"), unit="tokens/s",
                      step_s=row.get("tpot_p50_s"), memory_allocated_bytes=row.get("peak_memory_bytes"),
-                     total_steps=len(plan.cells), cell=cell.label(), label=cell.label(), status=row["status"])
+                     total_steps=steps(plan), cell=cell.label(), label=cell.label(), status=row["status"])
         log(f"cell {i + 1}/{len(plan.cells)} {cell.label()}: " + _row_line(row))
         if output_ids is not None:
             sample_text = plan.tokenizer.decode(output_ids)
             log(f"prompt: {plan.tokenizer.decode(list(plan.prompt_ids))!r}")
             log(f"generated (greedy, sequence 1): {sample_text!r}")
-    bench = cells.llama_bench(model, plan.tests, args.repetitions, device, args.seed, make)
+    bench = _llama_bench(args, plan, model, device, make, emitter)
     checked = fallback_check.check(args, plan, model, rows, device, emitter, make)   # after the timed work
     rounds = [bandwidth.measure_read_bandwidth(device)] + ([before] if before else [])
     read = bandwidth.best_of(rounds)
@@ -183,6 +188,17 @@ def measure(args: argparse.Namespace, plan: Plan, device: torch.device, dtype: t
     if first.get("peak_memory_bytes"):
         m["fit_estimate_error"] = first["estimate_bytes"] / first["peak_memory_bytes"] - 1
     return m
+
+
+def _llama_bench(args: argparse.Namespace, plan: Plan, model: Llama, device: torch.device, make: Any,
+                 emitter: Emitter) -> list[dict[str, Any]]:
+    """llama-bench's tests, each a step after the cells': progress without a rate (a pp and a tg rate are other
+    figures than a cell's decode, and the live plot draws the steps' rates), so the ETA spans the tests too (the
+    launcher said 'cell 1/1 ETA 0 ms' for the 25 s of pp512 and tg128)."""
+    def done(j: int, row: dict[str, Any]) -> None:
+        emitter.step(len(plan.cells) + j + 1, total_steps=steps(plan), label=row["test"], status="ok")
+
+    return cells.llama_bench(model, plan.tests, args.repetitions, device, args.seed, make, done=done)
 
 
 def _headline(m: dict[str, Any], plan: Plan) -> dict[str, Any]:

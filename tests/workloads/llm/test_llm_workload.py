@@ -52,8 +52,11 @@ def test_sweep_gives_every_cell_its_figures_and_bounds(sweep_result):
     events, log, _, _ = sweep_result
     steps = [e for e in events if e["event"] == "step"]
     result = next(e for e in events if e["event"] == "result")["metrics"]
-    assert [s["cell"] for s in steps] == ["32 in x 16 out x batch 1", "128 in x 16 out x batch 1",
-                                          "32 in x 16 out x batch 4", "128 in x 16 out x batch 4"]
+    assert [s.get("cell") for s in steps] == ["32 in x 16 out x batch 1", "128 in x 16 out x batch 1",
+                                              "32 in x 16 out x batch 4", "128 in x 16 out x batch 4", None, None]
+    # then llama-bench's tests, each a step of progress without a rate (the launcher's ETA spans them)
+    assert [(s["label"], s.get("throughput")) for s in steps[4:]] == [("pp64", None), ("tg16", None)]
+    assert {s["total_steps"] for s in steps} == {6}
     assert result["sweep"] == "32,128 x 16 x 1,4" and result["model_size"] == "tiny"
     for row in result["cells"]:
         assert row["status"] == "ok"
@@ -98,10 +101,11 @@ def test_the_terminal_names_each_step_s_cell_and_run_log_ends_with_the_report_s_
     events, log, _, terminal = sweep_result
     result = next(e for e in events if e["event"] == "result")["metrics"]
     steps = [line for line in terminal.splitlines() if line.startswith("step ")]
-    assert [s.split(" | ")[:2] for s in steps] == [["step 1/4", "32 in x 16 out x batch 1"],
-                                                  ["step 2/4", "128 in x 16 out x batch 1"],
-                                                  ["step 3/4", "32 in x 16 out x batch 4"],
-                                                  ["step 4/4", "128 in x 16 out x batch 4"]]
+    assert [s.split(" | ")[:2] for s in steps] == [["step 1/6", "32 in x 16 out x batch 1"],
+                                                  ["step 2/6", "128 in x 16 out x batch 1"],
+                                                  ["step 3/6", "32 in x 16 out x batch 4"],
+                                                  ["step 4/6", "128 in x 16 out x batch 4"],
+                                                  ["step 5/6", "pp64"], ["step 6/6", "tg16"]]
     heading, columns, rows = SPEC.report_table(result)
     lines = log.splitlines()
     tail = lines[next(i for i, line in enumerate(lines) if "read bandwidth " in line):]   # the run's closing lines
