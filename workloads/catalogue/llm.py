@@ -8,8 +8,9 @@ WORDS: dict[str, tuple[str, str]] = {
                               "没有加速卡，因此用 tiny 预设（1970 万参数）跑小规模扫描（输入 32/128 token × 输出 16 × 批 1/4），每单元计时一次，并以 `pp64`/`tg16` 各两次代替 `pp512`/`tg128` 各五次"),
     "workload.llm.title": ("LLM readiness (Llama-family prefill and decode)",
                            "大模型就绪度（Llama 系列预填充与解码）"),
-    "workload.llm.progress": ("cell",
-                              "单元"),
+    # the steps are the cells, then llama-bench's tests: "cell or test 3/4"
+    "workload.llm.progress": ("cell or test",
+                              "单元或测试"),
     # a rate's label leads with its unit (the value is said before it: "45.2 tokens/s tg: ...")
     "workload.llm.metric.tg_tokens_per_s": ("tokens/s tg: decode at batch 1 (llama-bench, mean of repetitions)",
                                             "token/秒 `tg`：批 1 解码（`llama-bench`，重复均值）"),
