@@ -152,10 +152,17 @@ def plan_text(workload: str, metrics: Mapping[str, Any]) -> str:
 
 
 def glance(workload: str, metrics: Mapping[str, Any]) -> list[str]:
-    """The headline and the spec's line metrics, each in words: what a glance at a result needs."""
+    """The verdict (a soak's), the headline and the spec's line metrics, each in words: what a glance at a result
+    needs."""
     spec = registry.spec_for(workload)
     bits = []
-    if is_finite(metrics.get(spec.headline)):
+    verdict = spec.metric(spec.verdict) if spec.verdict else None
+    if verdict is not None and isinstance(metrics.get(spec.verdict), str):   # a soak's PASS/WARN/FAIL comes first
+        bits.append(labelled(verdict, metrics[spec.verdict]))
+    if is_finite(metrics.get(spec.headline)) and _too_few_steps(metrics):
+        bits.append(f"{spec.headline_label()} " + say("report.too_few_steps", "en", n=metrics["steps_counted"],
+                                                      needed=MIN_MEASURED_STEPS))
+    elif is_finite(metrics.get(spec.headline)):
         unit = metrics.get("throughput_unit") if isinstance(metrics.get("throughput_unit"), str) else None
         bits.append(rate(metrics[spec.headline], spec.headline_label(unit=unit)))
     for metric in spec.line_metrics:
@@ -175,6 +182,20 @@ def glance_text(workload: str, metrics: Mapping[str, Any]) -> str:
         return result_text(workload, metrics)
     more = len(metrics) - len(bits)
     return "RESULT: " + "; ".join(bits) + (f" ({more} more figures in run.log)" if more > 0 else "")
+
+
+# a RESULT line longer than this on the terminal is its glance instead (llm's every figure made 2,939 characters);
+# run.log keeps the whole line
+TERMINAL_RESULT_CHARS = 480
+
+
+def terminal_result_text(workload: str, metrics: Mapping[str, Any]) -> str:
+    """`cardbench run`'s RESULT line: every figure (:func:`result_text`) when it is short, else the glance with the
+    count of the figures run.log has besides (:func:`glance_text`). Printable, as :func:`event_line`."""
+    from workloads.safe_text import printable
+
+    whole = result_text(workload, metrics)
+    return printable(whole if len(whole) <= TERMINAL_RESULT_CHARS else glance_text(workload, metrics))
 
 
 def event_line(event: Any, workload: str | None) -> str:

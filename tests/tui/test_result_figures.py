@@ -161,3 +161,20 @@ def test_a_headline_of_fewer_measured_steps_than_a_figure_needs_is_said_not_meas
     assert "not measured: 1 step(s) after warm-up, fewer than the 3 a figure needs (16.39)" in short
     enough = result_text("finetune", {"tokens_per_s": 16.39, "steps_counted": 3, "steps": 6})
     assert "16.39 tokens/s" in enough and "not measured" not in enough
+
+
+def test_the_terminal_says_a_long_result_as_its_glance_and_run_log_keeps_every_figure():
+    """An llm run's RESULT line held every one of its 59 figures: 2,939 characters on one terminal line."""
+    from tui.figures import TERMINAL_RESULT_CHARS, terminal_result_text
+
+    short = {"tokens_per_s": 15.43, "ttft_s": 0.157}
+    assert terminal_result_text("generate", short) == result_text("generate", short)
+    long = {**GENERATE, **{f"extra_{i}": i for i in range(60)}}
+    assert len(result_text("generate", long)) > TERMINAL_RESULT_CHARS
+    said = terminal_result_text("generate", long)
+    assert len(said) <= TERMINAL_RESULT_CHARS and said.startswith("RESULT: 15.43 tokens/s per sequence")
+    assert said.endswith("more figures in run.log)")
+    # the glance keeps the report's rule on too few measured steps
+    few = terminal_result_text("finetune", {**{f"extra_{i}": i for i in range(60)}, "tokens_per_s": 16.39,
+                                            "steps_counted": 1})
+    assert "not measured: 1 step(s) after warm-up" in few and "16.39" not in few

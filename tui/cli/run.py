@@ -37,7 +37,7 @@ from typing import Any, Mapping, TextIO
 
 from tui.cpu_trap import check_before_run
 from tui.detach import DEFAULT_LOG, is_detached, start_detached
-from tui.figures import event_line
+from tui.figures import event_line, terminal_result_text
 from tui.store.live import LiveMarker, wait_for_live
 from tui.store import Run, RunStore, RunStoreError
 from tui.session import SIGNALS, STORE_FAULT, RunSession
@@ -156,7 +156,8 @@ async def _follow_run(name: str, session: RunSession, sampler: Sampler, run: Run
                     followed.told_fault = True
                     _say(f"cardbench run: {event.message}; the run goes on", sys.stderr)
                 elif not detached:  # a detached run's log is run.log: its own log would grow as long
-                    _say(event_line(event, name), progress)
+                    result = isinstance(event, protocol.Result) and name
+                    _say(terminal_result_text(name, event.metrics) if result else event_line(event, name), progress)
                     if isinstance(event, protocol.Result):   # the table the report will show, cell for cell
                         for line in table_lines(name, event.metrics):
                             _say(line, progress)
