@@ -107,6 +107,12 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
     spec = registry.spec_for(workload)
     if spec.result.PLAN_LINE and spec.report_table is not None and not spec.result.timed(metrics):
         return plan_text(workload, metrics)
+    return "RESULT: " + "; ".join(result_bits(workload, metrics))
+
+
+def result_bits(workload: str, metrics: Mapping[str, Any]) -> list[str]:
+    """Each figure of a timed result in words, in :func:`result_text`'s order."""
+    spec = registry.spec_for(workload)
     order = [m.key for m in spec.metrics] + [m.key for m in spec.line_metrics]
     keys = [k for k in dict.fromkeys(order) if k in metrics] + [k for k in metrics if k not in order]
     bits = []
@@ -133,7 +139,7 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
             bits.append(f"{metric.label.en} unreliable ({said})")
         else:
             bits.append(labelled(metric, metrics[key]))
-    return "RESULT: " + "; ".join(bits)
+    return bits
 
 
 def _too_few_steps(metrics: Mapping[str, Any]) -> bool:
@@ -190,12 +196,21 @@ TERMINAL_RESULT_CHARS = 480
 
 
 def terminal_result_text(workload: str, metrics: Mapping[str, Any]) -> str:
-    """`cardbench run`'s RESULT line: every figure (:func:`result_text`) when it is short, else the glance with the
-    count of the figures run.log has besides (:func:`glance_text`). Printable, as :func:`event_line`."""
+    """`cardbench run`'s RESULT line: every figure (:func:`result_text`) when it is short, else its leading figures
+    (the answer first, as the whole line has it: serve's "263 requests/s holds the SLO") that fit, and how many more
+    run.log holds. Printable, as :func:`event_line`."""
     from workloads.safe_text import printable
 
     whole = result_text(workload, metrics)
-    return printable(whole if len(whole) <= TERMINAL_RESULT_CHARS else glance_text(workload, metrics))
+    if len(whole) <= TERMINAL_RESULT_CHARS:
+        return printable(whole)
+    bits = result_bits(workload, metrics)
+    kept = [bits[0]]
+    for bit in bits[1:]:
+        if len("RESULT: " + "; ".join([*kept, bit])) + len(" (999 more figures in run.log)") > TERMINAL_RESULT_CHARS:
+            break
+        kept.append(bit)
+    return printable("RESULT: " + "; ".join(kept) + f" ({len(bits) - len(kept)} more figures in run.log)")
 
 
 def event_line(event: Any, workload: str | None) -> str:

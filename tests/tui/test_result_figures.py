@@ -172,9 +172,11 @@ def test_the_terminal_says_a_long_result_as_its_glance_and_run_log_keeps_every_f
     long = {**GENERATE, **{f"extra_{i}": i for i in range(60)}}
     assert len(result_text("generate", long)) > TERMINAL_RESULT_CHARS
     said = terminal_result_text("generate", long)
+    # the leading figures of the whole line, in its order (serve's answer leads both)
     assert len(said) <= TERMINAL_RESULT_CHARS and said.startswith("RESULT: 15.43 tokens/s per sequence")
+    assert result_text("generate", long).startswith(said.split(" (")[0].rsplit("; ", 1)[0])
     assert said.endswith("more figures in run.log)")
     # the glance keeps the report's rule on too few measured steps
     few = terminal_result_text("finetune", {**{f"extra_{i}": i for i in range(60)}, "tokens_per_s": 16.39,
                                             "steps_counted": 1})
-    assert "not measured: 1 step(s) after warm-up" in few and "16.39" not in few
+    assert "not measured: 1 step(s) after warm-up" in few and "16.39 tokens/s" not in few
