@@ -158,13 +158,9 @@ def plan_text(workload: str, metrics: Mapping[str, Any]) -> str:
 
 
 def glance(workload: str, metrics: Mapping[str, Any]) -> list[str]:
-    """The verdict (a soak's), the headline and the spec's line metrics, each in words: what a glance at a result
-    needs."""
+    """The headline and the spec's line metrics, each in words: what a glance at a result needs."""
     spec = registry.spec_for(workload)
     bits = []
-    verdict = spec.metric(spec.verdict) if spec.verdict else None
-    if verdict is not None and isinstance(metrics.get(spec.verdict), str):   # a soak's PASS/WARN/FAIL comes first
-        bits.append(labelled(verdict, metrics[spec.verdict]))
     if is_finite(metrics.get(spec.headline)) and _too_few_steps(metrics):
         bits.append(f"{spec.headline_label()} " + say("report.too_few_steps", "en", n=metrics["steps_counted"],
                                                       needed=MIN_MEASURED_STEPS))

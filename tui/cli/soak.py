@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tui.cli.check_args import check_workload_args
+# the module, not its function: a name bound at import would keep a test's stand-in past the test that set it
+from tui.cli import check_args
 from tui.cli.errors import CliError
 
 NAME = "soak"
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from workloads.errors import WorkloadError
 
     argv = soak_args(args)
-    checked = check_workload_args(NAME, argv)   # bad input: one line (CliError) and exit 2, nothing started
+    checked = check_args.check_workload_args(NAME, argv)   # bad input: one line (CliError) and exit 2, nothing started
     if checked is not None:
         return checked
     # and the inner workload's own arguments, which a detached soak would otherwise refuse only in its log
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     except WorkloadError as exc:   # the check above refuses the same: this registry may differ from the child's
         raise CliError(f"cardbench soak: {exc.message}", 2) from None
     for name, inner in runs:
-        checked = check_workload_args(name, inner)
+        checked = check_args.check_workload_args(name, inner)
         if checked is not None:
             return checked
     runs_dir = getattr(args, "runs_dir", None)
