@@ -64,7 +64,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from fit_two_sided import _cardbench  # noqa: E402 - the same run and JSON read (bench/ is this script's folder)
+from fit_two_sided import run_cardbench  # noqa: E402 - the same run and JSON read (bench/ is this script's folder)
 from workloads.facts.missing import NA  # noqa: E402
 from workloads.models.llama.presets import PRESETS  # noqa: E402
 
@@ -82,17 +82,8 @@ def _cardbench_run(argv: list[str], runs_dir: Path, cache: Path, timeout_s: floa
     """One run's JSON result (its ``error`` where it failed, as bench/fit_two_sided.py reads one, glibc's malloc
     left as it is), its step events' seconds and the CPU seconds it used, under its own compile caches."""
     caches = {"TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"), "TRITON_CACHE_DIR": str(cache / "triton")}
-    kept = {name: os.environ.get(name) for name in caches}
-    os.environ.update(caches)   # _cardbench hands the run this process's environment
     cpu_before = _cpu_s()
-    try:
-        _, result = _cardbench(argv, runs_dir, timeout_s, malloc="glibc")
-    finally:
-        for name, value in kept.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    _, result = run_cardbench(argv, runs_dir, timeout_s, malloc="glibc", env_extra=caches)
     result["cpu_s"] = _cpu_s() - cpu_before
     events = Path(result["run"]) / "events.jsonl" if result.get("run") else None
     result["step_s"] = ([e["step_s"] for e in map(json.loads, events.read_text().splitlines())

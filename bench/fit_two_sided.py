@@ -70,9 +70,12 @@ def plan_batch(model: str, use: str, tokens: int, prefill: int, element_size: in
 LIVE_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "65536"}
 
 
-def _cardbench(argv: list[str], runs_dir: Path, timeout_s: float, malloc: str = "live"
-               ) -> tuple[int | None, dict[str, Any]]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+def run_cardbench(argv: list[str], runs_dir: Path, timeout_s: float, malloc: str = "live",
+                  env_extra: dict[str, str] | None = None) -> tuple[int | None, dict[str, Any]]:
+    """``cardbench run --json ARGV`` in its own process (``env_extra`` on top of this one's environment): its exit
+    code and result (``error`` where it failed); bench/finetune_compile_regional.py runs its runs through it too."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+               **(env_extra or {}))
     if malloc == "live":
         env.update(LIVE_MALLOC_ENV)
     command = [sys.executable, "-m", "tui.cli", "run", "--runs-dir", str(runs_dir), "--json", *argv]
@@ -94,13 +97,13 @@ def run_side(args: argparse.Namespace, model: str, use: str, batch: int) -> dict
     """One run at ``batch``: its exit, status and measured peak."""
     common = ["--model", model, "--device", args.device]
     if use == "inference":
-        code, m = _cardbench(["llm", *common, "--input-len", str(args.input_len), "--output-len",
+        code, m = run_cardbench(["llm", *common, "--input-len", str(args.input_len), "--output-len",
                               str(args.output_len), "--batch-size", str(batch), "--repeat", "1"],
                              args.runs_dir, args.timeout_s, args.malloc)
         status = m.get("status") or ("error" if code else None)
         peak = m.get("peak_memory_bytes")
     else:
-        code, m = _cardbench(["finetune", *common, "--mode", "lora", "--seq-len",
+        code, m = run_cardbench(["finetune", *common, "--mode", "lora", "--seq-len",
                               str(args.input_len + args.output_len), "--batch-size", str(batch), "--steps", "2",
                               "--warmup", "0", "--amp", "off" if args.device == "cpu" else "bf16"],
                              args.runs_dir, args.timeout_s, args.malloc)

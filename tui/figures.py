@@ -104,10 +104,15 @@ def result_text(workload: str, metrics: Mapping[str, Any]) -> str:
     """'RESULT: ...': every figure of the result, the report table's first, in its order, then the glance's, then
     the rest as the workload gave them; each by its record's label and unit. A plan (a result that timed nothing,
     whose record has a PLAN_LINE and a table) says only its plan line (:func:`plan_text`)."""
-    spec = registry.spec_for(workload)
-    if spec.result.PLAN_LINE and spec.report_table is not None and not spec.result.timed(metrics):
+    if _is_plan(workload, metrics):
         return plan_text(workload, metrics)
     return "RESULT: " + "; ".join(result_bits(workload, metrics))
+
+
+def _is_plan(workload: str, metrics: Mapping[str, Any]) -> bool:
+    """A result that timed nothing, whose record has a PLAN_LINE and a table (--fit-only)."""
+    spec = registry.spec_for(workload)
+    return bool(spec.result.PLAN_LINE) and spec.report_table is not None and not spec.result.timed(metrics)
 
 
 def result_bits(workload: str, metrics: Mapping[str, Any]) -> list[str]:
@@ -129,9 +134,7 @@ def result_bits(workload: str, metrics: Mapping[str, Any]) -> list[str]:
         if key == spec.headline and _too_few_steps(metrics):
             # the report's rule (tui.report.summary: too_few_steps): a median of fewer measured steps is no figure; the
             # terminal said "16.39 tokens/s" where the report of the same run said "not measured"
-            bits.append(f"{metric.label.en} " + say("report.too_few_steps", "en", n=metrics["steps_counted"],
-                                                    needed=MIN_MEASURED_STEPS)
-                        + f" ({format_number(metrics[key])})")
+            bits.append(f"{_not_measured(metric.label.en, metrics)} ({format_number(metrics[key])})")
         elif metrics.get(f"{key}_unreliable") is not None:
             # the withheld value, plain (generate's is a ratio over 1, not a share): its warning says why
             withheld = metrics[f"{key}_unreliable"]
@@ -148,6 +151,11 @@ def _too_few_steps(metrics: Mapping[str, Any]) -> bool:
     return isinstance(counted, int) and not isinstance(counted, bool) and not measured_enough(counted)
 
 
+def _not_measured(label: str, metrics: Mapping[str, Any]) -> str:
+    """'<label> not measured: 1 step(s) after warm-up, fewer than the 3 a figure needs': the report's words."""
+    return f"{label} " + say("report.too_few_steps", "en", n=metrics["steps_counted"], needed=MIN_MEASURED_STEPS)
+
+
 def plan_text(workload: str, metrics: Mapping[str, Any]) -> str:
     """'RESULT: model tiny; ...; a plan, nothing timed: ...': a result that timed nothing (--fit-only) says its
     record's PLAN_LINE figures and leaves the rest to the table printed with it."""
@@ -162,8 +170,7 @@ def glance(workload: str, metrics: Mapping[str, Any]) -> list[str]:
     spec = registry.spec_for(workload)
     bits = []
     if is_finite(metrics.get(spec.headline)) and _too_few_steps(metrics):
-        bits.append(f"{spec.headline_label()} " + say("report.too_few_steps", "en", n=metrics["steps_counted"],
-                                                      needed=MIN_MEASURED_STEPS))
+        bits.append(_not_measured(spec.headline_label(), metrics))
     elif is_finite(metrics.get(spec.headline)):
         unit = metrics.get("throughput_unit") if isinstance(metrics.get("throughput_unit"), str) else None
         bits.append(rate(metrics[spec.headline], spec.headline_label(unit=unit)))
@@ -183,12 +190,13 @@ def glance_text(workload: str, metrics: Mapping[str, Any]) -> str:
     if not bits:
         return result_text(workload, metrics)
     more = len(metrics) - len(bits)
-    return "RESULT: " + "; ".join(bits) + (f" ({more} more figures in run.log)" if more > 0 else "")
+    return "RESULT: " + "; ".join(bits) + (_MORE.format(more) if more > 0 else "")
 
 
-# a RESULT line longer than this on the terminal is its glance instead (llm's every figure made 2,939 characters);
-# run.log keeps the whole line
+# a RESULT line longer than this on the terminal keeps its leading figures (llm's every figure made 2,939
+# characters); run.log keeps the whole line
 TERMINAL_RESULT_CHARS = 480
+_MORE = " ({} more figures in run.log)"
 
 
 def terminal_result_text(workload: str, metrics: Mapping[str, Any]) -> str:
@@ -197,16 +205,17 @@ def terminal_result_text(workload: str, metrics: Mapping[str, Any]) -> str:
     run.log holds. Printable, as :func:`event_line`."""
     from workloads.safe_text import printable
 
-    whole = result_text(workload, metrics)
-    if len(whole) <= TERMINAL_RESULT_CHARS:
-        return printable(whole)
+    if _is_plan(workload, metrics):
+        return printable(plan_text(workload, metrics))
     bits = result_bits(workload, metrics)
-    kept = [bits[0]]
-    for bit in bits[1:]:
-        if len("RESULT: " + "; ".join([*kept, bit])) + len(" (999 more figures in run.log)") > TERMINAL_RESULT_CHARS:
-            break
-        kept.append(bit)
-    return printable("RESULT: " + "; ".join(kept) + f" ({len(bits) - len(kept)} more figures in run.log)")
+    line = "RESULT: " + "; ".join(bits)
+    if len(line) <= TERMINAL_RESULT_CHARS:
+        return printable(line)
+    room = TERMINAL_RESULT_CHARS - len(_MORE.format(len(bits)))
+    kept = 1
+    while kept < len(bits) and len("RESULT: " + "; ".join(bits[:kept + 1])) <= room:
+        kept += 1
+    return printable("RESULT: " + "; ".join(bits[:kept]) + _MORE.format(len(bits) - kept))
 
 
 def event_line(event: Any, workload: str | None) -> str:

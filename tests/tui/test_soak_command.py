@@ -86,3 +86,18 @@ def test_foreground_runs_in_this_terminal_to_the_verdict(soak_command, runs_dir,
     assert code == 0
     assert "RESULT: verdict (rules in verdict.txt) WARN; " in out and "end: ok" in out
     assert "% worst throughput drift against the first interval" in out and "drift=" not in out
+
+
+def test_soak_reads_the_argument_check_when_it_runs_not_when_it_was_imported(soak_command, monkeypatch):
+    """A stand-in another test set while soak was first imported stayed soak's check for the rest of the process (the
+    ready tests' stand-in let `soak --hours 0` start a run in CI): soak looks the check up each time it runs."""
+    import tui.cli.soak as soak
+    from tui.cli import check_args
+
+    asked = []
+    monkeypatch.setattr(check_args, "check_workload_args", lambda name, argv: asked.append(name) or 2)
+    import argparse
+
+    parser = soak.add_parser(argparse.ArgumentParser().add_subparsers())
+    assert soak.run(parser.parse_args(["--hours", "1", "--workload", "resnet50"])) == 2
+    assert asked == ["soak"]

@@ -173,7 +173,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "warning.skipped_files": ("unreadable data files were skipped", "跳过了无法读取的数据文件"),
     "warning.past_rated_bound": ("a figure is past the card's rated bound: a measurement error, not a result",
                                  "某数据超过了该卡的额定上限：属测量误差，不作为结果"),
-    "warning.past_measured_bound": ("a share of the read bandwidth measured in the run is above 100 %: the bound was "
+    "warning.past_measured_bound": ("a share of the measured read bandwidth (the run's) is above 100 %: the bound was "
                                     "measured low and the share is unreliable",
                                     "某占本次实测读带宽的比例超过 100 %：带宽上限测得偏低，该比例不可靠"),
     "warning.output_unwritten": ("the --output file could not be written; the rows are in the result",

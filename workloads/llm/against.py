@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from workloads.catalogue import Message, message
 from workloads.facts.formatting import format_bytes
 from workloads.facts.missing import NA, is_finite
+from workloads.llm.cell_name import cell_name
 
 
 def _n(value: float) -> str:
@@ -74,7 +75,7 @@ def _first_cell(m: Mapping[str, Any]) -> str | None:
         lengths[2] = m.get("batch_size")
     if not all(isinstance(v, int) for v in lengths):
         return None
-    return f"{lengths[0]} in x {lengths[1]} out x batch {lengths[2]}"
+    return cell_name(*lengths)
 
 
 def spread_of(m: Mapping[str, Any], name: str) -> tuple[Any, Any]:

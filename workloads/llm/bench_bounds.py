@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from workloads.llm.cell_name import cell_name
 from workloads.llm.cells import matmul_parameters
 from workloads.llm.plan import Plan
 from workloads.models.inference_dtype import NAMES
@@ -68,16 +69,15 @@ def past_bounds(rows: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     """(warning code, line) for each row's share of a rated figure, or of the measured read bandwidth, above 1."""
     out = []
     for row in rows:
-        what = row.get("test") or f"cell {row.get('input_len')} in x {row.get('output_len')} out x batch " \
-                                  f"{row.get('batch')}"
+        what = row.get("test") or "cell " + cell_name(row.get("input_len"), row.get("output_len"), row.get("batch"))
         for key, bound in PHYSICAL.items():
             if _above_one(row.get(key)):
                 out.append(("past_rated_bound", f"{what}: {100 * row[key]:.1f} % of the {bound}, past the physical "
                                                 "bound: not a result"))
         for key in MEASURED:
             if _above_one(row.get(key)):
-                out.append(("past_measured_bound", f"{what}: {100 * row[key]:.1f} % of the read bandwidth measured in "
-                                                   "this run: the bound was measured low, the share is unreliable"))
+                out.append(("past_measured_bound", f"{what}: {100 * row[key]:.1f} % of the measured read bandwidth "
+                                                   "(this run's): the bound was measured low, the share is unreliable"))
     return out
 
 

@@ -15,6 +15,7 @@ from workloads.errors import clipped
 from workloads.facts.formatting import format_bytes
 from workloads.llm import bench_tests, output_option
 from workloads.llm.bench_tests import BenchTest
+from workloads.llm.cell_name import cell_name
 from workloads.llm.output_option import Output
 from workloads.models.llama.presets import LlamaConfig, known_models, preset, preset_name
 
@@ -38,7 +39,7 @@ class Cell:
         return self.input_len + self.output_len
 
     def label(self) -> str:
-        return f"{self.input_len} in x {self.output_len} out x batch {self.batch}"
+        return cell_name(self.input_len, self.output_len, self.batch)
 
 
 @dataclass(frozen=True)

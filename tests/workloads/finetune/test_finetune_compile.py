@@ -11,7 +11,6 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from workloads.child.harness import Emitter, WorkloadError  # noqa: E402
-from workloads.child.train.precision import compiled_in_place  # noqa: E402
 from workloads.finetune import train  # noqa: E402
 from workloads.finetune.options import build_parser, check  # noqa: E402
 
@@ -19,6 +18,12 @@ from workloads.finetune.options import build_parser, check  # noqa: E402
 # the four blocks share one compiled graph; LoRA's frozen embedding gives the first block a second one)
 TINY = ["--model", "tiny", "--mode", "full", "--device", "cpu", "--batch-size", "1", "--seq-len", "8",
         "--amp", "off", "--warmup", "0", "--threads", "2"]
+
+
+def compiled_in_place(blocks) -> bool:
+    """Whether every block's call goes through compiled code (what nn.Module.compile sets)."""
+    blocks = list(blocks)
+    return bool(blocks) and all(getattr(b, "_compiled_call_impl", None) is not None for b in blocks)
 
 
 @pytest.mark.parametrize("argv, scope", [([], None), (["--compile"], "block"), (["--compile", "block"], "block"),

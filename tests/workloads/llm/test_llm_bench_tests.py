@@ -257,7 +257,7 @@ def test_a_share_past_a_rated_bound_is_a_warning_not_a_result():
         ("past_rated_bound", "tg128: 108.0 % of the rated memory bandwidth, past the physical bound: not a result"),
         ("past_rated_bound", "cell 128 in x 128 out x batch 1: 150.0 % of the rated peak FLOP/s, past the physical "
                              "bound: not a result"),
-        ("past_measured_bound", "tg16: 106.1 % of the read bandwidth measured in this run: the bound was measured "
+        ("past_measured_bound", "tg16: 106.1 % of the measured read bandwidth (this run's): the bound was measured "
                                 "low, the share is unreliable")]
 
 

@@ -54,12 +54,6 @@ def uncompile_in_place(blocks: Any) -> None:
         block._compiled_call_impl = None
 
 
-def compiled_in_place(blocks: Any) -> bool:
-    """Whether every block's call goes through compiled code."""
-    blocks = list(blocks)
-    return bool(blocks) and all(getattr(b, "_compiled_call_impl", None) is not None for b in blocks)
-
-
 class TrainingSetup(Protocol):
     """What :class:`Precision` reads of a workload's built run (ResNet-50's and the fine-tune's ``Setup``)."""
 
